@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Config } from './config.js';
+import { createDatabase, type Db } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { authGuards } from './http/auth.js';
+import { registerErrorHandling } from './http/errors.js';
+import { loggerOptions } from './http/logging.js';
+import { createEphemeralStore, type EphemeralStore } from './lib/ephemeral-store.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { authRoutes } from './modules/auth/routes.js';
+import { platformRoutes } from './modules/platform/routes.js';
+import cookie from './plugins/cookie.js';
+import cors from './plugins/cors.js';
+import helmet from './plugins/helmet.js';
+import metricsPlugin from './plugins/metrics.js';
+import rateLimit from './plugins/rate-limit.js';
+import swagger from './plugins/swagger.js';
+import { createServices, type Services } from './services.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config;
+    db: Db;
+    store: EphemeralStore;
+    metrics: Metrics;
+    services: Services;
+  }
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+export interface BuildOptions {
+  /** An open database to use instead of opening `config.databaseUrl` (tests). */
+  db?: Db;
+  /** Log destination override (tests keep quiet). */
+  logger?: boolean;
+}
+
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger === false ? false : loggerOptions(config),
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    // Accept a caller's request id when it is sane, so traces join across services.
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandling(app);
+
+  const db = options.db ?? createDatabase(config.databaseUrl);
+  await migrateToLatest(db);
+  const store = createEphemeralStore(config.redisUrl);
+  const metrics = createMetrics();
+  app.decorate('config', config);
+  app.decorate('db', db);
+  app.decorate('store', store);
+  app.decorate('metrics', metrics);
+  app.decorate('services', createServices({ db, config, store, metrics }));
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onClose', async () => {
+    await store.close();
+    if (!options.db) await db.close();
+  });
+
+  await app.register(helmet);
+  await app.register(cors);
+  await app.register(cookie);
+  await app.register(rateLimit);
+  await app.register(metricsPlugin);
+  await app.register(swagger);
+  await app.register(authGuards, { auth: app.services.auth });
+
+  await app.register(platformRoutes, { prefix: '/api' });
+  await app.register(authRoutes, { prefix: '/api/auth' });
+
+  return app;
+}

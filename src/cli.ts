@@ -1,0 +1,46 @@
+// Operator commands: npm run cli -- <command> [args]
+import { buildApp } from './app.js';
+import { loadConfig } from './config.js';
+import { plan as planSchema } from './modules/auth/schemas.js';
+
+const USAGE = `Usage:
+  npm run cli -- user:create EMAIL PASSWORD NAME
+  npm run cli -- user:set-plan EMAIL STORE|ENTERPRISE
+  npm run cli -- user:set-admin EMAIL true|false`;
+
+const [command, ...args] = process.argv.slice(2);
+const app = await buildApp(loadConfig(), { logger: false });
+const { auth } = app.services;
+try {
+  switch (command) {
+    case 'user:create': {
+      const [email, password, ...name] = args;
+      if (!email || !password || name.length === 0) throw new Error(USAGE);
+      const user = await auth.createUser({ email: email.toLowerCase(), password, name: name.join(' ') });
+      console.log(`Created user ${user.id} <${user.email}>`);
+      break;
+    }
+    case 'user:set-plan': {
+      const [email, plan] = args;
+      const parsed = planSchema.safeParse(plan);
+      if (!email || !parsed.success) throw new Error(USAGE);
+      const user = await auth.updateUserByEmail(email.toLowerCase(), { plan: parsed.data });
+      console.log(`User ${user.email} is now on plan ${user.plan}`);
+      break;
+    }
+    case 'user:set-admin': {
+      const [email, flag] = args;
+      if (!email || (flag !== 'true' && flag !== 'false')) throw new Error(USAGE);
+      const user = await auth.updateUserByEmail(email.toLowerCase(), { isGlobalAdmin: flag === 'true' });
+      console.log(`User ${user.email} global admin: ${user.isGlobalAdmin}`);
+      break;
+    }
+    default:
+      throw new Error(USAGE);
+  }
+} catch (error) {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exitCode = 1;
+} finally {
+  await app.close();
+}

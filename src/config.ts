@@ -1,0 +1,146 @@
+import { z } from 'zod';
+
+// Development-only secrets: fine on a laptop, refused under NODE_ENV=production.
+const DEV_JWT_SECRET = 'dev-only-login-jwt-secret-change-me-0123456789';
+const DEV_OAUTH_JWT_SECRET = 'dev-only-oauth-jwt-secret-change-me-0123456789';
+const DEV_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
+
+const seconds = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const absoluteUrl = z.url({ protocol: /^https?$/ }).transform((value) => value.replace(/\/+$/, ''));
+
+const booleanFlags = z
+  .string()
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON object' });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.record(z.string(), z.boolean()));
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^(postgres(ql)?:\/\/|sqlite:)/, 'must start with postgres://, postgresql:// or sqlite:')
+    .default('sqlite:./data/reservations.db'),
+  PUBLIC_URL: absoluteUrl.optional(),
+  FRONTEND_URL: absoluteUrl.optional(),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').default(DEV_JWT_SECRET),
+  OAUTH_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').default(DEV_OAUTH_JWT_SECRET),
+  OAUTH_ACCESS_TOKEN_TTL: seconds(3600),
+  OAUTH_REFRESH_TOKEN_TTL: seconds(7_776_000),
+  LOGIN_REFRESH_TOKEN_TTL: seconds(2_592_000),
+  ENCRYPTION_KEY: z
+    .string()
+    .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
+    .default(DEV_ENCRYPTION_KEY),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
+    .optional(),
+  CORS_ORIGINS: z.string().optional(),
+  FEATURE_FLAGS: booleanFlags.optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  RATE_LIMIT_MAX: z.coerce.number().int().positive().default(1000),
+  LOGIN_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(20),
+  HONEYPOT_BLOCK_SECONDS: seconds(900),
+  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
+  SECURITY_REPORTS_MAX_ROWS: z.coerce.number().int().positive().default(10_000),
+  TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+  PAYMENT_API_BASE: absoluteUrl.optional(),
+  PAYMENT_SECRET_KEY: z.string().min(1).optional(),
+});
+
+export type Env = z.input<typeof envSchema>;
+
+export interface Config {
+  env: 'development' | 'test' | 'production';
+  port: number;
+  host: string;
+  databaseUrl: string;
+  publicUrl: string;
+  frontendUrl: string;
+  jwtSecret: string;
+  oauthJwtSecret: string;
+  oauthAccessTokenTtl: number;
+  oauthRefreshTokenTtl: number;
+  loginRefreshTokenTtl: number;
+  encryptionKey: Buffer;
+  redisUrl: string | undefined;
+  corsOrigins: string[];
+  featureFlags: Record<string, boolean>;
+  logLevel: string;
+  rateLimitMax: number;
+  loginRateLimitMax: number;
+  honeypotBlockSeconds: number;
+  bodyLimitBytes: number;
+  securityReportsMaxRows: number;
+  trustProxy: boolean;
+  payment: { apiBase: string | undefined; secretKey: string | undefined };
+}
+
+export class ConfigError extends Error {}
+
+/** Reads and validates the environment; the message names the first bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = envSchema.safeParse(
+    Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== '')),
+  );
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`Invalid environment variable ${String(issue.path[0])}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  if (e.NODE_ENV === 'production') {
+    const defaults: Array<[string, boolean]> = [
+      ['JWT_SECRET', e.JWT_SECRET === DEV_JWT_SECRET],
+      ['OAUTH_JWT_SECRET', e.OAUTH_JWT_SECRET === DEV_OAUTH_JWT_SECRET],
+      ['ENCRYPTION_KEY', e.ENCRYPTION_KEY === DEV_ENCRYPTION_KEY],
+    ];
+    const unset = defaults.find(([, isDefault]) => isDefault);
+    if (unset) throw new ConfigError(`Invalid environment variable ${unset[0]}: must be set in production`);
+    if (!e.PAYMENT_API_BASE || !e.PAYMENT_SECRET_KEY) {
+      throw new ConfigError(
+        'Invalid environment variable PAYMENT_API_BASE: PAYMENT_API_BASE and PAYMENT_SECRET_KEY must be set in production',
+      );
+    }
+  }
+  if (e.JWT_SECRET === e.OAUTH_JWT_SECRET) {
+    throw new ConfigError('Invalid environment variable OAUTH_JWT_SECRET: must differ from JWT_SECRET');
+  }
+  const publicUrl = e.PUBLIC_URL ?? `http://localhost:${e.PORT}`;
+  const frontendUrl = e.FRONTEND_URL ?? publicUrl;
+  return {
+    env: e.NODE_ENV,
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    publicUrl,
+    frontendUrl,
+    jwtSecret: e.JWT_SECRET,
+    oauthJwtSecret: e.OAUTH_JWT_SECRET,
+    oauthAccessTokenTtl: e.OAUTH_ACCESS_TOKEN_TTL,
+    oauthRefreshTokenTtl: e.OAUTH_REFRESH_TOKEN_TTL,
+    loginRefreshTokenTtl: e.LOGIN_REFRESH_TOKEN_TTL,
+    encryptionKey: Buffer.from(e.ENCRYPTION_KEY, 'base64'),
+    redisUrl: e.REDIS_URL,
+    corsOrigins: (e.CORS_ORIGINS ?? frontendUrl)
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
+    featureFlags: e.FEATURE_FLAGS ?? {},
+    logLevel: e.LOG_LEVEL,
+    rateLimitMax: e.RATE_LIMIT_MAX,
+    loginRateLimitMax: e.LOGIN_RATE_LIMIT_MAX,
+    honeypotBlockSeconds: e.HONEYPOT_BLOCK_SECONDS,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    securityReportsMaxRows: e.SECURITY_REPORTS_MAX_ROWS,
+    trustProxy: e.TRUST_PROXY === 'true',
+    payment: { apiBase: e.PAYMENT_API_BASE, secretKey: e.PAYMENT_SECRET_KEY },
+  };
+}

@@ -1,0 +1,12 @@
+import { loadConfig } from '../config.js';
+import { createDatabase } from './database.js';
+import { migrateToLatest } from './migrate.js';
+
+const config = loadConfig();
+const db = createDatabase(config.databaseUrl);
+try {
+  await migrateToLatest(db);
+  console.log('Database is at the latest migration.');
+} finally {
+  await db.close();
+}

@@ -1,0 +1,31 @@
+import { type Migration, type MigrationProvider, Migrator } from 'kysely';
+import type { Db } from './database.js';
+import { foundation } from './migrations/0001_foundation.js';
+import { columnsFor } from './migrations/columns.js';
+
+/**
+ * Every migration, in order. Names sort in apply order; a landed migration is
+ * never edited, a change is a new entry.
+ */
+function migrations(db: Db): Record<string, Migration> {
+  const c = columnsFor(db.dialect);
+  return {
+    '0001_foundation': foundation(c),
+  };
+}
+
+export async function migrateToLatest(db: Db): Promise<void> {
+  const provider: MigrationProvider = { getMigrations: async () => migrations(db) };
+  // Kysely looks for its bookkeeping tables across every schema; pin it to ours.
+  const migrator = new Migrator({
+    db: db.kysely,
+    provider,
+    ...(db.schema ? { migrationTableSchema: db.schema } : {}),
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    const reason = error instanceof Error ? error.message : String(error ?? 'unknown error');
+    throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${reason}`);
+  }
+}

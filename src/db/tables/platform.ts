@@ -1,0 +1,37 @@
+import type { Id, JsonText, Timestamp } from '../types.js';
+
+export interface FrontendErrorsTable {
+  id: Id;
+  source: string;
+  message: string;
+  stack: string | null;
+  url: string | null;
+  severity: 'error' | 'warn' | 'info';
+  details: JsonText | null;
+  ip: string | null;
+  userAgent: string | null;
+  createdAt: Timestamp;
+}
+
+export interface SecurityReportsTable {
+  id: Id;
+  kind: 'ct' | 'csp';
+  body: JsonText;
+  ip: string | null;
+  userAgent: string | null;
+  createdAt: Timestamp;
+}
+
+export interface HoneypotHitsTable {
+  id: Id;
+  ip: string;
+  userAgent: string | null;
+  path: string;
+  createdAt: Timestamp;
+}
+
+export interface PlatformTables {
+  frontendErrors: FrontendErrorsTable;
+  securityReports: SecurityReportsTable;
+  honeypotHits: HoneypotHitsTable;
+}

@@ -1,0 +1,43 @@
+import type { Bool, Id, Timestamp } from '../types.js';
+
+export type Plan = 'STORE' | 'ENTERPRISE';
+
+export interface UsersTable {
+  id: Id;
+  email: string;
+  name: string;
+  passwordHash: string;
+  plan: Plan;
+  isGlobalAdmin: Bool;
+  activeOrganisationId: number | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface LoginSessionsTable {
+  id: Id;
+  userId: number;
+  /** Every rotation of one login shares the family; reuse of a rotated token revokes the family. */
+  familyId: string;
+  tokenHash: string;
+  expiresAt: Timestamp;
+  revokedAt: Timestamp | null;
+  createdAt: Timestamp;
+}
+
+export interface ApiKeysTable {
+  id: Id;
+  userId: number;
+  label: string;
+  prefix: string;
+  keyHash: string;
+  createdAt: Timestamp;
+  lastUsedAt: Timestamp | null;
+  revokedAt: Timestamp | null;
+}
+
+export interface UserTables {
+  users: UsersTable;
+  loginSessions: LoginSessionsTable;
+  apiKeys: ApiKeysTable;
+}

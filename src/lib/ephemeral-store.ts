@@ -1,0 +1,82 @@
+import { Redis } from 'ioredis';
+
+/**
+ * Short-lived shared state (login attempt counters, honeypot blocks). Redis when
+ * REDIS_URL is set, so every instance sees the same counts; in-process otherwise.
+ */
+export interface EphemeralStore {
+  /** Counts one hit in a fixed window; answers the count so far and seconds until the window resets. */
+  hit(key: string, windowSeconds: number): Promise<{ count: number; resetInSeconds: number }>;
+  /** Marks `key` for `ttlSeconds`. */
+  mark(key: string, ttlSeconds: number): Promise<void>;
+  isMarked(key: string): Promise<boolean>;
+  close(): Promise<void>;
+  /** The Redis client, when there is one, for plugins that take it directly. */
+  readonly redis?: Redis;
+}
+
+export function createEphemeralStore(redisUrl: string | undefined): EphemeralStore {
+  return redisUrl
+    ? new RedisStore(new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }))
+    : new MemoryStore();
+}
+
+class MemoryStore implements EphemeralStore {
+  private readonly entries = new Map<string, { count: number; expiresAt: number }>();
+  private lastSweep = Date.now();
+
+  async hit(key: string, windowSeconds: number) {
+    const now = Date.now();
+    this.sweep(now);
+    let entry = this.entries.get(key);
+    if (!entry || entry.expiresAt <= now) {
+      entry = { count: 0, expiresAt: now + windowSeconds * 1000 };
+      this.entries.set(key, entry);
+    }
+    entry.count += 1;
+    return { count: entry.count, resetInSeconds: Math.ceil((entry.expiresAt - now) / 1000) };
+  }
+
+  async mark(key: string, ttlSeconds: number) {
+    this.entries.set(key, { count: 1, expiresAt: Date.now() + ttlSeconds * 1000 });
+  }
+
+  async isMarked(key: string) {
+    const entry = this.entries.get(key);
+    return entry !== undefined && entry.expiresAt > Date.now();
+  }
+
+  async close() {
+    this.entries.clear();
+  }
+
+  // Expired entries are dropped at most once a minute so memory stays bounded.
+  private sweep(now: number) {
+    if (now - this.lastSweep < 60_000) return;
+    this.lastSweep = now;
+    for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
+  }
+}
+
+class RedisStore implements EphemeralStore {
+  constructor(readonly redis: Redis) {}
+
+  async hit(key: string, windowSeconds: number) {
+    const result = await this.redis.multi().incr(key).expire(key, windowSeconds, 'NX').ttl(key).exec();
+    const count = Number(result?.[0]?.[1] ?? 1);
+    const ttl = Number(result?.[2]?.[1] ?? windowSeconds);
+    return { count, resetInSeconds: ttl > 0 ? ttl : windowSeconds };
+  }
+
+  async mark(key: string, ttlSeconds: number) {
+    await this.redis.set(key, '1', 'EX', ttlSeconds);
+  }
+
+  async isMarked(key: string) {
+    return (await this.redis.exists(key)) === 1;
+  }
+
+  async close() {
+    await this.redis.quit();
+  }
+}

@@ -1,0 +1,43 @@
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+
+/** One registry per app instance, so tests and several apps in one process never share counts. */
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests by route template, method and status',
+      labelNames: ['route', 'method', 'status_code'] as const,
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request duration by route template, method and status',
+      labelNames: ['route', 'method', 'status_code'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    frontendErrors: new Counter({
+      name: 'frontend_errors_total',
+      help: 'Frontend error reports received, by severity',
+      labelNames: ['severity'] as const,
+      registers: [registry],
+    }),
+    securityReports: new Counter({
+      name: 'security_reports_total',
+      help: 'Security reports received, by kind (ct, csp)',
+      labelNames: ['kind'] as const,
+      registers: [registry],
+    }),
+    honeypotHits: new Counter({
+      name: 'honeypot_hits_total',
+      help: 'Requests to honeypot trap routes',
+      labelNames: ['path'] as const,
+      registers: [registry],
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

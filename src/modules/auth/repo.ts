@@ -1,0 +1,195 @@
+import type { Executor } from '../../db/database.js';
+import type { Plan } from '../../db/tables/users.js';
+import type { ApiKey, User } from './schemas.js';
+
+const userColumns = [
+  'id',
+  'email',
+  'name',
+  'plan',
+  'isGlobalAdmin',
+  'activeOrganisationId',
+  'createdAt',
+] as const;
+
+type UserRow = {
+  id: number;
+  email: string;
+  name: string;
+  plan: Plan;
+  isGlobalAdmin: boolean | number;
+  activeOrganisationId: number | null;
+  createdAt: string;
+};
+
+export function toUser(row: UserRow): User {
+  return { ...row, isGlobalAdmin: Boolean(row.isGlobalAdmin) };
+}
+
+export function createUserRepo(db: Executor) {
+  return {
+    async insert(values: { email: string; name: string; passwordHash: string; now: string }): Promise<User> {
+      const row = await db
+        .insertInto('users')
+        .values({
+          email: values.email,
+          name: values.name,
+          passwordHash: values.passwordHash,
+          plan: 'STORE',
+          isGlobalAdmin: false,
+          createdAt: values.now,
+          updatedAt: values.now,
+        })
+        .returning(userColumns)
+        .executeTakeFirstOrThrow();
+      return toUser(row);
+    },
+
+    async findById(id: number): Promise<User | undefined> {
+      const row = await db.selectFrom('users').select(userColumns).where('id', '=', id).executeTakeFirst();
+      return row && toUser(row);
+    },
+
+    async findByEmail(email: string) {
+      const row = await db
+        .selectFrom('users')
+        .select([...userColumns, 'passwordHash'])
+        .where('email', '=', email)
+        .executeTakeFirst();
+      return row && { user: toUser(row), passwordHash: row.passwordHash };
+    },
+
+    async update(
+      id: number,
+      values: { plan?: Plan; isGlobalAdmin?: boolean; now: string },
+    ): Promise<User | undefined> {
+      const { now, ...changes } = values;
+      const row = await db
+        .updateTable('users')
+        .set({ ...changes, updatedAt: now })
+        .where('id', '=', id)
+        .returning(userColumns)
+        .executeTakeFirst();
+      return row && toUser(row);
+    },
+  };
+}
+
+export function createSessionRepo(db: Executor) {
+  return {
+    async insert(values: {
+      userId: number;
+      familyId: string;
+      tokenHash: string;
+      expiresAt: string;
+      now: string;
+    }) {
+      const { now, ...session } = values;
+      await db
+        .insertInto('loginSessions')
+        .values({ ...session, createdAt: now })
+        .execute();
+    },
+
+    findByTokenHash(tokenHash: string) {
+      return db
+        .selectFrom('loginSessions')
+        .select(['id', 'userId', 'familyId', 'expiresAt', 'revokedAt'])
+        .where('tokenHash', '=', tokenHash)
+        .executeTakeFirst();
+    },
+
+    /** Revokes one session if still live; answers whether this call revoked it (the rotation race winner). */
+    async revoke(id: number, now: string): Promise<boolean> {
+      const result = await db
+        .updateTable('loginSessions')
+        .set({ revokedAt: now })
+        .where('id', '=', id)
+        .where('revokedAt', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    async revokeFamily(familyId: string, now: string) {
+      await db
+        .updateTable('loginSessions')
+        .set({ revokedAt: now })
+        .where('familyId', '=', familyId)
+        .where('revokedAt', 'is', null)
+        .execute();
+    },
+  };
+}
+
+const apiKeyColumns = ['id', 'label', 'prefix', 'createdAt', 'lastUsedAt', 'revokedAt'] as const;
+
+export function createApiKeyRepo(db: Executor) {
+  return {
+    insert(values: { userId: number; label: string; prefix: string; keyHash: string; now: string }) {
+      return db
+        .insertInto('apiKeys')
+        .values({
+          userId: values.userId,
+          label: values.label,
+          prefix: values.prefix,
+          keyHash: values.keyHash,
+          createdAt: values.now,
+        })
+        .returning(['id', 'label', 'prefix', 'createdAt'])
+        .executeTakeFirstOrThrow();
+    },
+
+    listForUser(userId: number): Promise<ApiKey[]> {
+      return db
+        .selectFrom('apiKeys')
+        .select(apiKeyColumns)
+        .where('userId', '=', userId)
+        .orderBy('id')
+        .execute();
+    },
+
+    async revoke(userId: number, id: number, now: string): Promise<ApiKey | undefined> {
+      const existing = await db
+        .selectFrom('apiKeys')
+        .select(apiKeyColumns)
+        .where('id', '=', id)
+        .where('userId', '=', userId)
+        .executeTakeFirst();
+      if (!existing || existing.revokedAt) return existing;
+      return db
+        .updateTable('apiKeys')
+        .set({ revokedAt: now })
+        .where('id', '=', id)
+        .returning(apiKeyColumns)
+        .executeTakeFirstOrThrow();
+    },
+
+    /** The live key with this hash, joined to its user in one query (the hot path of key auth). */
+    async findLiveByHash(keyHash: string) {
+      const row = await db
+        .selectFrom('apiKeys')
+        .innerJoin('users', 'users.id', 'apiKeys.userId')
+        .select([
+          'apiKeys.id as keyId',
+          'apiKeys.lastUsedAt',
+          'users.id',
+          'users.email',
+          'users.name',
+          'users.plan',
+          'users.isGlobalAdmin',
+          'users.activeOrganisationId',
+          'users.createdAt',
+        ])
+        .where('apiKeys.keyHash', '=', keyHash)
+        .where('apiKeys.revokedAt', 'is', null)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      const { keyId, lastUsedAt, ...user } = row;
+      return { keyId, lastUsedAt, user: toUser(user) };
+    },
+
+    async touch(id: number, now: string) {
+      await db.updateTable('apiKeys').set({ lastUsedAt: now }).where('id', '=', id).execute();
+    },
+  };
+}

@@ -1,0 +1,195 @@
+import { randomUUID } from 'node:crypto';
+import { jwtVerify, SignJWT } from 'jose';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { Plan } from '../../db/tables/users.js';
+import { AppError, conflict, notFound, unauthenticated } from '../../http/errors.js';
+import { DECOY_PASSWORD_HASH, hashPassword, randomToken, sha256, verifyPassword } from '../../lib/crypto.js';
+import type { EphemeralStore } from '../../lib/ephemeral-store.js';
+import { isoAfterSeconds, nowIso } from '../../lib/time.js';
+import { createApiKeyRepo, createSessionRepo, createUserRepo } from './repo.js';
+import type { ApiKey, CreatedKey, User } from './schemas.js';
+
+export const LOGIN_JWT_ISSUER = 'reservation-service';
+export const LOGIN_JWT_AUDIENCE = 'reservation-service-api';
+const LOGIN_JWT_TTL_SECONDS = 15 * 60;
+const LOGIN_WINDOW_SECONDS = 15 * 60;
+const USER_KEY_PREFIX = 'rs_uk_';
+// A key's last-used time is written at most this often, keeping writes off the hot path.
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export interface IssuedSession {
+  accessToken: string;
+  tokenType: 'Bearer';
+  expiresIn: number;
+  user: User;
+  refreshToken: string;
+  csrfToken: string;
+}
+
+export type AuthMethod = 'jwt' | 'api_key';
+export interface Principal {
+  user: User;
+  method: AuthMethod;
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;
+
+export function createAuthService({ db, config, store }: { db: Db; config: Config; store: EphemeralStore }) {
+  const users = createUserRepo(db.kysely);
+  const apiKeys = createApiKeyRepo(db.kysely);
+  const jwtKey = new TextEncoder().encode(config.jwtSecret);
+
+  async function issueSession(user: User, familyId: string = randomUUID()): Promise<IssuedSession> {
+    const now = nowIso();
+    const refreshToken = randomToken();
+    await createSessionRepo(db.kysely).insert({
+      userId: user.id,
+      familyId,
+      tokenHash: sha256(refreshToken),
+      expiresAt: isoAfterSeconds(config.loginRefreshTokenTtl),
+      now,
+    });
+    const accessToken = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(String(user.id))
+      .setIssuer(LOGIN_JWT_ISSUER)
+      .setAudience(LOGIN_JWT_AUDIENCE)
+      .setIssuedAt()
+      .setExpirationTime(`${LOGIN_JWT_TTL_SECONDS}s`)
+      .sign(jwtKey);
+    return {
+      accessToken,
+      tokenType: 'Bearer',
+      expiresIn: LOGIN_JWT_TTL_SECONDS,
+      user,
+      refreshToken,
+      csrfToken: randomToken(),
+    };
+  }
+
+  async function createUser(input: { email: string; password: string; name: string }): Promise<User> {
+    const passwordHash = await hashPassword(input.password);
+    try {
+      return await users.insert({ email: input.email, name: input.name, passwordHash, now: nowIso() });
+    } catch (error) {
+      if (isUniqueViolation(error))
+        throw conflict('EMAIL_TAKEN', 'An account with this email already exists');
+      throw error;
+    }
+  }
+
+  async function enforceLoginLimit(key: string) {
+    const { count, resetInSeconds } = await store.hit(key, LOGIN_WINDOW_SECONDS);
+    if (count > config.loginRateLimitMax) {
+      throw new AppError(429, 'RATE_LIMITED', 'Too many login attempts; try again later', undefined, {
+        'retry-after': String(resetInSeconds),
+      });
+    }
+  }
+
+  return {
+    async register(input: { email: string; password: string; name: string }): Promise<IssuedSession> {
+      return issueSession(await createUser(input));
+    },
+
+    async login(input: { email: string; password: string }, ip: string): Promise<IssuedSession> {
+      await enforceLoginLimit(`login:ip:${ip}`);
+      await enforceLoginLimit(`login:email:${input.email}`);
+      const found = await users.findByEmail(input.email);
+      // Verify against a decoy when the account is absent so both paths take the same time.
+      const valid = await verifyPassword(input.password, found?.passwordHash ?? DECOY_PASSWORD_HASH);
+      if (!found || !valid) throw unauthenticated('Email or password is incorrect');
+      return issueSession(found.user);
+    },
+
+    /** Rotates the refresh token. A token already rotated away is a replay: the whole family dies. */
+    async refresh(refreshToken: string): Promise<IssuedSession> {
+      const sessions = createSessionRepo(db.kysely);
+      const session = await sessions.findByTokenHash(sha256(refreshToken));
+      const now = nowIso();
+      if (!session) throw unauthenticated('Refresh token is not valid');
+      if (session.revokedAt) {
+        await sessions.revokeFamily(session.familyId, now);
+        throw unauthenticated('Refresh token was already used; sign in again');
+      }
+      if (session.expiresAt <= now) throw unauthenticated('Refresh token has expired');
+      if (!(await sessions.revoke(session.id, now))) {
+        await sessions.revokeFamily(session.familyId, now);
+        throw unauthenticated('Refresh token was already used; sign in again');
+      }
+      const user = await users.findById(session.userId);
+      if (!user) throw unauthenticated('Refresh token is not valid');
+      return issueSession(user, session.familyId);
+    },
+
+    async logout(refreshToken: string | undefined): Promise<void> {
+      if (!refreshToken) return;
+      const sessions = createSessionRepo(db.kysely);
+      const session = await sessions.findByTokenHash(sha256(refreshToken));
+      if (session) await sessions.revokeFamily(session.familyId, nowIso());
+    },
+
+    /** Resolves a login JWT to its user, or null when it does not verify. */
+    async verifyAccessToken(token: string): Promise<User | null> {
+      try {
+        const { payload } = await jwtVerify(token, jwtKey, {
+          issuer: LOGIN_JWT_ISSUER,
+          audience: LOGIN_JWT_AUDIENCE,
+          algorithms: ['HS256'],
+        });
+        const id = Number(payload.sub);
+        if (!Number.isSafeInteger(id)) return null;
+        return (await users.findById(id)) ?? null;
+      } catch {
+        return null;
+      }
+    },
+
+    async verifyApiKey(key: string): Promise<User | null> {
+      if (!key.startsWith(USER_KEY_PREFIX)) return null;
+      const found = await apiKeys.findLiveByHash(sha256(key));
+      if (!found) return null;
+      const nowMs = Date.now();
+      if (!found.lastUsedAt || nowMs - Date.parse(found.lastUsedAt) > LAST_USED_RESOLUTION_MS) {
+        await apiKeys.touch(found.keyId, new Date(nowMs).toISOString());
+      }
+      return found.user;
+    },
+
+    async me(userId: number): Promise<User> {
+      const user = await users.findById(userId);
+      if (!user) throw notFound('User');
+      return user;
+    },
+
+    async createApiKey(userId: number, label: string): Promise<CreatedKey> {
+      const key = `${USER_KEY_PREFIX}${randomToken()}`;
+      const prefix = key.slice(0, USER_KEY_PREFIX.length + 6);
+      const row = await apiKeys.insert({ userId, label, prefix, keyHash: sha256(key), now: nowIso() });
+      return { ...row, key };
+    },
+
+    listApiKeys(userId: number): Promise<ApiKey[]> {
+      return apiKeys.listForUser(userId);
+    },
+
+    async revokeApiKey(userId: number, id: number): Promise<ApiKey> {
+      const key = await apiKeys.revoke(userId, id, nowIso());
+      if (!key) throw notFound('API key');
+      return key;
+    },
+
+    /** Operator commands (CLI): create a user, set plan or admin flag by email. */
+    createUser,
+
+    async updateUserByEmail(email: string, changes: { plan?: Plan; isGlobalAdmin?: boolean }): Promise<User> {
+      const found = await users.findByEmail(email);
+      if (!found) throw notFound('User');
+      const updated = await users.update(found.user.id, { ...changes, now: nowIso() });
+      if (!updated) throw notFound('User');
+      return updated;
+    },
+  };
+}

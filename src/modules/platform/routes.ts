@@ -1,0 +1,201 @@
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { AppError, errorEnvelope, sendError } from '../../http/errors.js';
+import { security } from '../../http/schemas.js';
+import { featureFlags, frontendErrorReport, health, readiness, root, securityReport } from './schemas.js';
+import type { ClientInfo } from './service.js';
+
+const tags = ['platform'];
+const clientOf = (request: FastifyRequest): ClientInfo => ({
+  ip: request.ip,
+  userAgent: request.headers['user-agent']?.slice(0, 512) ?? null,
+});
+const startedAt = Date.now();
+
+const HONEYPOT_LOGIN_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Administrator sign in</title></head>
+<body><main><h1>Administrator sign in</h1>
+<form method="post" action="/api/security/honeypot/submit">
+<label>Username <input name="username" autocomplete="username"></label>
+<label>Password <input name="password" type="password" autocomplete="current-password"></label>
+<button type="submit">Sign in</button></form></main></body></html>`;
+
+export const platformRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { platform } = app.services;
+  const { metrics } = app;
+
+  app.get(
+    '/',
+    { schema: { tags, summary: 'Service root', security: security.public, response: { 200: root } } },
+    async () => ({
+      name: 'reservation-service',
+      version: app.version ?? '0',
+      docs: '/api/docs',
+      openapi: '/api/openapi.json',
+      health: '/api/health',
+    }),
+  );
+
+  const liveness = async () => ({
+    status: 'ok' as const,
+    uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
+  });
+  app.get(
+    '/health',
+    { schema: { tags, summary: 'Liveness probe', security: security.public, response: { 200: health } } },
+    liveness,
+  );
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        tags,
+        summary: 'Liveness probe (legacy alias of /api/health)',
+        deprecated: true,
+        security: security.public,
+        response: { 200: health },
+      },
+    },
+    liveness,
+  );
+
+  app.get(
+    '/ready',
+    {
+      schema: {
+        tags,
+        summary: 'Readiness probe: a database round trip',
+        security: security.public,
+        response: { 200: readiness, 503: errorEnvelope },
+      },
+    },
+    async () => {
+      await platform.checkReady();
+      return { status: 'ready' as const, database: 'ok' as const };
+    },
+  );
+
+  app.get(
+    '/feature-flags',
+    {
+      schema: {
+        tags,
+        summary: 'Feature-flag snapshot',
+        security: security.public,
+        response: { 200: featureFlags },
+      },
+    },
+    async () => platform.featureFlags(),
+  );
+
+  app.get(
+    '/monitoring/metrics',
+    {
+      schema: {
+        tags,
+        summary: 'Prometheus text metrics',
+        security: security.public,
+        produces: ['text/plain'],
+      },
+    },
+    async (_request, reply) => {
+      reply.type(metrics.registry.contentType);
+      return metrics.registry.metrics();
+    },
+  );
+
+  app.get(
+    '/monitoring/metrics/json',
+    { schema: { tags, summary: 'Metrics as JSON (prom-client form)', security: security.public } },
+    async () => metrics.registry.getMetricsAsJSON(),
+  );
+
+  app.post(
+    '/monitoring/frontend-errors',
+    {
+      schema: {
+        tags,
+        summary: 'Report a frontend error',
+        security: security.public,
+        body: frontendErrorReport,
+        response: { 202: z.object({ status: z.literal('accepted') }), 400: errorEnvelope },
+      },
+    },
+    async (request, reply) => {
+      await platform.recordFrontendError(request.body, clientOf(request));
+      return reply.code(202).send({ status: 'accepted' as const });
+    },
+  );
+
+  // Browsers send CSP and Reporting API bodies with their own media types.
+  for (const type of [
+    'application/csp-report',
+    'application/reports+json',
+    'application/expect-ct-report+json',
+  ]) {
+    app.addContentTypeParser(type, { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
+  }
+  for (const kind of ['ct', 'csp'] as const) {
+    app.post(
+      `/security/reports/${kind}`,
+      {
+        schema: {
+          tags,
+          summary: `Ingest ${kind === 'ct' ? 'Certificate Transparency' : 'Content Security Policy'} reports`,
+          description:
+            'Accepts application/json, application/csp-report and application/reports+json; a report object, ' +
+            'a {"csp-report": ...} / {"report": ...} wrapper, or a Reporting API array.',
+          security: security.public,
+          body: securityReport,
+          response: { 204: z.null(), 400: errorEnvelope },
+        },
+      },
+      async (request, reply) => {
+        await platform.recordSecurityReports(kind, request.body, clientOf(request));
+        return reply.code(204).send(null);
+      },
+    );
+  }
+
+  await app.register(async (trap) => {
+    // The trap accepts whatever a bot posts (forms included) and never parses it.
+    trap.removeAllContentTypeParsers();
+    trap.addContentTypeParser('*', (_request, payload, done) => {
+      payload.resume();
+      payload.on('end', () => done(null, undefined));
+      payload.on('error', done);
+    });
+
+    trap.get(
+      '/security/honeypot/admin-login',
+      {
+        schema: { tags, summary: 'Abuse-detection trap', security: security.public, produces: ['text/html'] },
+      },
+      async (request, reply) => {
+        await platform.recordHoneypotHit('/api/security/honeypot/admin-login', clientOf(request));
+        return reply.type('text/html; charset=utf-8').send(HONEYPOT_LOGIN_PAGE);
+      },
+    );
+
+    trap.post(
+      '/security/honeypot/submit',
+      {
+        schema: {
+          tags,
+          summary: 'Abuse-detection trap',
+          security: security.public,
+          response: { 401: errorEnvelope },
+        },
+      },
+      async (request, reply) => {
+        await platform.recordHoneypotHit('/api/security/honeypot/submit', clientOf(request));
+        return sendError(
+          request,
+          reply,
+          new AppError(401, 'UNAUTHENTICATED', 'Invalid username or password'),
+        );
+      },
+    );
+  });
+};
