@@ -1,4 +1,4 @@
-import type { Executor } from '../../db/database.js';
+import { type Executor, precompiled } from '../../db/database.js';
 import type { Plan } from '../../db/tables/users.js';
 import type { ApiKey, User } from './schemas.js';
 
@@ -27,6 +27,8 @@ export function toUser(row: UserRow): User {
 }
 
 export function createUserRepo(db: Executor) {
+  // Runs on every JWT-authenticated request.
+  const selectUserById = precompiled(db.selectFrom('users').select(userColumns).where('id', '=', 0));
   return {
     async insert(values: { email: string; name: string; passwordHash: string; now: string }): Promise<User> {
       const row = await db
@@ -46,7 +48,7 @@ export function createUserRepo(db: Executor) {
     },
 
     async findById(id: number): Promise<User | undefined> {
-      const row = await db.selectFrom('users').select(userColumns).where('id', '=', id).executeTakeFirst();
+      const [row] = await selectUserById(db, id);
       return row && toUser(row);
     },
 
@@ -124,6 +126,25 @@ export function createSessionRepo(db: Executor) {
 const apiKeyColumns = ['id', 'label', 'prefix', 'createdAt', 'lastUsedAt', 'revokedAt'] as const;
 
 export function createApiKeyRepo(db: Executor) {
+  // Runs on every key-authenticated request.
+  const selectLiveKeyWithUser = precompiled(
+    db
+      .selectFrom('apiKeys')
+      .innerJoin('users', 'users.id', 'apiKeys.userId')
+      .select([
+        'apiKeys.id as keyId',
+        'apiKeys.lastUsedAt',
+        'users.id',
+        'users.email',
+        'users.name',
+        'users.plan',
+        'users.isGlobalAdmin',
+        'users.activeOrganisationId',
+        'users.createdAt',
+      ])
+      .where('apiKeys.keyHash', '=', '')
+      .where('apiKeys.revokedAt', 'is', null),
+  );
   return {
     insert(values: { userId: number; label: string; prefix: string; keyHash: string; now: string }) {
       return db
@@ -166,23 +187,7 @@ export function createApiKeyRepo(db: Executor) {
 
     /** The live key with this hash, joined to its user in one query (the hot path of key auth). */
     async findLiveByHash(keyHash: string) {
-      const row = await db
-        .selectFrom('apiKeys')
-        .innerJoin('users', 'users.id', 'apiKeys.userId')
-        .select([
-          'apiKeys.id as keyId',
-          'apiKeys.lastUsedAt',
-          'users.id',
-          'users.email',
-          'users.name',
-          'users.plan',
-          'users.isGlobalAdmin',
-          'users.activeOrganisationId',
-          'users.createdAt',
-        ])
-        .where('apiKeys.keyHash', '=', keyHash)
-        .where('apiKeys.revokedAt', 'is', null)
-        .executeTakeFirst();
+      const [row] = await selectLiveKeyWithUser(db, keyHash);
       if (!row) return undefined;
       const { keyId, lastUsedAt, ...user } = row;
       return { keyId, lastUsedAt, user: toUser(user) };

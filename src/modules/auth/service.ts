@@ -5,6 +5,7 @@ import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Plan } from '../../db/tables/users.js';
 import { AppError, conflict, notFound, unauthenticated } from '../../http/errors.js';
+import { BoundedCache } from '../../lib/bounded-cache.js';
 import { DECOY_PASSWORD_HASH, hashPassword, randomToken, sha256, verifyPassword } from '../../lib/crypto.js';
 import type { EphemeralStore } from '../../lib/ephemeral-store.js';
 import { isoAfterSeconds, nowIso } from '../../lib/time.js';
@@ -40,6 +41,8 @@ export function createAuthService({ db, config, store }: { db: Db; config: Confi
   const users = createUserRepo(db.kysely);
   const apiKeys = createApiKeyRepo(db.kysely);
   const jwtKey = new TextEncoder().encode(config.jwtSecret);
+  // Clients reuse a login token for its 15 minutes; checking its HMAC once is enough.
+  const verifiedTokens = new BoundedCache<string, number>(10_000);
 
   async function issueSession(user: User, familyId: string = randomUUID()): Promise<IssuedSession> {
     const now = nowIso();
@@ -131,20 +134,28 @@ export function createAuthService({ db, config, store }: { db: Db; config: Confi
       if (session) await sessions.revokeFamily(session.familyId, nowIso());
     },
 
-    /** Resolves a login JWT to its user, or null when it does not verify. */
+    /**
+     * Resolves a login JWT to its user, or null when it does not verify. The user is
+     * read fresh every time (plan, active organisation); only the signature check is cached.
+     */
     async verifyAccessToken(token: string): Promise<User | null> {
-      try {
-        const { payload } = await jwtVerify(token, jwtKey, {
-          issuer: LOGIN_JWT_ISSUER,
-          audience: LOGIN_JWT_AUDIENCE,
-          algorithms: ['HS256'],
-        });
-        const id = Number(payload.sub);
-        if (!Number.isSafeInteger(id)) return null;
-        return (await users.findById(id)) ?? null;
-      } catch {
-        return null;
+      let userId = verifiedTokens.get(token);
+      if (userId === undefined) {
+        try {
+          const { payload } = await jwtVerify(token, jwtKey, {
+            issuer: LOGIN_JWT_ISSUER,
+            audience: LOGIN_JWT_AUDIENCE,
+            algorithms: ['HS256'],
+            requiredClaims: ['sub', 'exp'],
+          });
+          userId = Number(payload.sub);
+          if (!Number.isSafeInteger(userId)) return null;
+          verifiedTokens.set(token, userId, payload.exp! * 1000);
+        } catch {
+          return null;
+        }
       }
+      return (await users.findById(userId)) ?? null;
     },
 
     async verifyApiKey(key: string): Promise<User | null> {
