@@ -10,7 +10,16 @@ import { loggerOptions } from './http/logging.js';
 import { createEphemeralStore, type EphemeralStore } from './lib/ephemeral-store.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { authRoutes } from './modules/auth/routes.js';
+import { availabilityRoutes } from './modules/availability/routes.js';
+import { calendarRoutes } from './modules/calendars/routes.js';
+import { eventRoutes } from './modules/events/routes.js';
+import { organisationRoutes } from './modules/organisations/routes.js';
 import { platformRoutes } from './modules/platform/routes.js';
+import { publicBookingRoutes } from './modules/public-booking/routes.js';
+import { reservationRoutes } from './modules/reservations/routes.js';
+import { resourceTypeRoutes } from './modules/resource-types/routes.js';
+import { resourceRoutes } from './modules/resources/routes.js';
+import { userGroupRoutes } from './modules/user-groups/routes.js';
 import cookie from './plugins/cookie.js';
 import cors from './plugins/cors.js';
 import helmet from './plugins/helmet.js';
@@ -82,6 +91,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   await app.register(platformRoutes, { prefix: '/api' });
   await app.register(authRoutes, { prefix: '/api/auth' });
+  await app.register(organisationRoutes, { prefix: '/api/organisations' });
+  await app.register(resourceTypeRoutes, { prefix: '/api/resource-types' });
+  await app.register(resourceRoutes, { prefix: '/api/resources' });
+  await app.register(availabilityRoutes, { prefix: '/api' });
+  await app.register(reservationRoutes, { prefix: '/api/reservations' });
+  await app.register(publicBookingRoutes, { prefix: '/api/public' });
+  await app.register(calendarRoutes, { prefix: '/api/calendars' });
+  await app.register(eventRoutes, { prefix: '/api/events' });
+  await app.register(userGroupRoutes, { prefix: '/api/user-groups' });
 
   return app;
 }

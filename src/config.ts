@@ -48,12 +48,14 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RATE_LIMIT_MAX: z.coerce.number().int().positive().default(1000),
   LOGIN_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(20),
+  PUBLIC_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(120),
   HONEYPOT_BLOCK_SECONDS: seconds(900),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
   SECURITY_REPORTS_MAX_ROWS: z.coerce.number().int().positive().default(10_000),
   TRUST_PROXY: z.enum(['true', 'false']).default('false'),
   PAYMENT_API_BASE: absoluteUrl.optional(),
   PAYMENT_SECRET_KEY: z.string().min(1).optional(),
+  PAYMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
 });
 
 export type Env = z.input<typeof envSchema>;
@@ -76,12 +78,13 @@ export interface Config {
   featureFlags: Record<string, boolean>;
   logLevel: string;
   rateLimitMax: number;
+  publicRateLimitMax: number;
   loginRateLimitMax: number;
   honeypotBlockSeconds: number;
   bodyLimitBytes: number;
   securityReportsMaxRows: number;
   trustProxy: boolean;
-  payment: { apiBase: string | undefined; secretKey: string | undefined };
+  payment: { apiBase: string | undefined; secretKey: string | undefined; timeoutMs: number };
 }
 
 export class ConfigError extends Error {}
@@ -110,6 +113,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       );
     }
   }
+  if (Boolean(e.PAYMENT_API_BASE) !== Boolean(e.PAYMENT_SECRET_KEY)) {
+    const missing = e.PAYMENT_API_BASE ? 'PAYMENT_SECRET_KEY' : 'PAYMENT_API_BASE';
+    throw new ConfigError(
+      `Invalid environment variable ${missing}: PAYMENT_API_BASE and PAYMENT_SECRET_KEY are set together`,
+    );
+  }
   if (e.JWT_SECRET === e.OAUTH_JWT_SECRET) {
     throw new ConfigError('Invalid environment variable OAUTH_JWT_SECRET: must differ from JWT_SECRET');
   }
@@ -137,10 +146,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     rateLimitMax: e.RATE_LIMIT_MAX,
     loginRateLimitMax: e.LOGIN_RATE_LIMIT_MAX,
+    publicRateLimitMax: e.PUBLIC_RATE_LIMIT_MAX,
     honeypotBlockSeconds: e.HONEYPOT_BLOCK_SECONDS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     securityReportsMaxRows: e.SECURITY_REPORTS_MAX_ROWS,
     trustProxy: e.TRUST_PROXY === 'true',
-    payment: { apiBase: e.PAYMENT_API_BASE, secretKey: e.PAYMENT_SECRET_KEY },
+    payment: {
+      apiBase: e.PAYMENT_API_BASE,
+      secretKey: e.PAYMENT_SECRET_KEY,
+      timeoutMs: e.PAYMENT_TIMEOUT_MS,
+    },
   };
 }

@@ -1,5 +1,6 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { startDevelopmentPayments } from './modules/payments/dev-emulator.js';
 
 let config: ReturnType<typeof loadConfig>;
 try {
@@ -12,7 +13,16 @@ try {
   throw error;
 }
 
-const app = await buildApp(config);
+const payments = await startDevelopmentPayments(config);
+const app = await buildApp(payments.config);
+if (payments.emulator) {
+  const emulator = payments.emulator;
+  app.log.warn(
+    { paymentApiBase: emulator.url },
+    'No payment provider configured (PAYMENT_API_BASE): payments run against the bundled emulator',
+  );
+  app.addHook('onClose', () => emulator.close());
+}
 await app.listen({ port: config.port, host: config.host });
 
 // Stop accepting, let in-flight requests finish, close the database; give up after 10 s.

@@ -3,7 +3,17 @@ import type { Db } from './db/database.js';
 import type { EphemeralStore } from './lib/ephemeral-store.js';
 import type { Metrics } from './metrics.js';
 import { createAuthService } from './modules/auth/service.js';
+import { createAvailabilityService } from './modules/availability/service.js';
+import { createCalendarService } from './modules/calendars/service.js';
+import { createEventService } from './modules/events/service.js';
+import { createOrganisationsService } from './modules/organisations/service.js';
+import { createPaymentsService } from './modules/payments/service.js';
 import { createPlatformService } from './modules/platform/service.js';
+import { createPublicBookingService } from './modules/public-booking/service.js';
+import { createReservationsService } from './modules/reservations/service.js';
+import { createResourceTypesService } from './modules/resource-types/service.js';
+import { createResourcesService } from './modules/resources/service.js';
+import { createUserGroupService } from './modules/user-groups/service.js';
 
 export interface ServiceDeps {
   db: Db;
@@ -14,9 +24,29 @@ export interface ServiceDeps {
 
 /** Every domain service, built once per app; HTTP routes and MCP tools both call these. */
 export function createServices(deps: ServiceDeps) {
+  const calendars = createCalendarService(deps);
+  const organisations = createOrganisationsService(deps);
+  const availability = createAvailabilityService({ ...deps, organisations });
+  const reservations = createReservationsService({ ...deps, organisations, availability });
   return {
-    auth: createAuthService(deps),
+    // Every new user gets a default calendar, in the transaction that creates the user.
+    auth: createAuthService({
+      ...deps,
+      onUserCreated: async (trx, user) => {
+        await calendars.createDefaultCalendar(trx, user.id);
+      },
+    }),
     platform: createPlatformService(deps),
+    organisations,
+    resourceTypes: createResourceTypesService({ ...deps, organisations }),
+    resources: createResourcesService({ ...deps, organisations }),
+    availability,
+    reservations,
+    publicBooking: createPublicBookingService({ ...deps, availability, reservations }),
+    payments: createPaymentsService(deps),
+    calendars,
+    events: createEventService({ ...deps, calendars }),
+    userGroups: createUserGroupService({ ...deps, calendars }),
   };
 }
 

@@ -1,6 +1,9 @@
 import { type Migration, type MigrationProvider, Migrator } from 'kysely';
 import type { Db } from './database.js';
 import { foundation } from './migrations/0001_foundation.js';
+import { organisations } from './migrations/0002_organisations.js';
+import { calendars } from './migrations/0003_calendars.js';
+import { resources } from './migrations/0004_resources.js';
 import { columnsFor } from './migrations/columns.js';
 
 /**
@@ -11,6 +14,9 @@ function migrations(db: Db): Record<string, Migration> {
   const c = columnsFor(db.dialect);
   return {
     '0001_foundation': foundation(c),
+    '0002_organisations': organisations(c),
+    '0003_calendars': calendars(c),
+    '0004_resources': resources(c),
   };
 }
 

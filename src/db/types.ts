@@ -1,5 +1,9 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { CalendarTables } from './tables/calendars.js';
+import type { OrganisationTables } from './tables/organisations.js';
 import type { PlatformTables } from './tables/platform.js';
+import type { ResourceTables } from './tables/resources.js';
+import type { UserGroupTables } from './tables/user-groups.js';
 import type { UserTables } from './tables/users.js';
 
 /** Integer primary key assigned by the database. */
@@ -11,4 +15,10 @@ export type Bool = ColumnType<boolean | number, boolean, boolean>;
 /** JSON stored as text on both dialects; repos stringify on write and parse on read. */
 export type JsonText = string;
 
-export interface Database extends UserTables, PlatformTables {}
+export interface Database
+  extends UserTables,
+    PlatformTables,
+    OrganisationTables,
+    CalendarTables,
+    UserGroupTables,
+    ResourceTables {}

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import type { Config } from '../../config.js';
-import type { Db } from '../../db/database.js';
+import { type Db, type Executor, inTransaction } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Plan } from '../../db/tables/users.js';
 import { AppError, conflict, notFound, unauthenticated } from '../../http/errors.js';
@@ -37,7 +37,20 @@ export interface Principal {
 
 export type AuthService = ReturnType<typeof createAuthService>;
 
-export function createAuthService({ db, config, store }: { db: Db; config: Config; store: EphemeralStore }) {
+/** Runs inside the transaction that creates a user: both commit, or neither. */
+export type UserCreatedHook = (trx: Executor, user: User) => Promise<void>;
+
+export function createAuthService({
+  db,
+  config,
+  store,
+  onUserCreated,
+}: {
+  db: Db;
+  config: Config;
+  store: EphemeralStore;
+  onUserCreated?: UserCreatedHook;
+}) {
   const users = createUserRepo(db.kysely);
   const apiKeys = createApiKeyRepo(db.kysely);
   const jwtKey = new TextEncoder().encode(config.jwtSecret);
@@ -75,7 +88,11 @@ export function createAuthService({ db, config, store }: { db: Db; config: Confi
   async function createUser(input: { email: string; password: string; name: string }): Promise<User> {
     const passwordHash = await hashPassword(input.password);
     try {
-      return await users.insert({ email: input.email, name: input.name, passwordHash, now: nowIso() });
+      return await inTransaction(db.kysely, async (trx) => {
+        const user = await createUserRepo(trx).insert({ ...input, passwordHash, now: nowIso() });
+        await onUserCreated?.(trx, user);
+        return user;
+      });
     } catch (error) {
       if (isUniqueViolation(error))
         throw conflict('EMAIL_TAKEN', 'An account with this email already exists');

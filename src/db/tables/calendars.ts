@@ -1,0 +1,48 @@
+import type { Bool, Id, JsonText, Timestamp } from '../types.js';
+
+export interface CalendarsTable {
+  id: Id;
+  ownerId: number;
+  name: string;
+  /** `#rrggbb`. */
+  color: string;
+  /** IANA time zone name. */
+  timezone: string;
+  description: string | null;
+  /** At most one per owner (a partial unique index); the default cannot be deleted. */
+  isDefault: Bool;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface EventsTable {
+  id: Id;
+  calendarId: number;
+  title: string;
+  description: string | null;
+  location: string | null;
+  /** First occurrence (RFC 5545 DTSTART), UTC. */
+  startTime: Timestamp;
+  endTime: Timestamp;
+  allDay: Bool;
+  /** IANA time zone the recurrence is expanded in. */
+  timezone: string;
+  /** JSON array of RFC 5545 lines (`RRULE:`, `EXDATE:`, `RDATE:`), null when not recurring. */
+  recurrence: JsonText | null;
+  /** JSON array of `{minutes, method}`. */
+  reminders: JsonText;
+  /** End of the last occurrence; null for a series without end. Range queries filter on it. */
+  occursUntil: Timestamp | null;
+  /** Filled by external calendar sync only; null for local events. */
+  externalProvider: string | null;
+  externalId: string | null;
+  externalEtag: string | null;
+  externalLastSyncedAt: Timestamp | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface CalendarTables {
+  calendars: CalendarsTable;
+  events: EventsTable;
+}

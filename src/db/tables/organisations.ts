@@ -1,0 +1,72 @@
+import type { Bool, Id, JsonText, Timestamp } from '../types.js';
+
+export type OrganisationRole = 'OWNER' | 'ADMIN' | 'MANAGER' | 'MEMBER';
+export type ProviderConnectStatus = 'not_connected' | 'pending' | 'active';
+
+export interface OrganisationsTable {
+  id: Id;
+  name: string;
+  description: string | null;
+  address: string | null;
+  phone: string | null;
+  email: string | null;
+  /** Public booking slug, kebab-case, unique across all organisations (archived ones included). */
+  slug: string | null;
+  logoUrl: string | null;
+  publicBookingHeadline: string | null;
+  publicBookingDescription: string | null;
+  /** The Schedule object as JSON; null when the organisation has no scheduling defaults. */
+  schedulePolicy: JsonText | null;
+  /** IANA time zone name. */
+  timezone: string;
+  /** Lowercase ISO 4217 code. */
+  defaultCurrency: string;
+  color: string | null;
+  /** False once archived; archived organisations are never hard-deleted. */
+  isActive: Bool;
+  archivedAt: Timestamp | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface OrganisationMembershipsTable {
+  id: Id;
+  organisationId: number;
+  userId: number;
+  role: OrganisationRole;
+  /** Who added the member or last set their role; null for the creator. */
+  assignedById: number | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+/** One row per organisation that ever started a payment connection. */
+export interface OrganisationPaymentAccountsTable {
+  id: Id;
+  organisationId: number;
+  providerAccountId: string | null;
+  connectStatus: ProviderConnectStatus;
+  chargesEnabled: Bool;
+  payoutsEnabled: Bool;
+  detailsSubmitted: Bool;
+  /** JSON array of requirement names. */
+  currentlyDue: JsonText;
+  /** JSON array of requirement names. */
+  pendingVerification: JsonText;
+  disabledReason: string | null;
+  /**
+   * Idempotency key of the account creation of the current connection attempt:
+   * concurrent onboarding calls send the same key and so share one provider
+   * account; a disconnect replaces it, so a reconnect makes a new account.
+   */
+  connectionKey: string;
+  syncedAt: Timestamp | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface OrganisationTables {
+  organisations: OrganisationsTable;
+  organisationMemberships: OrganisationMembershipsTable;
+  organisationPaymentAccounts: OrganisationPaymentAccountsTable;
+}

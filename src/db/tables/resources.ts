@@ -1,0 +1,85 @@
+import type { Bool, Id, JsonText, Timestamp } from '../types.js';
+
+export type BookingMode = 'SINGLE_RESOURCE' | 'POOL' | 'BOTH';
+export type ReservationStatus = 'pending_payment' | 'confirmed' | 'cancelled';
+export type ReservationSource = 'api' | 'public_slug' | 'public_token' | 'mcp';
+
+export interface ResourceTypesTable {
+  id: Id;
+  organisationId: number;
+  name: string;
+  description: string | null;
+  /** Minutes. */
+  minBookingDuration: number;
+  /** Minutes kept clear before and after every reservation (continuous mode). */
+  bufferTime: number;
+  /** JSON array of customer field names a booking must fill. */
+  customerInfoFields: JsonText;
+  waitlistEnabled: Bool;
+  recurringEnabled: Bool;
+  bookingMode: BookingMode;
+  color: string | null;
+  icon: string | null;
+  /** The Schedule object as JSON (holds the type's availabilityMode); null when unset. */
+  schedulePolicy: JsonText | null;
+  pricingEnabled: Bool;
+  paymentRequired: Bool;
+  /** Minor units. */
+  priceAmount: number | null;
+  /** Lowercase ISO 4217. */
+  priceCurrency: string | null;
+  isActive: Bool;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface ResourcesTable {
+  id: Id;
+  organisationId: number;
+  resourceTypeId: number;
+  name: string;
+  description: string | null;
+  capacity: number;
+  managedById: number | null;
+  /** Resource-level Schedule override as JSON; lanes never have one (they follow their parent). */
+  schedulePolicy: JsonText | null;
+  parentResourceId: number | null;
+  isCapacityChild: Bool;
+  capacityLaneIndex: number | null;
+  /** Public booking token (a shareable link, shown to managers again, so kept readable). */
+  publicToken: string;
+  isActive: Bool;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface ReservationsTable {
+  id: Id;
+  organisationId: number;
+  /** Null once the type was deleted (history is kept). */
+  resourceTypeId: number | null;
+  /** The schedulable resource holding the time: a lane, or a resource without lanes; null once deleted. */
+  resourceId: number | null;
+  status: ReservationStatus;
+  startTime: Timestamp;
+  endTime: Timestamp;
+  customerName: string;
+  customerEmail: string;
+  customerPhone: string | null;
+  /** JSON object of the type's customerInfoFields answers. */
+  customerInfo: JsonText;
+  notes: string | null;
+  priceAmount: number | null;
+  priceCurrency: string | null;
+  source: ReservationSource;
+  createdByUserId: number | null;
+  cancelledAt: Timestamp | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface ResourceTables {
+  resourceTypes: ResourceTypesTable;
+  resources: ResourcesTable;
+  reservations: ReservationsTable;
+}

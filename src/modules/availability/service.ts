@@ -1,0 +1,223 @@
+import type { Db, Executor } from '../../db/database.js';
+import { conflict, notFound, validationFailed } from '../../http/errors.js';
+import type { OrganisationsService } from '../organisations/service.js';
+import { createResourceTypeRepo } from '../resource-types/repo.js';
+import type { ResourceType } from '../resource-types/schemas.js';
+import { type ResolvedSchedule, resolveSchedule } from '../scheduling/resolve.js';
+import type { SchedulePolicy } from '../scheduling/schemas.js';
+import {
+  checkFit,
+  continuousWindows,
+  type Interval,
+  type Lane,
+  type Rules,
+  shiftAvailability,
+  type Slot,
+  type Window,
+  widen,
+} from './engine.js';
+import { type CatalogueRow, createAvailabilityRepo } from './repo.js';
+import type { RangeQuery, ResourceAvailability, TypeAvailability } from './schemas.js';
+
+/** What availability needs of an organisation: its zone and scheduling defaults. */
+export interface OrganisationSchedule {
+  organisationId: number;
+  timezone: string;
+  schedulePolicy: SchedulePolicy | null;
+}
+
+/** A bookable resource as booking sees it: its effective schedule and the lanes that hold time. */
+export interface Bookable {
+  resourceId: number;
+  schedule: ResolvedSchedule;
+  laneIds: number[];
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const rulesOf = (type: ResourceType): Rules => ({
+  minBookingMs: type.minBookingDuration * 60_000,
+  bufferMs: type.bufferTime * 60_000,
+});
+const windowsOut = (windows: Window[]) =>
+  windows.map((w) => ({ start: iso(w.start), end: iso(w.end), freeLanes: w.freeLanes, totalLanes: w.totalLanes }));
+const slotsOut = (slots: Slot[]) =>
+  slots.map((s) => ({
+    start: iso(s.start),
+    end: iso(s.end),
+    available: s.available,
+    freeLanes: s.freeLanes,
+    totalLanes: s.totalLanes,
+  }));
+
+/**
+ * Groups catalogue rows into bookables: a parent with lanes schedules its lanes
+ * (the parent itself holds no time), a resource without lanes schedules itself.
+ * Inactive resources, and lanes of inactive parents, are left out.
+ */
+export function bookablesOf(rows: CatalogueRow[], type: ResourceType, organisation: SchedulePolicy | null): Bookable[] {
+  const lanesByParent = new Map<number, number[]>();
+  for (const row of rows) {
+    if (row.parentResourceId !== null && row.isActive) {
+      const lanes = lanesByParent.get(row.parentResourceId) ?? [];
+      lanes.push(row.id);
+      lanesByParent.set(row.parentResourceId, lanes);
+    }
+  }
+  return rows
+    .filter((row) => row.parentResourceId === null && Boolean(row.isActive))
+    .map((row) => ({
+      resourceId: row.id,
+      schedule: resolveSchedule({
+        organisation,
+        resourceType: type.schedulePolicy,
+        resource: row.schedulePolicy ? (JSON.parse(row.schedulePolicy) as SchedulePolicy) : null,
+      }),
+      laneIds: lanesByParent.get(row.id) ?? [row.id],
+    }));
+}
+
+function lanesOf(bookables: Bookable[], busy: Map<number, Interval[]>): Lane[] {
+  return bookables.flatMap((b) =>
+    b.laneIds.map((id) => ({ resourceId: id, schedule: b.schedule, busy: busy.get(id) ?? [] })),
+  );
+}
+
+function compute(lanes: Lane[], mode: 'continuous' | 'shifts', zone: string, range: Interval, rules: Rules) {
+  return mode === 'shifts'
+    ? { slots: slotsOut(shiftAvailability(lanes, zone, range)) }
+    : { windows: windowsOut(continuousWindows(lanes, zone, range, rules)) };
+}
+
+export type AvailabilityService = ReturnType<typeof createAvailabilityService>;
+
+export function createAvailabilityService({ db, organisations }: { db: Db; organisations: OrganisationsService }) {
+  const repo = createAvailabilityRepo(db.kysely, db.dialect);
+  const types = createResourceTypeRepo(db.kysely);
+
+  async function typeOrThrow(executor: Executor, organisationId: number, id: number) {
+    const type = await createResourceTypeRepo(executor).find(organisationId, id);
+    if (!type) throw notFound('Resource type');
+    return type;
+  }
+
+  /** Availability of one resource (its lanes pooled), or of one lane. */
+  async function forResource(org: OrganisationSchedule, resourceId: number, query: RangeQuery) {
+    const range = { start: Date.parse(query.from), end: Date.parse(query.to) };
+    const family = await repo.family(org.organisationId, resourceId);
+    const target = family.find((row) => row.id === resourceId);
+    if (!target) throw notFound('Resource');
+    const parent = family.find((row) => row.parentResourceId === null)!;
+    const type = await types.find(org.organisationId, parent.resourceTypeId);
+    if (!type) throw notFound('Resource');
+    let [bookable] = bookablesOf(family, type, org.schedulePolicy);
+    if (bookable && target.parentResourceId !== null) {
+      bookable = bookable.laneIds.includes(target.id) ? { ...bookable, laneIds: [target.id] } : undefined;
+    }
+    const rules = rulesOf(type);
+    const lanes =
+      bookable && type.isActive ? lanesOf([bookable], await repo.busy(bookable.laneIds, widen(range, rules))) : [];
+    const schedule =
+      bookable?.schedule ??
+      resolveSchedule({ organisation: org.schedulePolicy, resourceType: type.schedulePolicy, resource: null });
+    return {
+      resourceId,
+      timezone: org.timezone,
+      availabilityMode: schedule.availabilityMode,
+      from: iso(range.start),
+      to: iso(range.end),
+      ...compute(lanes, schedule.availabilityMode, org.timezone, range, rules),
+    } satisfies ResourceAvailability;
+  }
+
+  /** Availability of a type by its booking mode: pooled over every lane, per resource, or both. */
+  async function forType(org: OrganisationSchedule, resourceTypeId: number, query: RangeQuery) {
+    const range = { start: Date.parse(query.from), end: Date.parse(query.to) };
+    const type = await typeOrThrow(db.kysely, org.organisationId, resourceTypeId);
+    const bookables = type.isActive
+      ? bookablesOf(await repo.ofType(org.organisationId, resourceTypeId), type, org.schedulePolicy)
+      : [];
+    const rules = rulesOf(type);
+    const busy = await repo.busy(
+      bookables.flatMap((b) => b.laneIds),
+      widen(range, rules),
+    );
+    const typeMode = resolveSchedule({
+      organisation: org.schedulePolicy,
+      resourceType: type.schedulePolicy,
+      resource: null,
+    }).availabilityMode;
+    const answer: TypeAvailability = {
+      resourceTypeId,
+      bookingMode: type.bookingMode,
+      timezone: org.timezone,
+      from: iso(range.start),
+      to: iso(range.end),
+    };
+    if (type.bookingMode !== 'SINGLE_RESOURCE') {
+      // A resource that overrides the type's mode cannot be counted in the same pool.
+      const pooled = bookables.filter((b) => b.schedule.availabilityMode === typeMode);
+      answer.pool = { availabilityMode: typeMode, ...compute(lanesOf(pooled, busy), typeMode, org.timezone, range, rules) };
+    }
+    if (type.bookingMode !== 'POOL') {
+      answer.resources = bookables.map((b) => ({
+        resourceId: b.resourceId,
+        availabilityMode: b.schedule.availabilityMode,
+        ...compute(lanesOf([b], busy), b.schedule.availabilityMode, org.timezone, range, rules),
+      }));
+    }
+    return answer;
+  }
+
+  return {
+    forResource,
+    forType,
+
+    async resourceAvailability(user: { id: number }, resourceId: number, query: RangeQuery) {
+      const { organisationId } = await organisations.requireActiveMembership(user);
+      return forResource(await organisations.getSchedulingDefaults(organisationId), resourceId, query);
+    },
+
+    async typeAvailability(user: { id: number }, resourceTypeId: number, query: RangeQuery) {
+      const { organisationId } = await organisations.requireActiveMembership(user);
+      return forType(await organisations.getSchedulingDefaults(organisationId), resourceTypeId, query);
+    },
+
+    /**
+     * Inside a booking transaction: locks the type, then answers the first lane
+     * where `request` fits exactly (409 SLOT_UNAVAILABLE when none does). With a
+     * resourceId only that resource's lanes are candidates; without, the pool.
+     */
+    async allocateLane(
+      executor: Executor,
+      org: OrganisationSchedule,
+      type: ResourceType,
+      target: { resourceId?: number },
+      request: Interval,
+    ): Promise<number> {
+      const txRepo = createAvailabilityRepo(executor, db.dialect);
+      await txRepo.lockType(type.id);
+      const rows = await txRepo.ofType(org.organisationId, type.id);
+      let candidates = bookablesOf(rows, type, org.schedulePolicy);
+      if (target.resourceId !== undefined) {
+        candidates = candidates.filter((b) => b.resourceId === target.resourceId);
+        if (candidates.length === 0) {
+          const exists = rows.some((row) => row.id === target.resourceId && row.parentResourceId === null);
+          if (!exists) {
+            throw validationFailed('resourceId is not a bookable resource of this resource type', [
+              { path: 'body.resourceId', message: 'no such active resource (capacity lanes are booked through their parent)' },
+            ]);
+          }
+        }
+      }
+      const rules = rulesOf(type);
+      const busy = await txRepo.busy(
+        candidates.flatMap((b) => b.laneIds),
+        widen(request, rules),
+      );
+      for (const lane of lanesOf(candidates, busy)) {
+        if (checkFit(lane, org.timezone, request, rules) === null) return lane.resourceId;
+      }
+      throw conflict('SLOT_UNAVAILABLE', 'The requested time does not fit the availability of this resource');
+    },
+  };
+}

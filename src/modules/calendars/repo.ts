@@ -1,0 +1,161 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import type { Calendar } from './schemas.js';
+
+const calendarColumns = [
+  'calendars.id',
+  'calendars.ownerId',
+  'calendars.name',
+  'calendars.color',
+  'calendars.timezone',
+  'calendars.description',
+  'calendars.isDefault',
+  'calendars.createdAt',
+  'calendars.updatedAt',
+] as const;
+
+interface CalendarRow {
+  id: number;
+  ownerId: number;
+  name: string;
+  color: string;
+  timezone: string;
+  description: string | null;
+  isDefault: boolean | number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A calendar as the given user sees it. */
+export function toCalendar(row: CalendarRow, viewerId: number): Calendar {
+  return {
+    ...row,
+    isDefault: Boolean(row.isDefault),
+    accessRole: row.ownerId === viewerId ? 'owner' : 'reader',
+  };
+}
+
+export interface CalendarValues {
+  name: string;
+  color: string;
+  timezone: string;
+  description: string | null;
+  isDefault: boolean;
+}
+
+/**
+ * Limits of a read. `groupIds` limits which groups a shared calendar may be seen
+ * through; `calendarIds` limits the calendars. Undefined means no limit; the
+ * service never passes empty arrays (it answers "nothing" without a query).
+ */
+export interface ReadLimits {
+  calendarIds?: readonly number[] | undefined;
+  groupIds?: readonly number[] | undefined;
+}
+
+export function createCalendarRepo(db: Executor) {
+  return {
+    async insert(ownerId: number, values: CalendarValues, now: string): Promise<Calendar> {
+      const row = await db
+        .insertInto('calendars')
+        .values({ ownerId, ...values, createdAt: now, updatedAt: now })
+        .returning(calendarColumns)
+        .executeTakeFirstOrThrow();
+      return toCalendar(row, ownerId);
+    },
+
+    /** The calendar when the user owns it or it is shared with them through a group (within limits). */
+    async findReadable(
+      userId: number,
+      calendarId: number,
+      limits: ReadLimits,
+    ): Promise<Calendar | undefined> {
+      const { groupIds } = limits;
+      const row = await db
+        .selectFrom('calendars')
+        .select(calendarColumns)
+        .where('calendars.id', '=', calendarId)
+        .where((eb) =>
+          eb.or([
+            eb('calendars.ownerId', '=', userId),
+            ...(groupIds?.length === 0
+              ? []
+              : [
+                  eb.exists(
+                    eb
+                      .selectFrom('userGroupCalendars as gc')
+                      .innerJoin('userGroupMembers as m', 'm.groupId', 'gc.groupId')
+                      .select(sql.lit(1).as('one'))
+                      .whereRef('gc.calendarId', '=', 'calendars.id')
+                      .where('m.userId', '=', userId)
+                      .$if(groupIds !== undefined, (qb) => qb.where('gc.groupId', 'in', groupIds!)),
+                  ),
+                ]),
+          ]),
+        )
+        .executeTakeFirst();
+      return row && toCalendar(row, userId);
+    },
+
+    async listOwned(ownerId: number, calendarIds?: readonly number[]): Promise<Calendar[]> {
+      const rows = await db
+        .selectFrom('calendars')
+        .select(calendarColumns)
+        .where('calendars.ownerId', '=', ownerId)
+        .$if(calendarIds !== undefined, (qb) => qb.where('calendars.id', 'in', calendarIds!))
+        .execute();
+      return rows.map((row) => toCalendar(row, ownerId));
+    },
+
+    /** Other people's calendars shared with the user through groups they belong to. */
+    async listShared(userId: number, limits: ReadLimits): Promise<Calendar[]> {
+      const rows = await db
+        .selectFrom('userGroupMembers as m')
+        .innerJoin('userGroupCalendars as gc', 'gc.groupId', 'm.groupId')
+        .innerJoin('calendars', 'calendars.id', 'gc.calendarId')
+        .select(calendarColumns)
+        .distinct()
+        .where('m.userId', '=', userId)
+        .where('calendars.ownerId', '!=', userId)
+        .$if(limits.groupIds !== undefined, (qb) => qb.where('m.groupId', 'in', limits.groupIds!))
+        .$if(limits.calendarIds !== undefined, (qb) => qb.where('calendars.id', 'in', limits.calendarIds!))
+        .execute();
+      return rows.map((row) => toCalendar(row, userId));
+    },
+
+    async update(
+      id: number,
+      ownerId: number,
+      values: Partial<CalendarValues>,
+      now: string,
+    ): Promise<Calendar> {
+      const row = await db
+        .updateTable('calendars')
+        .set({ ...values, updatedAt: now })
+        .where('id', '=', id)
+        .returning(calendarColumns)
+        .executeTakeFirstOrThrow();
+      return toCalendar(row, ownerId);
+    },
+
+    /** Clears the owner's default flag (before setting it elsewhere: one default per owner). */
+    async clearDefault(ownerId: number, now: string): Promise<void> {
+      await db
+        .updateTable('calendars')
+        .set({ isDefault: false, updatedAt: now })
+        .where('ownerId', '=', ownerId)
+        .where('isDefault', '=', true)
+        .execute();
+    },
+
+    /** Deletes a calendar that is not its owner's default; answers whether it did. */
+    async deleteUnlessDefault(id: number): Promise<boolean> {
+      const result = await db
+        .deleteFrom('calendars')
+        .where('id', '=', id)
+        .where('isDefault', '=', false)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) === 1;
+    },
+  };
+}

@@ -1,0 +1,384 @@
+import type { Selectable } from 'kysely';
+import type { Dialect, Executor } from '../../db/database.js';
+import type { OrganisationRole, OrganisationsTable } from '../../db/tables/organisations.js';
+import type { Plan } from '../../db/tables/users.js';
+import type { SchedulePolicy } from '../scheduling/schemas.js';
+import type { Member, Organisation } from './schemas.js';
+
+const organisationColumns = [
+  'organisations.id',
+  'organisations.name',
+  'organisations.description',
+  'organisations.address',
+  'organisations.phone',
+  'organisations.email',
+  'organisations.slug',
+  'organisations.logoUrl',
+  'organisations.publicBookingHeadline',
+  'organisations.publicBookingDescription',
+  'organisations.schedulePolicy',
+  'organisations.timezone',
+  'organisations.defaultCurrency',
+  'organisations.color',
+  'organisations.isActive',
+  'organisations.createdAt',
+  'organisations.updatedAt',
+] as const;
+
+type OrganisationRow = Omit<Selectable<OrganisationsTable>, 'archivedAt'>;
+
+export function toOrganisation(row: OrganisationRow): Organisation {
+  const { schedulePolicy, isActive, ...rest } = row;
+  return {
+    ...rest,
+    ...(schedulePolicy ? { schedulePolicy: JSON.parse(schedulePolicy) as SchedulePolicy } : {}),
+    isActive: Boolean(isActive),
+  };
+}
+
+/** Column values of an organisation write, in the service's terms. */
+export interface OrganisationValues {
+  name?: string;
+  description?: string | null;
+  address?: string | null;
+  phone?: string | null;
+  email?: string | null;
+  slug?: string | null;
+  logoUrl?: string | null;
+  publicBookingHeadline?: string | null;
+  publicBookingDescription?: string | null;
+  schedulePolicy?: SchedulePolicy | null;
+  timezone?: string;
+  defaultCurrency?: string;
+  color?: string | null;
+}
+
+function toColumns(values: OrganisationValues) {
+  const { schedulePolicy, ...rest } = values;
+  return {
+    ...rest,
+    ...(schedulePolicy !== undefined
+      ? { schedulePolicy: schedulePolicy === null ? null : JSON.stringify(schedulePolicy) }
+      : {}),
+  };
+}
+
+/**
+ * Kysely queries of organisations and memberships. `dialect` decides row locks:
+ * PostgreSQL takes `select ... for update`; SQLite needs none because its one
+ * connection runs one transaction at a time.
+ */
+export function createOrganisationRepo(db: Executor, dialect: Dialect) {
+  const lockRows = dialect === 'postgres';
+
+  return {
+    /** The user's plan and active organisation, read under a row lock inside a transaction. */
+    lockUser(userId: number): Promise<{ plan: Plan; activeOrganisationId: number | null } | undefined> {
+      return db
+        .selectFrom('users')
+        .select(['plan', 'activeOrganisationId'])
+        .where('id', '=', userId)
+        .$if(lockRows, (qb) => qb.forUpdate())
+        .executeTakeFirst();
+    },
+
+    /** Serialises membership changes of one organisation (the last-OWNER rule). */
+    async lockOrganisation(organisationId: number): Promise<void> {
+      if (!lockRows) return;
+      await db
+        .selectFrom('organisations')
+        .select('id')
+        .where('id', '=', organisationId)
+        .forUpdate()
+        .execute();
+    },
+
+    async countOwnedActive(userId: number): Promise<number> {
+      const row = await db
+        .selectFrom('organisationMemberships')
+        .innerJoin('organisations', 'organisations.id', 'organisationMemberships.organisationId')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('organisationMemberships.userId', '=', userId)
+        .where('organisationMemberships.role', '=', 'OWNER')
+        .where('organisations.isActive', '=', true)
+        .executeTakeFirstOrThrow();
+      return Number(row.count);
+    },
+
+    async insert(
+      values: OrganisationValues & { name: string; timezone: string; defaultCurrency: string; now: string },
+    ): Promise<Organisation> {
+      const { now, name, timezone, defaultCurrency, ...rest } = values;
+      const row = await db
+        .insertInto('organisations')
+        .values({
+          ...toColumns(rest),
+          name,
+          timezone,
+          defaultCurrency,
+          isActive: true,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning(organisationColumns)
+        .executeTakeFirstOrThrow();
+      return toOrganisation(row);
+    },
+
+    async update(id: number, values: OrganisationValues, now: string): Promise<Organisation | undefined> {
+      const row = await db
+        .updateTable('organisations')
+        .set({ ...toColumns(values), updatedAt: now })
+        .where('id', '=', id)
+        .returning(organisationColumns)
+        .executeTakeFirst();
+      return row && toOrganisation(row);
+    },
+
+    async setActiveState(id: number, isActive: boolean, now: string): Promise<Organisation | undefined> {
+      const row = await db
+        .updateTable('organisations')
+        .set({ isActive, archivedAt: isActive ? null : now, updatedAt: now })
+        .where('id', '=', id)
+        .returning(organisationColumns)
+        .executeTakeFirst();
+      return row && toOrganisation(row);
+    },
+
+    /** The organisation with the user's role in it, archived or not; undefined for a non-member. */
+    async findForMember(
+      organisationId: number,
+      userId: number,
+    ): Promise<{ organisation: Organisation; role: OrganisationRole } | undefined> {
+      const row = await db
+        .selectFrom('organisations')
+        .innerJoin('organisationMemberships', (join) =>
+          join
+            .onRef('organisationMemberships.organisationId', '=', 'organisations.id')
+            .on('organisationMemberships.userId', '=', userId),
+        )
+        .select([...organisationColumns, 'organisationMemberships.role'])
+        .where('organisations.id', '=', organisationId)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      const { role, ...organisation } = row;
+      return { organisation: toOrganisation(organisation), role };
+    },
+
+    /** Every active organisation the user belongs to, with their role: one query. */
+    async listForUser(
+      userId: number,
+    ): Promise<Array<{ organisation: Organisation; role: OrganisationRole }>> {
+      const rows = await db
+        .selectFrom('organisationMemberships')
+        .innerJoin('organisations', 'organisations.id', 'organisationMemberships.organisationId')
+        .select([...organisationColumns, 'organisationMemberships.role'])
+        .where('organisationMemberships.userId', '=', userId)
+        .where('organisations.isActive', '=', true)
+        .orderBy('organisations.name')
+        .orderBy('organisations.id')
+        .execute();
+      return rows.map(({ role, ...organisation }) => ({ organisation: toOrganisation(organisation), role }));
+    },
+
+    /**
+     * The caller's active organisation, only while they are still a member and
+     * it is not archived: one indexed join.
+     */
+    findActiveMembership(userId: number) {
+      return db
+        .selectFrom('users')
+        .innerJoin('organisationMemberships', (join) =>
+          join
+            .onRef('organisationMemberships.userId', '=', 'users.id')
+            .onRef('organisationMemberships.organisationId', '=', 'users.activeOrganisationId'),
+        )
+        .innerJoin('organisations', 'organisations.id', 'organisationMemberships.organisationId')
+        .select([
+          'organisations.id as organisationId',
+          'organisationMemberships.role',
+          'organisations.timezone',
+        ])
+        .where('users.id', '=', userId)
+        .where('organisations.isActive', '=', true)
+        .executeTakeFirst();
+    },
+
+    async findScheduling(organisationId: number) {
+      const row = await db
+        .selectFrom('organisations')
+        .select(['id', 'timezone', 'schedulePolicy'])
+        .where('id', '=', organisationId)
+        .executeTakeFirst();
+      return (
+        row && {
+          organisationId: row.id,
+          timezone: row.timezone,
+          schedulePolicy: row.schedulePolicy ? (JSON.parse(row.schedulePolicy) as SchedulePolicy) : null,
+        }
+      );
+    },
+
+    async setActiveOrganisation(userId: number, organisationId: number, now: string): Promise<void> {
+      await db
+        .updateTable('users')
+        .set({ activeOrganisationId: organisationId, updatedAt: now })
+        .where('id', '=', userId)
+        .execute();
+    },
+
+    /** Makes the organisation the user's active one when they have none; answers whether it did. */
+    async setActiveIfNone(userId: number, organisationId: number, now: string): Promise<boolean> {
+      const result = await db
+        .updateTable('users')
+        .set({ activeOrganisationId: organisationId, updatedAt: now })
+        .where('id', '=', userId)
+        .where('activeOrganisationId', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    /** Clears the organisation as the active one of `userId`, or of every user when omitted. */
+    async clearActiveOrganisation(organisationId: number, now: string, userId?: number): Promise<void> {
+      await db
+        .updateTable('users')
+        .set({ activeOrganisationId: null, updatedAt: now })
+        .where('activeOrganisationId', '=', organisationId)
+        .$if(userId !== undefined, (qb) => qb.where('id', '=', userId!))
+        .execute();
+    },
+
+    async userExists(userId: number): Promise<boolean> {
+      const row = await db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
+      return row !== undefined;
+    },
+
+    findMembership(organisationId: number, userId: number) {
+      return db
+        .selectFrom('organisationMemberships')
+        .select(['id', 'role'])
+        .where('organisationId', '=', organisationId)
+        .where('userId', '=', userId)
+        .executeTakeFirst();
+    },
+
+    async insertMembership(values: {
+      organisationId: number;
+      userId: number;
+      role: OrganisationRole;
+      assignedById: number | null;
+      now: string;
+    }): Promise<void> {
+      const { now, ...rest } = values;
+      await db
+        .insertInto('organisationMemberships')
+        .values({ ...rest, createdAt: now, updatedAt: now })
+        .execute();
+    },
+
+    async updateMembershipRole(values: {
+      organisationId: number;
+      userId: number;
+      role: OrganisationRole;
+      assignedById: number;
+      now: string;
+    }): Promise<void> {
+      await db
+        .updateTable('organisationMemberships')
+        .set({ role: values.role, assignedById: values.assignedById, updatedAt: values.now })
+        .where('organisationId', '=', values.organisationId)
+        .where('userId', '=', values.userId)
+        .execute();
+    },
+
+    async deleteMembership(organisationId: number, userId: number): Promise<void> {
+      await db
+        .deleteFrom('organisationMemberships')
+        .where('organisationId', '=', organisationId)
+        .where('userId', '=', userId)
+        .execute();
+    },
+
+    async countOwners(organisationId: number): Promise<number> {
+      const row = await db
+        .selectFrom('organisationMemberships')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('organisationId', '=', organisationId)
+        .where('role', '=', 'OWNER')
+        .executeTakeFirstOrThrow();
+      return Number(row.count);
+    },
+
+    async countMembers(organisationId: number): Promise<number> {
+      const row = await db
+        .selectFrom('organisationMemberships')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('organisationId', '=', organisationId)
+        .executeTakeFirstOrThrow();
+      return Number(row.count);
+    },
+
+    listMembers(organisationId: number): Promise<Member[]> {
+      return db
+        .selectFrom('organisationMemberships')
+        .innerJoin('users', 'users.id', 'organisationMemberships.userId')
+        .select([
+          'users.id as userId',
+          'users.name',
+          'users.email',
+          'organisationMemberships.role',
+          'organisationMemberships.assignedById',
+          'organisationMemberships.createdAt as joinedAt',
+          'organisationMemberships.updatedAt',
+        ])
+        .where('organisationMemberships.organisationId', '=', organisationId)
+        .orderBy('organisationMemberships.createdAt')
+        .orderBy('users.id')
+        .execute();
+    },
+
+    async findMember(organisationId: number, userId: number): Promise<Member | undefined> {
+      return db
+        .selectFrom('organisationMemberships')
+        .innerJoin('users', 'users.id', 'organisationMemberships.userId')
+        .select([
+          'users.id as userId',
+          'users.name',
+          'users.email',
+          'organisationMemberships.role',
+          'organisationMemberships.assignedById',
+          'organisationMemberships.createdAt as joinedAt',
+          'organisationMemberships.updatedAt',
+        ])
+        .where('organisationMemberships.organisationId', '=', organisationId)
+        .where('organisationMemberships.userId', '=', userId)
+        .executeTakeFirst();
+    },
+  };
+}
+
+export type OrganisationRepo = ReturnType<typeof createOrganisationRepo>;
+
+/**
+ * Counts and writes that reach tables of the resources issue (resource types,
+ * resources, reservations). Until those tables exist there is nothing to count
+ * or recolour; the resources module replaces these bodies with its queries,
+ * and the organisation service already calls them at the right place.
+ */
+export function createOrganisationDependentsRepo(_db: Executor) {
+  return {
+    async countResourceTypes(_organisationId: number): Promise<number> {
+      return 0;
+    },
+    async countResources(_organisationId: number): Promise<number> {
+      return 0;
+    },
+    async countFutureReservations(_organisationId: number, _now: string): Promise<number> {
+      return 0;
+    },
+    /** Gives every resource type of the organisation this colour; answers how many changed. */
+    async recolourResourceTypes(_organisationId: number, _color: string, _now: string): Promise<number> {
+      return 0;
+    },
+  };
+}

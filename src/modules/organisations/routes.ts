@@ -1,0 +1,279 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { currentUser } from '../../http/auth.js';
+import { errorEnvelope } from '../../http/errors.js';
+import { idParam, security } from '../../http/schemas.js';
+import { paymentRoutes } from '../payments/routes.js';
+import {
+  addMemberBody,
+  assignMemberBody,
+  createOrganisationBody,
+  deletionPreview,
+  member,
+  memberOrganisation,
+  memberParams,
+  setActiveOrganisationBody,
+  updateBillingBody,
+  updateColourBody,
+  updateMemberRoleBody,
+  updateOrganisationBody,
+} from './schemas.js';
+
+const tags = ['organisations'];
+const memberTags = ['organisation members'];
+
+/** Organisation and membership routes, under /api/organisations. */
+export const organisationRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { organisations } = app.services;
+  const errors = {
+    400: errorEnvelope,
+    401: errorEnvelope,
+    403: errorEnvelope,
+    404: errorEnvelope,
+    409: errorEnvelope,
+  };
+
+  app.post(
+    '/',
+    {
+      onRequest: app.requireUser,
+      schema: {
+        tags,
+        summary: 'Create an organisation owned by the caller (active when the caller has none)',
+        security: security.user,
+        body: createOrganisationBody,
+        response: { 201: memberOrganisation, ...errors },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await organisations.create(currentUser(request), request.body)),
+  );
+
+  app.get(
+    '/',
+    {
+      onRequest: app.requireUser,
+      schema: {
+        tags,
+        summary: 'Active organisations the caller belongs to, with role, owner and active state',
+        security: security.user,
+        response: { 200: z.array(memberOrganisation), ...errors },
+      },
+    },
+    async (request) => organisations.list(currentUser(request)),
+  );
+
+  app.patch(
+    '/active',
+    {
+      onRequest: app.requireUser,
+      schema: {
+        tags,
+        summary: 'Make an organisation the caller belongs to their active one',
+        security: security.user,
+        body: setActiveOrganisationBody,
+        response: { 200: memberOrganisation, ...errors },
+      },
+    },
+    async (request) => organisations.setActive(currentUser(request), request.body.organisationId),
+  );
+
+  app.get(
+    '/:id',
+    {
+      onRequest: app.requireUser,
+      schema: {
+        tags,
+        summary: 'One organisation of the caller (an OWNER also sees it archived)',
+        security: security.user,
+        params: idParam,
+        response: { 200: memberOrganisation, ...errors },
+      },
+    },
+    async (request) => organisations.get(currentUser(request), request.params.id),
+  );
+
+  app.patch(
+    '/:id',
+    {
+      onRequest: app.requireUser,
+      schema: {
+        tags,
+        summary:
+          'Update profile, timezone and scheduling defaults (OWNER, ADMIN); isActive archives or restores (OWNER)',
+        security: security.user,
+        params: idParam,
+        body: updateOrganisationBody,
+        response: { 200: memberOrganisation, ...errors },
+      },
+    },
+    async (request) => organisations.update(currentUser(request), request.params.id, request.body),
+  );
+
+  app.delete(
+    '/:id',
+    {
+      onRequest: app.requireUser,
+      schema: {
+        tags,
+        summary: 'Archive the organisation (OWNER); never hard-deletes',
+        security: security.user,
+        params: idParam,
+        response: { 200: memberOrganisation, ...errors },
+      },
+    },
+    async (request) => organisations.archive(currentUser(request), request.params.id),
+  );
+
+  app.get(
+    '/:id/deletion-preview',
+    {
+      onRequest: app.requireUser,
+      schema: {
+        tags,
+        summary: 'What archiving the organisation would take out of service (OWNER, ADMIN)',
+        security: security.user,
+        params: idParam,
+        response: { 200: deletionPreview, ...errors },
+      },
+    },
+    async (request) => organisations.deletionPreview(currentUser(request), request.params.id),
+  );
+
+  app.patch(
+    '/:id/billing',
+    {
+      onRequest: app.requireUser,
+      schema: {
+        tags,
+        summary: 'Set the default currency (OWNER, ADMIN); stored lowercase',
+        security: security.user,
+        params: idParam,
+        body: updateBillingBody,
+        response: { 200: memberOrganisation, ...errors },
+      },
+    },
+    async (request) => organisations.updateBilling(currentUser(request), request.params.id, request.body),
+  );
+
+  app.patch(
+    '/:id/color',
+    {
+      onRequest: app.requireUser,
+      schema: {
+        tags,
+        summary: 'Set the organisation colour, optionally for every resource type too (OWNER, ADMIN)',
+        security: security.user,
+        params: idParam,
+        body: updateColourBody,
+        response: { 200: memberOrganisation, ...errors },
+      },
+    },
+    async (request) => organisations.updateColour(currentUser(request), request.params.id, request.body),
+  );
+
+  app.get(
+    '/:id/users/list',
+    {
+      onRequest: app.requireUser,
+      schema: {
+        tags: memberTags,
+        summary: 'Members and their roles (any member)',
+        security: security.user,
+        params: idParam,
+        response: { 200: z.array(member), ...errors },
+      },
+    },
+    async (request) => organisations.listMembers(currentUser(request), request.params.id),
+  );
+
+  app.post(
+    '/:id/users',
+    {
+      onRequest: app.requireUser,
+      schema: {
+        tags: memberTags,
+        summary: 'Add a user as MEMBER (OWNER, ADMIN)',
+        security: security.user,
+        params: idParam,
+        body: addMemberBody,
+        response: { 201: member, ...errors },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(await organisations.addMember(currentUser(request), request.params.id, request.body.userId)),
+  );
+
+  app.post(
+    '/:id/users/assign',
+    {
+      onRequest: app.requireUser,
+      schema: {
+        tags: memberTags,
+        summary:
+          'Add a user with a role, or change the role of a member (OWNER; ADMIN for MANAGER and MEMBER)',
+        security: security.user,
+        params: idParam,
+        body: assignMemberBody,
+        response: { 200: member, 201: member, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const result = await organisations.assignMember(currentUser(request), request.params.id, request.body);
+      return reply.code(result.created ? 201 : 200).send(result.member);
+    },
+  );
+
+  app.patch(
+    '/:id/users/:userId/role',
+    {
+      onRequest: app.requireUser,
+      schema: {
+        tags: memberTags,
+        summary: "Change a member's role (OWNER; ADMIN for MANAGER and MEMBER); never the last OWNER",
+        security: security.user,
+        params: memberParams,
+        body: updateMemberRoleBody,
+        response: { 200: member, ...errors },
+      },
+    },
+    async (request) =>
+      organisations.changeMemberRole(
+        currentUser(request),
+        request.params.id,
+        request.params.userId,
+        request.body.role,
+      ),
+  );
+
+  const removals = [
+    [
+      '/:id/users/:userId',
+      'Remove a member (OWNER; ADMIN for MANAGER and MEMBER; anyone may remove themselves); never the last OWNER',
+    ],
+    ['/:id/users/:userId/remove', 'Remove a member (alternate path of DELETE /:id/users/:userId)'],
+  ] as const;
+  for (const [path, summary] of removals) {
+    app.delete(
+      path,
+      {
+        onRequest: app.requireUser,
+        schema: {
+          tags: memberTags,
+          summary,
+          security: security.user,
+          params: memberParams,
+          response: { 204: z.null().describe('Removed'), ...errors },
+        },
+      },
+      async (request, reply) => {
+        await organisations.removeMember(currentUser(request), request.params.id, request.params.userId);
+        return reply.code(204).send(null);
+      },
+    );
+  }
+
+  await app.register(paymentRoutes);
+};

@@ -1,0 +1,165 @@
+import { IANAZone } from 'luxon';
+import { z } from 'zod';
+import { positiveId } from '../../http/schemas.js';
+import { currencyCode } from '../payments/currencies.js';
+import { schedulePolicy } from '../scheduling/schemas.js';
+
+export const organisationRole = z.enum(['OWNER', 'ADMIN', 'MANAGER', 'MEMBER']);
+export type OrganisationRole = z.infer<typeof organisationRole>;
+
+/** An optional text field; `null` or an empty string clears it. */
+const text = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .transform((value) => (value === '' ? null : value))
+    .nullable()
+    .optional();
+
+export const slug = z
+  .string()
+  .max(63, 'must be at most 63 characters')
+  .regex(
+    /^[a-z0-9]+(-[a-z0-9]+)*$/,
+    'must be kebab-case: lowercase letters and digits separated by single hyphens',
+  );
+
+export const timezone = z
+  .string()
+  .max(64)
+  .refine((zone) => IANAZone.isValidZone(zone), 'must be an IANA time zone name, e.g. Europe/Berlin')
+  // Canonical spelling: `europe/berlin` is stored as `Europe/Berlin`.
+  .transform((zone) => new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone);
+
+export const colour = z
+  .string()
+  .regex(/^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex colour, #rgb or #rrggbb')
+  .transform((value) => value.toLowerCase());
+
+const profileFields = {
+  description: text(2000),
+  address: text(500),
+  phone: text(50),
+  email: z
+    .string()
+    .trim()
+    .max(254)
+    .pipe(z.email({ message: 'must be a valid email address' }))
+    .transform((value) => value.toLowerCase())
+    .nullable()
+    .optional(),
+  slug: slug.nullable().optional(),
+  logoUrl: z
+    .url({ protocol: /^https?$/, message: 'must be an absolute http(s) URL' })
+    .max(2048)
+    .nullable()
+    .optional(),
+  publicBookingHeadline: text(200),
+  publicBookingDescription: text(2000),
+  schedulePolicy: schedulePolicy.nullable().optional(),
+  timezone: timezone.optional(),
+};
+
+export const createOrganisationBody = z.strictObject({
+  name: z.string().trim().min(1, 'must not be empty').max(200),
+  ...profileFields,
+});
+export type CreateOrganisationInput = z.infer<typeof createOrganisationBody>;
+
+export const updateOrganisationBody = z.strictObject({
+  name: z.string().trim().min(1, 'must not be empty').max(200).optional(),
+  ...profileFields,
+  isActive: z.boolean().optional().describe('false archives (OWNER only); true restores an archived one'),
+});
+export type UpdateOrganisationInput = z.infer<typeof updateOrganisationBody>;
+
+export const setActiveOrganisationBody = z.strictObject({
+  organisationId: z.number().int('must be an integer').positive('must be a positive integer'),
+});
+
+export const updateBillingBody = z.strictObject({
+  defaultCurrency: currencyCode.optional().describe('Three-letter code the payment provider supports'),
+});
+export type UpdateBillingInput = z.infer<typeof updateBillingBody>;
+
+export const updateColourBody = z.strictObject({
+  color: colour,
+  cascadeToResourceTypes: z.boolean().optional().describe('Also give every resource type this colour'),
+});
+export type UpdateColourInput = z.infer<typeof updateColourBody>;
+
+const userId = z.number().int('must be an integer').positive('must be a positive integer');
+
+export const addMemberBody = z.strictObject({ userId });
+
+export const assignMemberBody = z.strictObject({
+  userId,
+  role: organisationRole,
+  assignedById: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Must be the caller; the assigner recorded is always the caller'),
+});
+export type AssignMemberInput = z.infer<typeof assignMemberBody>;
+
+export const updateMemberRoleBody = z.strictObject({ role: organisationRole });
+
+export const memberParams = z.strictObject({ id: positiveId, userId: positiveId });
+
+export const organisation = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    description: z.string().nullable(),
+    address: z.string().nullable(),
+    phone: z.string().nullable(),
+    email: z.string().nullable(),
+    slug: z.string().nullable(),
+    logoUrl: z.string().nullable(),
+    publicBookingHeadline: z.string().nullable(),
+    publicBookingDescription: z.string().nullable(),
+    schedulePolicy: schedulePolicy.optional().describe('Present when configured'),
+    timezone: z.string(),
+    defaultCurrency: z.string(),
+    color: z.string().nullable(),
+    isActive: z.boolean(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .describe('Organisation');
+export type Organisation = z.infer<typeof organisation>;
+
+/** An organisation as seen by one member: every organisation route answers this shape. */
+export const memberOrganisation = organisation
+  .extend({
+    role: organisationRole,
+    isOwner: z.boolean(),
+    isActiveOrganisation: z.boolean(),
+  })
+  .describe('Organisation with the caller’s membership');
+export type MemberOrganisation = z.infer<typeof memberOrganisation>;
+
+export const member = z
+  .object({
+    userId: z.number().int(),
+    name: z.string(),
+    email: z.string(),
+    role: organisationRole,
+    assignedById: z.number().int().nullable(),
+    joinedAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .describe('Organisation member');
+export type Member = z.infer<typeof member>;
+
+export const deletionPreview = z.object({
+  organisationId: z.number().int(),
+  members: z.number().int(),
+  resourceTypes: z.number().int(),
+  resources: z.number().int(),
+  futureReservations: z.number().int(),
+});
+export type DeletionPreview = z.infer<typeof deletionPreview>;

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { rangeQuery } from '../availability/schemas.js';
+import { availabilityMode } from '../scheduling/schemas.js';
+
+export const slugParam = z.strictObject({ slug: z.string().min(1).max(63) });
+export const tokenParam = z.strictObject({ token: z.string().min(1).max(128) });
+
+export const slugAvailabilityQuery = z
+  .strictObject({
+    resourceId: z.coerce.number().int().min(1).optional(),
+    resourceTypeId: z.coerce.number().int().min(1).optional(),
+    from: rangeQuery.shape.from,
+    to: rangeQuery.shape.to,
+  })
+  .refine((q) => (q.resourceId === undefined) !== (q.resourceTypeId === undefined), {
+    message: 'give exactly one of resourceId and resourceTypeId',
+    path: ['resourceId'],
+  })
+  .superRefine((q, ctx) => {
+    const parsed = rangeQuery.safeParse({ from: q.from, to: q.to });
+    if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: 'custom' });
+  });
+
+/** What anyone may see of an organisation: its booking page, nothing about members or managers. */
+export const publicOrganisation = z.object({
+  name: z.string(),
+  slug: z.string().nullable(),
+  description: z.string().nullable(),
+  logoUrl: z.string().nullable(),
+  publicBookingHeadline: z.string().nullable(),
+  publicBookingDescription: z.string().nullable(),
+  color: z.string().nullable(),
+  timezone: z.string(),
+});
+
+export const publicResourceType = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  description: z.string().nullable(),
+  bookingMode: z.enum(['SINGLE_RESOURCE', 'POOL', 'BOTH']),
+  availabilityMode,
+  minBookingDuration: z.number().int(),
+  customerInfoFields: z.array(z.string()),
+  pricingEnabled: z.boolean(),
+  paymentRequired: z.boolean(),
+  priceAmount: z.number().int().nullable(),
+  priceCurrency: z.string().nullable(),
+  color: z.string().nullable(),
+  icon: z.string().nullable(),
+});
+
+export const publicResource = z.object({
+  id: z.number().int(),
+  resourceTypeId: z.number().int(),
+  name: z.string(),
+  description: z.string().nullable(),
+  capacity: z.number().int(),
+});
+
+export const publicCatalogue = z.object({
+  organisation: publicOrganisation,
+  resourceTypes: z.array(publicResourceType),
+  resources: z.array(publicResource),
+});
+
+export const publicResourcePage = z.object({
+  organisation: publicOrganisation,
+  resourceType: publicResourceType,
+  resource: publicResource,
+});

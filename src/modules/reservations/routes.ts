@@ -1,0 +1,63 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { currentUser } from '../../http/auth.js';
+import { errorEnvelope } from '../../http/errors.js';
+import { idParam, page, security } from '../../http/schemas.js';
+import { listReservationsQuery, reservation, reservationBody } from './schemas.js';
+
+const tags = ['reservations'];
+const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope };
+
+export const reservationRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { reservations } = app.services;
+  app.addHook('onRequest', app.requireUser);
+
+  app.post(
+    '/',
+    {
+      schema: {
+        tags,
+        summary: 'Book a resource or a pool of the active organisation (409 SLOT_UNAVAILABLE when it does not fit)',
+        security: security.user,
+        body: reservationBody,
+        response: { 201: reservation, ...errors },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await reservations.create(currentUser(request), request.body)),
+  );
+
+  app.get(
+    '/',
+    {
+      schema: {
+        tags,
+        summary: 'Reservations of the active organisation, by start time, paged by cursor',
+        security: security.user,
+        querystring: listReservationsQuery,
+        response: { 200: page(reservation), ...errors },
+      },
+    },
+    async (request) => reservations.list(currentUser(request), request.query),
+  );
+
+  app.get(
+    '/:id',
+    {
+      schema: { tags, summary: 'One reservation', security: security.user, params: idParam, response: { 200: reservation, ...errors } },
+    },
+    async (request) => reservations.get(currentUser(request), request.params.id),
+  );
+
+  app.post(
+    '/:id/cancel',
+    {
+      schema: {
+        tags,
+        summary: 'Cancel a reservation (OWNER, ADMIN, MANAGER or its creator)',
+        security: security.user,
+        params: idParam,
+        response: { 200: reservation, ...errors },
+      },
+    },
+    async (request) => reservations.cancel(currentUser(request), request.params.id),
+  );
+};

@@ -1,0 +1,147 @@
+import { type Db, inTransaction } from '../../db/database.js';
+import type { ReservationSource } from '../../db/tables/resources.js';
+import { AppError, conflict, forbidden, notFound, validationFailed } from '../../http/errors.js';
+import { nowIso } from '../../lib/time.js';
+import type { AvailabilityService, OrganisationSchedule } from '../availability/service.js';
+import { MAX_RESERVATION_MS } from '../availability/repo.js';
+import { CATALOGUE_WRITERS } from '../organisations/access.js';
+import type { OrganisationsService } from '../organisations/service.js';
+import { createResourceTypeRepo } from '../resource-types/repo.js';
+import type { ResourceType } from '../resource-types/schemas.js';
+import { createResourceRepo } from '../resources/repo.js';
+import { createReservationRepo, InvalidCursorError } from './repo.js';
+import type { Customer, ListReservationsQuery, Reservation, ReservationInput } from './schemas.js';
+
+/** Who books: a member through the API or MCP, or a public booker through a slug or token link. */
+export interface BookingChannel {
+  source: ReservationSource;
+  createdByUserId: number | null;
+}
+
+const field = (path: string, message: string) => validationFailed(`${path}: ${message}`, [{ path, message }]);
+
+/** The customer must answer exactly the type's customerInfoFields beyond name, email and phone. */
+function checkCustomer(customer: Customer, type: ResourceType) {
+  const asked = new Set(type.customerInfoFields);
+  const extra = Object.keys(customer).filter((key) => !['name', 'email', 'phone'].includes(key) && !asked.has(key));
+  if (extra.length > 0) throw field('body.customer', `unknown field(s): ${extra.join(', ')}`);
+  const missing = type.customerInfoFields.filter((key) => !customer[key]);
+  if (missing.length > 0) throw field('body.customer', `missing field(s) this resource type asks for: ${missing.join(', ')}`);
+}
+
+export type ReservationsService = ReturnType<typeof createReservationsService>;
+
+export function createReservationsService(deps: {
+  db: Db;
+  organisations: OrganisationsService;
+  availability: AvailabilityService;
+}) {
+  const { db, organisations, availability } = deps;
+  const repo = createReservationRepo(db.kysely);
+
+  /**
+   * Books exactly the requested time: the booking mode decides whether a concrete
+   * resource is required, a lane is allocated from the pool, or either. Price,
+   * currency and status come from the resource type only.
+   */
+  async function book(org: OrganisationSchedule, input: ReservationInput, channel: BookingChannel) {
+    const start = Date.parse(input.startTime);
+    const end = Date.parse(input.endTime);
+    if (end <= start) throw field('body.endTime', 'must be after startTime');
+    if (end - start > MAX_RESERVATION_MS) throw field('body.endTime', 'a reservation lasts at most 31 days');
+    if (start <= Date.now()) throw field('body.startTime', 'must be in the future');
+
+    const resources = createResourceRepo(db.kysely, db.dialect);
+    let typeId = input.resourceTypeId;
+    if (input.resourceId !== undefined) {
+      const resource = await resources.find(org.organisationId, input.resourceId);
+      if (!resource || resource.isCapacityChild) {
+        throw field('body.resourceId', 'no such bookable resource (capacity lanes are booked through their parent)');
+      }
+      if (typeId !== undefined && typeId !== resource.resourceTypeId) {
+        throw field('body.resourceTypeId', 'does not match the type of resourceId');
+      }
+      typeId = resource.resourceTypeId;
+    }
+    const type = await createResourceTypeRepo(db.kysely).find(org.organisationId, typeId!);
+    if (!type) throw field('body.resourceTypeId', 'no such resource type');
+    if (type.bookingMode === 'SINGLE_RESOURCE' && input.resourceId === undefined) {
+      throw field('body.resourceId', 'is required: this resource type books a concrete resource (SINGLE_RESOURCE)');
+    }
+    if (type.bookingMode === 'POOL' && input.resourceId !== undefined) {
+      throw field('body.resourceId', 'is not accepted: this resource type books from its pool (POOL); send resourceTypeId');
+    }
+    if (!type.isActive) throw conflict('SLOT_UNAVAILABLE', 'This resource type is not bookable');
+    checkCustomer(input.customer, type);
+
+    return inTransaction(db.kysely, async (trx) => {
+      const laneId = await availability.allocateLane(
+        trx,
+        org,
+        type,
+        input.resourceId !== undefined ? { resourceId: input.resourceId } : {},
+        { start, end },
+      );
+      return createReservationRepo(trx).insert(
+        {
+          organisationId: org.organisationId,
+          resourceTypeId: type.id,
+          resourceId: laneId,
+          status: type.paymentRequired ? 'pending_payment' : 'confirmed',
+          startTime: new Date(start).toISOString(),
+          endTime: new Date(end).toISOString(),
+          customer: input.customer,
+          notes: input.notes ?? null,
+          priceAmount: type.pricingEnabled ? type.priceAmount : null,
+          priceCurrency: type.pricingEnabled ? type.priceCurrency : null,
+          source: channel.source,
+          createdByUserId: channel.createdByUserId,
+        },
+        nowIso(),
+      );
+    });
+  }
+
+  async function findOrThrow(organisationId: number, id: number) {
+    const found = await repo.find(organisationId, id);
+    if (!found) throw notFound('Reservation');
+    return found;
+  }
+
+  return {
+    book,
+
+    async create(user: { id: number }, input: ReservationInput, source: ReservationSource = 'api') {
+      const { organisationId } = await organisations.requireActiveMembership(user);
+      const org = await organisations.getSchedulingDefaults(organisationId);
+      return book(org, input, { source, createdByUserId: user.id });
+    },
+
+    async list(user: { id: number }, query: ListReservationsQuery) {
+      const { organisationId } = await organisations.requireActiveMembership(user);
+      try {
+        return await repo.list(organisationId, query);
+      } catch (error) {
+        if (error instanceof InvalidCursorError) throw field('query.cursor', 'is not a cursor this list gave out');
+        throw error;
+      }
+    },
+
+    async get(user: { id: number }, id: number): Promise<Reservation> {
+      const { organisationId } = await organisations.requireActiveMembership(user);
+      return findOrThrow(organisationId, id);
+    },
+
+    /** OWNER, ADMIN, MANAGER, or the member who made it. A cancelled reservation frees its time at once. */
+    async cancel(user: { id: number }, id: number): Promise<Reservation> {
+      const membership = await organisations.requireActiveMembership(user);
+      const found = await findOrThrow(membership.organisationId, id);
+      if (found.createdByUserId !== user.id && !CATALOGUE_WRITERS.includes(membership.role)) {
+        throw forbidden('Only OWNER, ADMIN, MANAGER or the member who made a reservation can cancel it');
+      }
+      const cancelled = await repo.cancel(id, nowIso());
+      if (!cancelled) throw new AppError(409, 'CONFLICT', 'This reservation is already cancelled');
+      return cancelled;
+    },
+  };
+}

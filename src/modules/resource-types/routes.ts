@@ -1,0 +1,102 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { currentUser } from '../../http/auth.js';
+import { errorEnvelope } from '../../http/errors.js';
+import { idParam, security } from '../../http/schemas.js';
+import { colourBody, createResourceTypeBody, resourceType, updateResourceTypeBody } from './schemas.js';
+
+const tags = ['resource types'];
+const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope };
+
+export const resourceTypeRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { resourceTypes } = app.services;
+  app.addHook('onRequest', app.requireUser);
+
+  app.post(
+    '/',
+    {
+      schema: {
+        tags,
+        summary: 'Create a resource type in the active organisation (OWNER, ADMIN, MANAGER)',
+        security: security.user,
+        body: createResourceTypeBody,
+        response: { 201: resourceType, ...errors },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await resourceTypes.create(currentUser(request), request.body)),
+  );
+
+  app.get(
+    '/',
+    {
+      schema: {
+        tags,
+        summary: 'Resource types of the active organisation',
+        security: security.user,
+        response: { 200: z.array(resourceType), ...errors },
+      },
+    },
+    async (request) => resourceTypes.list(currentUser(request)),
+  );
+
+  app.get(
+    '/:id',
+    {
+      schema: {
+        tags,
+        summary: 'One resource type',
+        security: security.user,
+        params: idParam,
+        response: { 200: resourceType, ...errors },
+      },
+    },
+    async (request) => resourceTypes.get(currentUser(request), request.params.id),
+  );
+
+  app.patch(
+    '/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Change a resource type (OWNER, ADMIN, MANAGER)',
+        security: security.user,
+        params: idParam,
+        body: updateResourceTypeBody,
+        response: { 200: resourceType, ...errors },
+      },
+    },
+    async (request) => resourceTypes.update(currentUser(request), request.params.id, request.body),
+  );
+
+  app.delete(
+    '/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a resource type without resources (409 RESOURCE_TYPE_IN_USE otherwise)',
+        security: security.user,
+        params: idParam,
+        response: { 204: z.null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      await resourceTypes.remove(currentUser(request), request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.patch(
+    '/:id/color',
+    {
+      schema: {
+        tags,
+        summary: "Set a resource type's colour",
+        security: security.user,
+        params: idParam,
+        body: colourBody,
+        response: { 200: resourceType, ...errors },
+      },
+    },
+    async (request) => resourceTypes.setColour(currentUser(request), request.params.id, request.body.color),
+  );
+};

@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { colour } from '../organisations/schemas.js';
+import { currencyCode } from '../payments/currencies.js';
+import { availabilityMode, schedulePolicy } from '../scheduling/schemas.js';
+
+export const bookingMode = z.enum(['SINGLE_RESOURCE', 'POOL', 'BOTH']);
+export type BookingMode = z.infer<typeof bookingMode>;
+
+/** Refuses a field the server derives, naming why. */
+export const serverDerived = (why: string) => z.never({ error: why }).optional();
+
+const text = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .transform((value) => (value === '' ? null : value))
+    .nullable()
+    .optional();
+
+const customerInfoFields = z
+  .array(
+    z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'must be a field name: a letter, then letters, digits or _'),
+  )
+  .max(20)
+  .refine((names) => new Set(names).size === names.length, 'must not repeat a field name')
+  .refine(
+    (names) => !names.some((n) => ['name', 'email'].includes(n)),
+    'name and email are always asked; list only extra fields',
+  );
+
+const typeFields = {
+  description: text(2000),
+  minBookingDuration: z.number().int().min(1).max(44_640).describe('Minutes'),
+  bufferTime: z.number().int().min(0).max(1440).describe('Minutes kept clear around every reservation'),
+  availabilityMode: availabilityMode.describe('Same as schedulePolicy.availabilityMode'),
+  customerInfoFields,
+  waitlistEnabled: z.boolean(),
+  recurringEnabled: z.boolean(),
+  bookingMode,
+  color: colour.nullable(),
+  icon: text(64),
+  schedulePolicy: schedulePolicy.nullable(),
+  pricingEnabled: z.boolean(),
+  paymentRequired: z.boolean(),
+  priceAmount: z.number().int().min(0).max(100_000_000).nullable().describe('Minor units'),
+  priceCurrency: currencyCode.nullable(),
+  organisationId: serverDerived('is not accepted: resource types belong to your active organisation'),
+};
+
+const typeFieldsBody = z.strictObject(typeFields).partial();
+const typeName = z.string().trim().min(1).max(200);
+
+export const createResourceTypeBody = typeFieldsBody.extend({ name: typeName });
+export const updateResourceTypeBody = typeFieldsBody.extend({
+  name: typeName.optional(),
+  isActive: z.boolean().optional(),
+});
+
+export type CreateResourceTypeInput = z.infer<typeof createResourceTypeBody>;
+export type UpdateResourceTypeInput = z.infer<typeof updateResourceTypeBody>;
+
+export const colourBody = z.strictObject({ color: colour });
+
+export const resourceType = z.object({
+  id: z.number().int(),
+  organisationId: z.number().int(),
+  name: z.string(),
+  description: z.string().nullable(),
+  minBookingDuration: z.number().int(),
+  bufferTime: z.number().int(),
+  availabilityMode: availabilityMode.nullable().describe("The type's own mode; null inherits the organisation's"),
+  customerInfoFields: z.array(z.string()),
+  waitlistEnabled: z.boolean(),
+  recurringEnabled: z.boolean(),
+  bookingMode,
+  color: z.string().nullable(),
+  icon: z.string().nullable(),
+  schedulePolicy: schedulePolicy.nullable(),
+  pricingEnabled: z.boolean(),
+  paymentRequired: z.boolean(),
+  priceAmount: z.number().int().nullable(),
+  priceCurrency: z.string().nullable(),
+  isActive: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type ResourceType = z.infer<typeof resourceType>;

@@ -1,0 +1,142 @@
+import { type Db, inTransaction } from '../../db/database.js';
+import { conflict, notFound, validationFailed } from '../../http/errors.js';
+import { nowIso } from '../../lib/time.js';
+import { CATALOGUE_WRITERS } from '../organisations/access.js';
+import type { OrganisationsService } from '../organisations/service.js';
+import { normaliseSchedulePolicy } from '../scheduling/schemas.js';
+import { createResourceTypeRepo, type ResourceTypeValues } from './repo.js';
+import type { CreateResourceTypeInput, ResourceType, UpdateResourceTypeInput } from './schemas.js';
+
+const DEFAULTS: ResourceTypeValues = {
+  name: '',
+  description: null,
+  minBookingDuration: 60,
+  bufferTime: 0,
+  customerInfoFields: [],
+  waitlistEnabled: false,
+  recurringEnabled: false,
+  bookingMode: 'SINGLE_RESOURCE',
+  color: null,
+  icon: null,
+  schedulePolicy: null,
+  pricingEnabled: false,
+  paymentRequired: false,
+  priceAmount: null,
+  priceCurrency: null,
+  isActive: true,
+};
+
+type Input = CreateResourceTypeInput | UpdateResourceTypeInput;
+
+/**
+ * Applies a create or update body over the current values and checks the rules
+ * that span fields: the top-level availabilityMode is the schedule's section, and
+ * a price needs pricing on (payment needs a price).
+ */
+function merge(current: ResourceTypeValues, input: Input, defaultCurrency: string): ResourceTypeValues {
+  const { availabilityMode, organisationId: _never, ...fields } = input;
+  const next: ResourceTypeValues = { ...current };
+  for (const [key, value] of Object.entries(fields)) {
+    if (value !== undefined) (next as unknown as Record<string, unknown>)[key] = value;
+  }
+  if (input.schedulePolicy !== undefined) {
+    next.schedulePolicy = input.schedulePolicy ? normaliseSchedulePolicy(input.schedulePolicy) : null;
+  }
+  if (availabilityMode !== undefined) {
+    const inPolicy = input.schedulePolicy?.availabilityMode;
+    if (inPolicy !== undefined && inPolicy !== availabilityMode) {
+      throw validationFailed('availabilityMode and schedulePolicy.availabilityMode differ', [
+        { path: 'body.availabilityMode', message: `is ${availabilityMode} but schedulePolicy says ${inPolicy}` },
+      ]);
+    }
+    next.schedulePolicy = { ...(next.schedulePolicy ?? {}), availabilityMode };
+  }
+  if (next.pricingEnabled) {
+    if (next.priceAmount === null) {
+      throw validationFailed('A priced resource type needs priceAmount', [
+        { path: 'body.priceAmount', message: 'is required when pricingEnabled is true' },
+      ]);
+    }
+    next.priceCurrency ??= defaultCurrency;
+  }
+  if (next.paymentRequired && !next.pricingEnabled) {
+    throw validationFailed('paymentRequired needs pricingEnabled', [
+      { path: 'body.paymentRequired', message: 'can only be true when pricingEnabled is true' },
+    ]);
+  }
+  return next;
+}
+
+const valuesOf = ({ id: _i, organisationId: _o, availabilityMode: _a, createdAt: _c, updatedAt: _u, ...values }: ResourceType) =>
+  values;
+
+export type ResourceTypesService = ReturnType<typeof createResourceTypesService>;
+
+/** Resource types of the caller's active organisation. Reads: any member; writes: OWNER, ADMIN, MANAGER. */
+export function createResourceTypesService({ db, organisations }: { db: Db; organisations: OrganisationsService }) {
+  const repo = createResourceTypeRepo(db.kysely);
+
+  async function writable(user: { id: number }) {
+    const membership = await organisations.requireActiveMembership(user);
+    organisations.assertRole(membership, CATALOGUE_WRITERS);
+    return membership;
+  }
+
+  async function requireType(organisationId: number, id: number): Promise<ResourceType> {
+    const found = await repo.find(organisationId, id);
+    if (!found) throw notFound('Resource type');
+    return found;
+  }
+
+  return {
+    async list(user: { id: number }): Promise<ResourceType[]> {
+      const { organisationId } = await organisations.requireActiveMembership(user);
+      return repo.list(organisationId);
+    },
+
+    async get(user: { id: number }, id: number): Promise<ResourceType> {
+      const { organisationId } = await organisations.requireActiveMembership(user);
+      return requireType(organisationId, id);
+    },
+
+    async create(user: { id: number }, input: CreateResourceTypeInput): Promise<ResourceType> {
+      const { organisationId } = await writable(user);
+      const values = merge(DEFAULTS, input, await repo.defaultCurrency(organisationId));
+      return repo.insert(organisationId, values, nowIso());
+    },
+
+    async update(user: { id: number }, id: number, input: UpdateResourceTypeInput): Promise<ResourceType> {
+      const { organisationId } = await writable(user);
+      return inTransaction(db.kysely, async (trx) => {
+        const repoInTrx = createResourceTypeRepo(trx);
+        const current = await repoInTrx.find(organisationId, id);
+        if (!current) throw notFound('Resource type');
+        const values = merge(valuesOf(current), input, await repoInTrx.defaultCurrency(organisationId));
+        return repoInTrx.update(organisationId, id, values, nowIso());
+      });
+    },
+
+    async setColour(user: { id: number }, id: number, color: string): Promise<ResourceType> {
+      const { organisationId } = await writable(user);
+      const updated = await repo.setColour(organisationId, id, color, nowIso());
+      if (!updated) throw notFound('Resource type');
+      return updated;
+    },
+
+    async remove(user: { id: number }, id: number): Promise<void> {
+      const { organisationId } = await writable(user);
+      await inTransaction(db.kysely, async (trx) => {
+        const repoInTrx = createResourceTypeRepo(trx);
+        if (!(await repoInTrx.find(organisationId, id))) throw notFound('Resource type');
+        if (await repoInTrx.hasResources(id)) {
+          throw conflict('RESOURCE_TYPE_IN_USE', 'This resource type still has resources; delete or move them first');
+        }
+        await repoInTrx.delete(organisationId, id);
+      });
+    },
+
+    /** One type of an organisation, without a caller (public booking, availability). */
+    findInOrganisation: (organisationId: number, id: number) => repo.find(organisationId, id),
+    requireType,
+  };
+}

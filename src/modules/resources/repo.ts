@@ -1,0 +1,166 @@
+import { type Selectable, sql } from 'kysely';
+import type { Dialect, Executor } from '../../db/database.js';
+import type { ResourcesTable } from '../../db/tables/resources.js';
+import type { SchedulePolicy } from '../scheduling/schemas.js';
+import type { Resource } from './schemas.js';
+
+type ResourceRow = Selectable<ResourcesTable>;
+
+export function toResource(row: ResourceRow): Resource {
+  const { publicToken: _token, ...rest } = row;
+  const schedulePolicy = row.schedulePolicy ? (JSON.parse(row.schedulePolicy) as SchedulePolicy) : null;
+  return {
+    ...rest,
+    schedulePolicy,
+    operatingHoursOverrides: schedulePolicy?.operatingHours ?? null,
+    isCapacityChild: Boolean(row.isCapacityChild),
+    isActive: Boolean(row.isActive),
+  };
+}
+
+export interface ResourceValues {
+  resourceTypeId: number;
+  name: string;
+  description: string | null;
+  capacity: number;
+  managedById: number | null;
+  schedulePolicy: SchedulePolicy | null;
+  isActive: boolean;
+}
+
+const policyColumn = (policy: SchedulePolicy | null) => (policy ? JSON.stringify(policy) : null);
+
+export function createResourceRepo(db: Executor, dialect: Dialect) {
+  const inOrganisation = (organisationId: number) =>
+    db.selectFrom('resources').selectAll().where('organisationId', '=', organisationId);
+
+  return {
+    /** Parents (and resources without lanes) in creation order, each followed by its lanes in lane order. */
+    async list(organisationId: number, resourceTypeId?: number): Promise<Resource[]> {
+      let query = inOrganisation(organisationId);
+      if (resourceTypeId !== undefined) query = query.where('resourceTypeId', '=', resourceTypeId);
+      const rows = await query
+        .orderBy(sql`coalesce(parent_resource_id, id)`)
+        .orderBy(sql`coalesce(capacity_lane_index, 0)`)
+        .execute();
+      return rows.map(toResource);
+    },
+
+    async find(organisationId: number, id: number): Promise<ResourceRow | undefined> {
+      return inOrganisation(organisationId).where('id', '=', id).executeTakeFirst();
+    },
+
+    /** The row, locked until the transaction ends on PostgreSQL (SQLite transactions are serial already). */
+    async findForUpdate(organisationId: number, id: number): Promise<ResourceRow | undefined> {
+      const query = inOrganisation(organisationId).where('id', '=', id);
+      return (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+    },
+
+    async findByToken(publicToken: string): Promise<ResourceRow | undefined> {
+      return db.selectFrom('resources').selectAll().where('publicToken', '=', publicToken).executeTakeFirst();
+    },
+
+    async lanesOf(parentId: number): Promise<ResourceRow[]> {
+      return db
+        .selectFrom('resources')
+        .selectAll()
+        .where('parentResourceId', '=', parentId)
+        .orderBy('capacityLaneIndex')
+        .execute();
+    },
+
+    async insert(
+      organisationId: number,
+      values: ResourceValues & {
+        parentResourceId?: number;
+        isCapacityChild?: boolean;
+        capacityLaneIndex?: number;
+        publicToken: string;
+      },
+      now: string,
+    ): Promise<ResourceRow> {
+      return db
+        .insertInto('resources')
+        .values({
+          ...values,
+          isCapacityChild: values.isCapacityChild ?? false,
+          schedulePolicy: policyColumn(values.schedulePolicy),
+          organisationId,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    },
+
+    async update(id: number, values: ResourceValues, now: string): Promise<ResourceRow> {
+      return db
+        .updateTable('resources')
+        .set({ ...values, schedulePolicy: policyColumn(values.schedulePolicy), updatedAt: now })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    },
+
+    /** Keeps lanes in step with their parent: name prefix, type, manager, active state. */
+    async updateLanes(
+      parent: { id: number; name: string; resourceTypeId: number; managedById: number | null; isActive: boolean },
+      now: string,
+    ) {
+      await db
+        .updateTable('resources')
+        .set({
+          name: sql<string>`cast(${parent.name} as text) || ' #' || cast(capacity_lane_index as text)`,
+          resourceTypeId: parent.resourceTypeId,
+          managedById: parent.managedById,
+          isActive: parent.isActive,
+          updatedAt: now,
+        })
+        .where('parentResourceId', '=', parent.id)
+        .execute();
+    },
+
+    async setToken(id: number, publicToken: string, now: string): Promise<void> {
+      await db.updateTable('resources').set({ publicToken, updatedAt: now }).where('id', '=', id).execute();
+    },
+
+    async deleteLanesAbove(parentId: number, laneIndex: number): Promise<void> {
+      await db
+        .deleteFrom('resources')
+        .where('parentResourceId', '=', parentId)
+        .where('capacityLaneIndex', '>', laneIndex)
+        .execute();
+    },
+
+    /** Deletes the resource; its lanes go with it (ON DELETE CASCADE). */
+    async delete(id: number): Promise<void> {
+      await db.deleteFrom('resources').where('id', '=', id).execute();
+    },
+
+    /** Whether any of these resources holds a reservation that has not ended and is not cancelled. */
+    async hasFutureReservations(resourceIds: number[], now: string): Promise<boolean> {
+      if (resourceIds.length === 0) return false;
+      const row = await db
+        .selectFrom('reservations')
+        .select('id')
+        .where('resourceId', 'in', resourceIds)
+        .where('status', '!=', 'cancelled')
+        .where('endTime', '>', now)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    async isMember(organisationId: number, userId: number): Promise<boolean> {
+      const row = await db
+        .selectFrom('organisationMemberships')
+        .select('id')
+        .where('organisationId', '=', organisationId)
+        .where('userId', '=', userId)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+  };
+}
+
+export type ResourceRepo = ReturnType<typeof createResourceRepo>;

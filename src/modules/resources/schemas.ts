@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { positiveId } from '../../http/schemas.js';
+import { serverDerived } from '../resource-types/schemas.js';
+import { availabilityMode, operatingHours, schedulePolicy, shiftSchedule } from '../scheduling/schemas.js';
+
+/** Lanes are seeded from capacity; a resource with more is still one row per lane. */
+export const MAX_CAPACITY = 200;
+
+const laneManaged = serverDerived('is system-managed: capacity lanes are created and numbered from capacity');
+
+const resourceFields = {
+  description: z
+    .string()
+    .trim()
+    .max(2000)
+    .transform((value) => (value === '' ? null : value))
+    .nullable(),
+  capacity: z.number().int().min(1).max(MAX_CAPACITY).describe('Above 1, one capacity lane per unit'),
+  resourceTypeId: positiveId.pipe(z.number()),
+  managedById: positiveId.pipe(z.number()).nullable().describe('A member of the organisation'),
+  operatingHoursOverrides: operatingHours
+    .nullable()
+    .describe('Compatibility bridge: the same as schedulePolicy.operatingHours'),
+  schedulePolicy: schedulePolicy.nullable(),
+  parentResourceId: laneManaged,
+  isCapacityChild: laneManaged,
+  capacityLaneIndex: laneManaged,
+  organisationId: serverDerived('is not accepted: resources belong to your active organisation'),
+};
+
+const resourceName = z.string().trim().min(1).max(200);
+const fieldsBody = z.strictObject(resourceFields).partial();
+
+export const createResourceBody = fieldsBody.extend({ name: resourceName, resourceTypeId: resourceFields.resourceTypeId });
+export const updateResourceBody = fieldsBody.extend({ name: resourceName.optional(), isActive: z.boolean().optional() });
+export type CreateResourceInput = z.infer<typeof createResourceBody>;
+export type UpdateResourceInput = z.infer<typeof updateResourceBody>;
+
+export const listResourcesQuery = z.strictObject({
+  resourceTypeId: z.coerce.number().int().min(1).optional(),
+});
+
+export const resource = z.object({
+  id: z.number().int(),
+  organisationId: z.number().int(),
+  resourceTypeId: z.number().int(),
+  name: z.string(),
+  description: z.string().nullable(),
+  capacity: z.number().int(),
+  managedById: z.number().int().nullable(),
+  schedulePolicy: schedulePolicy.nullable(),
+  operatingHoursOverrides: operatingHours.nullable(),
+  parentResourceId: z.number().int().nullable(),
+  isCapacityChild: z.boolean(),
+  capacityLaneIndex: z.number().int().nullable(),
+  isActive: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type Resource = z.infer<typeof resource>;
+
+export const publicToken = z.object({ token: z.string(), publicUrl: z.string() });
+
+const scheduleSource = z.enum(['organisation', 'resourceType', 'resource', 'default']);
+export const effectiveSchedule = z.object({
+  availabilityMode,
+  operatingHours,
+  shiftSchedule,
+  sources: z.object({
+    availabilityMode: scheduleSource,
+    operatingHours: scheduleSource,
+    shiftSchedule: scheduleSource,
+  }),
+});

@@ -1,0 +1,248 @@
+import type { Config } from '../../config.js';
+import { type Db, inTransaction } from '../../db/database.js';
+import { conflict, notFound, validationFailed } from '../../http/errors.js';
+import { randomToken } from '../../lib/crypto.js';
+import { nowIso } from '../../lib/time.js';
+import { CATALOGUE_WRITERS } from '../organisations/access.js';
+import type { OrganisationsService } from '../organisations/service.js';
+import { createResourceTypeRepo } from '../resource-types/repo.js';
+import { type ResolvedSchedule, resolveSchedule } from '../scheduling/resolve.js';
+import { normaliseSchedulePolicy, type SchedulePolicy } from '../scheduling/schemas.js';
+import { createResourceRepo, type ResourceRepo, type ResourceValues, toResource } from './repo.js';
+import type { CreateResourceInput, Resource, UpdateResourceInput } from './schemas.js';
+
+type Input = CreateResourceInput | UpdateResourceInput;
+
+/** The lane count a capacity asks for: none at capacity 1. */
+const lanesFor = (capacity: number) => (capacity > 1 ? capacity : 0);
+
+/** `operatingHoursOverrides` is the resource-level `schedulePolicy.operatingHours` under another name. */
+function mergePolicy(current: SchedulePolicy | null, input: Input): SchedulePolicy | null {
+  let policy = current;
+  if (input.schedulePolicy !== undefined) {
+    policy = input.schedulePolicy ? normaliseSchedulePolicy(input.schedulePolicy) : null;
+  }
+  const overrides = input.operatingHoursOverrides;
+  if (overrides !== undefined) {
+    const inPolicy = input.schedulePolicy?.operatingHours;
+    if (inPolicy !== undefined && JSON.stringify(inPolicy) !== JSON.stringify(overrides)) {
+      throw validationFailed('operatingHoursOverrides and schedulePolicy.operatingHours differ', [
+        { path: 'body.operatingHoursOverrides', message: 'must equal schedulePolicy.operatingHours when both are sent' },
+      ]);
+    }
+    const { operatingHours: _replaced, ...rest } = policy ?? {};
+    const next = overrides ? normaliseSchedulePolicy({ ...rest, operatingHours: overrides }) : rest;
+    policy = Object.keys(next).length > 0 ? next : null;
+  }
+  return policy;
+}
+
+export type ResourcesService = ReturnType<typeof createResourcesService>;
+
+/**
+ * Resources of the caller's active organisation, and their capacity lanes: a
+ * parent with capacity N > 1 always has exactly N lanes (`<name> #<n>`), which
+ * booking and availability schedule instead of the parent.
+ */
+export function createResourcesService(deps: { db: Db; config: Config; organisations: OrganisationsService }) {
+  const { db, config, organisations } = deps;
+  const repoFor = (executor: Db['kysely'] | Parameters<typeof createResourceRepo>[0]) =>
+    createResourceRepo(executor, db.dialect);
+  const repo = repoFor(db.kysely);
+
+  async function writable(user: { id: number }) {
+    const membership = await organisations.requireActiveMembership(user);
+    organisations.assertRole(membership, CATALOGUE_WRITERS);
+    return membership;
+  }
+
+  async function findOrThrow(r: ResourceRepo, organisationId: number, id: number, lock = false) {
+    const row = lock ? await r.findForUpdate(organisationId, id) : await r.find(organisationId, id);
+    if (!row) throw notFound('Resource');
+    return row;
+  }
+
+  function refuseLane(row: { isCapacityChild: boolean | number }, action: string) {
+    if (row.isCapacityChild) {
+      throw conflict('CONFLICT', `Capacity lanes are managed through their parent resource; ${action} the parent instead`);
+    }
+  }
+
+  /** Checks references in the body against the organisation: the type and the manager must be its own. */
+  async function checkReferences(
+    executor: Parameters<typeof createResourceRepo>[0],
+    organisationId: number,
+    values: ResourceValues,
+  ) {
+    if (!(await createResourceTypeRepo(executor).find(organisationId, values.resourceTypeId))) {
+      throw validationFailed('resourceTypeId is not a resource type of your active organisation', [
+        { path: 'body.resourceTypeId', message: 'no such resource type in your active organisation' },
+      ]);
+    }
+    if (values.managedById !== null && !(await repoFor(executor).isMember(organisationId, values.managedById))) {
+      throw validationFailed('managedById is not a member of your active organisation', [
+        { path: 'body.managedById', message: 'must be a member of the organisation' },
+      ]);
+    }
+  }
+
+  /** Seeds, trims or renames lanes so the parent has exactly lanesFor(capacity). */
+  async function syncLanes(r: ResourceRepo, organisationId: number, parent: ResourceValues & { id: number }, now: string) {
+    const wanted = lanesFor(parent.capacity);
+    const lanes = await r.lanesOf(parent.id);
+    const removed = lanes.filter((lane) => (lane.capacityLaneIndex ?? 0) > wanted);
+    if (removed.length > 0) {
+      if (await r.hasFutureReservations(removed.map((lane) => lane.id), now)) {
+        throw conflict(
+          'LANE_HAS_RESERVATIONS',
+          `Lowering capacity to ${parent.capacity} would remove a lane that holds a future reservation`,
+        );
+      }
+      await r.deleteLanesAbove(parent.id, wanted);
+    }
+    await r.updateLanes(parent, now);
+    for (let index = lanes.length - removed.length + 1; index <= wanted; index++) {
+      await r.insert(
+        organisationId,
+        {
+          resourceTypeId: parent.resourceTypeId,
+          name: `${parent.name} #${index}`,
+          description: null,
+          capacity: 1,
+          managedById: parent.managedById,
+          schedulePolicy: null,
+          isActive: parent.isActive,
+          parentResourceId: parent.id,
+          isCapacityChild: true,
+          capacityLaneIndex: index,
+          publicToken: randomToken(),
+        },
+        now,
+      );
+    }
+  }
+
+  return {
+    async list(user: { id: number }, filter: { resourceTypeId?: number }): Promise<Resource[]> {
+      const { organisationId } = await organisations.requireActiveMembership(user);
+      return repo.list(organisationId, filter.resourceTypeId);
+    },
+
+    async get(user: { id: number }, id: number): Promise<Resource> {
+      const { organisationId } = await organisations.requireActiveMembership(user);
+      return toResource(await findOrThrow(repo, organisationId, id));
+    },
+
+    async create(user: { id: number }, input: CreateResourceInput): Promise<Resource> {
+      const { organisationId } = await writable(user);
+      const values: ResourceValues = {
+        resourceTypeId: input.resourceTypeId,
+        name: input.name,
+        description: input.description ?? null,
+        capacity: input.capacity ?? 1,
+        managedById: input.managedById ?? null,
+        schedulePolicy: mergePolicy(null, input),
+        isActive: true,
+      };
+      const now = nowIso();
+      return inTransaction(db.kysely, async (trx) => {
+        const r = repoFor(trx);
+        await checkReferences(trx, organisationId, values);
+        const row = await r.insert(organisationId, { ...values, publicToken: randomToken() }, now);
+        await syncLanes(r, organisationId, { ...values, id: row.id }, now);
+        return toResource(row);
+      });
+    },
+
+    async update(user: { id: number }, id: number, input: UpdateResourceInput): Promise<Resource> {
+      const { organisationId } = await writable(user);
+      const now = nowIso();
+      return inTransaction(db.kysely, async (trx) => {
+        const r = repoFor(trx);
+        const current = toResource(await findOrThrow(r, organisationId, id, true));
+        refuseLane(current, 'change');
+        const values: ResourceValues = {
+          resourceTypeId: input.resourceTypeId ?? current.resourceTypeId,
+          name: input.name ?? current.name,
+          description: input.description !== undefined ? input.description : current.description,
+          capacity: input.capacity ?? current.capacity,
+          managedById: input.managedById !== undefined ? input.managedById : current.managedById,
+          schedulePolicy: mergePolicy(current.schedulePolicy, input),
+          isActive: input.isActive ?? current.isActive,
+        };
+        await checkReferences(trx, organisationId, values);
+        const row = await r.update(id, values, now);
+        await syncLanes(r, organisationId, { ...values, id }, now);
+        return toResource(row);
+      });
+    },
+
+    /** Deletes a resource without lanes (409 RESOURCE_HAS_CHILD_LANES otherwise). */
+    async remove(user: { id: number }, id: number): Promise<void> {
+      const { organisationId } = await writable(user);
+      await inTransaction(db.kysely, async (trx) => {
+        const r = repoFor(trx);
+        const row = await findOrThrow(r, organisationId, id, true);
+        refuseLane(row, 'delete or lower the capacity of');
+        if ((await r.lanesOf(id)).length > 0) {
+          throw conflict(
+            'RESOURCE_HAS_CHILD_LANES',
+            'This resource has capacity lanes; delete it with DELETE /api/resources/:id/cascade',
+          );
+        }
+        if (await r.hasFutureReservations([id], nowIso())) {
+          throw conflict('CONFLICT', 'This resource holds future reservations; cancel them first');
+        }
+        await r.delete(id);
+      });
+    },
+
+    /** Deletes a parent and its lanes together. */
+    async removeWithLanes(user: { id: number }, id: number): Promise<void> {
+      const { organisationId } = await writable(user);
+      await inTransaction(db.kysely, async (trx) => {
+        const r = repoFor(trx);
+        const row = await findOrThrow(r, organisationId, id, true);
+        refuseLane(row, 'delete or lower the capacity of');
+        const lanes = await r.lanesOf(id);
+        if (await r.hasFutureReservations([id, ...lanes.map((lane) => lane.id)], nowIso())) {
+          throw conflict('CONFLICT', 'This resource or one of its lanes holds future reservations; cancel them first');
+        }
+        await r.delete(id);
+      });
+    },
+
+    async publicToken(user: { id: number }, id: number) {
+      const { organisationId } = await organisations.requireActiveMembership(user);
+      const row = await findOrThrow(repo, organisationId, id);
+      refuseLane(row, 'share');
+      return { token: row.publicToken, publicUrl: `${config.publicUrl}/api/public/resources/${row.publicToken}` };
+    },
+
+    /** A new token; links carrying the old one stop working at once. */
+    async regenerateToken(user: { id: number }, id: number) {
+      const { organisationId } = await writable(user);
+      const row = await findOrThrow(repo, organisationId, id);
+      refuseLane(row, 'share');
+      const token = randomToken();
+      await repo.setToken(id, token, nowIso());
+      return { token, publicUrl: `${config.publicUrl}/api/public/resources/${token}` };
+    },
+
+    /** The effective schedule of a resource and the scope each section came from. */
+    async schedule(user: { id: number }, id: number): Promise<ResolvedSchedule> {
+      const { organisationId } = await organisations.requireActiveMembership(user);
+      const row = await findOrThrow(repo, organisationId, id);
+      const owner = row.parentResourceId ? await findOrThrow(repo, organisationId, row.parentResourceId) : row;
+      const [type, org] = await Promise.all([
+        createResourceTypeRepo(db.kysely).find(organisationId, owner.resourceTypeId),
+        organisations.getSchedulingDefaults(organisationId),
+      ]);
+      return resolveSchedule({
+        organisation: org.schedulePolicy,
+        resourceType: type?.schedulePolicy ?? null,
+        resource: toResource(owner).schedulePolicy,
+      });
+    },
+  };
+}
