@@ -130,7 +130,9 @@ describe('reservations', () => {
     const seen: number[] = [];
     let cursor: string | null = '';
     while (cursor !== null) {
-      const page = (await list(`limit=2${cursor ? `&cursor=${cursor}` : ''}`)).json();
+      const page: { items: Array<{ id: number }>; nextCursor: string | null } = (
+        await list(`limit=2${cursor ? `&cursor=${cursor}` : ''}`)
+      ).json();
       assert.ok(page.items.length <= 2);
       seen.push(...page.items.map((r: { id: number }) => r.id));
       cursor = page.nextCursor;

@@ -458,6 +458,42 @@ describe('resource types and resources', () => {
     assert.equal(clash.statusCode, 400);
   });
 
+  test('organisation deletion preview counts the catalogue; the colour cascade reaches every type', async () => {
+    const org = await ownerWithOrganisation(t.app, { name: 'Counted', timezone: 'UTC' });
+    const a = await createType(t.app, org, { color: '#000000' });
+    const b = await createType(t.app, org);
+    const parent = await createResource(t.app, org, { name: 'Lanes', resourceTypeId: a.id, capacity: 3 });
+    await createResource(t.app, org, { name: 'Single', resourceTypeId: b.id });
+    const mon = futureMonday();
+    const booked = await t.app.inject({
+      method: 'POST',
+      url: '/api/reservations',
+      headers: org.auth,
+      payload: { resourceId: parent.id, startTime: at(mon, 9), endTime: at(mon, 10), customer },
+    });
+    assert.equal(booked.statusCode, 201);
+    const preview = await get(`/api/organisations/${org.organisationId}/deletion-preview`, org.auth);
+    assert.deepEqual(preview.json(), {
+      organisationId: org.organisationId,
+      members: 1,
+      resourceTypes: 2,
+      resources: 2,
+      futureReservations: 1,
+    });
+    const colour = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/organisations/${org.organisationId}/color`,
+      headers: org.auth,
+      payload: { color: '#123456', cascadeToResourceTypes: true },
+    });
+    assert.equal(colour.statusCode, 200, colour.body);
+    const types = (await get('/api/resource-types', org.auth)).json();
+    assert.deepEqual(
+      types.map((x: { color: string }) => x.color),
+      ['#123456', '#123456'],
+    );
+  });
+
   test('managedById must be a member of the organisation', async () => {
     const type = await createType(t.app, owner);
     const stranger = await registerUser(t.app);

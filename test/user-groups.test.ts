@@ -269,6 +269,32 @@ describe('people groups', () => {
     expectStatus(await as(t.app, bob).get(`/api/calendars/${bobsCalendar.id}`), 200);
   });
 
+  test("a share counts only while the calendar's owner is a member (a stale attachment exposes nothing)", async () => {
+    const alice = await registerUser(t.app);
+    const bob = await registerUser(t.app);
+    const outsider = await registerUser(t.app);
+    const groupId = await groupWith(alice, bob);
+    const outsiders = await createCalendar(t.app, outsider);
+    // As if an attach had raced with the owner's removal from the group.
+    await t.db.kysely
+      .insertInto('userGroupCalendars')
+      .values({ groupId, calendarId: outsiders.id, createdAt: new Date().toISOString() })
+      .execute();
+    expectError(await as(t.app, bob).get(`/api/calendars/${outsiders.id}`), 404, 'NOT_FOUND');
+    expectError(await as(t.app, bob).get(`/api/calendars/${outsiders.id}/events?${JUNE}`), 404, 'NOT_FOUND');
+    assert.equal(expectStatus(await as(t.app, bob).get('/api/calendars'), 200).length, 1);
+    assert.deepEqual(
+      expectStatus(await as(t.app, alice).get(`/api/user-groups/${groupId}`), 200).calendars,
+      [],
+    );
+    // Once the owner joins, the share is live.
+    await join(outsider, (await invite(alice, groupId)).token);
+    assert.equal(
+      expectStatus(await as(t.app, bob).get(`/api/calendars/${outsiders.id}`), 200).accessRole,
+      'reader',
+    );
+  });
+
   test('only calendars you own can be attached, all or nothing', async () => {
     const alice = await registerUser(t.app);
     const bob = await registerUser(t.app);

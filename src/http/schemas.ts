@@ -9,7 +9,8 @@ export const pageQuery = {
   cursor: z.string().max(512).optional().describe('nextCursor of the previous page'),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 };
-export const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+export const page = <T extends z.ZodType>(item: T) =>
+  z.object({ items: z.array(item), nextCursor: z.string().nullable() });
 
 export const messageResponse = z.object({ message: z.string() });
 

@@ -9,7 +9,8 @@ export function encodeCursor(key: readonly (string | number)[]): string {
 export function decodeCursor(cursor: string): (string | number)[] | null {
   try {
     const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(key) && key.every((part) => typeof part === 'string' || typeof part === 'number')) return key;
+    if (Array.isArray(key) && key.every((part) => typeof part === 'string' || typeof part === 'number'))
+      return key;
   } catch {
     // fall through
   }

@@ -28,7 +28,11 @@ export function resources(c: Columns) {
         .addColumn('created_at', c.timestamp, (col) => col.notNull())
         .addColumn('updated_at', c.timestamp, (col) => col.notNull())
         .execute();
-      await db.schema.createIndex('resource_types_org_idx').on('resource_types').column('organisation_id').execute();
+      await db.schema
+        .createIndex('resource_types_org_idx')
+        .on('resource_types')
+        .column('organisation_id')
+        .execute();
 
       await c
         .withId(db.schema.createTable('resources'))
@@ -41,7 +45,9 @@ export function resources(c: Columns) {
         .addColumn('capacity', 'integer', (col) => col.notNull().defaultTo(1))
         .addColumn('managed_by_id', 'integer', (col) => col.references('users.id').onDelete('set null'))
         .addColumn('schedule_policy', 'text')
-        .addColumn('parent_resource_id', 'integer', (col) => col.references('resources.id').onDelete('cascade'))
+        .addColumn('parent_resource_id', 'integer', (col) =>
+          col.references('resources.id').onDelete('cascade'),
+        )
         .addColumn('is_capacity_child', c.bool, (col) => col.notNull().defaultTo(sql`false`))
         .addColumn('capacity_lane_index', 'integer')
         .addColumn('public_token', 'text', (col) => col.notNull().unique())
@@ -62,7 +68,9 @@ export function resources(c: Columns) {
           col.notNull().references('organisations.id').onDelete('cascade'),
         )
         // History outlives the catalogue: deleting a resource or type keeps its past reservations.
-        .addColumn('resource_type_id', 'integer', (col) => col.references('resource_types.id').onDelete('set null'))
+        .addColumn('resource_type_id', 'integer', (col) =>
+          col.references('resource_types.id').onDelete('set null'),
+        )
         .addColumn('resource_id', 'integer', (col) => col.references('resources.id').onDelete('set null'))
         .addColumn('status', 'text', (col) => col.notNull())
         .addColumn('start_time', c.timestamp, (col) => col.notNull())
@@ -80,11 +88,12 @@ export function resources(c: Columns) {
         .addColumn('created_at', c.timestamp, (col) => col.notNull())
         .addColumn('updated_at', c.timestamp, (col) => col.notNull())
         .execute();
-      // Availability and conflict checks: a lane's reservations by start time.
+      // Availability and conflict checks: a lane's reservations by start time. It covers
+      // every column those reads need, so they never touch the table rows.
       await db.schema
         .createIndex('reservations_resource_start_idx')
         .on('reservations')
-        .columns(['resource_id', 'start_time'])
+        .columns(['resource_id', 'start_time', 'end_time', 'status'])
         .execute();
       // The reservation list: an organisation's reservations in id (cursor) order.
       await db.schema

@@ -166,8 +166,14 @@ export function continuousWindows(lanes: Lane[], zone: string, range: Interval, 
   // Judge each free stretch by its whole length, not by the part inside the range.
   const wide = widen(range, rules);
   const edges: Array<{ at: number; delta: number }> = [];
+  // Lanes of one resource share one schedule object: turn its hours into instants once.
+  const openBySchedule = new Map<EffectiveSchedule, Interval[]>();
   for (const lane of lanes) {
-    const open = openIntervals(lane.schedule.operatingHours, zone, wide);
+    let open = openBySchedule.get(lane.schedule);
+    if (!open) {
+      open = openIntervals(lane.schedule.operatingHours, zone, wide);
+      openBySchedule.set(lane.schedule, open);
+    }
     const free = freeSegments(open, blocked(lane.busy, rules.bufferMs), rules.minBookingMs);
     for (const f of clip(free, range)) edges.push({ at: f.start, delta: 1 }, { at: f.end, delta: -1 });
   }
@@ -182,7 +188,8 @@ export function continuousWindows(lanes: Lane[], zone: string, range: Interval, 
     if (free === before) continue;
     const open = windows[windows.length - 1];
     if (open && open.end === Number.POSITIVE_INFINITY) open.end = at;
-    if (free > 0) windows.push({ start: at, end: Number.POSITIVE_INFINITY, freeLanes: free, totalLanes: lanes.length });
+    if (free > 0)
+      windows.push({ start: at, end: Number.POSITIVE_INFINITY, freeLanes: free, totalLanes: lanes.length });
   }
   return windows;
 }
@@ -205,9 +212,15 @@ const byStart = (intervals: Interval[]) => mergeIntervals(intervals);
 /** Shifts mode: every configured slot in the range, with how many lanes have it free. */
 export function shiftAvailability(lanes: Lane[], zone: string, range: Interval): Slot[] {
   const slots = new Map<string, Slot>();
+  const slotsBySchedule = new Map<EffectiveSchedule, Interval[]>();
   for (const lane of lanes) {
     const busy = byStart(lane.busy);
-    for (const s of shiftSlots(lane.schedule.shiftSchedule, zone, range)) {
+    let laneSlots = slotsBySchedule.get(lane.schedule);
+    if (!laneSlots) {
+      laneSlots = shiftSlots(lane.schedule.shiftSchedule, zone, range);
+      slotsBySchedule.set(lane.schedule, laneSlots);
+    }
+    for (const s of laneSlots) {
       const key = `${s.start}:${s.end}`;
       let slot = slots.get(key);
       if (!slot) {
@@ -235,7 +248,9 @@ export function checkFit(lane: Lane, zone: string, request: Interval, rules: Rul
   const { start, end } = request;
   if (lane.schedule.availabilityMode === 'shifts') {
     const day: Interval = { start: start - 2 * 1440 * MINUTE, end: end + 2 * 1440 * MINUTE };
-    const slot = shiftSlots(lane.schedule.shiftSchedule, zone, day).find((s) => s.start === start && s.end === end);
+    const slot = shiftSlots(lane.schedule.shiftSchedule, zone, day).find(
+      (s) => s.start === start && s.end === end,
+    );
     if (!slot) return 'not_a_slot';
     return overlapsAny(byStart(lane.busy), start, end) ? 'taken' : null;
   }

@@ -65,7 +65,12 @@ export function createAvailabilityRepo(db: Executor, dialect: Dialect) {
     /** Serialises bookings of one resource type (PostgreSQL row lock; SQLite transactions are serial). */
     async lockType(resourceTypeId: number): Promise<void> {
       if (dialect !== 'postgres') return;
-      await db.selectFrom('resourceTypes').select('id').where('id', '=', resourceTypeId).forUpdate().execute();
+      await db
+        .selectFrom('resourceTypes')
+        .select('id')
+        .where('id', '=', resourceTypeId)
+        .forUpdate()
+        .execute();
     },
   };
 }

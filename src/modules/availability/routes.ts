@@ -17,14 +17,16 @@ export const availabilityRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: "Free windows (continuous) or slots (shifts) of a resource, in the organisation's time zone",
-        description: 'A parent with capacity lanes answers for its lanes, with the number free. Range at most 62 days.',
+        description:
+          'A parent with capacity lanes answers for its lanes, with the number free. Range at most 62 days.',
         security: security.user,
         params: idParam,
         querystring: rangeQuery,
         response: { 200: resourceAvailability, ...errors },
       },
     },
-    async (request) => availability.resourceAvailability(currentUser(request), request.params.id, request.query),
+    async (request) =>
+      availability.resourceAvailability(currentUser(request), request.params.id, request.query),
   );
 
   app.get(

@@ -11,8 +11,8 @@ import {
   type Interval,
   type Lane,
   type Rules,
-  shiftAvailability,
   type Slot,
+  shiftAvailability,
   type Window,
   widen,
 } from './engine.js';
@@ -39,7 +39,12 @@ const rulesOf = (type: ResourceType): Rules => ({
   bufferMs: type.bufferTime * 60_000,
 });
 const windowsOut = (windows: Window[]) =>
-  windows.map((w) => ({ start: iso(w.start), end: iso(w.end), freeLanes: w.freeLanes, totalLanes: w.totalLanes }));
+  windows.map((w) => ({
+    start: iso(w.start),
+    end: iso(w.end),
+    freeLanes: w.freeLanes,
+    totalLanes: w.totalLanes,
+  }));
 const slotsOut = (slots: Slot[]) =>
   slots.map((s) => ({
     start: iso(s.start),
@@ -54,7 +59,11 @@ const slotsOut = (slots: Slot[]) =>
  * (the parent itself holds no time), a resource without lanes schedules itself.
  * Inactive resources, and lanes of inactive parents, are left out.
  */
-export function bookablesOf(rows: CatalogueRow[], type: ResourceType, organisation: SchedulePolicy | null): Bookable[] {
+export function bookablesOf(
+  rows: CatalogueRow[],
+  type: ResourceType,
+  organisation: SchedulePolicy | null,
+): Bookable[] {
   const lanesByParent = new Map<number, number[]>();
   for (const row of rows) {
     if (row.parentResourceId !== null && row.isActive) {
@@ -90,7 +99,13 @@ function compute(lanes: Lane[], mode: 'continuous' | 'shifts', zone: string, ran
 
 export type AvailabilityService = ReturnType<typeof createAvailabilityService>;
 
-export function createAvailabilityService({ db, organisations }: { db: Db; organisations: OrganisationsService }) {
+export function createAvailabilityService({
+  db,
+  organisations,
+}: {
+  db: Db;
+  organisations: OrganisationsService;
+}) {
   const repo = createAvailabilityRepo(db.kysely, db.dialect);
   const types = createResourceTypeRepo(db.kysely);
 
@@ -115,10 +130,16 @@ export function createAvailabilityService({ db, organisations }: { db: Db; organ
     }
     const rules = rulesOf(type);
     const lanes =
-      bookable && type.isActive ? lanesOf([bookable], await repo.busy(bookable.laneIds, widen(range, rules))) : [];
+      bookable && type.isActive
+        ? lanesOf([bookable], await repo.busy(bookable.laneIds, widen(range, rules)))
+        : [];
     const schedule =
       bookable?.schedule ??
-      resolveSchedule({ organisation: org.schedulePolicy, resourceType: type.schedulePolicy, resource: null });
+      resolveSchedule({
+        organisation: org.schedulePolicy,
+        resourceType: type.schedulePolicy,
+        resource: null,
+      });
     return {
       resourceId,
       timezone: org.timezone,
@@ -156,7 +177,10 @@ export function createAvailabilityService({ db, organisations }: { db: Db; organ
     if (type.bookingMode !== 'SINGLE_RESOURCE') {
       // A resource that overrides the type's mode cannot be counted in the same pool.
       const pooled = bookables.filter((b) => b.schedule.availabilityMode === typeMode);
-      answer.pool = { availabilityMode: typeMode, ...compute(lanesOf(pooled, busy), typeMode, org.timezone, range, rules) };
+      answer.pool = {
+        availabilityMode: typeMode,
+        ...compute(lanesOf(pooled, busy), typeMode, org.timezone, range, rules),
+      };
     }
     if (type.bookingMode !== 'POOL') {
       answer.resources = bookables.map((b) => ({
@@ -204,7 +228,10 @@ export function createAvailabilityService({ db, organisations }: { db: Db; organ
           const exists = rows.some((row) => row.id === target.resourceId && row.parentResourceId === null);
           if (!exists) {
             throw validationFailed('resourceId is not a bookable resource of this resource type', [
-              { path: 'body.resourceId', message: 'no such active resource (capacity lanes are booked through their parent)' },
+              {
+                path: 'body.resourceId',
+                message: 'no such active resource (capacity lanes are booked through their parent)',
+              },
             ]);
           }
         }

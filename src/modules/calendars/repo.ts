@@ -64,7 +64,10 @@ export function createCalendarRepo(db: Executor) {
       return toCalendar(row, ownerId);
     },
 
-    /** The calendar when the user owns it or it is shared with them through a group (within limits). */
+    /**
+     * The calendar when the user owns it or it is shared with them through a group (within limits).
+     * A share counts only while both the reader and the calendar's owner are members of the group.
+     */
     async findReadable(
       userId: number,
       calendarId: number,
@@ -85,9 +88,11 @@ export function createCalendarRepo(db: Executor) {
                     eb
                       .selectFrom('userGroupCalendars as gc')
                       .innerJoin('userGroupMembers as m', 'm.groupId', 'gc.groupId')
+                      .innerJoin('userGroupMembers as om', 'om.groupId', 'gc.groupId')
                       .select(sql.lit(1).as('one'))
                       .whereRef('gc.calendarId', '=', 'calendars.id')
                       .where('m.userId', '=', userId)
+                      .whereRef('om.userId', '=', 'calendars.ownerId')
                       .$if(groupIds !== undefined, (qb) => qb.where('gc.groupId', 'in', groupIds!)),
                   ),
                 ]),
@@ -113,6 +118,9 @@ export function createCalendarRepo(db: Executor) {
         .selectFrom('userGroupMembers as m')
         .innerJoin('userGroupCalendars as gc', 'gc.groupId', 'm.groupId')
         .innerJoin('calendars', 'calendars.id', 'gc.calendarId')
+        .innerJoin('userGroupMembers as om', (join) =>
+          join.onRef('om.groupId', '=', 'gc.groupId').onRef('om.userId', '=', 'calendars.ownerId'),
+        )
         .select(calendarColumns)
         .distinct()
         .where('m.userId', '=', userId)

@@ -359,26 +359,47 @@ export function createOrganisationRepo(db: Executor, dialect: Dialect) {
 
 export type OrganisationRepo = ReturnType<typeof createOrganisationRepo>;
 
-/**
- * Counts and writes that reach tables of the resources issue (resource types,
- * resources, reservations). Until those tables exist there is nothing to count
- * or recolour; the resources module replaces these bodies with its queries,
- * and the organisation service already calls them at the right place.
- */
-export function createOrganisationDependentsRepo(_db: Executor) {
+/** Counts and writes that reach the catalogue's tables (resource types, resources, reservations). */
+export function createOrganisationDependentsRepo(db: Executor) {
+  const count = async (query: { executeTakeFirstOrThrow(): Promise<{ count: string | number | bigint }> }) =>
+    Number((await query.executeTakeFirstOrThrow()).count);
   return {
-    async countResourceTypes(_organisationId: number): Promise<number> {
-      return 0;
+    countResourceTypes(organisationId: number): Promise<number> {
+      return count(
+        db
+          .selectFrom('resourceTypes')
+          .select((eb) => eb.fn.countAll().as('count'))
+          .where('organisationId', '=', organisationId),
+      );
     },
-    async countResources(_organisationId: number): Promise<number> {
-      return 0;
+    /** Bookable resources: capacity lanes are part of their parent, not counted apart. */
+    countResources(organisationId: number): Promise<number> {
+      return count(
+        db
+          .selectFrom('resources')
+          .select((eb) => eb.fn.countAll().as('count'))
+          .where('organisationId', '=', organisationId)
+          .where('isCapacityChild', '=', false),
+      );
     },
-    async countFutureReservations(_organisationId: number, _now: string): Promise<number> {
-      return 0;
+    countFutureReservations(organisationId: number, now: string): Promise<number> {
+      return count(
+        db
+          .selectFrom('reservations')
+          .select((eb) => eb.fn.countAll().as('count'))
+          .where('organisationId', '=', organisationId)
+          .where('status', '!=', 'cancelled')
+          .where('endTime', '>', now),
+      );
     },
     /** Gives every resource type of the organisation this colour; answers how many changed. */
-    async recolourResourceTypes(_organisationId: number, _color: string, _now: string): Promise<number> {
-      return 0;
+    async recolourResourceTypes(organisationId: number, color: string, now: string): Promise<number> {
+      const result = await db
+        .updateTable('resourceTypes')
+        .set({ color, updatedAt: now })
+        .where('organisationId', '=', organisationId)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
     },
   };
 }

@@ -3,7 +3,13 @@ import { errorEnvelope, notFound } from '../../http/errors.js';
 import { security } from '../../http/schemas.js';
 import { rangeQuery, resourceAvailability, typeAvailability } from '../availability/schemas.js';
 import { publicReservation, reservationBody, tokenReservationBody } from '../reservations/schemas.js';
-import { publicCatalogue, publicResourcePage, slugAvailabilityQuery, slugParam, tokenParam } from './schemas.js';
+import {
+  publicCatalogue,
+  publicResourcePage,
+  slugAvailabilityQuery,
+  slugParam,
+  tokenParam,
+} from './schemas.js';
 
 const tags = ['public booking'];
 const errors = { 400: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope, 429: errorEnvelope };
@@ -61,7 +67,8 @@ export const publicBookingRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 201: publicReservation, ...errors },
       },
     },
-    async (request, reply) => reply.code(201).send(await publicBooking.bookBySlug(request.params.slug, request.body)),
+    async (request, reply) =>
+      reply.code(201).send(await publicBooking.bookBySlug(request.params.slug, request.body)),
   );
 
   app.get(

@@ -2,8 +2,8 @@ import type { Db } from '../../db/database.js';
 import { notFound } from '../../http/errors.js';
 import type { RangeQuery } from '../availability/schemas.js';
 import type { AvailabilityService, OrganisationSchedule } from '../availability/service.js';
-import type { ReservationsService } from '../reservations/service.js';
 import type { PublicReservation, Reservation, ReservationInput } from '../reservations/schemas.js';
+import type { ReservationsService } from '../reservations/service.js';
 import { createResourceTypeRepo } from '../resource-types/repo.js';
 import type { ResourceType } from '../resource-types/schemas.js';
 import { createResourceRepo, toResource } from '../resources/repo.js';
@@ -11,9 +11,12 @@ import type { Resource } from '../resources/schemas.js';
 import { resolveSchedule } from '../scheduling/resolve.js';
 import { createPublicBookingRepo } from './repo.js';
 
-type PublicOrganisationRow = NonNullable<Awaited<ReturnType<ReturnType<typeof createPublicBookingRepo>['organisationBySlug']>>>;
+type PublicOrganisationRow = NonNullable<
+  Awaited<ReturnType<ReturnType<typeof createPublicBookingRepo>['organisationBySlug']>>
+>;
 
-const publicOrganisation = ({ id: _id, schedulePolicy: _policy, ...visible }: PublicOrganisationRow) => visible;
+const publicOrganisation = ({ id: _id, schedulePolicy: _policy, ...visible }: PublicOrganisationRow) =>
+  visible;
 const scheduleOf = (org: PublicOrganisationRow): OrganisationSchedule => ({
   organisationId: org.id,
   timezone: org.timezone,
@@ -21,7 +24,11 @@ const scheduleOf = (org: PublicOrganisationRow): OrganisationSchedule => ({
 });
 
 function publicType(type: ResourceType, org: PublicOrganisationRow) {
-  const mode = resolveSchedule({ organisation: org.schedulePolicy, resourceType: type.schedulePolicy, resource: null });
+  const mode = resolveSchedule({
+    organisation: org.schedulePolicy,
+    resourceType: type.schedulePolicy,
+    resource: null,
+  });
   return {
     id: type.id,
     name: type.name,
@@ -91,7 +98,10 @@ export function createPublicBookingService(deps: {
   }
 
   /** The resource or type must be publicly bookable in this organisation. */
-  async function checkVisible(org: PublicOrganisationRow, target: { resourceId?: number; resourceTypeId?: number }) {
+  async function checkVisible(
+    org: PublicOrganisationRow,
+    target: { resourceId?: number; resourceTypeId?: number },
+  ) {
     if (target.resourceId !== undefined) {
       const row = await resources.find(org.id, target.resourceId);
       if (!row || row.isCapacityChild || !row.isActive) throw notFound('Resource');
@@ -118,7 +128,10 @@ export function createPublicBookingService(deps: {
       };
     },
 
-    async slugAvailability(slug: string, query: RangeQuery & { resourceId?: number; resourceTypeId?: number }) {
+    async slugAvailability(
+      slug: string,
+      query: RangeQuery & { resourceId?: number; resourceTypeId?: number },
+    ) {
       const org = await organisationOrThrow(slug);
       await checkVisible(org, query);
       const range = { from: query.from, to: query.to };
@@ -130,7 +143,10 @@ export function createPublicBookingService(deps: {
     async bookBySlug(slug: string, input: ReservationInput) {
       const org = await organisationOrThrow(slug);
       await checkVisible(org, input);
-      const booked = await reservations.book(scheduleOf(org), input, { source: 'public_slug', createdByUserId: null });
+      const booked = await reservations.book(scheduleOf(org), input, {
+        source: 'public_slug',
+        createdByUserId: null,
+      });
       return toPublicReservation(booked);
     },
 

@@ -99,7 +99,10 @@ export function createReservationRepo(db: Executor) {
         const [startTime, id] = key ?? [];
         if (typeof startTime !== 'string' || typeof id !== 'number') throw new InvalidCursorError();
         q = q.where((eb) =>
-          eb.or([eb('startTime', '>', startTime), eb.and([eb('startTime', '=', startTime), eb('id', '>', id)])]),
+          eb.or([
+            eb('startTime', '>', startTime),
+            eb.and([eb('startTime', '=', startTime), eb('id', '>', id)]),
+          ]),
         );
       }
       const rows = await q
@@ -109,7 +112,10 @@ export function createReservationRepo(db: Executor) {
         .execute();
       const items = rows.slice(0, query.limit).map(toReservation);
       const last = items[items.length - 1];
-      return { items, nextCursor: rows.length > query.limit && last ? encodeCursor([last.startTime, last.id]) : null };
+      return {
+        items,
+        nextCursor: rows.length > query.limit && last ? encodeCursor([last.startTime, last.id]) : null,
+      };
     },
 
     async cancel(id: number, now: string): Promise<Reservation | undefined> {

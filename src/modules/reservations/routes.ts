@@ -5,7 +5,13 @@ import { idParam, page, security } from '../../http/schemas.js';
 import { listReservationsQuery, reservation, reservationBody } from './schemas.js';
 
 const tags = ['reservations'];
-const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope };
+const errors = {
+  400: errorEnvelope,
+  401: errorEnvelope,
+  403: errorEnvelope,
+  404: errorEnvelope,
+  409: errorEnvelope,
+};
 
 export const reservationRoutes: FastifyPluginAsyncZod = async (app) => {
   const { reservations } = app.services;
@@ -16,13 +22,15 @@ export const reservationRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Book a resource or a pool of the active organisation (409 SLOT_UNAVAILABLE when it does not fit)',
+        summary:
+          'Book a resource or a pool of the active organisation (409 SLOT_UNAVAILABLE when it does not fit)',
         security: security.user,
         body: reservationBody,
         response: { 201: reservation, ...errors },
       },
     },
-    async (request, reply) => reply.code(201).send(await reservations.create(currentUser(request), request.body)),
+    async (request, reply) =>
+      reply.code(201).send(await reservations.create(currentUser(request), request.body)),
   );
 
   app.get(
@@ -42,7 +50,13 @@ export const reservationRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/:id',
     {
-      schema: { tags, summary: 'One reservation', security: security.user, params: idParam, response: { 200: reservation, ...errors } },
+      schema: {
+        tags,
+        summary: 'One reservation',
+        security: security.user,
+        params: idParam,
+        response: { 200: reservation, ...errors },
+      },
     },
     async (request) => reservations.get(currentUser(request), request.params.id),
   );

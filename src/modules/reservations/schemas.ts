@@ -32,7 +32,10 @@ export const tokenReservationBody = z.strictObject(bookingFields);
 
 export const reservationBody = z
   .strictObject({
-    resourceId: positiveId.pipe(z.number()).optional().describe('A concrete resource (SINGLE_RESOURCE, BOTH)'),
+    resourceId: positiveId
+      .pipe(z.number())
+      .optional()
+      .describe('A concrete resource (SINGLE_RESOURCE, BOTH)'),
     resourceTypeId: positiveId.pipe(z.number()).optional().describe('Book from the pool (POOL, BOTH)'),
     ...bookingFields,
   })
@@ -46,14 +49,22 @@ export const reservationStatus = z.enum(['pending_payment', 'confirmed', 'cancel
 
 export const listReservationsQuery = z
   .strictObject({
-    resourceId: z.coerce.number().int().min(1).optional().describe('A resource; a parent matches its lanes too'),
+    resourceId: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('A resource; a parent matches its lanes too'),
     resourceTypeId: z.coerce.number().int().min(1).optional(),
     status: reservationStatus.optional(),
     from: instant.optional().describe('Reservations ending after this'),
     to: instant.optional().describe('Reservations starting before this'),
     ...pageQuery,
   })
-  .refine((q) => !q.from || !q.to || Date.parse(q.to) > Date.parse(q.from), { message: 'must be after from', path: ['to'] });
+  .refine((q) => !q.from || !q.to || Date.parse(q.to) > Date.parse(q.from), {
+    message: 'must be after from',
+    path: ['to'],
+  });
 export type ListReservationsQuery = z.infer<typeof listReservationsQuery>;
 
 export const reservation = z.object({

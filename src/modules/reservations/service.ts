@@ -2,8 +2,8 @@ import { type Db, inTransaction } from '../../db/database.js';
 import type { ReservationSource } from '../../db/tables/resources.js';
 import { AppError, conflict, forbidden, notFound, validationFailed } from '../../http/errors.js';
 import { nowIso } from '../../lib/time.js';
-import type { AvailabilityService, OrganisationSchedule } from '../availability/service.js';
 import { MAX_RESERVATION_MS } from '../availability/repo.js';
+import type { AvailabilityService, OrganisationSchedule } from '../availability/service.js';
 import { CATALOGUE_WRITERS } from '../organisations/access.js';
 import type { OrganisationsService } from '../organisations/service.js';
 import { createResourceTypeRepo } from '../resource-types/repo.js';
@@ -23,10 +23,13 @@ const field = (path: string, message: string) => validationFailed(`${path}: ${me
 /** The customer must answer exactly the type's customerInfoFields beyond name, email and phone. */
 function checkCustomer(customer: Customer, type: ResourceType) {
   const asked = new Set(type.customerInfoFields);
-  const extra = Object.keys(customer).filter((key) => !['name', 'email', 'phone'].includes(key) && !asked.has(key));
+  const extra = Object.keys(customer).filter(
+    (key) => !['name', 'email', 'phone'].includes(key) && !asked.has(key),
+  );
   if (extra.length > 0) throw field('body.customer', `unknown field(s): ${extra.join(', ')}`);
   const missing = type.customerInfoFields.filter((key) => !customer[key]);
-  if (missing.length > 0) throw field('body.customer', `missing field(s) this resource type asks for: ${missing.join(', ')}`);
+  if (missing.length > 0)
+    throw field('body.customer', `missing field(s) this resource type asks for: ${missing.join(', ')}`);
 }
 
 export type ReservationsService = ReturnType<typeof createReservationsService>;
@@ -56,7 +59,10 @@ export function createReservationsService(deps: {
     if (input.resourceId !== undefined) {
       const resource = await resources.find(org.organisationId, input.resourceId);
       if (!resource || resource.isCapacityChild) {
-        throw field('body.resourceId', 'no such bookable resource (capacity lanes are booked through their parent)');
+        throw field(
+          'body.resourceId',
+          'no such bookable resource (capacity lanes are booked through their parent)',
+        );
       }
       if (typeId !== undefined && typeId !== resource.resourceTypeId) {
         throw field('body.resourceTypeId', 'does not match the type of resourceId');
@@ -66,10 +72,16 @@ export function createReservationsService(deps: {
     const type = await createResourceTypeRepo(db.kysely).find(org.organisationId, typeId!);
     if (!type) throw field('body.resourceTypeId', 'no such resource type');
     if (type.bookingMode === 'SINGLE_RESOURCE' && input.resourceId === undefined) {
-      throw field('body.resourceId', 'is required: this resource type books a concrete resource (SINGLE_RESOURCE)');
+      throw field(
+        'body.resourceId',
+        'is required: this resource type books a concrete resource (SINGLE_RESOURCE)',
+      );
     }
     if (type.bookingMode === 'POOL' && input.resourceId !== undefined) {
-      throw field('body.resourceId', 'is not accepted: this resource type books from its pool (POOL); send resourceTypeId');
+      throw field(
+        'body.resourceId',
+        'is not accepted: this resource type books from its pool (POOL); send resourceTypeId',
+      );
     }
     if (!type.isActive) throw conflict('SLOT_UNAVAILABLE', 'This resource type is not bookable');
     checkCustomer(input.customer, type);
@@ -122,7 +134,8 @@ export function createReservationsService(deps: {
       try {
         return await repo.list(organisationId, query);
       } catch (error) {
-        if (error instanceof InvalidCursorError) throw field('query.cursor', 'is not a cursor this list gave out');
+        if (error instanceof InvalidCursorError)
+          throw field('query.cursor', 'is not a cursor this list gave out');
         throw error;
       }
     },

@@ -71,7 +71,12 @@ export function createResourceTypeRepo(db: Executor) {
       return toResourceType(row);
     },
 
-    async update(organisationId: number, id: number, values: ResourceTypeValues, now: string): Promise<ResourceType> {
+    async update(
+      organisationId: number,
+      id: number,
+      values: ResourceTypeValues,
+      now: string,
+    ): Promise<ResourceType> {
       const row = await db
         .updateTable('resourceTypes')
         .set({ ...toColumns(values), updatedAt: now })
@@ -82,7 +87,12 @@ export function createResourceTypeRepo(db: Executor) {
       return toResourceType(row);
     },
 
-    async setColour(organisationId: number, id: number, color: string, now: string): Promise<ResourceType | undefined> {
+    async setColour(
+      organisationId: number,
+      id: number,
+      color: string,
+      now: string,
+    ): Promise<ResourceType | undefined> {
       const row = await db
         .updateTable('resourceTypes')
         .set({ color, updatedAt: now })
@@ -94,12 +104,21 @@ export function createResourceTypeRepo(db: Executor) {
     },
 
     async hasResources(id: number): Promise<boolean> {
-      const row = await db.selectFrom('resources').select('id').where('resourceTypeId', '=', id).limit(1).executeTakeFirst();
+      const row = await db
+        .selectFrom('resources')
+        .select('id')
+        .where('resourceTypeId', '=', id)
+        .limit(1)
+        .executeTakeFirst();
       return row !== undefined;
     },
 
     async delete(organisationId: number, id: number): Promise<void> {
-      await db.deleteFrom('resourceTypes').where('organisationId', '=', organisationId).where('id', '=', id).execute();
+      await db
+        .deleteFrom('resourceTypes')
+        .where('organisationId', '=', organisationId)
+        .where('id', '=', id)
+        .execute();
     },
 
     async defaultCurrency(organisationId: number): Promise<string> {

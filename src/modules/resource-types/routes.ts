@@ -6,7 +6,13 @@ import { idParam, security } from '../../http/schemas.js';
 import { colourBody, createResourceTypeBody, resourceType, updateResourceTypeBody } from './schemas.js';
 
 const tags = ['resource types'];
-const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope };
+const errors = {
+  400: errorEnvelope,
+  401: errorEnvelope,
+  403: errorEnvelope,
+  404: errorEnvelope,
+  409: errorEnvelope,
+};
 
 export const resourceTypeRoutes: FastifyPluginAsyncZod = async (app) => {
   const { resourceTypes } = app.services;
@@ -23,7 +29,8 @@ export const resourceTypeRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 201: resourceType, ...errors },
       },
     },
-    async (request, reply) => reply.code(201).send(await resourceTypes.create(currentUser(request), request.body)),
+    async (request, reply) =>
+      reply.code(201).send(await resourceTypes.create(currentUser(request), request.body)),
   );
 
   app.get(

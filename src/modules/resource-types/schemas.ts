@@ -72,7 +72,9 @@ export const resourceType = z.object({
   description: z.string().nullable(),
   minBookingDuration: z.number().int(),
   bufferTime: z.number().int(),
-  availabilityMode: availabilityMode.nullable().describe("The type's own mode; null inherits the organisation's"),
+  availabilityMode: availabilityMode
+    .nullable()
+    .describe("The type's own mode; null inherits the organisation's"),
   customerInfoFields: z.array(z.string()),
   waitlistEnabled: z.boolean(),
   recurringEnabled: z.boolean(),

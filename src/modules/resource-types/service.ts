@@ -46,7 +46,10 @@ function merge(current: ResourceTypeValues, input: Input, defaultCurrency: strin
     const inPolicy = input.schedulePolicy?.availabilityMode;
     if (inPolicy !== undefined && inPolicy !== availabilityMode) {
       throw validationFailed('availabilityMode and schedulePolicy.availabilityMode differ', [
-        { path: 'body.availabilityMode', message: `is ${availabilityMode} but schedulePolicy says ${inPolicy}` },
+        {
+          path: 'body.availabilityMode',
+          message: `is ${availabilityMode} but schedulePolicy says ${inPolicy}`,
+        },
       ]);
     }
     next.schedulePolicy = { ...(next.schedulePolicy ?? {}), availabilityMode };
@@ -67,13 +70,25 @@ function merge(current: ResourceTypeValues, input: Input, defaultCurrency: strin
   return next;
 }
 
-const valuesOf = ({ id: _i, organisationId: _o, availabilityMode: _a, createdAt: _c, updatedAt: _u, ...values }: ResourceType) =>
-  values;
+const valuesOf = ({
+  id: _i,
+  organisationId: _o,
+  availabilityMode: _a,
+  createdAt: _c,
+  updatedAt: _u,
+  ...values
+}: ResourceType) => values;
 
 export type ResourceTypesService = ReturnType<typeof createResourceTypesService>;
 
 /** Resource types of the caller's active organisation. Reads: any member; writes: OWNER, ADMIN, MANAGER. */
-export function createResourceTypesService({ db, organisations }: { db: Db; organisations: OrganisationsService }) {
+export function createResourceTypesService({
+  db,
+  organisations,
+}: {
+  db: Db;
+  organisations: OrganisationsService;
+}) {
   const repo = createResourceTypeRepo(db.kysely);
 
   async function writable(user: { id: number }) {
@@ -129,7 +144,10 @@ export function createResourceTypesService({ db, organisations }: { db: Db; orga
         const repoInTrx = createResourceTypeRepo(trx);
         if (!(await repoInTrx.find(organisationId, id))) throw notFound('Resource type');
         if (await repoInTrx.hasResources(id)) {
-          throw conflict('RESOURCE_TYPE_IN_USE', 'This resource type still has resources; delete or move them first');
+          throw conflict(
+            'RESOURCE_TYPE_IN_USE',
+            'This resource type still has resources; delete or move them first',
+          );
         }
         await repoInTrx.delete(organisationId, id);
       });

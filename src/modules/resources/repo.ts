@@ -104,7 +104,13 @@ export function createResourceRepo(db: Executor, dialect: Dialect) {
 
     /** Keeps lanes in step with their parent: name prefix, type, manager, active state. */
     async updateLanes(
-      parent: { id: number; name: string; resourceTypeId: number; managedById: number | null; isActive: boolean },
+      parent: {
+        id: number;
+        name: string;
+        resourceTypeId: number;
+        managedById: number | null;
+        isActive: boolean;
+      },
       now: string,
     ) {
       await db

@@ -13,7 +13,13 @@ import {
 } from './schemas.js';
 
 const tags = ['resources'];
-const errors = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope };
+const errors = {
+  400: errorEnvelope,
+  401: errorEnvelope,
+  403: errorEnvelope,
+  404: errorEnvelope,
+  409: errorEnvelope,
+};
 
 export const resourceRoutes: FastifyPluginAsyncZod = async (app) => {
   const { resources } = app.services;
@@ -30,7 +36,8 @@ export const resourceRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 201: resource, ...errors },
       },
     },
-    async (request, reply) => reply.code(201).send(await resources.create(currentUser(request), request.body)),
+    async (request, reply) =>
+      reply.code(201).send(await resources.create(currentUser(request), request.body)),
   );
 
   app.get(
@@ -50,7 +57,13 @@ export const resourceRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/:id',
     {
-      schema: { tags, summary: 'One resource', security: security.user, params: idParam, response: { 200: resource, ...errors } },
+      schema: {
+        tags,
+        summary: 'One resource',
+        security: security.user,
+        params: idParam,
+        response: { 200: resource, ...errors },
+      },
     },
     async (request) => resources.get(currentUser(request), request.params.id),
   );
@@ -60,7 +73,8 @@ export const resourceRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Change a resource; lanes follow capacity, name, type and active state (OWNER, ADMIN, MANAGER)',
+        summary:
+          'Change a resource; lanes follow capacity, name, type and active state (OWNER, ADMIN, MANAGER)',
         security: security.user,
         params: idParam,
         body: updateResourceBody,

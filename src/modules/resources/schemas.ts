@@ -31,8 +31,14 @@ const resourceFields = {
 const resourceName = z.string().trim().min(1).max(200);
 const fieldsBody = z.strictObject(resourceFields).partial();
 
-export const createResourceBody = fieldsBody.extend({ name: resourceName, resourceTypeId: resourceFields.resourceTypeId });
-export const updateResourceBody = fieldsBody.extend({ name: resourceName.optional(), isActive: z.boolean().optional() });
+export const createResourceBody = fieldsBody.extend({
+  name: resourceName,
+  resourceTypeId: resourceFields.resourceTypeId,
+});
+export const updateResourceBody = fieldsBody.extend({
+  name: resourceName.optional(),
+  isActive: z.boolean().optional(),
+});
 export type CreateResourceInput = z.infer<typeof createResourceBody>;
 export type UpdateResourceInput = z.infer<typeof updateResourceBody>;
 

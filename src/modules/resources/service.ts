@@ -27,7 +27,10 @@ function mergePolicy(current: SchedulePolicy | null, input: Input): SchedulePoli
     const inPolicy = input.schedulePolicy?.operatingHours;
     if (inPolicy !== undefined && JSON.stringify(inPolicy) !== JSON.stringify(overrides)) {
       throw validationFailed('operatingHoursOverrides and schedulePolicy.operatingHours differ', [
-        { path: 'body.operatingHoursOverrides', message: 'must equal schedulePolicy.operatingHours when both are sent' },
+        {
+          path: 'body.operatingHoursOverrides',
+          message: 'must equal schedulePolicy.operatingHours when both are sent',
+        },
       ]);
     }
     const { operatingHours: _replaced, ...rest } = policy ?? {};
@@ -44,7 +47,11 @@ export type ResourcesService = ReturnType<typeof createResourcesService>;
  * parent with capacity N > 1 always has exactly N lanes (`<name> #<n>`), which
  * booking and availability schedule instead of the parent.
  */
-export function createResourcesService(deps: { db: Db; config: Config; organisations: OrganisationsService }) {
+export function createResourcesService(deps: {
+  db: Db;
+  config: Config;
+  organisations: OrganisationsService;
+}) {
   const { db, config, organisations } = deps;
   const repoFor = (executor: Db['kysely'] | Parameters<typeof createResourceRepo>[0]) =>
     createResourceRepo(executor, db.dialect);
@@ -64,7 +71,10 @@ export function createResourcesService(deps: { db: Db; config: Config; organisat
 
   function refuseLane(row: { isCapacityChild: boolean | number }, action: string) {
     if (row.isCapacityChild) {
-      throw conflict('CONFLICT', `Capacity lanes are managed through their parent resource; ${action} the parent instead`);
+      throw conflict(
+        'CONFLICT',
+        `Capacity lanes are managed through their parent resource; ${action} the parent instead`,
+      );
     }
   }
 
@@ -79,7 +89,10 @@ export function createResourcesService(deps: { db: Db; config: Config; organisat
         { path: 'body.resourceTypeId', message: 'no such resource type in your active organisation' },
       ]);
     }
-    if (values.managedById !== null && !(await repoFor(executor).isMember(organisationId, values.managedById))) {
+    if (
+      values.managedById !== null &&
+      !(await repoFor(executor).isMember(organisationId, values.managedById))
+    ) {
       throw validationFailed('managedById is not a member of your active organisation', [
         { path: 'body.managedById', message: 'must be a member of the organisation' },
       ]);
@@ -87,12 +100,22 @@ export function createResourcesService(deps: { db: Db; config: Config; organisat
   }
 
   /** Seeds, trims or renames lanes so the parent has exactly lanesFor(capacity). */
-  async function syncLanes(r: ResourceRepo, organisationId: number, parent: ResourceValues & { id: number }, now: string) {
+  async function syncLanes(
+    r: ResourceRepo,
+    organisationId: number,
+    parent: ResourceValues & { id: number },
+    now: string,
+  ) {
     const wanted = lanesFor(parent.capacity);
     const lanes = await r.lanesOf(parent.id);
     const removed = lanes.filter((lane) => (lane.capacityLaneIndex ?? 0) > wanted);
     if (removed.length > 0) {
-      if (await r.hasFutureReservations(removed.map((lane) => lane.id), now)) {
+      if (
+        await r.hasFutureReservations(
+          removed.map((lane) => lane.id),
+          now,
+        )
+      ) {
         throw conflict(
           'LANE_HAS_RESERVATIONS',
           `Lowering capacity to ${parent.capacity} would remove a lane that holds a future reservation`,
@@ -206,7 +229,10 @@ export function createResourcesService(deps: { db: Db; config: Config; organisat
         refuseLane(row, 'delete or lower the capacity of');
         const lanes = await r.lanesOf(id);
         if (await r.hasFutureReservations([id, ...lanes.map((lane) => lane.id)], nowIso())) {
-          throw conflict('CONFLICT', 'This resource or one of its lanes holds future reservations; cancel them first');
+          throw conflict(
+            'CONFLICT',
+            'This resource or one of its lanes holds future reservations; cancel them first',
+          );
         }
         await r.delete(id);
       });
@@ -216,7 +242,10 @@ export function createResourcesService(deps: { db: Db; config: Config; organisat
       const { organisationId } = await organisations.requireActiveMembership(user);
       const row = await findOrThrow(repo, organisationId, id);
       refuseLane(row, 'share');
-      return { token: row.publicToken, publicUrl: `${config.publicUrl}/api/public/resources/${row.publicToken}` };
+      return {
+        token: row.publicToken,
+        publicUrl: `${config.publicUrl}/api/public/resources/${row.publicToken}`,
+      };
     },
 
     /** A new token; links carrying the old one stop working at once. */
@@ -233,7 +262,9 @@ export function createResourcesService(deps: { db: Db; config: Config; organisat
     async schedule(user: { id: number }, id: number): Promise<ResolvedSchedule> {
       const { organisationId } = await organisations.requireActiveMembership(user);
       const row = await findOrThrow(repo, organisationId, id);
-      const owner = row.parentResourceId ? await findOrThrow(repo, organisationId, row.parentResourceId) : row;
+      const owner = row.parentResourceId
+        ? await findOrThrow(repo, organisationId, row.parentResourceId)
+        : row;
       const [type, org] = await Promise.all([
         createResourceTypeRepo(db.kysely).find(organisationId, owner.resourceTypeId),
         organisations.getSchedulingDefaults(organisationId),

@@ -6,7 +6,11 @@ export interface ResolvedSchedule {
   availabilityMode: AvailabilityMode;
   operatingHours: OperatingHours;
   shiftSchedule: ShiftSchedule;
-  sources: { availabilityMode: ScheduleSource; operatingHours: ScheduleSource; shiftSchedule: ScheduleSource };
+  sources: {
+    availabilityMode: ScheduleSource;
+    operatingHours: ScheduleSource;
+    shiftSchedule: ScheduleSource;
+  };
 }
 
 /** No scope sets opening hours: open all day, every day. */
@@ -18,7 +22,11 @@ export const ALWAYS_OPEN: OperatingHours = [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek)
 }));
 
 type Section = 'availabilityMode' | 'operatingHours' | 'shiftSchedule';
-const DEFAULTS: Required<SchedulePolicy> = { availabilityMode: 'continuous', operatingHours: ALWAYS_OPEN, shiftSchedule: [] };
+const DEFAULTS: Required<SchedulePolicy> = {
+  availabilityMode: 'continuous',
+  operatingHours: ALWAYS_OPEN,
+  shiftSchedule: [],
+};
 
 /**
  * Effective schedule of a resource: for each section, the most specific scope

@@ -86,14 +86,20 @@ export function createUserGroupRepo(db: Executor) {
     },
 
     listCalendars(groupId: number) {
-      return db
-        .selectFrom('userGroupCalendars as gc')
-        .innerJoin('calendars as c', 'c.id', 'gc.calendarId')
-        .select(['gc.calendarId', 'c.name', 'c.ownerId'])
-        .where('gc.groupId', '=', groupId)
-        .orderBy('c.name')
-        .orderBy('gc.calendarId')
-        .execute();
+      return (
+        db
+          .selectFrom('userGroupCalendars as gc')
+          .innerJoin('calendars as c', 'c.id', 'gc.calendarId')
+          // A share counts only while the calendar's owner is a member (see calendars repo).
+          .innerJoin('userGroupMembers as om', (join) =>
+            join.onRef('om.groupId', '=', 'gc.groupId').onRef('om.userId', '=', 'c.ownerId'),
+          )
+          .select(['gc.calendarId', 'c.name', 'c.ownerId'])
+          .where('gc.groupId', '=', groupId)
+          .orderBy('c.name')
+          .orderBy('gc.calendarId')
+          .execute()
+      );
     },
 
     async rename(groupId: number, name: string, now: string): Promise<void> {
