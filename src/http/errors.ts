@@ -41,6 +41,14 @@ export const errorEnvelope = z
   })
   .describe('Error envelope');
 
+/** The error envelope as the response schema of each listed status, for a route's OpenAPI entry. */
+export function errorResponses<S extends number>(...statuses: S[]): Record<S, typeof errorEnvelope> {
+  return Object.fromEntries(statuses.map((status) => [status, errorEnvelope])) as Record<
+    S,
+    typeof errorEnvelope
+  >;
+}
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError) {
   if (error.headers) reply.headers(error.headers);
   return reply.code(error.statusCode).send({

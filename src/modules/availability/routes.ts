@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { currentUser } from '../../http/auth.js';
-import { errorEnvelope } from '../../http/errors.js';
+import { errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
 import { rangeQuery, resourceAvailability, typeAvailability } from './schemas.js';
 
 const tags = ['availability'];
-const errors = { 400: errorEnvelope, 401: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope };
+const errors = errorResponses(400, 401, 404, 409);
 
 export const availabilityRoutes: FastifyPluginAsyncZod = async (app) => {
   const { availability } = app.services;

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { currentUser } from '../../http/auth.js';
-import { errorEnvelope } from '../../http/errors.js';
+import { errorEnvelope, errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
 import { userActor } from '../access.js';
 import { event, updateEventBody } from './schemas.js';
@@ -10,7 +10,7 @@ const tags = ['events'];
 
 export const eventRoutes: FastifyPluginAsyncZod = async (app) => {
   const { events } = app.services;
-  const errors = { 400: errorEnvelope, 401: errorEnvelope, 404: errorEnvelope };
+  const errors = errorResponses(400, 401, 404);
 
   app.get(
     '/:id',

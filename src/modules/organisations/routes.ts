@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { currentUser } from '../../http/auth.js';
-import { errorEnvelope } from '../../http/errors.js';
+import { errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
 import { paymentRoutes } from '../payments/routes.js';
 import {
@@ -25,13 +25,7 @@ const memberTags = ['organisation members'];
 /** Organisation and membership routes, under /api/organisations. */
 export const organisationRoutes: FastifyPluginAsyncZod = async (app) => {
   const { organisations } = app.services;
-  const errors = {
-    400: errorEnvelope,
-    401: errorEnvelope,
-    403: errorEnvelope,
-    404: errorEnvelope,
-    409: errorEnvelope,
-  };
+  const errors = errorResponses(400, 401, 403, 404, 409);
 
   app.post(
     '/',

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { currentUser } from '../../http/auth.js';
-import { errorEnvelope } from '../../http/errors.js';
+import { errorEnvelope, errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
 import { dashboardLink, onboardingLink, paymentStatus } from './schemas.js';
 
@@ -10,11 +10,7 @@ const tags = ['organisation payments'];
 export const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
   const { payments } = app.services;
   const errors = {
-    400: errorEnvelope,
-    401: errorEnvelope,
-    403: errorEnvelope,
-    404: errorEnvelope,
-    409: errorEnvelope,
+    ...errorResponses(400, 401, 403, 404, 409),
     502: errorEnvelope.describe('PROVIDER_ERROR: the payment provider failed'),
     504: errorEnvelope.describe('PROVIDER_TIMEOUT: the payment provider did not answer in time'),
   };

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { errorEnvelope, notFound } from '../../http/errors.js';
+import { errorResponses, notFound } from '../../http/errors.js';
 import { security } from '../../http/schemas.js';
 import { rangeQuery, resourceAvailability, typeAvailability } from '../availability/schemas.js';
 import { publicReservation, reservationBody, tokenReservationBody } from '../reservations/schemas.js';
@@ -12,7 +12,7 @@ import {
 } from './schemas.js';
 
 const tags = ['public booking'];
-const errors = { 400: errorEnvelope, 404: errorEnvelope, 409: errorEnvelope, 429: errorEnvelope };
+const errors = errorResponses(400, 404, 409, 429);
 
 export const publicBookingRoutes: FastifyPluginAsyncZod = async (app) => {
   const { publicBooking } = app.services;

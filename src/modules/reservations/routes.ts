@@ -1,17 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { currentUser } from '../../http/auth.js';
-import { errorEnvelope } from '../../http/errors.js';
+import { errorResponses } from '../../http/errors.js';
 import { idParam, page, security } from '../../http/schemas.js';
 import { listReservationsQuery, reservation, reservationBody } from './schemas.js';
 
 const tags = ['reservations'];
-const errors = {
-  400: errorEnvelope,
-  401: errorEnvelope,
-  403: errorEnvelope,
-  404: errorEnvelope,
-  409: errorEnvelope,
-};
+const errors = errorResponses(400, 401, 403, 404, 409);
 
 export const reservationRoutes: FastifyPluginAsyncZod = async (app) => {
   const { reservations } = app.services;

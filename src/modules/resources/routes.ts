@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { currentUser } from '../../http/auth.js';
-import { errorEnvelope } from '../../http/errors.js';
+import { errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
 import {
   createResourceBody,
@@ -13,13 +13,7 @@ import {
 } from './schemas.js';
 
 const tags = ['resources'];
-const errors = {
-  400: errorEnvelope,
-  401: errorEnvelope,
-  403: errorEnvelope,
-  404: errorEnvelope,
-  409: errorEnvelope,
-};
+const errors = errorResponses(400, 401, 403, 404, 409);
 
 export const resourceRoutes: FastifyPluginAsyncZod = async (app) => {
   const { resources } = app.services;

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { currentUser } from '../../http/auth.js';
-import { errorEnvelope } from '../../http/errors.js';
+import { errorEnvelope, errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
 import { userActor } from '../access.js';
 import {
@@ -21,7 +21,7 @@ const noContent = z.null().describe('Done');
 
 export const userGroupRoutes: FastifyPluginAsyncZod = async (app) => {
   const { userGroups } = app.services;
-  const errors = { 400: errorEnvelope, 401: errorEnvelope, 404: errorEnvelope };
+  const errors = errorResponses(400, 401, 404);
   const ownerErrors = { 403: errorEnvelope, ...errors };
 
   app.get(
