@@ -45,11 +45,16 @@ export interface BuildOptions {
   db?: Db;
   /** Log destination override (tests keep quiet). */
   logger?: boolean;
+  /** Where log lines go instead of stdout (tests read them). */
+  logStream?: { write(line: string): void };
 }
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger === false ? false : loggerOptions(config),
+    logger:
+      options.logger === false
+        ? false
+        : { ...loggerOptions(config), ...(options.logStream ? { stream: options.logStream } : {}) },
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     // Accept a caller's request id when it is sane, so traces join across services.

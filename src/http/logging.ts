@@ -10,6 +10,13 @@ export const REDACTED_PATHS = [
   'req.headers["x-agent-token"]',
   'req.headers["x-csrf-token"]',
   'res.headers["set-cookie"]',
+  // The same headers wherever else a header object is logged.
+  '*.authorization',
+  '*.cookie',
+  '*["set-cookie"]',
+  '*["x-api-key"]',
+  '*["x-agent-key"]',
+  '*["x-agent-token"]',
   '*.password',
   '*.passwordHash',
   '*.token',
@@ -25,7 +32,7 @@ export const REDACTED_PATHS = [
   '*.code_verifier',
 ];
 
-export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
+export function loggerOptions(config: Config): Exclude<FastifyServerOptions['logger'], boolean | undefined> {
   return {
     level: config.logLevel,
     redact: { paths: REDACTED_PATHS, censor: '[Redacted]' },
@@ -33,7 +40,7 @@ export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
       // The path only: query strings can carry codes and tokens (OAuth callbacks).
       req: (request) => ({
         method: request.method,
-        url: request.url.split('?')[0],
+        url: request.url?.split('?')[0],
         remoteAddress: request.ip,
         requestId: request.id,
       }),

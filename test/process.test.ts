@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createTestDatabase, TEST_ENV } from './helpers.js';
+
+// These tests run the real entry points (npm start's main.ts, the CLI) on a SQLite file.
+const dir = mkdtempSync(join(tmpdir(), 'rs-process-'));
+const env = {
+  ...process.env,
+  ...TEST_ENV,
+  LOG_LEVEL: 'info',
+  DATABASE_URL: `sqlite:${join(dir, 'service.db')}`,
+  PORT: '0',
+  // The payment emulator is started in-process only in development.
+  PAYMENT_API_BASE: 'http://127.0.0.1:9',
+  PAYMENT_SECRET_KEY: 'sk_test_process',
+};
+
+function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`no line matching ${pattern} in: ${seen}`)), timeoutMs);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = seen.match(pattern);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[0]);
+      }
+    });
+  });
+}
+
+describe('process entry points', () => {
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('the CLI creates a user and sets plan and admin flag', () => {
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env, encoding: 'utf8' });
+    const created = cli('user:create', 'cli@example.test', 'a long password', 'Cli', 'User');
+    assert.equal(created.status, 0, created.stderr);
+    assert.match(created.stdout, /Created user \d+ <cli@example.test>/);
+    assert.match(cli('user:set-plan', 'cli@example.test', 'ENTERPRISE').stdout, /plan ENTERPRISE/);
+    assert.match(cli('user:set-admin', 'cli@example.test', 'true').stdout, /global admin: true/);
+    const wrong = cli('user:set-plan', 'cli@example.test', 'GOLD');
+    assert.equal(wrong.status, 1);
+    assert.match(wrong.stderr, /Usage/);
+    assert.equal(cli('user:create', 'cli@example.test', 'a long password', 'Again').status, 1);
+  });
+
+  test('npm start serves, then SIGTERM closes it cleanly', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const line = await waitForLine(child, /Server listening at http:\/\/127\.0\.0\.1:\d+/);
+      const url = line.replace('Server listening at ', '');
+      const me = await fetch(`${url}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'cli@example.test', password: 'a long password' }),
+      });
+      assert.equal(me.status, 200, 'the user the CLI created signs in');
+      const body = await me.json();
+      assert.equal(body.user.plan, 'ENTERPRISE');
+      assert.equal(body.user.isGlobalAdmin, true);
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      const shuttingDown = waitForLine(child, /shutting down/);
+      child.kill('SIGTERM');
+      await shuttingDown;
+      assert.equal(await exited, 0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('logs', () => {
+  let lines: string[];
+  let close: () => Promise<void>;
+  before(async () => {
+    lines = [];
+    const { db, drop } = await createTestDatabase();
+    const app = await buildApp(loadConfig({ ...TEST_ENV, LOG_LEVEL: 'debug' }), {
+      db,
+      logStream: { write: (line: string) => lines.push(line) },
+    });
+    close = async () => {
+      await app.close();
+      await drop();
+    };
+    const password = 'never in a log line';
+    const registered = await app.inject({
+      method: 'POST',
+      url: '/api/auth/register?token=query-secret',
+      payload: { email: 'logs@example.test', password, name: 'Logs' },
+    });
+    const token = registered.json().accessToken;
+    await app.inject({
+      method: 'GET',
+      url: '/api/auth/me',
+      headers: { authorization: `Bearer ${token}`, 'x-api-key': 'rs_uk_x' },
+    });
+    app.log.info(
+      { headers: { authorization: `Bearer ${token}`, cookie: 'refresh_token=abc' } },
+      'explicit',
+    );
+  });
+  after(() => close());
+
+  test('carry request ids and paths, never credentials or query strings', () => {
+    const text = lines.join('');
+    assert.match(text, /"reqId":"[0-9a-f-]{36}"/);
+    assert.match(text, /"url":"\/api\/auth\/register"/);
+    for (const secret of [
+      'never in a log line',
+      'query-secret',
+      'refresh_token=abc',
+      'rs_uk_x',
+      'Bearer ey',
+    ]) {
+      assert.equal(text.includes(secret), false, `log contains ${secret}`);
+    }
+    assert.match(text, /\[Redacted\]/);
+  });
+});
