@@ -5,7 +5,8 @@ export default fp(
   async (app) => {
     const allowed = new Set(app.config.corsOrigins);
     await app.register(cors, {
-      origin: (origin, callback) => callback(null, origin === undefined || allowed.has(origin)),
+      // Only browsers send Origin; other clients get no CORS headers at all.
+      origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin)),
       credentials: true,
       methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       allowedHeaders: [
