@@ -10,15 +10,19 @@ import { loggerOptions } from './http/logging.js';
 import { createEphemeralStore, type EphemeralStore } from './lib/ephemeral-store.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { authRoutes } from './modules/auth/routes.js';
+import { automationRoutes } from './modules/automation/routes.js';
 import { availabilityRoutes } from './modules/availability/routes.js';
 import { calendarRoutes } from './modules/calendars/routes.js';
 import { eventRoutes } from './modules/events/routes.js';
+import { householdRoutes } from './modules/household/routes.js';
 import { organisationRoutes } from './modules/organisations/routes.js';
 import { platformRoutes } from './modules/platform/routes.js';
 import { publicBookingRoutes } from './modules/public-booking/routes.js';
 import { reservationRoutes } from './modules/reservations/routes.js';
 import { resourceTypeRoutes } from './modules/resource-types/routes.js';
 import { resourceRoutes } from './modules/resources/routes.js';
+import { routineRoutes } from './modules/routines/routes.js';
+import { taskLabelRoutes, taskRoutes } from './modules/tasks/routes.js';
 import { userGroupRoutes } from './modules/user-groups/routes.js';
 import cookie from './plugins/cookie.js';
 import cors from './plugins/cors.js';
@@ -105,6 +109,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(calendarRoutes, { prefix: '/api/calendars' });
   await app.register(eventRoutes, { prefix: '/api/events' });
   await app.register(userGroupRoutes, { prefix: '/api/user-groups' });
+  await app.register(taskRoutes, { prefix: '/api/tasks' });
+  await app.register(taskLabelRoutes, { prefix: '/api/task-labels' });
+  await app.register(routineRoutes, { prefix: '/api/routines' });
+  await app.register(householdRoutes, { prefix: '/api/household' });
+  await app.register(automationRoutes, { prefix: '/api/automation' });
 
   return app;
 }

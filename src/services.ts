@@ -3,9 +3,11 @@ import type { Db } from './db/database.js';
 import type { EphemeralStore } from './lib/ephemeral-store.js';
 import type { Metrics } from './metrics.js';
 import { createAuthService } from './modules/auth/service.js';
+import { createAutomationService } from './modules/automation/service.js';
 import { createAvailabilityService } from './modules/availability/service.js';
 import { createCalendarService } from './modules/calendars/service.js';
 import { createEventService } from './modules/events/service.js';
+import { createHouseholdService } from './modules/household/service.js';
 import { createOrganisationsService } from './modules/organisations/service.js';
 import { createPaymentsService } from './modules/payments/service.js';
 import { createPlatformService } from './modules/platform/service.js';
@@ -13,6 +15,8 @@ import { createPublicBookingService } from './modules/public-booking/service.js'
 import { createReservationsService } from './modules/reservations/service.js';
 import { createResourceTypesService } from './modules/resource-types/service.js';
 import { createResourcesService } from './modules/resources/service.js';
+import { createRoutineService } from './modules/routines/service.js';
+import { createTaskService } from './modules/tasks/service.js';
 import { createUserGroupService } from './modules/user-groups/service.js';
 
 export interface ServiceDeps {
@@ -28,6 +32,18 @@ export function createServices(deps: ServiceDeps) {
   const organisations = createOrganisationsService(deps);
   const availability = createAvailabilityService({ ...deps, organisations });
   const reservations = createReservationsService({ ...deps, organisations, availability });
+  // Automation listens to event creation and task completion through these hooks (run after
+  // the write commits), so neither module depends on automation.
+  const events = createEventService({
+    ...deps,
+    calendars,
+    onEventCreated: async (actor, event) => automation.onEventCreated(actor, event),
+  });
+  const tasks = createTaskService({
+    ...deps,
+    onTaskCompleted: async (actor, task) => automation.onTaskCompleted(actor, task),
+  });
+  const automation = createAutomationService({ ...deps, calendars, events, tasks });
   return {
     // Every new user gets a default calendar, in the transaction that creates the user.
     auth: createAuthService({
@@ -45,8 +61,12 @@ export function createServices(deps: ServiceDeps) {
     publicBooking: createPublicBookingService({ ...deps, availability, reservations }),
     payments: createPaymentsService(deps),
     calendars,
-    events: createEventService({ ...deps, calendars }),
+    events,
     userGroups: createUserGroupService({ ...deps, calendars }),
+    tasks,
+    routines: createRoutineService({ ...deps, tasks }),
+    household: createHouseholdService(deps),
+    automation,
   };
 }
 

@@ -107,10 +107,7 @@ describe('logs', () => {
       url: '/api/auth/me',
       headers: { authorization: `Bearer ${token}`, 'x-api-key': 'rs_uk_x' },
     });
-    app.log.info(
-      { headers: { authorization: `Bearer ${token}`, cookie: 'refresh_token=abc' } },
-      'explicit',
-    );
+    app.log.info({ headers: { authorization: `Bearer ${token}`, cookie: 'refresh_token=abc' } }, 'explicit');
   });
   after(() => close());
 

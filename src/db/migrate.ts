@@ -4,6 +4,7 @@ import { foundation } from './migrations/0001_foundation.js';
 import { organisations } from './migrations/0002_organisations.js';
 import { calendars } from './migrations/0003_calendars.js';
 import { resources } from './migrations/0004_resources.js';
+import { workspace } from './migrations/0005_workspace.js';
 import { columnsFor } from './migrations/columns.js';
 
 /**
@@ -17,6 +18,7 @@ function migrations(db: Db): Record<string, Migration> {
     '0002_organisations': organisations(c),
     '0003_calendars': calendars(c),
     '0004_resources': resources(c),
+    '0005_workspace': workspace(c),
   };
 }
 

@@ -1,8 +1,11 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { AutomationTables } from './tables/automation.js';
 import type { CalendarTables } from './tables/calendars.js';
+import type { HouseholdTables } from './tables/household.js';
 import type { OrganisationTables } from './tables/organisations.js';
 import type { PlatformTables } from './tables/platform.js';
 import type { ResourceTables } from './tables/resources.js';
+import type { TaskTables } from './tables/tasks.js';
 import type { UserGroupTables } from './tables/user-groups.js';
 import type { UserTables } from './tables/users.js';
 
@@ -21,4 +24,7 @@ export interface Database
     OrganisationTables,
     CalendarTables,
     UserGroupTables,
-    ResourceTables {}
+    ResourceTables,
+    TaskTables,
+    HouseholdTables,
+    AutomationTables {}

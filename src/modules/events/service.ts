@@ -133,9 +133,20 @@ function externalClash(error: unknown): never {
   throw error;
 }
 
+/** Runs after an event was created and committed (automation); never fails the create. */
+export type EventCreatedHook = (actor: Actor, event: Event) => Promise<void>;
+
 export type EventService = ReturnType<typeof createEventService>;
 
-export function createEventService({ db, calendars }: { db: Db; calendars: CalendarService }) {
+export function createEventService({
+  db,
+  calendars,
+  onEventCreated,
+}: {
+  db: Db;
+  calendars: CalendarService;
+  onEventCreated?: EventCreatedHook;
+}) {
   const repo = createEventRepo(db.kysely);
 
   /** The event when the actor may read its calendar; 404 otherwise (never revealing it exists). */
@@ -223,7 +234,15 @@ export function createEventService({ db, calendars }: { db: Db; calendars: Calen
         recurrence: input.recurrence ?? null,
         reminders: input.reminders ?? [],
       });
-      return repo.insert(values, options.external, nowIso()).catch(externalClash);
+      const created = await repo.insert(values, options.external, nowIso()).catch(externalClash);
+      if (onEventCreated) {
+        try {
+          await onEventCreated(actor, created);
+        } catch {
+          // The hook records its own failures (automation audit); the event stays created.
+        }
+      }
+      return created;
     },
 
     /** Changes the given fields; the merged event must satisfy every rule again. */

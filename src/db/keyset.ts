@@ -1,0 +1,53 @@
+import { type RawBuilder, type SqlBool, sql } from 'kysely';
+import { decodeCursor, encodeCursor } from '../lib/cursor.js';
+
+/**
+ * Keyset paging in (nullable timestamp ascending, nulls last; id ascending) order,
+ * for lists sorted by a date that may be missing (tasks by due date, household
+ * items by expiry). Identical SQL on SQLite and PostgreSQL.
+ */
+export interface NullableKey {
+  value: string | null;
+  id: number;
+}
+
+/** A cursor a list did not give out (a 400 upstream). */
+export class InvalidCursorError extends Error {}
+
+export function encodeNullableKey(value: string | null, id: number): string {
+  return encodeCursor(value === null ? [id] : [value, id]);
+}
+
+export function decodeNullableKey(cursor: string): NullableKey {
+  const key = decodeCursor(cursor);
+  if (key?.length === 1 && Number.isInteger(key[0])) return { value: null, id: key[0] as number };
+  if (key?.length === 2 && typeof key[0] === 'string' && Number.isInteger(key[1])) {
+    const millis = Date.parse(key[0]);
+    if (!Number.isNaN(millis)) return { value: new Date(millis).toISOString(), id: key[1] as number };
+  }
+  throw new InvalidCursorError();
+}
+
+/** Rows after `key` in the order of `orderByNullableKey`. */
+export function afterNullableKey(column: string, key: NullableKey): RawBuilder<SqlBool> {
+  const col = sql.ref(column);
+  const id = sql.ref('id');
+  return key.value === null
+    ? sql<SqlBool>`(${col} is null and ${id} > ${key.id})`
+    : sql<SqlBool>`(${col} > ${key.value} or (${col} = ${key.value} and ${id} > ${key.id}) or ${col} is null)`;
+}
+
+/** The first sort term: rows with a value (false) before rows without (true). */
+export function nullsLast(column: string): RawBuilder<unknown> {
+  return sql`${sql.ref(column)} is null`;
+}
+
+/** `%text%` for `like ... escape '\'`, with the wildcards of `text` escaped. */
+export function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Case-insensitive "contains" on both dialects: `lower(column) like lower(pattern) escape '\'`. */
+export function containsIgnoringCase(column: string, text: string): RawBuilder<SqlBool> {
+  return sql<SqlBool>`lower(${sql.ref(column)}) like lower(${containsPattern(text)}) escape '\\'`;
+}
