@@ -18,8 +18,9 @@ if (role) {
   await orchestrate();
 }
 
-/** Server side: prints one JSON line `{url, token?, key?}` once listening. */
+/** Server side: prints one JSON line `{url, token?, key?}` once listening; answers CPU-time asks over IPC. */
 async function serve(kind: string) {
+  process.on('message', () => process.send?.(process.cpuUsage()));
   if (kind === 'floor') {
     const { default: Fastify } = await import('fastify');
     const floor = Fastify({ logger: false });
@@ -61,7 +62,7 @@ function start(kind: string): Promise<{ child: ChildProcess; url: string; token?
     process.execPath,
     ['--import', 'tsx', new URL(import.meta.url).pathname, `--serve=${kind}`],
     {
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     },
   );
   return new Promise((resolve, reject) => {
@@ -75,18 +76,36 @@ function start(kind: string): Promise<{ child: ChildProcess; url: string; token?
   });
 }
 
-async function measure(title: string, url: string, headers: Record<string, string> = {}) {
+/** The server process's CPU time so far, in microseconds. */
+function serverCpu(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    child.once('message', (usage: NodeJS.CpuUsage) => resolve(usage.user + usage.system));
+    child.send('cpu');
+  });
+}
+
+async function measure(
+  title: string,
+  server: { child: ChildProcess; url: string },
+  path = '',
+  headers: Record<string, string> = {},
+) {
+  const url = `${server.url}${path}`;
   // A short warm-up so the JIT has compiled the hot path before the measured run.
   await autocannon({ url, headers, connections: CONNECTIONS, duration: 2 });
+  const cpuBefore = await serverCpu(server.child);
   const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION_SECONDS });
+  const cpu = (await serverCpu(server.child)) - cpuBefore;
+  if (result.non2xx || result.errors)
+    throw new Error(`${title}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   const row = {
     title,
     rps: Math.round(result.requests.average),
     p50: result.latency.p50,
     p99: result.latency.p99,
+    serverCpuUs: Math.round(cpu / result.requests.total),
+    bytes: Math.round(result.throughput.total / result.requests.total),
   };
-  if (result.non2xx || result.errors)
-    throw new Error(`${title}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   console.error(JSON.stringify(row));
   return row;
 }
@@ -94,26 +113,27 @@ async function measure(title: string, url: string, headers: Record<string, strin
 async function orchestrate() {
   const dbFile = join(tmpdir(), `bench-foundation-${process.pid}.db`);
   const floor = await start('floor');
-  const rows = [await measure('floor: bare Fastify hello-world', floor.url)];
+  const rows = [await measure('floor: bare Fastify hello-world', floor)];
   floor.child.kill();
   const app = await start(dbFile);
   rows.push(
-    await measure('GET /api/health', `${app.url}/api/health`),
-    await measure('GET /api/auth/me (JWT)', `${app.url}/api/auth/me`, {
-      authorization: `Bearer ${app.token}`,
-    }),
-    await measure('GET /api/auth/me (API key)', `${app.url}/api/auth/me`, { 'x-api-key': app.key! }),
+    await measure('GET /api/health', app, '/api/health'),
+    await measure('GET /api/auth/me (JWT)', app, '/api/auth/me', { authorization: `Bearer ${app.token}` }),
+    await measure('GET /api/auth/me (API key)', app, '/api/auth/me', { 'x-api-key': app.key! }),
   );
   app.child.kill();
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${dbFile}${suffix}`, { force: true });
 
   const floorRps = rows[0]!.rps;
   console.log(`connections ${CONNECTIONS}, ${DURATION_SECONDS} s per route, Node ${process.version}`);
-  console.log('| route | req/s | p50 ms | p99 ms | share of floor |');
-  console.log('|---|---|---|---|---|');
-  for (const row of rows) {
+  console.log(
+    '| route | req/s | share of floor | p50 ms | p99 ms | server CPU µs/request | response bytes |',
+  );
+  console.log('|---|---|---|---|---|---|---|');
+  for (const r of rows) {
+    const share = Math.round((r.rps / floorRps) * 100);
     console.log(
-      `| ${row.title} | ${row.rps} | ${row.p50} | ${row.p99} | ${Math.round((row.rps / floorRps) * 100)}% |`,
+      `| ${r.title} | ${r.rps} | ${share}% | ${r.p50} | ${r.p99} | ${r.serverCpuUs} | ${r.bytes} |`,
     );
   }
 }

@@ -82,8 +82,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('store', store);
   app.decorate('metrics', metrics);
   app.decorate('services', createServices({ db, config, store, metrics }));
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   app.addHook('onClose', async () => {
     await store.close();
