@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/database.js';
+import { afterNullableKey, decodeNullableKey, encodeNullableKey } from '../../db/keyset.js';
 import type { ReservationSource, ReservationStatus, ReservationsTable } from '../../db/tables/resources.js';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import type { Customer, ListReservationsQuery, Reservation } from './schemas.js';
 
 export function toReservation(row: Selectable<ReservationsTable>): Reservation {
@@ -44,8 +44,6 @@ export interface NewReservation {
   source: ReservationSource;
   createdByUserId: number | null;
 }
-
-export class InvalidCursorError extends Error {}
 
 export function createReservationRepo(db: Executor) {
   return {
@@ -94,17 +92,8 @@ export function createReservationRepo(db: Executor) {
       if (query.status !== undefined) q = q.where('status', '=', query.status);
       if (query.from !== undefined) q = q.where('endTime', '>', new Date(query.from).toISOString());
       if (query.to !== undefined) q = q.where('startTime', '<', new Date(query.to).toISOString());
-      if (query.cursor !== undefined) {
-        const key = decodeCursor(query.cursor);
-        const [startTime, id] = key ?? [];
-        if (typeof startTime !== 'string' || typeof id !== 'number') throw new InvalidCursorError();
-        q = q.where((eb) =>
-          eb.or([
-            eb('startTime', '>', startTime),
-            eb.and([eb('startTime', '=', startTime), eb('id', '>', id)]),
-          ]),
-        );
-      }
+      if (query.cursor !== undefined)
+        q = q.where(afterNullableKey('startTime', decodeNullableKey(query.cursor)));
       const rows = await q
         .orderBy('startTime')
         .orderBy('id')
@@ -114,7 +103,7 @@ export function createReservationRepo(db: Executor) {
       const last = items[items.length - 1];
       return {
         items,
-        nextCursor: rows.length > query.limit && last ? encodeCursor([last.startTime, last.id]) : null,
+        nextCursor: rows.length > query.limit && last ? encodeNullableKey(last.startTime, last.id) : null,
       };
     },
 

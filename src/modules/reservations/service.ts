@@ -1,4 +1,5 @@
 import { type Db, inTransaction } from '../../db/database.js';
+import { InvalidCursorError } from '../../db/keyset.js';
 import type { ReservationSource } from '../../db/tables/resources.js';
 import { AppError, conflict, forbidden, notFound, validationFailed } from '../../http/errors.js';
 import { nowIso } from '../../lib/time.js';
@@ -9,7 +10,7 @@ import type { OrganisationsService } from '../organisations/service.js';
 import { createResourceTypeRepo } from '../resource-types/repo.js';
 import type { ResourceType } from '../resource-types/schemas.js';
 import { createResourceRepo } from '../resources/repo.js';
-import { createReservationRepo, InvalidCursorError } from './repo.js';
+import { createReservationRepo } from './repo.js';
 import type { Customer, ListReservationsQuery, Reservation, ReservationInput } from './schemas.js';
 
 /** Who books: a member through the API or MCP, or a public booker through a slug or token link. */
