@@ -6,6 +6,7 @@ import { createDatabase, type Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { authGuards } from './http/auth.js';
 import { registerErrorHandling } from './http/errors.js';
+import { acceptEmptyJsonBodies } from './http/json-body.js';
 import { loggerOptions } from './http/logging.js';
 import { createEphemeralStore, type EphemeralStore } from './lib/ephemeral-store.js';
 import { createMetrics, type Metrics } from './metrics.js';
@@ -72,6 +73,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
+  acceptEmptyJsonBodies(app);
 
   const db = options.db ?? createDatabase(config.databaseUrl);
   await migrateToLatest(db);

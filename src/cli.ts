@@ -1,7 +1,7 @@
 // Operator commands: npm run cli -- <command> [args]
 import { buildApp } from './app.js';
-import { loadConfig } from './config.js';
-import { plan as planSchema } from './modules/auth/schemas.js';
+import { loadConfigOrExit } from './config.js';
+import { plan as planSchema, registerBody } from './modules/auth/schemas.js';
 
 const USAGE = `Usage:
   npm run cli -- user:create EMAIL PASSWORD NAME
@@ -9,14 +9,19 @@ const USAGE = `Usage:
   npm run cli -- user:set-admin EMAIL true|false`;
 
 const [command, ...args] = process.argv.slice(2);
-const app = await buildApp(loadConfig(), { logger: false });
+const app = await buildApp(loadConfigOrExit(), { logger: false });
 const { auth } = app.services;
 try {
   switch (command) {
     case 'user:create': {
       const [email, password, ...name] = args;
-      if (!email || !password || name.length === 0) throw new Error(USAGE);
-      const user = await auth.createUser({ email: email.toLowerCase(), password, name: name.join(' ') });
+      // The same rules as POST /api/auth/register.
+      const parsed = registerBody.safeParse({ email, password, name: name.join(' ') });
+      if (!parsed.success) {
+        const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+        throw new Error(`${problems.join('; ')}\n${USAGE}`);
+      }
+      const user = await auth.createUser(parsed.data);
       console.log(`Created user ${user.id} <${user.email}>`);
       break;
     }

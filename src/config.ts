@@ -51,7 +51,7 @@ const envSchema = z.object({
   PUBLIC_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(120),
   HONEYPOT_BLOCK_SECONDS: seconds(900),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
-  SECURITY_REPORTS_MAX_ROWS: z.coerce.number().int().positive().default(10_000),
+  INGEST_MAX_ROWS: z.coerce.number().int().positive().default(10_000),
   TRUST_PROXY: z.enum(['true', 'false']).default('false'),
   PAYMENT_API_BASE: absoluteUrl.optional(),
   PAYMENT_SECRET_KEY: z.string().min(1).optional(),
@@ -82,12 +82,23 @@ export interface Config {
   loginRateLimitMax: number;
   honeypotBlockSeconds: number;
   bodyLimitBytes: number;
-  securityReportsMaxRows: number;
+  ingestMaxRows: number;
   trustProxy: boolean;
   payment: { apiBase: string | undefined; secretKey: string | undefined; timeoutMs: number };
 }
 
 export class ConfigError extends Error {}
+
+/** For entry points: the configuration, or one line naming the bad variable and exit code 1. */
+export function loadConfigOrExit(env: Record<string, string | undefined> = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
+}
 
 /** Reads and validates the environment; the message names the first bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -149,7 +160,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicRateLimitMax: e.PUBLIC_RATE_LIMIT_MAX,
     honeypotBlockSeconds: e.HONEYPOT_BLOCK_SECONDS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
-    securityReportsMaxRows: e.SECURITY_REPORTS_MAX_ROWS,
+    ingestMaxRows: e.INGEST_MAX_ROWS,
     trustProxy: e.TRUST_PROXY === 'true',
     payment: {
       apiBase: e.PAYMENT_API_BASE,

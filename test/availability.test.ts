@@ -373,6 +373,34 @@ describe('availability engine', () => {
     assert.equal(singleWithType.statusCode, 400);
   });
 
+  test('pool booking allocates only what pool availability counts', async () => {
+    const owner = await ownerWithOrganisation(t.app, { timezone: 'UTC' });
+    const type = await createType(t.app, owner, { bookingMode: 'POOL' });
+    await createResource(t.app, owner, { name: 'Continuous', resourceTypeId: type.id });
+    await createResource(t.app, owner, {
+      name: 'Shifts',
+      resourceTypeId: type.id,
+      schedulePolicy: {
+        availabilityMode: 'shifts',
+        shiftSchedule: [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({
+          dayOfWeek,
+          slots: [{ startTime: '09:00', endTime: '10:00' }],
+        })),
+      },
+    });
+    const mon = futureMonday();
+    const slot = { resourceTypeId: type.id, startTime: at(mon, 9), endTime: at(mon, 10) };
+    assert.equal((await book(owner.auth, slot)).statusCode, 201);
+    const pool = await availability(
+      owner.auth,
+      `/api/resource-types/${type.id}/availability`,
+      at(mon, 9),
+      at(mon, 10),
+    );
+    assert.deepEqual(pool.pool.windows, [], 'the pool shows nothing free');
+    assert.equal((await book(owner.auth, slot)).statusCode, 409, 'so the pool books nothing more');
+  });
+
   test('range validation: at most 62 days, to after from, zone required', async () => {
     const owner = await ownerWithOrganisation(t.app, { timezone: 'UTC' });
     const type = await createType(t.app, owner);

@@ -71,6 +71,16 @@ describe('error envelope', () => {
     assert.equal(r.json().error.details[0].path, 'params.id');
   });
 
+  test('an empty body sent as JSON is no body: bodiless routes work, routes needing one answer 400', async () => {
+    const headers = { 'content-type': 'application/json' };
+    const refresh = await t.app.inject({ method: 'POST', url: '/api/auth/refresh', headers, payload: '' });
+    assert.equal(refresh.statusCode, 403, 'reaches the CSRF check');
+    assert.equal(refresh.json().error.code, 'CSRF_FAILED');
+    const login = await t.app.inject({ method: 'POST', url: '/api/auth/login', headers, payload: '' });
+    assert.equal(login.statusCode, 400);
+    assert.equal(login.json().error.code, 'VALIDATION_FAILED');
+  });
+
   test('the global rate limit answers 429 RATE_LIMITED with Retry-After', async () => {
     const limited = await createTestApp({ RATE_LIMIT_MAX: '2' });
     try {
@@ -86,6 +96,8 @@ describe('error envelope', () => {
         200,
         'probes exempt',
       );
+      const withQuery = await limited.app.inject({ method: 'GET', url: '/api/ready?probe=k8s' });
+      assert.equal(withQuery.statusCode, 200, 'probes exempt whatever the query string');
     } finally {
       await limited.close();
     }

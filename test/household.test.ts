@@ -187,9 +187,11 @@ describe('household inventory', () => {
       (await listAll(dave)).map((item) => item.id),
       [bobShared.id],
     );
-    // Deleting the group deletes its items.
+    // Deleting the group hands each shared item back to its creator, private again.
     expectStatus(await as(t.app, alice).delete(`/api/user-groups/${groupId}`), 204);
     expectError(await as(t.app, alice).get(`/api/household/items/${bobShared.id}`), 404, 'NOT_FOUND');
+    const returned = expectStatus(await as(t.app, bob).get(`/api/household/items/${bobShared.id}`), 200);
+    assert.equal(returned.groupId, null);
   });
 
   test('the list filters by location, expiry and group, soonest expiry first, by cursor', async () => {

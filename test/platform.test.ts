@@ -7,7 +7,7 @@ describe('platform routes', () => {
   before(async () => {
     t = await createTestApp({
       FEATURE_FLAGS: '{"publicBooking":false,"beta":true}',
-      SECURITY_REPORTS_MAX_ROWS: '3',
+      INGEST_MAX_ROWS: '3',
     });
   });
   after(() => t.close());
@@ -106,7 +106,7 @@ describe('platform routes', () => {
       .select(['kind', 'body'])
       .orderBy('id')
       .execute();
-    assert.equal(rows.length, 3, 'bounded at SECURITY_REPORTS_MAX_ROWS');
+    assert.equal(rows.length, 3, 'bounded at INGEST_MAX_ROWS');
     assert.deepEqual(
       rows.map((r) => r.kind),
       ['csp', 'csp', 'ct'],
@@ -213,6 +213,38 @@ describe('platform routes', () => {
       headers: { origin: 'http://evil.test' },
     });
     assert.equal(foreign.headers['access-control-allow-origin'], undefined);
+  });
+});
+
+describe('tables fed by public routes stay bounded', () => {
+  test('frontend errors and honeypot hits keep only the newest INGEST_MAX_ROWS rows', async () => {
+    const t = await createTestApp({ INGEST_MAX_ROWS: '2' });
+    try {
+      for (let i = 0; i < 4; i++) {
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/monitoring/frontend-errors',
+          payload: { source: 'web', message: `error ${i}` },
+        });
+        await t.app.inject({
+          method: 'GET',
+          url: '/api/security/honeypot/admin-login',
+          remoteAddress: `10.7.0.${i}`,
+        });
+      }
+      const errors = await t.db.kysely.selectFrom('frontendErrors').select('message').orderBy('id').execute();
+      assert.deepEqual(
+        errors.map((e) => e.message),
+        ['error 2', 'error 3'],
+      );
+      const hits = await t.db.kysely.selectFrom('honeypotHits').select('ip').orderBy('id').execute();
+      assert.deepEqual(
+        hits.map((h) => h.ip),
+        ['10.7.0.2', '10.7.0.3'],
+      );
+    } finally {
+      await t.close();
+    }
   });
 });
 

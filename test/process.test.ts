@@ -51,6 +51,10 @@ describe('process entry points', () => {
     assert.equal(wrong.status, 1);
     assert.match(wrong.stderr, /Usage/);
     assert.equal(cli('user:create', 'cli@example.test', 'a long password', 'Again').status, 1);
+    const weak = cli('user:create', 'weak@example.test', 'short', 'Weak');
+    assert.equal(weak.status, 1);
+    assert.match(weak.stderr, /password: must be at least 10 characters/);
+    assert.match(cli('user:create', 'not-an-email', 'a long password', 'X').stderr, /email/);
   });
 
   test('npm start serves, then SIGTERM closes it cleanly', async () => {

@@ -191,6 +191,55 @@ describe('public booking', () => {
     );
   });
 
+  test('a token of a POOL type books that very resource', async () => {
+    const poolRoom = await createResource(t.app, owner, { name: 'Pool desk', resourceTypeId: pool.id });
+    const { token } = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/resources/${poolRoom.id}/public-token`,
+        headers: owner.auth,
+      })
+    ).json();
+    const mon = futureMonday();
+    const r = await t.app.inject({
+      method: 'POST',
+      url: `/api/public/resources/${token}/reservations`,
+      payload: { startTime: at(mon, 20), endTime: at(mon, 21), customer },
+    });
+    assert.equal(r.statusCode, 201, r.body);
+    const stored = (
+      await t.app.inject({ method: 'GET', url: `/api/reservations/${r.json().id}`, headers: owner.auth })
+    ).json();
+    assert.equal(stored.resourceId, poolRoom.id);
+  });
+
+  test('one organisation’s slug never reaches another organisation’s resources or types', async () => {
+    const other = await ownerWithOrganisation(t.app, {
+      name: 'Other',
+      slug: `other-${process.pid}`,
+      timezone: 'UTC',
+    });
+    const otherType = await createType(t.app, other, { bookingMode: 'BOTH' });
+    const otherRes = await createResource(t.app, other, { name: 'Theirs', resourceTypeId: otherType.id });
+    const mon = futureMonday();
+    const range = `from=${at(mon, 8)}&to=${at(mon, 9)}`;
+    for (const query of [`resourceId=${otherRes.id}`, `resourceTypeId=${otherType.id}`]) {
+      const r = await t.app.inject({
+        method: 'GET',
+        url: `/api/public/organisations/${slug}/availability?${query}&${range}`,
+      });
+      assert.equal(r.statusCode, 404, query);
+    }
+    for (const target of [{ resourceId: otherRes.id }, { resourceTypeId: otherType.id }]) {
+      const r = await t.app.inject({
+        method: 'POST',
+        url: `/api/public/organisations/${slug}/reservations`,
+        payload: { ...target, startTime: at(mon, 8), endTime: at(mon, 9), customer },
+      });
+      assert.equal(r.statusCode, 404, JSON.stringify(target));
+    }
+  });
+
   test('an archived organisation disappears from public routes', async () => {
     const gone = await ownerWithOrganisation(t.app, { name: 'Gone', slug: `gone-${process.pid}` });
     assert.equal(

@@ -494,6 +494,82 @@ describe('resource types and resources', () => {
     );
   });
 
+  test('raising capacity moves the resource’s reservations onto lane #1, and capacity 1 brings them back', async () => {
+    const type = await createType(t.app, owner);
+    const res = await createResource(t.app, owner, { name: 'Grows', resourceTypeId: type.id });
+    const mon = futureMonday();
+    const slot = { resourceId: res.id, startTime: at(mon, 9), endTime: at(mon, 10), customer };
+    const first = await t.app.inject({
+      method: 'POST',
+      url: '/api/reservations',
+      headers: owner.auth,
+      payload: slot,
+    });
+    assert.equal(first.statusCode, 201);
+    const grow = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/resources/${res.id}`,
+      headers: owner.auth,
+      payload: { capacity: 2 },
+    });
+    assert.equal(grow.statusCode, 200);
+    const lanes = (await get(`/api/resources?resourceTypeId=${type.id}`, owner.auth)).json();
+    const moved = (await get(`/api/reservations/${first.json().id}`, owner.auth)).json();
+    assert.equal(moved.resourceId, lanes[1].id, 'now held by lane #1');
+    const codes = [];
+    for (let i = 0; i < 2; i++) {
+      codes.push(
+        (await t.app.inject({ method: 'POST', url: '/api/reservations', headers: owner.auth, payload: slot }))
+          .statusCode,
+      );
+    }
+    assert.deepEqual(codes, [201, 409], 'capacity 2 holds two bookings of the slot, not three');
+    await t.app.inject({
+      method: 'POST',
+      url: `/api/reservations/${moved.id + 1}/cancel`,
+      headers: owner.auth,
+    });
+    const shrink = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/resources/${res.id}`,
+      headers: owner.auth,
+      payload: { capacity: 1 },
+    });
+    assert.equal(shrink.statusCode, 200, shrink.body);
+    assert.equal((await get(`/api/reservations/${first.json().id}`, owner.auth)).json().resourceId, res.id);
+    const again = await t.app.inject({
+      method: 'POST',
+      url: '/api/reservations',
+      headers: owner.auth,
+      payload: slot,
+    });
+    assert.equal(again.statusCode, 409, 'the returned reservation still holds the time');
+  });
+
+  test('ids beyond 32 bits answer 400 in paths, queries and bodies', async () => {
+    const big = 3_000_000_000;
+    const type = await createType(t.app, owner);
+    const mon = futureMonday();
+    for (const [method, url, payload] of [
+      ['GET', `/api/resources/${big}`],
+      ['GET', `/api/resource-types/${big}/availability?from=${at(mon, 0)}&to=${at(mon, 1)}`],
+      ['GET', `/api/reservations?resourceId=${big}`],
+      ['GET', `/api/resources?resourceTypeId=${big}`],
+      [
+        'POST',
+        '/api/reservations',
+        { resourceId: big, startTime: at(mon, 1), endTime: at(mon, 2), customer },
+      ],
+      ['POST', '/api/resources', { name: 'Big', resourceTypeId: big }],
+      ['PATCH', '/api/organisations/active', { organisationId: big }],
+      ['POST', `/api/organisations/${owner.organisationId}/users`, { userId: big }],
+    ] as const) {
+      const r = await t.app.inject({ method, url, headers: owner.auth, ...(payload ? { payload } : {}) });
+      assert.equal(r.statusCode, 400, `${method} ${url}: ${r.body}`);
+    }
+    assert.ok(type.id);
+  });
+
   test('managedById must be a member of the organisation', async () => {
     const type = await createType(t.app, owner);
     const stranger = await registerUser(t.app);

@@ -1,8 +1,8 @@
-import { loadConfig } from '../config.js';
+import { loadConfigOrExit } from '../config.js';
 import { createDatabase } from './database.js';
 import { migrateToLatest } from './migrate.js';
 
-const config = loadConfig();
+const config = loadConfigOrExit();
 const db = createDatabase(config.databaseUrl);
 try {
   await migrateToLatest(db);

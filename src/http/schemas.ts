@@ -1,7 +1,11 @@
 import { z } from 'zod';
 
-/** Path ids are positive integers; anything else is a 400 before any handler runs. */
-export const positiveId = z.coerce.number().int().positive();
+/** Ids are 32-bit integers on PostgreSQL; a larger one is a 400, never a database error. */
+const MAX_ID = 2_147_483_647;
+/** An id in a JSON body. */
+export const entityId = z.number().int().min(1).max(MAX_ID, 'is not a valid id');
+/** An id in a path or query string (text, coerced); anything else is a 400 before any handler runs. */
+export const positiveId = z.coerce.number().int().min(1).max(MAX_ID, 'is not a valid id');
 export const idParam = z.strictObject({ id: positiveId });
 
 /** Cursor paging of lists that grow without bound: `{items, nextCursor}`, nextCursor null on the last page. */

@@ -5,7 +5,10 @@ export default fp(
   async (app) => {
     const { httpRequests, httpDuration } = app.metrics;
     // prom-client hashes the label object on every call; the children per label set are kept instead.
-    const children = new Map<string, { count: { inc(): void }; duration: { observe(value: number): void } }>();
+    const children = new Map<
+      string,
+      { count: { inc(): void }; duration: { observe(value: number): void } }
+    >();
     app.addHook('onResponse', (request, reply, done) => {
       const route = request.routeOptions.url ?? 'unmatched';
       const key = `${route}\u0000${request.method}\u0000${reply.statusCode}`;

@@ -13,7 +13,7 @@ export default fp(
       // Shared across instances when Redis is configured; in memory otherwise.
       ...(app.store.redis ? { redis: app.store.redis, nameSpace: 'rate-limit:' } : {}),
       // Orchestrator probes must never be throttled into a restart.
-      allowList: (request) => PROBES.has(request.url),
+      allowList: (request) => PROBES.has(request.routeOptions.url ?? ''),
       errorResponseBuilder: (_request, context) =>
         new AppError(429, 'RATE_LIMITED', `Too many requests; retry after ${context.after}`),
     });

@@ -25,6 +25,7 @@ export function resources(c: Columns) {
         .addColumn('price_amount', 'integer')
         .addColumn('price_currency', 'text')
         .addColumn('is_active', c.bool, (col) => col.notNull().defaultTo(sql`true`))
+        .addColumn('longest_reservation_minutes', 'integer', (col) => col.notNull().defaultTo(0))
         .addColumn('created_at', c.timestamp, (col) => col.notNull())
         .addColumn('updated_at', c.timestamp, (col) => col.notNull())
         .execute();

@@ -121,7 +121,8 @@ export function workspace(c: Columns) {
       await c
         .withId(db.schema.createTable('household_items'))
         .addColumn('owner_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
-        .addColumn('group_id', 'integer', (col) => col.references('user_groups.id').onDelete('cascade'))
+        // Deleting a group hands each shared item back to its creator, private again.
+        .addColumn('group_id', 'integer', (col) => col.references('user_groups.id').onDelete('set null'))
         .addColumn('name', 'text', (col) => col.notNull())
         .addColumn('quantity', 'double precision', (col) => col.notNull())
         .addColumn('unit', 'text')

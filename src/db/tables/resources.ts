@@ -1,3 +1,4 @@
+import type { Generated } from 'kysely';
 import type { Bool, Id, JsonText, Timestamp } from '../types.js';
 
 export type BookingMode = 'SINGLE_RESOURCE' | 'POOL' | 'BOTH';
@@ -29,6 +30,8 @@ export interface ResourceTypesTable {
   /** Lowercase ISO 4217. */
   priceCurrency: string | null;
   isActive: Bool;
+  /** Longest reservation ever booked on the type, so overlap reads look back only that far. */
+  longestReservationMinutes: Generated<number>;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }

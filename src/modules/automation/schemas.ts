@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuery, positiveId } from '../../http/schemas.js';
+import { entityId, pageQuery, positiveId } from '../../http/schemas.js';
 import { reminderMethod } from '../events/schemas.js';
 import { checklistText, labelIds, taskNotes, taskPriority } from '../tasks/schemas.js';
 
@@ -25,7 +25,7 @@ export const ruleConditions = z
       .max(200)
       .optional()
       .describe("The triggering event's or task's title contains this (any case)"),
-    calendarId: z.number().int().positive().optional().describe('The triggering event is in this calendar'),
+    calendarId: entityId.optional().describe('The triggering event is in this calendar'),
   })
   .describe('All given conditions must hold; none given matches everything');
 export type RuleConditions = z.infer<typeof ruleConditions>;
@@ -150,7 +150,7 @@ export const auditEntry = z.object({
 export type AuditEntry = z.infer<typeof auditEntry>;
 
 export const listAuditQuery = z.strictObject({
-  ruleId: z.coerce.number().int().positive().optional(),
+  ruleId: positiveId.optional(),
   outcome: auditOutcome.optional(),
   ...pageQuery,
 });

@@ -1,7 +1,7 @@
 import type { Db, Executor } from '../../db/database.js';
 import { conflict, notFound, validationFailed } from '../../http/errors.js';
 import type { OrganisationsService } from '../organisations/service.js';
-import { createResourceTypeRepo } from '../resource-types/repo.js';
+import { createResourceTypeRepo, type StoredResourceType } from '../resource-types/repo.js';
 import type { ResourceType } from '../resource-types/schemas.js';
 import { type ResolvedSchedule, resolveSchedule } from '../scheduling/resolve.js';
 import type { SchedulePolicy } from '../scheduling/schemas.js';
@@ -38,6 +38,12 @@ const rulesOf = (type: ResourceType): Rules => ({
   minBookingMs: type.minBookingDuration * 60_000,
   bufferMs: type.bufferTime * 60_000,
 });
+/** How far before a range a reservation of this type can start and still reach into it. */
+const lookbackOf = (type: StoredResourceType) => type.longestReservationMinutes * 60_000;
+/** The mode the type's pool is counted in: the organisation's, or the type's own. */
+const poolModeOf = (type: ResourceType, org: OrganisationSchedule) =>
+  resolveSchedule({ organisation: org.schedulePolicy, resourceType: type.schedulePolicy, resource: null })
+    .availabilityMode;
 const windowsOut = (windows: Window[]) =>
   windows.map((w) => ({
     start: iso(w.start),
@@ -106,7 +112,7 @@ export function createAvailabilityService({
   db: Db;
   organisations: OrganisationsService;
 }) {
-  const repo = createAvailabilityRepo(db.kysely, db.dialect);
+  const repo = createAvailabilityRepo(db.kysely);
   const types = createResourceTypeRepo(db.kysely);
 
   async function typeOrThrow(executor: Executor, organisationId: number, id: number) {
@@ -131,7 +137,7 @@ export function createAvailabilityService({
     const rules = rulesOf(type);
     const lanes =
       bookable && type.isActive
-        ? lanesOf([bookable], await repo.busy(bookable.laneIds, widen(range, rules)))
+        ? lanesOf([bookable], await repo.busy(bookable.laneIds, widen(range, rules), lookbackOf(type)))
         : [];
     const schedule =
       bookable?.schedule ??
@@ -161,12 +167,9 @@ export function createAvailabilityService({
     const busy = await repo.busy(
       bookables.flatMap((b) => b.laneIds),
       widen(range, rules),
+      lookbackOf(type),
     );
-    const typeMode = resolveSchedule({
-      organisation: org.schedulePolicy,
-      resourceType: type.schedulePolicy,
-      resource: null,
-    }).availabilityMode;
+    const typeMode = poolModeOf(type, org);
     const answer: TypeAvailability = {
       resourceTypeId,
       bookingMode: type.bookingMode,
@@ -209,20 +212,28 @@ export function createAvailabilityService({
     /**
      * Inside a booking transaction: locks the type, then answers the first lane
      * where `request` fits exactly (409 SLOT_UNAVAILABLE when none does). With a
-     * resourceId only that resource's lanes are candidates; without, the pool.
+     * resourceId only that resource's lanes are candidates; without, the pool,
+     * counted exactly as pool availability counts it.
      */
     async allocateLane(
       executor: Executor,
       org: OrganisationSchedule,
-      type: ResourceType,
+      type: StoredResourceType,
       target: { resourceId?: number },
       request: Interval,
     ): Promise<number> {
-      const txRepo = createAvailabilityRepo(executor, db.dialect);
-      await txRepo.lockType(type.id);
+      // Under the lock: a booking that committed while we waited may have raised the longest length.
+      const { longestReservationMinutes } = await createResourceTypeRepo(executor).lockForBooking(
+        type.id,
+        db.dialect,
+      );
+      const txRepo = createAvailabilityRepo(executor);
       const rows = await txRepo.ofType(org.organisationId, type.id);
       let candidates = bookablesOf(rows, type, org.schedulePolicy);
-      if (target.resourceId !== undefined) {
+      if (target.resourceId === undefined) {
+        const poolMode = poolModeOf(type, org);
+        candidates = candidates.filter((b) => b.schedule.availabilityMode === poolMode);
+      } else {
         candidates = candidates.filter((b) => b.resourceId === target.resourceId);
         if (candidates.length === 0) {
           const exists = rows.some((row) => row.id === target.resourceId && row.parentResourceId === null);
@@ -240,6 +251,7 @@ export function createAvailabilityService({
       const busy = await txRepo.busy(
         candidates.flatMap((b) => b.laneIds),
         widen(request, rules),
+        longestReservationMinutes * 60_000,
       );
       for (const lane of lanesOf(candidates, busy)) {
         if (checkFit(lane, org.timezone, request, rules) === null) return lane.resourceId;

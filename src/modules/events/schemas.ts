@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { entityId } from '../../http/schemas.js';
 import { timeZone } from '../calendars/schemas.js';
 
 export const REMINDER_MAX_MINUTES = 1440;
@@ -46,7 +47,7 @@ export const createEventBody = z.strictObject({
 export type EventInput = z.infer<typeof createEventBody>;
 
 export const updateEventBody = z.strictObject({
-  calendarId: z.number().int().positive().optional().describe('Move the event to another calendar of yours'),
+  calendarId: entityId.optional().describe('Move the event to another calendar of yours'),
   title: title.optional(),
   description: description.optional(),
   location: location.optional(),

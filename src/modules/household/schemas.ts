@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuery } from '../../http/schemas.js';
+import { entityId, pageQuery, positiveId } from '../../http/schemas.js';
 import { instant } from '../events/schemas.js';
 
 export const QUANTITY_MAX = 1_000_000_000;
@@ -9,10 +9,7 @@ const quantity = z.number().finite().min(0).max(QUANTITY_MAX);
 const unit = z.string().trim().max(50).nullable().describe('e.g. kg, l, pcs; "" or null for none');
 const location = z.string().trim().max(200).nullable().describe('e.g. Fridge, Pantry; "" or null for none');
 const notes = z.string().max(2000).nullable();
-const groupId = z
-  .number()
-  .int()
-  .positive()
+const groupId = entityId
   .nullable()
   .describe('A people group you belong to: every member may read and change the item. null: private');
 
@@ -56,7 +53,7 @@ export type HouseholdItem = z.infer<typeof householdItem>;
 export const listItemsQuery = z.strictObject({
   location: z.string().trim().min(1).max(200).optional().describe('Exactly this location (any case)'),
   expiringBefore: instant.optional().describe('Items with an expiry before this'),
-  groupId: z.coerce.number().int().positive().optional().describe('Only the items shared with this group'),
+  groupId: positiveId.optional().describe('Only the items shared with this group'),
   ...pageQuery,
 });
 export type ListItemsQuery = z.infer<typeof listItemsQuery>;

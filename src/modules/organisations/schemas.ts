@@ -1,6 +1,6 @@
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
-import { positiveId } from '../../http/schemas.js';
+import { entityId, positiveId } from '../../http/schemas.js';
 import { currencyCode } from '../payments/currencies.js';
 import { schedulePolicy } from '../scheduling/schemas.js';
 
@@ -75,7 +75,7 @@ export const updateOrganisationBody = z.strictObject({
 export type UpdateOrganisationInput = z.infer<typeof updateOrganisationBody>;
 
 export const setActiveOrganisationBody = z.strictObject({
-  organisationId: z.number().int('must be an integer').positive('must be a positive integer'),
+  organisationId: entityId,
 });
 
 export const updateBillingBody = z.strictObject({
@@ -89,17 +89,14 @@ export const updateColourBody = z.strictObject({
 });
 export type UpdateColourInput = z.infer<typeof updateColourBody>;
 
-const userId = z.number().int('must be an integer').positive('must be a positive integer');
+const userId = entityId;
 
 export const addMemberBody = z.strictObject({ userId });
 
 export const assignMemberBody = z.strictObject({
   userId,
   role: organisationRole,
-  assignedById: z
-    .number()
-    .int()
-    .positive()
+  assignedById: entityId
     .optional()
     .describe('Must be the caller; the assigner recorded is always the caller'),
 });

@@ -1,52 +1,34 @@
-import { sql } from 'kysely';
+import { type Insertable, sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
+import type { Database } from '../../db/types.js';
 
-export function createPlatformRepo(db: Executor) {
+/** Tables anyone can write to through a public route; each keeps only its newest rows. */
+type IngestTable = 'frontendErrors' | 'securityReports' | 'honeypotHits';
+
+export function createPlatformRepo(db: Executor, maxRows: number) {
+  /** Inserts rows and drops the oldest beyond `maxRows` (ids grow, so one indexed delete does it). */
+  async function insertBounded<T extends IngestTable>(table: T, rows: Insertable<Database[T]>[]) {
+    const inserted = await db
+      .insertInto(table as IngestTable)
+      .values(rows as Insertable<Database[IngestTable]>[])
+      .returning('id')
+      .execute();
+    const newest = Math.max(...inserted.map((row) => row.id));
+    await db
+      .deleteFrom(table as IngestTable)
+      .where('id', '<=', newest - maxRows)
+      .execute();
+  }
+
   return {
     async ping(): Promise<void> {
       await sql`select 1`.execute(db);
     },
 
-    async insertFrontendError(values: {
-      source: string;
-      message: string;
-      stack: string | null;
-      url: string | null;
-      severity: 'error' | 'warn' | 'info';
-      details: string | null;
-      ip: string | null;
-      userAgent: string | null;
-      createdAt: string;
-    }) {
-      await db.insertInto('frontendErrors').values(values).execute();
-    },
-
-    /** Inserts reports and drops the oldest beyond `maxRows`, keeping the table bounded. */
-    async insertSecurityReports(
-      rows: Array<{
-        kind: 'ct' | 'csp';
-        body: string;
-        ip: string | null;
-        userAgent: string | null;
-        createdAt: string;
-      }>,
-      maxRows: number,
-    ) {
-      const inserted = await db.insertInto('securityReports').values(rows).returning('id').execute();
-      const newest = Math.max(...inserted.map((row) => row.id));
-      await db
-        .deleteFrom('securityReports')
-        .where('id', '<=', newest - maxRows)
-        .execute();
-    },
-
-    async insertHoneypotHit(values: {
-      ip: string;
-      userAgent: string | null;
-      path: string;
-      createdAt: string;
-    }) {
-      await db.insertInto('honeypotHits').values(values).execute();
-    },
+    insertFrontendError: (row: Insertable<Database['frontendErrors']>) =>
+      insertBounded('frontendErrors', [row]),
+    insertSecurityReports: (rows: Insertable<Database['securityReports']>[]) =>
+      insertBounded('securityReports', rows),
+    insertHoneypotHit: (row: Insertable<Database['honeypotHits']>) => insertBounded('honeypotHits', [row]),
   };
 }

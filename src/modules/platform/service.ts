@@ -31,7 +31,7 @@ export function createPlatformService(deps: {
   metrics: Metrics;
 }) {
   const { config, store, metrics } = deps;
-  const repo = createPlatformRepo(deps.db.kysely);
+  const repo = createPlatformRepo(deps.db.kysely, config.ingestMaxRows);
   const flags = { ...DEFAULT_FEATURE_FLAGS, ...config.featureFlags };
 
   return {
@@ -74,7 +74,6 @@ export function createPlatformService(deps: {
           userAgent: client.userAgent,
           createdAt,
         })),
-        config.securityReportsMaxRows,
       );
       metrics.securityReports.inc({ kind }, reports.length);
     },

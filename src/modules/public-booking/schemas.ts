@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { positiveId } from '../../http/schemas.js';
 import { rangeQuery } from '../availability/schemas.js';
 import { availabilityMode } from '../scheduling/schemas.js';
 
@@ -7,8 +8,8 @@ export const tokenParam = z.strictObject({ token: z.string().min(1).max(128) });
 
 export const slugAvailabilityQuery = z
   .strictObject({
-    resourceId: z.coerce.number().int().min(1).optional(),
-    resourceTypeId: z.coerce.number().int().min(1).optional(),
+    resourceId: positiveId.optional(),
+    resourceTypeId: positiveId.optional(),
     from: rangeQuery.shape.from,
     to: rangeQuery.shape.to,
   })

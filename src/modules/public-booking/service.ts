@@ -169,7 +169,7 @@ export function createPublicBookingService(deps: {
       const booked = await reservations.book(
         scheduleOf(org),
         { ...input, resourceId: resource.id },
-        { source: 'public_token', createdByUserId: null },
+        { source: 'public_token', createdByUserId: null, resourceFixedByToken: true },
       );
       return toPublicReservation(booked);
     },

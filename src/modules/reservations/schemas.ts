@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuery, positiveId } from '../../http/schemas.js';
+import { entityId, pageQuery, positiveId } from '../../http/schemas.js';
 import { email } from '../auth/schemas.js';
 import { serverDerived } from '../resource-types/schemas.js';
 
@@ -32,11 +32,8 @@ export const tokenReservationBody = z.strictObject(bookingFields);
 
 export const reservationBody = z
   .strictObject({
-    resourceId: positiveId
-      .pipe(z.number())
-      .optional()
-      .describe('A concrete resource (SINGLE_RESOURCE, BOTH)'),
-    resourceTypeId: positiveId.pipe(z.number()).optional().describe('Book from the pool (POOL, BOTH)'),
+    resourceId: entityId.optional().describe('A concrete resource (SINGLE_RESOURCE, BOTH)'),
+    resourceTypeId: entityId.optional().describe('Book from the pool (POOL, BOTH)'),
     ...bookingFields,
   })
   .refine((body) => body.resourceId !== undefined || body.resourceTypeId !== undefined, {
@@ -49,13 +46,8 @@ export const reservationStatus = z.enum(['pending_payment', 'confirmed', 'cancel
 
 export const listReservationsQuery = z
   .strictObject({
-    resourceId: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .describe('A resource; a parent matches its lanes too'),
-    resourceTypeId: z.coerce.number().int().min(1).optional(),
+    resourceId: positiveId.optional().describe('A resource; a parent matches its lanes too'),
+    resourceTypeId: positiveId.optional(),
     status: reservationStatus.optional(),
     from: instant.optional().describe('Reservations ending after this'),
     to: instant.optional().describe('Reservations starting before this'),

@@ -3,7 +3,6 @@ import { InvalidCursorError } from '../../db/keyset.js';
 import type { ReservationSource } from '../../db/tables/resources.js';
 import { AppError, conflict, forbidden, notFound, validationFailed } from '../../http/errors.js';
 import { nowIso } from '../../lib/time.js';
-import { MAX_RESERVATION_MS } from '../availability/repo.js';
 import type { AvailabilityService, OrganisationSchedule } from '../availability/service.js';
 import { CATALOGUE_WRITERS } from '../organisations/access.js';
 import type { OrganisationsService } from '../organisations/service.js';
@@ -13,10 +12,15 @@ import { createResourceRepo } from '../resources/repo.js';
 import { createReservationRepo } from './repo.js';
 import type { Customer, ListReservationsQuery, Reservation, ReservationInput } from './schemas.js';
 
+/** Longest reservation accepted. */
+const MAX_RESERVATION_MS = 31 * 86_400_000;
+
 /** Who books: a member through the API or MCP, or a public booker through a slug or token link. */
 export interface BookingChannel {
   source: ReservationSource;
   createdByUserId: number | null;
+  /** A public token names one resource: it is booked even when its type books from a pool. */
+  resourceFixedByToken?: boolean;
 }
 
 const field = (path: string, message: string) => validationFailed(`${path}: ${message}`, [{ path, message }]);
@@ -28,7 +32,7 @@ function checkCustomer(customer: Customer, type: ResourceType) {
     (key) => !['name', 'email', 'phone'].includes(key) && !asked.has(key),
   );
   if (extra.length > 0) throw field('body.customer', `unknown field(s): ${extra.join(', ')}`);
-  const missing = type.customerInfoFields.filter((key) => !customer[key]);
+  const missing = type.customerInfoFields.filter((key) => !Object.hasOwn(customer, key) || !customer[key]);
   if (missing.length > 0)
     throw field('body.customer', `missing field(s) this resource type asks for: ${missing.join(', ')}`);
 }
@@ -78,7 +82,7 @@ export function createReservationsService(deps: {
         'is required: this resource type books a concrete resource (SINGLE_RESOURCE)',
       );
     }
-    if (type.bookingMode === 'POOL' && input.resourceId !== undefined) {
+    if (type.bookingMode === 'POOL' && input.resourceId !== undefined && !channel.resourceFixedByToken) {
       throw field(
         'body.resourceId',
         'is not accepted: this resource type books from its pool (POOL); send resourceTypeId',
@@ -95,6 +99,7 @@ export function createReservationsService(deps: {
         input.resourceId !== undefined ? { resourceId: input.resourceId } : {},
         { start, end },
       );
+      await createResourceTypeRepo(trx).recordReservationLength(type.id, Math.ceil((end - start) / 60_000));
       return createReservationRepo(trx).insert(
         {
           organisationId: org.organisationId,

@@ -1,10 +1,13 @@
 import type { Selectable } from 'kysely';
-import type { Executor } from '../../db/database.js';
+import type { Dialect, Executor } from '../../db/database.js';
 import type { ResourceTypesTable } from '../../db/tables/resources.js';
 import type { SchedulePolicy } from '../scheduling/schemas.js';
 import type { ResourceType } from './schemas.js';
 
-export function toResourceType(row: Selectable<ResourceTypesTable>): ResourceType {
+/** A type as the services see it: the API record plus what only booking and availability read. */
+export type StoredResourceType = ResourceType & { longestReservationMinutes: number };
+
+export function toResourceType(row: Selectable<ResourceTypesTable>): StoredResourceType {
   const schedulePolicy = row.schedulePolicy ? (JSON.parse(row.schedulePolicy) as SchedulePolicy) : null;
   return {
     ...row,
@@ -52,12 +55,12 @@ export function createResourceTypeRepo(db: Executor) {
     db.selectFrom('resourceTypes').selectAll().where('organisationId', '=', organisationId);
 
   return {
-    async list(organisationId: number): Promise<ResourceType[]> {
+    async list(organisationId: number): Promise<StoredResourceType[]> {
       const rows = await inOrganisation(organisationId).orderBy('name').orderBy('id').execute();
       return rows.map(toResourceType);
     },
 
-    async find(organisationId: number, id: number): Promise<ResourceType | undefined> {
+    async find(organisationId: number, id: number): Promise<StoredResourceType | undefined> {
       const row = await inOrganisation(organisationId).where('id', '=', id).executeTakeFirst();
       return row && toResourceType(row);
     },
@@ -101,6 +104,25 @@ export function createResourceTypeRepo(db: Executor) {
         .returningAll()
         .executeTakeFirst();
       return row && toResourceType(row);
+    },
+
+    /**
+     * Serialises bookings of one type (a row lock on PostgreSQL; SQLite runs one
+     * transaction at a time). Booking and capacity changes both take it.
+     */
+    async lockForBooking(id: number, dialect: Dialect): Promise<{ longestReservationMinutes: number }> {
+      const query = db.selectFrom('resourceTypes').select('longestReservationMinutes').where('id', '=', id);
+      return (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirstOrThrow();
+    },
+
+    /** Raises the type's longest reservation to `minutes` when that is longer. */
+    async recordReservationLength(id: number, minutes: number): Promise<void> {
+      await db
+        .updateTable('resourceTypes')
+        .set({ longestReservationMinutes: minutes })
+        .where('id', '=', id)
+        .where('longestReservationMinutes', '<', minutes)
+        .execute();
     },
 
     async hasResources(id: number): Promise<boolean> {

@@ -4,7 +4,7 @@ import { nowIso } from '../../lib/time.js';
 import { CATALOGUE_WRITERS } from '../organisations/access.js';
 import type { OrganisationsService } from '../organisations/service.js';
 import { normaliseSchedulePolicy } from '../scheduling/schemas.js';
-import { createResourceTypeRepo, type ResourceTypeValues } from './repo.js';
+import { createResourceTypeRepo, type ResourceTypeValues, type StoredResourceType } from './repo.js';
 import type { CreateResourceTypeInput, ResourceType, UpdateResourceTypeInput } from './schemas.js';
 
 const DEFAULTS: ResourceTypeValues = {
@@ -76,8 +76,9 @@ const valuesOf = ({
   availabilityMode: _a,
   createdAt: _c,
   updatedAt: _u,
+  longestReservationMinutes: _l,
   ...values
-}: ResourceType) => values;
+}: StoredResourceType) => values;
 
 export type ResourceTypesService = ReturnType<typeof createResourceTypesService>;
 

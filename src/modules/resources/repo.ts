@@ -1,6 +1,7 @@
 import { type Selectable, sql } from 'kysely';
 import type { Dialect, Executor } from '../../db/database.js';
 import type { ResourcesTable } from '../../db/tables/resources.js';
+import { randomToken } from '../../lib/crypto.js';
 import type { SchedulePolicy } from '../scheduling/schemas.js';
 import type { Resource } from './schemas.js';
 
@@ -69,21 +70,14 @@ export function createResourceRepo(db: Executor, dialect: Dialect) {
         .execute();
     },
 
-    async insert(
-      organisationId: number,
-      values: ResourceValues & {
-        parentResourceId?: number;
-        isCapacityChild?: boolean;
-        capacityLaneIndex?: number;
-        publicToken: string;
-      },
-      now: string,
-    ): Promise<ResourceRow> {
+    /** A resource (not a lane), with a fresh public booking token. */
+    async insert(organisationId: number, values: ResourceValues, now: string): Promise<ResourceRow> {
       return db
         .insertInto('resources')
         .values({
           ...values,
-          isCapacityChild: values.isCapacityChild ?? false,
+          publicToken: randomToken(),
+          isCapacityChild: false,
           schedulePolicy: policyColumn(values.schedulePolicy),
           organisationId,
           createdAt: now,
@@ -123,6 +117,46 @@ export function createResourceRepo(db: Executor, dialect: Dialect) {
           updatedAt: now,
         })
         .where('parentResourceId', '=', parent.id)
+        .execute();
+    },
+
+    /** Lanes `from`..`to` of a parent, in one insert, named and configured after it. */
+    async insertLanes(
+      organisationId: number,
+      parent: ResourceValues & { id: number },
+      from: number,
+      to: number,
+      now: string,
+    ): Promise<ResourceRow[]> {
+      const lanes = [];
+      for (let index = from; index <= to; index++) {
+        lanes.push({
+          organisationId,
+          resourceTypeId: parent.resourceTypeId,
+          name: `${parent.name} #${index}`,
+          description: null,
+          capacity: 1,
+          managedById: parent.managedById,
+          schedulePolicy: null,
+          isActive: parent.isActive,
+          parentResourceId: parent.id,
+          isCapacityChild: true,
+          capacityLaneIndex: index,
+          publicToken: randomToken(),
+          createdAt: now,
+          updatedAt: now,
+        });
+      }
+      const rows = await db.insertInto('resources').values(lanes).returningAll().execute();
+      return rows.sort((a, b) => (a.capacityLaneIndex ?? 0) - (b.capacityLaneIndex ?? 0));
+    },
+
+    /** Moves every reservation (past ones too) from one schedulable resource to another. */
+    async moveReservations(fromId: number, toId: number, now: string): Promise<void> {
+      await db
+        .updateTable('reservations')
+        .set({ resourceId: toId, updatedAt: now })
+        .where('resourceId', '=', fromId)
         .execute();
     },
 

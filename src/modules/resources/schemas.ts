@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { positiveId } from '../../http/schemas.js';
+import { entityId, positiveId } from '../../http/schemas.js';
 import { serverDerived } from '../resource-types/schemas.js';
 import { availabilityMode, operatingHours, schedulePolicy, shiftSchedule } from '../scheduling/schemas.js';
 
@@ -16,8 +16,8 @@ const resourceFields = {
     .transform((value) => (value === '' ? null : value))
     .nullable(),
   capacity: z.number().int().min(1).max(MAX_CAPACITY).describe('Above 1, one capacity lane per unit'),
-  resourceTypeId: positiveId.pipe(z.number()),
-  managedById: positiveId.pipe(z.number()).nullable().describe('A member of the organisation'),
+  resourceTypeId: entityId,
+  managedById: entityId.nullable().describe('A member of the organisation'),
   operatingHoursOverrides: operatingHours
     .nullable()
     .describe('Compatibility bridge: the same as schedulePolicy.operatingHours'),
@@ -43,7 +43,7 @@ export type CreateResourceInput = z.infer<typeof createResourceBody>;
 export type UpdateResourceInput = z.infer<typeof updateResourceBody>;
 
 export const listResourcesQuery = z.strictObject({
-  resourceTypeId: z.coerce.number().int().min(1).optional(),
+  resourceTypeId: positiveId.optional(),
 });
 
 export const resource = z.object({

@@ -69,6 +69,31 @@ export function createResourcesService(deps: {
     return row;
   }
 
+  /**
+   * The resource, read after taking the booking lock of its type (and of `otherTypeId`,
+   * in id order): bookings take the same lock, so lanes never change under a booking.
+   */
+  async function lockForChange(
+    trx: Parameters<typeof createResourceRepo>[0],
+    organisationId: number,
+    id: number,
+    otherTypeId?: number,
+  ) {
+    const r = repoFor(trx);
+    const types = createResourceTypeRepo(trx);
+    const before = await findOrThrow(r, organisationId, id);
+    const typeIds = [...new Set([before.resourceTypeId, otherTypeId ?? before.resourceTypeId])].sort(
+      (a, b) => a - b,
+    );
+    let longest = 0;
+    for (const typeId of typeIds) {
+      if (!(await types.find(organisationId, typeId))) continue;
+      const locked = await types.lockForBooking(typeId, db.dialect);
+      if (typeId === before.resourceTypeId) longest = locked.longestReservationMinutes;
+    }
+    return { row: await findOrThrow(r, organisationId, id, true), longestReservationMinutes: longest };
+  }
+
   function refuseLane(row: { isCapacityChild: boolean | number }, action: string) {
     if (row.isCapacityChild) {
       throw conflict(
@@ -99,7 +124,11 @@ export function createResourcesService(deps: {
     }
   }
 
-  /** Seeds, trims or renames lanes so the parent has exactly lanesFor(capacity). */
+  /**
+   * Seeds, trims or renames lanes so the parent has exactly lanesFor(capacity).
+   * The time a resource holds moves with it: its reservations go to lane #1 when
+   * lanes are first seeded, and lane #1's come back to it when they all go.
+   */
   async function syncLanes(
     r: ResourceRepo,
     organisationId: number,
@@ -109,10 +138,13 @@ export function createResourcesService(deps: {
     const wanted = lanesFor(parent.capacity);
     const lanes = await r.lanesOf(parent.id);
     const removed = lanes.filter((lane) => (lane.capacityLaneIndex ?? 0) > wanted);
+    const firstLane = lanes.find((lane) => lane.capacityLaneIndex === 1);
     if (removed.length > 0) {
+      // Lane #1's reservations stay with the parent when every lane goes; the others' cannot.
+      const dropped = removed.filter((lane) => wanted > 0 || lane !== firstLane);
       if (
         await r.hasFutureReservations(
-          removed.map((lane) => lane.id),
+          dropped.map((lane) => lane.id),
           now,
         )
       ) {
@@ -121,27 +153,14 @@ export function createResourcesService(deps: {
           `Lowering capacity to ${parent.capacity} would remove a lane that holds a future reservation`,
         );
       }
+      if (wanted === 0 && firstLane) await r.moveReservations(firstLane.id, parent.id, now);
       await r.deleteLanesAbove(parent.id, wanted);
     }
     await r.updateLanes(parent, now);
-    for (let index = lanes.length - removed.length + 1; index <= wanted; index++) {
-      await r.insert(
-        organisationId,
-        {
-          resourceTypeId: parent.resourceTypeId,
-          name: `${parent.name} #${index}`,
-          description: null,
-          capacity: 1,
-          managedById: parent.managedById,
-          schedulePolicy: null,
-          isActive: parent.isActive,
-          parentResourceId: parent.id,
-          isCapacityChild: true,
-          capacityLaneIndex: index,
-          publicToken: randomToken(),
-        },
-        now,
-      );
+    const kept = lanes.length - removed.length;
+    if (wanted > kept) {
+      const seeded = await r.insertLanes(organisationId, parent, kept + 1, wanted, now);
+      if (kept === 0) await r.moveReservations(parent.id, seeded[0]!.id, now);
     }
   }
 
@@ -171,7 +190,7 @@ export function createResourcesService(deps: {
       return inTransaction(db.kysely, async (trx) => {
         const r = repoFor(trx);
         await checkReferences(trx, organisationId, values);
-        const row = await r.insert(organisationId, { ...values, publicToken: randomToken() }, now);
+        const row = await r.insert(organisationId, values, now);
         await syncLanes(r, organisationId, { ...values, id: row.id }, now);
         return toResource(row);
       });
@@ -182,7 +201,8 @@ export function createResourcesService(deps: {
       const now = nowIso();
       return inTransaction(db.kysely, async (trx) => {
         const r = repoFor(trx);
-        const current = toResource(await findOrThrow(r, organisationId, id, true));
+        const locked = await lockForChange(trx, organisationId, id, input.resourceTypeId);
+        const current = toResource(locked.row);
         refuseLane(current, 'change');
         const values: ResourceValues = {
           resourceTypeId: input.resourceTypeId ?? current.resourceTypeId,
@@ -194,6 +214,13 @@ export function createResourcesService(deps: {
           isActive: input.isActive ?? current.isActive,
         };
         await checkReferences(trx, organisationId, values);
+        if (values.resourceTypeId !== current.resourceTypeId) {
+          // Its reservations now count under the new type: so must their length.
+          await createResourceTypeRepo(trx).recordReservationLength(
+            values.resourceTypeId,
+            locked.longestReservationMinutes,
+          );
+        }
         const row = await r.update(id, values, now);
         await syncLanes(r, organisationId, { ...values, id }, now);
         return toResource(row);
@@ -205,7 +232,7 @@ export function createResourcesService(deps: {
       const { organisationId } = await writable(user);
       await inTransaction(db.kysely, async (trx) => {
         const r = repoFor(trx);
-        const row = await findOrThrow(r, organisationId, id, true);
+        const { row } = await lockForChange(trx, organisationId, id);
         refuseLane(row, 'delete or lower the capacity of');
         if ((await r.lanesOf(id)).length > 0) {
           throw conflict(
@@ -225,7 +252,7 @@ export function createResourcesService(deps: {
       const { organisationId } = await writable(user);
       await inTransaction(db.kysely, async (trx) => {
         const r = repoFor(trx);
-        const row = await findOrThrow(r, organisationId, id, true);
+        const { row } = await lockForChange(trx, organisationId, id);
         refuseLane(row, 'delete or lower the capacity of');
         const lanes = await r.lanesOf(id);
         if (await r.hasFutureReservations([id, ...lanes.map((lane) => lane.id)], nowIso())) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuery, positiveId } from '../../http/schemas.js';
+import { entityId, pageQuery, positiveId } from '../../http/schemas.js';
 import { color } from '../calendars/schemas.js';
 import { instant } from '../events/schemas.js';
 
@@ -20,10 +20,7 @@ export type TaskPriority = z.infer<typeof taskPriority>;
 export const taskTitle = z.string().trim().min(1).max(TASK_TITLE_MAX);
 export const taskNotes = z.string().max(TASK_NOTES_MAX).nullable();
 export const checklistText = z.string().trim().min(1).max(CHECKLIST_TEXT_MAX);
-export const labelIds = z
-  .array(z.number().int().positive())
-  .max(TASK_MAX_LABELS)
-  .describe('Ids of your own task labels');
+export const labelIds = z.array(entityId).max(TASK_MAX_LABELS).describe('Ids of your own task labels');
 
 export const createTaskBody = z.strictObject({
   title: taskTitle,
@@ -82,7 +79,7 @@ export type Task = z.infer<typeof task>;
 export const listTasksQuery = z
   .strictObject({
     status: taskStatus.optional(),
-    labelId: z.coerce.number().int().positive().optional().describe('Tasks carrying this label'),
+    labelId: positiveId.optional().describe('Tasks carrying this label'),
     dueFrom: instant.optional().describe('Tasks due at or after this'),
     dueTo: instant.optional().describe('Tasks due before this'),
     q: z.string().trim().min(1).max(200).optional().describe('Title or notes contain this (any case)'),
@@ -95,7 +92,7 @@ export const listTasksQuery = z
 export type ListTasksQuery = z.infer<typeof listTasksQuery>;
 
 export const addDependencyBody = z.strictObject({
-  blockedByTaskId: z.number().int().positive().describe('A task of yours this task has to wait for'),
+  blockedByTaskId: entityId.describe('A task of yours this task has to wait for'),
 });
 export const dependencyParams = z.strictObject({ id: positiveId, blockedByTaskId: positiveId });
 

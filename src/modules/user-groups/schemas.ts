@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { positiveId } from '../../http/schemas.js';
+import { entityId, positiveId } from '../../http/schemas.js';
 
 export const INVITE_DEFAULT_HOURS = 168;
 export const INVITE_MAX_HOURS = 720;
@@ -13,12 +13,7 @@ export type CreateGroupInput = z.infer<typeof createGroupBody>;
 
 export const updateGroupBody = z.strictObject({
   name: name.optional(),
-  ownerId: z
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .describe('Hand the group to another member; you stay as a member'),
+  ownerId: entityId.optional().describe('Hand the group to another member; you stay as a member'),
 });
 export type UpdateGroupInput = z.infer<typeof updateGroupBody>;
 
@@ -73,7 +68,7 @@ export type Invite = z.infer<typeof invite>;
 export const acceptInviteBody = z.strictObject({ token: z.string().trim().min(1).max(200) });
 
 export const calendarIdsBody = z.strictObject({
-  calendarIds: z.array(z.number().int().positive()).min(1).max(100).describe('Calendars you own'),
+  calendarIds: z.array(entityId).min(1).max(100).describe('Calendars you own'),
 });
 
 export const memberParams = z.strictObject({ id: positiveId, userId: positiveId });
