@@ -395,6 +395,114 @@ describe('events', () => {
     assert.equal(single[0]?.isRecurring, false);
   });
 
+  test('a rule that never occurs is refused at once, not expanded day by day up to the year 9999', async () => {
+    const user = await registerUser(t.app);
+    const calendar = await defaultCalendarId(t.app, user);
+    const api = as(t.app, user);
+    const url = `/api/calendars/${calendar}/events`;
+    const base = { title: 'X', startTime: '2025-06-02T09:00:00Z', endTime: '2025-06-02T10:00:00Z' };
+    for (const recurrence of [
+      ['RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30;COUNT=2'],
+      ['RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30'],
+      ['EXDATE:20250603T090000Z', 'RRULE:FREQ=YEARLY;BYMONTH=4;BYMONTHDAY=31'],
+      ['RRULE:FREQ=MONTHLY;BYDAY=MO;BYSETPOS=6'],
+      // 29 February on a Monday: not until 2044.
+      ['RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO'],
+      // Ordinals beyond the weeks of a month or of a year.
+      ['RRULE:FREQ=MONTHLY;BYDAY=-99FR'],
+      ['RRULE:FREQ=MONTHLY;BYDAY=6FR'],
+      ['RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-6SU'],
+      ['RRULE:FREQ=YEARLY;BYDAY=54MO'],
+    ]) {
+      const started = performance.now();
+      const error = expectError(await api.post(url, { ...base, recurrence }), 400, 'VALIDATION_FAILED');
+      const ms = performance.now() - started;
+      assert.ok(ms < 500, `${recurrence.join(' ')} took ${Math.round(ms)} ms`);
+      assert.deepEqual(
+        error.details?.map((d) => d.path),
+        [`recurrence.${recurrence.length - 1}`],
+      );
+    }
+    // Sparse rules are fine when they occur within 8 years: 29 February after 2100 (no leap year).
+    const leap = await createEvent(t.app, user, calendar, {
+      startTime: '2096-03-01T09:00:00Z',
+      endTime: '2096-03-01T10:00:00Z',
+      recurrence: ['RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29'],
+    });
+    assert.deepEqual(
+      (await occurrences(user, calendar, '2104-01-01T00:00:00Z', '2104-12-31T00:00:00Z')).map((o) => [
+        o.eventId,
+        o.startTime,
+      ]),
+      [[leap.id, '2104-02-29T09:00:00.000Z']],
+    );
+    await createEvent(t.app, user, calendar, { recurrence: ['RRULE:FREQ=YEARLY;BYDAY=20MO,-53SU'] });
+    await createEvent(t.app, user, calendar, { recurrence: ['RRULE:FREQ=MONTHLY;BYDAY=-5FR,+1MO'] });
+  });
+
+  test('a BYDAY ordinal of 0 is a 400, not a 500', async () => {
+    const user = await registerUser(t.app);
+    const calendar = await defaultCalendarId(t.app, user);
+    const api = as(t.app, user);
+    const base = { title: 'X', startTime: '2025-06-02T09:00:00Z', endTime: '2025-06-02T10:00:00Z' };
+    for (const rule of ['RRULE:FREQ=MONTHLY;BYDAY=0MO', 'RRULE:FREQ=YEARLY;BYDAY=MO,-0FR']) {
+      const error = expectError(
+        await api.post(`/api/calendars/${calendar}/events`, { ...base, recurrence: [rule] }),
+        400,
+        'VALIDATION_FAILED',
+      );
+      assert.deepEqual(
+        error.details?.map((d) => d.path),
+        ['recurrence.0'],
+      );
+    }
+    const event = await createEvent(t.app, user, calendar);
+    expectError(
+      await api.patch(`/api/events/${event.id}`, { recurrence: ['RRULE:FREQ=MONTHLY;BYDAY=0MO'] }),
+      400,
+      'VALIDATION_FAILED',
+    );
+  });
+
+  test('COUNT includes the start when the start is not one of the rule dates (RFC 5545)', async () => {
+    const user = await registerUser(t.app);
+    const calendar = await defaultCalendarId(t.app, user);
+    // 2 January 2025 is a Thursday.
+    const thursday = { startTime: '2025-01-02T09:00:00Z', endTime: '2025-01-02T10:00:00Z' };
+    const twice = await createEvent(t.app, user, calendar, {
+      ...thursday,
+      recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=2'],
+    });
+    const list = await occurrences(user, calendar, '2025-01-01T00:00:00Z', '2025-12-31T00:00:00Z');
+    assert.deepEqual(starts(list), ['2025-01-02T09:00:00.000Z', '2025-01-06T09:00:00.000Z']);
+    assert.deepEqual(await occurrences(user, calendar, '2025-01-07T00:00:00Z', '2026-01-01T00:00:00Z'), []);
+    // The series ends with the occurrence of 6 January (range queries skip it afterwards).
+    const stored = await t.db.kysely
+      .selectFrom('events')
+      .select('occursUntil')
+      .where('id', '=', twice.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(new Date(stored.occursUntil!).toISOString(), '2025-01-06T10:00:00.000Z');
+
+    // COUNT=1: the start alone.
+    const once = (await createCalendar(t.app, user, { name: 'Once' })).id;
+    await createEvent(t.app, user, once, { ...thursday, recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=1'] });
+    assert.deepEqual(starts(await occurrences(user, once, '2025-01-01T00:00:00Z', '2025-12-31T00:00:00Z')), [
+      '2025-01-02T09:00:00.000Z',
+    ]);
+    // A start that is one of the rule dates is counted once.
+    const monday = (await createCalendar(t.app, user, { name: 'Monday' })).id;
+    await createEvent(t.app, user, monday, {
+      startTime: '2025-01-06T09:00:00Z',
+      endTime: '2025-01-06T10:00:00Z',
+      recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=2'],
+    });
+    assert.deepEqual(
+      starts(await occurrences(user, monday, '2025-01-01T00:00:00Z', '2025-12-31T00:00:00Z')),
+      ['2025-01-06T09:00:00.000Z', '2025-01-13T09:00:00.000Z'],
+    );
+  });
+
   test('the external block is read-only over HTTP and written by sync through the service', async () => {
     const user = await registerUser(t.app);
     const calendar = await defaultCalendarId(t.app, user);

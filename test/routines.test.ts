@@ -227,6 +227,44 @@ describe('routines', () => {
     expectError(await run(user, routine.id, { occurrenceDate: '2025-06-30' }), 400, 'VALIDATION_FAILED');
   });
 
+  test('a rule that never occurs or has a BYDAY ordinal of 0 is a quick 400; COUNT includes the start date', async () => {
+    const user = await registerUser(t.app);
+    const api = as(t.app, user);
+    for (const rule of [
+      'RRULE:FREQ=MONTHLY;BYDAY=0MO',
+      'RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30',
+      'RRULE:FREQ=MONTHLY;BYDAY=-99FR',
+    ]) {
+      const started = performance.now();
+      const error = expectError(
+        await api.post('/api/routines', { ...weekly, recurrence: [rule] }),
+        400,
+        'VALIDATION_FAILED',
+      );
+      const ms = performance.now() - started;
+      assert.ok(ms < 500, `${rule} took ${Math.round(ms)} ms`);
+      assert.deepEqual(
+        error.details?.map((d) => d.path),
+        ['recurrence.0'],
+      );
+    }
+    const routine = await createRoutine(user);
+    expectError(
+      await api.patch(`/api/routines/${routine.id}`, { recurrence: ['RRULE:FREQ=MONTHLY;BYDAY=0MO'] }),
+      400,
+      'VALIDATION_FAILED',
+    );
+
+    // Tuesday 3 June, then Mondays, two occurrences in all (RFC 5545): 3 and 9 June.
+    const twice = await createRoutine(user, {
+      startDate: '2025-06-03',
+      recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=2'],
+    });
+    expectStatus(await run(user, twice.id, { occurrenceDate: '2025-06-03' }), 201);
+    expectStatus(await run(user, twice.id, { occurrenceDate: '2025-06-09' }), 201);
+    expectError(await run(user, twice.id, { occurrenceDate: '2025-06-16' }), 400, 'VALIDATION_FAILED');
+  });
+
   test('without a date, a run targets the latest occurrence up to today', async () => {
     const user = await registerUser(t.app);
     const zone = 'Pacific/Auckland';

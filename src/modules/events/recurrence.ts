@@ -67,6 +67,20 @@ const DATE_TIME = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(Z?)$/;
 const DAY_MS = 86_400_000;
 /** Series longer than this many occurrences are treated as open-ended for range queries. */
 const FINITE_SCAN_LIMIT = 5000;
+/** ...or whose end is more than this many periods (FREQ × INTERVAL steps) away. */
+const FINITE_SCAN_PERIODS = 10_000;
+/** A rule must occur within this many years after DTSTART (DTSTART itself counts). */
+const FIRST_OCCURRENCE_YEARS = 8;
+/** Fewest days in one period of each frequency, to bound a scan of a time span. */
+const MIN_PERIOD_DAYS: Record<number, number> = {
+  [RRule.YEARLY]: 365,
+  [RRule.MONTHLY]: 28,
+  [RRule.WEEKLY]: 7,
+  [RRule.DAILY]: 1,
+};
+/** An ordinal BYDAY (1MO, -1FR) counts weeks of a month here, of a year otherwise. */
+const MONTH_ORDINAL_MAX = 5;
+const YEAR_ORDINAL_MAX = 53;
 
 type NumberList = { min: number; max: number; signed: boolean };
 const NUMBER_LISTS: Record<string, NumberList> = {
@@ -177,7 +191,7 @@ function parseMoment(text: string, params: Map<string, string>, zone: string, in
   return { kind: 'time', ms: floating(instant.setZone(zone)) };
 }
 
-function parseRule(value: string, startFloating: number, zone: string, index: number): Rule {
+function parseRule(value: string, startFloating: number, zone: string, index: number): Rule | null {
   const parts = new Map<string, string>();
   for (const part of value.toUpperCase().split(';')) {
     const [key = '', partValue, extra] = part.split('=');
@@ -204,8 +218,8 @@ function parseRule(value: string, startFloating: number, zone: string, index: nu
           throw bad('must be YYYYMMDD or YYYYMMDDTHHMMSS[Z]');
         break;
       case 'BYDAY':
-        if (!new RegExp(`^([+-]?\\d{1,2})?${WEEKDAY}(,([+-]?\\d{1,2})?${WEEKDAY})*$`).test(partValue))
-          throw bad('must be weekdays such as MO,WE or 1MO,-1FR');
+        if (!new RegExp(`^([+-]?[1-9]\\d?)?${WEEKDAY}(,([+-]?[1-9]\\d?)?${WEEKDAY})*$`).test(partValue))
+          throw bad('must be weekdays such as MO,WE or 1MO,-1FR (no 0 before a weekday)');
         break;
       case 'WKST':
         if (!new RegExp(`^${WEEKDAY}$`).test(partValue)) throw bad('must be a weekday such as MO');
@@ -221,8 +235,22 @@ function parseRule(value: string, startFloating: number, zone: string, index: nu
   if (!parts.has('FREQ')) throw new RecurrenceError('a rule needs FREQ', index);
   if (parts.has('COUNT') && parts.has('UNTIL'))
     throw new RecurrenceError('a rule has COUNT or UNTIL, not both', index);
+  const byDay = parts.get('BYDAY');
+  if (byDay) {
+    const freq = parts.get('FREQ');
+    // RFC 5545: the number counts weeks of the month with FREQ=MONTHLY or with BYMONTH.
+    const inMonth = freq === 'MONTHLY' || (freq === 'YEARLY' && parts.has('BYMONTH'));
+    const max = inMonth ? MONTH_ORDINAL_MAX : YEAR_ORDINAL_MAX;
+    for (const day of byDay.split(',')) {
+      const ordinal = /^[+-]?\d+/.exec(day)?.[0];
+      if (ordinal !== undefined && Math.abs(Number(ordinal)) > max)
+        throw new RecurrenceError(
+          `BYDAY=${byDay}: the number in ${day} must be 1..${max} or -${max}..-1 (weeks of ${inMonth ? 'a month' : 'a year'})`,
+          index,
+        );
+    }
+  }
 
-  const options = RRule.parseString(value.toUpperCase());
   const until = parts.get('UNTIL');
   let untilFloating: number | undefined;
   if (until) {
@@ -232,12 +260,101 @@ function parseRule(value: string, startFloating: number, zone: string, index: nu
     if (untilFloating < startFloating)
       throw new RecurrenceError('UNTIL is before the start of the event', index);
   }
-  return new RRule({
-    ...options,
-    dtstart: new Date(startFloating),
-    tzid: null,
-    until: untilFloating === undefined ? null : new Date(untilFloating),
-  });
+  let options: ReturnType<typeof RRule.parseString>;
+  let rule: Rule;
+  let first: number | null;
+  try {
+    options = {
+      ...RRule.parseString(value.toUpperCase()),
+      dtstart: new Date(startFloating),
+      tzid: null,
+      until: untilFloating === undefined ? null : new Date(untilFloating),
+    };
+    rule = new RRule(options);
+    first = firstOccurrence(rule);
+  } catch (error) {
+    // The checks above should leave nothing for rrule to refuse; if it does, it is still the client's rule.
+    throw new RecurrenceError(
+      `cannot be used: ${error instanceof Error ? error.message : String(error)}`,
+      index,
+    );
+  }
+  // Without this, a rule whose BY parts never match together (BYMONTH=2;BYMONTHDAY=30) would
+  // make every expansion step to the year 9999.
+  if (first === null)
+    throw new RecurrenceError(
+      `has no occurrence within ${FIRST_OCCURRENCE_YEARS} years after the start of the event (its BY parts and INTERVAL never or only rarely match)`,
+      index,
+    );
+  // RFC 5545 §3.3.10: DTSTART counts as the first occurrence, also when the rule does not
+  // generate it; rrule counts COUNT over its own dates only.
+  const count = rule.options.count;
+  if (count && first !== startFloating)
+    return count === 1 ? null : new RRule({ ...options, count: count - 1 });
+  return rule;
+}
+
+/**
+ * Calls `each` with the dates `rule` generates, in order, until it answers false, the
+ * rule ends, or rrule has looked at `periods` periods (steps of FREQ × INTERVAL, the
+ * first included). Answers true when it stopped for the period budget. `overrides`
+ * replace parsed options for this scan only.
+ *
+ * rrule's all(), between() and after() stop only at a generated date past their bound,
+ * at COUNT or UNTIL, or after the year 9999: for a rule whose BY parts never match they
+ * step period by period to 9999 (seconds of CPU with the event loop blocked). rrule has
+ * no option to bound that, but its loop reads INTERVAL again after each period and ends
+ * when it is 0: here the options answer 0 once the budget is spent. rrule (2.8.1) reads
+ * INTERVAL once when it starts, then twice per period (that check, then the step to the
+ * next period); the tests pin both the bound and the reach of the scan.
+ */
+function scanPeriods(
+  rule: Rule,
+  periods: number,
+  each: (date: Date) => boolean,
+  overrides: Partial<Rule['options']> = {},
+): boolean {
+  const parsed = rule.options;
+  let reads = 0;
+  let spent = false;
+  const descriptors: PropertyDescriptorMap = {
+    interval: {
+      get() {
+        reads += 1;
+        if (reads < 2 * periods) return parsed.interval;
+        spent = true;
+        return 0;
+      },
+    },
+  };
+  for (const [key, value] of Object.entries(overrides)) descriptors[key] = { value };
+  const probe = new RRule(rule.origOptions, true);
+  probe.options = Object.create(parsed, descriptors);
+  probe.all(each);
+  return spent;
+}
+
+/**
+ * Floating milliseconds of the first date the rule's pattern generates (COUNT and
+ * UNTIL left aside) within FIRST_OCCURRENCE_YEARS after its start, or null.
+ */
+function firstOccurrence(rule: Rule): number | null {
+  const { dtstart, freq, interval } = rule.options;
+  const start = DateTime.fromJSDate(dtstart, { zone: 'utc' });
+  const end = start.plus({ years: FIRST_OCCURRENCE_YEARS }).toMillis();
+  const days = (end - start.toMillis()) / DAY_MS;
+  const periods = Math.floor(days / ((MIN_PERIOD_DAYS[freq] ?? 1) * interval)) + 2;
+  let first: number | null = null;
+  scanPeriods(
+    rule,
+    periods,
+    (date) => {
+      first = date.getTime();
+      return false;
+    },
+    { count: null, until: null },
+  );
+  return first !== null && first <= end ? first : null;
 }
 
 function startFloatingOf(series: Series): number {
@@ -262,12 +379,16 @@ export function compileRecurrence(
     exdays: new Set(),
     finite: true,
   };
+  let recurs = false;
   lines.forEach((line, index) => {
     const { name, params, value } = parseContentLine(line, index);
+    if (name === 'RRULE' || name === 'RDATE') recurs = true;
     switch (name) {
       case 'RRULE': {
         if (params.size > 0) throw new RecurrenceError('RRULE takes no parameters', index);
+        // Null: DTSTART alone is all the rule gives (COUNT=1 when DTSTART is not one of its dates).
         const rule = parseRule(value, start, zone, index);
+        if (!rule) break;
         if (!rule.options.count && !rule.options.until) compiled.finite = false;
         compiled.rules.push(rule);
         break;
@@ -295,8 +416,7 @@ export function compileRecurrence(
         );
     }
   });
-  if (compiled.rules.length === 0 && compiled.rdates.length === 0)
-    throw new RecurrenceError('a recurrence needs an RRULE or an RDATE line', 0);
+  if (!recurs) throw new RecurrenceError('a recurrence needs an RRULE or an RDATE line', 0);
   return compiled;
 }
 
@@ -384,12 +504,12 @@ export function seriesEnd(series: Series, compiled: CompiledRecurrence | null): 
   for (const rule of compiled.rules) {
     let scanned = 0;
     let ruleLast: number | undefined;
-    rule.all((date) => {
+    const spent = scanPeriods(rule, FINITE_SCAN_PERIODS, (date) => {
       scanned += 1;
       ruleLast = date.getTime();
       return scanned <= FINITE_SCAN_LIMIT;
     });
-    if (scanned > FINITE_SCAN_LIMIT) return null;
+    if (spent || scanned > FINITE_SCAN_LIMIT) return null;
     if (ruleLast !== undefined) last = Math.max(last, ruleLast);
   }
   return spanOf(series).endOf(fromFloating(last, series.timezone)).toUTC().toISO()!;
