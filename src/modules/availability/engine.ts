@@ -91,6 +91,26 @@ export function widen(range: Interval, rules: Rules): Interval {
   return { start: range.start - margin, end: range.end + margin };
 }
 
+/**
+ * Turning weekly hours into instants costs luxon zone work per day, and every lane
+ * of a resource (and the pool and per-resource views of one request) shares one
+ * schedule object: the result is kept on that object while it lives.
+ */
+const computedBySchedule = new WeakMap<EffectiveSchedule, Map<string, Interval[]>>();
+function perSchedule(schedule: EffectiveSchedule, key: string, compute: () => Interval[]): Interval[] {
+  let computed = computedBySchedule.get(schedule);
+  if (!computed) {
+    computed = new Map();
+    computedBySchedule.set(schedule, computed);
+  }
+  let intervals = computed.get(key);
+  if (!intervals) {
+    intervals = compute();
+    computed.set(key, intervals);
+  }
+  return intervals;
+}
+
 /** Sorts and joins overlapping or touching intervals. */
 export function mergeIntervals(intervals: Interval[]): Interval[] {
   const sorted = [...intervals].sort((a, b) => a.start - b.start);
@@ -166,14 +186,10 @@ export function continuousWindows(lanes: Lane[], zone: string, range: Interval, 
   // Judge each free stretch by its whole length, not by the part inside the range.
   const wide = widen(range, rules);
   const edges: Array<{ at: number; delta: number }> = [];
-  // Lanes of one resource share one schedule object: turn its hours into instants once.
-  const openBySchedule = new Map<EffectiveSchedule, Interval[]>();
   for (const lane of lanes) {
-    let open = openBySchedule.get(lane.schedule);
-    if (!open) {
-      open = openIntervals(lane.schedule.operatingHours, zone, wide);
-      openBySchedule.set(lane.schedule, open);
-    }
+    const open = perSchedule(lane.schedule, `open|${zone}|${wide.start}|${wide.end}`, () =>
+      openIntervals(lane.schedule.operatingHours, zone, wide),
+    );
     const free = freeSegments(open, blocked(lane.busy, rules.bufferMs), rules.minBookingMs);
     for (const f of clip(free, range)) edges.push({ at: f.start, delta: 1 }, { at: f.end, delta: -1 });
   }
@@ -212,14 +228,11 @@ const byStart = (intervals: Interval[]) => mergeIntervals(intervals);
 /** Shifts mode: every configured slot in the range, with how many lanes have it free. */
 export function shiftAvailability(lanes: Lane[], zone: string, range: Interval): Slot[] {
   const slots = new Map<string, Slot>();
-  const slotsBySchedule = new Map<EffectiveSchedule, Interval[]>();
   for (const lane of lanes) {
     const busy = byStart(lane.busy);
-    let laneSlots = slotsBySchedule.get(lane.schedule);
-    if (!laneSlots) {
-      laneSlots = shiftSlots(lane.schedule.shiftSchedule, zone, range);
-      slotsBySchedule.set(lane.schedule, laneSlots);
-    }
+    const laneSlots = perSchedule(lane.schedule, `slots|${zone}|${range.start}|${range.end}`, () =>
+      shiftSlots(lane.schedule.shiftSchedule, zone, range),
+    );
     for (const s of laneSlots) {
       const key = `${s.start}:${s.end}`;
       let slot = slots.get(key);

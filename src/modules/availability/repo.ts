@@ -5,6 +5,29 @@ import type { Interval } from './engine.js';
 
 export type CatalogueRow = Selectable<ResourcesTable>;
 
+const digits = (text: string, from: number, to: number) => {
+  let n = 0;
+  for (let i = from; i < to; i++) n = n * 10 + text.charCodeAt(i) - 48;
+  return n;
+};
+
+/**
+ * Stored timestamps are always `YYYY-MM-DDTHH:mm:ss.sssZ`; reading the digits is
+ * several times cheaper than Date.parse, and an overlap read parses thousands.
+ */
+function isoToMillis(text: string): number {
+  if (text.length !== 24) return Date.parse(text);
+  return Date.UTC(
+    digits(text, 0, 4),
+    digits(text, 5, 7) - 1,
+    digits(text, 8, 10),
+    digits(text, 11, 13),
+    digits(text, 14, 16),
+    digits(text, 17, 19),
+    digits(text, 20, 23),
+  );
+}
+
 export function createAvailabilityRepo(db: Executor) {
   return {
     /** A resource with its lanes, or a lane with its parent and siblings: parent first, lanes in order. */
@@ -55,7 +78,9 @@ export function createAvailabilityRepo(db: Executor) {
         .where('status', '!=', 'cancelled')
         .execute();
       for (const row of rows) {
-        byLane.get(row.resourceId!)?.push({ start: Date.parse(row.startTime), end: Date.parse(row.endTime) });
+        byLane
+          .get(row.resourceId!)
+          ?.push({ start: isoToMillis(row.startTime), end: isoToMillis(row.endTime) });
       }
       return byLane;
     },
