@@ -595,4 +595,18 @@ describe('events', () => {
     await events.delete(scoped, created.id);
     assert.equal((await events.get({ userId: user.id }, inB.id)).title, 'Meeting');
   });
+
+  test('a stored rule that no longer compiles shows its event once instead of failing the calendar', async () => {
+    const user = await registerUser(t.app);
+    const calendarId = await defaultCalendarId(t.app, user);
+    const event = await createEvent(t.app, user, calendarId, { recurrence: ['RRULE:FREQ=DAILY;COUNT=3'] });
+    // Written behind the API's back: a rule the API refuses today.
+    await t.db.kysely
+      .updateTable('events')
+      .set({ recurrence: JSON.stringify(['RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30']) })
+      .where('id', '=', event.id)
+      .execute();
+    const list = await occurrences(user, calendarId, '2025-06-01T00:00:00Z', '2025-06-10T00:00:00Z');
+    assert.deepEqual(starts(list), ['2025-06-02T09:00:00.000Z']);
+  });
 });

@@ -138,6 +138,22 @@ export type EventCreatedHook = (actor: Actor, event: Event) => Promise<void>;
 
 export type EventService = ReturnType<typeof createEventService>;
 
+/**
+ * A stored rule that no longer compiles (written before a rule was tightened, or
+ * behind the API's back) shows the event once, as its first occurrence, rather
+ * than failing the whole calendar.
+ */
+function storedRecurrence(
+  event: Parameters<typeof compileRecurrence>[1] & { recurrence: Parameters<typeof compileRecurrence>[0] },
+) {
+  try {
+    return compileRecurrence(event.recurrence, event);
+  } catch (error) {
+    if (error instanceof RecurrenceError) return null;
+    throw error;
+  }
+}
+
 export function createEventService({
   db,
   calendars,
@@ -186,7 +202,7 @@ export function createEventService({
       const occurrences: EventOccurrence[] = [];
       try {
         for (const event of events) {
-          const compiled = compileRecurrence(event.recurrence, event);
+          const compiled = storedRecurrence(event);
           const found = occurrencesBetween(event, compiled, from, to, MAX_OCCURRENCES - occurrences.length);
           const { id, recurrence: _recurrence, createdAt: _c, updatedAt: _u, ...shared } = event;
           for (const { start, end } of found) {
