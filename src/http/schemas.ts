@@ -16,8 +16,6 @@ export const pageQuery = {
 export const page = <T extends z.ZodType>(item: T) =>
   z.object({ items: z.array(item), nextCursor: z.string().nullable() });
 
-export const messageResponse = z.object({ message: z.string() });
-
 /** OpenAPI security requirements, by who may call a route. */
 type SecurityRequirement = Record<string, string[]>;
 export const security: Record<'public' | 'user' | 'loginSession' | 'agent', SecurityRequirement[]> = {
