@@ -99,7 +99,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(rateLimit);
   await app.register(metricsPlugin);
   await app.register(swagger);
-  await app.register(authGuards, { auth: app.services.auth });
+  await app.register(authGuards, { credentials: app.services.auth });
 
   await app.register(platformRoutes, { prefix: '/api' });
   await app.register(authRoutes, { prefix: '/api/auth' });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { AppError } from '../src/http/errors.js';
+import { httpStatusOf } from '../src/http/errors.js';
+import type { DomainError } from '../src/lib/errors.js';
 import { createTestApp, registerUser, type TestApp } from './helpers.js';
 import {
   addWithRole,
@@ -377,7 +378,7 @@ describe('organisation membership', () => {
         assert.deepEqual(expectStatus(await call(t.app, team.member, 'GET', '/api/organisations'), 200), []);
         await assert.rejects(
           t.app.services.organisations.requireActiveMembership({ id: team.member.id }),
-          (error: AppError) => error.code === 'NO_ACTIVE_ORGANISATION',
+          (error: DomainError) => error.code === 'NO_ACTIVE_ORGANISATION',
         );
       });
     }

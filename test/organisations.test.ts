@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { AppError } from '../src/http/errors.js';
+import { httpStatusOf } from '../src/http/errors.js';
+import type { DomainError } from '../src/lib/errors.js';
 import { createTestApp, registerUser, type TestApp } from './helpers.js';
 import {
   addWithRole,
@@ -406,8 +407,8 @@ describe('organisations', () => {
         (await t.app.services.organisations.getSchedulingDefaults(team.organisationId)).schedulePolicy,
         null,
       );
-      await assert.rejects(t.app.services.organisations.getSchedulingDefaults(999_999), (error: AppError) => {
-        return error.statusCode === 404;
+      await assert.rejects(t.app.services.organisations.getSchedulingDefaults(999_999), (error: DomainError) => {
+        return httpStatusOf(error.code) === 404;
       });
       expectStatus(
         await call(t.app, team.manager, 'PATCH', url, { schedulePolicy: { availabilityMode: 'shifts' } }),
@@ -698,8 +699,8 @@ describe('organisations', () => {
     test('requireActiveMembership answers 409 NO_ACTIVE_ORGANISATION without one; assertRole checks roles', async () => {
       const user = await registerUser(t.app);
       const { organisations } = t.app.services;
-      await assert.rejects(organisations.requireActiveMembership({ id: user.id }), (error: AppError) => {
-        assert.equal(error.statusCode, 409);
+      await assert.rejects(organisations.requireActiveMembership({ id: user.id }), (error: DomainError) => {
+        assert.equal(httpStatusOf(error.code), 409);
         assert.equal(error.code, 'NO_ACTIVE_ORGANISATION');
         return true;
       });
@@ -713,7 +714,7 @@ describe('organisations', () => {
       organisations.assertRole(membership, ['OWNER', 'ADMIN', 'MANAGER']);
       assert.throws(
         () => organisations.assertRole(membership, ['OWNER', 'ADMIN']),
-        (error: AppError) => error.statusCode === 403 && error.code === 'FORBIDDEN',
+        (error: DomainError) => httpStatusOf(error.code) === 403 && error.code === 'FORBIDDEN',
       );
     });
   });
@@ -740,7 +741,7 @@ describe('organisations', () => {
         );
         await assert.rejects(
           t.app.services.organisations.requireActiveMembership({ id: user.id }),
-          (error: AppError) => error.code === 'NO_ACTIVE_ORGANISATION',
+          (error: DomainError) => error.code === 'NO_ACTIVE_ORGANISATION',
         );
       }
       // Other members no longer reach it; the OWNER still reads it.

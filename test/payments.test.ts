@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { httpStatusOf } from '../src/http/errors.js';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { startDevelopmentPayments } from '../src/modules/payments/dev-emulator.js';
@@ -366,7 +367,7 @@ describe('payment provider HTTP adapter', () => {
         refreshUrl: 'http://frontend.test/r',
         returnUrl: 'http://frontend.test/d',
       }),
-      (error: PaymentProviderError) => error.statusCode === 502 && error.code === 'PROVIDER_ERROR',
+      (error: PaymentProviderError) => httpStatusOf(error.code) === 502 && error.code === 'PROVIDER_ERROR',
     );
     assert.equal(emulator.requests().length - since, 1);
     await assert.rejects(provider().retrieveAccount(account.id), PaymentProviderError);
@@ -383,7 +384,7 @@ describe('payment provider HTTP adapter', () => {
     await assert.rejects(
       provider({ fetch: refusing }).retrieveAccount('acct_1'),
       (error: PaymentProviderError) => {
-        assert.equal(error.statusCode, 502);
+        assert.equal(httpStatusOf(error.code), 502);
         assert.match(String((error.cause as Error).message), /failed after 3 attempt/);
         return true;
       },
@@ -419,7 +420,7 @@ describe('payment provider HTTP adapter', () => {
     await assert.rejects(
       provider({ fetch: odd }).retrieveAccount('acct_1'),
       (error: PaymentProviderError) => {
-        return error.statusCode === 502;
+        return httpStatusOf(error.code) === 502;
       },
     );
   });

@@ -1,12 +1,11 @@
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
-import type { User } from '../modules/auth/schemas.js';
-import type { AuthMethod, AuthService, Principal } from '../modules/auth/service.js';
-import { unauthenticated } from './errors.js';
+import type { Actor } from '../lib/actor.js';
+import { unauthenticated } from '../lib/errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    principal: Principal | null;
+    actor: Actor | null;
   }
   interface FastifyInstance {
     /** Accepts a login JWT (Bearer) or a user API key (`x-api-key`, `Authorization: ApiKey`). */
@@ -16,11 +15,20 @@ declare module 'fastify' {
   }
 }
 
-type Credential = { method: AuthMethod; value: string };
+/**
+ * How the guard turns a person's credential into the acting user's id (null when
+ * it does not verify). The auth module implements it; this file knows no domain.
+ */
+export interface PersonCredentials {
+  verifyLoginToken(token: string): Promise<number | null>;
+  verifyApiKey(key: string): Promise<number | null>;
+}
+
+type Credential = { via: 'jwt' | 'api_key'; value: string };
 
 function readCredential(request: FastifyRequest): Credential | null {
   const apiKeyHeader = request.headers['x-api-key'];
-  if (typeof apiKeyHeader === 'string' && apiKeyHeader) return { method: 'api_key', value: apiKeyHeader };
+  if (typeof apiKeyHeader === 'string' && apiKeyHeader) return { via: 'api_key', value: apiKeyHeader };
   const authorization = request.headers.authorization;
   if (!authorization) return null;
   const space = authorization.indexOf(' ');
@@ -28,36 +36,34 @@ function readCredential(request: FastifyRequest): Credential | null {
   const scheme = authorization.slice(0, space).toLowerCase();
   const value = authorization.slice(space + 1).trim();
   if (!value) return null;
-  if (scheme === 'bearer') return { method: 'jwt', value };
-  if (scheme === 'apikey') return { method: 'api_key', value };
+  if (scheme === 'bearer') return { via: 'jwt', value };
+  if (scheme === 'apikey') return { via: 'api_key', value };
   return null;
 }
 
-/** The authenticated user of a request that passed `requireUser` or `requireLoginSession`. */
-export function currentUser(request: FastifyRequest): User {
-  if (!request.principal) throw unauthenticated();
-  return request.principal.user;
+/** The actor of a request that passed `requireUser` or `requireLoginSession`. */
+export function actorOf(request: FastifyRequest): Actor {
+  if (!request.actor) throw unauthenticated();
+  return request.actor;
 }
 
-export const authGuards = fp<{ auth: AuthService }>(
-  async (app: FastifyInstance, { auth }) => {
-    app.decorateRequest('principal', null);
+export const authGuards = fp<{ credentials: PersonCredentials }>(
+  async (app: FastifyInstance, { credentials }) => {
+    app.decorateRequest('actor', null);
 
-    async function authenticate(request: FastifyRequest, allowed: ReadonlySet<AuthMethod>) {
+    async function authenticate(request: FastifyRequest, loginSessionOnly: boolean) {
       const credential = readCredential(request);
-      if (!credential || !allowed.has(credential.method)) throw unauthenticated();
-      const user =
-        credential.method === 'jwt'
-          ? await auth.verifyAccessToken(credential.value)
-          : await auth.verifyApiKey(credential.value);
-      if (!user) throw unauthenticated('Credential is invalid, expired or revoked');
-      request.principal = { user, method: credential.method };
+      if (!credential || (loginSessionOnly && credential.via !== 'jwt')) throw unauthenticated();
+      const userId =
+        credential.via === 'jwt'
+          ? await credentials.verifyLoginToken(credential.value)
+          : await credentials.verifyApiKey(credential.value);
+      if (userId === null) throw unauthenticated('Credential is invalid, expired or revoked');
+      request.actor = { userId, via: credential.via };
     }
 
-    const userMethods = new Set<AuthMethod>(['jwt', 'api_key']);
-    const sessionMethods = new Set<AuthMethod>(['jwt']);
-    app.decorate('requireUser', (request: FastifyRequest) => authenticate(request, userMethods));
-    app.decorate('requireLoginSession', (request: FastifyRequest) => authenticate(request, sessionMethods));
+    app.decorate('requireUser', (request: FastifyRequest) => authenticate(request, false));
+    app.decorate('requireLoginSession', (request: FastifyRequest) => authenticate(request, true));
   },
   { name: 'auth-guards' },
 );

@@ -1,33 +1,43 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { DomainError, type ErrorCode, validationFailed } from '../lib/errors.js';
 
-export interface ErrorDetail {
-  path: string;
-  message: string;
-}
+/** The HTTP status of each domain error code. */
+const STATUS: Record<ErrorCode, number> = {
+  VALIDATION_FAILED: 400,
+  BAD_REQUEST: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  PLAN_LIMIT_REACHED: 403,
+  CSRF_FAILED: 403,
+  BLOCKED: 403,
+  AGENT_PAUSED: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  RESOURCE_HAS_CHILD_LANES: 409,
+  SLOT_UNAVAILABLE: 409,
+  NO_ACTIVE_ORGANISATION: 409,
+  LAST_OWNER: 409,
+  LANE_HAS_RESERVATIONS: 409,
+  RESOURCE_TYPE_IN_USE: 409,
+  ONBOARDING_INCOMPLETE: 409,
+  EMAIL_TAKEN: 409,
+  DEFAULT_CALENDAR: 409,
+  INVITE_ALREADY_USED: 409,
+  INVITE_EXPIRED: 410,
+  DEPENDENCY_CYCLE: 409,
+  TASK_BLOCKED: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  PROVIDER_ERROR: 502,
+  NOT_READY: 503,
+  PROVIDER_TIMEOUT: 504,
+};
 
-/** A failure the client can act on: carries the status and the code of the error envelope. */
-export class AppError extends Error {
-  constructor(
-    readonly statusCode: number,
-    readonly code: string,
-    message: string,
-    readonly details?: ErrorDetail[],
-    readonly headers?: Record<string, string>,
-  ) {
-    super(message);
-  }
-}
-
-export const validationFailed = (message: string, details?: ErrorDetail[]) =>
-  new AppError(400, 'VALIDATION_FAILED', message, details);
-export const unauthenticated = (message = 'Authentication required') =>
-  new AppError(401, 'UNAUTHENTICATED', message);
-export const forbidden = (message = 'You do not have permission to do this') =>
-  new AppError(403, 'FORBIDDEN', message);
-export const notFound = (what = 'Resource') => new AppError(404, 'NOT_FOUND', `${what} not found`);
-export const conflict = (code: string, message: string) => new AppError(409, code, message);
+export const httpStatusOf = (code: ErrorCode): number => STATUS[code];
 
 export const errorEnvelope = z
   .object({
@@ -49,9 +59,9 @@ export function errorResponses<S extends number>(...statuses: S[]): Record<S, ty
   >;
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError) {
-  if (error.headers) reply.headers(error.headers);
-  return reply.code(error.statusCode).send({
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: DomainError) {
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+  return reply.code(httpStatusOf(error.code)).send({
     success: false,
     error: {
       code: error.code,
@@ -63,8 +73,8 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
 }
 
 /** Turns anything thrown into the envelope; nothing internal (stack, SQL) reaches the body. */
-function toAppError(error: FastifyError): AppError {
-  if (error instanceof AppError) return error;
+function toDomainError(error: FastifyError): DomainError {
+  if (error instanceof DomainError) return error;
   if (hasZodFastifySchemaValidationErrors(error)) {
     const part = error.validationContext ?? 'request';
     const details = error.validation.map((issue) => {
@@ -86,39 +96,35 @@ function toAppError(error: FastifyError): AppError {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return validationFailed('Request body is not valid JSON');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError(413, 'PAYLOAD_TOO_LARGE', 'Request body is too large');
+      return new DomainError('PAYLOAD_TOO_LARGE', 'Request body is too large');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Unsupported Content-Type');
+      return new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported Content-Type');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return validationFailed('Content-Length does not match the body');
   }
-  if (error.statusCode === 429) return new AppError(429, 'RATE_LIMITED', 'Too many requests');
+  if (error.statusCode === 429) return new DomainError('RATE_LIMITED', 'Too many requests');
   if (
     error.statusCode &&
     error.statusCode >= 400 &&
     error.statusCode < 500 &&
     !isResponseSerializationError(error)
   ) {
-    return new AppError(
-      error.statusCode,
-      error.statusCode === 404 ? 'NOT_FOUND' : 'BAD_REQUEST',
-      error.message,
-    );
+    return new DomainError(error.statusCode === 404 ? 'NOT_FOUND' : 'BAD_REQUEST', error.message);
   }
-  return new AppError(500, 'INTERNAL', 'Internal server error');
+  return new DomainError('INTERNAL', 'Internal server error');
 }
 
 export function registerErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const appError = toAppError(error);
-    if (appError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
-    return sendError(request, reply, appError);
+    const domainError = toDomainError(error);
+    if (httpStatusOf(domainError.code) >= 500) request.log.error({ err: error }, 'request failed');
+    return sendError(request, reply, domainError);
   });
   app.setNotFoundHandler((request, reply) =>
     sendError(
       request,
       reply,
-      new AppError(404, 'NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`),
+      new DomainError('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`),
     ),
   );
 }

@@ -1,6 +1,6 @@
 import rateLimit from '@fastify/rate-limit';
 import fp from 'fastify-plugin';
-import { AppError } from '../http/errors.js';
+import { DomainError } from '../lib/errors.js';
 
 const PROBES = new Set(['/api/health', '/api/healthz', '/api/ready']);
 
@@ -15,7 +15,7 @@ export default fp(
       // Orchestrator probes must never be throttled into a restart.
       allowList: (request) => PROBES.has(request.routeOptions.url ?? ''),
       errorResponseBuilder: (_request, context) =>
-        new AppError(429, 'RATE_LIMITED', `Too many requests; retry after ${context.after}`),
+        new DomainError('RATE_LIMITED', `Too many requests; retry after ${context.after}`),
     });
   },
   { name: 'rate-limit', dependencies: [] },

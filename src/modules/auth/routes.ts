@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { currentUser } from '../../http/auth.js';
-import { AppError, errorEnvelope, errorResponses } from '../../http/errors.js';
+import { actorOf } from '../../http/auth.js';
+import { DomainError } from '../../lib/errors.js';
+import { errorEnvelope, errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
 import { safeEqual } from '../../lib/crypto.js';
 import {
@@ -55,7 +56,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     const cookie = request.cookies[CSRF_COOKIE];
     const header = request.headers[CSRF_HEADER];
     if (!cookie || typeof header !== 'string' || !safeEqual(cookie, header)) {
-      throw new AppError(403, 'CSRF_FAILED', `Header X-CSRF-Token must match the ${CSRF_COOKIE} cookie`);
+      throw new DomainError('CSRF_FAILED', `Header X-CSRF-Token must match the ${CSRF_COOKIE} cookie`);
     }
   }
 
@@ -102,7 +103,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       requireCsrf(request);
       const refreshToken = request.cookies[REFRESH_COOKIE];
-      if (!refreshToken) throw new AppError(401, 'UNAUTHENTICATED', 'No refresh cookie');
+      if (!refreshToken) throw new DomainError('UNAUTHENTICATED', 'No refresh cookie');
       return startSession(reply, await auth.refresh(refreshToken));
     },
   );
@@ -137,7 +138,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: user, ...errors },
       },
     },
-    async (request) => currentUser(request),
+    async (request) => auth.me(actorOf(request).userId),
   );
 
   app.post(
@@ -153,7 +154,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await auth.createApiKey(currentUser(request).id, request.body.label)),
+      reply.code(201).send(await auth.createApiKey(actorOf(request).userId, request.body.label)),
   );
 
   app.get(
@@ -167,7 +168,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: z.array(apiKey), ...errors },
       },
     },
-    async (request) => auth.listApiKeys(currentUser(request).id),
+    async (request) => auth.listApiKeys(actorOf(request).userId),
   );
 
   app.delete(
@@ -182,6 +183,6 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: apiKey, 404: errorEnvelope, ...errors },
       },
     },
-    async (request) => auth.revokeApiKey(currentUser(request).id, request.params.id),
+    async (request) => auth.revokeApiKey(actorOf(request).userId, request.params.id),
   );
 };

@@ -4,7 +4,7 @@ import type { Config } from '../../config.js';
 import { type Db, type Executor, inTransaction } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Plan } from '../../db/tables/users.js';
-import { AppError, conflict, notFound, unauthenticated } from '../../http/errors.js';
+import { conflict, DomainError, notFound, unauthenticated } from '../../lib/errors.js';
 import { BoundedCache } from '../../lib/bounded-cache.js';
 import { DECOY_PASSWORD_HASH, hashPassword, randomToken, sha256, verifyPassword } from '../../lib/crypto.js';
 import type { EphemeralStore } from '../../lib/ephemeral-store.js';
@@ -27,12 +27,6 @@ export interface IssuedSession {
   user: User;
   refreshToken: string;
   csrfToken: string;
-}
-
-export type AuthMethod = 'jwt' | 'api_key';
-export interface Principal {
-  user: User;
-  method: AuthMethod;
 }
 
 export type AuthService = ReturnType<typeof createAuthService>;
@@ -103,9 +97,12 @@ export function createAuthService({
   async function enforceLoginLimit(key: string) {
     const { count, resetInSeconds } = await store.hit(key, LOGIN_WINDOW_SECONDS);
     if (count > config.loginRateLimitMax) {
-      throw new AppError(429, 'RATE_LIMITED', 'Too many login attempts; try again later', undefined, {
-        'retry-after': String(resetInSeconds),
-      });
+      throw new DomainError(
+        'RATE_LIMITED',
+        'Too many login attempts; try again later',
+        undefined,
+        resetInSeconds,
+      );
     }
   }
 
@@ -152,10 +149,10 @@ export function createAuthService({
     },
 
     /**
-     * Resolves a login JWT to its user, or null when it does not verify. The user is
-     * read fresh every time (plan, active organisation); only the signature check is cached.
+     * Resolves a login JWT to its user's id, or null when it does not verify or the
+     * user is gone. Only the signature check is cached; the user is looked up every time.
      */
-    async verifyAccessToken(token: string): Promise<User | null> {
+    async verifyLoginToken(token: string): Promise<number | null> {
       let userId = verifiedTokens.get(token);
       if (userId === undefined) {
         try {
@@ -172,10 +169,10 @@ export function createAuthService({
           return null;
         }
       }
-      return (await users.findById(userId)) ?? null;
+      return (await users.findById(userId))?.id ?? null;
     },
 
-    async verifyApiKey(key: string): Promise<User | null> {
+    async verifyApiKey(key: string): Promise<number | null> {
       if (!key.startsWith(USER_KEY_PREFIX)) return null;
       const found = await apiKeys.findLiveByHash(sha256(key));
       if (!found) return null;
@@ -183,7 +180,7 @@ export function createAuthService({
       if (!found.lastUsedAt || nowMs - Date.parse(found.lastUsedAt) > LAST_USED_RESOLUTION_MS) {
         await apiKeys.touch(found.keyId, new Date(nowMs).toISOString());
       }
-      return found.user;
+      return found.user.id;
     },
 
     async me(userId: number): Promise<User> {

@@ -1,9 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Db } from '../../db/database.js';
 import { InvalidCursorError } from '../../db/keyset.js';
-import { AppError, conflict, notFound, validationFailed } from '../../http/errors.js';
+import { conflict, DomainError, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
-import type { Actor } from '../access.js';
+import type { Actor } from '../../lib/actor.js';
 import type { CalendarService } from '../calendars/service.js';
 import type { Event } from '../events/schemas.js';
 import type { EventService } from '../events/service.js';
@@ -55,13 +55,13 @@ const render = (text: string, subject: Subject) => text.replaceAll('{{title}}', 
 
 /** What an audit entry says about a failure: the client-facing message, never internals. */
 function describeFailure(error: unknown): string {
-  if (error instanceof AppError) return `${error.code}: ${error.message}`;
+  if (error instanceof DomainError) return `${error.code}: ${error.message}`;
   return 'INTERNAL: the action failed unexpectedly';
 }
 
 function requireEvent(subject: Subject): Event {
   if (subject?.type !== 'event')
-    throw new AppError(400, 'VALIDATION_FAILED', 'This action needs an event to act on');
+    throw new DomainError('VALIDATION_FAILED', 'This action needs an event to act on');
   return subject.event;
 }
 

@@ -1,5 +1,5 @@
 import type { Db, Executor } from '../../db/database.js';
-import { conflict, notFound, validationFailed } from '../../http/errors.js';
+import { conflict, notFound, validationFailed } from '../../lib/errors.js';
 import type { OrganisationsService } from '../organisations/service.js';
 import { createResourceTypeRepo, type StoredResourceType } from '../resource-types/repo.js';
 import type { ResourceType } from '../resource-types/schemas.js';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { currentUser } from '../../http/auth.js';
 import { errorEnvelope, errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
-import { userActor } from '../access.js';
+import { userActor } from '../../lib/actor.js';
 import { createEventBody, event, eventOccurrence, eventRangeQuery } from '../events/schemas.js';
 import { calendar, createCalendarBody, updateCalendarBody } from './schemas.js';
 

@@ -1,8 +1,8 @@
 import { type Db, type Executor, inTransaction } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { AppError, conflict, forbidden, notFound, validationFailed } from '../../http/errors.js';
+import { conflict, DomainError, forbidden, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
-import { type Actor, calendarInScope, calendarScope, groupScope } from '../access.js';
+import { type Actor, calendarInScope, calendarScope, groupScope } from '../../lib/actor.js';
 import { type CalendarValues, createCalendarRepo } from './repo.js';
 import {
   type Calendar,
@@ -26,7 +26,7 @@ function checkTimeZone(timezone: string | undefined) {
 /** Two concurrent "make this the default" writes: the one-default index lets one win; the other is told. */
 function defaultRace(error: unknown): never {
   if (isUniqueViolation(error))
-    throw new AppError(409, 'CONFLICT', 'The default calendar changed at the same time; try again');
+    throw new DomainError('CONFLICT', 'The default calendar changed at the same time; try again');
   throw error;
 }
 

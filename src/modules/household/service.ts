@@ -1,8 +1,8 @@
 import type { Db } from '../../db/database.js';
 import { InvalidCursorError } from '../../db/keyset.js';
-import { forbidden, notFound, validationFailed } from '../../http/errors.js';
+import { forbidden, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
-import { type Actor, groupInScope, groupScope } from '../access.js';
+import { type Actor, groupInScope, groupScope } from '../../lib/actor.js';
 import { checkInstant } from '../tasks/service.js';
 import { createUserGroupRepo } from '../user-groups/repo.js';
 import { createHouseholdRepo, type ItemRow, type ItemValues, toItem } from './repo.js';

@@ -1,42 +1,58 @@
 import type { Db, Executor } from '../../db/database.js';
-import { conflict, forbidden, notFound } from '../../http/errors.js';
+import type { Actor } from '../../lib/actor.js';
+import { conflict, forbidden, notFound } from '../../lib/errors.js';
+import type { SchedulePolicy } from '../scheduling/schemas.js';
 import { createOrganisationRepo } from './repo.js';
 import type { Organisation, OrganisationRole } from './schemas.js';
 
-/** The caller's membership of their active organisation. */
-export interface ActiveMembership {
+const ANY_MEMBER: readonly OrganisationRole[] = ['OWNER', 'ADMIN', 'MANAGER', 'MEMBER'];
+
+/**
+ * The role matrix of DECISIONS.md "Organisations": who may do what in an
+ * organisation. Every role check in the service goes through `assertCan`.
+ * (Which members an ADMIN may manage is a rule of its own, in the service.)
+ */
+export const ROLE_MATRIX = {
+  readOrganisation: ANY_MEMBER,
+  listMembers: ANY_MEMBER,
+  updateOrganisation: ['OWNER', 'ADMIN'],
+  manageBilling: ['OWNER', 'ADMIN'],
+  archiveOrganisation: ['OWNER'],
+  manageMembers: ['OWNER', 'ADMIN'],
+  readCatalogue: ANY_MEMBER,
+  writeCatalogue: ['OWNER', 'ADMIN', 'MANAGER'],
+  book: ANY_MEMBER,
+} as const satisfies Record<string, readonly OrganisationRole[]>;
+export type OrganisationAction = keyof typeof ROLE_MATRIX;
+
+/** Throws 403 FORBIDDEN unless `role` may do `action`. */
+export function assertCan(role: OrganisationRole, action: OrganisationAction): void {
+  const allowed: readonly OrganisationRole[] = ROLE_MATRIX[action];
+  if (!allowed.includes(role)) {
+    throw forbidden(`This needs one of the organisation roles ${allowed.join(', ')}; yours is ${role}`);
+  }
+}
+
+/** The actor's active organisation: what every tenant-scoped service method works in. */
+export interface Tenant {
   organisationId: number;
   role: OrganisationRole;
   /** IANA zone of the organisation: availability is computed in it. */
   timezone: string;
+  /** Organisation-wide schedule defaults, null when none are configured. */
+  schedulePolicy: SchedulePolicy | null;
+  defaultCurrency: string;
 }
 
-/** The caller's membership of one organisation, with the organisation itself. */
+/** The actor's membership of one organisation, with the organisation itself. */
 export interface MembershipOf {
   organisation: Organisation;
   role: OrganisationRole;
 }
 
-/** Who may write resource types and resources (DECISIONS.md role matrix). */
-export const CATALOGUE_WRITERS: readonly OrganisationRole[] = ['OWNER', 'ADMIN', 'MANAGER'];
-/** Who may change the organisation's profile, schedule, colour, billing and payment connection. */
-export const ORGANISATION_ADMINS: readonly OrganisationRole[] = ['OWNER', 'ADMIN'];
-
-/** Throws 403 FORBIDDEN unless the membership's role is one of `allowed`. */
-export function assertRole(
-  membership: { role: OrganisationRole },
-  allowed: readonly OrganisationRole[],
-): void {
-  if (!allowed.includes(membership.role)) {
-    throw forbidden(
-      `This needs one of the organisation roles ${allowed.join(', ')}; yours is ${membership.role}`,
-    );
-  }
-}
-
 export interface MembershipOptions {
-  /** Roles allowed; a member with another role gets 403. Any member when omitted. */
-  roles?: readonly OrganisationRole[];
+  /** What the member wants to do; a role the matrix does not allow gets 403. */
+  can?: OrganisationAction;
   /** Lets an OWNER reach an archived organisation (read, restore); everyone else gets 404. */
   allowArchived?: boolean;
 }
@@ -44,38 +60,41 @@ export interface MembershipOptions {
 export function createOrganisationAccess(db: Db) {
   return {
     /**
-     * The user's membership of `organisationId`. Not a member, or archived (unless
-     * `allowArchived` and OWNER): 404 NOT_FOUND, never revealing that it exists.
-     * Role not in `options.roles`: 403 FORBIDDEN.
+     * The tenant gate: the actor's active organisation, role and defaults in one
+     * query. 409 NO_ACTIVE_ORGANISATION when none is set, or it was archived, or
+     * the actor is no longer a member; 403 when `can` is not allowed to the role.
      */
-    async requireMembership(
-      user: { id: number },
-      organisationId: number,
-      options: MembershipOptions = {},
-      executor: Executor = db.kysely,
-    ): Promise<MembershipOf> {
-      const found = await createOrganisationRepo(executor, db.dialect).findForMember(organisationId, user.id);
-      const visible =
-        found && (found.organisation.isActive || (options.allowArchived === true && found.role === 'OWNER'));
-      if (!visible) throw notFound('Organisation');
-      if (options.roles) assertRole(found, options.roles);
-      return found;
-    },
-
-    /**
-     * The caller's active organisation and role, for routes that work in it
-     * (resource types, resources, reservations, MCP tools). 409
-     * NO_ACTIVE_ORGANISATION when none is set, or it was archived, or the caller
-     * is no longer a member.
-     */
-    async requireActiveMembership(user: { id: number }): Promise<ActiveMembership> {
-      const found = await createOrganisationRepo(db.kysely, db.dialect).findActiveMembership(user.id);
+    async requireTenant(actor: Actor, options: { can?: OrganisationAction } = {}): Promise<Tenant> {
+      const found = await createOrganisationRepo(db.kysely, db.dialect).findActiveMembership(actor.userId);
       if (!found) {
         throw conflict(
           'NO_ACTIVE_ORGANISATION',
           'No active organisation: choose one with PATCH /api/organisations/active',
         );
       }
+      if (options.can) assertCan(found.role, options.can);
+      return found;
+    },
+
+    /**
+     * The actor's membership of `organisationId`. Not a member, or archived (unless
+     * `allowArchived` and OWNER): 404 NOT_FOUND, never revealing that it exists.
+     * A role the matrix does not allow for `can`: 403 FORBIDDEN.
+     */
+    async requireMembership(
+      actor: Actor,
+      organisationId: number,
+      options: MembershipOptions = {},
+      executor: Executor = db.kysely,
+    ): Promise<MembershipOf> {
+      const found = await createOrganisationRepo(executor, db.dialect).findForMember(
+        organisationId,
+        actor.userId,
+      );
+      const visible =
+        found && (found.organisation.isActive || (options.allowArchived === true && found.role === 'OWNER'));
+      if (!visible) throw notFound('Organisation');
+      if (options.can) assertCan(found.role, options.can);
       return found;
     },
   };

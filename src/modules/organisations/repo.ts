@@ -185,8 +185,9 @@ export function createOrganisationRepo(db: Executor, dialect: Dialect) {
      * The caller's active organisation, only while they are still a member and
      * it is not archived: one indexed join.
      */
-    findActiveMembership(userId: number) {
-      return db
+    /** The user's active organisation with their role and its scheduling defaults: one query. */
+    async findActiveMembership(userId: number) {
+      const row = await db
         .selectFrom('users')
         .innerJoin('organisationMemberships', (join) =>
           join
@@ -198,10 +199,18 @@ export function createOrganisationRepo(db: Executor, dialect: Dialect) {
           'organisations.id as organisationId',
           'organisationMemberships.role',
           'organisations.timezone',
+          'organisations.schedulePolicy',
+          'organisations.defaultCurrency',
         ])
         .where('users.id', '=', userId)
         .where('organisations.isActive', '=', true)
         .executeTakeFirst();
+      return (
+        row && {
+          ...row,
+          schedulePolicy: row.schedulePolicy ? (JSON.parse(row.schedulePolicy) as SchedulePolicy) : null,
+        }
+      );
     },
 
     async findScheduling(organisationId: number) {

@@ -2,7 +2,7 @@ import type { Config } from '../../config.js';
 import { type Db, type Executor, inTransaction } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Plan } from '../../db/tables/users.js';
-import { AppError, conflict, notFound, validationFailed } from '../../http/errors.js';
+import { conflict, DomainError, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { DEFAULT_CURRENCY } from '../payments/currencies.js';
 import { normaliseSchedulePolicy, type SchedulePolicy } from '../scheduling/schemas.js';
@@ -70,9 +70,7 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
     const limit = PLAN_ORGANISATION_LIMITS[owner.plan];
     const owned = await repo.countOwnedActive(userId);
     if (owned >= limit) {
-      throw new AppError(
-        403,
-        'PLAN_LIMIT_REACHED',
+      throw new DomainError('PLAN_LIMIT_REACHED',
         `Plan ${owner.plan} allows ${limit} owned active organisation${limit === 1 ? '' : 's'}; ` +
           'archive one or upgrade the plan',
       );
@@ -111,13 +109,11 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
     if (actor === 'OWNER') return;
     if (actor === 'ADMIN') {
       if (current !== null && !ADMIN_MANAGEABLE.includes(current))
-        throw new AppError(
-          403,
-          'FORBIDDEN',
+        throw new DomainError('FORBIDDEN',
           `An ADMIN cannot change or remove a member with role ${current}`,
         );
       if (next !== null && !ADMIN_MANAGEABLE.includes(next))
-        throw new AppError(403, 'FORBIDDEN', `An ADMIN cannot give the role ${next}`);
+        throw new DomainError('FORBIDDEN', `An ADMIN cannot give the role ${next}`);
       return;
     }
     assertRole({ role: actor }, ORGANISATION_ADMINS);
@@ -210,9 +206,8 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
   }
 
   return {
+    requireTenant: access.requireTenant,
     requireMembership: access.requireMembership,
-    requireActiveMembership: access.requireActiveMembership,
-    assertRole,
 
     /**
      * Scheduling defaults of an organisation, for schedule resolution:

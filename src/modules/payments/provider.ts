@@ -1,4 +1,4 @@
-import { AppError } from '../../http/errors.js';
+import { DomainError } from '../../lib/errors.js';
 
 /**
  * The port to a Connect-style payment provider: connected accounts that a
@@ -39,10 +39,9 @@ export interface ProviderAccount {
  * `PROVIDER_TIMEOUT`. The client sees a fixed message; the provider's own
  * answer (never the secret key) travels in `cause` to the log.
  */
-export class PaymentProviderError extends AppError {
+export class PaymentProviderError extends DomainError {
   constructor(kind: 'error' | 'timeout', detail: string) {
     super(
-      kind === 'timeout' ? 504 : 502,
       kind === 'timeout' ? 'PROVIDER_TIMEOUT' : 'PROVIDER_ERROR',
       kind === 'timeout'
         ? 'The payment provider did not answer in time; try again'

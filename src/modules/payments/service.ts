@@ -1,6 +1,6 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
-import { conflict } from '../../http/errors.js';
+import { conflict } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { createOrganisationAccess, ORGANISATION_ADMINS } from '../organisations/access.js';
 import type { Organisation } from '../organisations/schemas.js';

@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AppError, errorEnvelope, sendError } from '../../http/errors.js';
+import { DomainError } from '../../lib/errors.js';
+import { errorEnvelope, sendError } from '../../http/errors.js';
 import { security } from '../../http/schemas.js';
 import { featureFlags, frontendErrorReport, health, readiness, root, securityReport } from './schemas.js';
 import type { ClientInfo } from './service.js';
@@ -193,7 +194,7 @@ export const platformRoutes: FastifyPluginAsyncZod = async (app) => {
         return sendError(
           request,
           reply,
-          new AppError(401, 'UNAUTHENTICATED', 'Invalid username or password'),
+          new DomainError('UNAUTHENTICATED', 'Invalid username or password'),
         );
       },
     );

@@ -1,6 +1,6 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
-import { AppError } from '../../http/errors.js';
+import { DomainError } from '../../lib/errors.js';
 import type { EphemeralStore } from '../../lib/ephemeral-store.js';
 import { nowIso } from '../../lib/time.js';
 import type { Metrics } from '../../metrics.js';
@@ -39,7 +39,7 @@ export function createPlatformService(deps: {
       try {
         await repo.ping();
       } catch {
-        throw new AppError(503, 'NOT_READY', 'Database is not reachable');
+        throw new DomainError('NOT_READY', 'Database is not reachable');
       }
     },
 
@@ -87,7 +87,7 @@ export function createPlatformService(deps: {
 
     async assertNotBlocked(ip: string) {
       if (await store.isMarked(blockKey(ip))) {
-        throw new AppError(403, 'BLOCKED', 'Access from this address is temporarily blocked');
+        throw new DomainError('BLOCKED', 'Access from this address is temporarily blocked');
       }
     },
   };

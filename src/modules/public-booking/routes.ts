@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { errorResponses, notFound } from '../../http/errors.js';
+import { notFound } from '../../lib/errors.js';
+import { errorResponses } from '../../http/errors.js';
 import { security } from '../../http/schemas.js';
 import { rangeQuery, resourceAvailability, typeAvailability } from '../availability/schemas.js';
 import { publicReservation, reservationBody, tokenReservationBody } from '../reservations/schemas.js';

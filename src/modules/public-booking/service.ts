@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../lib/errors.js';
 import type { RangeQuery } from '../availability/schemas.js';
 import type { AvailabilityService, OrganisationSchedule } from '../availability/service.js';
 import type { PublicReservation, Reservation, ReservationInput } from '../reservations/schemas.js';

@@ -1,7 +1,7 @@
 import { type Db, inTransaction } from '../../db/database.js';
 import { InvalidCursorError } from '../../db/keyset.js';
 import type { ReservationSource } from '../../db/tables/resources.js';
-import { AppError, conflict, forbidden, notFound, validationFailed } from '../../http/errors.js';
+import { conflict, DomainError, forbidden, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import type { AvailabilityService, OrganisationSchedule } from '../availability/service.js';
 import { CATALOGUE_WRITERS } from '../organisations/access.js';
@@ -159,7 +159,7 @@ export function createReservationsService(deps: {
         throw forbidden('Only OWNER, ADMIN, MANAGER or the member who made a reservation can cancel it');
       }
       const cancelled = await repo.cancel(id, nowIso());
-      if (!cancelled) throw new AppError(409, 'CONFLICT', 'This reservation is already cancelled');
+      if (!cancelled) throw new DomainError('CONFLICT', 'This reservation is already cancelled');
       return cancelled;
     },
   };

@@ -1,5 +1,5 @@
 import { type Db, inTransaction } from '../../db/database.js';
-import { conflict, notFound, validationFailed } from '../../http/errors.js';
+import { conflict, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { CATALOGUE_WRITERS } from '../organisations/access.js';
 import type { OrganisationsService } from '../organisations/service.js';

@@ -1,6 +1,6 @@
 import type { Config } from '../../config.js';
 import { type Db, inTransaction } from '../../db/database.js';
-import { conflict, notFound, validationFailed } from '../../http/errors.js';
+import { conflict, notFound, validationFailed } from '../../lib/errors.js';
 import { randomToken } from '../../lib/crypto.js';
 import { nowIso } from '../../lib/time.js';
 import { CATALOGUE_WRITERS } from '../organisations/access.js';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { currentUser } from '../../http/auth.js';
 import { errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
-import { userActor } from '../access.js';
+import { userActor } from '../../lib/actor.js';
 import { createRoutineBody, routine, routineRun, runRoutineBody, updateRoutineBody } from './schemas.js';
 
 const tags = ['routines'];

@@ -1,8 +1,8 @@
 import { DateTime } from 'luxon';
 import { type Db, inTransaction } from '../../db/database.js';
-import { notFound, validationFailed } from '../../http/errors.js';
+import { notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
-import type { Actor } from '../access.js';
+import type { Actor } from '../../lib/actor.js';
 import { isValidTimeZone } from '../calendars/schemas.js';
 import {
   type CompiledRecurrence,

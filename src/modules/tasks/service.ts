@@ -1,9 +1,9 @@
 import { type Db, type Executor, inTransaction } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { InvalidCursorError } from '../../db/keyset.js';
-import { conflict, notFound, validationFailed } from '../../http/errors.js';
+import { conflict, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
-import type { Actor } from '../access.js';
+import type { Actor } from '../../lib/actor.js';
 import { instant } from '../events/schemas.js';
 import { createTaskRepo, type TaskRepo, type TaskRow, type TaskValues } from './repo.js';
 import {

@@ -1,9 +1,9 @@
 import { type Db, inTransaction } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { AppError, conflict, forbidden, notFound, validationFailed } from '../../http/errors.js';
+import { conflict, DomainError, forbidden, notFound, validationFailed } from '../../lib/errors.js';
 import { randomToken, sha256 } from '../../lib/crypto.js';
 import { isoAfterSeconds, nowIso } from '../../lib/time.js';
-import { type Actor, groupInScope, groupScope } from '../access.js';
+import { type Actor, groupInScope, groupScope } from '../../lib/actor.js';
 import type { CalendarService } from '../calendars/service.js';
 import { createUserGroupRepo, type GroupRow, type Membership } from './repo.js';
 import {
@@ -149,7 +149,7 @@ export function createUserGroupService({ db, calendars }: { db: Db; calendars: C
       if (!invite || !groupInScope(actor, invite.groupId)) throw notFound('Invite');
       if (invite.usedAt) throw conflict('INVITE_ALREADY_USED', 'This invite has already been used');
       const now = nowIso();
-      if (invite.expiresAt <= now) throw new AppError(410, 'INVITE_EXPIRED', 'This invite has expired');
+      if (invite.expiresAt <= now) throw new DomainError('INVITE_EXPIRED', 'This invite has expired');
       if (await repo.findRole(invite.groupId, actor.userId)) return detailsById(invite.groupId);
       try {
         await inTransaction(db.kysely, async (trx) => {
