@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { personActor } from '../src/lib/actor.js';
+import type { CreateRuleInput } from '../src/modules/automation/schemas.js';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from './helpers.js';
 import {
   as,
@@ -8,6 +10,7 @@ import {
   defaultCalendarId,
   expectError,
   expectStatus,
+  scopedAgent,
 } from './workspace-helpers.js';
 
 type Audit = {
@@ -315,7 +318,7 @@ describe('automation rules', () => {
 
   test('event.synced runs through runForSyncedEvent; events imported by sync do not fire event.created', async () => {
     const user = await registerUser(t.app);
-    const actor = { userId: user.id };
+    const actor = personActor(user.id);
     const calendar = await defaultCalendarId(t.app, user);
     const created = await createRule(user, {
       trigger: 'event.created',
@@ -362,8 +365,8 @@ describe('automation rules', () => {
     assert.deepEqual(await tags(user, imported.id), ['synced']);
     // Someone else's event is 404.
     const other = await registerUser(t.app);
-    await assert.rejects(automation.runForSyncedEvent({ userId: other.id }, imported.id), {
-      statusCode: 404,
+    await assert.rejects(automation.runForSyncedEvent(personActor(other.id), imported.id), {
+      code: 'NOT_FOUND',
     });
   });
 
@@ -516,15 +519,15 @@ describe('automation rules', () => {
     const work = await createCalendar(t.app, user, { name: 'Work' });
     const event = await createEvent(t.app, user, personal);
     const { automation } = t.app.services;
-    const scoped = { userId: user.id, scope: { calendarIds: [work.id] } };
+    const scoped = scopedAgent(user.id, { calendarIds: [work.id] });
     const rule = await automation.createRule(scoped, {
       name: 'Scoped',
       trigger: 'manual',
       actions: [{ type: 'tag_event', label: 'x' }],
     });
     // The event's calendar is outside the scope: as if it did not exist.
-    await assert.rejects(automation.trigger(scoped, rule.id, { eventId: event.id }), { statusCode: 404 });
-    await assert.rejects(automation.listEventTags(scoped, event.id), { statusCode: 404 });
+    await assert.rejects(automation.trigger(scoped, rule.id, { eventId: event.id }), { code: 'NOT_FOUND' });
+    await assert.rejects(automation.listEventTags(scoped, event.id), { code: 'NOT_FOUND' });
     await assert.rejects(
       automation.createRule(scoped, {
         name: 'X',
@@ -532,9 +535,9 @@ describe('automation rules', () => {
         conditions: { calendarId: personal },
         actions: [{ type: 'tag_event', label: 'x' }],
       }),
-      { statusCode: 404 },
+      { code: 'NOT_FOUND' },
     );
-    await assert.rejects(automation.runForSyncedEvent(scoped, event.id), { statusCode: 404 });
+    await assert.rejects(automation.runForSyncedEvent(scoped, event.id), { code: 'NOT_FOUND' });
     assert.deepEqual(await audit(user), []);
     // Inside the scope it works.
     const inScope = await createEvent(t.app, user, work.id);
@@ -549,6 +552,100 @@ describe('automation rules', () => {
       endTime: '2025-06-03T10:00:00Z',
     });
     assert.deepEqual(await tags(user, made.id), ['auto']);
+  });
+
+  test('a calendar-scoped agent sees no rule, run, tag or event of another calendar', async () => {
+    const user = await registerUser(t.app);
+    const x = await createCalendar(t.app, user, { name: 'X' });
+    const y = await createCalendar(t.app, user, { name: 'Y' });
+    const inX = await createEvent(t.app, user, x.id, { title: 'In X' });
+    const inY = await createEvent(t.app, user, y.id, { title: 'In Y' });
+    const { automation } = t.app.services;
+    const agent = scopedAgent(user.id, { calendarIds: [x.id] });
+    const tagOn = (calendarId: number, label: string) =>
+      createRule(user, {
+        name: label,
+        trigger: 'manual',
+        conditions: { calendarId },
+        actions: [{ type: 'tag_event', label }],
+      });
+    const onX = await tagOn(x.id, 'x');
+    const onY = await tagOn(y.id, 'y');
+    const anywhere = await createRule(user, {
+      name: 'Anywhere',
+      trigger: 'manual',
+      actions: [{ type: 'add_reminder', minutes: 5 }],
+    });
+
+    // A rule pinned to Y does not exist for the agent.
+    assert.deepEqual(
+      (await automation.listRules(agent)).map((r) => r.id),
+      [anywhere.id, onX.id],
+    );
+    for (const refused of [
+      () => automation.getRule(agent, onY.id),
+      () => automation.updateRule(agent, onY.id, { name: 'Mine' }),
+      () => automation.deleteRule(agent, onY.id),
+      () => automation.trigger(agent, onY.id),
+      () => automation.updateRule(agent, onX.id, { conditions: { calendarId: y.id } }),
+    ])
+      await assert.rejects(refused, { code: 'NOT_FOUND' });
+    // An unpinned rule does not reach Y's events either: by id they do not exist.
+    await assert.rejects(automation.trigger(agent, anywhere.id, { eventId: inY.id }), { code: 'NOT_FOUND' });
+    // The owner runs rules on both calendars; the agent's audit log holds only runs on
+    // no event or on X's events, and none of the rule pinned to Y.
+    expectStatus(await trigger(user, onX.id, { eventId: inX.id }), 200);
+    expectStatus(await trigger(user, onY.id, { eventId: inY.id }), 200);
+    expectStatus(await trigger(user, anywhere.id, { eventId: inY.id }), 200);
+    expectStatus(await trigger(user, anywhere.id), 200);
+    expectStatus(await trigger(user, onY.id), 200);
+    const seen = async () =>
+      (await automation.listAudit(agent, { limit: 50 })).items.map((e) => [e.ruleId, e.subjectId]);
+    assert.deepEqual(await seen(), [
+      [anywhere.id, null],
+      [onX.id, inX.id],
+    ]);
+    assert.equal((await audit(user)).length, 5);
+    // Tags are read through their event.
+    assert.deepEqual(
+      (await automation.listEventTags(agent, inX.id)).map((tag) => tag.label),
+      ['x'],
+    );
+    assert.deepEqual(await tags(user, inY.id), ['y']);
+    await assert.rejects(automation.listEventTags(agent, inY.id), { code: 'NOT_FOUND' });
+    // A deleted event's calendar is no longer known: runs on it leave the agent's log.
+    expectStatus(await as(t.app, user).delete(`/api/events/${inX.id}`), 204);
+    assert.deepEqual(await seen(), [[anywhere.id, null]]);
+    // An agent limited to no calendar sees only runs on no event.
+    assert.deepEqual(
+      (await automation.listAudit(scopedAgent(user.id, { calendarIds: [] }), { limit: 50 })).items.map(
+        (e) => e.ruleId,
+      ),
+      [anywhere.id],
+    );
+
+    // A rule fired by events must be pinned to one of the agent's calendars: unpinned it
+    // would run on Y's new events and could copy them into tasks.
+    const copyTitles: CreateRuleInput = {
+      name: 'Copy',
+      trigger: 'event.created',
+      actions: [{ type: 'create_task', task: { title: '{{title}}' } }],
+    };
+    for (const trigger of ['event.created', 'event.synced'] as const)
+      await assert.rejects(automation.createRule(agent, { ...copyTitles, trigger }), {
+        code: 'VALIDATION_FAILED',
+      });
+    await assert.rejects(automation.updateRule(agent, anywhere.id, { trigger: 'event.created' }), {
+      code: 'VALIDATION_FAILED',
+    });
+    const pinned = await automation.createRule(agent, { ...copyTitles, conditions: { calendarId: x.id } });
+    assert.equal(pinned.conditions.calendarId, x.id);
+    await createEvent(t.app, user, y.id, { title: 'Secret' });
+    await createEvent(t.app, user, x.id, { title: 'Public' });
+    assert.deepEqual(
+      (await tasks(user)).map((task) => task.title),
+      ['Public'],
+    );
   });
 
   test('the audit log pages newest first by cursor and filters by rule', async () => {

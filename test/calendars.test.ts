@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { personActor } from '../src/lib/actor.js';
 import { createAuthService } from '../src/modules/auth/service.js';
 import { createTestApp, registerUser, type TestApp, uniqueEmail } from './helpers.js';
 import {
@@ -10,6 +11,7 @@ import {
   expectError,
   expectStatus,
   rangeQuery,
+  scopedAgent,
 } from './workspace-helpers.js';
 
 describe('calendars', () => {
@@ -57,7 +59,7 @@ describe('calendars', () => {
       password: 'a long enough password',
       name: 'Cli',
     });
-    const calendars = await t.app.services.calendars.list({ userId: user.id });
+    const calendars = await t.app.services.calendars.list(personActor(user.id));
     assert.equal(calendars.length, 1);
     assert.equal(calendars[0]?.isDefault, true);
   });
@@ -225,34 +227,34 @@ describe('calendars', () => {
     const b = await createCalendar(t.app, user, { name: 'B' });
     const foreign = await createCalendar(t.app, other, { name: 'Foreign' });
 
-    const full = { userId: user.id };
+    const full = personActor(user.id);
     assert.equal((await calendars.list(full)).length, 3);
 
-    const scoped = { userId: user.id, scope: { calendarIds: [a.id, foreign.id] } };
+    const scoped = scopedAgent(user.id, { calendarIds: [a.id, foreign.id] });
     assert.deepEqual(
       (await calendars.list(scoped)).map((c) => c.id),
       [a.id],
     );
     assert.equal((await calendars.get(scoped, a.id)).name, 'A');
-    await assert.rejects(calendars.get(scoped, b.id), { statusCode: 404, code: 'NOT_FOUND' });
+    await assert.rejects(calendars.get(scoped, b.id), { code: 'NOT_FOUND' });
     // A scope naming someone else's calendar gives no right to it.
-    await assert.rejects(calendars.get(scoped, foreign.id), { statusCode: 404 });
-    await assert.rejects(calendars.update(scoped, b.id, { name: 'Changed' }), { statusCode: 404 });
-    await assert.rejects(calendars.delete(scoped, b.id), { statusCode: 404 });
-    await assert.rejects(calendars.update(scoped, foreign.id, { name: 'Changed' }), { statusCode: 404 });
-    await assert.rejects(calendars.create(scoped, { name: 'New' }), { statusCode: 403, code: 'FORBIDDEN' });
+    await assert.rejects(calendars.get(scoped, foreign.id), { code: 'NOT_FOUND' });
+    await assert.rejects(calendars.update(scoped, b.id, { name: 'Changed' }), { code: 'NOT_FOUND' });
+    await assert.rejects(calendars.delete(scoped, b.id), { code: 'NOT_FOUND' });
+    await assert.rejects(calendars.update(scoped, foreign.id, { name: 'Changed' }), { code: 'NOT_FOUND' });
+    await assert.rejects(calendars.create(scoped, { name: 'New' }), { code: 'FORBIDDEN' });
     assert.equal((await calendars.update(scoped, a.id, { name: 'A2' })).name, 'A2');
     assert.equal((await calendars.get(full, b.id)).name, 'B');
 
-    const nothing = { userId: user.id, scope: { calendarIds: [] } };
+    const nothing = scopedAgent(user.id, { calendarIds: [] });
     assert.deepEqual(await calendars.list(nothing), []);
-    await assert.rejects(calendars.get(nothing, a.id), { statusCode: 404 });
+    await assert.rejects(calendars.get(nothing, a.id), { code: 'NOT_FOUND' });
 
     // A scope that limits only groups leaves the user's own calendars alone.
-    const groupsOnly = { userId: user.id, scope: { groupIds: [] } };
+    const groupsOnly = scopedAgent(user.id, { groupIds: [] });
     assert.equal((await calendars.list(groupsOnly)).length, 3);
     await calendars.delete(scoped, a.id);
-    await assert.rejects(calendars.get(full, a.id), { statusCode: 404 });
+    await assert.rejects(calendars.get(full, a.id), { code: 'NOT_FOUND' });
   });
 
   test('the OpenAPI document describes the calendar, event and group routes', async () => {

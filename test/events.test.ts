@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DateTime } from 'luxon';
+import { personActor } from '../src/lib/actor.js';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from './helpers.js';
 import {
   as,
@@ -10,6 +11,7 @@ import {
   expectError,
   expectStatus,
   rangeQuery,
+  scopedAgent,
 } from './workspace-helpers.js';
 
 type Occurrence = { eventId: number; startTime: string; endTime: string; isRecurring: boolean };
@@ -131,12 +133,12 @@ describe('events', () => {
     );
     // The service applies the same rules to callers that skip the HTTP schemas (MCP tools, sync).
     await assert.rejects(
-      t.app.services.events.create({ userId: user.id }, calendar, {
+      t.app.services.events.create(personActor(user.id), calendar, {
         title: 'X',
         startTime: 'June 2, 2025 10:00',
         endTime: '2025-06-02T11:00:00Z',
       }),
-      { statusCode: 400, code: 'VALIDATION_FAILED' },
+      { code: 'VALIDATION_FAILED' },
     );
   });
 
@@ -212,7 +214,7 @@ describe('events', () => {
       'VALIDATION_FAILED',
     );
     // The service clamps too: external calendar sync and MCP tools write through it.
-    const viaService = await t.app.services.events.update({ userId: user.id }, event.id, {
+    const viaService = await t.app.services.events.update(personActor(user.id), event.id, {
       reminders: [
         { minutes: 2000, method: 'email' },
         { minutes: -1, method: 'popup' },
@@ -522,7 +524,7 @@ describe('events', () => {
     const local = await createEvent(t.app, user, calendar);
     expectError(await api.patch(`/api/events/${local.id}`, { external }), 400, 'VALIDATION_FAILED');
 
-    const actor = { userId: user.id };
+    const actor = personActor(user.id);
     const synced = await t.app.services.events.create(actor, calendar, base, { external });
     assert.deepEqual(expectStatus(await api.get(`/api/events/${synced.id}`), 200).external, external);
     const found = await t.app.services.events.findByExternalId(
@@ -537,7 +539,7 @@ describe('events', () => {
       undefined,
     );
     await assert.rejects(t.app.services.events.create(actor, calendar, base, { external }), {
-      statusCode: 409,
+      code: 'CONFLICT',
     });
     // A user's own change keeps the link; sync can clear it.
     const edited = expectStatus(await api.patch(`/api/events/${synced.id}`, { title: 'Edited' }), 200);
@@ -575,25 +577,32 @@ describe('events', () => {
     const b = await createCalendar(t.app, user, { name: 'B' });
     const inA = await createEvent(t.app, user, a.id);
     const inB = await createEvent(t.app, user, b.id);
-    const scoped = { userId: user.id, scope: { calendarIds: [a.id] } };
+    const scoped = scopedAgent(user.id, { calendarIds: [a.id] });
     const range = { from: '2025-06-01T00:00:00Z', to: '2025-07-01T00:00:00Z' };
     const input = { title: 'Agent', startTime: '2025-06-05T09:00:00Z', endTime: '2025-06-05T10:00:00Z' };
 
     assert.equal((await events.listOccurrences(scoped, a.id, range)).length, 1);
-    await assert.rejects(events.listOccurrences(scoped, b.id, range), { statusCode: 404 });
+    await assert.rejects(events.listOccurrences(scoped, b.id, range), { code: 'NOT_FOUND' });
     assert.equal((await events.get(scoped, inA.id)).id, inA.id);
-    await assert.rejects(events.get(scoped, inB.id), { statusCode: 404, code: 'NOT_FOUND' });
-    await assert.rejects(events.create(scoped, b.id, input), { statusCode: 404 });
-    await assert.rejects(events.update(scoped, inB.id, { title: 'Changed' }), { statusCode: 404 });
-    await assert.rejects(events.delete(scoped, inB.id), { statusCode: 404 });
+    await assert.rejects(events.get(scoped, inB.id), { code: 'NOT_FOUND' });
+    await assert.rejects(events.create(scoped, b.id, input), { code: 'NOT_FOUND' });
+    await assert.rejects(events.update(scoped, inB.id, { title: 'Changed' }), { code: 'NOT_FOUND' });
+    await assert.rejects(events.delete(scoped, inB.id), { code: 'NOT_FOUND' });
     // Moving an in-scope event to an out-of-scope calendar is a write to that calendar.
-    await assert.rejects(events.update(scoped, inA.id, { calendarId: b.id }), { statusCode: 404 });
+    await assert.rejects(events.update(scoped, inA.id, { calendarId: b.id }), { code: 'NOT_FOUND' });
+    // Sync's lookup by provider id reaches no calendar outside the scope either.
+    await assert.rejects(events.findByExternalId(scoped, b.id, 'calendar_provider_a', 'ext-1'), {
+      code: 'NOT_FOUND',
+    });
+    const none = scopedAgent(user.id, { calendarIds: [] });
+    await assert.rejects(events.get(none, inA.id), { code: 'NOT_FOUND' });
+    await assert.rejects(events.listOccurrences(none, a.id, range), { code: 'NOT_FOUND' });
 
     const created = await events.create(scoped, a.id, input);
     assert.equal(created.calendarId, a.id);
     assert.equal((await events.update(scoped, created.id, { title: 'Renamed' })).title, 'Renamed');
     await events.delete(scoped, created.id);
-    assert.equal((await events.get({ userId: user.id }, inB.id)).title, 'Meeting');
+    assert.equal((await events.get(personActor(user.id), inB.id)).title, 'Meeting');
   });
 
   test('a stored rule that no longer compiles shows its event once instead of failing the calendar', async () => {

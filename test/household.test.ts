@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { type AccessScope, personActor } from '../src/lib/actor.js';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from './helpers.js';
-import { as, expectError, expectStatus } from './workspace-helpers.js';
+import { as, expectError, expectStatus, scopedAgent } from './workspace-helpers.js';
 
 type Item = { id: number; name: string; groupId: number | null; expiresAt: string | null; quantity: number };
 
@@ -251,24 +252,28 @@ describe('household inventory', () => {
     const inKitchen = await addItem(friend, { name: 'Kitchen', groupId: kitchen });
     const inGarage = await addItem(friend, { name: 'Garage', groupId: garage });
     const { household } = t.app.services;
-    const names = async (scope: { groupIds?: number[] }) =>
-      (await household.list({ userId: user.id, scope }, { limit: 50 })).items.map((item) => item.name).sort();
+    const names = async (scope: AccessScope) =>
+      (await household.list(scopedAgent(user.id, scope), { limit: 50 })).items
+        .map((item) => item.name)
+        .sort();
 
     assert.deepEqual(await names({}), ['Garage', 'Kitchen', 'Private']);
     assert.deepEqual(await names({ groupIds: [kitchen] }), ['Kitchen', 'Private']);
     assert.deepEqual(await names({ groupIds: [] }), ['Private']);
+    // Items belong to no calendar: a calendar scope hides none of them.
+    assert.deepEqual(await names({ calendarIds: [] }), ['Garage', 'Kitchen', 'Private']);
 
-    const scoped = { userId: user.id, scope: { groupIds: [kitchen] } };
+    const scoped = scopedAgent(user.id, { groupIds: [kitchen] });
     assert.equal((await household.get(scoped, inKitchen.id)).name, 'Kitchen');
     assert.equal((await household.get(scoped, mine.id)).name, 'Private');
-    await assert.rejects(household.get(scoped, inGarage.id), { statusCode: 404 });
-    await assert.rejects(household.update(scoped, inGarage.id, { quantity: 5 }), { statusCode: 404 });
-    await assert.rejects(household.delete(scoped, inGarage.id), { statusCode: 404 });
-    await assert.rejects(household.create(scoped, { name: 'X', groupId: garage }), { statusCode: 404 });
-    await assert.rejects(household.list(scoped, { groupId: garage, limit: 50 }), { statusCode: 404 });
-    await assert.rejects(household.update(scoped, mine.id, { groupId: garage }), { statusCode: 404 });
+    await assert.rejects(household.get(scoped, inGarage.id), { code: 'NOT_FOUND' });
+    await assert.rejects(household.update(scoped, inGarage.id, { quantity: 5 }), { code: 'NOT_FOUND' });
+    await assert.rejects(household.delete(scoped, inGarage.id), { code: 'NOT_FOUND' });
+    await assert.rejects(household.create(scoped, { name: 'X', groupId: garage }), { code: 'NOT_FOUND' });
+    await assert.rejects(household.list(scoped, { groupId: garage, limit: 50 }), { code: 'NOT_FOUND' });
+    await assert.rejects(household.update(scoped, mine.id, { groupId: garage }), { code: 'NOT_FOUND' });
     assert.equal((await household.create(scoped, { name: 'Y', groupId: kitchen })).groupId, kitchen);
     // Nothing changed in the garage.
-    assert.equal((await household.get({ userId: user.id }, inGarage.id)).quantity, 1);
+    assert.equal((await household.get(personActor(user.id), inGarage.id)).quantity, 1);
   });
 });

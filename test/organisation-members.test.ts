@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { httpStatusOf } from '../src/http/errors.js';
+import { personActor } from '../src/lib/actor.js';
 import type { DomainError } from '../src/lib/errors.js';
 import { createTestApp, registerUser, type TestApp } from './helpers.js';
 import {
@@ -103,8 +103,9 @@ describe('organisation membership', () => {
       expectStatus(await call(t.app, team.owner, 'POST', url, { userId: busy.id }), 201);
       assert.equal((await me(t.app, fresh)).activeOrganisationId, team.organisationId);
       assert.equal((await me(t.app, busy)).activeOrganisationId, busyOwn.id);
-      const membership = await t.app.services.organisations.requireActiveMembership({ id: fresh.id });
-      assert.deepEqual(membership, { organisationId: team.organisationId, role: 'MEMBER', timezone: 'UTC' });
+      const tenant = await t.app.services.organisations.requireTenant(personActor(fresh.id));
+      assert.equal(tenant.organisationId, team.organisationId);
+      assert.equal(tenant.role, 'MEMBER');
     });
 
     test('an existing member answers 409 CONFLICT, an unknown user 404, a bad body 400', async () => {
@@ -377,7 +378,7 @@ describe('organisation membership', () => {
         );
         assert.deepEqual(expectStatus(await call(t.app, team.member, 'GET', '/api/organisations'), 200), []);
         await assert.rejects(
-          t.app.services.organisations.requireActiveMembership({ id: team.member.id }),
+          t.app.services.organisations.requireTenant(personActor(team.member.id)),
           (error: DomainError) => error.code === 'NO_ACTIVE_ORGANISATION',
         );
       });

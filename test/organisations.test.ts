@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { httpStatusOf } from '../src/http/errors.js';
+import { personActor } from '../src/lib/actor.js';
 import type { DomainError } from '../src/lib/errors.js';
+import { assertCan } from '../src/modules/organisations/access.js';
 import { createTestApp, registerUser, type TestApp } from './helpers.js';
 import {
   addWithRole,
@@ -385,11 +387,14 @@ describe('organisations', () => {
       const list = expectStatus(await call(t.app, team.owner, 'GET', '/api/organisations'), 200);
       assert.deepEqual(list.find((o: { id: number }) => o.id === team.organisationId).schedulePolicy, stored);
 
-      const defaults = await t.app.services.organisations.getSchedulingDefaults(team.organisationId);
-      assert.deepEqual(defaults, {
+      // The tenant gate hands the stored policy to the catalogue, in the same query as the role.
+      const tenantOf = (userId: number) => t.app.services.organisations.requireTenant(personActor(userId));
+      assert.deepEqual(await tenantOf(team.owner.id), {
         organisationId: team.organisationId,
+        role: 'OWNER',
         timezone: 'UTC',
         schedulePolicy: stored,
+        defaultCurrency: 'usd',
       });
 
       // A partial policy replaces the whole policy; sections are not merged.
@@ -403,13 +408,7 @@ describe('organisations', () => {
         200,
       );
       assert.equal('schedulePolicy' in cleared, false);
-      assert.equal(
-        (await t.app.services.organisations.getSchedulingDefaults(team.organisationId)).schedulePolicy,
-        null,
-      );
-      await assert.rejects(t.app.services.organisations.getSchedulingDefaults(999_999), (error: DomainError) => {
-        return httpStatusOf(error.code) === 404;
-      });
+      assert.equal((await tenantOf(team.member.id)).schedulePolicy, null);
       expectStatus(
         await call(t.app, team.manager, 'PATCH', url, { schedulePolicy: { availabilityMode: 'shifts' } }),
         403,
@@ -659,8 +658,14 @@ describe('organisations', () => {
           [own.id, true],
         ].sort(),
       );
-      const membership = await t.app.services.organisations.requireActiveMembership({ id: team.member.id });
-      assert.deepEqual(membership, { organisationId: own.id, role: 'OWNER', timezone: 'UTC' });
+      const tenant = await t.app.services.organisations.requireTenant(personActor(team.member.id));
+      assert.deepEqual(tenant, {
+        organisationId: own.id,
+        role: 'OWNER',
+        timezone: 'UTC',
+        schedulePolicy: null,
+        defaultCurrency: 'usd',
+      });
     });
 
     test('organisationId must be a positive integer; an organisation the caller is not in answers 404', async () => {
@@ -696,26 +701,33 @@ describe('organisations', () => {
       assert.equal((await me(t.app, team.member)).activeOrganisationId, team.organisationId);
     });
 
-    test('requireActiveMembership answers 409 NO_ACTIVE_ORGANISATION without one; assertRole checks roles', async () => {
+    test('requireTenant answers 409 NO_ACTIVE_ORGANISATION without one; the role matrix checks roles', async () => {
       const user = await registerUser(t.app);
       const { organisations } = t.app.services;
-      await assert.rejects(organisations.requireActiveMembership({ id: user.id }), (error: DomainError) => {
+      await assert.rejects(organisations.requireTenant(personActor(user.id)), (error: DomainError) => {
         assert.equal(httpStatusOf(error.code), 409);
         assert.equal(error.code, 'NO_ACTIVE_ORGANISATION');
         return true;
       });
       const team = await createTeam(t.app, { timezone: 'Asia/Tokyo' });
-      const membership = await organisations.requireActiveMembership({ id: team.manager.id });
-      assert.deepEqual(membership, {
+      const manager = personActor(team.manager.id);
+      const tenant = await organisations.requireTenant(manager, { can: 'writeCatalogue' });
+      assert.deepEqual(tenant, {
         organisationId: team.organisationId,
         role: 'MANAGER',
         timezone: 'Asia/Tokyo',
+        schedulePolicy: null,
+        defaultCurrency: 'usd',
       });
-      organisations.assertRole(membership, ['OWNER', 'ADMIN', 'MANAGER']);
-      assert.throws(
-        () => organisations.assertRole(membership, ['OWNER', 'ADMIN']),
-        (error: DomainError) => httpStatusOf(error.code) === 403 && error.code === 'FORBIDDEN',
+      const forbidden = (error: DomainError) =>
+        httpStatusOf(error.code) === 403 && error.code === 'FORBIDDEN';
+      await assert.rejects(organisations.requireTenant(manager, { can: 'updateOrganisation' }), forbidden);
+      await assert.rejects(
+        organisations.requireMembership(manager, team.organisationId, { can: 'manageBilling' }),
+        forbidden,
       );
+      assertCan('MANAGER', 'writeCatalogue');
+      assert.throws(() => assertCan('MANAGER', 'updateOrganisation'), forbidden);
     });
   });
 
@@ -740,7 +752,7 @@ describe('organisations', () => {
           'NOT_FOUND',
         );
         await assert.rejects(
-          t.app.services.organisations.requireActiveMembership({ id: user.id }),
+          t.app.services.organisations.requireTenant(personActor(user.id)),
           (error: DomainError) => error.code === 'NO_ACTIVE_ORGANISATION',
         );
       }

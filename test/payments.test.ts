@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { httpStatusOf } from '../src/http/errors.js';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { httpStatusOf } from '../src/http/errors.js';
 import { startDevelopmentPayments } from '../src/modules/payments/dev-emulator.js';
 import { createHttpPaymentProvider } from '../src/modules/payments/http-provider.js';
 import { PaymentProviderError } from '../src/modules/payments/provider.js';

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { agentActor } from '../src/lib/actor.js';
+import type { DomainError } from '../src/lib/errors.js';
 import {
   at,
   createResource,
@@ -193,6 +195,35 @@ describe('reservations', () => {
       headers: member.auth,
     });
     assert.equal(own.statusCode, 200);
+  });
+
+  test('an agent books as its owner; it cancels what its owner may cancel', async () => {
+    const { reservations } = t.app.services;
+    const type = await createType(t.app, owner);
+    const res = await createResource(t.app, owner, { name: 'Agent booked', resourceTypeId: type.id });
+    const member = await memberWithRole(t.app, owner, 'MEMBER');
+    const manager = await memberWithRole(t.app, owner, 'MANAGER');
+    const agentOf = (userId: number) =>
+      agentActor(userId, { id: 1, actions: new Set(['reservations.create']), scope: { calendarIds: [] } });
+    const mon = futureMonday();
+    const slot = (hour: number) => ({
+      resourceId: res.id,
+      startTime: at(mon, hour),
+      endTime: at(mon, hour + 1),
+      customer,
+    });
+
+    const booked = await reservations.create(agentOf(member.id), slot(6), 'mcp');
+    assert.equal(booked.createdByUserId, member.id);
+    assert.equal(booked.source, 'mcp');
+    assert.equal((await reservations.cancel(agentOf(member.id), booked.id)).status, 'cancelled');
+
+    const owners = await reservations.create(agentOf(owner.id), slot(7));
+    await assert.rejects(
+      reservations.cancel(agentOf(member.id), owners.id),
+      (error: DomainError) => error.code === 'FORBIDDEN',
+    );
+    assert.equal((await reservations.cancel(agentOf(manager.id), owners.id)).status, 'cancelled');
   });
 
   test('reservations of another organisation answer 404', async () => {

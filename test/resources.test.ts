@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { agentActor } from '../src/lib/actor.js';
+import type { DomainError } from '../src/lib/errors.js';
 import {
   at,
   createResource,
@@ -587,5 +589,49 @@ describe('resource types and resources', () => {
       managedById: owner.id,
     });
     assert.equal(ok.managedById, owner.id);
+  });
+
+  test('an agent acts with its owner’s role and active organisation; its scope does not narrow the catalogue', async () => {
+    const { resources, resourceTypes } = t.app.services;
+    const agentOf = (userId: number) =>
+      agentActor(userId, { id: 1, actions: new Set(['resources.create']), scope: {} });
+    const refusedWith = (code: string) => (error: DomainError) => error.code === code;
+    const type = await createType(t.app, owner);
+    const member = await memberWithRole(t.app, owner, 'MEMBER');
+    const admin = await memberWithRole(t.app, owner, 'ADMIN');
+
+    await assert.rejects(
+      resourceTypes.create(agentOf(member.id), { name: 'By agent' }),
+      refusedWith('FORBIDDEN'),
+    );
+    await assert.rejects(
+      resources.create(agentOf(member.id), { name: 'By agent', resourceTypeId: type.id }),
+      refusedWith('FORBIDDEN'),
+    );
+
+    const agentType = await resourceTypes.create(agentOf(admin.id), { name: 'By agent' });
+    assert.equal(agentType.organisationId, owner.organisationId);
+    const agentResource = await resources.create(agentOf(admin.id), {
+      name: 'By agent',
+      resourceTypeId: agentType.id,
+    });
+    assert.equal(agentResource.organisationId, owner.organisationId);
+    // Calendar and group scopes belong to the personal side: the catalogue is organisation-wide.
+    const scoped = agentActor(member.id, {
+      id: 2,
+      actions: new Set(),
+      scope: { calendarIds: [], groupIds: [] },
+    });
+    assert.equal((await resources.get(scoped, agentResource.id)).id, agentResource.id);
+
+    const loner = await registerUser(t.app);
+    await assert.rejects(
+      resourceTypes.create(agentOf(loner.id), { name: 'By agent' }),
+      refusedWith('NO_ACTIVE_ORGANISATION'),
+    );
+    await assert.rejects(
+      resources.create(agentOf(loner.id), { name: 'By agent', resourceTypeId: type.id }),
+      refusedWith('NO_ACTIVE_ORGANISATION'),
+    );
   });
 });

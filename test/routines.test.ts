@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DateTime } from 'luxon';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from './helpers.js';
-import { as, expectError, expectStatus } from './workspace-helpers.js';
+import { as, expectError, expectStatus, scopedAgent } from './workspace-helpers.js';
 
 type RoutineTask = {
   id: number;
@@ -343,5 +343,30 @@ describe('routines', () => {
     const kept = expectStatus(await as(t.app, alice).get(`/api/tasks/${made.tasks[0].id}`), 200);
     assert.equal(kept.routineId, null);
     assert.equal(kept.occurrenceDate, '2025-06-09');
+  });
+
+  test("an agent's scope does not narrow routines: it sees and runs its owner's routines, and only those", async () => {
+    const user = await registerUser(t.app);
+    const other = await registerUser(t.app);
+    const mine = await createRoutine(user);
+    const foreign = await createRoutine(other);
+    const { routines } = t.app.services;
+    // Limited to no calendar and no group: routines belong to neither, so nothing is hidden.
+    const agent = scopedAgent(user.id, { calendarIds: [], groupIds: [] });
+
+    assert.deepEqual(
+      (await routines.list(agent)).map((routine) => routine.id),
+      [mine.id],
+    );
+    assert.equal((await routines.update(agent, mine.id, { name: 'Renamed' })).name, 'Renamed');
+    const made = await routines.run(agent, mine.id, { occurrenceDate: '2025-06-09' });
+    assert.equal(made.created, true);
+    // The tasks are the owner's.
+    const task = expectStatus(await as(t.app, user).get(`/api/tasks/${made.tasks[0]!.id}`), 200);
+    assert.equal(task.routineId, mine.id);
+    await assert.rejects(routines.get(agent, foreign.id), { code: 'NOT_FOUND' });
+    await assert.rejects(routines.run(agent, foreign.id, { occurrenceDate: '2025-06-09' }), {
+      code: 'NOT_FOUND',
+    });
   });
 });

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { personActor } from '../src/lib/actor.js';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from './helpers.js';
-import { as, expectError, expectStatus } from './workspace-helpers.js';
+import { as, expectError, expectStatus, scopedAgent } from './workspace-helpers.js';
 
 type Task = {
   id: number;
@@ -102,9 +103,8 @@ describe('tasks', () => {
     );
     // The service applies the rules to callers that skip the HTTP schemas (MCP tools).
     await assert.rejects(
-      t.app.services.tasks.create({ userId: user.id }, { title: 'X', dueAt: 'tomorrow' }),
+      t.app.services.tasks.create(personActor(user.id), { title: 'X', dueAt: 'tomorrow' }),
       {
-        statusCode: 400,
         code: 'VALIDATION_FAILED',
       },
     );
@@ -296,10 +296,9 @@ describe('tasks', () => {
     assert.equal(done.status, 'done');
     // The service refuses the same way for callers that skip HTTP.
     const other = await createTask(user);
-    await t.app.services.tasks.addDependency({ userId: user.id }, other.id, review.id);
+    await t.app.services.tasks.addDependency(personActor(user.id), other.id, review.id);
     expectStatus(await api.patch(`/api/tasks/${review.id}`, { status: 'todo' }), 200);
-    await assert.rejects(t.app.services.tasks.update({ userId: user.id }, other.id, { status: 'done' }), {
-      statusCode: 409,
+    await assert.rejects(t.app.services.tasks.update(personActor(user.id), other.id, { status: 'done' }), {
       code: 'TASK_BLOCKED',
     });
   });
@@ -472,7 +471,7 @@ describe('tasks', () => {
       return original(query, ...rest);
     }) as typeof original;
     try {
-      const page = await t.app.services.tasks.list({ userId: user.id }, { limit: 50 });
+      const page = await t.app.services.tasks.list(personActor(user.id), { limit: 50 });
       assert.equal(page.items.length, 7);
       assert.ok(page.items.filter((task) => task.isBlocked).length === 6);
       assert.ok(page.items.every((task) => task.id === blocker.id || task.checklist.length === 2));
@@ -481,5 +480,37 @@ describe('tasks', () => {
     }
     // One page query, then labels, checklists and dependencies.
     assert.equal(executed.length, 4, executed.join('\n'));
+  });
+
+  test("an agent's scope does not narrow tasks: it sees and changes its owner's tasks, and only those", async () => {
+    const user = await registerUser(t.app);
+    const other = await registerUser(t.app);
+    const first = await createTask(user, { title: 'First' });
+    const second = await createTask(user, { title: 'Second' });
+    const foreign = await createTask(other, { title: 'Foreign' });
+    const { tasks } = t.app.services;
+    // Limited to no calendar and no group: tasks belong to neither, so nothing is hidden.
+    const agent = scopedAgent(user.id, { calendarIds: [], groupIds: [] });
+
+    assert.deepEqual(
+      (await tasks.list(agent, { limit: 50 })).items.map((task) => task.id).sort(),
+      [first.id, second.id].sort(),
+    );
+    const label = await tasks.createLabel(agent, { name: 'Agent' });
+    assert.deepEqual((await tasks.update(agent, first.id, { labelIds: [label.id] })).labelIds, [label.id]);
+    assert.deepEqual((await tasks.addDependency(agent, second.id, first.id)).blockedByTaskIds, [first.id]);
+    const item = await tasks.addChecklistItem(agent, first.id, { text: 'Step' });
+    assert.equal((await tasks.updateChecklistItem(agent, first.id, item.id, { done: true })).done, true);
+    assert.deepEqual(
+      (await tasks.listLabels(agent)).map((l) => l.id),
+      [label.id],
+    );
+    // The owner sees what the agent did.
+    const seen = expectStatus(await as(t.app, user).get(`/api/tasks/${first.id}`), 200);
+    assert.deepEqual(seen.labelIds, [label.id]);
+    assert.equal(seen.checklist[0].done, true);
+    // Someone else's task stays out of reach, as for the owner.
+    await assert.rejects(tasks.get(agent, foreign.id), { code: 'NOT_FOUND' });
+    await assert.rejects(tasks.addDependency(agent, first.id, foreign.id), { code: 'NOT_FOUND' });
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { type Actor, personActor } from '../src/lib/actor.js';
 import { sha256 } from '../src/lib/crypto.js';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from './helpers.js';
 import {
@@ -10,6 +11,7 @@ import {
   expectError,
   expectStatus,
   rangeQuery,
+  scopedAgent,
 } from './workspace-helpers.js';
 
 const JUNE = rangeQuery('2025-06-01T00:00:00Z', '2025-07-01T00:00:00Z');
@@ -420,56 +422,110 @@ describe('people groups', () => {
     const alicesOwn = await createCalendar(t.app, alice, { name: 'Mine' });
     const alicesOther = await createCalendar(t.app, alice, { name: 'Other' });
 
-    const full = { userId: alice.id };
-    const onlyG1 = { userId: alice.id, scope: { groupIds: [g1] } };
+    const full = personActor(alice.id);
+    const onlyG1 = scopedAgent(alice.id, { groupIds: [g1] });
     assert.deepEqual(
       (await userGroups.list(onlyG1)).map((g) => g.id),
       [g1],
     );
     assert.equal((await userGroups.list(full)).length, 2);
     assert.equal((await userGroups.details(onlyG1, g1)).id, g1);
-    await assert.rejects(userGroups.details(onlyG1, g2), { statusCode: 404, code: 'NOT_FOUND' });
-    await assert.rejects(userGroups.update(onlyG1, g2, { name: 'X' }), { statusCode: 404 });
-    await assert.rejects(userGroups.delete(onlyG1, g2), { statusCode: 404 });
-    await assert.rejects(userGroups.createInvite(onlyG1, g2), { statusCode: 404 });
-    await assert.rejects(userGroups.attachCalendars(onlyG1, g2, [alicesOwn.id]), { statusCode: 404 });
-    await assert.rejects(userGroups.detachCalendars(onlyG1, g2, [alicesOwn.id]), { statusCode: 404 });
-    await assert.rejects(userGroups.leave(onlyG1, g2), { statusCode: 404 });
-    await assert.rejects(userGroups.create(onlyG1, { name: 'New' }), { statusCode: 403 });
+    await assert.rejects(userGroups.details(onlyG1, g2), { code: 'NOT_FOUND' });
+    await assert.rejects(userGroups.update(onlyG1, g2, { name: 'X' }), { code: 'NOT_FOUND' });
+    await assert.rejects(userGroups.delete(onlyG1, g2), { code: 'NOT_FOUND' });
+    await assert.rejects(userGroups.createInvite(onlyG1, g2), { code: 'NOT_FOUND' });
+    await assert.rejects(userGroups.attachCalendars(onlyG1, g2, [alicesOwn.id]), { code: 'NOT_FOUND' });
+    await assert.rejects(userGroups.detachCalendars(onlyG1, g2, [alicesOwn.id]), { code: 'NOT_FOUND' });
+    await assert.rejects(userGroups.leave(onlyG1, g2), { code: 'NOT_FOUND' });
+    await assert.rejects(userGroups.create(onlyG1, { name: 'New' }), { code: 'FORBIDDEN' });
     assert.equal((await userGroups.createInvite(onlyG1, g1)).groupName, 'Family');
 
     // Attaching needs both the group and the calendar in scope.
-    const narrow = { userId: alice.id, scope: { groupIds: [g1], calendarIds: [alicesOwn.id] } };
-    await assert.rejects(userGroups.attachCalendars(narrow, g1, [alicesOther.id]), { statusCode: 404 });
+    const narrow = scopedAgent(alice.id, { groupIds: [g1], calendarIds: [alicesOwn.id] });
+    await assert.rejects(userGroups.attachCalendars(narrow, g1, [alicesOther.id]), { code: 'NOT_FOUND' });
     assert.deepEqual(
       (await userGroups.attachCalendars(narrow, g1, [alicesOwn.id])).calendars.map((c) => c.calendarId),
       [alicesOwn.id],
     );
-    await assert.rejects(userGroups.detachCalendars(narrow, g1, [alicesOther.id]), { statusCode: 404 });
+    await assert.rejects(userGroups.detachCalendars(narrow, g1, [alicesOther.id]), { code: 'NOT_FOUND' });
 
     // Bob's calendar is shared through g2 only: a g1-scoped actor cannot read it.
     const range = { from: '2025-06-01T00:00:00Z', to: '2025-07-01T00:00:00Z' };
     assert.equal((await events.listOccurrences(full, bobsCalendar.id, range)).length, 1);
-    await assert.rejects(events.listOccurrences(onlyG1, bobsCalendar.id, range), { statusCode: 404 });
-    await assert.rejects(calendars.get(onlyG1, bobsCalendar.id), { statusCode: 404 });
+    await assert.rejects(events.listOccurrences(onlyG1, bobsCalendar.id, range), { code: 'NOT_FOUND' });
+    await assert.rejects(calendars.get(onlyG1, bobsCalendar.id), { code: 'NOT_FOUND' });
     assert.ok(!(await calendars.list(onlyG1)).some((c) => c.id === bobsCalendar.id));
-    const onlyG2 = { userId: alice.id, scope: { groupIds: [g2] } };
+    const onlyG2 = scopedAgent(alice.id, { groupIds: [g2] });
     assert.equal((await calendars.get(onlyG2, bobsCalendar.id)).accessRole, 'reader');
     assert.ok((await calendars.list(onlyG2)).some((c) => c.id === bobsCalendar.id));
     // ...and the calendar scope applies to shared calendars as well.
-    const otherCalendars = { userId: alice.id, scope: { calendarIds: [alicesOwn.id] } };
-    await assert.rejects(calendars.get(otherCalendars, bobsCalendar.id), { statusCode: 404 });
+    const otherCalendars = scopedAgent(alice.id, { calendarIds: [alicesOwn.id] });
+    await assert.rejects(calendars.get(otherCalendars, bobsCalendar.id), { code: 'NOT_FOUND' });
 
     // Accepting an invite to a group outside the scope is refused and leaves the invite unused.
     const carol = await registerUser(t.app);
     const token = (await invite(alice, g2)).token;
-    await assert.rejects(userGroups.acceptInvite({ userId: carol.id, scope: { groupIds: [g1] } }, token), {
-      statusCode: 404,
+    await assert.rejects(userGroups.acceptInvite(scopedAgent(carol.id, { groupIds: [g1] }), token), {
+      code: 'NOT_FOUND',
     });
-    assert.equal(
-      (await userGroups.acceptInvite({ userId: carol.id, scope: { groupIds: [g2] } }, token)).id,
-      g2,
+    assert.equal((await userGroups.acceptInvite(scopedAgent(carol.id, { groupIds: [g2] }), token)).id, g2);
+    assert.deepEqual(await userGroups.list(scopedAgent(carol.id, { groupIds: [] })), []);
+  });
+
+  test('an agent scoped to group G or calendar X sees no calendar shared through group H, nor its events', async () => {
+    const alice = await registerUser(t.app);
+    const bob = await registerUser(t.app);
+    const { userGroups, calendars, events } = t.app.services;
+    const g = await groupWith(alice, bob);
+    const h = await groupWith(alice, bob);
+    const x = await createCalendar(t.app, alice, { name: 'X' });
+    const z = await createCalendar(t.app, bob, { name: 'Z' });
+    const y = await createCalendar(t.app, bob, { name: 'Y' });
+    const inZ = await createEvent(t.app, bob, z.id);
+    const inY = await createEvent(t.app, bob, y.id);
+    expectStatus(await attach(alice, g, [x.id]), 200);
+    expectStatus(await attach(bob, g, [z.id]), 200);
+    expectStatus(await attach(bob, h, [y.id]), 200);
+    const shared = async (actor: Actor, groupId: number) =>
+      (await userGroups.details(actor, groupId)).calendars.map((c) => c.calendarId).sort();
+    const range = { from: '2025-06-01T00:00:00Z', to: '2025-07-01T00:00:00Z' };
+
+    // Limited to group G: H and the calendar shared only through it do not exist.
+    const onlyG = scopedAgent(alice.id, { groupIds: [g] });
+    assert.deepEqual(await shared(onlyG, g), [x.id, z.id].sort());
+    await assert.rejects(userGroups.details(onlyG, h), { code: 'NOT_FOUND' });
+    assert.ok(!(await calendars.list(onlyG)).some((c) => c.id === y.id));
+    await assert.rejects(calendars.get(onlyG, y.id), { code: 'NOT_FOUND' });
+    await assert.rejects(events.get(onlyG, inY.id), { code: 'NOT_FOUND' });
+    await assert.rejects(events.listOccurrences(onlyG, y.id, range), { code: 'NOT_FOUND' });
+    assert.equal((await events.get(onlyG, inZ.id)).id, inZ.id);
+
+    // Limited to calendar X: groups are not narrowed, but their other calendars are left out.
+    const onlyX = scopedAgent(alice.id, { calendarIds: [x.id] });
+    assert.equal((await userGroups.list(onlyX)).length, 2);
+    assert.deepEqual(await shared(onlyX, g), [x.id]);
+    assert.deepEqual(await shared(onlyX, h), []);
+    assert.deepEqual(
+      (await userGroups.attachCalendars(onlyX, h, [x.id])).calendars.map((c) => c.calendarId),
+      [x.id],
     );
-    assert.deepEqual(await userGroups.list({ userId: carol.id, scope: { groupIds: [] } }), []);
+    assert.deepEqual(
+      (await calendars.list(onlyX)).map((c) => c.id),
+      [x.id],
+    );
+    await assert.rejects(events.get(onlyX, inZ.id), { code: 'NOT_FOUND' });
+    await assert.rejects(events.update(onlyX, inY.id, { title: 'Changed' }), { code: 'NOT_FOUND' });
+    // Joining through an invite answers the group without the calendars outside the scope.
+    const carol = await registerUser(t.app);
+    const joined = await userGroups.acceptInvite(
+      scopedAgent(carol.id, { calendarIds: [] }),
+      (await invite(alice, g)).token,
+    );
+    assert.deepEqual(joined.calendars, []);
+
+    // The person sees every shared calendar, as before.
+    assert.deepEqual(await shared(personActor(alice.id), g), [x.id, z.id].sort());
+    assert.deepEqual(await shared(personActor(alice.id), h), [x.id, y.id].sort());
+    assert.equal((await events.get(personActor(alice.id), inY.id)).title, 'Meeting');
   });
 });

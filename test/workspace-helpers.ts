@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { type AccessScope, type Actor, agentActor } from '../src/lib/actor.js';
 import type { SignedInUser } from './helpers.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -77,4 +78,9 @@ export async function createEvent(
 
 export function rangeQuery(from: string, to: string): string {
   return `from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`;
+}
+
+/** An agent acting for `userId` under a permission with this scope (services take it as their actor). */
+export function scopedAgent(userId: number, scope: AccessScope, agentId = 1): Actor {
+  return agentActor(userId, { id: agentId, actions: new Set(), scope });
 }

@@ -4,10 +4,11 @@ import type { Config } from '../../config.js';
 import { type Db, type Executor, inTransaction } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Plan } from '../../db/tables/users.js';
-import { conflict, DomainError, notFound, unauthenticated } from '../../lib/errors.js';
 import { BoundedCache } from '../../lib/bounded-cache.js';
+import { issueKey, lastUsedIsStale } from '../../lib/credential-keys.js';
 import { DECOY_PASSWORD_HASH, hashPassword, randomToken, sha256, verifyPassword } from '../../lib/crypto.js';
 import type { EphemeralStore } from '../../lib/ephemeral-store.js';
+import { conflict, DomainError, notFound, unauthenticated } from '../../lib/errors.js';
 import { isoAfterSeconds, nowIso } from '../../lib/time.js';
 import { createApiKeyRepo, createSessionRepo, createUserRepo } from './repo.js';
 import type { ApiKey, CreatedKey, User } from './schemas.js';
@@ -17,8 +18,6 @@ export const LOGIN_JWT_AUDIENCE = 'reservation-service-api';
 const LOGIN_JWT_TTL_SECONDS = 15 * 60;
 const LOGIN_WINDOW_SECONDS = 15 * 60;
 const USER_KEY_PREFIX = 'rs_uk_';
-// A key's last-used time is written at most this often, keeping writes off the hot path.
-const LAST_USED_RESOLUTION_MS = 60_000;
 
 export interface IssuedSession {
   accessToken: string;
@@ -176,10 +175,7 @@ export function createAuthService({
       if (!key.startsWith(USER_KEY_PREFIX)) return null;
       const found = await apiKeys.findLiveByHash(sha256(key));
       if (!found) return null;
-      const nowMs = Date.now();
-      if (!found.lastUsedAt || nowMs - Date.parse(found.lastUsedAt) > LAST_USED_RESOLUTION_MS) {
-        await apiKeys.touch(found.keyId, new Date(nowMs).toISOString());
-      }
+      if (lastUsedIsStale(found.lastUsedAt)) await apiKeys.touch(found.keyId, nowIso());
       return found.user.id;
     },
 
@@ -190,9 +186,8 @@ export function createAuthService({
     },
 
     async createApiKey(userId: number, label: string): Promise<CreatedKey> {
-      const key = `${USER_KEY_PREFIX}${randomToken()}`;
-      const prefix = key.slice(0, USER_KEY_PREFIX.length + 6);
-      const row = await apiKeys.insert({ userId, label, prefix, keyHash: sha256(key), now: nowIso() });
+      const { key, prefix, keyHash } = issueKey(USER_KEY_PREFIX);
+      const row = await apiKeys.insert({ userId, label, prefix, keyHash, now: nowIso() });
       return { ...row, key };
     },
 

@@ -39,6 +39,15 @@ export interface AuditValues {
   actions: ActionResult[];
 }
 
+/**
+ * What an actor limited to some calendars may see of the audit log: runs on no event,
+ * or on an event of these calendars; never runs of the hidden rules.
+ */
+export interface AuditLimits {
+  calendarIds: readonly number[];
+  hiddenRuleIds: readonly number[];
+}
+
 function toRule(row: Selectable<AutomationRulesTable>): Rule {
   return {
     id: row.id,
@@ -152,9 +161,30 @@ export function createAutomationRepo(db: Executor) {
       return toAuditEntry(row);
     },
 
-    /** Newest first, by id. Throws InvalidCursorError for a foreign cursor. */
-    async listAudit(ownerId: number, query: ListAuditQuery) {
+    /** Newest first, by id, within `limits` when given. Throws InvalidCursorError for a foreign cursor. */
+    async listAudit(ownerId: number, query: ListAuditQuery, limits?: AuditLimits) {
       let q = db.selectFrom('automationAudit').selectAll().where('ownerId', '=', ownerId);
+      if (limits) {
+        const { calendarIds, hiddenRuleIds } = limits;
+        // An event subject counts only while it exists in one of the calendars.
+        q = q.where((eb) =>
+          eb.or([
+            eb('subjectType', 'is', null),
+            eb('subjectType', '!=', 'event'),
+            ...(calendarIds.length > 0
+              ? [
+                  eb(
+                    'subjectId',
+                    'in',
+                    eb.selectFrom('events').select('events.id').where('events.calendarId', 'in', calendarIds),
+                  ),
+                ]
+              : []),
+          ]),
+        );
+        if (hiddenRuleIds.length > 0)
+          q = q.where((eb) => eb.or([eb('ruleId', 'is', null), eb('ruleId', 'not in', hiddenRuleIds)]));
+      }
       if (query.ruleId !== undefined) q = q.where('ruleId', '=', query.ruleId);
       if (query.outcome !== undefined) q = q.where('outcome', '=', query.outcome);
       if (query.cursor !== undefined) {

@@ -1,10 +1,8 @@
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { currentUser } from '../../http/auth.js';
+import { actorOf } from '../../http/auth.js';
 import { errorEnvelope, errorResponses } from '../../http/errors.js';
 import { idParam, page, security } from '../../http/schemas.js';
-import { userActor } from '../../lib/actor.js';
 import {
   auditEntry,
   createRuleBody,
@@ -17,7 +15,6 @@ import {
 
 const tags = ['automation'];
 const errors = errorResponses(400, 401, 404);
-const actorOf = (request: FastifyRequest) => userActor(currentUser(request).id);
 
 /** `/api/automation`: rules, manual runs, the audit log and the tags rules put on events. */
 export const automationRoutes: FastifyPluginAsyncZod = async (app) => {

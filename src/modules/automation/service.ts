@@ -1,9 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Db } from '../../db/database.js';
 import { InvalidCursorError } from '../../db/keyset.js';
+import { type Actor, calendarInScope, calendarScope } from '../../lib/actor.js';
 import { conflict, DomainError, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
-import type { Actor } from '../../lib/actor.js';
 import type { CalendarService } from '../calendars/service.js';
 import type { Event } from '../events/schemas.js';
 import type { EventService } from '../events/service.js';
@@ -37,6 +37,11 @@ const invalid = (path: string, message: string) =>
   validationFailed(`Invalid rule: ${path}: ${message}`, [{ path, message }]);
 
 const EVENT_ACTIONS = new Set<RuleAction['type']>(['add_reminder', 'tag_event']);
+const EVENT_TRIGGERS = new Set<AutomationTrigger>(['event.created', 'event.synced']);
+
+/** A rule pinned to a calendar outside the actor's scope is, for that actor, a rule that does not exist. */
+const ruleInScope = (actor: Actor, rule: Rule) =>
+  rule.conditions.calendarId === undefined || calendarInScope(actor, rule.conditions.calendarId);
 
 const titleOf = (subject: Subject) =>
   subject?.type === 'event' ? subject.event.title : subject?.type === 'task' ? subject.task.title : null;
@@ -77,6 +82,15 @@ export type AutomationService = ReturnType<typeof createAutomationService>;
  * No loops: writes made while a rule's actions run never fire triggers again (the
  * running rule is carried in an AsyncLocalStorage context, so this holds for any
  * write path the actions take). Automation is one level deep.
+ *
+ * Agent scope (`calendarIds`; rules hold no group):
+ * - a rule whose `conditions.calendarId` is outside it does not exist for the agent:
+ *   it cannot be written, read, changed, deleted or run (404), nor run on its writes;
+ * - an event-fired rule the agent writes must name one of its calendars: unpinned, it
+ *   would run on the owner's events in every calendar and copy them into tasks;
+ * - actions act as the triggering actor, so they reach only events it may reach;
+ * - the audit log hides runs of hidden rules and runs on events outside the scope or
+ *   deleted (their calendar is no longer known); event tags are read through their event.
  */
 export function createAutomationService({
   db,
@@ -94,7 +108,7 @@ export function createAutomationService({
 
   async function requireRule(actor: Actor, ruleId: number): Promise<Rule> {
     const found = await repo.findRule(actor.userId, ruleId);
-    if (!found) throw notFound('Rule');
+    if (!found || !ruleInScope(actor, found)) throw notFound('Rule');
     return found;
   }
 
@@ -118,6 +132,11 @@ export function createAutomationService({
         throw invalid('conditions.calendarId', 'a task.completed rule has no event, so no calendar');
       await calendars.requireReadable(actor, conditions.calendarId);
       checked.calendarId = conditions.calendarId;
+    } else if (EVENT_TRIGGERS.has(trigger) && calendarScope(actor) !== undefined) {
+      throw invalid(
+        'conditions.calendarId',
+        'this access is limited to particular calendars: a rule fired by events must name one of them',
+      );
     }
     actions.forEach((action, i) => {
       if (trigger === 'task.completed' && EVENT_ACTIONS.has(action.type))
@@ -224,10 +243,14 @@ export function createAutomationService({
     return record(failure === null ? 'succeeded' : 'failed', failure, results);
   }
 
-  /** Runs rules one after another; nothing they do, not even a failed audit write, reaches the caller. */
+  /**
+   * Runs rules one after another; nothing they do, not even a failed audit write, reaches the caller.
+   * Rules the actor cannot see are left out (their calendar condition could not match its subject anyway).
+   */
   async function runAll(actor: Actor, rules: readonly Rule[], trigger: AutomationTrigger, subject: Subject) {
     const entries: AuditEntry[] = [];
     for (const rule of rules) {
+      if (!ruleInScope(actor, rule)) continue;
       try {
         const entry = await execute(actor, rule, trigger, subject, false);
         if (entry) entries.push(entry);
@@ -249,8 +272,8 @@ export function createAutomationService({
   }
 
   return {
-    listRules(actor: Actor): Promise<Rule[]> {
-      return repo.listRules(actor.userId);
+    async listRules(actor: Actor): Promise<Rule[]> {
+      return (await repo.listRules(actor.userId)).filter((rule) => ruleInScope(actor, rule));
     },
 
     getRule: requireRule,
@@ -315,8 +338,15 @@ export function createAutomationService({
       actor: Actor,
       query: ListAuditQuery,
     ): Promise<{ items: AuditEntry[]; nextCursor: string | null }> {
+      const calendarIds = calendarScope(actor);
+      const limits = calendarIds && {
+        calendarIds,
+        hiddenRuleIds: (await repo.listRules(actor.userId))
+          .filter((rule) => !ruleInScope(actor, rule))
+          .map((rule) => rule.id),
+      };
       try {
-        return await repo.listAudit(actor.userId, query);
+        return await repo.listAudit(actor.userId, query, limits);
       } catch (error) {
         if (error instanceof InvalidCursorError)
           throw validationFailed('Invalid query: query.cursor: is not a cursor this list gave out', [

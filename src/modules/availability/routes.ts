@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { currentUser } from '../../http/auth.js';
+import { actorOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
 import { rangeQuery, resourceAvailability, typeAvailability } from './schemas.js';
@@ -25,8 +25,7 @@ export const availabilityRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: resourceAvailability, ...errors },
       },
     },
-    async (request) =>
-      availability.resourceAvailability(currentUser(request), request.params.id, request.query),
+    async (request) => availability.resourceAvailability(actorOf(request), request.params.id, request.query),
   );
 
   app.get(
@@ -41,6 +40,6 @@ export const availabilityRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: typeAvailability, ...errors },
       },
     },
-    async (request) => availability.typeAvailability(currentUser(request), request.params.id, request.query),
+    async (request) => availability.typeAvailability(actorOf(request), request.params.id, request.query),
   );
 };

@@ -1,4 +1,5 @@
 import type { Db, Executor } from '../../db/database.js';
+import type { Actor } from '../../lib/actor.js';
 import { conflict, notFound, validationFailed } from '../../lib/errors.js';
 import type { OrganisationsService } from '../organisations/service.js';
 import { createResourceTypeRepo, type StoredResourceType } from '../resource-types/repo.js';
@@ -199,14 +200,14 @@ export function createAvailabilityService({
     forResource,
     forType,
 
-    async resourceAvailability(user: { id: number }, resourceId: number, query: RangeQuery) {
-      const { organisationId } = await organisations.requireActiveMembership(user);
-      return forResource(await organisations.getSchedulingDefaults(organisationId), resourceId, query);
+    async resourceAvailability(actor: Actor, resourceId: number, query: RangeQuery) {
+      const tenant = await organisations.requireTenant(actor, { can: 'readCatalogue' });
+      return forResource(tenant, resourceId, query);
     },
 
-    async typeAvailability(user: { id: number }, resourceTypeId: number, query: RangeQuery) {
-      const { organisationId } = await organisations.requireActiveMembership(user);
-      return forType(await organisations.getSchedulingDefaults(organisationId), resourceTypeId, query);
+    async typeAvailability(actor: Actor, resourceTypeId: number, query: RangeQuery) {
+      const tenant = await organisations.requireTenant(actor, { can: 'readCatalogue' });
+      return forType(tenant, resourceTypeId, query);
     },
 
     /**

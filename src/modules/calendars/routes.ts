@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { currentUser } from '../../http/auth.js';
+import { actorOf } from '../../http/auth.js';
 import { errorEnvelope, errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
-import { userActor } from '../../lib/actor.js';
 import { createEventBody, event, eventOccurrence, eventRangeQuery } from '../events/schemas.js';
 import { calendar, createCalendarBody, updateCalendarBody } from './schemas.js';
 
@@ -24,7 +23,7 @@ export const calendarRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: z.array(calendar), ...errors },
       },
     },
-    async (request) => calendars.list(userActor(currentUser(request).id)),
+    async (request) => calendars.list(actorOf(request)),
   );
 
   app.post(
@@ -39,8 +38,7 @@ export const calendarRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 201: calendar, ...errors },
       },
     },
-    async (request, reply) =>
-      reply.code(201).send(await calendars.create(userActor(currentUser(request).id), request.body)),
+    async (request, reply) => reply.code(201).send(await calendars.create(actorOf(request), request.body)),
   );
 
   app.get(
@@ -55,7 +53,7 @@ export const calendarRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: calendar, ...errors },
       },
     },
-    async (request) => calendars.get(userActor(currentUser(request).id), request.params.id),
+    async (request) => calendars.get(actorOf(request), request.params.id),
   );
 
   app.patch(
@@ -71,7 +69,7 @@ export const calendarRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: calendar, 403: errorEnvelope, 409: errorEnvelope, ...errors },
       },
     },
-    async (request) => calendars.update(userActor(currentUser(request).id), request.params.id, request.body),
+    async (request) => calendars.update(actorOf(request), request.params.id, request.body),
   );
 
   app.delete(
@@ -87,7 +85,7 @@ export const calendarRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      await calendars.delete(userActor(currentUser(request).id), request.params.id);
+      await calendars.delete(actorOf(request), request.params.id);
       return reply.code(204).send(null);
     },
   );
@@ -105,8 +103,7 @@ export const calendarRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: z.array(eventOccurrence), ...errors },
       },
     },
-    async (request) =>
-      events.listOccurrences(userActor(currentUser(request).id), request.params.id, request.query),
+    async (request) => events.listOccurrences(actorOf(request), request.params.id, request.query),
   );
 
   app.post(
@@ -123,8 +120,6 @@ export const calendarRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) =>
-      reply
-        .code(201)
-        .send(await events.create(userActor(currentUser(request).id), request.params.id, request.body)),
+      reply.code(201).send(await events.create(actorOf(request), request.params.id, request.body)),
   );
 };

@@ -1,8 +1,8 @@
 import { type Db, type Executor, inTransaction } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
+import { type Actor, calendarInScope, calendarScope, groupScope } from '../../lib/actor.js';
 import { conflict, DomainError, forbidden, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
-import { type Actor, calendarInScope, calendarScope, groupScope } from '../../lib/actor.js';
 import { type CalendarValues, createCalendarRepo } from './repo.js';
 import {
   type Calendar,

@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { currentUser } from '../../http/auth.js';
+import { actorOf } from '../../http/auth.js';
 import { errorEnvelope, errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
-import { userActor } from '../../lib/actor.js';
 import { event, updateEventBody } from './schemas.js';
 
 const tags = ['events'];
@@ -24,7 +23,7 @@ export const eventRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: event, ...errors },
       },
     },
-    async (request) => events.get(userActor(currentUser(request).id), request.params.id),
+    async (request) => events.get(actorOf(request), request.params.id),
   );
 
   app.patch(
@@ -40,7 +39,7 @@ export const eventRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: event, 403: errorEnvelope, 409: errorEnvelope, ...errors },
       },
     },
-    async (request) => events.update(userActor(currentUser(request).id), request.params.id, request.body),
+    async (request) => events.update(actorOf(request), request.params.id, request.body),
   );
 
   app.delete(
@@ -56,7 +55,7 @@ export const eventRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      await events.delete(userActor(currentUser(request).id), request.params.id);
+      await events.delete(actorOf(request), request.params.id);
       return reply.code(204).send(null);
     },
   );

@@ -1,9 +1,9 @@
 import { DateTime } from 'luxon';
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
+import type { Actor } from '../../lib/actor.js';
 import { conflict, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
-import type { Actor } from '../../lib/actor.js';
 import { isValidTimeZone } from '../calendars/schemas.js';
 import type { CalendarService } from '../calendars/service.js';
 import {

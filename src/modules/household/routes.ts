@@ -1,15 +1,12 @@
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { currentUser } from '../../http/auth.js';
+import { actorOf } from '../../http/auth.js';
 import { errorEnvelope, errorResponses } from '../../http/errors.js';
 import { idParam, page, security } from '../../http/schemas.js';
-import { userActor } from '../../lib/actor.js';
 import { createItemBody, householdItem, listItemsQuery, updateItemBody } from './schemas.js';
 
 const tags = ['household'];
 const errors = errorResponses(400, 401, 404);
-const actorOf = (request: FastifyRequest) => userActor(currentUser(request).id);
 
 /** `/api/household`: household inventory, private or shared with a people group. */
 export const householdRoutes: FastifyPluginAsyncZod = async (app) => {

@@ -1,8 +1,8 @@
 import type { Db } from '../../db/database.js';
 import { InvalidCursorError } from '../../db/keyset.js';
+import { type Actor, groupInScope, groupScope } from '../../lib/actor.js';
 import { forbidden, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
-import { type Actor, groupInScope, groupScope } from '../../lib/actor.js';
 import { checkInstant } from '../tasks/service.js';
 import { createUserGroupRepo } from '../user-groups/repo.js';
 import { createHouseholdRepo, type ItemRow, type ItemValues, toItem } from './repo.js';
@@ -42,7 +42,8 @@ export type HouseholdService = ReturnType<typeof createHouseholdService>;
  * created it, or shared with a people group: then every current member reads and
  * changes it (its creator too, only while a member), and leaving the group loses
  * access. The agent scope's `groupIds` limits shared items to those groups; private
- * items are not group data and stay visible. Anything else answers 404.
+ * items are not group data and stay visible. Items belong to no calendar, so
+ * `calendarIds` does not narrow them. Anything else answers 404.
  */
 export function createHouseholdService({ db }: { db: Db }) {
   const repo = createHouseholdRepo(db.kysely);

@@ -3,6 +3,7 @@ import type { Dialect, Executor } from '../../db/database.js';
 import type { OrganisationRole, OrganisationsTable } from '../../db/tables/organisations.js';
 import type { Plan } from '../../db/tables/users.js';
 import type { SchedulePolicy } from '../scheduling/schemas.js';
+import type { MembershipOf } from './access.js';
 import type { Member, Organisation } from './schemas.js';
 
 const organisationColumns = [
@@ -33,6 +34,18 @@ export function toOrganisation(row: OrganisationRow): Organisation {
     ...rest,
     ...(schedulePolicy ? { schedulePolicy: JSON.parse(schedulePolicy) as SchedulePolicy } : {}),
     isActive: Boolean(isActive),
+  };
+}
+
+function toMembership({
+  role,
+  activeOrganisationId,
+  ...row
+}: OrganisationRow & { role: OrganisationRole; activeOrganisationId: number | null }): MembershipOf {
+  return {
+    organisation: toOrganisation(row),
+    role,
+    isActiveOrganisation: activeOrganisationId === row.id,
   };
 }
 
@@ -145,11 +158,11 @@ export function createOrganisationRepo(db: Executor, dialect: Dialect) {
       return row && toOrganisation(row);
     },
 
-    /** The organisation with the user's role in it, archived or not; undefined for a non-member. */
-    async findForMember(
-      organisationId: number,
-      userId: number,
-    ): Promise<{ organisation: Organisation; role: OrganisationRole } | undefined> {
+    /**
+     * The organisation with the user's role in it, archived or not, and whether it
+     * is their active one (one query); undefined for a non-member.
+     */
+    async findForMember(organisationId: number, userId: number): Promise<MembershipOf | undefined> {
       const row = await db
         .selectFrom('organisations')
         .innerJoin('organisationMemberships', (join) =>
@@ -157,35 +170,32 @@ export function createOrganisationRepo(db: Executor, dialect: Dialect) {
             .onRef('organisationMemberships.organisationId', '=', 'organisations.id')
             .on('organisationMemberships.userId', '=', userId),
         )
-        .select([...organisationColumns, 'organisationMemberships.role'])
+        .innerJoin('users', 'users.id', 'organisationMemberships.userId')
+        .select([...organisationColumns, 'organisationMemberships.role', 'users.activeOrganisationId'])
         .where('organisations.id', '=', organisationId)
         .executeTakeFirst();
-      if (!row) return undefined;
-      const { role, ...organisation } = row;
-      return { organisation: toOrganisation(organisation), role };
+      return row && toMembership(row);
     },
 
-    /** Every active organisation the user belongs to, with their role: one query. */
-    async listForUser(
-      userId: number,
-    ): Promise<Array<{ organisation: Organisation; role: OrganisationRole }>> {
+    /** Every active organisation the user belongs to, with their role and active state: one query. */
+    async listForUser(userId: number): Promise<MembershipOf[]> {
       const rows = await db
         .selectFrom('organisationMemberships')
         .innerJoin('organisations', 'organisations.id', 'organisationMemberships.organisationId')
-        .select([...organisationColumns, 'organisationMemberships.role'])
+        .innerJoin('users', 'users.id', 'organisationMemberships.userId')
+        .select([...organisationColumns, 'organisationMemberships.role', 'users.activeOrganisationId'])
         .where('organisationMemberships.userId', '=', userId)
         .where('organisations.isActive', '=', true)
         .orderBy('organisations.name')
         .orderBy('organisations.id')
         .execute();
-      return rows.map(({ role, ...organisation }) => ({ organisation: toOrganisation(organisation), role }));
+      return rows.map(toMembership);
     },
 
     /**
-     * The caller's active organisation, only while they are still a member and
-     * it is not archived: one indexed join.
+     * The user's active organisation with their role and its defaults, only while
+     * they are still a member and it is not archived: one indexed join.
      */
-    /** The user's active organisation with their role and its scheduling defaults: one query. */
     async findActiveMembership(userId: number) {
       const row = await db
         .selectFrom('users')
@@ -208,21 +218,6 @@ export function createOrganisationRepo(db: Executor, dialect: Dialect) {
       return (
         row && {
           ...row,
-          schedulePolicy: row.schedulePolicy ? (JSON.parse(row.schedulePolicy) as SchedulePolicy) : null,
-        }
-      );
-    },
-
-    async findScheduling(organisationId: number) {
-      const row = await db
-        .selectFrom('organisations')
-        .select(['id', 'timezone', 'schedulePolicy'])
-        .where('id', '=', organisationId)
-        .executeTakeFirst();
-      return (
-        row && {
-          organisationId: row.id,
-          timezone: row.timezone,
           schedulePolicy: row.schedulePolicy ? (JSON.parse(row.schedulePolicy) as SchedulePolicy) : null,
         }
       );

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { currentUser } from '../../http/auth.js';
+import { actorOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
 import { paymentRoutes } from '../payments/routes.js';
@@ -40,7 +40,7 @@ export const organisationRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await organisations.create(currentUser(request), request.body)),
+      reply.code(201).send(await organisations.create(actorOf(request), request.body)),
   );
 
   app.get(
@@ -54,7 +54,7 @@ export const organisationRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: z.array(memberOrganisation), ...errors },
       },
     },
-    async (request) => organisations.list(currentUser(request)),
+    async (request) => organisations.list(actorOf(request)),
   );
 
   app.patch(
@@ -69,7 +69,7 @@ export const organisationRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: memberOrganisation, ...errors },
       },
     },
-    async (request) => organisations.setActive(currentUser(request), request.body.organisationId),
+    async (request) => organisations.setActive(actorOf(request), request.body.organisationId),
   );
 
   app.get(
@@ -84,7 +84,7 @@ export const organisationRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: memberOrganisation, ...errors },
       },
     },
-    async (request) => organisations.get(currentUser(request), request.params.id),
+    async (request) => organisations.get(actorOf(request), request.params.id),
   );
 
   app.patch(
@@ -101,7 +101,7 @@ export const organisationRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: memberOrganisation, ...errors },
       },
     },
-    async (request) => organisations.update(currentUser(request), request.params.id, request.body),
+    async (request) => organisations.update(actorOf(request), request.params.id, request.body),
   );
 
   app.delete(
@@ -116,7 +116,7 @@ export const organisationRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: memberOrganisation, ...errors },
       },
     },
-    async (request) => organisations.archive(currentUser(request), request.params.id),
+    async (request) => organisations.archive(actorOf(request), request.params.id),
   );
 
   app.get(
@@ -131,7 +131,7 @@ export const organisationRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: deletionPreview, ...errors },
       },
     },
-    async (request) => organisations.deletionPreview(currentUser(request), request.params.id),
+    async (request) => organisations.deletionPreview(actorOf(request), request.params.id),
   );
 
   app.patch(
@@ -147,7 +147,7 @@ export const organisationRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: memberOrganisation, ...errors },
       },
     },
-    async (request) => organisations.updateBilling(currentUser(request), request.params.id, request.body),
+    async (request) => organisations.updateBilling(actorOf(request), request.params.id, request.body),
   );
 
   app.patch(
@@ -163,7 +163,7 @@ export const organisationRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: memberOrganisation, ...errors },
       },
     },
-    async (request) => organisations.updateColour(currentUser(request), request.params.id, request.body),
+    async (request) => organisations.updateColour(actorOf(request), request.params.id, request.body),
   );
 
   app.get(
@@ -178,7 +178,7 @@ export const organisationRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: z.array(member), ...errors },
       },
     },
-    async (request) => organisations.listMembers(currentUser(request), request.params.id),
+    async (request) => organisations.listMembers(actorOf(request), request.params.id),
   );
 
   app.post(
@@ -197,7 +197,7 @@ export const organisationRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) =>
       reply
         .code(201)
-        .send(await organisations.addMember(currentUser(request), request.params.id, request.body.userId)),
+        .send(await organisations.addMember(actorOf(request), request.params.id, request.body.userId)),
   );
 
   app.post(
@@ -215,7 +215,7 @@ export const organisationRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const result = await organisations.assignMember(currentUser(request), request.params.id, request.body);
+      const result = await organisations.assignMember(actorOf(request), request.params.id, request.body);
       return reply.code(result.created ? 201 : 200).send(result.member);
     },
   );
@@ -235,7 +235,7 @@ export const organisationRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) =>
       organisations.changeMemberRole(
-        currentUser(request),
+        actorOf(request),
         request.params.id,
         request.params.userId,
         request.body.role,
@@ -263,7 +263,7 @@ export const organisationRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       },
       async (request, reply) => {
-        await organisations.removeMember(currentUser(request), request.params.id, request.params.userId);
+        await organisations.removeMember(actorOf(request), request.params.id, request.params.userId);
         return reply.code(204).send(null);
       },
     );

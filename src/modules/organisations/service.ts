@@ -2,17 +2,12 @@ import type { Config } from '../../config.js';
 import { type Db, type Executor, inTransaction } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Plan } from '../../db/tables/users.js';
-import { conflict, DomainError, notFound, validationFailed } from '../../lib/errors.js';
+import type { Actor } from '../../lib/actor.js';
+import { conflict, DomainError, forbidden, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { DEFAULT_CURRENCY } from '../payments/currencies.js';
-import { normaliseSchedulePolicy, type SchedulePolicy } from '../scheduling/schemas.js';
-import {
-  type ActiveMembership,
-  assertRole,
-  createOrganisationAccess,
-  type MembershipOf,
-  ORGANISATION_ADMINS,
-} from './access.js';
+import { normaliseSchedulePolicy } from '../scheduling/schemas.js';
+import { assertCan, createOrganisationAccess, type MembershipOf, type Tenant } from './access.js';
 import {
   createOrganisationDependentsRepo,
   createOrganisationRepo,
@@ -38,12 +33,6 @@ export const PLAN_ORGANISATION_LIMITS: Record<Plan, number> = { STORE: 1, ENTERP
 /** Roles an ADMIN may give, take away, or act on; OWNER may act on every role. */
 const ADMIN_MANAGEABLE: readonly OrganisationRole[] = ['MANAGER', 'MEMBER'];
 
-/** The caller of a service method: the authenticated user, fresh for this request. */
-export interface Caller {
-  id: number;
-  activeOrganisationId: number | null;
-}
-
 export type OrganisationsService = ReturnType<typeof createOrganisationsService>;
 
 export function createOrganisationsService({ db }: { db: Db; config: Config }) {
@@ -59,8 +48,8 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
       isActiveOrganisation,
     } satisfies MemberOrganisation;
   }
-  const viewFor = (caller: Caller, { organisation, role }: MembershipOf) =>
-    view(organisation, role, caller.activeOrganisationId === organisation.id);
+  const viewOf = ({ organisation, role, isActiveOrganisation }: MembershipOf) =>
+    view(organisation, role, isActiveOrganisation);
 
   /** 403 PLAN_LIMIT_REACHED when the user already owns as many active organisations as the plan allows. */
   async function assertBelowPlanLimit(repo: OrganisationRepo, userId: number): Promise<void> {
@@ -70,7 +59,8 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
     const limit = PLAN_ORGANISATION_LIMITS[owner.plan];
     const owned = await repo.countOwnedActive(userId);
     if (owned >= limit) {
-      throw new DomainError('PLAN_LIMIT_REACHED',
+      throw new DomainError(
+        'PLAN_LIMIT_REACHED',
         `Plan ${owner.plan} allows ${limit} owned active organisation${limit === 1 ? '' : 's'}; ` +
           'archive one or upgrade the plan',
       );
@@ -98,25 +88,22 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
   }
 
   /**
-   * The rules of membership changes: OWNER acts on every role; ADMIN only on
-   * MANAGER and MEMBER (as the member's current role and as the new one).
+   * Which members a manager may act on, once the matrix allowed `manageMembers`:
+   * an OWNER acts on every role, an ADMIN only on MANAGER and MEMBER (as the
+   * member's current role and as the new one).
    */
   function assertCanManage(
-    actor: OrganisationRole,
+    role: OrganisationRole,
     current: OrganisationRole | null,
     next: OrganisationRole | null,
   ) {
-    if (actor === 'OWNER') return;
-    if (actor === 'ADMIN') {
-      if (current !== null && !ADMIN_MANAGEABLE.includes(current))
-        throw new DomainError('FORBIDDEN',
-          `An ADMIN cannot change or remove a member with role ${current}`,
-        );
-      if (next !== null && !ADMIN_MANAGEABLE.includes(next))
-        throw new DomainError('FORBIDDEN', `An ADMIN cannot give the role ${next}`);
-      return;
+    if (role === 'OWNER') return;
+    if (current !== null && !ADMIN_MANAGEABLE.includes(current)) {
+      throw forbidden(`An ${role} cannot change or remove a member with role ${current}`);
     }
-    assertRole({ role: actor }, ORGANISATION_ADMINS);
+    if (next !== null && !ADMIN_MANAGEABLE.includes(next)) {
+      throw forbidden(`An ${role} cannot give the role ${next}`);
+    }
   }
 
   /** 409 LAST_OWNER when the member about to lose OWNER is the only one. Call inside the transaction. */
@@ -147,16 +134,16 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
 
   /**
    * Adds the user with `role`, or changes their role when already a member.
-   * `assignedById`, when given, must be the caller: the recorded assigner is
-   * always the authenticated user.
+   * `assignedById`, when given, must be the actor's user: the recorded assigner
+   * is always the authenticated user (an agent's owner).
    */
   async function assignMember(
-    caller: Caller,
+    actor: Actor,
     organisationId: number,
     input: AssignMemberInput,
     options: { onlyAdd?: boolean } = {},
   ): Promise<{ member: Member; created: boolean }> {
-    if (input.assignedById !== undefined && input.assignedById !== caller.id) {
+    if (input.assignedById !== undefined && input.assignedById !== actor.userId) {
       throw validationFailed('assignedById must be your own user id', [
         { path: 'body.assignedById', message: 'must be your own user id' },
       ]);
@@ -166,9 +153,9 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
       return await inTransaction(db.kysely, async (trx) => {
         const repo = repoFor(trx);
         const membership = await access.requireMembership(
-          caller,
+          actor,
           organisationId,
-          { roles: ORGANISATION_ADMINS },
+          { can: 'manageMembers' },
           trx,
         );
         const existing = await repo.findMembership(organisationId, input.userId);
@@ -181,7 +168,7 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
               organisationId,
               userId: input.userId,
               role: input.role,
-              assignedById: caller.id,
+              assignedById: actor.userId,
               now,
             });
           }
@@ -192,7 +179,7 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
           organisationId,
           userId: input.userId,
           role: input.role,
-          assignedById: caller.id,
+          assignedById: actor.userId,
           now,
         });
         await repo.setActiveIfNone(input.userId, organisationId, now);
@@ -209,30 +196,17 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
     requireTenant: access.requireTenant,
     requireMembership: access.requireMembership,
 
-    /**
-     * Scheduling defaults of an organisation, for schedule resolution:
-     * `schedulePolicy` is null when none is configured. 404 when absent.
-     */
-    async getSchedulingDefaults(
-      organisationId: number,
-    ): Promise<{ organisationId: number; timezone: string; schedulePolicy: SchedulePolicy | null }> {
-      const found = await repoFor(db.kysely).findScheduling(organisationId);
-      if (!found) throw notFound('Organisation');
-      return found;
+    async list(actor: Actor): Promise<MemberOrganisation[]> {
+      return (await repoFor(db.kysely).listForUser(actor.userId)).map(viewOf);
     },
 
-    async list(caller: Caller): Promise<MemberOrganisation[]> {
-      const rows = await repoFor(db.kysely).listForUser(caller.id);
-      return rows.map((row) => viewFor(caller, row));
-    },
-
-    /** Creates an organisation owned by the caller; it becomes their active one when they have none. */
-    async create(caller: Caller, input: CreateOrganisationInput): Promise<MemberOrganisation> {
+    /** Creates an organisation owned by the actor; it becomes their active one when they have none. */
+    async create(actor: Actor, input: CreateOrganisationInput): Promise<MemberOrganisation> {
       const now = nowIso();
       return slugSafe(input.slug, () =>
         inTransaction(db.kysely, async (trx) => {
           const repo = repoFor(trx);
-          await assertBelowPlanLimit(repo, caller.id);
+          await assertBelowPlanLimit(repo, actor.userId);
           const organisation = await repo.insert({
             ...organisationValues(input),
             name: input.name,
@@ -242,20 +216,25 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
           });
           await repo.insertMembership({
             organisationId: organisation.id,
-            userId: caller.id,
+            userId: actor.userId,
             role: 'OWNER',
             assignedById: null,
             now,
           });
-          const madeActive = await repo.setActiveIfNone(caller.id, organisation.id, now);
+          const madeActive = await repo.setActiveIfNone(actor.userId, organisation.id, now);
           return view(organisation, 'OWNER', madeActive);
         }),
       );
     },
 
     /** Any member; an OWNER also reads an archived organisation. */
-    async get(caller: Caller, organisationId: number): Promise<MemberOrganisation> {
-      return viewFor(caller, await access.requireMembership(caller, organisationId, { allowArchived: true }));
+    async get(actor: Actor, organisationId: number): Promise<MemberOrganisation> {
+      return viewOf(
+        await access.requireMembership(actor, organisationId, {
+          can: 'readOrganisation',
+          allowArchived: true,
+        }),
+      );
     },
 
     /**
@@ -263,7 +242,7 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
      * (archive or restore) is OWNER only; restoring counts against the plan limit.
      */
     async update(
-      caller: Caller,
+      actor: Actor,
       organisationId: number,
       input: UpdateOrganisationInput,
     ): Promise<MemberOrganisation> {
@@ -273,14 +252,14 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
         inTransaction(db.kysely, async (trx) => {
           const repo = repoFor(trx);
           const membership = await access.requireMembership(
-            caller,
+            actor,
             organisationId,
-            { roles: ORGANISATION_ADMINS, allowArchived: true },
+            { can: 'updateOrganisation', allowArchived: true },
             trx,
           );
           let organisation = membership.organisation;
           const changesState = isActive !== undefined && isActive !== organisation.isActive;
-          if (changesState) assertRole(membership, ['OWNER']);
+          if (changesState) assertCan(membership.role, 'archiveOrganisation');
           if (!organisation.isActive && !changesState) {
             throw conflict(
               'CONFLICT',
@@ -288,7 +267,7 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
             );
           }
           if (changesState && isActive) {
-            await assertBelowPlanLimit(repo, caller.id);
+            await assertBelowPlanLimit(repo, actor.userId);
             organisation = (await repo.setActiveState(organisationId, true, now)) ?? organisation;
           }
           const values = organisationValues(fields);
@@ -302,21 +281,21 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
           return view(
             organisation,
             membership.role,
-            organisation.isActive && caller.activeOrganisationId === organisationId,
+            organisation.isActive && membership.isActiveOrganisation,
           );
         }),
       );
     },
 
     /** Archives (never hard-deletes): OWNER only; clears it as anyone's active organisation. Idempotent. */
-    async archive(caller: Caller, organisationId: number): Promise<MemberOrganisation> {
+    async archive(actor: Actor, organisationId: number): Promise<MemberOrganisation> {
       const now = nowIso();
       return inTransaction(db.kysely, async (trx) => {
         const repo = repoFor(trx);
         const membership = await access.requireMembership(
-          caller,
+          actor,
           organisationId,
-          { roles: ['OWNER'], allowArchived: true },
+          { can: 'archiveOrganisation', allowArchived: true },
           trx,
         );
         let organisation = membership.organisation;
@@ -328,54 +307,49 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
       });
     },
 
-    /** Makes an organisation the caller belongs to their active one; 404 for any other (archived included). */
-    async setActive(caller: Caller, organisationId: number): Promise<MemberOrganisation> {
-      const membership = await access.requireMembership(caller, organisationId);
-      await repoFor(db.kysely).setActiveOrganisation(caller.id, organisationId, nowIso());
+    /** Makes an organisation the actor belongs to their active one; 404 for any other (archived included). */
+    async setActive(actor: Actor, organisationId: number): Promise<MemberOrganisation> {
+      const membership = await access.requireMembership(actor, organisationId);
+      await repoFor(db.kysely).setActiveOrganisation(actor.userId, organisationId, nowIso());
       return view(membership.organisation, membership.role, true);
     },
 
     /** OWNER or ADMIN. `defaultCurrency` arrives lowercase and supported (see currencyCode). */
-    async updateBilling(caller: Caller, organisationId: number, input: UpdateBillingInput) {
-      const membership = await access.requireMembership(caller, organisationId, {
-        roles: ORGANISATION_ADMINS,
-      });
-      if (input.defaultCurrency === undefined) return viewFor(caller, membership);
+    async updateBilling(actor: Actor, organisationId: number, input: UpdateBillingInput) {
+      const membership = await access.requireMembership(actor, organisationId, { can: 'manageBilling' });
+      if (input.defaultCurrency === undefined) return viewOf(membership);
       const updated = await repoFor(db.kysely).update(
         organisationId,
         { defaultCurrency: input.defaultCurrency },
         nowIso(),
       );
-      return viewFor(caller, { ...membership, organisation: updated ?? membership.organisation });
+      return viewOf({ ...membership, organisation: updated ?? membership.organisation });
     },
 
     /**
      * OWNER or ADMIN. With `cascadeToResourceTypes`, every resource type of the
      * organisation takes the colour too, in the same transaction.
      */
-    async updateColour(caller: Caller, organisationId: number, input: UpdateColourInput) {
+    async updateColour(actor: Actor, organisationId: number, input: UpdateColourInput) {
       const now = nowIso();
       return inTransaction(db.kysely, async (trx) => {
         const membership = await access.requireMembership(
-          caller,
+          actor,
           organisationId,
-          { roles: ORGANISATION_ADMINS },
+          { can: 'updateOrganisation' },
           trx,
         );
         const updated = await repoFor(trx).update(organisationId, { color: input.color }, now);
         if (input.cascadeToResourceTypes) {
           await dependentsFor(trx).recolourResourceTypes(organisationId, input.color, now);
         }
-        return viewFor(caller, { ...membership, organisation: updated ?? membership.organisation });
+        return viewOf({ ...membership, organisation: updated ?? membership.organisation });
       });
     },
 
     /** What archiving would take out of service. OWNER or ADMIN; an OWNER also of an archived one. */
-    async deletionPreview(caller: Caller, organisationId: number): Promise<DeletionPreview> {
-      await access.requireMembership(caller, organisationId, {
-        roles: ORGANISATION_ADMINS,
-        allowArchived: true,
-      });
+    async deletionPreview(actor: Actor, organisationId: number): Promise<DeletionPreview> {
+      await access.requireMembership(actor, organisationId, { can: 'previewArchive', allowArchived: true });
       const dependents = dependentsFor(db.kysely);
       const [members, resourceTypes, resources, futureReservations] = await Promise.all([
         repoFor(db.kysely).countMembers(organisationId),
@@ -386,14 +360,14 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
       return { organisationId, members, resourceTypes, resources, futureReservations };
     },
 
-    async listMembers(caller: Caller, organisationId: number): Promise<Member[]> {
-      await access.requireMembership(caller, organisationId);
+    async listMembers(actor: Actor, organisationId: number): Promise<Member[]> {
+      await access.requireMembership(actor, organisationId, { can: 'listMembers' });
       return repoFor(db.kysely).listMembers(organisationId);
     },
 
     /** Adds a user as MEMBER (OWNER or ADMIN); it becomes their active organisation when they have none. */
-    async addMember(caller: Caller, organisationId: number, userId: number): Promise<Member> {
-      return (await assignMember(caller, organisationId, { userId, role: 'MEMBER' }, { onlyAdd: true }))
+    async addMember(actor: Actor, organisationId: number, userId: number): Promise<Member> {
+      return (await assignMember(actor, organisationId, { userId, role: 'MEMBER' }, { onlyAdd: true }))
         .member;
     },
 
@@ -401,7 +375,7 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
 
     /** Changes a member's role under the same rules as assign; 404 when the user is not a member. */
     async changeMemberRole(
-      caller: Caller,
+      actor: Actor,
       organisationId: number,
       userId: number,
       role: OrganisationRole,
@@ -410,16 +384,16 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
       return inTransaction(db.kysely, async (trx) => {
         const repo = repoFor(trx);
         const membership = await access.requireMembership(
-          caller,
+          actor,
           organisationId,
-          { roles: ORGANISATION_ADMINS },
+          { can: 'manageMembers' },
           trx,
         );
         const existing = await requireMember(repo, organisationId, userId);
         assertCanManage(membership.role, existing.role, role);
         if (existing.role === role) return existing;
         if (role !== 'OWNER') await assertNotLastOwner(repo, organisationId, existing.role);
-        await repo.updateMembershipRole({ organisationId, userId, role, assignedById: caller.id, now });
+        await repo.updateMembershipRole({ organisationId, userId, role, assignedById: actor.userId, now });
         return requireMember(repo, organisationId, userId);
       });
     },
@@ -429,13 +403,14 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
      * remove themselves (leave). The last OWNER cannot go. The organisation
      * stops being the removed user's active one.
      */
-    async removeMember(caller: Caller, organisationId: number, userId: number): Promise<void> {
+    async removeMember(actor: Actor, organisationId: number, userId: number): Promise<void> {
       const now = nowIso();
       await inTransaction(db.kysely, async (trx) => {
         const repo = repoFor(trx);
-        const membership = await access.requireMembership(caller, organisationId, {}, trx);
-        const leaving = userId === caller.id;
-        if (!leaving) assertRole(membership, ORGANISATION_ADMINS);
+        const membership = await access.requireMembership(actor, organisationId, {}, trx);
+        const leaving = userId === actor.userId;
+        // Checked before looking the member up, so a non-manager learns nothing about who belongs.
+        if (!leaving) assertCan(membership.role, 'manageMembers');
         const existing = await requireMember(repo, organisationId, userId);
         if (!leaving) assertCanManage(membership.role, existing.role, null);
         await assertNotLastOwner(repo, organisationId, existing.role);
@@ -446,4 +421,4 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
   };
 }
 
-export type { ActiveMembership, MembershipOf };
+export type { MembershipOf, Tenant };

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { currentUser } from '../../http/auth.js';
+import { actorOf } from '../../http/auth.js';
 import { errorEnvelope, errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
 import { dashboardLink, onboardingLink, paymentStatus } from './schemas.js';
@@ -27,7 +27,7 @@ export const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: paymentStatus, ...errors },
       },
     },
-    async (request) => payments.status(currentUser(request), request.params.id),
+    async (request) => payments.status(actorOf(request), request.params.id),
   );
 
   app.post(
@@ -42,7 +42,7 @@ export const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: onboardingLink, ...errors },
       },
     },
-    async (request) => payments.onboardingLink(currentUser(request), request.params.id),
+    async (request) => payments.onboardingLink(actorOf(request), request.params.id),
   );
 
   app.post(
@@ -57,7 +57,7 @@ export const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: dashboardLink, ...errors },
       },
     },
-    async (request) => payments.dashboardLink(currentUser(request), request.params.id),
+    async (request) => payments.dashboardLink(actorOf(request), request.params.id),
   );
 
   app.post(
@@ -72,6 +72,6 @@ export const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: paymentStatus, ...errors },
       },
     },
-    async (request) => payments.disconnect(currentUser(request), request.params.id),
+    async (request) => payments.disconnect(actorOf(request), request.params.id),
   );
 };

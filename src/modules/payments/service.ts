@@ -1,8 +1,9 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
+import type { Actor } from '../../lib/actor.js';
 import { conflict } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
-import { createOrganisationAccess, ORGANISATION_ADMINS } from '../organisations/access.js';
+import { createOrganisationAccess } from '../organisations/access.js';
 import type { Organisation } from '../organisations/schemas.js';
 import { createHttpPaymentProvider } from './http-provider.js';
 import { type PaymentProvider, unconfiguredPaymentProvider } from './provider.js';
@@ -37,8 +38,8 @@ function statusOf(organisation: Organisation, stored: StoredConnection | undefin
 export type PaymentsService = ReturnType<typeof createPaymentsService>;
 
 /**
- * The organisation's connection to the payment provider. Every method is for
- * OWNER and ADMIN only; provider failures surface as 502 PROVIDER_ERROR or 504
+ * The organisation's connection to the payment provider. Every method needs the
+ * matrix's `manageBilling` (OWNER, ADMIN); provider failures surface as 502 PROVIDER_ERROR or 504
  * PROVIDER_TIMEOUT.
  */
 export function createPaymentsService(deps: { db: Db; config: Config; provider?: PaymentProvider }) {
@@ -47,8 +48,8 @@ export function createPaymentsService(deps: { db: Db; config: Config; provider?:
   const access = createOrganisationAccess(db);
   const repo = createPaymentRepo(db.kysely);
 
-  const requireAdmin = (caller: { id: number }, organisationId: number) =>
-    access.requireMembership(caller, organisationId, { roles: ORGANISATION_ADMINS });
+  const requireBilling = (actor: Actor, organisationId: number) =>
+    access.requireMembership(actor, organisationId, { can: 'manageBilling' });
 
   /** Where the provider sends the user back after onboarding (or when the link expired). */
   const returnUrls = (organisationId: number) => {
@@ -66,8 +67,8 @@ export function createPaymentsService(deps: { db: Db; config: Config; provider?:
     provider,
 
     /** The connection status; syncs from the provider first when an account is connected. */
-    async status(caller: { id: number }, organisationId: number): Promise<PaymentStatus> {
-      const { organisation } = await requireAdmin(caller, organisationId);
+    async status(actor: Actor, organisationId: number): Promise<PaymentStatus> {
+      const { organisation } = await requireBilling(actor, organisationId);
       const stored = await repo.find(organisationId);
       if (!stored?.providerAccountId) return statusOf(organisation, stored);
       await syncFromProvider(organisationId, stored.providerAccountId);
@@ -79,8 +80,8 @@ export function createPaymentsService(deps: { db: Db; config: Config; provider?:
      * calls and retries share one account), otherwise refreshes it, and answers a
      * new onboarding link.
      */
-    async onboardingLink(caller: { id: number }, organisationId: number): Promise<OnboardingLink> {
-      await requireAdmin(caller, organisationId);
+    async onboardingLink(actor: Actor, organisationId: number): Promise<OnboardingLink> {
+      await requireBilling(actor, organisationId);
       await repo.ensure(organisationId, nowIso());
       const stored = (await repo.find(organisationId))!;
       let account = stored.providerAccountId
@@ -109,8 +110,8 @@ export function createPaymentsService(deps: { db: Db; config: Config; provider?:
     },
 
     /** A login link to the provider's dashboard; 409 ONBOARDING_INCOMPLETE unless the account is active. */
-    async dashboardLink(caller: { id: number }, organisationId: number): Promise<DashboardLink> {
-      await requireAdmin(caller, organisationId);
+    async dashboardLink(actor: Actor, organisationId: number): Promise<DashboardLink> {
+      await requireBilling(actor, organisationId);
       const stored = await repo.find(organisationId);
       const accountId = stored?.providerAccountId;
       if (!accountId) {
@@ -131,8 +132,8 @@ export function createPaymentsService(deps: { db: Db; config: Config; provider?:
     },
 
     /** Removes the stored account from the organisation (the provider account itself is left alone). */
-    async disconnect(caller: { id: number }, organisationId: number): Promise<PaymentStatus> {
-      const { organisation } = await requireAdmin(caller, organisationId);
+    async disconnect(actor: Actor, organisationId: number): Promise<PaymentStatus> {
+      const { organisation } = await requireBilling(actor, organisationId);
       await repo.disconnect(organisationId, nowIso());
       return statusOf(organisation, undefined);
     },

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { notFound } from '../../lib/errors.js';
 import { errorResponses } from '../../http/errors.js';
 import { security } from '../../http/schemas.js';
+import { notFound } from '../../lib/errors.js';
 import { rangeQuery, resourceAvailability, typeAvailability } from '../availability/schemas.js';
 import { publicReservation, reservationBody, tokenReservationBody } from '../reservations/schemas.js';
 import {

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { currentUser } from '../../http/auth.js';
+import { actorOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/errors.js';
 import { idParam, page, security } from '../../http/schemas.js';
 import { listReservationsQuery, reservation, reservationBody } from './schemas.js';
@@ -23,8 +23,7 @@ export const reservationRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 201: reservation, ...errors },
       },
     },
-    async (request, reply) =>
-      reply.code(201).send(await reservations.create(currentUser(request), request.body)),
+    async (request, reply) => reply.code(201).send(await reservations.create(actorOf(request), request.body)),
   );
 
   app.get(
@@ -38,7 +37,7 @@ export const reservationRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: page(reservation), ...errors },
       },
     },
-    async (request) => reservations.list(currentUser(request), request.query),
+    async (request) => reservations.list(actorOf(request), request.query),
   );
 
   app.get(
@@ -52,7 +51,7 @@ export const reservationRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: reservation, ...errors },
       },
     },
-    async (request) => reservations.get(currentUser(request), request.params.id),
+    async (request) => reservations.get(actorOf(request), request.params.id),
   );
 
   app.post(
@@ -66,6 +65,6 @@ export const reservationRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: reservation, ...errors },
       },
     },
-    async (request) => reservations.cancel(currentUser(request), request.params.id),
+    async (request) => reservations.cancel(actorOf(request), request.params.id),
   );
 };

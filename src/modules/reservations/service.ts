@@ -1,10 +1,11 @@
 import { type Db, inTransaction } from '../../db/database.js';
 import { InvalidCursorError } from '../../db/keyset.js';
 import type { ReservationSource } from '../../db/tables/resources.js';
-import { conflict, DomainError, forbidden, notFound, validationFailed } from '../../lib/errors.js';
+import type { Actor } from '../../lib/actor.js';
+import { conflict, forbidden, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import type { AvailabilityService, OrganisationSchedule } from '../availability/service.js';
-import { CATALOGUE_WRITERS } from '../organisations/access.js';
+import { can, ROLE_MATRIX } from '../organisations/access.js';
 import type { OrganisationsService } from '../organisations/service.js';
 import { createResourceTypeRepo } from '../resource-types/repo.js';
 import type { ResourceType } from '../resource-types/schemas.js';
@@ -129,14 +130,14 @@ export function createReservationsService(deps: {
   return {
     book,
 
-    async create(user: { id: number }, input: ReservationInput, source: ReservationSource = 'api') {
-      const { organisationId } = await organisations.requireActiveMembership(user);
-      const org = await organisations.getSchedulingDefaults(organisationId);
-      return book(org, input, { source, createdByUserId: user.id });
+    /** Books for the actor; an agent's booking is recorded as made by its owner. */
+    async create(actor: Actor, input: ReservationInput, source: ReservationSource = 'api') {
+      const tenant = await organisations.requireTenant(actor, { can: 'book' });
+      return book(tenant, input, { source, createdByUserId: actor.userId });
     },
 
-    async list(user: { id: number }, query: ListReservationsQuery) {
-      const { organisationId } = await organisations.requireActiveMembership(user);
+    async list(actor: Actor, query: ListReservationsQuery) {
+      const { organisationId } = await organisations.requireTenant(actor, { can: 'readReservations' });
       try {
         return await repo.list(organisationId, query);
       } catch (error) {
@@ -146,20 +147,23 @@ export function createReservationsService(deps: {
       }
     },
 
-    async get(user: { id: number }, id: number): Promise<Reservation> {
-      const { organisationId } = await organisations.requireActiveMembership(user);
+    async get(actor: Actor, id: number): Promise<Reservation> {
+      const { organisationId } = await organisations.requireTenant(actor, { can: 'readReservations' });
       return findOrThrow(organisationId, id);
     },
 
-    /** OWNER, ADMIN, MANAGER, or the member who made it. A cancelled reservation frees its time at once. */
-    async cancel(user: { id: number }, id: number): Promise<Reservation> {
-      const membership = await organisations.requireActiveMembership(user);
-      const found = await findOrThrow(membership.organisationId, id);
-      if (found.createdByUserId !== user.id && !CATALOGUE_WRITERS.includes(membership.role)) {
-        throw forbidden('Only OWNER, ADMIN, MANAGER or the member who made a reservation can cancel it');
+    /** Its creator, or a role with `cancelAnyReservation`. A cancelled reservation frees its time at once. */
+    async cancel(actor: Actor, id: number): Promise<Reservation> {
+      // Whoever may book may cancel their own booking.
+      const { organisationId, role } = await organisations.requireTenant(actor, { can: 'book' });
+      const found = await findOrThrow(organisationId, id);
+      if (found.createdByUserId !== actor.userId && !can(role, 'cancelAnyReservation')) {
+        throw forbidden(
+          `Only ${ROLE_MATRIX.cancelAnyReservation.join(', ')} or the member who made a reservation can cancel it`,
+        );
       }
       const cancelled = await repo.cancel(id, nowIso());
-      if (!cancelled) throw new DomainError('CONFLICT', 'This reservation is already cancelled');
+      if (!cancelled) throw conflict('CONFLICT', 'This reservation is already cancelled');
       return cancelled;
     },
   };

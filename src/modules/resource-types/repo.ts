@@ -142,14 +142,5 @@ export function createResourceTypeRepo(db: Executor) {
         .where('id', '=', id)
         .execute();
     },
-
-    async defaultCurrency(organisationId: number): Promise<string> {
-      const row = await db
-        .selectFrom('organisations')
-        .select('defaultCurrency')
-        .where('id', '=', organisationId)
-        .executeTakeFirstOrThrow();
-      return row.defaultCurrency;
-    },
   };
 }

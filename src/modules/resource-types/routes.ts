@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { currentUser } from '../../http/auth.js';
+import { actorOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
 import { colourBody, createResourceTypeBody, resourceType, updateResourceTypeBody } from './schemas.js';
@@ -24,7 +24,7 @@ export const resourceTypeRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await resourceTypes.create(currentUser(request), request.body)),
+      reply.code(201).send(await resourceTypes.create(actorOf(request), request.body)),
   );
 
   app.get(
@@ -37,7 +37,7 @@ export const resourceTypeRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: z.array(resourceType), ...errors },
       },
     },
-    async (request) => resourceTypes.list(currentUser(request)),
+    async (request) => resourceTypes.list(actorOf(request)),
   );
 
   app.get(
@@ -51,7 +51,7 @@ export const resourceTypeRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: resourceType, ...errors },
       },
     },
-    async (request) => resourceTypes.get(currentUser(request), request.params.id),
+    async (request) => resourceTypes.get(actorOf(request), request.params.id),
   );
 
   app.patch(
@@ -66,7 +66,7 @@ export const resourceTypeRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: resourceType, ...errors },
       },
     },
-    async (request) => resourceTypes.update(currentUser(request), request.params.id, request.body),
+    async (request) => resourceTypes.update(actorOf(request), request.params.id, request.body),
   );
 
   app.delete(
@@ -81,7 +81,7 @@ export const resourceTypeRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      await resourceTypes.remove(currentUser(request), request.params.id);
+      await resourceTypes.remove(actorOf(request), request.params.id);
       return reply.code(204).send(null);
     },
   );
@@ -98,6 +98,6 @@ export const resourceTypeRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: resourceType, ...errors },
       },
     },
-    async (request) => resourceTypes.setColour(currentUser(request), request.params.id, request.body.color),
+    async (request) => resourceTypes.setColour(actorOf(request), request.params.id, request.body.color),
   );
 };

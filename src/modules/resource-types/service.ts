@@ -1,7 +1,7 @@
 import { type Db, inTransaction } from '../../db/database.js';
+import type { Actor } from '../../lib/actor.js';
 import { conflict, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
-import { CATALOGUE_WRITERS } from '../organisations/access.js';
 import type { OrganisationsService } from '../organisations/service.js';
 import { normaliseSchedulePolicy } from '../scheduling/schemas.js';
 import { createResourceTypeRepo, type ResourceTypeValues, type StoredResourceType } from './repo.js';
@@ -82,7 +82,7 @@ const valuesOf = ({
 
 export type ResourceTypesService = ReturnType<typeof createResourceTypesService>;
 
-/** Resource types of the caller's active organisation. Reads: any member; writes: OWNER, ADMIN, MANAGER. */
+/** Resource types of the actor's active organisation: `readCatalogue` to read, `writeCatalogue` to write. */
 export function createResourceTypesService({
   db,
   organisations,
@@ -92,12 +92,6 @@ export function createResourceTypesService({
 }) {
   const repo = createResourceTypeRepo(db.kysely);
 
-  async function writable(user: { id: number }) {
-    const membership = await organisations.requireActiveMembership(user);
-    organisations.assertRole(membership, CATALOGUE_WRITERS);
-    return membership;
-  }
-
   async function requireType(organisationId: number, id: number): Promise<ResourceType> {
     const found = await repo.find(organisationId, id);
     if (!found) throw notFound('Resource type');
@@ -105,42 +99,44 @@ export function createResourceTypesService({
   }
 
   return {
-    async list(user: { id: number }): Promise<ResourceType[]> {
-      const { organisationId } = await organisations.requireActiveMembership(user);
+    async list(actor: Actor): Promise<ResourceType[]> {
+      const { organisationId } = await organisations.requireTenant(actor, { can: 'readCatalogue' });
       return repo.list(organisationId);
     },
 
-    async get(user: { id: number }, id: number): Promise<ResourceType> {
-      const { organisationId } = await organisations.requireActiveMembership(user);
+    async get(actor: Actor, id: number): Promise<ResourceType> {
+      const { organisationId } = await organisations.requireTenant(actor, { can: 'readCatalogue' });
       return requireType(organisationId, id);
     },
 
-    async create(user: { id: number }, input: CreateResourceTypeInput): Promise<ResourceType> {
-      const { organisationId } = await writable(user);
-      const values = merge(DEFAULTS, input, await repo.defaultCurrency(organisationId));
-      return repo.insert(organisationId, values, nowIso());
+    async create(actor: Actor, input: CreateResourceTypeInput): Promise<ResourceType> {
+      const tenant = await organisations.requireTenant(actor, { can: 'writeCatalogue' });
+      const values = merge(DEFAULTS, input, tenant.defaultCurrency);
+      return repo.insert(tenant.organisationId, values, nowIso());
     },
 
-    async update(user: { id: number }, id: number, input: UpdateResourceTypeInput): Promise<ResourceType> {
-      const { organisationId } = await writable(user);
+    async update(actor: Actor, id: number, input: UpdateResourceTypeInput): Promise<ResourceType> {
+      const { organisationId, defaultCurrency } = await organisations.requireTenant(actor, {
+        can: 'writeCatalogue',
+      });
       return inTransaction(db.kysely, async (trx) => {
         const repoInTrx = createResourceTypeRepo(trx);
         const current = await repoInTrx.find(organisationId, id);
         if (!current) throw notFound('Resource type');
-        const values = merge(valuesOf(current), input, await repoInTrx.defaultCurrency(organisationId));
+        const values = merge(valuesOf(current), input, defaultCurrency);
         return repoInTrx.update(organisationId, id, values, nowIso());
       });
     },
 
-    async setColour(user: { id: number }, id: number, color: string): Promise<ResourceType> {
-      const { organisationId } = await writable(user);
+    async setColour(actor: Actor, id: number, color: string): Promise<ResourceType> {
+      const { organisationId } = await organisations.requireTenant(actor, { can: 'writeCatalogue' });
       const updated = await repo.setColour(organisationId, id, color, nowIso());
       if (!updated) throw notFound('Resource type');
       return updated;
     },
 
-    async remove(user: { id: number }, id: number): Promise<void> {
-      const { organisationId } = await writable(user);
+    async remove(actor: Actor, id: number): Promise<void> {
+      const { organisationId } = await organisations.requireTenant(actor, { can: 'writeCatalogue' });
       await inTransaction(db.kysely, async (trx) => {
         const repoInTrx = createResourceTypeRepo(trx);
         if (!(await repoInTrx.find(organisationId, id))) throw notFound('Resource type');
@@ -154,7 +150,7 @@ export function createResourceTypesService({
       });
     },
 
-    /** One type of an organisation, without a caller (public booking, availability). */
+    /** One type of an organisation, without an actor (public booking, availability). */
     findInOrganisation: (organisationId: number, id: number) => repo.find(organisationId, id),
     requireType,
   };

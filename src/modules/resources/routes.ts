@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { currentUser } from '../../http/auth.js';
+import { actorOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
 import {
@@ -30,8 +30,7 @@ export const resourceRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 201: resource, ...errors },
       },
     },
-    async (request, reply) =>
-      reply.code(201).send(await resources.create(currentUser(request), request.body)),
+    async (request, reply) => reply.code(201).send(await resources.create(actorOf(request), request.body)),
   );
 
   app.get(
@@ -45,7 +44,7 @@ export const resourceRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: z.array(resource), ...errors },
       },
     },
-    async (request) => resources.list(currentUser(request), request.query),
+    async (request) => resources.list(actorOf(request), request.query),
   );
 
   app.get(
@@ -59,7 +58,7 @@ export const resourceRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: resource, ...errors },
       },
     },
-    async (request) => resources.get(currentUser(request), request.params.id),
+    async (request) => resources.get(actorOf(request), request.params.id),
   );
 
   app.patch(
@@ -75,7 +74,7 @@ export const resourceRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: resource, ...errors },
       },
     },
-    async (request) => resources.update(currentUser(request), request.params.id, request.body),
+    async (request) => resources.update(actorOf(request), request.params.id, request.body),
   );
 
   app.delete(
@@ -90,7 +89,7 @@ export const resourceRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      await resources.remove(currentUser(request), request.params.id);
+      await resources.remove(actorOf(request), request.params.id);
       return reply.code(204).send(null);
     },
   );
@@ -107,7 +106,7 @@ export const resourceRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      await resources.removeWithLanes(currentUser(request), request.params.id);
+      await resources.removeWithLanes(actorOf(request), request.params.id);
       return reply.code(204).send(null);
     },
   );
@@ -123,7 +122,7 @@ export const resourceRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: publicToken, ...errors },
       },
     },
-    async (request) => resources.publicToken(currentUser(request), request.params.id),
+    async (request) => resources.publicToken(actorOf(request), request.params.id),
   );
 
   app.post(
@@ -137,7 +136,7 @@ export const resourceRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: publicToken, ...errors },
       },
     },
-    async (request) => resources.regenerateToken(currentUser(request), request.params.id),
+    async (request) => resources.regenerateToken(actorOf(request), request.params.id),
   );
 
   app.get(
@@ -151,6 +150,6 @@ export const resourceRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: effectiveSchedule, ...errors },
       },
     },
-    async (request) => resources.schedule(currentUser(request), request.params.id),
+    async (request) => resources.schedule(actorOf(request), request.params.id),
   );
 };

@@ -1,9 +1,9 @@
 import type { Config } from '../../config.js';
 import { type Db, inTransaction } from '../../db/database.js';
-import { conflict, notFound, validationFailed } from '../../lib/errors.js';
+import type { Actor } from '../../lib/actor.js';
 import { randomToken } from '../../lib/crypto.js';
+import { conflict, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
-import { CATALOGUE_WRITERS } from '../organisations/access.js';
 import type { OrganisationsService } from '../organisations/service.js';
 import { createResourceTypeRepo } from '../resource-types/repo.js';
 import { type ResolvedSchedule, resolveSchedule } from '../scheduling/resolve.js';
@@ -43,7 +43,8 @@ function mergePolicy(current: SchedulePolicy | null, input: Input): SchedulePoli
 export type ResourcesService = ReturnType<typeof createResourcesService>;
 
 /**
- * Resources of the caller's active organisation, and their capacity lanes: a
+ * Resources of the actor's active organisation (`readCatalogue` to read,
+ * `writeCatalogue` to write), and their capacity lanes: a
  * parent with capacity N > 1 always has exactly N lanes (`<name> #<n>`), which
  * booking and availability schedule instead of the parent.
  */
@@ -56,12 +57,6 @@ export function createResourcesService(deps: {
   const repoFor = (executor: Db['kysely'] | Parameters<typeof createResourceRepo>[0]) =>
     createResourceRepo(executor, db.dialect);
   const repo = repoFor(db.kysely);
-
-  async function writable(user: { id: number }) {
-    const membership = await organisations.requireActiveMembership(user);
-    organisations.assertRole(membership, CATALOGUE_WRITERS);
-    return membership;
-  }
 
   async function findOrThrow(r: ResourceRepo, organisationId: number, id: number, lock = false) {
     const row = lock ? await r.findForUpdate(organisationId, id) : await r.find(organisationId, id);
@@ -165,18 +160,18 @@ export function createResourcesService(deps: {
   }
 
   return {
-    async list(user: { id: number }, filter: { resourceTypeId?: number }): Promise<Resource[]> {
-      const { organisationId } = await organisations.requireActiveMembership(user);
+    async list(actor: Actor, filter: { resourceTypeId?: number }): Promise<Resource[]> {
+      const { organisationId } = await organisations.requireTenant(actor, { can: 'readCatalogue' });
       return repo.list(organisationId, filter.resourceTypeId);
     },
 
-    async get(user: { id: number }, id: number): Promise<Resource> {
-      const { organisationId } = await organisations.requireActiveMembership(user);
+    async get(actor: Actor, id: number): Promise<Resource> {
+      const { organisationId } = await organisations.requireTenant(actor, { can: 'readCatalogue' });
       return toResource(await findOrThrow(repo, organisationId, id));
     },
 
-    async create(user: { id: number }, input: CreateResourceInput): Promise<Resource> {
-      const { organisationId } = await writable(user);
+    async create(actor: Actor, input: CreateResourceInput): Promise<Resource> {
+      const { organisationId } = await organisations.requireTenant(actor, { can: 'writeCatalogue' });
       const values: ResourceValues = {
         resourceTypeId: input.resourceTypeId,
         name: input.name,
@@ -196,8 +191,8 @@ export function createResourcesService(deps: {
       });
     },
 
-    async update(user: { id: number }, id: number, input: UpdateResourceInput): Promise<Resource> {
-      const { organisationId } = await writable(user);
+    async update(actor: Actor, id: number, input: UpdateResourceInput): Promise<Resource> {
+      const { organisationId } = await organisations.requireTenant(actor, { can: 'writeCatalogue' });
       const now = nowIso();
       return inTransaction(db.kysely, async (trx) => {
         const r = repoFor(trx);
@@ -228,8 +223,8 @@ export function createResourcesService(deps: {
     },
 
     /** Deletes a resource without lanes (409 RESOURCE_HAS_CHILD_LANES otherwise). */
-    async remove(user: { id: number }, id: number): Promise<void> {
-      const { organisationId } = await writable(user);
+    async remove(actor: Actor, id: number): Promise<void> {
+      const { organisationId } = await organisations.requireTenant(actor, { can: 'writeCatalogue' });
       await inTransaction(db.kysely, async (trx) => {
         const r = repoFor(trx);
         const { row } = await lockForChange(trx, organisationId, id);
@@ -248,8 +243,8 @@ export function createResourcesService(deps: {
     },
 
     /** Deletes a parent and its lanes together. */
-    async removeWithLanes(user: { id: number }, id: number): Promise<void> {
-      const { organisationId } = await writable(user);
+    async removeWithLanes(actor: Actor, id: number): Promise<void> {
+      const { organisationId } = await organisations.requireTenant(actor, { can: 'writeCatalogue' });
       await inTransaction(db.kysely, async (trx) => {
         const r = repoFor(trx);
         const { row } = await lockForChange(trx, organisationId, id);
@@ -265,8 +260,8 @@ export function createResourcesService(deps: {
       });
     },
 
-    async publicToken(user: { id: number }, id: number) {
-      const { organisationId } = await organisations.requireActiveMembership(user);
+    async publicToken(actor: Actor, id: number) {
+      const { organisationId } = await organisations.requireTenant(actor, { can: 'readCatalogue' });
       const row = await findOrThrow(repo, organisationId, id);
       refuseLane(row, 'share');
       return {
@@ -276,8 +271,8 @@ export function createResourcesService(deps: {
     },
 
     /** A new token; links carrying the old one stop working at once. */
-    async regenerateToken(user: { id: number }, id: number) {
-      const { organisationId } = await writable(user);
+    async regenerateToken(actor: Actor, id: number) {
+      const { organisationId } = await organisations.requireTenant(actor, { can: 'writeCatalogue' });
       const row = await findOrThrow(repo, organisationId, id);
       refuseLane(row, 'share');
       const token = randomToken();
@@ -286,18 +281,17 @@ export function createResourcesService(deps: {
     },
 
     /** The effective schedule of a resource and the scope each section came from. */
-    async schedule(user: { id: number }, id: number): Promise<ResolvedSchedule> {
-      const { organisationId } = await organisations.requireActiveMembership(user);
+    async schedule(actor: Actor, id: number): Promise<ResolvedSchedule> {
+      const { organisationId, schedulePolicy } = await organisations.requireTenant(actor, {
+        can: 'readCatalogue',
+      });
       const row = await findOrThrow(repo, organisationId, id);
       const owner = row.parentResourceId
         ? await findOrThrow(repo, organisationId, row.parentResourceId)
         : row;
-      const [type, org] = await Promise.all([
-        createResourceTypeRepo(db.kysely).find(organisationId, owner.resourceTypeId),
-        organisations.getSchedulingDefaults(organisationId),
-      ]);
+      const type = await createResourceTypeRepo(db.kysely).find(organisationId, owner.resourceTypeId);
       return resolveSchedule({
-        organisation: org.schedulePolicy,
+        organisation: schedulePolicy,
         resourceType: type?.schedulePolicy ?? null,
         resource: toResource(owner).schedulePolicy,
       });

@@ -1,15 +1,12 @@
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { currentUser } from '../../http/auth.js';
+import { actorOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
-import { userActor } from '../../lib/actor.js';
 import { createRoutineBody, routine, routineRun, runRoutineBody, updateRoutineBody } from './schemas.js';
 
 const tags = ['routines'];
 const errors = errorResponses(400, 401, 404);
-const actorOf = (request: FastifyRequest) => userActor(currentUser(request).id);
 
 /** `/api/routines`: task templates that recur. */
 export const routineRoutes: FastifyPluginAsyncZod = async (app) => {

@@ -1,8 +1,8 @@
 import { DateTime } from 'luxon';
 import { type Db, inTransaction } from '../../db/database.js';
+import type { Actor } from '../../lib/actor.js';
 import { notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
-import type { Actor } from '../../lib/actor.js';
 import { isValidTimeZone } from '../calendars/schemas.js';
 import {
   type CompiledRecurrence,
@@ -136,6 +136,10 @@ export type RoutineService = ReturnType<typeof createRoutineService>;
  * Routines (`tasks_and_routines`): a named set of task templates with an RFC 5545
  * recurrence of dates. Running a routine for an occurrence date instantiates its
  * templates as tasks once; running it again answers the same tasks.
+ *
+ * Agent scope: not applicable. Routines and the tasks they make belong to no calendar
+ * and no group, so `calendarIds`/`groupIds` do not narrow them: an agent sees and runs
+ * its owner's routines like the owner.
  */
 export function createRoutineService({ db, tasks }: { db: Db; tasks: TaskService }) {
   const repo = createRoutineRepo(db.kysely);

@@ -1,10 +1,8 @@
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { currentUser } from '../../http/auth.js';
+import { actorOf } from '../../http/auth.js';
 import { errorEnvelope, errorResponses } from '../../http/errors.js';
 import { idParam, page, security } from '../../http/schemas.js';
-import { userActor } from '../../lib/actor.js';
 import {
   addChecklistItemBody,
   addDependencyBody,
@@ -24,7 +22,6 @@ import {
 const tags = ['tasks'];
 const deleted = z.null().describe('Deleted');
 const errors = errorResponses(400, 401, 404);
-const actor = (request: FastifyRequest) => userActor(currentUser(request).id);
 
 /** `/api/tasks`: your tasks, their checklists and dependencies. */
 export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -42,7 +39,7 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: page(task), ...errors },
       },
     },
-    async (request) => tasks.list(actor(request), request.query),
+    async (request) => tasks.list(actorOf(request), request.query),
   );
 
   app.post(
@@ -56,7 +53,7 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 201: task, ...errors },
       },
     },
-    async (request, reply) => reply.code(201).send(await tasks.create(actor(request), request.body)),
+    async (request, reply) => reply.code(201).send(await tasks.create(actorOf(request), request.body)),
   );
 
   app.get(
@@ -70,7 +67,7 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: task, ...errors },
       },
     },
-    async (request) => tasks.get(actor(request), request.params.id),
+    async (request) => tasks.get(actorOf(request), request.params.id),
   );
 
   app.patch(
@@ -85,7 +82,7 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: task, 409: errorEnvelope, ...errors },
       },
     },
-    async (request) => tasks.update(actor(request), request.params.id, request.body),
+    async (request) => tasks.update(actorOf(request), request.params.id, request.body),
   );
 
   app.delete(
@@ -100,7 +97,7 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      await tasks.delete(actor(request), request.params.id);
+      await tasks.delete(actorOf(request), request.params.id);
       return reply.code(204).send(null);
     },
   );
@@ -117,7 +114,7 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: task, 409: errorEnvelope, ...errors },
       },
     },
-    async (request) => tasks.addDependency(actor(request), request.params.id, request.body.blockedByTaskId),
+    async (request) => tasks.addDependency(actorOf(request), request.params.id, request.body.blockedByTaskId),
   );
 
   app.delete(
@@ -132,7 +129,7 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      await tasks.removeDependency(actor(request), request.params.id, request.params.blockedByTaskId);
+      await tasks.removeDependency(actorOf(request), request.params.id, request.params.blockedByTaskId);
       return reply.code(204).send(null);
     },
   );
@@ -150,7 +147,7 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await tasks.addChecklistItem(actor(request), request.params.id, request.body)),
+      reply.code(201).send(await tasks.addChecklistItem(actorOf(request), request.params.id, request.body)),
   );
 
   app.patch(
@@ -166,7 +163,7 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) =>
-      tasks.updateChecklistItem(actor(request), request.params.id, request.params.itemId, request.body),
+      tasks.updateChecklistItem(actorOf(request), request.params.id, request.params.itemId, request.body),
   );
 
   app.delete(
@@ -181,7 +178,7 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      await tasks.deleteChecklistItem(actor(request), request.params.id, request.params.itemId);
+      await tasks.deleteChecklistItem(actorOf(request), request.params.id, request.params.itemId);
       return reply.code(204).send(null);
     },
   );
@@ -203,7 +200,7 @@ export const taskLabelRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: z.array(taskLabel), ...errors },
       },
     },
-    async (request) => tasks.listLabels(actor(request)),
+    async (request) => tasks.listLabels(actorOf(request)),
   );
 
   app.post(
@@ -217,7 +214,7 @@ export const taskLabelRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 201: taskLabel, 409: errorEnvelope, ...errors },
       },
     },
-    async (request, reply) => reply.code(201).send(await tasks.createLabel(actor(request), request.body)),
+    async (request, reply) => reply.code(201).send(await tasks.createLabel(actorOf(request), request.body)),
   );
 
   app.patch(
@@ -232,7 +229,7 @@ export const taskLabelRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: taskLabel, 409: errorEnvelope, ...errors },
       },
     },
-    async (request) => tasks.updateLabel(actor(request), request.params.id, request.body),
+    async (request) => tasks.updateLabel(actorOf(request), request.params.id, request.body),
   );
 
   app.delete(
@@ -247,7 +244,7 @@ export const taskLabelRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      await tasks.deleteLabel(actor(request), request.params.id);
+      await tasks.deleteLabel(actorOf(request), request.params.id);
       return reply.code(204).send(null);
     },
   );

@@ -1,9 +1,9 @@
 import { type Db, type Executor, inTransaction } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { InvalidCursorError } from '../../db/keyset.js';
+import type { Actor } from '../../lib/actor.js';
 import { conflict, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
-import type { Actor } from '../../lib/actor.js';
 import { instant } from '../events/schemas.js';
 import { createTaskRepo, type TaskRepo, type TaskRow, type TaskValues } from './repo.js';
 import {
@@ -88,7 +88,12 @@ export type TaskService = ReturnType<typeof createTaskService>;
 /**
  * Tasks (`tasks.*`): a user's own to-do items with labels, a checklist and
  * dependencies. Every method takes an actor and sees only the actor's own tasks;
- * anything else answers 404. Tasks have no agent scope kind of their own.
+ * anything else answers 404.
+ *
+ * Agent scope: not applicable. Tasks, labels, checklists and dependencies belong to
+ * no calendar and no group, so `calendarIds`/`groupIds` do not narrow them: an agent
+ * sees and changes its owner's tasks as the owner does. (Rules an agent writes cannot
+ * copy other calendars' events into tasks: see the automation service.)
  */
 export function createTaskService({ db, onTaskCompleted }: { db: Db; onTaskCompleted?: TaskCompletedHook }) {
   const repoFor = (executor: Executor) => createTaskRepo(executor, db.dialect);

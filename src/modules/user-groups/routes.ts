@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { currentUser } from '../../http/auth.js';
+import { actorOf } from '../../http/auth.js';
 import { errorEnvelope, errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
-import { userActor } from '../../lib/actor.js';
 import {
   acceptInviteBody,
   calendarIdsBody,
@@ -35,7 +34,7 @@ export const userGroupRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: z.array(groupSummary), ...errors },
       },
     },
-    async (request) => userGroups.list(userActor(currentUser(request).id)),
+    async (request) => userGroups.list(actorOf(request)),
   );
 
   app.post(
@@ -50,8 +49,7 @@ export const userGroupRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 201: groupDetails, ...ownerErrors },
       },
     },
-    async (request, reply) =>
-      reply.code(201).send(await userGroups.create(userActor(currentUser(request).id), request.body)),
+    async (request, reply) => reply.code(201).send(await userGroups.create(actorOf(request), request.body)),
   );
 
   app.post(
@@ -66,7 +64,7 @@ export const userGroupRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: groupDetails, 409: errorEnvelope, 410: errorEnvelope, ...errors },
       },
     },
-    async (request) => userGroups.acceptInvite(userActor(currentUser(request).id), request.body.token),
+    async (request) => userGroups.acceptInvite(actorOf(request), request.body.token),
   );
 
   app.get(
@@ -81,7 +79,7 @@ export const userGroupRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: groupDetails, ...errors },
       },
     },
-    async (request) => userGroups.details(userActor(currentUser(request).id), request.params.id),
+    async (request) => userGroups.details(actorOf(request), request.params.id),
   );
 
   app.patch(
@@ -97,7 +95,7 @@ export const userGroupRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: groupDetails, ...ownerErrors },
       },
     },
-    async (request) => userGroups.update(userActor(currentUser(request).id), request.params.id, request.body),
+    async (request) => userGroups.update(actorOf(request), request.params.id, request.body),
   );
 
   app.delete(
@@ -113,7 +111,7 @@ export const userGroupRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      await userGroups.delete(userActor(currentUser(request).id), request.params.id);
+      await userGroups.delete(actorOf(request), request.params.id);
       return reply.code(204).send(null);
     },
   );
@@ -132,7 +130,7 @@ export const userGroupRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const { id, userId } = request.params;
-      await userGroups.removeMember(userActor(currentUser(request).id), id, userId);
+      await userGroups.removeMember(actorOf(request), id, userId);
       return reply.code(204).send(null);
     },
   );
@@ -150,7 +148,7 @@ export const userGroupRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      await userGroups.leave(userActor(currentUser(request).id), request.params.id);
+      await userGroups.leave(actorOf(request), request.params.id);
       return reply.code(204).send(null);
     },
   );
@@ -171,13 +169,7 @@ export const userGroupRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) =>
       reply
         .code(201)
-        .send(
-          await userGroups.createInvite(
-            userActor(currentUser(request).id),
-            request.params.id,
-            request.body ?? {},
-          ),
-        ),
+        .send(await userGroups.createInvite(actorOf(request), request.params.id, request.body ?? {})),
   );
 
   app.post(
@@ -194,11 +186,7 @@ export const userGroupRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) =>
-      userGroups.attachCalendars(
-        userActor(currentUser(request).id),
-        request.params.id,
-        request.body.calendarIds,
-      ),
+      userGroups.attachCalendars(actorOf(request), request.params.id, request.body.calendarIds),
   );
 
   app.post(
@@ -215,10 +203,6 @@ export const userGroupRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) =>
-      userGroups.detachCalendars(
-        userActor(currentUser(request).id),
-        request.params.id,
-        request.body.calendarIds,
-      ),
+      userGroups.detachCalendars(actorOf(request), request.params.id, request.body.calendarIds),
   );
 };

@@ -1,9 +1,9 @@
 import { type Db, inTransaction } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { conflict, DomainError, forbidden, notFound, validationFailed } from '../../lib/errors.js';
+import { type Actor, calendarInScope, groupInScope, groupScope } from '../../lib/actor.js';
 import { randomToken, sha256 } from '../../lib/crypto.js';
+import { conflict, DomainError, forbidden, notFound, validationFailed } from '../../lib/errors.js';
 import { isoAfterSeconds, nowIso } from '../../lib/time.js';
-import { type Actor, groupInScope, groupScope } from '../../lib/actor.js';
 import type { CalendarService } from '../calendars/service.js';
 import { createUserGroupRepo, type GroupRow, type Membership } from './repo.js';
 import {
@@ -24,6 +24,10 @@ export type UserGroupService = ReturnType<typeof createUserGroupService>;
  * People groups (`calendar.userGroups.*`): a named set of users with one owner.
  * Members see each other's names and the calendars shared with the group, and
  * can read those calendars' events; nothing else of each other's.
+ *
+ * Agent scope: `groupIds` limits the groups (anything else answers 404, and a
+ * group-limited agent cannot create groups); `calendarIds` limits the shared
+ * calendars a group's details list and which own calendars may be attached or detached.
  */
 export function createUserGroupService({ db, calendars }: { db: Db; calendars: CalendarService }) {
   const repo = createUserGroupRepo(db.kysely);
@@ -41,16 +45,25 @@ export function createUserGroupService({ db, calendars }: { db: Db; calendars: C
     return found;
   }
 
-  /** Members and shared calendars of a group already read: two queries whatever the size. */
-  async function detailsOf(group: GroupRow): Promise<GroupDetails> {
+  /**
+   * Members and shared calendars of a group already read: two queries whatever the size.
+   * Calendars outside the actor's calendar scope are left out, as if not shared.
+   */
+  async function detailsOf(actor: Actor, group: GroupRow): Promise<GroupDetails> {
     const [members, shared] = await Promise.all([repo.listMembers(group.id), repo.listCalendars(group.id)]);
-    return { id: group.id, name: group.name, ownerId: group.ownerId, members, calendars: shared };
+    return {
+      id: group.id,
+      name: group.name,
+      ownerId: group.ownerId,
+      members,
+      calendars: shared.filter((calendar) => calendarInScope(actor, calendar.calendarId)),
+    };
   }
 
-  async function detailsById(groupId: number): Promise<GroupDetails> {
+  async function detailsById(actor: Actor, groupId: number): Promise<GroupDetails> {
     const group = await repo.findGroup(groupId);
     if (!group) throw notFound('Group');
-    return detailsOf(group);
+    return detailsOf(actor, group);
   }
 
   async function removeMember(groupId: number, userId: number) {
@@ -79,7 +92,7 @@ export function createUserGroupService({ db, calendars }: { db: Db; calendars: C
     },
 
     async details(actor: Actor, groupId: number): Promise<GroupDetails> {
-      return detailsOf(await membership(actor, groupId));
+      return detailsOf(actor, await membership(actor, groupId));
     },
 
     async create(actor: Actor, input: CreateGroupInput): Promise<GroupDetails> {
@@ -88,7 +101,7 @@ export function createUserGroupService({ db, calendars }: { db: Db; calendars: C
       const id = await inTransaction(db.kysely, (trx) =>
         createUserGroupRepo(trx).insert(input.name, actor.userId, nowIso()),
       );
-      return detailsById(id);
+      return detailsById(actor, id);
     },
 
     /** Renames the group and/or hands it to another member (owner only). */
@@ -106,7 +119,7 @@ export function createUserGroupService({ db, calendars }: { db: Db; calendars: C
         if (input.name !== undefined) await groups.rename(groupId, input.name, now);
         if (newOwner !== undefined) await groups.transferOwnership(groupId, actor.userId, newOwner, now);
       });
-      return detailsById(groupId);
+      return detailsById(actor, groupId);
     },
 
     async delete(actor: Actor, groupId: number): Promise<void> {
@@ -150,7 +163,7 @@ export function createUserGroupService({ db, calendars }: { db: Db; calendars: C
       if (invite.usedAt) throw conflict('INVITE_ALREADY_USED', 'This invite has already been used');
       const now = nowIso();
       if (invite.expiresAt <= now) throw new DomainError('INVITE_EXPIRED', 'This invite has expired');
-      if (await repo.findRole(invite.groupId, actor.userId)) return detailsById(invite.groupId);
+      if (await repo.findRole(invite.groupId, actor.userId)) return detailsById(actor, invite.groupId);
       try {
         await inTransaction(db.kysely, async (trx) => {
           const groups = createUserGroupRepo(trx);
@@ -162,7 +175,7 @@ export function createUserGroupService({ db, calendars }: { db: Db; calendars: C
         // Joined meanwhile through another invite: the transaction (and this invite's use) rolled back.
         if (!isUniqueViolation(error)) throw error;
       }
-      return detailsById(invite.groupId);
+      return detailsById(actor, invite.groupId);
     },
 
     /** Shares calendars the actor owns with a group they belong to; all or nothing (404 naming none). */
@@ -179,7 +192,7 @@ export function createUserGroupService({ db, calendars }: { db: Db; calendars: C
           owned.map((calendar) => calendar.id),
           nowIso(),
         );
-      return detailsOf(group);
+      return detailsOf(actor, group);
     },
 
     /** Stops sharing calendars the actor owns with the group; ones not shared are ignored. */
@@ -195,7 +208,7 @@ export function createUserGroupService({ db, calendars }: { db: Db; calendars: C
           groupId,
           owned.map((calendar) => calendar.id),
         );
-      return detailsOf(group);
+      return detailsOf(actor, group);
     },
   };
 }
