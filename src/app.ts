@@ -9,7 +9,10 @@ import { registerErrorHandling } from './http/errors.js';
 import { acceptEmptyJsonBodies } from './http/json-body.js';
 import { loggerOptions } from './http/logging.js';
 import { createEphemeralStore, type EphemeralStore } from './lib/ephemeral-store.js';
+import { type McpRoutesOptions, mcpRoutes } from './mcp/routes.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import { riskOf } from './modules/agents/catalogue.js';
+import { agentRoutes } from './modules/agents/routes.js';
 import { authRoutes } from './modules/auth/routes.js';
 import { automationRoutes } from './modules/automation/routes.js';
 import { availabilityRoutes } from './modules/availability/routes.js';
@@ -32,6 +35,7 @@ import metricsPlugin from './plugins/metrics.js';
 import rateLimit from './plugins/rate-limit.js';
 import swagger from './plugins/swagger.js';
 import { createServices, type Services } from './services.js';
+import { createResourceProvider, createTools } from './tools.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -52,6 +56,11 @@ export interface BuildOptions {
   logger?: boolean;
   /** Where log lines go instead of stdout (tests read them). */
   logStream?: { write(line: string): void };
+  /**
+   * The MCP runtime at /api/mcp: its agent directory, tools and OAuth verifier. Tests
+   * inject fakes here; the app's own wiring (agents module, module tools) is the default.
+   */
+  mcp?: McpRoutesOptions;
 }
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
@@ -117,6 +126,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(routineRoutes, { prefix: '/api/routines' });
   await app.register(householdRoutes, { prefix: '/api/household' });
   await app.register(automationRoutes, { prefix: '/api/automation' });
+  await app.register(mcpRoutes, {
+    prefix: '/api/mcp',
+    ...(options.mcp ?? {
+      agents: app.services.agents,
+      tools: createTools(app.services),
+      riskOf: riskOf,
+      resources: createResourceProvider(app.services),
+    }),
+  });
+  await app.register(agentRoutes, { prefix: '/api/agents' });
 
   return app;
 }

@@ -44,6 +44,14 @@ const envSchema = z.object({
     .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
     .optional(),
   CORS_ORIGINS: z.string().optional(),
+  MCP_ALLOWED_ORIGINS: z
+    .string()
+    .refine(
+      (text) =>
+        text.split(',').every((entry) => !entry.trim() || absoluteUrl.safeParse(entry.trim()).success),
+      'must be a comma-separated list of http(s) origins',
+    )
+    .optional(),
   FEATURE_FLAGS: booleanFlags.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RATE_LIMIT_MAX: z.coerce.number().int().positive().default(1000),
@@ -75,6 +83,8 @@ export interface Config {
   encryptionKey: Buffer;
   redisUrl: string | undefined;
   corsOrigins: string[];
+  /** Origins besides PUBLIC_URL and FRONTEND_URL that may call /api/mcp from a browser. */
+  mcpAllowedOrigins: string[];
   featureFlags: Record<string, boolean>;
   logLevel: string;
   rateLimitMax: number;
@@ -152,6 +162,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     corsOrigins: (e.CORS_ORIGINS ?? frontendUrl)
       .split(',')
       .map((origin) => origin.trim())
+      .filter(Boolean),
+    mcpAllowedOrigins: (e.MCP_ALLOWED_ORIGINS ?? '')
+      .split(',')
+      .map((origin) => origin.trim().replace(/\/+$/, ''))
       .filter(Boolean),
     featureFlags: e.FEATURE_FLAGS ?? {},
     logLevel: e.LOG_LEVEL,

@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import type { EphemeralStore } from './lib/ephemeral-store.js';
 import type { Metrics } from './metrics.js';
+import { createAgentService } from './modules/agents/service.js';
 import { createAuthService } from './modules/auth/service.js';
 import { createAutomationService } from './modules/automation/service.js';
 import { createAvailabilityService } from './modules/availability/service.js';
@@ -44,6 +45,8 @@ export function createServices(deps: ServiceDeps) {
     onTaskCompleted: async (actor, task) => automation.onTaskCompleted(actor, task),
   });
   const automation = createAutomationService({ ...deps, calendars, events, tasks });
+  // Agents read the owner's calendars and groups: what a permission's scope may name.
+  const userGroups = createUserGroupService({ ...deps, calendars });
   return {
     // Every new user gets a default calendar, in the transaction that creates the user.
     auth: createAuthService({
@@ -62,11 +65,12 @@ export function createServices(deps: ServiceDeps) {
     payments: createPaymentsService(deps),
     calendars,
     events,
-    userGroups: createUserGroupService({ ...deps, calendars }),
+    userGroups,
     tasks,
     routines: createRoutineService({ ...deps, tasks }),
     household: createHouseholdService(deps),
     automation,
+    agents: createAgentService({ ...deps, calendars, userGroups }),
   };
 }
 

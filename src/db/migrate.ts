@@ -5,6 +5,8 @@ import { organisations } from './migrations/0002_organisations.js';
 import { calendars } from './migrations/0003_calendars.js';
 import { resources } from './migrations/0004_resources.js';
 import { workspace } from './migrations/0005_workspace.js';
+import { agents } from './migrations/0006_agents.js';
+import { mcp } from './migrations/0007_mcp.js';
 import { columnsFor } from './migrations/columns.js';
 
 /**
@@ -19,6 +21,8 @@ function migrations(db: Db): Record<string, Migration> {
     '0003_calendars': calendars(c),
     '0004_resources': resources(c),
     '0005_workspace': workspace(c),
+    '0006_agents': agents(c),
+    '0007_mcp': mcp(c),
   };
 }
 

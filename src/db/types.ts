@@ -1,7 +1,9 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { AgentTables } from './tables/agents.js';
 import type { AutomationTables } from './tables/automation.js';
 import type { CalendarTables } from './tables/calendars.js';
 import type { HouseholdTables } from './tables/household.js';
+import type { McpTables } from './tables/mcp.js';
 import type { OrganisationTables } from './tables/organisations.js';
 import type { PlatformTables } from './tables/platform.js';
 import type { ResourceTables } from './tables/resources.js';
@@ -27,4 +29,6 @@ export interface Database
     ResourceTables,
     TaskTables,
     HouseholdTables,
-    AutomationTables {}
+    AutomationTables,
+    AgentTables,
+    McpTables {}

@@ -32,7 +32,8 @@ const servicePort = (app.server.address() as AddressInfo).port;
 
 async function call(method: string, url: string, payload: unknown, headers: Record<string, string> = {}) {
   const response = await app.inject({ method: method as 'POST', url, payload: payload as object, headers });
-  if (response.statusCode >= 300) throw new Error(`${method} ${url}: ${response.statusCode} ${response.body}`);
+  if (response.statusCode >= 300)
+    throw new Error(`${method} ${url}: ${response.statusCode} ${response.body}`);
   return response.json();
 }
 

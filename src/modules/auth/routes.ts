@@ -2,10 +2,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { actorOf } from '../../http/auth.js';
-import { DomainError } from '../../lib/errors.js';
 import { errorEnvelope, errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
 import { safeEqual } from '../../lib/crypto.js';
+import { DomainError } from '../../lib/errors.js';
 import {
   apiKey,
   createApiKeyBody,

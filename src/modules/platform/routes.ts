@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { DomainError } from '../../lib/errors.js';
 import { errorEnvelope, sendError } from '../../http/errors.js';
 import { security } from '../../http/schemas.js';
+import { DomainError } from '../../lib/errors.js';
 import { featureFlags, frontendErrorReport, health, readiness, root, securityReport } from './schemas.js';
 import type { ClientInfo } from './service.js';
 
@@ -191,11 +191,7 @@ export const platformRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       async (request, reply) => {
         await platform.recordHoneypotHit('/api/security/honeypot/submit', clientOf(request));
-        return sendError(
-          request,
-          reply,
-          new DomainError('UNAUTHENTICATED', 'Invalid username or password'),
-        );
+        return sendError(request, reply, new DomainError('UNAUTHENTICATED', 'Invalid username or password'));
       },
     );
   });

@@ -1,7 +1,7 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
-import { DomainError } from '../../lib/errors.js';
 import type { EphemeralStore } from '../../lib/ephemeral-store.js';
+import { DomainError } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import type { Metrics } from '../../metrics.js';
 import { createPlatformRepo } from './repo.js';

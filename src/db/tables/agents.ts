@@ -1,0 +1,76 @@
+import type { Id, JsonText, Timestamp } from '../types.js';
+
+/** `active` (new), `paused` (by the owner), `disabled` (after DELETE; kept for its history). */
+export type AgentStatus = 'active' | 'paused' | 'disabled';
+
+/** An AI agent profile a user manages; it acts for that user through the MCP runtime. */
+export interface AgentsTable {
+  id: Id;
+  userId: number;
+  name: string;
+  description: string | null;
+  status: AgentStatus;
+  /** The preset last assigned; null when the permissions were set explicitly. */
+  permissionGroupId: string | null;
+  /** The OAuth client that created the agent; one agent per (user, client). */
+  oauthClientId: string | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  lastUsedAt: Timestamp | null;
+}
+
+/** One allowed action of an agent; presets are materialised here too. */
+export interface AgentPermissionsTable {
+  id: Id;
+  agentId: number;
+  actionKey: string;
+  /** `{calendarIds?, groupIds?}` as JSON; null: unrestricted within the owner's rights. */
+  scope: JsonText | null;
+}
+
+/** Static agent keys (`ag_sk_...`), stored only as SHA-256 hashes. */
+export interface AgentKeysTable {
+  id: Id;
+  agentId: number;
+  label: string;
+  prefix: string;
+  keyHash: string;
+  createdAt: Timestamp;
+  lastUsedAt: Timestamp | null;
+  revokedAt: Timestamp | null;
+}
+
+/** One MCP tool call of an agent. */
+export interface AgentActivityTable {
+  id: Id;
+  agentId: number;
+  actionKey: string;
+  outcome: 'ok' | 'error';
+  /** The domain error code of a refused call; null on success. */
+  errorCode: string | null;
+  durationMs: number;
+  createdAt: Timestamp;
+}
+
+/**
+ * OAuth refresh tokens (hashes only). Every rotation of one grant shares
+ * `familyId`; a revoked token presented again revokes the (client, agent) pair.
+ */
+export interface OauthRefreshTokensTable {
+  id: Id;
+  clientId: string;
+  agentId: number;
+  tokenHash: string;
+  familyId: string;
+  expiresAt: Timestamp;
+  revokedAt: Timestamp | null;
+  createdAt: Timestamp;
+}
+
+export interface AgentTables {
+  agents: AgentsTable;
+  agentPermissions: AgentPermissionsTable;
+  agentKeys: AgentKeysTable;
+  agentActivity: AgentActivityTable;
+  oauthRefreshTokens: OauthRefreshTokensTable;
+}

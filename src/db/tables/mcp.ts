@@ -1,0 +1,20 @@
+import type { Timestamp } from '../types.js';
+
+/**
+ * A 2025-era MCP session: created by `initialize`, bound to one agent, ended by
+ * DELETE, by the agent being disabled, or after 24 hours without use.
+ */
+export interface McpSessionsTable {
+  /** Random (>= 128 bits), base64url; the `mcp-session-id` header value. */
+  id: string;
+  agentId: number;
+  /** The protocol version negotiated by `initialize`. */
+  protocolVersion: string;
+  createdAt: Timestamp;
+  lastUsedAt: Timestamp;
+  endedAt: Timestamp | null;
+}
+
+export interface McpTables {
+  mcpSessions: McpSessionsTable;
+}

@@ -1,0 +1,261 @@
+import { performance } from 'node:perf_hooks';
+import {
+  type CallToolResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ReadResourceResult,
+  type Resource,
+  ResourceNotFoundError,
+  Server,
+  type Tool,
+} from '@modelcontextprotocol/server';
+import type { FastifyBaseLogger } from 'fastify';
+import { z } from 'zod';
+import { type AccessScope, type Actor, agentActor } from '../lib/actor.js';
+import { DomainError, type ErrorCode } from '../lib/errors.js';
+import {
+  type ActionRisk,
+  type AgentDirectory,
+  PROFILE_ACTION,
+  type ResolvedAgent,
+  type ToolDefinition,
+} from './types.js';
+
+/** Protocol revisions served: the 2026-07-28 era and the three 2025-era versions (preferred first). */
+export const LEGACY_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'];
+const SUPPORTED_PROTOCOL_VERSIONS = ['2026-07-28', ...LEGACY_PROTOCOL_VERSIONS];
+const SERVER_INFO = { name: 'reservation-service', title: 'Reservation Service', version: '0.1.0' };
+const INSTRUCTIONS =
+  'Calendars, tasks, reservations and the rest of the reservation service, acting for the agent owner ' +
+  'within the permissions the owner granted. tools/list shows what this agent may call; call ' +
+  'agent_profile to check who you act as before writing.';
+/** Longest unknown tool name echoed back or kept in the activity log (action keys are at most 100). */
+const MAX_LOGGED_NAME = 100;
+
+/** MCP tool name of an action key: `calendar.events.read` is `calendar_events_read`. */
+export const toolNameOf = (actionKey: string) => actionKey.replaceAll('.', '_');
+
+/** What an agent may read as MCP resources; optional. */
+export interface McpResourceProvider {
+  /** The resources the agent may read. */
+  list(access: AgentAccess): Promise<Resource[]>;
+  /** The contents of one resource; null (or a NOT_FOUND/FORBIDDEN DomainError) when absent or not allowed. */
+  read(access: AgentAccess, uri: string): Promise<ReadResourceResult['contents'] | null>;
+}
+
+/** An agent as resource providers see it: each action carries its own scope. */
+export interface AgentAccess {
+  agent: ResolvedAgent;
+  /** The Actor for one action (its permission's scope), or null when the agent may not perform it. */
+  actorFor(actionKey: string): Actor | null;
+}
+
+/** Per-tool data computed once: the wire name and JSON Schemas. */
+interface CompiledTool {
+  name: string;
+  definition: ToolDefinition;
+  inputSchema: Tool['inputSchema'];
+  outputSchema: NonNullable<Tool['outputSchema']>;
+  annotations: NonNullable<Tool['annotations']>;
+}
+
+export interface ToolCatalogue {
+  byActionKey: ReadonlyMap<string, CompiledTool>;
+  byName: ReadonlyMap<string, CompiledTool>;
+}
+
+function annotationsFor(risk: ActionRisk, title: string): CompiledTool['annotations'] {
+  return {
+    title,
+    readOnlyHint: risk === 'read',
+    destructiveHint: risk === 'destructive',
+    idempotentHint: risk === 'read',
+  };
+}
+
+/** Converts every tool's schemas once, at start: a tool whose schema cannot be expressed fails the start. */
+export function compileTools(
+  tools: readonly ToolDefinition[],
+  riskOf: (actionKey: string) => ActionRisk,
+): ToolCatalogue {
+  const byActionKey = new Map<string, CompiledTool>();
+  const byName = new Map<string, CompiledTool>();
+  for (const definition of tools) {
+    const name = toolNameOf(definition.actionKey);
+    if (byName.has(name)) throw new Error(`Two MCP tools are named ${name}`);
+    const compiled: CompiledTool = {
+      name,
+      definition,
+      inputSchema: z.toJSONSchema(definition.input, { io: 'input' }) as Tool['inputSchema'],
+      outputSchema: z.toJSONSchema(definition.output, { io: 'output' }) as CompiledTool['outputSchema'],
+      annotations: annotationsFor(riskOf(definition.actionKey), definition.title),
+    };
+    byActionKey.set(definition.actionKey, compiled);
+    byName.set(name, compiled);
+  }
+  return { byActionKey, byName };
+}
+
+/** The scope an agent acts under for one action; null when the action is not permitted. */
+function scopeFor(agent: ResolvedAgent, actionKey: string): AccessScope | null {
+  const permission = agent.permissions.find((p) => p.actionKey === actionKey);
+  if (permission) return permission.scope;
+  // The profile is always allowed; it touches no calendar or group, so its scope allows none.
+  return actionKey === PROFILE_ACTION ? { calendarIds: [], groupIds: [] } : null;
+}
+
+export function agentAccess(agent: ResolvedAgent): AgentAccess {
+  const actions = new Set([...agent.permissions.map((p) => p.actionKey), PROFILE_ACTION]);
+  return {
+    agent,
+    actorFor(actionKey) {
+      const scope = scopeFor(agent, actionKey);
+      return scope ? agentActor(agent.userId, { id: agent.id, actions, scope }) : null;
+    },
+  };
+}
+
+export interface AgentServerDeps {
+  catalogue: ToolCatalogue;
+  agents: AgentDirectory;
+  resources?: McpResourceProvider | undefined;
+}
+
+/** What one HTTP request hands the server factory. */
+export interface AgentRequestContext {
+  agent: ResolvedAgent;
+  log: FastifyBaseLogger;
+}
+
+const errorResult = (code: ErrorCode, message: string): CallToolResult => {
+  const structuredContent = { error: { code, message } };
+  return {
+    isError: true,
+    structuredContent,
+    content: [{ type: 'text', text: JSON.stringify(structuredContent) }],
+  };
+};
+
+const issuesText = (error: z.ZodError) =>
+  error.issues
+    .map((issue) => `${issue.path.length ? issue.path.join('.') : '(arguments)'}: ${issue.message}`)
+    .join('; ');
+
+/**
+ * A fresh SDK server for one request of one agent: it lists and runs only the
+ * tools that agent is permitted. The SDK owns the protocol (both eras); this
+ * file owns what the tools mean.
+ */
+export function createAgentServer(deps: AgentServerDeps, { agent, log }: AgentRequestContext): Server {
+  const access = agentAccess(agent);
+  const permitted = (tool: CompiledTool | undefined) =>
+    tool !== undefined && access.actorFor(tool.definition.actionKey) !== null;
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {}, ...(deps.resources ? { resources: {} } : {}) },
+    instructions: INSTRUCTIONS,
+    supportedProtocolVersions: SUPPORTED_PROTOCOL_VERSIONS,
+  });
+
+  server.setRequestHandler('tools/list', () => ({
+    tools: [...deps.catalogue.byName.values()].filter(permitted).map(
+      (tool): Tool => ({
+        name: tool.name,
+        title: tool.definition.title,
+        description: tool.definition.description,
+        inputSchema: tool.inputSchema,
+        outputSchema: tool.outputSchema,
+        annotations: tool.annotations,
+      }),
+    ),
+  }));
+
+  server.setRequestHandler('tools/call', async (request) => {
+    const started = performance.now();
+    const { name } = request.params;
+    const tool = deps.catalogue.byName.get(name);
+    const actionKey = tool?.definition.actionKey ?? name.slice(0, MAX_LOGGED_NAME);
+    const result = await callTool(tool, name, request.params.arguments);
+    const structured = result.structuredContent as { error?: { code: string } } | undefined;
+    const errorCode = result.isError ? (structured?.error?.code ?? 'INTERNAL') : null;
+    try {
+      await deps.agents.recordToolCall({
+        agentId: agent.id,
+        actionKey,
+        outcome: result.isError ? 'error' : 'ok',
+        errorCode,
+        durationMs: Math.round(performance.now() - started),
+      });
+    } catch (error) {
+      log.error({ err: error, agentId: agent.id, actionKey }, 'recording an MCP tool call failed');
+    }
+    return server.projectCallToolResult(result, result.isError ? undefined : tool?.outputSchema);
+  });
+
+  async function callTool(
+    tool: CompiledTool | undefined,
+    name: string,
+    args: Record<string, unknown> | undefined,
+  ): Promise<CallToolResult> {
+    const actor = tool ? access.actorFor(tool.definition.actionKey) : null;
+    // Not permitted reads exactly like not existing.
+    if (!tool || !actor) return errorResult('NOT_FOUND', `Tool ${name.slice(0, MAX_LOGGED_NAME)} not found`);
+    const input = await tool.definition.input.safeParseAsync(args ?? {});
+    if (!input.success) {
+      return errorResult(
+        'VALIDATION_FAILED',
+        `Invalid arguments for tool ${name}: ${issuesText(input.error)}`,
+      );
+    }
+    let output: unknown;
+    try {
+      output = await tool.definition.run(actor, input.data);
+    } catch (error) {
+      if (error instanceof DomainError) return errorResult(error.code, error.message);
+      log.error({ err: error, agentId: agent.id, tool: name }, 'MCP tool failed');
+      return errorResult('INTERNAL', 'Internal error');
+    }
+    const checked = await tool.definition.output.safeParseAsync(output);
+    if (!checked.success) {
+      log.error(
+        { agentId: agent.id, tool: name, issues: issuesText(checked.error) },
+        'MCP tool output does not match its schema',
+      );
+      return errorResult('INTERNAL', 'Internal error');
+    }
+    return {
+      structuredContent: checked.data,
+      content: [{ type: 'text', text: JSON.stringify(checked.data) }],
+    };
+  }
+
+  const { resources } = deps;
+  if (resources) {
+    // A refusal reads as "not found"; anything unexpected is logged and answered without internals.
+    const guarded = async <T>(work: () => Promise<T>, uri?: string): Promise<T> => {
+      try {
+        return await work();
+      } catch (error) {
+        if (error instanceof DomainError) {
+          if (uri !== undefined && (error.code === 'NOT_FOUND' || error.code === 'FORBIDDEN')) {
+            throw new ResourceNotFoundError(uri);
+          }
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message, { code: error.code });
+        }
+        log.error({ err: error, agentId: agent.id, uri }, 'MCP resource request failed');
+        throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
+      }
+    };
+    server.setRequestHandler('resources/list', async () => ({
+      resources: await guarded(() => resources.list(access)),
+    }));
+    server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
+    server.setRequestHandler('resources/read', async (request) => {
+      const { uri } = request.params;
+      const contents = await guarded(() => resources.read(access, uri), uri);
+      if (!contents) throw new ResourceNotFoundError(uri);
+      return { contents };
+    });
+  }
+
+  return server;
+}

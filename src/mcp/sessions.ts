@@ -1,0 +1,85 @@
+import { randomBytes } from 'node:crypto';
+import type { Db, Executor } from '../db/database.js';
+
+/** A session unused for this long is over (404), as if it had been deleted. */
+export const SESSION_IDLE_MS = 24 * 60 * 60 * 1000;
+
+/** 24 random bytes in base64url: 192 bits, 32 characters. */
+const newSessionId = () => randomBytes(24).toString('base64url');
+/** Anything else cannot be one of ours: answered 404 without a database round trip. */
+const SESSION_ID = /^[A-Za-z0-9_-]{16,128}$/;
+
+export interface McpSessionStore {
+  newId(): string;
+  create(session: { id: string; agentId: number; protocolVersion: string }): Promise<void>;
+  /**
+   * Marks the session used and answers true when it is open, belongs to `agentId` and
+   * was used within the idle limit; false otherwise (unknown, ended, idle, another agent's).
+   */
+  touch(id: string, agentId: number): Promise<boolean>;
+  /** Ends an open session of `agentId` (DELETE); false when there was none to end. */
+  end(id: string, agentId: number): Promise<boolean>;
+}
+
+export function createSessionStore(db: Db, now: () => Date = () => new Date()): McpSessionStore {
+  const kysely = db.kysely;
+  const open = (id: string, agentId: number) => {
+    const at = now();
+    const cutoff = new Date(at.getTime() - SESSION_IDLE_MS).toISOString();
+    return { at: at.toISOString(), cutoff, id, agentId };
+  };
+  return {
+    newId: newSessionId,
+
+    async create({ id, agentId, protocolVersion }) {
+      const at = now().toISOString();
+      await kysely
+        .insertInto('mcpSessions')
+        .values({ id, agentId, protocolVersion, createdAt: at, lastUsedAt: at, endedAt: null })
+        .execute();
+    },
+
+    async touch(id, agentId) {
+      if (!SESSION_ID.test(id)) return false;
+      const s = open(id, agentId);
+      // One statement checks and marks: any instance sharing the database serves the session.
+      const result = await kysely
+        .updateTable('mcpSessions')
+        .set({ lastUsedAt: s.at })
+        .where('id', '=', s.id)
+        .where('agentId', '=', s.agentId)
+        .where('endedAt', 'is', null)
+        .where('lastUsedAt', '>=', s.cutoff)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    async end(id, agentId) {
+      if (!SESSION_ID.test(id)) return false;
+      const s = open(id, agentId);
+      const result = await kysely
+        .updateTable('mcpSessions')
+        .set({ endedAt: s.at })
+        .where('id', '=', s.id)
+        .where('agentId', '=', s.agentId)
+        .where('endedAt', 'is', null)
+        .where('lastUsedAt', '>=', s.cutoff)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+  };
+}
+
+/**
+ * Ends every open MCP session of an agent. The agents module calls it when the agent
+ * is disabled (in the same transaction when it has one); its credentials stop
+ * verifying at the same moment, so the sessions could not be used anyway.
+ */
+export async function endAgentSessions(executor: Executor, agentId: number, at = new Date()): Promise<void> {
+  await executor
+    .updateTable('mcpSessions')
+    .set({ endedAt: at.toISOString() })
+    .where('agentId', '=', agentId)
+    .where('endedAt', 'is', null)
+    .execute();
+}

@@ -1,0 +1,281 @@
+import { type Selectable, sql } from 'kysely';
+import { type Executor, precompiled } from '../../db/database.js';
+import { InvalidCursorError } from '../../db/keyset.js';
+import type { AgentStatus, AgentsTable } from '../../db/tables/agents.js';
+import type { AccessScope } from '../../lib/actor.js';
+import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import type { ActivityItem, ActivityQuery, AgentKey } from './schemas.js';
+
+export type AgentRow = Selectable<AgentsTable>;
+
+export interface StoredPermission {
+  actionKey: string;
+  /** null: unrestricted within the owner's rights. */
+  scope: AccessScope | null;
+}
+
+const keyColumns = ['id', 'label', 'prefix', 'createdAt', 'lastUsedAt', 'revokedAt'] as const;
+const activityColumns = ['id', 'actionKey', 'outcome', 'errorCode', 'durationMs', 'createdAt'] as const;
+
+function parseScope(text: string | null): AccessScope | null {
+  return text === null ? null : (JSON.parse(text) as AccessScope);
+}
+
+export function createAgentRepo(db: Executor) {
+  // The two lookups of every MCP request authenticated by a static key.
+  const selectLiveKey = precompiled(
+    db
+      .selectFrom('agentKeys')
+      .innerJoin('agents', 'agents.id', 'agentKeys.agentId')
+      .selectAll('agents')
+      .select(['agentKeys.id as keyId', 'agentKeys.lastUsedAt as keyLastUsedAt'])
+      .where('agentKeys.keyHash', '=', '')
+      .where('agentKeys.revokedAt', 'is', null)
+      // A literal, so the key hash stays the only parameter of the precompiled query.
+      .where('agents.status', '!=', sql.lit('disabled')),
+  );
+  const selectPermissions = precompiled(
+    db.selectFrom('agentPermissions').select(['actionKey', 'scope']).where('agentId', '=', 0).orderBy('id'),
+  );
+
+  return {
+    async insert(values: {
+      userId: number;
+      name: string;
+      description: string | null;
+      permissionGroupId: string | null;
+      oauthClientId: string | null;
+      now: string;
+    }): Promise<AgentRow> {
+      const { now, ...agent } = values;
+      return db
+        .insertInto('agents')
+        .values({
+          ...agent,
+          status: 'active',
+          createdAt: now,
+          updatedAt: now,
+          lastUsedAt: null,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    },
+
+    /** The owner's agent; another user's answers undefined, exactly like an absent one. */
+    findOwned(userId: number, id: number): Promise<AgentRow | undefined> {
+      return db
+        .selectFrom('agents')
+        .selectAll()
+        .where('id', '=', id)
+        .where('userId', '=', userId)
+        .executeTakeFirst();
+    },
+
+    findById(id: number): Promise<AgentRow | undefined> {
+      return db.selectFrom('agents').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    findByOAuthClient(userId: number, clientId: string): Promise<AgentRow | undefined> {
+      return db
+        .selectFrom('agents')
+        .selectAll()
+        .where('userId', '=', userId)
+        .where('oauthClientId', '=', clientId)
+        .executeTakeFirst();
+    },
+
+    listForUser(userId: number): Promise<AgentRow[]> {
+      return db.selectFrom('agents').selectAll().where('userId', '=', userId).orderBy('id').execute();
+    },
+
+    /**
+     * Changes the agent unless it is disabled (undefined then), so a change racing a
+     * DELETE can never revive it; `evenIfDisabled` for disabling and OAuth reactivation.
+     */
+    update(
+      id: number,
+      values: {
+        name?: string;
+        description?: string | null;
+        status?: AgentStatus;
+        permissionGroupId?: string | null;
+      },
+      now: string,
+      options: { evenIfDisabled?: boolean } = {},
+    ): Promise<AgentRow | undefined> {
+      return db
+        .updateTable('agents')
+        .set({ ...values, updatedAt: now })
+        .where('id', '=', id)
+        .$if(!options.evenIfDisabled, (qb) => qb.where('status', '!=', 'disabled'))
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    async touch(id: number, now: string): Promise<void> {
+      await db.updateTable('agents').set({ lastUsedAt: now }).where('id', '=', id).execute();
+    },
+
+    async isGlobalAdmin(userId: number): Promise<boolean> {
+      const row = await db
+        .selectFrom('users')
+        .select('isGlobalAdmin')
+        .where('id', '=', userId)
+        .executeTakeFirst();
+      return Boolean(row?.isGlobalAdmin);
+    },
+
+    // Permissions
+
+    async permissionsOf(agentId: number): Promise<StoredPermission[]> {
+      const rows = await selectPermissions(db, agentId);
+      return rows.map((row) => ({ actionKey: row.actionKey, scope: parseScope(row.scope) }));
+    },
+
+    /** The permissions of many agents in one query (the list). */
+    async permissionsOfMany(agentIds: readonly number[]): Promise<Map<number, StoredPermission[]>> {
+      const byAgent = new Map<number, StoredPermission[]>(agentIds.map((id) => [id, []]));
+      if (agentIds.length === 0) return byAgent;
+      const rows = await db
+        .selectFrom('agentPermissions')
+        .select(['agentId', 'actionKey', 'scope'])
+        .where('agentId', 'in', agentIds)
+        .orderBy('id')
+        .execute();
+      for (const row of rows)
+        byAgent.get(row.agentId)?.push({ actionKey: row.actionKey, scope: parseScope(row.scope) });
+      return byAgent;
+    },
+
+    /** Replaces the whole set; run it in a transaction with the agent's update. */
+    async replacePermissions(agentId: number, permissions: readonly StoredPermission[]): Promise<void> {
+      await db.deleteFrom('agentPermissions').where('agentId', '=', agentId).execute();
+      if (permissions.length === 0) return;
+      await db
+        .insertInto('agentPermissions')
+        .values(
+          permissions.map((p) => ({
+            agentId,
+            actionKey: p.actionKey,
+            scope: p.scope === null ? null : JSON.stringify(p.scope),
+          })),
+        )
+        .execute();
+    },
+
+    // Keys
+
+    insertKey(values: { agentId: number; label: string; prefix: string; keyHash: string; now: string }) {
+      return db
+        .insertInto('agentKeys')
+        .values({
+          agentId: values.agentId,
+          label: values.label,
+          prefix: values.prefix,
+          keyHash: values.keyHash,
+          createdAt: values.now,
+        })
+        .returning(['id', 'label', 'prefix', 'createdAt'])
+        .executeTakeFirstOrThrow();
+    },
+
+    listKeys(agentId: number): Promise<AgentKey[]> {
+      return db
+        .selectFrom('agentKeys')
+        .select(keyColumns)
+        .where('agentId', '=', agentId)
+        .orderBy('id')
+        .execute();
+    },
+
+    /** Revokes one key of the agent if still live; answers the key, or undefined when the agent has none such. */
+    async revokeKey(agentId: number, keyId: number, now: string): Promise<AgentKey | undefined> {
+      await db
+        .updateTable('agentKeys')
+        .set({ revokedAt: now })
+        .where('id', '=', keyId)
+        .where('agentId', '=', agentId)
+        .where('revokedAt', 'is', null)
+        .execute();
+      return db
+        .selectFrom('agentKeys')
+        .select(keyColumns)
+        .where('id', '=', keyId)
+        .where('agentId', '=', agentId)
+        .executeTakeFirst();
+    },
+
+    async revokeAllKeys(agentId: number, now: string): Promise<void> {
+      await db
+        .updateTable('agentKeys')
+        .set({ revokedAt: now })
+        .where('agentId', '=', agentId)
+        .where('revokedAt', 'is', null)
+        .execute();
+    },
+
+    /** The live key with this hash and its agent (not disabled), in one query. */
+    async findLiveKey(keyHash: string) {
+      const [row] = await selectLiveKey(db, keyHash);
+      if (!row) return undefined;
+      const { keyId, keyLastUsedAt, ...agent } = row;
+      return { keyId, keyLastUsedAt, agent: agent as AgentRow };
+    },
+
+    async touchKey(id: number, now: string): Promise<void> {
+      await db.updateTable('agentKeys').set({ lastUsedAt: now }).where('id', '=', id).execute();
+    },
+
+    // OAuth refresh tokens
+
+    /** Revokes every outstanding refresh token of the agent; answers how many. */
+    async revokeRefreshTokens(agentId: number, now: string): Promise<number> {
+      const result = await db
+        .updateTable('oauthRefreshTokens')
+        .set({ revokedAt: now })
+        .where('agentId', '=', agentId)
+        .where('revokedAt', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
+    // Activity
+
+    async insertActivity(values: {
+      agentId: number;
+      actionKey: string;
+      outcome: 'ok' | 'error';
+      errorCode: string | null;
+      durationMs: number;
+      now: string;
+    }): Promise<void> {
+      const { now, ...call } = values;
+      await db
+        .insertInto('agentActivity')
+        .values({ ...call, createdAt: now })
+        .execute();
+    },
+
+    /** Newest first, by id. Throws InvalidCursorError for a foreign cursor. */
+    async listActivity(
+      agentId: number,
+      query: ActivityQuery,
+    ): Promise<{ items: ActivityItem[]; nextCursor: string | null }> {
+      let q = db.selectFrom('agentActivity').select(activityColumns).where('agentId', '=', agentId);
+      if (query.cursor !== undefined) {
+        const [id, extra] = decodeCursor(query.cursor) ?? [];
+        if (!Number.isInteger(id) || extra !== undefined) throw new InvalidCursorError();
+        q = q.where('id', '<', id as number);
+      }
+      const rows = await q
+        .orderBy('id', 'desc')
+        .limit(query.limit + 1)
+        .execute();
+      const items = rows.slice(0, query.limit);
+      const last = items[items.length - 1];
+      return { items, nextCursor: rows.length > query.limit && last ? encodeCursor([last.id]) : null };
+    },
+  };
+}
+
+export type AgentRepo = ReturnType<typeof createAgentRepo>;

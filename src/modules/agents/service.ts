@@ -1,0 +1,452 @@
+import { type Db, inTransaction } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { InvalidCursorError } from '../../db/keyset.js';
+import { type Actor, agentActor } from '../../lib/actor.js';
+import { issueKey, lastUsedIsStale } from '../../lib/credential-keys.js';
+import { sha256 } from '../../lib/crypto.js';
+import { conflict, type ErrorDetail, forbidden, notFound, validationFailed } from '../../lib/errors.js';
+import { nowIso } from '../../lib/time.js';
+import { endAgentSessions } from '../../mcp/sessions.js';
+import {
+  type AgentDirectory,
+  PROFILE_ACTION,
+  type ResolvedAgent,
+  type ToolCallRecord,
+} from '../../mcp/types.js';
+import type { CalendarService } from '../calendars/service.js';
+import type { UserGroupService } from '../user-groups/service.js';
+import {
+  ACTIONS,
+  findAction,
+  findPermissionGroup,
+  PERMISSION_GROUPS,
+  type PermissionGroup,
+} from './catalogue.js';
+import { type AgentRow, createAgentRepo, type StoredPermission } from './repo.js';
+import {
+  type AccessScopeInput,
+  type ActivityItem,
+  type ActivityQuery,
+  AGENT_NAME_MAX,
+  type Agent,
+  type AgentKey,
+  type CatalogueResponse,
+  type CreateAgentInput,
+  type CreatedAgentKey,
+  type PermissionGroupEntry,
+  type PermissionInput,
+  type UpdateAgentInput,
+  type UpdatePermissionsInput,
+} from './schemas.js';
+
+export const AGENT_KEY_PREFIX = 'ag_sk_';
+/** Longest action key an activity row keeps (the MCP layer may record calls of unknown tools). */
+const ACTIVITY_KEY_MAX = 200;
+
+/** A stored scope as the record shows it: only the kinds it names. */
+function scopeView(scope: StoredPermission['scope']): Agent['permissions'][number]['scope'] {
+  if (!scope) return null;
+  return {
+    ...(scope.calendarIds ? { calendarIds: [...scope.calendarIds] } : {}),
+    ...(scope.groupIds ? { groupIds: [...scope.groupIds] } : {}),
+  };
+}
+
+function toAgent(row: AgentRow, permissions: readonly StoredPermission[]): Agent {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    status: row.status,
+    permissionGroupId: row.permissionGroupId,
+    permissions: permissions.map((p) => ({ actionKey: p.actionKey, scope: scopeView(p.scope) })),
+    oauthClientId: row.oauthClientId,
+    createdAt: row.createdAt,
+    lastUsedAt: row.lastUsedAt,
+  };
+}
+
+function toResolved(row: AgentRow, permissions: readonly StoredPermission[]): ResolvedAgent {
+  return {
+    id: row.id,
+    userId: row.userId,
+    name: row.name,
+    status: row.status,
+    permissionGroupId: row.permissionGroupId,
+    permissions: permissions.map((p) => ({ actionKey: p.actionKey, scope: p.scope ?? {} })),
+  };
+}
+
+/** A preset's keys as unscoped permissions. */
+const materialise = (group: PermissionGroup): StoredPermission[] =>
+  group.actionKeys.map((actionKey) => ({ actionKey, scope: null }));
+
+/** Ids without repeats, ascending; a scope naming no kind is no restriction at all (null). */
+function normaliseScope(scope: AccessScopeInput | null | undefined): StoredPermission['scope'] {
+  if (!scope) return null;
+  const ids = (list: readonly number[]) => [...new Set(list)].sort((a, b) => a - b);
+  const normalised = {
+    ...(scope.calendarIds ? { calendarIds: ids(scope.calendarIds) } : {}),
+    ...(scope.groupIds ? { groupIds: ids(scope.groupIds) } : {}),
+  };
+  return Object.keys(normalised).length > 0 ? normalised : null;
+}
+
+function invalidBody(details: ErrorDetail[]) {
+  return validationFailed(
+    `Invalid body: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`,
+    details,
+  );
+}
+
+/** Agents manage nothing about agents: an agent that could would widen its own rights. */
+function requirePerson(actor: Actor) {
+  if (actor.agent) throw forbidden('Agents cannot manage agents, their permissions or keys');
+}
+
+const disabledConflict = () =>
+  conflict('CONFLICT', 'This agent is disabled; it cannot be changed or revived (create a new agent)');
+
+export type AgentService = ReturnType<typeof createAgentService>;
+
+export function createAgentService({
+  db,
+  calendars,
+  userGroups,
+}: {
+  db: Db;
+  calendars: Pick<CalendarService, 'list'>;
+  userGroups: Pick<UserGroupService, 'list'>;
+}) {
+  const repo = createAgentRepo(db.kysely);
+
+  async function requireOwned(actor: Actor, agentId: number): Promise<AgentRow> {
+    const found = await repo.findOwned(actor.userId, agentId);
+    if (!found) throw notFound('Agent');
+    return found;
+  }
+
+  async function requireChangeable(actor: Actor, agentId: number): Promise<AgentRow> {
+    const found = await requireOwned(actor, agentId);
+    if (found.status === 'disabled') throw disabledConflict();
+    return found;
+  }
+
+  async function view(row: AgentRow): Promise<Agent> {
+    return toAgent(row, await repo.permissionsOf(row.id));
+  }
+
+  /** What a scope may name: the owner's own calendars, and the people groups they belong to. */
+  async function scopingResources(actor: Actor): Promise<CatalogueResponse['scopingResources']> {
+    const [ownCalendars, groups] = await Promise.all([calendars.list(actor), userGroups.list(actor)]);
+    return {
+      calendars: ownCalendars
+        .filter((calendar) => calendar.ownerId === actor.userId)
+        .map((calendar) => ({ id: calendar.id, name: calendar.name })),
+      groups: groups.map((group) => ({ id: group.id, name: group.name })),
+    };
+  }
+
+  /** The group if `actor` may assign it: unknown is a 400, a global-admin group for anyone else a 403. */
+  async function assignableGroup(actor: Actor, groupId: string, path: string): Promise<PermissionGroup> {
+    const group = findPermissionGroup(groupId);
+    if (!group) throw invalidBody([{ path, message: 'is not a permission group' }]);
+    if (group.requiresGlobalAdmin && !(await repo.isGlobalAdmin(actor.userId)))
+      throw forbidden(`Only a global admin can assign the ${group.id} permission group`);
+    return group;
+  }
+
+  /** Checks explicit permissions against the catalogue and the owner's scoping resources. */
+  async function checkPermissions(
+    actor: Actor,
+    permissions: readonly PermissionInput[],
+  ): Promise<StoredPermission[]> {
+    const details: ErrorDetail[] = [];
+    const seen = new Set<string>();
+    const checked: StoredPermission[] = [];
+    permissions.forEach((input, index) => {
+      const at = `body.permissions.${index}`;
+      const action = findAction(input.actionKey);
+      if (!action) {
+        details.push({ path: `${at}.actionKey`, message: 'is not an action of the catalogue' });
+        return;
+      }
+      if (seen.has(action.key))
+        details.push({ path: `${at}.actionKey`, message: 'is listed more than once' });
+      seen.add(action.key);
+      const scope = normaliseScope(input.scope);
+      if (scope?.calendarIds && !action.scopeKinds.includes('calendar'))
+        details.push({
+          path: `${at}.scope.calendarIds`,
+          message: `${action.key} cannot be scoped by calendar`,
+        });
+      if (scope?.groupIds && !action.scopeKinds.includes('userGroup'))
+        details.push({
+          path: `${at}.scope.groupIds`,
+          message: `${action.key} cannot be scoped by people group`,
+        });
+      checked.push({ actionKey: action.key, scope });
+    });
+    if (checked.some((p) => p.scope)) {
+      const allowed = await scopingResources(actor);
+      const calendarIds = new Set(allowed.calendars.map((c) => c.id));
+      const groupIds = new Set(allowed.groups.map((g) => g.id));
+      permissions.forEach((input, index) => {
+        const at = `body.permissions.${index}.scope`;
+        input.scope?.calendarIds?.forEach((id, i) => {
+          if (!calendarIds.has(id))
+            details.push({ path: `${at}.calendarIds.${i}`, message: 'is not a calendar of yours' });
+        });
+        input.scope?.groupIds?.forEach((id, i) => {
+          if (!groupIds.has(id))
+            details.push({ path: `${at}.groupIds.${i}`, message: 'is not a people group you belong to' });
+        });
+      });
+    }
+    if (details.length > 0) throw invalidBody(details);
+    return checked;
+  }
+
+  /**
+   * Replaces the agent's permissions and group in one transaction. The agent row is
+   * updated first so concurrent replacements of one agent queue on its row lock.
+   */
+  async function replacePermissions(
+    agentId: number,
+    permissionGroupId: string | null,
+    permissions: readonly StoredPermission[],
+  ): Promise<Agent> {
+    return inTransaction(db.kysely, async (trx) => {
+      const agents = createAgentRepo(trx);
+      const row = await agents.update(agentId, { permissionGroupId }, nowIso());
+      if (!row) throw disabledConflict();
+      await agents.replacePermissions(agentId, permissions);
+      return toAgent(row, permissions);
+    });
+  }
+
+  async function resolved(row: AgentRow): Promise<ResolvedAgent> {
+    const [permissions] = await Promise.all([
+      repo.permissionsOf(row.id),
+      lastUsedIsStale(row.lastUsedAt) ? repo.touch(row.id, nowIso()) : undefined,
+    ]);
+    return toResolved(row, permissions);
+  }
+
+  const directory: AgentDirectory = {
+    async resolveKey(key: string): Promise<ResolvedAgent | null> {
+      if (!key.startsWith(AGENT_KEY_PREFIX)) return null;
+      const found = await repo.findLiveKey(sha256(key));
+      if (!found) return null;
+      if (lastUsedIsStale(found.keyLastUsedAt)) await repo.touchKey(found.keyId, nowIso());
+      return resolved(found.agent);
+    },
+
+    async resolveAgent(agentId: number): Promise<ResolvedAgent | null> {
+      const row = await repo.findById(agentId);
+      if (!row || row.status === 'disabled') return null;
+      return resolved(row);
+    },
+
+    async recordToolCall(call: ToolCallRecord): Promise<void> {
+      await repo.insertActivity({
+        agentId: call.agentId,
+        actionKey: call.actionKey.slice(0, ACTIVITY_KEY_MAX),
+        outcome: call.outcome,
+        errorCode: call.outcome === 'error' ? call.errorCode : null,
+        durationMs: Math.max(0, Math.round(call.durationMs)),
+        now: nowIso(),
+      });
+    },
+  };
+
+  return {
+    ...directory,
+
+    catalog: async (actor: Actor): Promise<CatalogueResponse> => {
+      requirePerson(actor);
+      return {
+        actions: ACTIONS.map((a) => ({ ...a, scopeKinds: [...a.scopeKinds] })),
+        scopingResources: await scopingResources(actor),
+      };
+    },
+
+    async permissionGroups(actor: Actor): Promise<PermissionGroupEntry[]> {
+      requirePerson(actor);
+      const isGlobalAdmin = await repo.isGlobalAdmin(actor.userId);
+      return PERMISSION_GROUPS.map((group) => ({
+        id: group.id,
+        label: group.label,
+        description: group.description,
+        actionKeys: [...group.actionKeys],
+        canAssign: !group.requiresGlobalAdmin || isGlobalAdmin,
+        requiresGlobalAdmin: group.requiresGlobalAdmin,
+        highlights: [...group.highlights],
+      }));
+    },
+
+    async list(actor: Actor): Promise<Agent[]> {
+      requirePerson(actor);
+      const rows = await repo.listForUser(actor.userId);
+      const permissions = await repo.permissionsOfMany(rows.map((row) => row.id));
+      return rows.map((row) => toAgent(row, permissions.get(row.id) ?? []));
+    },
+
+    async get(actor: Actor, agentId: number): Promise<Agent> {
+      requirePerson(actor);
+      return view(await requireOwned(actor, agentId));
+    },
+
+    /** The `agent.profile` tool: the calling agent's own record. */
+    async profile(actor: Actor): Promise<Agent> {
+      if (!actor.agent) throw notFound('Agent');
+      return view(await requireOwned(actor, actor.agent.id));
+    },
+
+    async create(actor: Actor, input: CreateAgentInput): Promise<Agent> {
+      requirePerson(actor);
+      const group =
+        input.permissionGroupId === undefined
+          ? undefined
+          : await assignableGroup(actor, input.permissionGroupId, 'body.permissionGroupId');
+      return inTransaction(db.kysely, async (trx) => {
+        const agents = createAgentRepo(trx);
+        const row = await agents.insert({
+          userId: actor.userId,
+          name: input.name,
+          description: input.description ?? null,
+          permissionGroupId: group?.id ?? null,
+          oauthClientId: null,
+          now: nowIso(),
+        });
+        const permissions = group ? materialise(group) : [];
+        await agents.replacePermissions(row.id, permissions);
+        return toAgent(row, permissions);
+      });
+    },
+
+    /** Name, description, and pausing or resuming; a disabled agent stays as it is (409). */
+    async update(actor: Actor, agentId: number, input: UpdateAgentInput): Promise<Agent> {
+      requirePerson(actor);
+      await requireChangeable(actor, agentId);
+      const row = await repo.update(agentId, input, nowIso());
+      if (!row) throw disabledConflict();
+      return view(row);
+    },
+
+    /** DELETE: disables the agent, revokes every key and refresh token, ends its MCP sessions; the record stays. */
+    async disable(actor: Actor, agentId: number): Promise<Agent> {
+      requirePerson(actor);
+      await requireOwned(actor, agentId);
+      const row = await inTransaction(db.kysely, async (trx) => {
+        const agents = createAgentRepo(trx);
+        const now = nowIso();
+        const disabled = await agents.update(agentId, { status: 'disabled' }, now, { evenIfDisabled: true });
+        await agents.revokeAllKeys(agentId, now);
+        await agents.revokeRefreshTokens(agentId, now);
+        await endAgentSessions(trx, agentId, new Date(now));
+        return disabled!;
+      });
+      return view(row);
+    },
+
+    async setPermissions(actor: Actor, agentId: number, input: UpdatePermissionsInput): Promise<Agent> {
+      requirePerson(actor);
+      await requireChangeable(actor, agentId);
+      if (input.permissionGroupId !== undefined) {
+        const group = await assignableGroup(actor, input.permissionGroupId, 'body.permissionGroupId');
+        return replacePermissions(agentId, group.id, materialise(group));
+      }
+      return replacePermissions(agentId, null, await checkPermissions(actor, input.permissions ?? []));
+    },
+
+    async listKeys(actor: Actor, agentId: number): Promise<AgentKey[]> {
+      requirePerson(actor);
+      await requireOwned(actor, agentId);
+      return repo.listKeys(agentId);
+    },
+
+    /** A new `ag_sk_` key, shown only in this answer; only its hash is stored. */
+    async createKey(actor: Actor, agentId: number, label: string): Promise<CreatedAgentKey> {
+      requirePerson(actor);
+      await requireChangeable(actor, agentId);
+      const { key, prefix, keyHash } = issueKey(AGENT_KEY_PREFIX);
+      const row = await repo.insertKey({ agentId, label, prefix, keyHash, now: nowIso() });
+      return { ...row, key };
+    },
+
+    /** Revokes a key of the agent (again: unchanged); a key of another agent is 404. */
+    async revokeKey(actor: Actor, agentId: number, keyId: number): Promise<AgentKey> {
+      requirePerson(actor);
+      await requireOwned(actor, agentId);
+      const key = await repo.revokeKey(agentId, keyId, nowIso());
+      if (!key) throw notFound('Agent key');
+      return key;
+    },
+
+    /** The agent's tool calls, newest first. */
+    async activity(
+      actor: Actor,
+      agentId: number,
+      query: ActivityQuery,
+    ): Promise<{ items: ActivityItem[]; nextCursor: string | null }> {
+      requirePerson(actor);
+      await requireOwned(actor, agentId);
+      try {
+        return await repo.listActivity(agentId, query);
+      } catch (error) {
+        if (error instanceof InvalidCursorError)
+          throw validationFailed('Invalid query: query.cursor: is not a cursor this list gave out', [
+            { path: 'query.cursor', message: 'is not a cursor this list gave out' },
+          ]);
+        throw error;
+      }
+    },
+
+    /**
+     * OAuth consent: the person's agent for this client, created on first approval
+     * and reactivated (status active, permissions replaced by the group) on every
+     * later one, so re-approving after a revoke never duplicates the agent.
+     */
+    async createOrReactivateForOAuthClient(
+      actor: Actor,
+      input: { clientId: string; clientName: string; permissionGroupId: string },
+    ): Promise<Agent> {
+      requirePerson(actor);
+      const group = await assignableGroup(actor, input.permissionGroupId, 'permissionGroupId');
+      const permissions = materialise(group);
+      const attempt = () =>
+        inTransaction(db.kysely, async (trx) => {
+          const agents = createAgentRepo(trx);
+          const now = nowIso();
+          const existing = await agents.findByOAuthClient(actor.userId, input.clientId);
+          const row = existing
+            ? await agents.update(existing.id, { status: 'active', permissionGroupId: group.id }, now, {
+                evenIfDisabled: true,
+              })
+            : await agents.insert({
+                userId: actor.userId,
+                name: input.clientName.trim().slice(0, AGENT_NAME_MAX) || 'OAuth client',
+                description: null,
+                permissionGroupId: group.id,
+                oauthClientId: input.clientId,
+                now,
+              });
+          await agents.replacePermissions(row!.id, permissions);
+          return toAgent(row!, permissions);
+        });
+      try {
+        return await attempt();
+      } catch (error) {
+        // Two approvals raced to create the agent: the loser reactivates the winner's.
+        if (isUniqueViolation(error)) return attempt();
+        throw error;
+      }
+    },
+
+    /** Revokes every outstanding OAuth refresh token of the agent; answers how many. */
+    revokeRefreshTokens(agentId: number): Promise<number> {
+      return repo.revokeRefreshTokens(agentId, nowIso());
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { defineTool, PROFILE_ACTION } from '../../mcp/types.js';
+import { agent } from './schemas.js';
+import type { AgentService } from './service.js';
+
+/** The one tool every agent has: who it is and what it may do, to check before writing. */
+export function agentTools(agents: AgentService) {
+  return [
+    defineTool({
+      actionKey: PROFILE_ACTION,
+      title: 'Agent profile',
+      description:
+        'This agent: its name, status, permission group and the actions (with scopes) it may call. ' +
+        'Call it before writing to check what you are allowed to do.',
+      input: z.strictObject({}),
+      output: agent,
+      run: (actor) => agents.profile(actor),
+    }),
+  ];
+}

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { entityId } from '../../http/schemas.js';
+import { defineTool } from '../../mcp/types.js';
+import { calendar, createCalendarBody, updateCalendarBody } from './schemas.js';
+import type { CalendarService } from './service.js';
+
+const calendarRef = { calendarId: entityId };
+const deleted = z.object({ deleted: z.literal(true) });
+
+/** MCP tools of calendars: each the agent's owner's call of the calendar service, within the agent's scope. */
+export function calendarTools(calendars: CalendarService) {
+  return [
+    defineTool({
+      actionKey: 'calendar.list',
+      title: 'List calendars',
+      description:
+        'Your own calendars (the default first), then calendars shared with you through people groups.',
+      input: z.strictObject({}),
+      output: z.object({ calendars: z.array(calendar) }),
+      run: async (actor) => ({ calendars: await calendars.list(actor) }),
+    }),
+    defineTool({
+      actionKey: 'calendar.get',
+      title: 'Read calendar',
+      description: 'One calendar you can read.',
+      input: z.strictObject(calendarRef),
+      output: calendar,
+      run: (actor, { calendarId }) => calendars.get(actor, calendarId),
+    }),
+    defineTool({
+      actionKey: 'calendar.create',
+      title: 'Create calendar',
+      description: 'A new calendar of yours.',
+      input: createCalendarBody,
+      output: calendar,
+      run: (actor, input) => calendars.create(actor, input),
+    }),
+    defineTool({
+      actionKey: 'calendar.update',
+      title: 'Update calendar',
+      description: 'Rename, recolour, describe or change the time zone of a calendar you own.',
+      input: z.strictObject({ ...calendarRef, ...updateCalendarBody.shape }),
+      output: calendar,
+      run: (actor, { calendarId, ...changes }) => calendars.update(actor, calendarId, changes),
+    }),
+    defineTool({
+      actionKey: 'calendar.delete',
+      title: 'Delete calendar',
+      description:
+        'Deletes a calendar you own with all of its events. The default calendar cannot be deleted.',
+      input: z.strictObject(calendarRef),
+      output: deleted,
+      run: async (actor, { calendarId }) => {
+        await calendars.delete(actor, calendarId);
+        return { deleted: true as const };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { entityId } from '../../http/schemas.js';
+import { defineTool } from '../../mcp/types.js';
+import { member, memberOrganisation } from './schemas.js';
+import type { OrganisationsService } from './service.js';
+
+const organisationRef = { organisationId: entityId };
+
+/** MCP tools of organisations: read-only context of the owner's organisations, with the owner's role. */
+export function organisationTools(organisations: OrganisationsService) {
+  return [
+    defineTool({
+      actionKey: 'organisation.list',
+      title: 'List organisations',
+      description:
+        'The active organisations you belong to, each with your role and whether it is your active organisation (the one resource types, resources and reservations work in).',
+      input: z.strictObject({}),
+      output: z.object({ organisations: z.array(memberOrganisation) }),
+      run: async (actor) => ({ organisations: await organisations.list(actor) }),
+    }),
+    defineTool({
+      actionKey: 'organisation.get',
+      title: 'Read organisation',
+      description:
+        'One organisation you belong to, with its profile, time zone, default currency and schedule policy (any member).',
+      input: z.strictObject(organisationRef),
+      output: memberOrganisation,
+      run: (actor, { organisationId }) => organisations.get(actor, organisationId),
+    }),
+    defineTool({
+      actionKey: 'organisation.members.list',
+      title: 'List organisation members',
+      description: 'Members of one organisation you belong to, with their roles (any member).',
+      input: z.strictObject(organisationRef),
+      output: z.object({ members: z.array(member) }),
+      run: async (actor, { organisationId }) => ({
+        members: await organisations.listMembers(actor, organisationId),
+      }),
+    }),
+  ];
+}

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { entityId } from '../../http/schemas.js';
+import { defineTool } from '../../mcp/types.js';
+import { createResourceTypeBody, resourceType, updateResourceTypeBody } from './schemas.js';
+import type { ResourceTypesService } from './service.js';
+
+const resourceTypeRef = { resourceTypeId: entityId };
+
+/** What the pricing tool answers of a resource type. */
+const pricing = resourceType.pick({
+  id: true,
+  name: true,
+  pricingEnabled: true,
+  priceAmount: true,
+  priceCurrency: true,
+  paymentRequired: true,
+});
+
+/** MCP tools of resource types (and their pricing), in the owner's active organisation with the owner's role. */
+export function resourceTypeTools(resourceTypes: ResourceTypesService) {
+  return [
+    defineTool({
+      actionKey: 'resourceTypes.list',
+      title: 'List resource types',
+      description: 'Resource types of your active organisation (any member).',
+      input: z.strictObject({}),
+      output: z.object({ resourceTypes: z.array(resourceType) }),
+      run: async (actor) => ({ resourceTypes: await resourceTypes.list(actor) }),
+    }),
+    defineTool({
+      actionKey: 'resourceTypes.get',
+      title: 'Read resource type',
+      description:
+        'One resource type of your active organisation: booking mode, durations, schedule policy and pricing.',
+      input: z.strictObject(resourceTypeRef),
+      output: resourceType,
+      run: (actor, { resourceTypeId }) => resourceTypes.get(actor, resourceTypeId),
+    }),
+    defineTool({
+      actionKey: 'resourceTypes.create',
+      title: 'Create resource type',
+      description:
+        'A new resource type in your active organisation (OWNER, ADMIN or MANAGER). Durations are in minutes, priceAmount in minor units; a price needs pricingEnabled, paymentRequired needs a price.',
+      input: createResourceTypeBody,
+      output: resourceType,
+      run: (actor, input) => resourceTypes.create(actor, input),
+    }),
+    defineTool({
+      actionKey: 'resourceTypes.update',
+      title: 'Update resource type',
+      description:
+        'Changes the fields given of a resource type of your active organisation (OWNER, ADMIN or MANAGER); isActive false stops its booking.',
+      input: z.strictObject({ ...resourceTypeRef, ...updateResourceTypeBody.shape }),
+      output: resourceType,
+      run: (actor, { resourceTypeId, ...changes }) => resourceTypes.update(actor, resourceTypeId, changes),
+    }),
+    defineTool({
+      actionKey: 'resourceTypes.delete',
+      title: 'Delete resource type',
+      description:
+        'Deletes a resource type of your active organisation (OWNER, ADMIN or MANAGER); one that still has resources fails with RESOURCE_TYPE_IN_USE.',
+      input: z.strictObject(resourceTypeRef),
+      output: z.object({ deleted: z.literal(true) }),
+      run: async (actor, { resourceTypeId }) => {
+        await resourceTypes.remove(actor, resourceTypeId);
+        return { deleted: true as const };
+      },
+    }),
+    defineTool({
+      actionKey: 'pricing.read',
+      title: 'Read pricing',
+      description:
+        'The price of a resource type of your active organisation: whether pricing is on, the amount in minor units, the currency and whether payment is required to confirm a booking.',
+      input: z.strictObject(resourceTypeRef),
+      output: pricing,
+      run: async (actor, { resourceTypeId }) => pricing.parse(await resourceTypes.get(actor, resourceTypeId)),
+    }),
+  ];
+}
