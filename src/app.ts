@@ -8,6 +8,8 @@ import { authGuards } from './http/auth.js';
 import { registerErrorHandling } from './http/errors.js';
 import { acceptEmptyJsonBodies } from './http/json-body.js';
 import { loggerOptions } from './http/logging.js';
+import pages from './http/pages.js';
+import { createJobQueue, type JobQueue } from './jobs/queue.js';
 import { createEphemeralStore, type EphemeralStore } from './lib/ephemeral-store.js';
 import { type McpRoutesOptions, mcpRoutes } from './mcp/routes.js';
 import { createMetrics, type Metrics } from './metrics.js';
@@ -44,6 +46,7 @@ declare module 'fastify' {
     store: EphemeralStore;
     metrics: Metrics;
     services: Services;
+    jobs: JobQueue;
   }
 }
 
@@ -92,12 +95,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('db', db);
   app.decorate('store', store);
   app.decorate('metrics', metrics);
-  app.decorate('services', createServices({ db, config, store, metrics }));
+  const jobs = createJobQueue(db, config.jobQueue, app.log);
+  app.decorate('jobs', jobs);
+  app.decorate('services', createServices({ db, config, store, metrics, jobs }));
+  // Handlers are registered by the services above; workers start once the app is ready.
+  app.addHook('onReady', () => jobs.start());
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();
   });
   app.addHook('onClose', async () => {
+    await jobs.stop();
     await store.close();
     if (!options.db) await db.close();
   });
@@ -108,6 +116,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(rateLimit);
   await app.register(metricsPlugin);
   await app.register(swagger);
+  await app.register(pages);
   await app.register(authGuards, { credentials: app.services.auth });
 
   await app.register(platformRoutes, { prefix: '/api' });

@@ -34,6 +34,7 @@ const envSchema = z.object({
   OAUTH_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').default(DEV_OAUTH_JWT_SECRET),
   OAUTH_ACCESS_TOKEN_TTL: seconds(3600),
   OAUTH_REFRESH_TOKEN_TTL: seconds(7_776_000),
+  OAUTH_CIMD_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
   LOGIN_REFRESH_TOKEN_TTL: seconds(2_592_000),
   ENCRYPTION_KEY: z
     .string()
@@ -44,6 +45,10 @@ const envSchema = z.object({
     .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
     .optional(),
   CORS_ORIGINS: z.string().optional(),
+  JOB_QUEUE: z
+    .enum(['auto', 'in-process'])
+    .default('auto')
+    .describe('auto: pg-boss on PostgreSQL, in-process on SQLite; in-process: always in this process'),
   MCP_ALLOWED_ORIGINS: z
     .string()
     .refine(
@@ -79,9 +84,16 @@ export interface Config {
   oauthJwtSecret: string;
   oauthAccessTokenTtl: number;
   oauthRefreshTokenTtl: number;
+  /**
+   * Tests only: Client ID Metadata Documents may live on loopback or private addresses,
+   * and `http://localhost` / `http://127.0.0.1` client ids count as such documents.
+   */
+  oauthCimdAllowPrivate: boolean;
   loginRefreshTokenTtl: number;
   encryptionKey: Buffer;
   redisUrl: string | undefined;
+  /** Where background jobs run: `auto` puts them in pg-boss on PostgreSQL. */
+  jobQueue: 'auto' | 'in-process';
   corsOrigins: string[];
   /** Origins besides PUBLIC_URL and FRONTEND_URL that may call /api/mcp from a browser. */
   mcpAllowedOrigins: string[];
@@ -128,6 +140,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ];
     const unset = defaults.find(([, isDefault]) => isDefault);
     if (unset) throw new ConfigError(`Invalid environment variable ${unset[0]}: must be set in production`);
+    if (e.OAUTH_CIMD_ALLOW_PRIVATE === 'true') {
+      throw new ConfigError('Invalid environment variable OAUTH_CIMD_ALLOW_PRIVATE: must not be true in production');
+    }
     if (!e.PAYMENT_API_BASE || !e.PAYMENT_SECRET_KEY) {
       throw new ConfigError(
         'Invalid environment variable PAYMENT_API_BASE: PAYMENT_API_BASE and PAYMENT_SECRET_KEY must be set in production',
@@ -156,9 +171,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     oauthJwtSecret: e.OAUTH_JWT_SECRET,
     oauthAccessTokenTtl: e.OAUTH_ACCESS_TOKEN_TTL,
     oauthRefreshTokenTtl: e.OAUTH_REFRESH_TOKEN_TTL,
+    oauthCimdAllowPrivate: e.OAUTH_CIMD_ALLOW_PRIVATE === 'true',
     loginRefreshTokenTtl: e.LOGIN_REFRESH_TOKEN_TTL,
     encryptionKey: Buffer.from(e.ENCRYPTION_KEY, 'base64'),
     redisUrl: e.REDIS_URL,
+    jobQueue: e.JOB_QUEUE,
     corsOrigins: (e.CORS_ORIGINS ?? frontendUrl)
       .split(',')
       .map((origin) => origin.trim())

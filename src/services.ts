@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
+import type { JobQueue } from './jobs/queue.js';
 import type { EphemeralStore } from './lib/ephemeral-store.js';
 import type { Metrics } from './metrics.js';
 import { createAgentService } from './modules/agents/service.js';
@@ -25,6 +26,7 @@ export interface ServiceDeps {
   config: Config;
   store: EphemeralStore;
   metrics: Metrics;
+  jobs: JobQueue;
 }
 
 /** Every domain service, built once per app; HTTP routes and MCP tools both call these. */

@@ -37,6 +37,8 @@ export const TEST_ENV: Record<string, string> = {
   NODE_ENV: 'test',
   LOG_LEVEL: 'silent',
   RATE_LIMIT_MAX: '100000',
+  // Tests that need pg-boss (several instances, one database) ask for JOB_QUEUE=auto.
+  JOB_QUEUE: 'in-process',
   PUBLIC_URL: 'http://service.test',
   FRONTEND_URL: 'http://frontend.test',
 };

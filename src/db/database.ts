@@ -19,6 +19,8 @@ export interface Db {
   dialect: Dialect;
   /** PostgreSQL schema the connection is pinned to, when not the default. */
   schema?: string;
+  /** PostgreSQL only: the pool itself, for libraries that speak SQL of their own (the job queue). */
+  pool?: pg.Pool;
   close(): Promise<void>;
 }
 
@@ -76,6 +78,7 @@ function createPostgres(url: string, options: DatabaseOptions): Db {
   return {
     kysely,
     dialect: 'postgres',
+    pool,
     ...(options.searchPath ? { schema: options.searchPath } : {}),
     close: async () => {
       await kysely.destroy();

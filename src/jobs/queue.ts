@@ -1,0 +1,188 @@
+import type { FastifyBaseLogger } from 'fastify';
+import PgBoss from 'pg-boss';
+import type { Db } from '../db/database.js';
+
+/**
+ * Background jobs: calendar sync, channel renewal, data-subject requests.
+ * On PostgreSQL they live in a real queue stored in the database (pg-boss),
+ * so with N instances each job runs once and a crashed instance's jobs are
+ * retried; the SQLite single instance runs the same handlers in-process.
+ * Handlers must be idempotent: a job may run again after a crash.
+ */
+export interface JobQueue {
+  readonly kind: 'pg-boss' | 'in-process';
+  /** Registers the handler of a job name; call before `start`. */
+  work<T extends object>(name: string, handler: JobHandler<T>, options?: WorkOptions): void;
+  /**
+   * Queues one job. For a job registered with `deduplicate`, a job of that name and
+   * `singletonKey` still waiting absorbs the new one (every key needs one then).
+   */
+  send<T extends object>(name: string, data: T, options?: SendOptions): Promise<void>;
+  /** Runs `name` every `minutes` (once per period across instances on pg-boss). */
+  every(name: string, minutes: number): void;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Resolves when no job is waiting or running (in-process only; tests use it). */
+  idle(): Promise<void>;
+}
+
+export type JobHandler<T> = (data: T) => Promise<void>;
+export interface WorkOptions {
+  /** Attempts after the first; each waits twice as long as the one before. */
+  retryLimit?: number;
+  /** Seconds before the first retry. */
+  retryDelaySeconds?: number;
+  /** One waiting job per singleton key (a running one does not block the next). */
+  deduplicate?: boolean;
+}
+export interface SendOptions {
+  singletonKey?: string;
+}
+
+const DEFAULT_RETRY = { retryLimit: 5, retryDelaySeconds: 10 };
+
+export function createJobQueue(
+  db: Db,
+  mode: 'auto' | 'in-process',
+  log: Pick<FastifyBaseLogger, 'error' | 'warn'>,
+): JobQueue {
+  if (db.dialect === 'postgres' && db.pool && mode === 'auto') return pgBossQueue(db, db.pool, log);
+  return inProcessQueue(log);
+}
+
+function pgBossQueue(db: Db, pool: NonNullable<Db['pool']>, log: Pick<FastifyBaseLogger, 'error'>): JobQueue {
+  const boss = new PgBoss({
+    // The app's own pool: the same database and credentials, no second set of connections.
+    db: { executeSql: (text, values) => pool.query(text, values) },
+    schema: db.schema ? `${db.schema}_jobs` : 'pgboss',
+  });
+  boss.on('error', (error) => log.error({ err: error }, 'job queue error'));
+  const handlers = new Map<string, { handler: JobHandler<object>; options: WorkOptions }>();
+  const periodic = new Map<string, number>();
+  let started = false;
+
+  return {
+    kind: 'pg-boss',
+    work(name, handler, options = {}) {
+      handlers.set(name, { handler: handler as JobHandler<object>, options });
+    },
+    async send(name, data, options = {}) {
+      await boss.send(name, data, options.singletonKey ? { singletonKey: options.singletonKey } : {});
+    },
+    every(name, minutes) {
+      periodic.set(name, minutes);
+    },
+    async start() {
+      await boss.start();
+      started = true;
+      for (const [name, { handler, options }] of handlers) {
+        const retry = { ...DEFAULT_RETRY, ...options };
+        await boss.createQueue(name, {
+          name,
+          policy: options.deduplicate ? 'stately' : 'standard',
+          retryLimit: retry.retryLimit,
+          retryDelay: retry.retryDelaySeconds,
+          retryBackoff: true,
+        });
+        await boss.work<object>(name, { pollingIntervalSeconds: 1 }, async (jobs) => {
+          for (const job of jobs) await handler(job.data);
+        });
+      }
+      for (const [name, minutes] of periodic) await boss.schedule(name, `*/${minutes} * * * *`, {});
+    },
+    async stop() {
+      if (started) await boss.stop({ graceful: true, close: false, timeout: 5_000, wait: true });
+    },
+    async idle() {},
+  };
+}
+
+function inProcessQueue(log: Pick<FastifyBaseLogger, 'error' | 'warn'>): JobQueue {
+  const handlers = new Map<string, { handler: JobHandler<object>; options: WorkOptions }>();
+  const waiting = new Set<string>();
+  const timers = new Set<NodeJS.Timeout>();
+  let running = 0;
+  let stopped = false;
+  let idleWaiters: Array<() => void> = [];
+  let pendingRetries = 0;
+
+  const settle = () => {
+    if (running > 0 || waiting.size > 0 || pendingRetries > 0) return;
+    const waiters = idleWaiters;
+    idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  };
+
+  async function run(name: string, data: object, attempt: number): Promise<void> {
+    const entry = handlers.get(name);
+    if (!entry || stopped) return;
+    const retry = { ...DEFAULT_RETRY, ...entry.options };
+    running += 1;
+    try {
+      await entry.handler(data);
+    } catch (error) {
+      if (attempt < retry.retryLimit) {
+        const delay = retry.retryDelaySeconds * 1000 * 2 ** attempt;
+        log.warn({ err: error, job: name, attempt }, 'job failed; retrying');
+        pendingRetries += 1;
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          pendingRetries -= 1;
+          void run(name, data, attempt + 1);
+        }, delay);
+        timers.add(timer);
+      } else {
+        log.error({ err: error, job: name }, 'job failed for good');
+      }
+    } finally {
+      running -= 1;
+      settle();
+    }
+  }
+
+  const queue: JobQueue = {
+    kind: 'in-process',
+    work(name, handler, options = {}) {
+      handlers.set(name, { handler: handler as JobHandler<object>, options });
+    },
+    async send(name, data, options = {}) {
+      const entry = handlers.get(name);
+      if (!entry) throw new Error(`No handler for job ${name}`);
+      const key =
+        entry.options.deduplicate && options.singletonKey !== undefined
+          ? `${name}\u0000${options.singletonKey}`
+          : undefined;
+      if (key !== undefined) {
+        if (waiting.has(key)) return;
+        waiting.add(key);
+      }
+      const token = key ?? `${name}\u0000${Math.random()}`;
+      waiting.add(token);
+      // Never on the request path: the job starts after the current I/O turn.
+      setImmediate(() => {
+        waiting.delete(token);
+        void run(name, data, 0);
+      });
+    },
+    every(name, minutes) {
+      const timer = setInterval(() => void queue.send(name, {}, { singletonKey: 'every' }), minutes * 60_000);
+      timer.unref();
+      timers.add(timer);
+    },
+    async start() {},
+    async stop() {
+      stopped = true;
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      pendingRetries = 0;
+      await queue.idle();
+    },
+    idle() {
+      return new Promise<void>((resolve) => {
+        idleWaiters.push(resolve);
+        settle();
+      });
+    },
+  };
+  return queue;
+}
