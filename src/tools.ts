@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { Actor } from './lib/actor.js';
 import { DomainError } from './lib/errors.js';
 import type { AgentAccess, McpResourceProvider } from './mcp/server.js';
@@ -6,12 +7,15 @@ import { agentTools } from './modules/agents/tools.js';
 import { authTools } from './modules/auth/tools.js';
 import { automationTools } from './modules/automation/tools.js';
 import { availabilityTools } from './modules/availability/tools.js';
+import { calendar } from './modules/calendars/schemas.js';
 import { calendarTools } from './modules/calendars/tools.js';
 import { eventTools } from './modules/events/tools.js';
 import { householdTools } from './modules/household/tools.js';
 import { organisationTools } from './modules/organisations/tools.js';
 import { reservationTools } from './modules/reservations/tools.js';
+import { resourceType } from './modules/resource-types/schemas.js';
 import { resourceTypeTools } from './modules/resource-types/tools.js';
+import { resource } from './modules/resources/schemas.js';
 import { resourceTools } from './modules/resources/tools.js';
 import { routineTools } from './modules/routines/tools.js';
 import { taskTools } from './modules/tasks/tools.js';
@@ -47,6 +51,8 @@ interface ResourceKind {
   path: string;
   action: string;
   label: string;
+  /** The record as the REST API answers it: the schema drops internal fields. */
+  schema: z.ZodType;
   list(actor: Actor): Promise<Array<{ id: number; name: string }>>;
   read(actor: Actor, id: number): Promise<unknown>;
 }
@@ -62,6 +68,7 @@ export function createResourceProvider(services: Services): McpResourceProvider 
       path: 'calendars',
       action: 'calendar.list',
       label: 'Calendar',
+      schema: calendar,
       list: (actor: Actor) => services.calendars.list(actor),
       read: (actor: Actor, id: number) => services.calendars.get(actor, id),
     },
@@ -69,6 +76,7 @@ export function createResourceProvider(services: Services): McpResourceProvider 
       path: 'resource-types',
       action: 'resourceTypes.list',
       label: 'Resource type',
+      schema: resourceType,
       list: (actor: Actor) => services.resourceTypes.list(actor),
       read: (actor: Actor, id: number) => services.resourceTypes.get(actor, id),
     },
@@ -76,6 +84,7 @@ export function createResourceProvider(services: Services): McpResourceProvider 
       path: 'resources',
       action: 'resources.list',
       label: 'Resource',
+      schema: resource,
       list: (actor: Actor) => services.resources.list(actor, {}),
       read: (actor: Actor, id: number) => services.resources.get(actor, id),
     },
@@ -112,7 +121,7 @@ export function createResourceProvider(services: Services): McpResourceProvider 
       const kind = match && kinds.find((candidate) => candidate.path === match[1]);
       const actor = kind && access.actorFor(kind.action);
       if (!match || !kind || !actor) return null;
-      const record = await kind.read(actor, Number(match[2]));
+      const record = kind.schema.parse(await kind.read(actor, Number(match[2])));
       return [{ uri, mimeType: 'application/json', text: JSON.stringify(record) }];
     },
   };

@@ -214,6 +214,64 @@ describe('platform routes', () => {
     });
     assert.equal(foreign.headers['access-control-allow-origin'], undefined);
   });
+
+  test('CORS for browser MCP clients: their request headers pass the preflight, session and challenge are readable', async () => {
+    const mcpHeaders = [
+      'mcp-session-id',
+      'mcp-protocol-version',
+      'mcp-method',
+      'mcp-name',
+      'last-event-id',
+      'x-agent-key',
+      'x-agent-token',
+      'authorization',
+      'content-type',
+    ];
+    const preflight = (url: string, origin: string) =>
+      t.app.inject({
+        method: 'OPTIONS',
+        url,
+        headers: {
+          origin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': mcpHeaders.join(', '),
+        },
+      });
+    const allowed = await preflight('/api/mcp', 'http://frontend.test');
+    assert.equal(allowed.statusCode, 204);
+    assert.equal(allowed.headers['access-control-allow-origin'], 'http://frontend.test');
+    assert.equal(allowed.headers['access-control-allow-credentials'], 'true');
+    assert.match(String(allowed.headers['access-control-allow-methods']), /\bPOST\b.*\bDELETE\b/);
+    const allowHeaders = String(allowed.headers['access-control-allow-headers']).split(', ');
+    for (const header of mcpHeaders) assert.ok(allowHeaders.includes(header), header);
+
+    // The MCP Origin rule admits PUBLIC_URL too, so CORS on /api/mcp does; other routes keep CORS_ORIGINS.
+    const own = await preflight('/api/mcp', 'http://service.test');
+    assert.equal(own.statusCode, 204);
+    assert.equal(own.headers['access-control-allow-origin'], 'http://service.test');
+    const gateway = await preflight('/api/mcp/execute', 'http://service.test');
+    assert.equal(gateway.headers['access-control-allow-origin'], 'http://service.test');
+    const elsewhere = await preflight('/api/agents', 'http://service.test');
+    assert.equal(elsewhere.headers['access-control-allow-origin'], undefined);
+    const lookalike = await preflight('/api/mcpx', 'http://service.test');
+    assert.equal(lookalike.headers['access-control-allow-origin'], undefined);
+    const foreign = await preflight('/api/mcp', 'http://evil.test');
+    assert.equal(foreign.headers['access-control-allow-origin'], undefined);
+    assert.equal(foreign.headers['access-control-allow-headers'], undefined);
+
+    // The actual request: a browser may read the session id and the 401 challenge.
+    const unauthenticated = await t.app.inject({
+      method: 'POST',
+      url: '/api/mcp',
+      headers: { origin: 'http://frontend.test', 'content-type': 'application/json' },
+      payload: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+    });
+    assert.equal(unauthenticated.statusCode, 401);
+    assert.equal(unauthenticated.headers['access-control-allow-origin'], 'http://frontend.test');
+    assert.ok(unauthenticated.headers['www-authenticate']);
+    const exposed = String(unauthenticated.headers['access-control-expose-headers']).split(', ');
+    for (const header of ['mcp-session-id', 'www-authenticate']) assert.ok(exposed.includes(header), header);
+  });
 });
 
 describe('tables fed by public routes stay bounded', () => {

@@ -11,6 +11,7 @@ import { security } from '../http/schemas.js';
 import { forbidden } from '../lib/errors.js';
 import { jsonRpcError, sendWebResponse, toWebRequest } from './bridge.js';
 import { type AccessTokenVerifier, authenticateAgent, wwwAuthenticate } from './credentials.js';
+import { mcpGatewayRoutes } from './gateway.js';
 import {
   type AgentRequestContext,
   compileTools,
@@ -214,4 +215,8 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
     }
     return reply.code(200).send();
   });
+
+  // The deprecated gateway (/metadata, /actions, /execute, /stream): inside this plugin, so the
+  // Origin and credential hook above guards it too, and its tool calls share `callAgentTool`.
+  await app.register(mcpGatewayRoutes, { deps, contextFor });
 };

@@ -12,7 +12,7 @@ import {
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import { type AccessScope, type Actor, agentActor } from '../lib/actor.js';
-import { DomainError, type ErrorCode } from '../lib/errors.js';
+import { DomainError, ERROR_CODES, type ErrorCode } from '../lib/errors.js';
 import {
   type ActionRisk,
   type AgentDirectory,
@@ -23,8 +23,8 @@ import {
 
 /** Protocol revisions served: the 2026-07-28 era and the three 2025-era versions (preferred first). */
 export const LEGACY_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'];
-const SUPPORTED_PROTOCOL_VERSIONS = ['2026-07-28', ...LEGACY_PROTOCOL_VERSIONS];
-const SERVER_INFO = { name: 'reservation-service', title: 'Reservation Service', version: '0.1.0' };
+export const SUPPORTED_PROTOCOL_VERSIONS = ['2026-07-28', ...LEGACY_PROTOCOL_VERSIONS];
+export const SERVER_INFO = { name: 'reservation-service', title: 'Reservation Service', version: '0.1.0' };
 const INSTRUCTIONS =
   'Calendars, tasks, reservations and the rest of the reservation service, acting for the agent owner ' +
   'within the permissions the owner granted. tools/list shows what this agent may call; call ' +
@@ -51,7 +51,7 @@ export interface AgentAccess {
 }
 
 /** Per-tool data computed once: the wire name and JSON Schemas. */
-interface CompiledTool {
+export interface CompiledTool {
   name: string;
   definition: ToolDefinition;
   inputSchema: Tool['inputSchema'];
@@ -141,83 +141,98 @@ const issuesText = (error: z.ZodError) =>
     .map((issue) => `${issue.path.length ? issue.path.join('.') : '(arguments)'}: ${issue.message}`)
     .join('; ');
 
+/** A tool as `tools/list` (and the deprecated gateway's `/actions`) shows it. */
+export const toolListing = (tool: CompiledTool): Tool => ({
+  name: tool.name,
+  title: tool.definition.title,
+  description: tool.definition.description,
+  inputSchema: tool.inputSchema,
+  outputSchema: tool.outputSchema,
+  annotations: tool.annotations,
+});
+
+/** The tools `access` may call, in catalogue order: the one answer of "what may this agent call". */
+export function permittedTools(catalogue: ToolCatalogue, access: AgentAccess): CompiledTool[] {
+  return [...catalogue.byName.values()].filter((tool) => access.actorFor(tool.definition.actionKey) !== null);
+}
+
+/** Which tool a call names: a tool name (`tools/call`, gateway `tool`) or an action key (gateway `action`). */
+export type ToolReference = { name: string } | { actionKey: string };
+
+export interface ToolCallOutcome {
+  /** What `tools/call` answers: `isError` with `{error: {code, message}}` when refused. */
+  result: CallToolResult;
+  /** The tool that ran; undefined when the name is unknown or not permitted. */
+  tool: CompiledTool | undefined;
+}
+
+/** The `{code, message}` of a refused call; null when the call succeeded. */
+export function toolErrorOf(result: CallToolResult): { code: ErrorCode; message: string } | null {
+  if (!result.isError) return null;
+  const error = (result.structuredContent as { error?: { code?: unknown; message?: unknown } } | undefined)
+    ?.error;
+  const code = ERROR_CODES.find((known) => known === error?.code) ?? 'INTERNAL';
+  return { code, message: typeof error?.message === 'string' ? error.message : 'Internal error' };
+}
+
 /**
- * A fresh SDK server for one request of one agent: it lists and runs only the
- * tools that agent is permitted. The SDK owns the protocol (both eras); this
- * file owns what the tools mean.
+ * THE tool call, for `tools/call` of both protocol eras and the deprecated gateway's
+ * `/execute`: checks the permission (a tool the agent may not call reads exactly like
+ * an unknown one), validates the arguments, runs the tool as the agent's Actor under
+ * that permission's scope, checks the output, maps every error to a refused result
+ * (nothing internal leaks), and records the call for the agent's activity.
  */
-export function createAgentServer(deps: AgentServerDeps, { agent, log }: AgentRequestContext): Server {
-  const access = agentAccess(agent);
-  const permitted = (tool: CompiledTool | undefined) =>
-    tool !== undefined && access.actorFor(tool.definition.actionKey) !== null;
-  const server = new Server(SERVER_INFO, {
-    capabilities: { tools: {}, ...(deps.resources ? { resources: {} } : {}) },
-    instructions: INSTRUCTIONS,
-    supportedProtocolVersions: SUPPORTED_PROTOCOL_VERSIONS,
-  });
+export async function callAgentTool(
+  deps: Pick<AgentServerDeps, 'catalogue' | 'agents'>,
+  { agent, log }: AgentRequestContext,
+  reference: ToolReference,
+  args: unknown,
+): Promise<ToolCallOutcome> {
+  const started = performance.now();
+  const requested = ('name' in reference ? reference.name : reference.actionKey).slice(0, MAX_LOGGED_NAME);
+  const tool =
+    'name' in reference
+      ? deps.catalogue.byName.get(reference.name)
+      : deps.catalogue.byActionKey.get(reference.actionKey);
+  const actor = tool ? agentAccess(agent).actorFor(tool.definition.actionKey) : null;
+  const result = await run();
+  const error = toolErrorOf(result);
+  const actionKey = tool?.definition.actionKey ?? requested;
+  try {
+    await deps.agents.recordToolCall({
+      agentId: agent.id,
+      actionKey,
+      outcome: error ? 'error' : 'ok',
+      errorCode: error?.code ?? null,
+      durationMs: Math.round(performance.now() - started),
+    });
+  } catch (recordError) {
+    log.error({ err: recordError, agentId: agent.id, actionKey }, 'recording an MCP tool call failed');
+  }
+  return { result, tool: actor ? tool : undefined };
 
-  server.setRequestHandler('tools/list', () => ({
-    tools: [...deps.catalogue.byName.values()].filter(permitted).map(
-      (tool): Tool => ({
-        name: tool.name,
-        title: tool.definition.title,
-        description: tool.definition.description,
-        inputSchema: tool.inputSchema,
-        outputSchema: tool.outputSchema,
-        annotations: tool.annotations,
-      }),
-    ),
-  }));
-
-  server.setRequestHandler('tools/call', async (request) => {
-    const started = performance.now();
-    const { name } = request.params;
-    const tool = deps.catalogue.byName.get(name);
-    const actionKey = tool?.definition.actionKey ?? name.slice(0, MAX_LOGGED_NAME);
-    const result = await callTool(tool, name, request.params.arguments);
-    const structured = result.structuredContent as { error?: { code: string } } | undefined;
-    const errorCode = result.isError ? (structured?.error?.code ?? 'INTERNAL') : null;
-    try {
-      await deps.agents.recordToolCall({
-        agentId: agent.id,
-        actionKey,
-        outcome: result.isError ? 'error' : 'ok',
-        errorCode,
-        durationMs: Math.round(performance.now() - started),
-      });
-    } catch (error) {
-      log.error({ err: error, agentId: agent.id, actionKey }, 'recording an MCP tool call failed');
-    }
-    return server.projectCallToolResult(result, result.isError ? undefined : tool?.outputSchema);
-  });
-
-  async function callTool(
-    tool: CompiledTool | undefined,
-    name: string,
-    args: Record<string, unknown> | undefined,
-  ): Promise<CallToolResult> {
-    const actor = tool ? access.actorFor(tool.definition.actionKey) : null;
+  async function run(): Promise<CallToolResult> {
     // Not permitted reads exactly like not existing.
-    if (!tool || !actor) return errorResult('NOT_FOUND', `Tool ${name.slice(0, MAX_LOGGED_NAME)} not found`);
+    if (!tool || !actor) return errorResult('NOT_FOUND', `Tool ${requested} not found`);
     const input = await tool.definition.input.safeParseAsync(args ?? {});
     if (!input.success) {
       return errorResult(
         'VALIDATION_FAILED',
-        `Invalid arguments for tool ${name}: ${issuesText(input.error)}`,
+        `Invalid arguments for tool ${tool.name}: ${issuesText(input.error)}`,
       );
     }
     let output: unknown;
     try {
       output = await tool.definition.run(actor, input.data);
-    } catch (error) {
-      if (error instanceof DomainError) return errorResult(error.code, error.message);
-      log.error({ err: error, agentId: agent.id, tool: name }, 'MCP tool failed');
+    } catch (thrown) {
+      if (thrown instanceof DomainError) return errorResult(thrown.code, thrown.message);
+      log.error({ err: thrown, agentId: agent.id, tool: tool.name }, 'MCP tool failed');
       return errorResult('INTERNAL', 'Internal error');
     }
     const checked = await tool.definition.output.safeParseAsync(output);
     if (!checked.success) {
       log.error(
-        { agentId: agent.id, tool: name, issues: issuesText(checked.error) },
+        { agentId: agent.id, tool: tool.name, issues: issuesText(checked.error) },
         'MCP tool output does not match its schema',
       );
       return errorResult('INTERNAL', 'Internal error');
@@ -227,6 +242,31 @@ export function createAgentServer(deps: AgentServerDeps, { agent, log }: AgentRe
       content: [{ type: 'text', text: JSON.stringify(checked.data) }],
     };
   }
+}
+
+/**
+ * A fresh SDK server for one request of one agent: it lists and runs only the
+ * tools that agent is permitted. The SDK owns the protocol (both eras); this
+ * file owns what the tools mean.
+ */
+export function createAgentServer(deps: AgentServerDeps, context: AgentRequestContext): Server {
+  const { agent, log } = context;
+  const access = agentAccess(agent);
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {}, ...(deps.resources ? { resources: {} } : {}) },
+    instructions: INSTRUCTIONS,
+    supportedProtocolVersions: SUPPORTED_PROTOCOL_VERSIONS,
+  });
+
+  server.setRequestHandler('tools/list', () => ({
+    tools: permittedTools(deps.catalogue, access).map(toolListing),
+  }));
+
+  server.setRequestHandler('tools/call', async (request) => {
+    const { name, arguments: args } = request.params;
+    const { result, tool } = await callAgentTool(deps, context, { name }, args);
+    return server.projectCallToolResult(result, result.isError ? undefined : tool?.outputSchema);
+  });
 
   const { resources } = deps;
   if (resources) {

@@ -1,0 +1,39 @@
+// Runs every test/browser/*.browser.ts file with Node's test runner (TypeScript through tsx),
+// driving the system Chromium through playwright-core. Kept apart from `npm test` so the main
+// suite needs no browser. Extra arguments are passed to the runner, e.g.
+// `npm run test:browser -- --test-name-pattern=keyboard`. CHROMIUM_PATH overrides /usr/bin/chromium.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+function testFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return testFiles(path);
+    return entry.name.endsWith('.browser.ts') ? [path] : [];
+  });
+}
+
+const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+if (!existsSync(chromium)) {
+  console.error(`No browser at ${chromium}: install Debian's chromium package or set CHROMIUM_PATH.`);
+  process.exit(1);
+}
+
+const args = process.argv.slice(2);
+const explicit = args.filter((arg) => arg.endsWith('.ts'));
+const files = explicit.length > 0 ? explicit : testFiles(join('test', 'browser')).sort();
+const result = spawnSync(
+  process.execPath,
+  [
+    '--import',
+    'tsx',
+    '--test',
+    // One browser at a time: each file starts its own Chromium.
+    '--test-concurrency=1',
+    ...args.filter((a) => !a.endsWith('.ts')),
+    ...files,
+  ],
+  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', CHROMIUM_PATH: chromium } },
+);
+process.exit(result.status ?? 1);
