@@ -131,13 +131,19 @@ export function inTransaction<T>(
 
 /**
  * Builds and compiles a query once; each call runs it with new parameter values,
- * in the order they appear in the SQL. For the few per-request hot paths, where
- * Kysely's build-and-compile costs more than SQLite's execution.
+ * in the order they appear in the SQL, and answers the whole result (rows, and
+ * affected rows of a write). For the few per-request hot paths, where Kysely's
+ * build-and-compile costs more than SQLite's execution.
  */
-export function precompiled<Row>(query: { compile(): CompiledQuery<Row> }) {
+export function compiledOnce<Row>(query: { compile(): CompiledQuery<Row> }) {
   const compiled = query.compile();
-  return async (executor: Executor, ...parameters: unknown[]): Promise<Row[]> => {
-    const result = await executor.executeQuery<Row>({ ...compiled, parameters });
-    return result.rows;
-  };
+  return (executor: Executor, ...parameters: unknown[]) =>
+    executor.executeQuery<Row>({ ...compiled, parameters });
+}
+
+/** `compiledOnce` for reads: answers the rows. */
+export function precompiled<Row>(query: { compile(): CompiledQuery<Row> }) {
+  const run = compiledOnce(query);
+  return async (executor: Executor, ...parameters: unknown[]): Promise<Row[]> =>
+    (await run(executor, ...parameters)).rows;
 }

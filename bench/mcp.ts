@@ -1,0 +1,467 @@
+// MCP benchmark: `tools/call` of a read tool (a database read) on /api/mcp, for the
+// 2025-era revision (one `initialize`, then requests carrying `mcp-session-id`) and
+// for 2026-07-28 (stateless requests with the `_meta` envelope), beside the SDK's own
+// minimal server measured in the same run (the floor): an `McpServer` with one trivial
+// tool on plain node:http, sessionful 2025 transport and `createMcpHandler` for 2026.
+// The service is started as `npm start` starts it (`tsx src/main.ts`, default logging
+// into a temp file, a temp SQLite); the floor runs in a process of its own, and
+// autocannon in this one. Run: npm run bench -- mcp
+// (BENCH_SECONDS, default 10; BENCH_CONNECTIONS, default 20; BENCH_ROUNDS, default 1: each case's
+// best of that many rounds; BENCH_ONLY=<text>: only the cases whose title contains it;
+// BENCH_PROFILE_DIR=<dir>: the floor and the service write V8 CPU profiles there when they stop.)
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { closeSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+
+const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
+const WARMUP_SECONDS = 2;
+const LEGACY = '2025-11-25';
+const MODERN = '2026-07-28';
+const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
+const ROOT = new URL('..', import.meta.url).pathname;
+/** Linux clock ticks per second (`getconf CLK_TCK`), the unit of /proc/<pid>/stat times. */
+const CLOCK_TICKS = 100;
+
+// ---------------------------------------------------------------------------------------------
+// The floor: the SDK's minimal server, as its README and d.ts show it, on plain node:http.
+// ---------------------------------------------------------------------------------------------
+
+async function serveFloor() {
+  const sdk = await import('@modelcontextprotocol/server');
+  const { z } = await import('zod');
+  const newServer = () => {
+    const server = new sdk.McpServer({ name: 'floor', version: '1.0.0' });
+    server.registerTool('ping', { description: 'Answers pong.', inputSchema: z.object({}) }, async () => ({
+      content: [{ type: 'text', text: 'pong' }],
+    }));
+    return server;
+  };
+  // 2026-07-28: one server per request, the SDK's stateless entry (2025 traffic routed below).
+  const modern = sdk.createMcpHandler(() => newServer(), { legacy: 'reject' });
+  // 2025-era: the SDK's sessionful idiom, one server and transport per session, kept in memory.
+  const sessions = new Map<string, InstanceType<typeof sdk.WebStandardStreamableHTTPServerTransport>>();
+
+  const handle = async (request: Request, body: unknown): Promise<Response> => {
+    if (!(await sdk.isLegacyRequest(request, body))) return modern.fetch(request, { parsedBody: body });
+    const sessionId = request.headers.get('mcp-session-id');
+    let transport = sessionId ? sessions.get(sessionId) : undefined;
+    if (!transport) {
+      if (sessionId || !sdk.isInitializeRequest(body))
+        return new Response('no such session', { status: 404 });
+      const created = new sdk.WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: randomUUID,
+        enableJsonResponse: true,
+        onsessioninitialized: (id) => {
+          sessions.set(id, created);
+        },
+      });
+      await newServer().connect(created);
+      transport = created;
+    }
+    return transport.handleRequest(request, { parsedBody: body });
+  };
+
+  // What `toNodeHandler` of @modelcontextprotocol/node does: node:http in, web Request out and back.
+  const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+    try {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const text = Buffer.concat(chunks).toString('utf8');
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (typeof value === 'string' && name !== 'content-length' && name !== 'host') {
+          headers.set(name, value);
+        }
+      }
+      const request = new Request(`http://${req.headers.host}${req.url}`, { method: req.method!, headers });
+      const response = await handle(request, text ? JSON.parse(text) : undefined);
+      const payload = Buffer.from(await response.arrayBuffer());
+      res.writeHead(response.status, Object.fromEntries(response.headers));
+      res.end(payload);
+    } catch (error) {
+      res.writeHead(500).end(String(error));
+    }
+  });
+  server.keepAliveTimeout = 72_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (!address || typeof address === 'string') throw new Error('no port');
+  // An exit of its own, so that a CPU profile (BENCH_PROFILE_DIR) is written.
+  process.once('SIGTERM', () => process.exit(0));
+  console.log(JSON.stringify({ url: `http://127.0.0.1:${address.port}/mcp` }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The orchestrator: starts both servers, sets up an agent over the HTTP API, runs autocannon.
+// ---------------------------------------------------------------------------------------------
+
+interface Server {
+  child: ChildProcess;
+  /** The MCP endpoint. */
+  url: string;
+}
+
+interface Case {
+  title: string;
+  /** The protocol revision; each case is compared with the floor's of the same revision. */
+  revision: string;
+  server: Server;
+  headers: Record<string, string>;
+  /** A JSON-RPC request; autocannon gives every request a fresh id. */
+  body: Record<string, unknown>;
+}
+
+interface Row {
+  title: string;
+  revision: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  serverCpuUs: number | null;
+  bytes: number;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/** A port nobody listens on right now (the service takes its port from PORT). */
+async function freePort(): Promise<number> {
+  const probe = createNetServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const address = probe.address();
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  if (!address || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+function exited(child: ChildProcess, name: string): Promise<never> {
+  return new Promise((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before it was ready`))),
+  );
+}
+
+/**
+ * With BENCH_PROFILE_DIR: V8 CPU profiles, written to `<dir>/<name>/` when the server stops (the
+ * largest file is the main thread's; tsx's loader thread writes one too).
+ */
+function profileFlags(name: string): string[] {
+  const dir = process.env.BENCH_PROFILE_DIR;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, name)}`] : [];
+}
+
+function startFloor(): Promise<Server> {
+  const child = spawn(
+    process.execPath,
+    [...profileFlags('floor'), '--import', 'tsx', new URL(import.meta.url).pathname, '--serve=floor'],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const ready = new Promise<Server>((resolve) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve({ child, url: JSON.parse(line).url as string });
+    });
+  });
+  return Promise.race([ready, exited(child, 'the floor')]);
+}
+
+/** `npm start` (`tsx src/main.ts`) with default logging, written to `logFile`. */
+async function startService(dbFile: string, logFile: string): Promise<Server & { base: string }> {
+  const port = await freePort();
+  const log = openSync(logFile, 'w');
+  // tsx hands Node's own flags to the node process that runs the service.
+  const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), [...profileFlags('service'), 'src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: `sqlite:${dbFile}`,
+      PORT: String(port),
+      // The default (1000 a minute per client) would answer the load generator 429 after a second.
+      RATE_LIMIT_MAX: '100000000',
+    },
+    stdio: ['ignore', log, 'inherit'],
+  });
+  closeSync(log);
+  const base = `http://127.0.0.1:${port}`;
+  const ready = (async () => {
+    for (;;) {
+      try {
+        if ((await fetch(`${base}/api/health`)).ok) return { child, base, url: `${base}/api/mcp` };
+      } catch {
+        // Not listening yet.
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  return Promise.race([ready, exited(child, 'the service')]);
+}
+
+/** Stops a server and waits for it (SIGTERM: the service closes its database). */
+async function stop(server: Server) {
+  if (server.child.exitCode !== null) return;
+  const gone = new Promise((resolve) => server.child.once('exit', resolve));
+  server.child.kill('SIGTERM');
+  await gone;
+}
+
+/** CPU time (µs) of a process and its descendants (`tsx` runs the service in a child), from /proc. */
+function treeCpuUs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    let us = ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS) * 1e6;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+      for (const child of children ? children.split(' ') : []) us += treeCpuUs(Number(child)) ?? 0;
+    }
+    return us;
+  } catch {
+    return null; // Not Linux.
+  }
+}
+
+async function post(url: string, headers: Record<string, string>, body: unknown) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { ...JSON_HEADERS, ...headers },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`POST ${url}: ${response.status} ${text}`);
+  return { response, json: text ? (JSON.parse(text) as Record<string, unknown>) : null };
+}
+
+/** A JSON-RPC answer that is a successful tool result (not a JSON-RPC error, not `isError`). */
+function successfulToolResult(text: string): boolean {
+  return text.includes('"result"') && !text.includes('"isError":true') && !text.includes('"error":{');
+}
+
+/** 2025-era: `initialize`, then `notifications/initialized`; answers the headers of every later request. */
+async function openSession(url: string, credential: Record<string, string>) {
+  const init = await post(url, credential, {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: {
+      protocolVersion: LEGACY,
+      capabilities: {},
+      clientInfo: { name: 'bench', version: '1.0.0' },
+    },
+  });
+  const sessionId = init.response.headers.get('mcp-session-id');
+  if (!sessionId) throw new Error(`initialize at ${url} answered no mcp-session-id`);
+  const headers = { ...credential, 'mcp-session-id': sessionId, 'mcp-protocol-version': LEGACY };
+  const initialized = await post(url, headers, { jsonrpc: '2.0', method: 'notifications/initialized' });
+  if (initialized.response.status !== 202)
+    throw new Error(`notifications/initialized: ${initialized.response.status}`);
+  return headers;
+}
+
+const legacyCall = (name: string, args: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
+
+/** 2026-07-28: what the SDK client (pinned to 2026-07-28) sends for `tools/call`, headers and `_meta`. */
+const modernHeaders = (credential: Record<string, string>, name: string) => ({
+  ...credential,
+  'mcp-method': 'tools/call',
+  'mcp-name': name,
+  'mcp-protocol-version': MODERN,
+});
+const modernCall = (name: string, args: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: {
+    name,
+    arguments: args,
+    _meta: {
+      [PROTOCOL_VERSION_META]: MODERN,
+      'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    },
+  },
+});
+
+async function measure({ title, revision, server, headers, body }: Case): Promise<Row> {
+  // Checked once before load: a benchmark of errors is worthless. Every answer under load is checked too.
+  const { json } = await post(server.url, headers, body);
+  if (!json || !successfulToolResult(JSON.stringify(json))) {
+    throw new Error(`${title}: not a successful tool result: ${JSON.stringify(json)}`);
+  }
+  // Every request its own JSON-RPC id, as a client sends them: a session's transport keys answers by id.
+  // (autocannon's `idReplacement` declares a wrong Content-Length in version 8, so the id is set here.)
+  const { id: _, ...request } = body;
+  const prefix = JSON.stringify({ ...request, id: 0 }).slice(0, -2);
+  let next = 0;
+  const options = {
+    url: server.url,
+    method: 'POST' as const,
+    headers: { ...JSON_HEADERS, ...headers },
+    requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, body: `${prefix}${++next}}` }) }],
+    verifyBody: (text: unknown) => successfulToolResult(String(text)),
+    connections: CONNECTIONS,
+  };
+  // A short warm-up so the JIT has compiled the hot path before the measured run.
+  await autocannon({ ...options, duration: WARMUP_SECONDS });
+  const cpuBefore = treeCpuUs(server.child.pid!);
+  const result = await autocannon({ ...options, duration: DURATION_SECONDS });
+  const cpuAfter = treeCpuUs(server.child.pid!);
+  if (result.non2xx || result.errors || result.timeouts || result.mismatches) {
+    throw new Error(
+      `${title}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts, ` +
+        `${result.mismatches} answers that are no successful tool result`,
+    );
+  }
+  const row = {
+    title,
+    revision,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    serverCpuUs:
+      cpuBefore === null || cpuAfter === null
+        ? null
+        : Math.round((cpuAfter - cpuBefore) / result.requests.total),
+    bytes: Math.round(result.throughput.total / result.requests.total),
+  };
+  console.error(JSON.stringify(row));
+  return row;
+}
+
+/** Registers a user, makes an `all_read_only` agent with a key, and a calendar with a few events. */
+async function setUp(base: string) {
+  const registered = await post(
+    `${base}/api/auth/register`,
+    {},
+    {
+      email: 'bench@example.test',
+      password: 'benchmark password',
+      name: 'Bench',
+    },
+  );
+  const user = { authorization: `Bearer ${registered.json!.accessToken as string}` };
+  const agent = await post(`${base}/api/agents`, user, {
+    name: 'Bench agent',
+    permissionGroupId: 'all_read_only',
+  });
+  const agentId = agent.json!.id as number;
+  const key = await post(`${base}/api/agents/${agentId}/keys`, user, { label: 'bench' });
+  const calendar = await post(`${base}/api/calendars`, user, { name: 'Bench', timezone: 'Europe/Berlin' });
+  const calendarId = calendar.json!.id as number;
+  const day = new Date();
+  day.setUTCHours(0, 0, 0, 0);
+  const at = (days: number, hours: number) =>
+    new Date(day.getTime() + (days * 24 + hours) * 3_600_000).toISOString();
+  for (let i = 0; i < 5; i++) {
+    await post(`${base}/api/calendars/${calendarId}/events`, user, {
+      title: `Event ${i + 1}`,
+      startTime: at(i + 1, 9),
+      endTime: at(i + 1, 10),
+    });
+  }
+  return {
+    credential: { 'x-agent-key': key.json!.key as string },
+    eventsArgs: { calendarId, from: at(0, 0), to: at(7, 0) },
+  };
+}
+
+async function orchestrate() {
+  const only = process.env.BENCH_ONLY;
+  const stamp = `${process.pid}-${Date.now()}`;
+  const dbFile = join(tmpdir(), `bench-mcp-${stamp}.db`);
+  const logFile = join(tmpdir(), `bench-mcp-${stamp}.log`);
+  // Both servers run for the whole benchmark (an idle one costs nothing), so each revision's
+  // floor is measured right before the service: on a shared machine the pair sees the same load.
+  const floor = await startFloor();
+  let service: Awaited<ReturnType<typeof startService>> | undefined;
+  const best = new Map<string, Row>();
+  let logBytes = 0;
+  try {
+    service = await startService(dbFile, logFile);
+    const { credential, eventsArgs } = await setUp(service.base);
+    const floorCredential = { 'x-agent-key': 'unused by the floor' };
+    const floorSession = await openSession(floor.url, floorCredential);
+    const serviceSession = await openSession(service.url, credential);
+    const tools = [
+      ['calendar_list', {}],
+      ['calendar_events_read', eventsArgs],
+    ] as const;
+    // Per revision: the floor, then the service's tools.
+    const cases: Case[] = [
+      {
+        title: `floor ${LEGACY} (session): tools/call ping`,
+        revision: LEGACY,
+        server: floor,
+        headers: floorSession,
+        body: legacyCall('ping', {}),
+      },
+      ...tools.map(([tool, args]) => ({
+        title: `service ${LEGACY} (session): tools/call ${tool}`,
+        revision: LEGACY,
+        server: service!,
+        headers: serviceSession,
+        body: legacyCall(tool, args),
+      })),
+      {
+        title: `floor ${MODERN} (stateless): tools/call ping`,
+        revision: MODERN,
+        server: floor,
+        headers: modernHeaders(floorCredential, 'ping'),
+        body: modernCall('ping', {}),
+      },
+      ...tools.map(([tool, args]) => ({
+        title: `service ${MODERN} (stateless): tools/call ${tool}`,
+        revision: MODERN,
+        server: service!,
+        headers: modernHeaders(credential, tool),
+        body: modernCall(tool, args),
+      })),
+    ];
+    // Several rounds keep each case's best: interference from other work only ever slows a run down.
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const c of cases.filter((c) => !only || c.title.includes(only))) {
+        const row = await measure(c);
+        if (row.rps > (best.get(c.title)?.rps ?? -1)) best.set(c.title, row);
+      }
+    }
+  } finally {
+    await stop(floor);
+    if (service) await stop(service);
+    logBytes = statSync(logFile, { throwIfNoEntry: false })?.size ?? 0;
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${dbFile}${suffix}`, { force: true });
+    rmSync(logFile, { force: true });
+  }
+
+  const rows = [...best.values()];
+  console.log(
+    `connections ${CONNECTIONS}, ${DURATION_SECONDS} s per case after a ${WARMUP_SECONDS} s warm-up, ` +
+      `best of ${ROUNDS} round(s), Node ${process.version}; the service logged ${(logBytes / 1e6).toFixed(0)} MB`,
+  );
+  console.log('| case | req/s | share of floor | p50 ms | p99 ms | server CPU µs/request | response bytes |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const r of rows) {
+    const floorRps = rows.find((f) => f.title.startsWith('floor') && f.revision === r.revision)?.rps;
+    const share = floorRps ? `${Math.round((r.rps / floorRps) * 100)}%` : 'n/a';
+    console.log(
+      `| ${r.title} | ${r.rps} | ${share} | ${r.p50} | ${r.p99} | ${r.serverCpuUs ?? 'n/a'} | ${r.bytes} |`,
+    );
+  }
+}
+
+// Last, once every constant above is initialised: `--serve=floor` is the floor's own process.
+if (process.argv.includes('--serve=floor')) await serveFloor();
+else await orchestrate();
