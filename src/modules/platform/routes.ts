@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorEnvelope, sendError } from '../../http/errors.js';
+import { jsonBodyParser } from '../../http/json-body.js';
 import { security } from '../../http/schemas.js';
 import { DomainError } from '../../lib/errors.js';
 import { featureFlags, frontendErrorReport, health, readiness, root, securityReport } from './schemas.js';
@@ -13,6 +15,10 @@ const clientOf = (request: FastifyRequest): ClientInfo => ({
   userAgent: request.headers['user-agent']?.slice(0, 512) ?? null,
 });
 const startedAt = Date.now();
+/** The service's own version (package.json), never the framework's. */
+const SERVICE_VERSION: string = JSON.parse(
+  readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'),
+).version;
 
 const HONEYPOT_LOGIN_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Administrator sign in</title></head>
@@ -31,7 +37,7 @@ export const platformRoutes: FastifyPluginAsyncZod = async (app) => {
     { schema: { tags, summary: 'Service root', security: security.public, response: { 200: root } } },
     async () => ({
       name: 'reservation-service',
-      version: app.version ?? '0',
+      version: SERVICE_VERSION,
       docs: '/api/docs',
       openapi: '/api/openapi.json',
       health: '/api/health',
@@ -135,7 +141,7 @@ export const platformRoutes: FastifyPluginAsyncZod = async (app) => {
     'application/reports+json',
     'application/expect-ct-report+json',
   ]) {
-    app.addContentTypeParser(type, { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
+    app.addContentTypeParser(type, { parseAs: 'string' }, jsonBodyParser(app));
   }
   for (const kind of ['ct', 'csp'] as const) {
     app.post(
