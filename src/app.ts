@@ -18,11 +18,14 @@ import { agentRoutes } from './modules/agents/routes.js';
 import { authRoutes } from './modules/auth/routes.js';
 import { automationRoutes } from './modules/automation/routes.js';
 import { availabilityRoutes } from './modules/availability/routes.js';
+import { calendarSyncRoutes } from './modules/calendar-sync/routes.js';
 import { calendarRoutes } from './modules/calendars/routes.js';
 import { eventRoutes } from './modules/events/routes.js';
 import { householdRoutes } from './modules/household/routes.js';
+import { oauthRoutes } from './modules/oauth/routes.js';
 import { organisationRoutes } from './modules/organisations/routes.js';
 import { platformRoutes } from './modules/platform/routes.js';
+import { privacyRoutes } from './modules/privacy/routes.js';
 import { publicBookingRoutes } from './modules/public-booking/routes.js';
 import { reservationRoutes } from './modules/reservations/routes.js';
 import { resourceTypeRoutes } from './modules/resource-types/routes.js';
@@ -97,7 +100,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('metrics', metrics);
   const jobs = createJobQueue(db, config.jobQueue, app.log);
   app.decorate('jobs', jobs);
-  app.decorate('services', createServices({ db, config, store, metrics, jobs }));
+  app.decorate('services', createServices({ db, config, store, metrics, jobs, log: app.log }));
   // Handlers are registered by the services above; workers start once the app is ready.
   app.addHook('onReady', () => jobs.start());
   app.addHook('onRequest', (request, reply, done) => {
@@ -135,6 +138,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(routineRoutes, { prefix: '/api/routines' });
   await app.register(householdRoutes, { prefix: '/api/household' });
   await app.register(automationRoutes, { prefix: '/api/automation' });
+  await app.register(calendarSyncRoutes, { prefix: '/api/calendar-sync' });
   await app.register(mcpRoutes, {
     prefix: '/api/mcp',
     ...(options.mcp ?? {
@@ -142,9 +146,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       tools: createTools(app.services),
       riskOf: riskOf,
       resources: createResourceProvider(app.services),
+      verifyAccessToken: app.services.oauth.verifyAccessToken,
     }),
   });
   await app.register(agentRoutes, { prefix: '/api/agents' });
+  await app.register(privacyRoutes, { prefix: '/api/compliance/me/privacy' });
+  // Discovery at /.well-known/*, the OAuth 2.1 server at /api/oauth/*.
+  await app.register(oauthRoutes);
 
   return app;
 }

@@ -2,11 +2,13 @@
 import { buildApp } from './app.js';
 import { loadConfigOrExit } from './config.js';
 import { plan as planSchema, registerBody } from './modules/auth/schemas.js';
+import { PRIVACY_USAGE, runPrivacyCommand } from './modules/privacy/cli.js';
 
 const USAGE = `Usage:
   npm run cli -- user:create EMAIL PASSWORD NAME
   npm run cli -- user:set-plan EMAIL STORE|ENTERPRISE
-  npm run cli -- user:set-admin EMAIL true|false`;
+  npm run cli -- user:set-admin EMAIL true|false
+${PRIVACY_USAGE}`;
 
 const [command, ...args] = process.argv.slice(2);
 const app = await buildApp(loadConfigOrExit(), { logger: false });
@@ -40,6 +42,12 @@ try {
       console.log(`User ${user.email} global admin: ${user.isGlobalAdmin}`);
       break;
     }
+    case 'privacy:requests':
+    case 'privacy:show':
+    case 'privacy:process':
+    case 'privacy:reject':
+      await runPrivacyCommand(app, command, args, USAGE);
+      break;
     default:
       throw new Error(USAGE);
   }

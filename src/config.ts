@@ -69,6 +69,21 @@ const envSchema = z.object({
   PAYMENT_API_BASE: absoluteUrl.optional(),
   PAYMENT_SECRET_KEY: z.string().min(1).optional(),
   PAYMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  // External calendar providers: Google Calendar v3 style (A) and Microsoft Graph style (B).
+  CALENDAR_PROVIDER_A_CLIENT_ID: z.string().min(1).optional(),
+  CALENDAR_PROVIDER_A_CLIENT_SECRET: z.string().min(1).optional(),
+  CALENDAR_PROVIDER_A_AUTH_URL: absoluteUrl.optional(),
+  CALENDAR_PROVIDER_A_TOKEN_URL: absoluteUrl.optional(),
+  CALENDAR_PROVIDER_A_API_BASE: absoluteUrl.optional(),
+  CALENDAR_PROVIDER_A_REVOKE_URL: absoluteUrl.optional(),
+  CALENDAR_PROVIDER_B_CLIENT_ID: z.string().min(1).optional(),
+  CALENDAR_PROVIDER_B_CLIENT_SECRET: z.string().min(1).optional(),
+  CALENDAR_PROVIDER_B_AUTH_URL: absoluteUrl.optional(),
+  CALENDAR_PROVIDER_B_TOKEN_URL: absoluteUrl.optional(),
+  CALENDAR_PROVIDER_B_API_BASE: absoluteUrl.optional(),
+  CALENDAR_SYNC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  CALENDAR_SYNC_POLL_MINUTES: z.coerce.number().int().min(1).max(1440).default(15),
+  CALENDAR_SYNC_RETRY_SECONDS: z.coerce.number().positive().max(3600).default(10),
 });
 
 export type Env = z.input<typeof envSchema>;
@@ -107,6 +122,58 @@ export interface Config {
   ingestMaxRows: number;
   trustProxy: boolean;
   payment: { apiBase: string | undefined; secretKey: string | undefined; timeoutMs: number };
+  calendarSync: CalendarSyncConfig;
+}
+
+/** One external calendar provider's OAuth client and endpoints. */
+export interface CalendarProviderSettings {
+  clientId: string;
+  clientSecret: string;
+  authUrl: string;
+  tokenUrl: string;
+  apiBase: string;
+  /** Token revocation endpoint, for providers that offer one (A). */
+  revokeUrl: string | undefined;
+}
+
+export interface CalendarSyncConfig {
+  /** Unset: that provider is not available (development starts the bundled emulators instead). */
+  providerA: CalendarProviderSettings | undefined;
+  providerB: CalendarProviderSettings | undefined;
+  /** Bound on one provider call in milliseconds. */
+  timeoutMs: number;
+  /** Polling interval for calendars without a live push channel. */
+  pollMinutes: number;
+  /** First retry delay of a failed sync job; doubled per attempt. */
+  retryDelaySeconds: number;
+}
+
+type ParsedEnv = z.output<typeof envSchema>;
+
+/** The five CALENDAR_PROVIDER_<X>_* settings come together or not at all. */
+function calendarProvider(e: ParsedEnv, letter: 'A' | 'B'): CalendarProviderSettings | undefined {
+  const names = ['CLIENT_ID', 'CLIENT_SECRET', 'AUTH_URL', 'TOKEN_URL', 'API_BASE'] as const;
+  const values = names.map((name) => e[`CALENDAR_PROVIDER_${letter}_${name}`]);
+  if (values.every((value) => value === undefined)) return undefined;
+  const missing = names.find((_, index) => values[index] === undefined);
+  if (missing)
+    throw new ConfigError(
+      `Invalid environment variable CALENDAR_PROVIDER_${letter}_${missing}: the CALENDAR_PROVIDER_${letter}_* settings are set together`,
+    );
+  const [clientId, clientSecret, authUrl, tokenUrl, apiBase] = values as string[];
+  // Google's revocation endpoint sits next to its token endpoint (…/token -> …/revoke).
+  const revokeUrl =
+    letter === 'A'
+      ? (e.CALENDAR_PROVIDER_A_REVOKE_URL ?? tokenUrl!.replace(/\/token$/, '/revoke'))
+      : undefined;
+  return {
+    clientId: clientId!,
+    clientSecret: clientSecret!,
+    authUrl: authUrl!,
+    tokenUrl: tokenUrl!,
+    apiBase: apiBase!,
+    revokeUrl,
+  };
 }
 
 export class ConfigError extends Error {}
@@ -141,7 +208,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const unset = defaults.find(([, isDefault]) => isDefault);
     if (unset) throw new ConfigError(`Invalid environment variable ${unset[0]}: must be set in production`);
     if (e.OAUTH_CIMD_ALLOW_PRIVATE === 'true') {
-      throw new ConfigError('Invalid environment variable OAUTH_CIMD_ALLOW_PRIVATE: must not be true in production');
+      throw new ConfigError(
+        'Invalid environment variable OAUTH_CIMD_ALLOW_PRIVATE: must not be true in production',
+      );
     }
     if (!e.PAYMENT_API_BASE || !e.PAYMENT_SECRET_KEY) {
       throw new ConfigError(
@@ -197,6 +266,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       apiBase: e.PAYMENT_API_BASE,
       secretKey: e.PAYMENT_SECRET_KEY,
       timeoutMs: e.PAYMENT_TIMEOUT_MS,
+    },
+    calendarSync: {
+      providerA: calendarProvider(e, 'A'),
+      providerB: calendarProvider(e, 'B'),
+      timeoutMs: e.CALENDAR_SYNC_TIMEOUT_MS,
+      pollMinutes: e.CALENDAR_SYNC_POLL_MINUTES,
+      retryDelaySeconds: e.CALENDAR_SYNC_RETRY_SECONDS,
     },
   };
 }

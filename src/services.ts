@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import type { JobQueue } from './jobs/queue.js';
@@ -7,12 +8,15 @@ import { createAgentService } from './modules/agents/service.js';
 import { createAuthService } from './modules/auth/service.js';
 import { createAutomationService } from './modules/automation/service.js';
 import { createAvailabilityService } from './modules/availability/service.js';
+import { createCalendarSyncService } from './modules/calendar-sync/service.js';
 import { createCalendarService } from './modules/calendars/service.js';
 import { createEventService } from './modules/events/service.js';
 import { createHouseholdService } from './modules/household/service.js';
+import { createOAuthService } from './modules/oauth/service.js';
 import { createOrganisationsService } from './modules/organisations/service.js';
 import { createPaymentsService } from './modules/payments/service.js';
 import { createPlatformService } from './modules/platform/service.js';
+import { createPrivacyService } from './modules/privacy/service.js';
 import { createPublicBookingService } from './modules/public-booking/service.js';
 import { createReservationsService } from './modules/reservations/service.js';
 import { createResourceTypesService } from './modules/resource-types/service.js';
@@ -27,6 +31,8 @@ export interface ServiceDeps {
   store: EphemeralStore;
   metrics: Metrics;
   jobs: JobQueue;
+  /** The app's logger, for background work that has no request to log through. */
+  log?: FastifyBaseLogger;
 }
 
 /** Every domain service, built once per app; HTTP routes and MCP tools both call these. */
@@ -41,15 +47,19 @@ export function createServices(deps: ServiceDeps) {
     ...deps,
     calendars,
     onEventCreated: async (actor, event) => automation.onEventCreated(actor, event),
+    // Calendar sync pushes local writes in two-way mapped calendars to the provider (in a job).
+    onEventChanged: async (actor, change) => calendarSync.onLocalEventChanged(actor, change),
   });
   const tasks = createTaskService({
     ...deps,
     onTaskCompleted: async (actor, task) => automation.onTaskCompleted(actor, task),
   });
   const automation = createAutomationService({ ...deps, calendars, events, tasks });
+  const calendarSync = createCalendarSyncService({ ...deps, calendars, automation });
   // Agents read the owner's calendars and groups: what a permission's scope may name.
   const userGroups = createUserGroupService({ ...deps, calendars });
-  return {
+  const agents = createAgentService({ ...deps, calendars, userGroups });
+  const services = {
     // Every new user gets a default calendar, in the transaction that creates the user.
     auth: createAuthService({
       ...deps,
@@ -72,8 +82,13 @@ export function createServices(deps: ServiceDeps) {
     routines: createRoutineService({ ...deps, tasks }),
     household: createHouseholdService(deps),
     automation,
-    agents: createAgentService({ ...deps, calendars, userGroups }),
+    calendarSync,
+    agents,
+    // The OAuth server creates the agent a person approves, and verifies tokens for /api/mcp.
+    oauth: createOAuthService({ ...deps, agents }),
   };
+  // Privacy runs every module's privacy declaration; of other services it needs only the account.
+  return { ...services, privacy: createPrivacyService({ ...deps, users: services.auth }) };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -7,6 +7,9 @@ import { resources } from './migrations/0004_resources.js';
 import { workspace } from './migrations/0005_workspace.js';
 import { agents } from './migrations/0006_agents.js';
 import { mcp } from './migrations/0007_mcp.js';
+import { oauth } from './migrations/0008_oauth.js';
+import { calendarSync } from './migrations/0009_calendar_sync.js';
+import { privacy } from './migrations/0010_privacy.js';
 import { columnsFor } from './migrations/columns.js';
 
 /**
@@ -23,6 +26,9 @@ function migrations(db: Db): Record<string, Migration> {
     '0005_workspace': workspace(c),
     '0006_agents': agents(c),
     '0007_mcp': mcp(c),
+    '0008_oauth': oauth(c),
+    '0009_calendar_sync': calendarSync(c),
+    '0010_privacy': privacy(c),
   };
 }
 

@@ -1,11 +1,14 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { AgentTables } from './tables/agents.js';
 import type { AutomationTables } from './tables/automation.js';
+import type { CalendarSyncTables } from './tables/calendar-sync.js';
 import type { CalendarTables } from './tables/calendars.js';
 import type { HouseholdTables } from './tables/household.js';
 import type { McpTables } from './tables/mcp.js';
+import type { OauthTables } from './tables/oauth.js';
 import type { OrganisationTables } from './tables/organisations.js';
 import type { PlatformTables } from './tables/platform.js';
+import type { PrivacyTables } from './tables/privacy.js';
 import type { ResourceTables } from './tables/resources.js';
 import type { TaskTables } from './tables/tasks.js';
 import type { UserGroupTables } from './tables/user-groups.js';
@@ -25,10 +28,13 @@ export interface Database
     PlatformTables,
     OrganisationTables,
     CalendarTables,
+    CalendarSyncTables,
     UserGroupTables,
     ResourceTables,
     TaskTables,
     HouseholdTables,
     AutomationTables,
     AgentTables,
-    McpTables {}
+    McpTables,
+    OauthTables,
+    PrivacyTables {}

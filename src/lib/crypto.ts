@@ -1,4 +1,12 @@
-import { createHash, randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  randomBytes,
+  scrypt as scryptCallback,
+  timingSafeEqual,
+} from 'node:crypto';
 import { promisify } from 'node:util';
 
 const scrypt = promisify(scryptCallback) as (
@@ -54,4 +62,39 @@ export function safeEqual(a: string, b: string): boolean {
   const left = Buffer.from(a);
   const right = Buffer.from(b);
   return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** HMAC-SHA256, base64url: signatures of values the service hands out and checks later (OAuth `state`). */
+export function hmacSha256(key: Buffer | string, value: string): string {
+  return createHmac('sha256', key).update(value).digest('base64url');
+}
+
+const SEALED_VERSION = 'v1';
+
+/**
+ * AES-256-GCM for secrets the service must read back (provider tokens at rest), keyed by
+ * ENCRYPTION_KEY. `context` is authenticated but not stored: a ciphertext copied onto another
+ * row (another user, another provider) does not decrypt there.
+ * Format: `v1.<iv>.<ciphertext>.<tag>`, base64url parts.
+ */
+export function encryptSecret(key: Buffer, plaintext: string, context = ''): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(context));
+  const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return [SEALED_VERSION, iv, body, cipher.getAuthTag()]
+    .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+    .join('.');
+}
+
+/** The plaintext of `encryptSecret`; throws when the text was changed, or the key or context differ. */
+export function decryptSecret(key: Buffer, sealed: string, context = ''): string {
+  const [version, iv, body, tag, extra] = sealed.split('.');
+  if (version !== SEALED_VERSION || !iv || body === undefined || !tag || extra !== undefined)
+    throw new Error('Not a sealed secret');
+  // A fixed tag length: a shortened tag would be easier to forge.
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'), { authTagLength: 16 });
+  decipher.setAAD(Buffer.from(context));
+  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+  return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
 }

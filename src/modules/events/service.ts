@@ -75,7 +75,7 @@ function isLocalMidnight(iso: string, zone: string): boolean {
   return local.hour === 0 && local.minute === 0 && local.second === 0 && local.millisecond === 0;
 }
 
-interface EventFields {
+export interface EventFields {
   title: string;
   description: string | null;
   location: string | null;
@@ -88,7 +88,7 @@ interface EventFields {
 }
 
 /** Applies every event rule (times, all-day, recurrence, reminders); answers the values to store. */
-function checkEvent(calendarId: number, fields: EventFields): EventValues {
+export function checkEvent(calendarId: number, fields: EventFields): EventValues {
   const { timezone, allDay } = fields;
   if (!isValidTimeZone(timezone))
     throw invalid('timezone', 'must be an IANA time zone such as Europe/Berlin');
@@ -136,6 +136,16 @@ function externalClash(error: unknown): never {
 /** Runs after an event was created and committed (automation); never fails the create. */
 export type EventCreatedHook = (actor: Actor, event: Event) => Promise<void>;
 
+/**
+ * Runs after a create, change or delete through this service has committed (calendar sync
+ * pushes it to the provider); never fails the write. `event` is the event as written (as it
+ * was, for a delete).
+ */
+export type EventChangedHook = (
+  actor: Actor,
+  change: { type: 'created' | 'updated' | 'deleted'; event: Event },
+) => Promise<void>;
+
 export type EventService = ReturnType<typeof createEventService>;
 
 /**
@@ -158,12 +168,23 @@ export function createEventService({
   db,
   calendars,
   onEventCreated,
+  onEventChanged,
 }: {
   db: Db;
   calendars: CalendarService;
   onEventCreated?: EventCreatedHook;
+  onEventChanged?: EventChangedHook;
 }) {
   const repo = createEventRepo(db.kysely);
+
+  async function changed(actor: Actor, type: 'created' | 'updated' | 'deleted', event: Event) {
+    if (!onEventChanged) return;
+    try {
+      await onEventChanged(actor, { type, event });
+    } catch {
+      // The listener records its own failures; the write stays done.
+    }
+  }
 
   /** The event when the actor may read its calendar; 404 otherwise (never revealing it exists). */
   async function readable(actor: Actor, eventId: number): Promise<Event> {
@@ -258,6 +279,7 @@ export function createEventService({
           // The hook records its own failures (automation audit); the event stays created.
         }
       }
+      await changed(actor, 'created', created);
       return created;
     },
 
@@ -284,12 +306,15 @@ export function createEventService({
         recurrence: pick('recurrence', event.recurrence),
         reminders: pick('reminders', event.reminders),
       });
-      return repo.update(eventId, values, options.external, nowIso()).catch(externalClash);
+      const updated = await repo.update(eventId, values, options.external, nowIso()).catch(externalClash);
+      await changed(actor, 'updated', updated);
+      return updated;
     },
 
     async delete(actor: Actor, eventId: number): Promise<void> {
-      await writable(actor, eventId);
+      const event = await writable(actor, eventId);
       await repo.delete(eventId);
+      await changed(actor, 'deleted', event);
     },
 
     /** For external calendar sync: the event of an own calendar with this provider id, if any. */

@@ -1,0 +1,67 @@
+import type { Executor } from '../db/database.js';
+import {
+  changed,
+  countOf,
+  type DataSubject,
+  exportSection,
+  type PrivacyDeclaration,
+  personal,
+} from '../modules/privacy/declaration.js';
+
+// mcp_sessions has no foreign key to agents, so erasure must delete the rows itself.
+const held = (db: Executor, { userId }: DataSubject) =>
+  db
+    .selectFrom('mcpSessions')
+    .where(
+      'mcpSessions.agentId',
+      'in',
+      db.selectFrom('agents').select('agents.id').where('agents.userId', '=', userId),
+    );
+
+/** MCP sessions of the person's agents. */
+export const mcpPrivacy: PrivacyDeclaration = {
+  module: 'mcp',
+  tables: {
+    mcp_sessions: personal('agent_sessions', 'deleted'),
+  },
+  categories: [
+    {
+      id: 'agent_sessions',
+      label: "Your agents' MCP sessions: protocol version, start, last use, end",
+      purpose: 'Serving the MCP hosts your agents connect through',
+      retention: 'Until your account is erased; sessions end after 24 hours without use',
+    },
+  ],
+  async holdings(db, subject) {
+    return { mcp_sessions: await countOf(held(db, subject)) };
+  },
+  exports: [
+    exportSection({
+      name: 'mcpSessions',
+      table: 'mcp_sessions',
+      key: ['mcpSessions.id'],
+      rows: (db, s) =>
+        held(db, s).select([
+          'mcpSessions.id',
+          'agentId',
+          'protocolVersion',
+          'createdAt',
+          'lastUsedAt',
+          'endedAt',
+        ]),
+      // The session id is left out: it names a live session to anyone holding the agent's credential.
+      record: ({ id: _id, ...row }) => row,
+    }),
+  ],
+  async erase(trx, subject) {
+    const result = await trx
+      .deleteFrom('mcpSessions')
+      .where(
+        'agentId',
+        'in',
+        trx.selectFrom('agents').select('agents.id').where('agents.userId', '=', subject.userId),
+      )
+      .executeTakeFirst();
+    return { mcp_sessions: changed(result) };
+  },
+};

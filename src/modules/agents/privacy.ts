@@ -1,0 +1,193 @@
+import type { Executor } from '../../db/database.js';
+import {
+  changed,
+  countOf,
+  type DataSubject,
+  exportSection,
+  json,
+  type PrivacyDeclaration,
+  personal,
+} from '../privacy/declaration.js';
+
+const ownAgents = (db: Executor, { userId }: DataSubject) =>
+  db.selectFrom('agents').select('agents.id').where('agents.userId', '=', userId);
+
+const held = (db: Executor, subject: DataSubject) => ({
+  agents: db.selectFrom('agents').where('agents.userId', '=', subject.userId),
+  permissions: db
+    .selectFrom('agentPermissions')
+    .where('agentPermissions.agentId', 'in', ownAgents(db, subject)),
+  keys: db.selectFrom('agentKeys').where('agentKeys.agentId', 'in', ownAgents(db, subject)),
+  activity: db.selectFrom('agentActivity').where('agentActivity.agentId', 'in', ownAgents(db, subject)),
+  refreshTokens: db
+    .selectFrom('oauthRefreshTokens')
+    .where('oauthRefreshTokens.agentId', 'in', ownAgents(db, subject)),
+});
+
+/**
+ * Agents act for the person, so they and everything they hold are the person's.
+ * Erasure deletes them with their keys and OAuth refresh tokens: every agent
+ * credential (static key, OAuth access token, refresh token) stops verifying.
+ * Exports never carry a key or token hash.
+ */
+export const agentsPrivacy: PrivacyDeclaration = {
+  module: 'agents',
+  tables: {
+    agents: personal('agents', 'deleted'),
+    agent_permissions: personal('agents', 'deleted'),
+    agent_keys: personal('agents', 'deleted (every key stops working)'),
+    agent_activity: personal('agent_activity', 'deleted'),
+    oauth_refresh_tokens: personal('oauth_grants', 'deleted (every OAuth grant ends)'),
+  },
+  categories: [
+    {
+      id: 'agents',
+      label: 'AI agents acting for you: names, permissions, keys (only hashes of the secrets)',
+      purpose: 'Letting the agents you approve act for you within the permissions you gave them',
+      retention: 'Until your account is erased; disabled agents are kept as history',
+    },
+    {
+      id: 'agent_activity',
+      label: "Your agents' tool calls: action, outcome, duration, time",
+      purpose: 'Showing you what your agents did for you',
+      retention: 'Until your account is erased',
+    },
+    {
+      id: 'oauth_grants',
+      label: 'OAuth grants of MCP hosts to your agents (only hashes of the tokens)',
+      purpose: 'Letting an MCP host you approved keep acting through your agent',
+      retention: 'Until the grant expires or is revoked, then kept as history until your account is erased',
+    },
+  ],
+  async holdings(db, subject) {
+    const q = held(db, subject);
+    return {
+      agents: await countOf(q.agents),
+      agent_permissions: await countOf(q.permissions),
+      agent_keys: await countOf(q.keys),
+      agent_activity: await countOf(q.activity),
+      oauth_refresh_tokens: await countOf(q.refreshTokens),
+    };
+  },
+  exports: [
+    exportSection({
+      name: 'agents',
+      table: 'agents',
+      key: ['agents.id'],
+      rows: (db, s) =>
+        held(db, s).agents.select([
+          'agents.id',
+          'name',
+          'description',
+          'status',
+          'permissionGroupId',
+          'oauthClientId',
+          'createdAt',
+          'updatedAt',
+          'lastUsedAt',
+        ]),
+    }),
+    exportSection({
+      name: 'agentPermissions',
+      table: 'agent_permissions',
+      key: ['agentPermissions.id'],
+      rows: (db, s) =>
+        held(db, s).permissions.select(['agentPermissions.id', 'agentId', 'actionKey', 'scope']),
+      record: (row) => ({ ...row, scope: json(row.scope) }),
+    }),
+    exportSection({
+      name: 'agentKeys',
+      table: 'agent_keys',
+      // One agent at a time: (agent_id, id) is indexed.
+      partition: { column: 'agentKeys.agentId', values: ownAgents },
+      key: ['agentKeys.id'],
+      rows: (db) =>
+        db.selectFrom('agentKeys').select([
+          'agentKeys.id',
+          'agentId',
+          'label',
+          'prefix',
+          'createdAt',
+          'lastUsedAt',
+          'revokedAt',
+        ]),
+    }),
+    exportSection({
+      name: 'agentActivity',
+      table: 'agent_activity',
+      // One agent at a time: (agent_id, id) is indexed.
+      partition: { column: 'agentActivity.agentId', values: ownAgents },
+      key: ['agentActivity.id'],
+      rows: (db) =>
+        db.selectFrom('agentActivity').select([
+          'agentActivity.id',
+          'agentId',
+          'actionKey',
+          'outcome',
+          'errorCode',
+          'durationMs',
+          'createdAt',
+        ]),
+    }),
+    exportSection({
+      name: 'oauthGrants',
+      table: 'oauth_refresh_tokens',
+      // One agent at a time, by (client, id): the order of the (agent_id, client_id) index.
+      partition: { column: 'oauthRefreshTokens.agentId', values: ownAgents },
+      key: ['oauthRefreshTokens.clientId', 'oauthRefreshTokens.id'],
+      rows: (db) =>
+        db.selectFrom('oauthRefreshTokens').select([
+          'oauthRefreshTokens.id',
+          'clientId',
+          'agentId',
+          'scope',
+          'createdAt',
+          'expiresAt',
+          'revokedAt',
+        ]),
+    }),
+  ],
+  async erase(trx, subject) {
+    const agents = ownAgents(trx, subject);
+    const tokens = await trx
+      .deleteFrom('oauthRefreshTokens')
+      .where('agentId', 'in', agents)
+      .executeTakeFirst();
+    const keys = await trx.deleteFrom('agentKeys').where('agentId', 'in', agents).executeTakeFirst();
+    const activity = await trx.deleteFrom('agentActivity').where('agentId', 'in', agents).executeTakeFirst();
+    const permissions = await trx
+      .deleteFrom('agentPermissions')
+      .where('agentId', 'in', agents)
+      .executeTakeFirst();
+    const deleted = await trx.deleteFrom('agents').where('userId', '=', subject.userId).executeTakeFirst();
+    return {
+      oauth_refresh_tokens: changed(tokens),
+      agent_keys: changed(keys),
+      agent_activity: changed(activity),
+      agent_permissions: changed(permissions),
+      agents: changed(deleted),
+    };
+  },
+  async delegates(db, subject) {
+    const rows = await held(db, subject)
+      .agents.where('agents.status', '!=', 'disabled')
+      .select((eb) => [
+        'agents.id',
+        'agents.name',
+        'agents.status',
+        'agents.permissionGroupId',
+        'agents.oauthClientId',
+        'agents.createdAt',
+        'agents.lastUsedAt',
+        eb
+          .selectFrom('agentKeys')
+          .select((k) => k.fn.countAll<number>().as('n'))
+          .whereRef('agentKeys.agentId', '=', 'agents.id')
+          .where('agentKeys.revokedAt', 'is', null)
+          .as('liveKeys'),
+      ])
+      .orderBy('agents.id')
+      .execute();
+    return { agents: rows.map((row) => ({ ...row, liveKeys: Number(row.liveKeys ?? 0) })) };
+  },
+};

@@ -1,0 +1,136 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CalendarProviderError } from './port.js';
+
+export interface ProviderHttpOptions {
+  /** Names the provider in log details. */
+  label: string;
+  /** Bound on one attempt, headers and body together. */
+  timeoutMs: number;
+  /**
+   * Origins requests may go to (API base, token and revoke endpoints). Links a provider hands
+   * back (next pages, delta links) are followed only within them, so a bearer token never
+   * travels to a host the operator did not configure.
+   */
+  allowedOrigins: string[];
+  /** Extra attempts of a GET after a network failure, 429 or 5xx. Default 1. */
+  retries?: number;
+  fetch?: typeof fetch;
+}
+
+export interface HttpCall {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  url: string;
+  bearer?: string;
+  json?: unknown;
+  form?: Record<string, string>;
+  headers?: Record<string, string>;
+}
+
+export interface HttpAnswer {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON body; undefined when empty or not JSON. */
+  body: unknown;
+}
+
+/** The provider's own error words, for the log: `{error: {code|status, message}}` or `{error, error_description}`. */
+export function errorWords(body: unknown): string {
+  if (!body || typeof body !== 'object') return 'no error body';
+  const record = body as Record<string, unknown>;
+  const error = record.error;
+  if (typeof error === 'string') {
+    const description = typeof record.error_description === 'string' ? record.error_description : '';
+    return `${error}${description ? `: ${description}` : ''}`;
+  }
+  if (error && typeof error === 'object') {
+    const inner = error as Record<string, unknown>;
+    const code = inner.code ?? inner.status;
+    const message = typeof inner.message === 'string' ? inner.message : '';
+    return `${code ?? 'error'}${message ? `: ${message}` : ''}`;
+  }
+  return 'no error body';
+}
+
+/**
+ * Outbound HTTP to a calendar provider: every attempt bounded by `timeoutMs`, redirects
+ * refused, only configured origins, and failures described without tokens (the path only;
+ * tokens travel in headers and form bodies, never in URLs).
+ */
+export function createProviderHttp(options: ProviderHttpOptions) {
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const retries = options.retries ?? 1;
+  const origins = new Set(options.allowedOrigins.map((url) => new URL(url).origin));
+
+  return async function call(input: HttpCall): Promise<HttpAnswer> {
+    let target: URL;
+    try {
+      target = new URL(input.url);
+    } catch {
+      throw new CalendarProviderError('error', `${options.label}: not a URL`);
+    }
+    const what = `${options.label} ${input.method} ${target.pathname}`.slice(0, 300);
+    if (!origins.has(target.origin))
+      throw new CalendarProviderError(
+        'error',
+        `${what}: ${target.origin} is not a configured provider origin`,
+      );
+    const headers: Record<string, string> = { accept: 'application/json', ...input.headers };
+    if (input.bearer) headers.authorization = `Bearer ${input.bearer}`;
+    let body: string | undefined;
+    if (input.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(input.json);
+    } else if (input.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(input.form).toString();
+    }
+    const attempts = input.method === 'GET' ? 1 + retries : 1;
+    for (let attempt = 1; ; attempt += 1) {
+      let response: Response;
+      let text: string;
+      try {
+        response = await fetchImpl(target, {
+          method: input.method,
+          headers,
+          body,
+          redirect: 'error',
+          signal: AbortSignal.timeout(options.timeoutMs),
+        });
+        text = await response.text();
+      } catch (error) {
+        const name = (error as { name?: string } | null)?.name;
+        if (name === 'TimeoutError' || name === 'AbortError')
+          throw new CalendarProviderError('timeout', `${what} timed out after ${options.timeoutMs} ms`);
+        if (attempt < attempts) {
+          await sleep(100 * attempt);
+          continue;
+        }
+        throw new CalendarProviderError('error', `${what} failed: network error`);
+      }
+      if ((response.status === 429 || response.status >= 500) && attempt < attempts) {
+        await sleep(200 * attempt);
+        continue;
+      }
+      let parsed: unknown;
+      if (text) {
+        try {
+          parsed = JSON.parse(text) as unknown;
+        } catch {
+          parsed = undefined;
+        }
+      }
+      return { status: response.status, headers: response.headers, body: parsed };
+    }
+  };
+}
+
+export type ProviderHttp = ReturnType<typeof createProviderHttp>;
+
+/** Describes a failed answer, for CalendarProviderError details. */
+export function describe(label: string, call: HttpCall, answer: HttpAnswer): string {
+  const path = new URL(call.url).pathname;
+  return `${label} ${call.method} ${path} answered HTTP ${answer.status}: ${errorWords(answer.body)}`.slice(
+    0,
+    500,
+  );
+}

@@ -1,0 +1,31 @@
+/**
+ * OAuth protocol errors (RFC 6749 §4.1.2.1 and §5.2, RFC 8707 §2). They never use
+ * the service's error envelope: the token endpoint answers `{error,
+ * error_description}`, the authorization endpoint redirects them to the client.
+ */
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unsupported_grant_type'
+  | 'invalid_scope'
+  | 'invalid_target'
+  | 'access_denied'
+  | 'unsupported_response_type'
+  | 'server_error';
+
+export class OAuthError extends Error {
+  constructor(
+    readonly error: OAuthErrorCode,
+    readonly description: string,
+    /** 400, or 401 for invalid_client (RFC 6749 §5.2). */
+    readonly status: 400 | 401 | 429 | 500 = error === 'invalid_client' ? 401 : 400,
+  ) {
+    super(description);
+  }
+}
+
+export const invalidRequest = (description: string) => new OAuthError('invalid_request', description);
+export const invalidClient = (description: string) => new OAuthError('invalid_client', description);
+export const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
+export const invalidTarget = (description: string) => new OAuthError('invalid_target', description);

@@ -1,0 +1,102 @@
+import { type SqlBool, sql } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import {
+  changed,
+  countOf,
+  type DataSubject,
+  exportSection,
+  json,
+  type PrivacyDeclaration,
+  personal,
+} from '../privacy/declaration.js';
+
+/** What an anonymised reservation keeps as its customer. */
+export const ANONYMISED_CUSTOMER_NAME = 'Anonymised';
+
+const made = (db: Executor, { userId }: DataSubject) =>
+  db.selectFrom('reservations').where('reservations.createdByUserId', '=', userId);
+
+/**
+ * Reservations the person made while signed in. They are the organisations' accounting
+ * records, so erasure keeps them (times, resource, status, price) and takes the person
+ * out: the creator link always, and the customer fields (name, email, phone, answers,
+ * notes) when the customer is the person themselves (same email or name). A booking
+ * made for someone else keeps that customer's details: they are the organisation's
+ * record of its customer. Bookings made without an account (public routes) are not
+ * linked to anyone: account emails are not verified, so matching them by email would
+ * let anyone read or erase another person's bookings.
+ */
+export const reservationsPrivacy: PrivacyDeclaration = {
+  module: 'reservations',
+  tables: {
+    reservations: personal(
+      'bookings',
+      'kept for the organisation’s accounting, without the creator link and, for your own bookings, without name, email, phone, answers or notes',
+    ),
+  },
+  categories: [
+    {
+      id: 'bookings',
+      label: 'Reservations you made',
+      purpose: 'Holding the booked time for you and letting the organisation account for it',
+      retention:
+        'As long as the organisation keeps its bookings; on erasure they stay anonymised for its accounting',
+    },
+  ],
+  async holdings(db, subject) {
+    return { reservations: await countOf(made(db, subject)) };
+  },
+  exports: [
+    exportSection({
+      name: 'reservations',
+      table: 'reservations',
+      key: ['reservations.id'],
+      rows: (db, s) =>
+        made(db, s).select([
+          'reservations.id',
+          'organisationId',
+          'resourceTypeId',
+          'resourceId',
+          'status',
+          'startTime',
+          'endTime',
+          'customerName',
+          'customerEmail',
+          'customerPhone',
+          'customerInfo',
+          'notes',
+          'priceAmount',
+          'priceCurrency',
+          'source',
+          'cancelledAt',
+          'createdAt',
+          'updatedAt',
+        ]),
+      record: (row) => ({ ...row, customerInfo: json(row.customerInfo) }),
+    }),
+  ],
+  async erase(trx, { userId, email, name }, now) {
+    // lower() on both sides: SQLite's lower() folds ASCII only, and must agree with itself.
+    const ownBooking = sql<SqlBool>`(lower(${sql.ref('customerEmail')}) = lower(${email}) or lower(${sql.ref('customerName')}) = lower(${name}))`;
+    const anonymised = await trx
+      .updateTable('reservations')
+      .set({
+        customerName: ANONYMISED_CUSTOMER_NAME,
+        customerEmail: '',
+        customerPhone: null,
+        customerInfo: '{}',
+        notes: null,
+        createdByUserId: null,
+        updatedAt: now,
+      })
+      .where('createdByUserId', '=', userId)
+      .where(ownBooking)
+      .executeTakeFirst();
+    const unlinked = await trx
+      .updateTable('reservations')
+      .set({ createdByUserId: null, updatedAt: now })
+      .where('createdByUserId', '=', userId)
+      .executeTakeFirst();
+    return { reservations: changed(anonymised) + changed(unlinked) };
+  },
+};

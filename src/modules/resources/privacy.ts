@@ -1,0 +1,47 @@
+import type { Executor } from '../../db/database.js';
+import {
+  changed,
+  countOf,
+  type DataSubject,
+  exportSection,
+  type PrivacyDeclaration,
+  personal,
+} from '../privacy/declaration.js';
+
+const managed = (db: Executor, { userId }: DataSubject) =>
+  db.selectFrom('resources').where('resources.managedById', '=', userId);
+
+/** Resources belong to organisations; the only personal link is who manages one. */
+export const resourcesPrivacy: PrivacyDeclaration = {
+  module: 'resources',
+  tables: {
+    resources: personal('work', '"managed by" is cleared; the resource stays with its organisation'),
+  },
+  categories: [
+    {
+      id: 'work',
+      label: 'Resources you manage for an organisation',
+      purpose: 'Showing the organisation who looks after a resource',
+      retention: 'While you manage the resource; until your account is erased',
+    },
+  ],
+  async holdings(db, subject) {
+    return { resources: await countOf(managed(db, subject)) };
+  },
+  exports: [
+    exportSection({
+      name: 'managedResources',
+      table: 'resources',
+      key: ['resources.id'],
+      rows: (db, s) => managed(db, s).select(['resources.id', 'organisationId', 'name', 'createdAt']),
+    }),
+  ],
+  async erase(trx, { userId }) {
+    const result = await trx
+      .updateTable('resources')
+      .set({ managedById: null })
+      .where('managedById', '=', userId)
+      .executeTakeFirst();
+    return { resources: changed(result) };
+  },
+};
