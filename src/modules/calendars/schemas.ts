@@ -1,8 +1,17 @@
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
 
+// luxon builds an Intl formatter on every check; the set of zone names is small and fixed.
+const knownZones = new Map<string, boolean>();
+
 export function isValidTimeZone(name: string): boolean {
-  return IANAZone.isValidZone(name);
+  let valid = knownZones.get(name);
+  if (valid === undefined) {
+    valid = IANAZone.isValidZone(name);
+    // Bounded: hostile input cannot grow it without limit.
+    if (knownZones.size < 2_000) knownZones.set(name, valid);
+  }
+  return valid;
 }
 
 /** An IANA time zone name such as `Europe/Berlin` or `UTC`. */

@@ -202,7 +202,8 @@ export function exportSection<Row extends object>(spec: {
   record?: (row: Row) => ExportRecord;
 }): ExportSection {
   const fields = spec.key.map(fieldOf);
-  const toRecord = spec.record ?? ((row: Row) => ({ ...row }) as ExportRecord);
+  // Rows are fresh objects (renamed below), so they can be the records as they are.
+  const toRecord = spec.record ?? ((row: Row) => row as ExportRecord);
   const keyOf = (row: Row) => fields.map((field) => (row as Record<string, string | number>)[field]!);
 
   async function page(

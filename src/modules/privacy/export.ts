@@ -4,7 +4,7 @@ import type { DataSubject, ExportKey, PrivacyDeclaration } from './declaration.j
 
 export const EXPORT_FORMAT = 'reservation-service.privacy-export';
 /** Rows per query: big enough to amortise a round trip, small enough to keep memory flat. */
-export const EXPORT_BATCH_ROWS = 2000;
+export const EXPORT_BATCH_ROWS = 1000;
 /** Characters per piece of output (at most 32 KiB even as two-byte text). */
 const CHUNK_CHARS = 16 * 1024;
 
