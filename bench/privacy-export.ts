@@ -7,7 +7,8 @@
 // 4 MB/s: the service must not read ahead of it), and the latency of other requests
 // (GET /api/auth/me) while an export runs.
 // PostgreSQL is ANALYZEd after seeding, as autovacuum does soon after a bulk insert
-// (BENCH_PG_NO_ANALYZE=1 measures without statistics).
+// (BENCH_PG_NO_ANALYZE=1 measures without statistics). BENCH_SKIP_SQLITE=1 and
+// BENCH_NO_OTHERS=1 (no concurrent requests) narrow a run down.
 // Run: npm run bench -- privacy-export  (BENCH_EVENTS, BENCH_TASKS; BENCH_SKIP_PG=1;
 // PG_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres)
 import { type ChildProcess, fork } from 'node:child_process';
@@ -19,7 +20,7 @@ import pg from 'pg';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
 const TASKS = Number(process.env.BENCH_TASKS ?? 10_000);
-// Hoisted: the top-level await below runs before later `const`s are initialised.
+// Constants first: the top-level await below runs before anything declared after it is initialised.
 const BENCH_ENV = {
   RATE_LIMIT_MAX: '100000000',
   LOG_LEVEL: 'silent',
@@ -38,7 +39,7 @@ interface Memory {
 type ToServer = { type: 'start' } | { type: 'stop' };
 type FromServer =
   | { type: 'ready'; url: string }
-  | { type: 'peaks'; baseline: Memory; peak: Memory; serverMs: number[] };
+  | { type: 'peaks'; baseline: Memory; peak: Memory; retained: Memory; serverMs: number[] };
 
 if (role) await serve(role);
 else await orchestrate();
@@ -76,10 +77,16 @@ async function serve(databaseUrl: string) {
       }, 5);
     } else {
       clearInterval(sampler);
+      // What the export left behind: the heap after a full collection, against the baseline.
       globalThis.gc?.();
       const retained = sample();
-      console.error(`retained heap after GC: ${((retained.heapUsed - baseline.heapUsed) / 1048576).toFixed(1)} MB, rss now +${((retained.rss - baseline.rss) / 1048576).toFixed(1)} MB`);
-      process.send!({ type: 'peaks', baseline, peak, serverMs: [...serverMs] } satisfies FromServer);
+      process.send!({
+        type: 'peaks',
+        baseline,
+        peak,
+        retained,
+        serverMs: [...serverMs],
+      } satisfies FromServer);
     }
   });
   process.send!({ type: 'ready', url } satisfies FromServer);
@@ -280,7 +287,10 @@ async function measure(label: string, databaseUrl: string) {
     for (const mode of ['first', 'again', 'slow'] as const) {
       await ask(child, { type: 'start' });
       let done = false;
-      const others = mode === 'slow' || process.env.BENCH_NO_OTHERS ? Promise.resolve([]) : meLatencies(url, token, () => done);
+      const others =
+        mode === 'slow' || process.env.BENCH_NO_OTHERS
+          ? Promise.resolve([])
+          : meLatencies(url, token, () => done);
       const result = await download(url, token, mode === 'slow');
       done = true;
       const latencies = (await others).sort((a, b) => a - b);
@@ -292,7 +302,7 @@ async function measure(label: string, databaseUrl: string) {
         ? `${latencies.length} / ${latencies[Math.floor(latencies.length / 2)]!.toFixed(1)} / ${latencies.at(-1)!.toFixed(1)}`
         : '-';
       rows.push(
-        `| ${label} | ${mode} | ${mb(result.bytes)} | ${result.firstByteMs.toFixed(0)} | ${(serverMs / 1000).toFixed(2)} | ${mb(peaks.peak.rss - peaks.baseline.rss)} | ${mb(peaks.peak.heapUsed - peaks.baseline.heapUsed)} | ${others_} |`,
+        `| ${label} | ${mode} | ${mb(result.bytes)} | ${result.firstByteMs.toFixed(0)} | ${(serverMs / 1000).toFixed(2)} | ${mb(peaks.peak.rss - peaks.baseline.rss)} | ${mb(peaks.peak.heapUsed - peaks.baseline.heapUsed)} | ${mb(peaks.retained.heapUsed - peaks.baseline.heapUsed)} | ${others_} |`,
       );
     }
   } finally {
@@ -306,15 +316,16 @@ async function orchestrate() {
     `Export of one person with ${EVENTS} events and ${TASKS} tasks (each with one checklist item)\n`,
   );
   console.log(
-    '| database | run | export MB | first byte ms | service time s | peak RSS above baseline MB | peak heap above baseline MB | /api/auth/me during export: n / p50 ms / max ms |',
+    '| database | run | export MB | first byte ms | service time s | peak RSS above baseline MB | peak heap above baseline MB | heap retained after GC MB | /api/auth/me during export: n / p50 ms / max ms |',
   );
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   const file = join(tmpdir(), `privacy-export-bench-${process.pid}.db`);
-  if (!process.env.BENCH_SKIP_SQLITE) try {
-    for (const row of await measure('SQLite', `sqlite:${file}`)) console.log(row);
-  } finally {
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
-  }
+  if (!process.env.BENCH_SKIP_SQLITE)
+    try {
+      for (const row of await measure('SQLite', `sqlite:${file}`)) console.log(row);
+    } finally {
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+    }
   if (process.env.BENCH_SKIP_PG) return;
   const adminUrl = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const name = `privacy_bench_${process.pid}`;

@@ -355,7 +355,10 @@ if (process.env.TEST_DATABASE_URL)
           status = (await t.app.services.privacy.operator.show(request.id)).request.status;
         }
         assert.equal(status, 'completed');
-        assert.equal((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.auth })).statusCode, 401);
+        assert.equal(
+          (await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.auth })).statusCode,
+          401,
+        );
       } finally {
         await t.close();
       }

@@ -102,15 +102,9 @@ export const agentsPrivacy: PrivacyDeclaration = {
       partition: { column: 'agentKeys.agentId', values: ownAgents },
       key: ['agentKeys.id'],
       rows: (db) =>
-        db.selectFrom('agentKeys').select([
-          'agentKeys.id',
-          'agentId',
-          'label',
-          'prefix',
-          'createdAt',
-          'lastUsedAt',
-          'revokedAt',
-        ]),
+        db
+          .selectFrom('agentKeys')
+          .select(['agentKeys.id', 'agentId', 'label', 'prefix', 'createdAt', 'lastUsedAt', 'revokedAt']),
     }),
     exportSection({
       name: 'agentActivity',
@@ -119,15 +113,17 @@ export const agentsPrivacy: PrivacyDeclaration = {
       partition: { column: 'agentActivity.agentId', values: ownAgents },
       key: ['agentActivity.id'],
       rows: (db) =>
-        db.selectFrom('agentActivity').select([
-          'agentActivity.id',
-          'agentId',
-          'actionKey',
-          'outcome',
-          'errorCode',
-          'durationMs',
-          'createdAt',
-        ]),
+        db
+          .selectFrom('agentActivity')
+          .select([
+            'agentActivity.id',
+            'agentId',
+            'actionKey',
+            'outcome',
+            'errorCode',
+            'durationMs',
+            'createdAt',
+          ]),
     }),
     exportSection({
       name: 'oauthGrants',
@@ -136,15 +132,17 @@ export const agentsPrivacy: PrivacyDeclaration = {
       partition: { column: 'oauthRefreshTokens.agentId', values: ownAgents },
       key: ['oauthRefreshTokens.clientId', 'oauthRefreshTokens.id'],
       rows: (db) =>
-        db.selectFrom('oauthRefreshTokens').select([
-          'oauthRefreshTokens.id',
-          'clientId',
-          'agentId',
-          'scope',
-          'createdAt',
-          'expiresAt',
-          'revokedAt',
-        ]),
+        db
+          .selectFrom('oauthRefreshTokens')
+          .select([
+            'oauthRefreshTokens.id',
+            'clientId',
+            'agentId',
+            'scope',
+            'createdAt',
+            'expiresAt',
+            'revokedAt',
+          ]),
     }),
   ],
   async erase(trx, subject) {
