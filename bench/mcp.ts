@@ -3,7 +3,7 @@
 // for 2026-07-28 (stateless requests with the `_meta` envelope), beside the SDK's own
 // minimal server measured in the same run (the floor): an `McpServer` with one trivial
 // tool on plain node:http, sessionful 2025 transport and `createMcpHandler` for 2026.
-// The service is started as `npm start` starts it (`tsx src/main.ts`, default logging
+// The service is started as `npm start` starts it (`tsx tools/start.ts`, default logging
 // into a temp file, a temp SQLite); the floor runs in a process of its own, and
 // autocannon in this one. Run: npm run bench -- mcp
 // (BENCH_SECONDS, default 10; BENCH_CONNECTIONS, default 20; BENCH_ROUNDS, default 1: each case's
@@ -175,12 +175,12 @@ function startFloor(): Promise<Server> {
   return Promise.race([ready, exited(child, 'the floor')]);
 }
 
-/** `npm start` (`tsx src/main.ts`) with default logging, written to `logFile`. */
+/** `npm start` (`tsx tools/start.ts`) with default logging, written to `logFile`. */
 async function startService(dbFile: string, logFile: string): Promise<Server & { base: string }> {
   const port = await freePort();
   const log = openSync(logFile, 'w');
   // tsx hands Node's own flags to the node process that runs the service.
-  const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), [...profileFlags('service'), 'src/main.ts'], {
+  const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), [...profileFlags('service'), 'tools/start.ts'], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -1,7 +1,7 @@
 // OAuth token endpoint benchmark: authorization-code exchanges (PKCE, one atomic redeem,
 // refresh-token insert, JWT signing) and refresh grants (one atomic rotation, insert,
 // JWT signing) per second, on SQLite and on PostgreSQL. The service is started as
-// `npm start` starts it (`tsx src/main.ts`, default logging into a temp file); autocannon
+// `npm start` starts it (`tsx tools/start.ts`, default logging into a temp file); autocannon
 // runs in this process. Codes are made by one real consent, then copied straight into
 // the database with a 15-minute expiry (a run needs tens of thousands within their 60 s
 // otherwise); refresh tokens come from real code exchanges.
@@ -37,14 +37,14 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-/** `npm start` (`tsx src/main.ts`) on this database, logging to `logFile`. */
+/** `npm start` (`tsx tools/start.ts`) on this database, logging to `logFile`. */
 async function startService(
   databaseUrl: string,
   logFile: string,
 ): Promise<{ child: ChildProcess; base: string }> {
   const port = await freePort();
   const log = openSync(logFile, 'w');
-  const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['src/main.ts'], {
+  const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['tools/start.ts'], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { httpStatusOf } from '../src/http/errors.js';
-import { startDevelopmentPayments } from '../src/modules/payments/dev-emulator.js';
 import { createHttpPaymentProvider } from '../src/modules/payments/http-provider.js';
 import { PaymentProviderError } from '../src/modules/payments/provider.js';
+import { startDevelopmentPayments } from '../tools/emulators/development.js';
 import { type PaymentEmulator, startPaymentEmulator } from '../tools/emulators/payment/server.js';
 import { createTestApp, registerUser, TEST_ENV, type TestApp } from './helpers.js';
 import { call, createOrganisation, createTeam, expectStatus, type Team } from './organisation-helpers.js';
@@ -495,15 +495,16 @@ describe('payment emulator and configuration', () => {
   test('npm start in development without a provider runs payments against an in-process emulator', async () => {
     const development = await startDevelopmentPayments(loadConfig({ NODE_ENV: 'development' }));
     try {
-      assert.ok(development.emulator);
-      assert.equal(development.config.payment.apiBase, development.emulator.url);
+      const [emulator] = development.emulators;
+      assert.ok(emulator);
+      assert.equal(development.config.payment.apiBase, emulator.url);
       assert.ok(development.config.payment.secretKey);
       const probe = await fetch(`${development.config.payment.apiBase}/v1/accounts/acct_none`, {
         headers: { authorization: `Bearer ${development.config.payment.secretKey}` },
       });
       assert.equal(probe.status, 404);
     } finally {
-      await development.emulator?.close();
+      for (const emulator of development.emulators) await emulator.close();
     }
     const configured = await startDevelopmentPayments(
       loadConfig({
@@ -512,9 +513,9 @@ describe('payment emulator and configuration', () => {
         PAYMENT_SECRET_KEY: 'sk_live_x',
       }),
     );
-    assert.equal(configured.emulator, undefined);
+    assert.deepEqual(configured.emulators, []);
     assert.equal(configured.config.payment.apiBase, 'https://pay.example');
-    assert.equal((await startDevelopmentPayments(loadConfig({ NODE_ENV: 'test' }))).emulator, undefined);
+    assert.deepEqual((await startDevelopmentPayments(loadConfig({ NODE_ENV: 'test' }))).emulators, []);
   });
 
   test('configuration: the two payment variables come together, the timeout is bounded, production needs a provider', () => {

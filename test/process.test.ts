@@ -8,7 +8,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createTestDatabase, TEST_ENV } from './helpers.js';
 
-// These tests run the real entry points (npm start's main.ts, the CLI) on a SQLite file.
+// These tests run the real entry points (npm start's tools/start.ts, the CLI) on a SQLite file.
 const dir = mkdtempSync(join(tmpdir(), 'rs-process-'));
 const env = {
   ...process.env,
@@ -58,7 +58,7 @@ describe('process entry points', () => {
   });
 
   test('npm start serves, then SIGTERM closes it cleanly', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'tools/start.ts'], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
