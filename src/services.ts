@@ -39,8 +39,16 @@ export interface ServiceDeps {
 export function createServices(deps: ServiceDeps) {
   const calendars = createCalendarService(deps);
   const organisations = createOrganisationsService(deps);
-  const availability = createAvailabilityService({ ...deps, organisations });
-  const reservations = createReservationsService({ ...deps, organisations, availability });
+  const resourceTypes = createResourceTypesService({ ...deps, organisations });
+  const resources = createResourcesService({ ...deps, organisations, resourceTypes });
+  const availability = createAvailabilityService({ ...deps, organisations, resourceTypes });
+  const reservations = createReservationsService({
+    ...deps,
+    organisations,
+    availability,
+    resourceTypes,
+    resources,
+  });
   // Automation listens to event creation and task completion through these hooks (run after
   // the write commits), so neither module depends on automation.
   const events = createEventService({
@@ -69,18 +77,24 @@ export function createServices(deps: ServiceDeps) {
     }),
     platform: createPlatformService(deps),
     organisations,
-    resourceTypes: createResourceTypesService({ ...deps, organisations }),
-    resources: createResourcesService({ ...deps, organisations }),
+    resourceTypes,
+    resources,
     availability,
     reservations,
-    publicBooking: createPublicBookingService({ ...deps, availability, reservations }),
+    publicBooking: createPublicBookingService({
+      ...deps,
+      availability,
+      reservations,
+      resourceTypes,
+      resources,
+    }),
     payments: createPaymentsService(deps),
     calendars,
     events,
     userGroups,
     tasks,
     routines: createRoutineService({ ...deps, tasks }),
-    household: createHouseholdService(deps),
+    household: createHouseholdService({ ...deps, userGroups }),
     automation,
     calendarSync,
     agents,

@@ -2,8 +2,8 @@ import type { Db, Executor } from '../../db/database.js';
 import type { Actor } from '../../lib/actor.js';
 import { conflict, notFound, validationFailed } from '../../lib/errors.js';
 import type { OrganisationsService } from '../organisations/service.js';
-import { createResourceTypeRepo, type StoredResourceType } from '../resource-types/repo.js';
 import type { ResourceType } from '../resource-types/schemas.js';
+import type { ResourceTypesService, StoredResourceType } from '../resource-types/service.js';
 import { type ResolvedSchedule, resolveSchedule } from '../scheduling/resolve.js';
 import type { SchedulePolicy } from '../scheduling/schemas.js';
 import {
@@ -109,15 +109,16 @@ export type AvailabilityService = ReturnType<typeof createAvailabilityService>;
 export function createAvailabilityService({
   db,
   organisations,
+  resourceTypes,
 }: {
   db: Db;
   organisations: OrganisationsService;
+  resourceTypes: ResourceTypesService;
 }) {
   const repo = createAvailabilityRepo(db.kysely);
-  const types = createResourceTypeRepo(db.kysely);
 
   async function typeOrThrow(executor: Executor, organisationId: number, id: number) {
-    const type = await createResourceTypeRepo(executor).find(organisationId, id);
+    const type = await resourceTypes.findStored(executor, organisationId, id);
     if (!type) throw notFound('Resource type');
     return type;
   }
@@ -129,7 +130,7 @@ export function createAvailabilityService({
     const target = family.find((row) => row.id === resourceId);
     if (!target) throw notFound('Resource');
     const parent = family.find((row) => row.parentResourceId === null)!;
-    const type = await types.find(org.organisationId, parent.resourceTypeId);
+    const type = await resourceTypes.findStored(db.kysely, org.organisationId, parent.resourceTypeId);
     if (!type) throw notFound('Resource');
     let [bookable] = bookablesOf(family, type, org.schedulePolicy);
     if (bookable && target.parentResourceId !== null) {
@@ -224,10 +225,7 @@ export function createAvailabilityService({
       request: Interval,
     ): Promise<number> {
       // Under the lock: a booking that committed while we waited may have raised the longest length.
-      const { longestReservationMinutes } = await createResourceTypeRepo(executor).lockForBooking(
-        type.id,
-        db.dialect,
-      );
+      const { longestReservationMinutes } = await resourceTypes.lockForBooking(executor, type.id);
       const txRepo = createAvailabilityRepo(executor);
       const rows = await txRepo.ofType(org.organisationId, type.id);
       let candidates = bookablesOf(rows, type, org.schedulePolicy);

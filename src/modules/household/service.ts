@@ -4,7 +4,7 @@ import { type Actor, groupInScope, groupScope } from '../../lib/actor.js';
 import { forbidden, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { checkInstant } from '../tasks/service.js';
-import { createUserGroupRepo } from '../user-groups/repo.js';
+import type { UserGroupService } from '../user-groups/service.js';
 import { createHouseholdRepo, type ItemRow, type ItemValues, toItem } from './repo.js';
 import {
   type CreateItemInput,
@@ -45,13 +45,12 @@ export type HouseholdService = ReturnType<typeof createHouseholdService>;
  * items are not group data and stay visible. Items belong to no calendar, so
  * `calendarIds` does not narrow them. Anything else answers 404.
  */
-export function createHouseholdService({ db }: { db: Db }) {
+export function createHouseholdService({ db, userGroups }: { db: Db; userGroups: UserGroupService }) {
   const repo = createHouseholdRepo(db.kysely);
-  const groups = createUserGroupRepo(db.kysely);
 
   /** Whether the actor may use the group: inside their scope and a member (one query). */
   async function canUseGroup(actor: Actor, groupId: number): Promise<boolean> {
-    return groupInScope(actor, groupId) && (await groups.findRole(groupId, actor.userId)) !== undefined;
+    return groupInScope(actor, groupId) && (await userGroups.isMember(groupId, actor.userId));
   }
 
   async function requireGroup(actor: Actor, groupId: number): Promise<void> {

@@ -4,10 +4,10 @@ import type { RangeQuery } from '../availability/schemas.js';
 import type { AvailabilityService, OrganisationSchedule } from '../availability/service.js';
 import type { PublicReservation, Reservation, ReservationInput } from '../reservations/schemas.js';
 import type { ReservationsService } from '../reservations/service.js';
-import { createResourceTypeRepo } from '../resource-types/repo.js';
 import type { ResourceType } from '../resource-types/schemas.js';
-import { createResourceRepo, toResource } from '../resources/repo.js';
+import type { ResourceTypesService } from '../resource-types/service.js';
 import type { Resource } from '../resources/schemas.js';
+import type { ResourcesService } from '../resources/service.js';
 import { resolveSchedule } from '../scheduling/resolve.js';
 import { createPublicBookingRepo } from './repo.js';
 
@@ -76,11 +76,11 @@ export function createPublicBookingService(deps: {
   db: Db;
   availability: AvailabilityService;
   reservations: ReservationsService;
+  resourceTypes: ResourceTypesService;
+  resources: ResourcesService;
 }) {
-  const { db, availability, reservations } = deps;
+  const { db, availability, reservations, resourceTypes, resources } = deps;
   const repo = createPublicBookingRepo(db.kysely);
-  const types = createResourceTypeRepo(db.kysely);
-  const resources = createResourceRepo(db.kysely, db.dialect);
 
   async function organisationOrThrow(slug: string) {
     const org = await repo.organisationBySlug(slug);
@@ -91,8 +91,8 @@ export function createPublicBookingService(deps: {
   async function tokenTarget(token: string) {
     const found = await repo.resourceByToken(token);
     if (!found) throw notFound('Resource');
-    const resource = toResource((await resources.find(found.organisation.id, found.resourceId))!);
-    const type = await types.find(found.organisation.id, resource.resourceTypeId);
+    const resource = (await resources.findInOrganisation(found.organisation.id, found.resourceId))!;
+    const type = await resourceTypes.findStored(db.kysely, found.organisation.id, resource.resourceTypeId);
     if (!type?.isActive) throw notFound('Resource');
     return { org: found.organisation, resource, type };
   }
@@ -103,12 +103,12 @@ export function createPublicBookingService(deps: {
     target: { resourceId?: number; resourceTypeId?: number },
   ) {
     if (target.resourceId !== undefined) {
-      const row = await resources.find(org.id, target.resourceId);
+      const row = await resources.findInOrganisation(org.id, target.resourceId);
       if (!row || row.isCapacityChild || !row.isActive) throw notFound('Resource');
-      const type = await types.find(org.id, row.resourceTypeId);
+      const type = await resourceTypes.findStored(db.kysely, org.id, row.resourceTypeId);
       if (!type?.isActive) throw notFound('Resource');
     } else if (target.resourceTypeId !== undefined) {
-      const type = await types.find(org.id, target.resourceTypeId);
+      const type = await resourceTypes.findStored(db.kysely, org.id, target.resourceTypeId);
       if (!type?.isActive) throw notFound('Resource type');
     }
   }
@@ -116,7 +116,10 @@ export function createPublicBookingService(deps: {
   return {
     async catalogue(slug: string) {
       const org = await organisationOrThrow(slug);
-      const [allTypes, allResources] = await Promise.all([types.list(org.id), resources.list(org.id)]);
+      const [allTypes, allResources] = await Promise.all([
+        resourceTypes.listInOrganisation(org.id),
+        resources.listInOrganisation(org.id),
+      ]);
       const activeTypes = allTypes.filter((t) => t.isActive);
       const bookableTypeIds = new Set(activeTypes.map((t) => t.id));
       return {

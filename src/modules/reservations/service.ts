@@ -7,9 +7,9 @@ import { nowIso } from '../../lib/time.js';
 import type { AvailabilityService, OrganisationSchedule } from '../availability/service.js';
 import { can, ROLE_MATRIX } from '../organisations/access.js';
 import type { OrganisationsService } from '../organisations/service.js';
-import { createResourceTypeRepo } from '../resource-types/repo.js';
 import type { ResourceType } from '../resource-types/schemas.js';
-import { createResourceRepo } from '../resources/repo.js';
+import type { ResourceTypesService } from '../resource-types/service.js';
+import type { ResourcesService } from '../resources/service.js';
 import { createReservationRepo } from './repo.js';
 import type { Customer, ListReservationsQuery, Reservation, ReservationInput } from './schemas.js';
 
@@ -44,8 +44,10 @@ export function createReservationsService(deps: {
   db: Db;
   organisations: OrganisationsService;
   availability: AvailabilityService;
+  resourceTypes: ResourceTypesService;
+  resources: ResourcesService;
 }) {
-  const { db, organisations, availability } = deps;
+  const { db, organisations, availability, resourceTypes, resources } = deps;
   const repo = createReservationRepo(db.kysely);
 
   /**
@@ -60,10 +62,9 @@ export function createReservationsService(deps: {
     if (end - start > MAX_RESERVATION_MS) throw field('body.endTime', 'a reservation lasts at most 31 days');
     if (start <= Date.now()) throw field('body.startTime', 'must be in the future');
 
-    const resources = createResourceRepo(db.kysely, db.dialect);
     let typeId = input.resourceTypeId;
     if (input.resourceId !== undefined) {
-      const resource = await resources.find(org.organisationId, input.resourceId);
+      const resource = await resources.findInOrganisation(org.organisationId, input.resourceId);
       if (!resource || resource.isCapacityChild) {
         throw field(
           'body.resourceId',
@@ -75,7 +76,7 @@ export function createReservationsService(deps: {
       }
       typeId = resource.resourceTypeId;
     }
-    const type = await createResourceTypeRepo(db.kysely).find(org.organisationId, typeId!);
+    const type = await resourceTypes.findStored(db.kysely, org.organisationId, typeId!);
     if (!type) throw field('body.resourceTypeId', 'no such resource type');
     if (type.bookingMode === 'SINGLE_RESOURCE' && input.resourceId === undefined) {
       throw field(
@@ -100,7 +101,7 @@ export function createReservationsService(deps: {
         input.resourceId !== undefined ? { resourceId: input.resourceId } : {},
         { start, end },
       );
-      await createResourceTypeRepo(trx).recordReservationLength(type.id, Math.ceil((end - start) / 60_000));
+      await resourceTypes.recordReservationLength(trx, type.id, Math.ceil((end - start) / 60_000));
       return createReservationRepo(trx).insert(
         {
           organisationId: org.organisationId,

@@ -1,4 +1,4 @@
-import { type Db, inTransaction } from '../../db/database.js';
+import { type Db, type Executor, inTransaction } from '../../db/database.js';
 import type { Actor } from '../../lib/actor.js';
 import { conflict, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
@@ -6,6 +6,8 @@ import type { OrganisationsService } from '../organisations/service.js';
 import { normaliseSchedulePolicy } from '../scheduling/schemas.js';
 import { createResourceTypeRepo, type ResourceTypeValues, type StoredResourceType } from './repo.js';
 import type { CreateResourceTypeInput, ResourceType, UpdateResourceTypeInput } from './schemas.js';
+
+export type { StoredResourceType } from './repo.js';
 
 const DEFAULTS: ResourceTypeValues = {
   name: '',
@@ -150,8 +152,25 @@ export function createResourceTypesService({
       });
     },
 
-    /** One type of an organisation, without an actor (public booking, availability). */
-    findInOrganisation: (organisationId: number, id: number) => repo.find(organisationId, id),
+    /**
+     * One type of an organisation with what only booking and availability read, without
+     * an actor (public booking, availability, resources), read through `executor`.
+     */
+    findStored: (executor: Executor, organisationId: number, id: number) =>
+      createResourceTypeRepo(executor).find(organisationId, id),
+
+    /** Every type of an organisation, without an actor (the public catalogue). */
+    listInOrganisation: (organisationId: number) => repo.list(organisationId),
+
+    /**
+     * Takes the type's booking lock in `trx` (held until it ends) and answers the type's
+     * longest reservation as read under the lock. Booking and capacity changes both take it.
+     */
+    lockForBooking: (trx: Executor, id: number) => createResourceTypeRepo(trx).lockForBooking(id, db.dialect),
+
+    /** In `trx`: raises the type's longest reservation to `minutes` when that is longer. */
+    recordReservationLength: (trx: Executor, id: number, minutes: number) =>
+      createResourceTypeRepo(trx).recordReservationLength(id, minutes),
     requireType,
   };
 }

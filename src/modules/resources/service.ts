@@ -5,7 +5,7 @@ import { randomToken } from '../../lib/crypto.js';
 import { conflict, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import type { OrganisationsService } from '../organisations/service.js';
-import { createResourceTypeRepo } from '../resource-types/repo.js';
+import type { ResourceTypesService } from '../resource-types/service.js';
 import { type ResolvedSchedule, resolveSchedule } from '../scheduling/resolve.js';
 import { normaliseSchedulePolicy, type SchedulePolicy } from '../scheduling/schemas.js';
 import { createResourceRepo, type ResourceRepo, type ResourceValues, toResource } from './repo.js';
@@ -52,8 +52,9 @@ export function createResourcesService(deps: {
   db: Db;
   config: Config;
   organisations: OrganisationsService;
+  resourceTypes: ResourceTypesService;
 }) {
-  const { db, config, organisations } = deps;
+  const { db, config, organisations, resourceTypes } = deps;
   const repoFor = (executor: Db['kysely'] | Parameters<typeof createResourceRepo>[0]) =>
     createResourceRepo(executor, db.dialect);
   const repo = repoFor(db.kysely);
@@ -75,15 +76,14 @@ export function createResourcesService(deps: {
     otherTypeId?: number,
   ) {
     const r = repoFor(trx);
-    const types = createResourceTypeRepo(trx);
     const before = await findOrThrow(r, organisationId, id);
     const typeIds = [...new Set([before.resourceTypeId, otherTypeId ?? before.resourceTypeId])].sort(
       (a, b) => a - b,
     );
     let longest = 0;
     for (const typeId of typeIds) {
-      if (!(await types.find(organisationId, typeId))) continue;
-      const locked = await types.lockForBooking(typeId, db.dialect);
+      if (!(await resourceTypes.findStored(trx, organisationId, typeId))) continue;
+      const locked = await resourceTypes.lockForBooking(trx, typeId);
       if (typeId === before.resourceTypeId) longest = locked.longestReservationMinutes;
     }
     return { row: await findOrThrow(r, organisationId, id, true), longestReservationMinutes: longest };
@@ -104,7 +104,7 @@ export function createResourcesService(deps: {
     organisationId: number,
     values: ResourceValues,
   ) {
-    if (!(await createResourceTypeRepo(executor).find(organisationId, values.resourceTypeId))) {
+    if (!(await resourceTypes.findStored(executor, organisationId, values.resourceTypeId))) {
       throw validationFailed('resourceTypeId is not a resource type of your active organisation', [
         { path: 'body.resourceTypeId', message: 'no such resource type in your active organisation' },
       ]);
@@ -211,7 +211,8 @@ export function createResourcesService(deps: {
         await checkReferences(trx, organisationId, values);
         if (values.resourceTypeId !== current.resourceTypeId) {
           // Its reservations now count under the new type: so must their length.
-          await createResourceTypeRepo(trx).recordReservationLength(
+          await resourceTypes.recordReservationLength(
+            trx,
             values.resourceTypeId,
             locked.longestReservationMinutes,
           );
@@ -289,12 +290,21 @@ export function createResourcesService(deps: {
       const owner = row.parentResourceId
         ? await findOrThrow(repo, organisationId, row.parentResourceId)
         : row;
-      const type = await createResourceTypeRepo(db.kysely).find(organisationId, owner.resourceTypeId);
+      const type = await resourceTypes.findStored(db.kysely, organisationId, owner.resourceTypeId);
       return resolveSchedule({
         organisation: schedulePolicy,
         resourceType: type?.schedulePolicy ?? null,
         resource: toResource(owner).schedulePolicy,
       });
     },
+
+    /** One resource or lane of an organisation, without an actor (booking, public pages). */
+    async findInOrganisation(organisationId: number, id: number): Promise<Resource | undefined> {
+      const row = await repo.find(organisationId, id);
+      return row && toResource(row);
+    },
+
+    /** Every resource and lane of an organisation, without an actor (the public catalogue). */
+    listInOrganisation: (organisationId: number): Promise<Resource[]> => repo.list(organisationId),
   };
 }

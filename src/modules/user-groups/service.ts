@@ -129,6 +129,11 @@ export function createUserGroupService({ db, calendars }: { db: Db; calendars: C
 
     leave,
 
+    /** Whether the user is a member of the group, whatever their role (no actor, no scope). */
+    async isMember(groupId: number, userId: number): Promise<boolean> {
+      return (await repo.findRole(groupId, userId)) !== undefined;
+    },
+
     /** The owner removes a member (their calendars leave the group with them); removing yourself is leaving. */
     async removeMember(actor: Actor, groupId: number, userId: number): Promise<void> {
       if (userId === actor.userId) return leave(actor, groupId);
