@@ -1,18 +1,13 @@
 import { type Db, inTransaction } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { InvalidCursorError } from '../../db/keyset.js';
-import { type Actor, agentActor } from '../../lib/actor.js';
+import type { Actor } from '../../lib/actor.js';
 import { issueKey, lastUsedIsStale } from '../../lib/credential-keys.js';
 import { sha256 } from '../../lib/crypto.js';
 import { conflict, type ErrorDetail, forbidden, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { endAgentSessions } from '../../mcp/sessions.js';
-import {
-  type AgentDirectory,
-  PROFILE_ACTION,
-  type ResolvedAgent,
-  type ToolCallRecord,
-} from '../../mcp/types.js';
+import type { AgentDirectory, ResolvedAgent, ToolCallRecord } from '../../mcp/types.js';
 import type { CalendarService } from '../calendars/service.js';
 import type { UserGroupService } from '../user-groups/service.js';
 import {
