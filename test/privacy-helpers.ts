@@ -199,13 +199,21 @@ export async function seedEverything(app: FastifyInstance, db: Db): Promise<Seed
     managedById: person.id,
   });
   const monday = futureMonday();
-  const ownBooking = await P('POST', '/api/reservations', {
-    resourceId: resource.id,
-    startTime: at(monday, 9),
-    endTime: at(monday, 10),
-    customer: { name: personName, email: person.email, phone: '+44 20 7946 0000' },
-    notes: `Booked by ${personName}`,
+  // Sent with an Idempotency-Key: the stored answer (naming the customer) is the person's too.
+  const booked = await app.inject({
+    method: 'POST',
+    url: '/api/reservations',
+    headers: { ...person.auth, 'idempotency-key': `seed-${person.id}` },
+    payload: {
+      resourceId: resource.id,
+      startTime: at(monday, 9),
+      endTime: at(monday, 10),
+      customer: { name: personName, email: person.email, phone: '+44 20 7946 0000' },
+      notes: `Booked by ${personName}`,
+    },
   });
+  assert.equal(booked.statusCode, 201, `POST /api/reservations: ${booked.body}`);
+  const ownBooking = booked.json();
   const otherBooking = await P('POST', '/api/reservations', {
     resourceId: resource.id,
     startTime: at(monday, 11),

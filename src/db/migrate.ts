@@ -10,6 +10,7 @@ import { mcp } from './migrations/0007_mcp.js';
 import { oauth } from './migrations/0008_oauth.js';
 import { calendarSync } from './migrations/0009_calendar_sync.js';
 import { privacy } from './migrations/0010_privacy.js';
+import { idempotency } from './migrations/0011_idempotency.js';
 import { columnsFor } from './migrations/columns.js';
 
 /**
@@ -29,6 +30,7 @@ function migrations(db: Db): Record<string, Migration> {
     '0008_oauth': oauth(c),
     '0009_calendar_sync': calendarSync(c),
     '0010_privacy': privacy(c),
+    '0011_idempotency': idempotency(c),
   };
 }
 

@@ -4,6 +4,7 @@ import type { AutomationTables } from './tables/automation.js';
 import type { CalendarSyncTables } from './tables/calendar-sync.js';
 import type { CalendarTables } from './tables/calendars.js';
 import type { HouseholdTables } from './tables/household.js';
+import type { IdempotencyTables } from './tables/idempotency.js';
 import type { McpTables } from './tables/mcp.js';
 import type { OauthTables } from './tables/oauth.js';
 import type { OrganisationTables } from './tables/organisations.js';
@@ -37,4 +38,5 @@ export interface Database
     AgentTables,
     McpTables,
     OauthTables,
-    PrivacyTables {}
+    PrivacyTables,
+    IdempotencyTables {}

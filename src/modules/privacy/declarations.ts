@@ -6,6 +6,7 @@ import { calendarSyncPrivacy } from '../calendar-sync/privacy.js';
 import { calendarsPrivacy } from '../calendars/privacy.js';
 import { eventsPrivacy } from '../events/privacy.js';
 import { householdPrivacy } from '../household/privacy.js';
+import { idempotencyPrivacy } from '../idempotency/privacy.js';
 import { oauthPrivacy } from '../oauth/privacy.js';
 import { organisationsPrivacy } from '../organisations/privacy.js';
 import { paymentsPrivacy } from '../payments/privacy.js';
@@ -46,6 +47,7 @@ export const PRIVACY_DECLARATIONS: readonly PrivacyDeclaration[] = [
   organisationsPrivacy,
   resourcesPrivacy,
   reservationsPrivacy,
+  idempotencyPrivacy,
   calendarsPrivacy,
   eventsPrivacy,
   userGroupsPrivacy,

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorResponses } from '../../http/errors.js';
+import { idempotencyHeaders, idempotencyHooks } from '../../http/idempotency.js';
 import { security } from '../../http/schemas.js';
 import { notFound } from '../../lib/errors.js';
 import { rangeQuery, resourceAvailability, typeAvailability } from '../availability/schemas.js';
@@ -23,6 +24,9 @@ export const publicBookingRoutes: FastifyPluginAsyncZod = async (app) => {
   app.addHook('onRequest', async () => {
     if (!enabled) throw notFound('Public booking');
   });
+  // No account here: a key belongs to the client's IP address (and the fingerprint holds the
+  // route, slug or token), so a guessed key from elsewhere never replays someone's booking.
+  const idempotent = idempotencyHooks(app, (request) => ({ scope: `ip:${request.ip}`, userId: null }));
 
   app.get(
     '/organisations/:slug',
@@ -59,11 +63,13 @@ export const publicBookingRoutes: FastifyPluginAsyncZod = async (app) => {
     '/organisations/:slug/reservations',
     {
       config,
+      ...idempotent,
       schema: {
         tags,
         summary: 'Book through the organisation page (same body as POST /api/reservations)',
         security: security.public,
         params: slugParam,
+        headers: idempotencyHeaders,
         body: reservationBody,
         response: { 201: publicReservation, ...errors },
       },
@@ -109,12 +115,14 @@ export const publicBookingRoutes: FastifyPluginAsyncZod = async (app) => {
     '/resources/:token/reservations',
     {
       config,
+      ...idempotent,
       schema: {
         tags,
         summary: 'Book a resource by its public token (legacy; the token fixes the resource)',
         deprecated: true,
         security: security.public,
         params: tokenParam,
+        headers: idempotencyHeaders,
         body: tokenReservationBody,
         response: { 201: publicReservation, ...errors },
       },

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/errors.js';
+import { idempotencyHeaders, idempotencyHooks } from '../../http/idempotency.js';
 import { idParam, page, security } from '../../http/schemas.js';
 import { listReservationsQuery, reservation, reservationBody } from './schemas.js';
 
@@ -10,15 +11,22 @@ const errors = errorResponses(400, 401, 403, 404, 409);
 export const reservationRoutes: FastifyPluginAsyncZod = async (app) => {
   const { reservations } = app.services;
   app.addHook('onRequest', app.requireUser);
+  // Keys are the caller's own: one person's key never replays another's booking.
+  const idempotent = idempotencyHooks(app, (request) => {
+    const { userId } = actorOf(request);
+    return { scope: `user:${userId}`, userId };
+  });
 
   app.post(
     '/',
     {
+      ...idempotent,
       schema: {
         tags,
         summary:
           'Book a resource or a pool of the active organisation (409 SLOT_UNAVAILABLE when it does not fit)',
         security: security.user,
+        headers: idempotencyHeaders,
         body: reservationBody,
         response: { 201: reservation, ...errors },
       },

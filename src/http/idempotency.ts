@@ -1,0 +1,136 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { conflict, validationFailed } from '../lib/errors.js';
+import { createIdempotencyRepo } from '../modules/idempotency/repo.js';
+
+/** How long a key answers with its first result; older rows are ignored and purged. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** A claim that never finished (its instance died) is given up after this long. */
+const STALE_CLAIM_MS = 2 * 60 * 1000;
+/** How long a second request with the same key waits for the first one to finish. */
+const WAIT_MS = 5_000;
+const POLL_MS = 25;
+const PURGE_EVERY_MS = 60_000;
+
+/** 1..255 printable ASCII characters (space included). */
+const KEY = /^[\x20-\x7e]{1,255}$/;
+
+/** The `headers` schema of a route that honours `Idempotency-Key`; other headers pass through. */
+export const idempotencyHeaders = z.looseObject({
+  'idempotency-key': z
+    .string()
+    .regex(KEY, 'must be 1 to 255 printable ASCII characters')
+    .optional()
+    .describe(
+      'Retry-safe request: the same key with the same body within 24 hours answers the first result again ' +
+        '(header Idempotent-Replayed: true); with another body 409 IDEMPOTENCY_KEY_REUSED',
+    ),
+});
+
+/** Who a key belongs to: keys of different scopes never meet. */
+export interface IdempotencyScope {
+  scope: string;
+  /** The signed-in caller, for privacy (export and erasure); null on public routes. */
+  userId: number | null;
+}
+
+/** JSON with object keys sorted at every level, so equal bodies give equal text. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * Route hooks that make a POST retry-safe with the `Idempotency-Key` header, through a
+ * table shared by every instance. Spread into the route's options:
+ * `{ ...hooks, schema: { headers: idempotencyHeaders, ... } }`.
+ *
+ * - preHandler (after auth and validation): claims (scope, key) with one INSERT. If the
+ *   key is taken: another fingerprint (method + path + canonical body) is 409
+ *   IDEMPOTENCY_KEY_REUSED; a finished request is replayed (its status and body, header
+ *   `Idempotent-Replayed: true`); one still running is waited for up to 5 s, then 409
+ *   CONFLICT.
+ * - onSend: stores the answer (any status below 500); on a 5xx the claim is dropped so
+ *   a retry runs again.
+ */
+export function idempotencyHooks(
+  app: FastifyInstance,
+  scopeOf: (request: FastifyRequest) => IdempotencyScope,
+) {
+  const repo = createIdempotencyRepo(app.db.kysely);
+  const claims = new WeakMap<FastifyRequest, number>();
+  let lastPurge = 0;
+
+  async function preHandler(request: FastifyRequest, reply: FastifyReply) {
+    const key = request.headers['idempotency-key'];
+    if (key === undefined) return;
+    if (typeof key !== 'string' || !KEY.test(key))
+      throw validationFailed('Invalid headers: idempotency-key must be 1 to 255 printable ASCII characters', [
+        { path: 'headers.idempotency-key', message: 'must be 1 to 255 printable ASCII characters' },
+      ]);
+    const { scope, userId } = scopeOf(request);
+    const path = request.url.split('?')[0] ?? request.url;
+    const fingerprint = createHash('sha256')
+      .update(`${request.method}\n${path}\n${canonicalJson(request.body)}`)
+      .digest('hex');
+
+    const started = Date.now();
+    if (started - lastPurge > PURGE_EVERY_MS) {
+      lastPurge = started;
+      await repo.purge(iso(started - IDEMPOTENCY_TTL_MS));
+    }
+    for (;;) {
+      const now = Date.now();
+      await repo.releaseExpired(scope, key, iso(now - IDEMPOTENCY_TTL_MS), iso(now - STALE_CLAIM_MS));
+      const id = await repo.claim({ scope, key, userId, fingerprint, now: iso(now) });
+      if (id !== null) {
+        claims.set(request, id);
+        return;
+      }
+      const row = await repo.find(scope, key);
+      if (!row) continue; // released in between (the first request failed): claim again
+      if (row.fingerprint !== fingerprint)
+        throw conflict(
+          'IDEMPOTENCY_KEY_REUSED',
+          'This Idempotency-Key was already used with another request; use a new key',
+        );
+      if (row.statusCode !== null && row.responseBody !== null) {
+        reply
+          .code(row.statusCode)
+          .header('idempotent-replayed', 'true')
+          .type('application/json; charset=utf-8')
+          .send(row.responseBody);
+        return reply;
+      }
+      if (Date.now() - started >= WAIT_MS)
+        throw conflict('CONFLICT', 'A request with this Idempotency-Key is in progress; retry later');
+      await sleep(POLL_MS);
+    }
+  }
+
+  async function onSend(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+    const id = claims.get(request);
+    if (id === undefined) return payload;
+    claims.delete(request);
+    try {
+      if (reply.statusCode >= 500 || typeof payload !== 'string') await repo.release(id);
+      else await repo.complete(id, reply.statusCode, payload, new Date().toISOString());
+    } catch (err) {
+      // The answer still goes out; the claim goes stale and is given up after STALE_CLAIM_MS.
+      request.log.error({ err }, 'could not store the idempotent answer');
+    }
+    return payload;
+  }
+
+  return { preHandler, onSend };
+}
