@@ -28,7 +28,8 @@ export const oauthPrivacy: PrivacyDeclaration = {
       id: 'oauth_consents',
       label: 'Approvals you gave MCP hosts (authorization codes: only hashes of the codes)',
       purpose: 'Proving which host you approved, for which agent and permission group',
-      retention: '60 seconds of use, then deleted 24 hours after they expire (or when your account is erased)',
+      retention:
+        '60 seconds of use, then deleted 24 hours after they expire (or when your account is erased)',
     },
   ],
   async holdings(db, subject) {
