@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorResponses } from '../../http/errors.js';
-import { idempotencyHeaders, idempotencyHooks } from '../../http/idempotency.js';
 import { security } from '../../http/schemas.js';
 import { notFound } from '../../lib/errors.js';
 import { rangeQuery, resourceAvailability, typeAvailability } from '../availability/schemas.js';
+import { idempotencyHeaders, idempotencyHooks } from '../idempotency/hooks.js';
 import { publicReservation, reservationBody, tokenReservationBody } from '../reservations/schemas.js';
 import {
   publicCatalogue,

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/errors.js';
-import { idempotencyHeaders, idempotencyHooks } from '../../http/idempotency.js';
 import { idParam, page, security } from '../../http/schemas.js';
+import { idempotencyHeaders, idempotencyHooks } from '../idempotency/hooks.js';
 import { listReservationsQuery, reservation, reservationBody } from './schemas.js';
 
 const tags = ['reservations'];

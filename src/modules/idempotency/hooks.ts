@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { conflict, validationFailed } from '../lib/errors.js';
-import { createIdempotencyRepo } from '../modules/idempotency/repo.js';
+import { conflict, validationFailed } from '../../lib/errors.js';
+import { createIdempotencyRepo } from './repo.js';
 
 /** How long a key answers with its first result; older rows are ignored and purged. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
