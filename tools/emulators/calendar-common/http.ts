@@ -367,3 +367,78 @@ export function clientCredentials(
   }
   return { clientId: form.get('client_id'), clientSecret: form.get('client_secret'), error: null };
 }
+
+/** The admin controls both calendar emulators offer under the same paths. */
+export interface CommonAdminControls {
+  requests(): unknown;
+  clearRequests(): void;
+  notifications(): unknown;
+  expireSyncTokens(): void;
+  revokeGrants(account?: string): unknown;
+  expireAccessTokens(account?: string): unknown;
+  setBehaviour(mode: BehaviourMode, options: BehaviourOptions): void;
+  reset(): void;
+}
+
+/**
+ * Answers the admin paths the two emulators share (`requests`, `notifications`,
+ * `expire-sync-tokens`, `revoke-grants`, `expire-access-tokens`, `behaviour`,
+ * `reset`); false when `path` is none of them, for the emulator's own routes.
+ */
+export function commonAdminRoute(
+  exchange: Exchange,
+  path: string,
+  controls: CommonAdminControls,
+  input: () => Record<string, unknown>,
+  invalid: (message: string) => Error,
+): boolean {
+  const { method, response } = exchange;
+  const ok = (body: unknown) => sendJson(response, 200, body);
+  const account = () => {
+    const value = input().account;
+    return typeof value === 'string' ? value : undefined;
+  };
+  const route = `${method} ${path}`;
+  switch (route) {
+    case 'GET requests':
+      ok(controls.requests());
+      return true;
+    case 'DELETE requests':
+      controls.clearRequests();
+      sendEmpty(response, 204);
+      return true;
+    case 'GET notifications':
+      ok(controls.notifications());
+      return true;
+    case 'POST expire-sync-tokens':
+      controls.expireSyncTokens();
+      ok({ ok: true });
+      return true;
+    case 'POST revoke-grants':
+      ok({ revoked: controls.revokeGrants(account()) });
+      return true;
+    case 'POST expire-access-tokens':
+      ok({ expired: controls.expireAccessTokens(account()) });
+      return true;
+    case 'POST behaviour': {
+      const body = input();
+      const mode = body.mode as BehaviourMode;
+      if (!['normal', 'fail', 'hang', 'throttle'].includes(mode))
+        throw invalid('mode must be normal, fail, hang or throttle');
+      controls.setBehaviour(mode, {
+        times: typeof body.times === 'number' ? body.times : undefined,
+        target: ['api', 'oauth', 'all'].includes(body.target as string)
+          ? (body.target as BehaviourTarget)
+          : undefined,
+      });
+      ok({ mode });
+      return true;
+    }
+    case 'POST reset':
+      controls.reset();
+      ok({ ok: true });
+      return true;
+    default:
+      return false;
+  }
+}

@@ -21,6 +21,7 @@ import {
   type BehaviourMode,
   type BehaviourOptions,
   clientCredentials,
+  commonAdminRoute,
   type Exchange,
   formOf,
   header,
@@ -2451,42 +2452,10 @@ export async function startCalendarProviderBEmulator(
       return value;
     };
     const path = s.join('/');
-    if (method === 'GET' && path === 'requests') return ok(controls.requests());
-    if (method === 'DELETE' && path === 'requests') {
-      controls.clearRequests();
-      return sendEmpty(response, 204);
-    }
-    if (method === 'GET' && path === 'notifications') return ok(controls.notifications());
+    if (commonAdminRoute(exchange, path, controls, input, (message) => invalid(message))) return;
     if (method === 'GET' && path === 'subscriptions') return ok(controls.subscriptions());
     if (method === 'POST' && path === 'expire-subscriptions')
       return ok({ expired: controls.expireSubscriptions() });
-    if (method === 'POST' && path === 'expire-sync-tokens') {
-      controls.expireSyncTokens();
-      return ok({ ok: true });
-    }
-    if (method === 'POST' && path === 'revoke-grants') {
-      const account = input().account;
-      return ok({ revoked: controls.revokeGrants(typeof account === 'string' ? account : undefined) });
-    }
-    if (method === 'POST' && path === 'expire-access-tokens') {
-      const account = input().account;
-      return ok({ expired: controls.expireAccessTokens(typeof account === 'string' ? account : undefined) });
-    }
-    if (method === 'POST' && path === 'behaviour') {
-      const body = input();
-      const mode = body.mode as BehaviourMode;
-      if (!['normal', 'fail', 'hang', 'throttle'].includes(mode))
-        throw invalid('mode must be normal, fail, hang or throttle');
-      controls.setBehaviour(mode, {
-        times: typeof body.times === 'number' ? body.times : undefined,
-        target: ['api', 'oauth', 'all'].includes(body.target as string) ? (body.target as 'api') : undefined,
-      });
-      return ok({ mode });
-    }
-    if (method === 'POST' && path === 'reset') {
-      controls.reset();
-      return ok({ ok: true });
-    }
     if (s[0] === 'accounts') {
       if (s.length === 1 && method === 'POST') {
         const account = input().account;
