@@ -1,5 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CalendarProviderError } from './port.js';
+import { z } from 'zod';
+import {
+  CalendarProviderError,
+  GrantRevokedError,
+  NotFoundAtProviderError,
+  PreconditionFailedError,
+  type TokenSet,
+  UnauthorizedError,
+} from './port.js';
 
 export interface ProviderHttpOptions {
   /** Names the provider in log details. */
@@ -133,4 +141,65 @@ export function describe(label: string, call: HttpCall, answer: HttpAnswer): str
     0,
     500,
   );
+}
+
+/** What both providers' APIs have in common: statuses mapped to errors, bodies checked by schema. */
+export function providerCalls(label: string, http: ProviderHttp, notFound: readonly number[]) {
+  /** Maps the statuses every API call shares to errors; answers a 2xx answer as it is. */
+  function check(call: HttpCall, answer: HttpAnswer): HttpAnswer {
+    if (answer.status >= 200 && answer.status < 300) return answer;
+    const detail = describe(label, call, answer);
+    if (answer.status === 401) throw new UnauthorizedError('error', detail, 401);
+    if (answer.status === 412) throw new PreconditionFailedError('error', detail, 412);
+    if (notFound.includes(answer.status)) throw new NotFoundAtProviderError('error', detail, answer.status);
+    throw new CalendarProviderError('error', detail, answer.status);
+  }
+
+  function parse<T>(schema: z.ZodType<T>, answer: HttpAnswer, call: HttpCall): T {
+    const parsed = schema.safeParse(answer.body);
+    if (!parsed.success)
+      throw new CalendarProviderError(
+        'error',
+        `${label} ${call.method} ${new URL(call.url).pathname}: unexpected body`,
+      );
+    return parsed.data;
+  }
+
+  const tokenJson = z.object({
+    access_token: z.string().min(1),
+    expires_in: z.coerce.number().optional(),
+    refresh_token: z.string().min(1).optional(),
+    scope: z.string().optional(),
+  });
+
+  /**
+   * One call of an OAuth 2.0 token endpoint. On refresh, an `error` in `revoked` means the
+   * person withdrew the grant (reconnect needed), not a passing failure.
+   */
+  async function token(
+    tokenUrl: string,
+    form: Record<string, string>,
+    refreshing: boolean,
+    revoked: readonly string[],
+  ): Promise<TokenSet> {
+    const call: HttpCall = { method: 'POST', url: tokenUrl, form };
+    const answer = await http(call);
+    if (answer.status !== 200) {
+      // The form carries the client secret and the grant: never in the details.
+      const detail = describe(label, { ...call, form: {} }, answer);
+      const error = (answer.body as { error?: unknown } | undefined)?.error;
+      if (refreshing && typeof error === 'string' && revoked.includes(error))
+        throw new GrantRevokedError('error', detail, answer.status);
+      throw new CalendarProviderError('error', detail, answer.status);
+    }
+    const json = parse(tokenJson, answer, call);
+    return {
+      accessToken: json.access_token,
+      refreshToken: json.refresh_token ?? null,
+      expiresAt: json.expires_in ? new Date(Date.now() + json.expires_in * 1000).toISOString() : null,
+      scope: json.scope ?? null,
+    };
+  }
+
+  return { check, apiCall: async (call: HttpCall) => check(call, await http(call)), parse, token };
 }

@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import { z } from 'zod';
 import type { CalendarProviderSettings } from '../../../config.js';
 import type { Reminder } from '../../events/schemas.js';
-import { createProviderHttp, describe, type HttpAnswer, type HttpCall } from './http.js';
+import { createProviderHttp, describe, type HttpCall, providerCalls } from './http.js';
 import {
   CalendarProviderError,
   type CalendarProviderPort,
@@ -10,12 +10,8 @@ import {
   type EventWrite,
   type ExternalEvent,
   type ExternalTime,
-  GrantRevokedError,
   NotFoundAtProviderError,
-  PreconditionFailedError,
   SyncTokenExpiredError,
-  type TokenSet,
-  UnauthorizedError,
 } from './port.js';
 
 /**
@@ -81,13 +77,6 @@ const calendarListPage = z.object({
       }),
     )
     .optional(),
-});
-
-const tokenJson = z.object({
-  access_token: z.string().min(1),
-  expires_in: z.coerce.number().optional(),
-  refresh_token: z.string().min(1).optional(),
-  scope: z.string().optional(),
 });
 
 const channelJson = z.object({
@@ -183,50 +172,14 @@ export function createProviderA({
   });
   const enc = encodeURIComponent;
 
-  /** Maps the statuses every API call shares to errors; answers a 2xx answer as it is. */
-  function check(call: HttpCall, answer: HttpAnswer): HttpAnswer {
-    if (answer.status >= 200 && answer.status < 300) return answer;
-    const detail = describe(LABEL, call, answer);
-    if (answer.status === 401) throw new UnauthorizedError('error', detail, 401);
-    if (answer.status === 412) throw new PreconditionFailedError('error', detail, 412);
-    if (answer.status === 404) throw new NotFoundAtProviderError('error', detail, 404);
-    throw new CalendarProviderError('error', detail, answer.status);
-  }
-
-  const apiCall = async (call: HttpCall) => check(call, await http(call));
-
-  function parse<T>(schema: z.ZodType<T>, answer: HttpAnswer, call: HttpCall): T {
-    const parsed = schema.safeParse(answer.body);
-    if (!parsed.success)
-      throw new CalendarProviderError(
-        'error',
-        `${LABEL} ${call.method} ${new URL(call.url).pathname}: unexpected body`,
-      );
-    return parsed.data;
-  }
-
-  async function token(form: Record<string, string>, refreshing: boolean): Promise<TokenSet> {
-    const call: HttpCall = {
-      method: 'POST',
-      url: settings.tokenUrl,
-      form: { ...form, client_id: settings.clientId, client_secret: settings.clientSecret },
-    };
-    const answer = await http(call);
-    if (answer.status !== 200) {
-      const detail = describe(LABEL, { ...call, form: {} }, answer);
-      const error = (answer.body as { error?: unknown } | undefined)?.error;
-      if (refreshing && (error === 'invalid_grant' || error === 'unauthorized_client'))
-        throw new GrantRevokedError('error', detail, answer.status);
-      throw new CalendarProviderError('error', detail, answer.status);
-    }
-    const json = parse(tokenJson, answer, call);
-    return {
-      accessToken: json.access_token,
-      refreshToken: json.refresh_token ?? null,
-      expiresAt: json.expires_in ? new Date(Date.now() + json.expires_in * 1000).toISOString() : null,
-      scope: json.scope ?? null,
-    };
-  }
+  const { check, apiCall, parse, token: callTokenEndpoint } = providerCalls(LABEL, http, [404]);
+  const token = (form: Record<string, string>, refreshing: boolean) =>
+    callTokenEndpoint(
+      settings.tokenUrl,
+      { ...form, client_id: settings.clientId, client_secret: settings.clientSecret },
+      refreshing,
+      ['invalid_grant', 'unauthorized_client'],
+    );
 
   const eventUrl = (calendarId: string, externalId: string) =>
     `${api}/calendars/${enc(calendarId)}/events/${enc(externalId)}`;

@@ -1,19 +1,14 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { ianaZone, toPatternedRecurrence } from './graph-recurrence.js';
-import { createProviderHttp, describe, type HttpAnswer, type HttpCall } from './http.js';
+import { createProviderHttp, describe, type HttpAnswer, type HttpCall, providerCalls } from './http.js';
 import {
   CalendarProviderError,
   type CalendarProviderPort,
   type EventWrite,
   type ExternalEvent,
   type ExternalTime,
-  GrantRevokedError,
-  NotFoundAtProviderError,
-  PreconditionFailedError,
   SyncTokenExpiredError,
-  type TokenSet,
-  UnauthorizedError,
 } from './port.js';
 import type { ProviderAdapterOptions } from './provider-a.js';
 
@@ -74,13 +69,6 @@ const calendarsPage = z.object({
     )
     .optional(),
   '@odata.nextLink': z.string().optional(),
-});
-
-const tokenJson = z.object({
-  access_token: z.string().min(1),
-  expires_in: z.coerce.number().optional(),
-  refresh_token: z.string().min(1).optional(),
-  scope: z.string().optional(),
 });
 
 const subscriptionJson = z.object({ id: z.string().min(1), expirationDateTime: z.string().optional() });
@@ -206,52 +194,15 @@ export function createProviderB({
     return typeof error?.code === 'string' ? error.code : undefined;
   }
 
-  function check(call: HttpCall, answer: HttpAnswer): HttpAnswer {
-    if (answer.status >= 200 && answer.status < 300) return answer;
-    const detail = describe(LABEL, call, answer);
-    if (answer.status === 401) throw new UnauthorizedError('error', detail, 401);
-    if (answer.status === 412) throw new PreconditionFailedError('error', detail, 412);
-    if (answer.status === 404 || answer.status === 410)
-      throw new NotFoundAtProviderError('error', detail, answer.status);
-    throw new CalendarProviderError('error', detail, answer.status);
-  }
-  const apiCall = async (call: HttpCall) => check(call, await http(call));
-
-  function parse<T>(schema: z.ZodType<T>, answer: HttpAnswer, call: HttpCall): T {
-    const parsed = schema.safeParse(answer.body);
-    if (!parsed.success)
-      throw new CalendarProviderError(
-        'error',
-        `${LABEL} ${call.method} ${new URL(call.url).pathname}: unexpected body`,
-      );
-    return parsed.data;
-  }
-
-  async function token(form: Record<string, string>, refreshing: boolean): Promise<TokenSet> {
-    const call: HttpCall = {
-      method: 'POST',
-      url: settings.tokenUrl,
-      form: { ...form, client_id: settings.clientId, client_secret: settings.clientSecret, scope: SCOPE },
-    };
-    const answer = await http(call);
-    if (answer.status !== 200) {
-      const detail = describe(LABEL, { ...call, form: {} }, answer);
-      const error = (answer.body as { error?: unknown } | undefined)?.error;
-      if (
-        refreshing &&
-        (error === 'invalid_grant' || error === 'interaction_required' || error === 'unauthorized_client')
-      )
-        throw new GrantRevokedError('error', detail, answer.status);
-      throw new CalendarProviderError('error', detail, answer.status);
-    }
-    const json = parse(tokenJson, answer, call);
-    return {
-      accessToken: json.access_token,
-      refreshToken: json.refresh_token ?? null,
-      expiresAt: json.expires_in ? new Date(Date.now() + json.expires_in * 1000).toISOString() : null,
-      scope: json.scope ?? null,
-    };
-  }
+  // A 410 on an event means it is gone (a delta token's 410 is read before this).
+  const { check, apiCall, parse, token: callTokenEndpoint } = providerCalls(LABEL, http, [404, 410]);
+  const token = (form: Record<string, string>, refreshing: boolean) =>
+    callTokenEndpoint(
+      settings.tokenUrl,
+      { ...form, client_id: settings.clientId, client_secret: settings.clientSecret, scope: SCOPE },
+      refreshing,
+      ['invalid_grant', 'interaction_required', 'unauthorized_client'],
+    );
 
   const preferHeaders = { prefer: `${PREFER}, odata.maxpagesize=${PAGE_SIZE}` };
   const eventUrl = (externalId: string) => `${api}/me/events/${enc(externalId)}`;
