@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -57,11 +57,13 @@ describe('process entry points', () => {
     assert.match(cli('user:create', 'not-an-email', 'a long password', 'X').stderr, /email/);
   });
 
-  test('npm start serves, then SIGTERM closes it cleanly', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'tools/start.ts'], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+  test('npm start runs the build output with node, serves, then SIGTERM closes it cleanly', async () => {
+    // What `npm install` does (its prepare script), then exactly the start command.
+    const build = spawnSync('npm', ['run', 'build'], { encoding: 'utf8' });
+    assert.equal(build.status, 0, build.stdout + build.stderr);
+    const { scripts } = JSON.parse(readFileSync('package.json', 'utf8'));
+    assert.match(scripts.start, /^node .*dist\/tools\/start\.js$/);
+    const child = spawn('sh', ['-c', `exec ${scripts.start}`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       const line = await waitForLine(child, /Server listening at http:\/\/127\.0\.0\.1:\d+/);
       const url = line.replace('Server listening at ', '');
@@ -129,5 +131,16 @@ describe('logs', () => {
       assert.equal(text.includes(secret), false, `log contains ${secret}`);
     }
     assert.match(text, /\[Redacted\]/);
+  });
+
+  test('one access line per request, with its id, path and status', () => {
+    const me = lines.map((line) => JSON.parse(line)).filter((entry) => entry.req?.url === '/api/auth/me');
+    assert.equal(me.length, 1, JSON.stringify(me));
+    assert.equal(me[0].msg, 'request completed');
+    // The made-up API key beside the token is refused.
+    assert.equal(me[0].res.statusCode, 401);
+    assert.equal(typeof me[0].responseTime, 'number');
+    assert.match(me[0].reqId, /^[0-9a-f-]{36}$/);
+    assert.equal(lines.join('').includes('incoming request'), false);
   });
 });

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
+import { PROJECT_ROOT } from '../lib/project-root.js';
 
 /**
  * The service's own web pages (the OAuth consent page, later the calendar-sync landing),
@@ -33,7 +33,7 @@ const CONTENT_TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web/', import.meta.url));
+export const DEFAULT_WEB_ROOT = join(PROJECT_ROOT, 'web');
 
 export interface StaticFile {
   /** The URL path it is served at. */

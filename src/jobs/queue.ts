@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
-import PgBoss from 'pg-boss';
+import type PgBoss from 'pg-boss';
 import type { Db } from '../db/database.js';
+import { loadDriver } from '../lib/load-driver.js';
 
 /**
  * Background jobs: calendar sync, channel renewal, data-subject requests.
@@ -51,7 +52,8 @@ export function createJobQueue(
 }
 
 function pgBossQueue(db: Db, pool: NonNullable<Db['pool']>, log: Pick<FastifyBaseLogger, 'error'>): JobQueue {
-  const boss = new PgBoss({
+  const Boss = loadDriver<typeof PgBoss>('pg-boss');
+  const boss = new Boss({
     // The app's own pool: the same database and credentials, no second set of connections.
     db: { executeSql: (text, values) => pool.query(text, values) },
     schema: db.schema ? `${db.schema}_jobs` : 'pgboss',

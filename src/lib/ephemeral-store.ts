@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { loadDriver } from './load-driver.js';
 
 /**
  * Short-lived shared state (login attempt counters, honeypot blocks). Redis when
@@ -16,9 +17,9 @@ export interface EphemeralStore {
 }
 
 export function createEphemeralStore(redisUrl: string | undefined): EphemeralStore {
-  return redisUrl
-    ? new RedisStore(new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }))
-    : new MemoryStore();
+  if (!redisUrl) return new MemoryStore();
+  const { Redis: Client } = loadDriver<typeof import('ioredis')>('ioredis');
+  return new RedisStore(new Client(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }));
 }
 
 class MemoryStore implements EphemeralStore {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -6,6 +7,7 @@ import { errorEnvelope, sendError } from '../../http/errors.js';
 import { jsonBodyParser } from '../../http/json-body.js';
 import { security } from '../../http/schemas.js';
 import { DomainError } from '../../lib/errors.js';
+import { PROJECT_ROOT } from '../../lib/project-root.js';
 import { featureFlags, frontendErrorReport, health, readiness, root, securityReport } from './schemas.js';
 import type { ClientInfo } from './service.js';
 
@@ -16,9 +18,7 @@ const clientOf = (request: FastifyRequest): ClientInfo => ({
 });
 const startedAt = Date.now();
 /** The service's own version (package.json), never the framework's. */
-const SERVICE_VERSION: string = JSON.parse(
-  readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'),
-).version;
+const SERVICE_VERSION: string = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')).version;
 
 const HONEYPOT_LOGIN_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Administrator sign in</title></head>
