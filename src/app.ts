@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import { createDatabase, type Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { authGuards } from './http/auth.js';
 import { registerErrorHandling } from './http/errors.js';
 import { acceptEmptyJsonBodies } from './http/json-body.js';
-import { loggerOptions } from './http/logging.js';
+import { AccessLog, loggerOptions } from './http/logging.js';
 import pages from './http/pages.js';
+import { serializerCompiler } from './http/serialize.js';
 import { createJobQueue, type JobQueue } from './jobs/queue.js';
 import { createEphemeralStore, type EphemeralStore } from './lib/ephemeral-store.js';
 import { type McpRoutesOptions, mcpRoutes } from './mcp/routes.js';
@@ -71,10 +72,7 @@ export interface BuildOptions {
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger:
-      options.logger === false
-        ? false
-        : { ...loggerOptions(config), ...(options.logStream ? { stream: options.logStream } : {}) },
+    logger: options.logger === false ? false : loggerOptions(config, options.logStream),
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     // Accept a caller's request id when it is sane, so traces join across services.
@@ -83,6 +81,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true },
+    logController: new AccessLog(),
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDatabase, type Db } from '../src/db/database.js';
+import { checkResponsesAgainstSchemas } from './response-schemas.js';
 
 /**
  * A fresh, migrated database for one app: in-memory SQLite by default, or a
@@ -53,6 +54,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   const { db, drop } = await createTestDatabase();
   const config = loadConfig({ ...TEST_ENV, ...env });
   const app = await buildApp(config, { db, logger: false });
+  const responses = checkResponsesAgainstSchemas(app);
   await app.ready();
   return {
     app,
@@ -60,6 +62,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     close: async () => {
       await app.close();
       await drop();
+      responses.assertResponsesMatched();
     },
   };
 }

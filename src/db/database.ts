@@ -4,9 +4,15 @@ import SQLite from 'better-sqlite3';
 import {
   CamelCasePlugin,
   type CompiledQuery,
+  type DatabaseIntrospector,
+  type DatabaseMetadata,
   Kysely,
+  type PluginTransformResultArgs,
   PostgresDialect,
+  type QueryResult,
   SqliteDialect,
+  sql,
+  type TableMetadata,
   type Transaction,
 } from 'kysely';
 import pg from 'pg';
@@ -30,7 +36,21 @@ export type Executor = Kysely<Database> | Transaction<Database>;
 // int8 (counts, bigint columns) as numbers; timestamptz as ISO-8601 UTC strings,
 // the same text form SQLite stores, so both dialects hand services identical values.
 pg.types.setTypeParser(20, (value) => Number(value));
-pg.types.setTypeParser(1184, (value) => new Date(value).toISOString());
+pg.types.setTypeParser(1184, isoTimestamp);
+
+/** PostgreSQL's text form of a timestamptz in a UTC session, `2026-01-31 09:30:00.123456+00`. */
+const UTC_TIMESTAMP = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?\+00$/;
+
+/**
+ * A timestamptz as ISO-8601 UTC with milliseconds. A UTC session's text is rearranged
+ * (a list reads hundreds, and a Date per value costs several times more); any other
+ * offset goes through Date.
+ */
+function isoTimestamp(value: string): string {
+  const utc = UTC_TIMESTAMP.exec(value);
+  if (!utc) return new Date(value).toISOString();
+  return `${utc[1]}T${utc[2]}.${(utc[3] ?? '').padEnd(3, '0').slice(0, 3)}Z`;
+}
 
 export interface DatabaseOptions {
   /** PostgreSQL only: the schema to use (tests isolate runs in their own schema). */
@@ -52,7 +72,7 @@ function createSqlite(path: string): Db {
   sqlite.pragma('synchronous = NORMAL');
   const kysely = new Kysely<Database>({
     dialect: new SqliteDialect({ database: adaptForKysely(sqlite) }),
-    plugins: [new CamelCasePlugin()],
+    plugins: [new CompiledCamelCasePlugin()],
   });
   return {
     kysely,
@@ -71,10 +91,10 @@ function createPostgres(url: string, options: DatabaseOptions): Db {
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  const kysely = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool }),
-    plugins: [new CamelCasePlugin()],
-  });
+  const dialect = options.searchPath
+    ? new OneSchemaPostgresDialect({ pool }, options.searchPath)
+    : new PostgresDialect({ pool });
+  const kysely = new Kysely<Database>({ dialect, plugins: [new CompiledCamelCasePlugin()] });
   return {
     kysely,
     dialect: 'postgres',
@@ -86,11 +106,93 @@ function createPostgres(url: string, options: DatabaseOptions): Db {
   };
 }
 
-const STATEMENT_CACHE_SIZE = 500;
+/**
+ * PostgreSQL pinned to one schema of a shared database. Kysely's introspector (only
+ * the migrator uses it) reads every schema's columns and fails when another run drops
+ * its schema mid-query (`has_schema_privilege` on a name that just went away); this
+ * one reads the pinned schema's table names only, all the migrator asks.
+ */
+class OneSchemaPostgresDialect extends PostgresDialect {
+  readonly #schema: string;
+  constructor(config: ConstructorParameters<typeof PostgresDialect>[0], schema: string) {
+    super(config);
+    this.#schema = schema;
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: Kysely's own signature
+  override createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+    const schema = this.#schema;
+    const getSchemas = async () => {
+      const { rows } = await sql<{ name: string }>`
+        select nspname as name from pg_catalog.pg_namespace where nspname = ${schema}`.execute(db);
+      return rows;
+    };
+    const getTables = async (): Promise<TableMetadata[]> => {
+      const { rows } = await sql<{ name: string; kind: string }>`
+        select c.relname as name, c.relkind as kind from pg_catalog.pg_class c
+        join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = ${schema} and c.relkind in ('r', 'v', 'p')`.execute(db);
+      return rows.map((row) => ({ name: row.name, schema, isView: row.kind === 'v', columns: [] }));
+    };
+    return {
+      getSchemas,
+      getTables,
+      getMetadata: async (): Promise<DatabaseMetadata> => ({ tables: await getTables() }),
+    };
+  }
+}
+
+type Row = Record<string, unknown>;
+const RENAMERS_MAX = 1000;
 
 /**
- * Two adaptations of better-sqlite3 for Kysely, which prepares every query anew:
+ * Kysely's CamelCasePlugin with its result mapping compiled: each set of columns a
+ * query answers gets one constructor, `(row) => ({organisationId: row.organisation_id, ...})`,
+ * where the plugin renamed every key of every row afresh (a list of a hundred rows
+ * felt it). Nested objects and arrays (JSON PostgreSQL aggregated) map as the plugin maps them.
+ */
+class CompiledCamelCasePlugin extends CamelCasePlugin {
+  readonly #renamers = new Map<string, (row: Row) => Row>();
+  readonly #nested = (value: unknown) => this.mapRow({ value }).value;
+
+  override async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<Row>> {
+    const { rows } = args.result;
+    if (!Array.isArray(rows) || rows.length === 0) return args.result;
+    // Every row of one result has the same columns.
+    const columns = Object.keys(rows[0]!);
+    const signature = columns.join('\u0000');
+    let rename = this.#renamers.get(signature);
+    if (!rename) {
+      rename = this.#compile(columns);
+      if (this.#renamers.size >= RENAMERS_MAX) this.#renamers.clear();
+      this.#renamers.set(signature, rename);
+    }
+    return { ...args.result, rows: rows.map(rename) };
+  }
+
+  #compile(columns: string[]): (row: Row) => Row {
+    const fields = columns.map((column) => {
+      const name = this.camelCase(column);
+      const key = name === '__proto__' ? '["__proto__"]' : JSON.stringify(name);
+      const read = `row[${JSON.stringify(column)}]`;
+      return `${key}: typeof (value = ${read}) === 'object' && value !== null ? nested(value) : value`;
+    });
+    return new Function('nested', `return (row) => { let value; return { ${fields.join(', ')} }; };`)(
+      this.#nested,
+    ) as (row: Row) => Row;
+  }
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+const SCHEMA_CHANGE = /^\s*(create|alter|drop)\b/i;
+
+/**
+ * Three adaptations of better-sqlite3 for Kysely, which prepares every query anew:
  * - prepared statements are cached by SQL text (the hot paths repeat a few dozen);
+ *   a schema change empties the cache, as statements know their columns;
+ * - rows are read as arrays and made objects by a constructor compiled per
+ *   statement from its column names: half the cost of better-sqlite3 building
+ *   each object in C++, which a list of a hundred rows feels;
  * - JS booleans bind as 0/1, which SQLite stores anyway (better-sqlite3 refuses
  *   booleans). Table types declare such columns `Bool`, so reads go through Boolean().
  */
@@ -105,9 +207,20 @@ function adaptForKysely(sqlite: SQLite.Database): SQLite.Database {
     const cached = cache.get(source);
     if (cached) return cached;
     const statement = prepare(source);
-    const all = statement.all.bind(statement);
+    if (SCHEMA_CHANGE.test(source)) cache.clear();
     const run = statement.run.bind(statement);
-    const iterate = statement.iterate.bind(statement);
+    let all = statement.all.bind(statement);
+    let iterate = statement.iterate.bind(statement);
+    if (statement.reader) {
+      const toRow = rowConstructor(statement.columns().map((column) => column.name));
+      const arrays = statement.raw(true);
+      const allArrays = arrays.all.bind(arrays);
+      const iterateArrays = arrays.iterate.bind(arrays);
+      all = (...params: unknown[]) => (allArrays(...params) as unknown[][]).map(toRow);
+      iterate = function* (...params: unknown[]) {
+        for (const values of iterateArrays(...params)) yield toRow(values as unknown[]);
+      };
+    }
     const adapted = Object.assign(statement, {
       all: (...params: unknown[]) => all(...toSqlite(params)),
       run: (...params: unknown[]) => run(...toSqlite(params)),
@@ -118,6 +231,17 @@ function adaptForKysely(sqlite: SQLite.Database): SQLite.Database {
     return adapted;
   }) as typeof sqlite.prepare;
   return sqlite;
+}
+
+/** `(values) => ({name0: values[0], ...})` for one statement's columns; a repeated name keeps the last, as better-sqlite3 does. */
+function rowConstructor(names: string[]): (values: unknown[]) => Record<string, unknown> {
+  // Plain keys make one object shape V8 builds fast; only `__proto__` needs a computed key.
+  const fields = names.map(
+    (name, i) => `${name === '__proto__' ? `["__proto__"]` : JSON.stringify(name)}: values[${i}]`,
+  );
+  return new Function('values', `return { ${fields.join(', ')} };`) as (
+    values: unknown[],
+  ) => Record<string, unknown>;
 }
 
 /** Runs `work` in one transaction; nested calls join the outer one. */

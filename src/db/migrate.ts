@@ -11,6 +11,8 @@ import { oauth } from './migrations/0008_oauth.js';
 import { calendarSync } from './migrations/0009_calendar_sync.js';
 import { privacy } from './migrations/0010_privacy.js';
 import { idempotency } from './migrations/0011_idempotency.js';
+import { bookingOverlap } from './migrations/0012_booking_overlap.js';
+import { availabilityVersions } from './migrations/0013_availability_versions.js';
 import { columnsFor } from './migrations/columns.js';
 
 /**
@@ -31,6 +33,8 @@ function migrations(db: Db): Record<string, Migration> {
     '0009_calendar_sync': calendarSync(c),
     '0010_privacy': privacy(c),
     '0011_idempotency': idempotency(c),
+    '0012_booking_overlap': bookingOverlap(c, db.dialect),
+    '0013_availability_versions': availabilityVersions(db.dialect),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { AgentTables } from './tables/agents.js';
 import type { AutomationTables } from './tables/automation.js';
+import type { AvailabilityTables } from './tables/availability.js';
 import type { CalendarSyncTables } from './tables/calendar-sync.js';
 import type { CalendarTables } from './tables/calendars.js';
 import type { HouseholdTables } from './tables/household.js';
@@ -39,4 +40,5 @@ export interface Database
     McpTables,
     OauthTables,
     PrivacyTables,
-    IdempotencyTables {}
+    IdempotencyTables,
+    AvailabilityTables {}

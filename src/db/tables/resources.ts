@@ -66,6 +66,11 @@ export interface ReservationsTable {
   status: ReservationStatus;
   startTime: Timestamp;
   endTime: Timestamp;
+  /**
+   * Until when the reservation keeps its lane: its end plus the buffer after it (continuous
+   * mode). PostgreSQL refuses overlapping kept time on a lane; null on rows from before.
+   */
+  blockedUntil: Timestamp | null;
   customerName: string;
   customerEmail: string;
   customerPhone: string | null;

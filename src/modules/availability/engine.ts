@@ -185,25 +185,43 @@ function freeSegments(open: Interval[], blockedSorted: Interval[], minBookingMs:
 export function continuousWindows(lanes: Lane[], zone: string, range: Interval, rules: Rules): Window[] {
   // Judge each free stretch by its whole length, not by the part inside the range.
   const wide = widen(range, rules);
-  const edges: Array<{ at: number; delta: number }> = [];
+  // Free stretches open and close as plain numbers sorted apart, then swept together:
+  // sorting one array of edge objects was the largest cost with many lanes.
+  const opens: number[] = [];
+  const closes: number[] = [];
   for (const lane of lanes) {
     const open = perSchedule(lane.schedule, `open|${zone}|${wide.start}|${wide.end}`, () =>
       openIntervals(lane.schedule.operatingHours, zone, wide),
     );
-    const free = freeSegments(open, blocked(lane.busy, rules.bufferMs), rules.minBookingMs);
-    for (const f of clip(free, range)) edges.push({ at: f.start, delta: 1 }, { at: f.end, delta: -1 });
+    for (const f of freeSegments(open, blocked(lane.busy, rules.bufferMs), rules.minBookingMs)) {
+      const start = Math.max(f.start, range.start);
+      const end = Math.min(f.end, range.end);
+      if (end > start) {
+        opens.push(start);
+        closes.push(end);
+      }
+    }
   }
-  edges.sort((a, b) => a.at - b.at || a.delta - b.delta);
+  const starts = Float64Array.from(opens).sort();
+  const ends = Float64Array.from(closes).sort();
   const windows: Window[] = [];
   let free = 0;
-  let i = 0;
-  while (i < edges.length) {
-    const at = edges[i]!.at;
+  let s = 0;
+  let e = 0;
+  while (s < starts.length || e < ends.length) {
+    const at = s < starts.length && starts[s]! < ends[e]! ? starts[s]! : ends[e]!;
     const before = free;
-    while (i < edges.length && edges[i]!.at === at) free += edges[i++]!.delta;
+    while (s < starts.length && starts[s] === at) {
+      free++;
+      s++;
+    }
+    while (e < ends.length && ends[e] === at) {
+      free--;
+      e++;
+    }
     if (free === before) continue;
-    const open = windows[windows.length - 1];
-    if (open && open.end === Number.POSITIVE_INFINITY) open.end = at;
+    const last = windows[windows.length - 1];
+    if (last && last.end === Number.POSITIVE_INFINITY) last.end = at;
     if (free > 0)
       windows.push({ start: at, end: Number.POSITIVE_INFINITY, freeLanes: free, totalLanes: lanes.length });
   }
@@ -250,26 +268,38 @@ export function shiftAvailability(lanes: Lane[], zone: string, range: Interval):
   return [...slots.values()].sort((a, b) => a.start - b.start || a.end - b.end);
 }
 
-export type FitFailure = 'too_short' | 'outside_hours' | 'not_a_slot' | 'taken';
+export type FitFailure = 'too_short' | 'outside_hours' | 'not_a_slot';
 
 /**
- * Whether [start, end) can be booked on `lane` exactly as asked: inside opening
- * hours, long enough and clear of every reservation by the buffer (continuous),
- * or exactly one configured slot that no reservation overlaps (shifts).
+ * Whether [start, end) may be booked under `schedule`, reservations aside: inside
+ * opening hours and at least the minimum long (continuous), or exactly one configured
+ * slot (shifts). Every lane of a resource shares its schedule, so booking asks this
+ * once per resource, not once per lane.
  */
-export function checkFit(lane: Lane, zone: string, request: Interval, rules: Rules): FitFailure | null {
+export function scheduleAdmits(
+  schedule: EffectiveSchedule,
+  zone: string,
+  request: Interval,
+  rules: Rules,
+): FitFailure | null {
   const { start, end } = request;
-  if (lane.schedule.availabilityMode === 'shifts') {
+  if (schedule.availabilityMode === 'shifts') {
     const day: Interval = { start: start - 2 * 1440 * MINUTE, end: end + 2 * 1440 * MINUTE };
-    const slot = shiftSlots(lane.schedule.shiftSchedule, zone, day).find(
+    const slot = shiftSlots(schedule.shiftSchedule, zone, day).find(
       (s) => s.start === start && s.end === end,
     );
-    if (!slot) return 'not_a_slot';
-    return overlapsAny(byStart(lane.busy), start, end) ? 'taken' : null;
+    return slot ? null : 'not_a_slot';
   }
   if (end - start < rules.minBookingMs) return 'too_short';
   const around: Interval = { start: start - 1440 * MINUTE, end: end + 1440 * MINUTE };
-  const open = openIntervals(lane.schedule.operatingHours, zone, around);
-  if (!open.some((o) => o.start <= start && o.end >= end)) return 'outside_hours';
-  return overlapsAny(blocked(lane.busy, rules.bufferMs), start, end) ? 'taken' : null;
+  const open = openIntervals(schedule.operatingHours, zone, around);
+  return open.some((o) => o.start <= start && o.end >= end) ? null : 'outside_hours';
+}
+
+/** The buffer a reservation keeps clear around itself on a lane of this mode (shifts keep none). */
+export const bufferOf = (mode: AvailabilityMode, rules: Rules) => (mode === 'shifts' ? 0 : rules.bufferMs);
+
+/** Whether `request` keeps `bufferMs` clear of every reservation in `busy` (any order). */
+export function isClear(busy: Interval[], request: Interval, bufferMs: number): boolean {
+  return busy.every((b) => b.end + bufferMs <= request.start || b.start - bufferMs >= request.end);
 }

@@ -1,6 +1,7 @@
-import type { Selectable } from 'kysely';
-import type { Executor } from '../../db/database.js';
+import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Dialect, type Executor, precompiled } from '../../db/database.js';
 import type { ResourcesTable } from '../../db/tables/resources.js';
+import type { Database } from '../../db/types.js';
 import type { Interval } from './engine.js';
 
 export type CatalogueRow = Selectable<ResourcesTable>;
@@ -26,6 +27,32 @@ function isoToMillis(text: string): number {
     digits(text, 17, 19),
     digits(text, 20, 23),
   );
+}
+
+/** Instants of one lane as `start,end,start,end...`: epoch milliseconds (PostgreSQL) or stored ISO text (SQLite). */
+function intervalsOf(joined: string): Interval[] {
+  const intervals: Interval[] = [];
+  if (joined.charCodeAt(0) >= 48 && joined.charCodeAt(4) === 45) {
+    // ISO text: fixed 24-character fields when every separator sits where that puts it.
+    let fixed = (joined.length + 1) % 25 === 0;
+    for (let at = 24; fixed && at < joined.length; at += 25) fixed = joined.charCodeAt(at) === 44;
+    if (fixed) {
+      for (let at = 0; at < joined.length; at += 50)
+        intervals.push({
+          start: isoToMillis(joined.slice(at, at + 24)),
+          end: isoToMillis(joined.slice(at + 25, at + 49)),
+        });
+      return intervals;
+    }
+    const parts = joined.split(',');
+    for (let i = 0; i < parts.length; i += 2)
+      intervals.push({ start: isoToMillis(parts[i]!), end: isoToMillis(parts[i + 1]!) });
+    return intervals;
+  }
+  const parts = joined.split(',');
+  for (let i = 0; i < parts.length; i += 2)
+    intervals.push({ start: Number(parts[i]), end: Number(parts[i + 1]) });
+  return intervals;
 }
 
 export function createAvailabilityRepo(db: Executor) {
@@ -61,30 +88,144 @@ export function createAvailabilityRepo(db: Executor) {
     },
 
     /**
-     * Reservations (not cancelled) on these lanes overlapping `range`, as intervals by lane.
-     * No reservation is longer than `lookbackMs`, so none starting earlier than that
-     * before the range can reach into it: the index range scan stops there.
+     * Reservations (not cancelled) on these lanes overlapping `range`, as intervals by lane,
+     * read as one aggregated row per lane: building a row object per reservation was half
+     * the cost of an answer. No reservation is longer than `lookbackMs`, so none starting
+     * earlier than that before the range can reach into it: the index range scan stops there.
      */
-    async busy(laneIds: number[], range: Interval, lookbackMs: number): Promise<Map<number, Interval[]>> {
+    async busyByLane(
+      laneIds: number[],
+      range: Interval,
+      lookbackMs: number,
+      dialect: Dialect,
+    ): Promise<Map<number, Interval[]>> {
       const byLane = new Map<number, Interval[]>(laneIds.map((id) => [id, []]));
       if (laneIds.length === 0) return byLane;
+      const times =
+        dialect === 'postgres'
+          ? sql<string>`string_agg(floor(extract(epoch from start_time) * 1000)::bigint || ',' || floor(extract(epoch from end_time) * 1000)::bigint, ',')`
+          : sql<string>`group_concat(start_time || ',' || end_time, ',')`;
       const rows = await db
         .selectFrom('reservations')
-        .select(['resourceId', 'startTime', 'endTime'])
+        .select(['resourceId', times.as('times')])
         .where('resourceId', 'in', laneIds)
         .where('startTime', '>', new Date(range.start - lookbackMs).toISOString())
         .where('startTime', '<', new Date(range.end).toISOString())
         .where('endTime', '>', new Date(range.start).toISOString())
         .where('status', '!=', 'cancelled')
+        .groupBy('resourceId')
         .execute();
-      for (const row of rows) {
-        byLane
-          .get(row.resourceId!)
-          ?.push({ start: isoToMillis(row.startTime), end: isoToMillis(row.endTime) });
-      }
+      for (const row of rows) byLane.set(row.resourceId!, intervalsOf(row.times));
       return byLane;
     },
   };
 }
 
 export type AvailabilityRepo = ReturnType<typeof createAvailabilityRepo>;
+
+/** A version as text (PostgreSQL reads a bigint as text); no row is version 0. */
+const versionText = (version: string | number | null | undefined) => String(version ?? 0);
+
+/**
+ * The versions the answer cache is labelled with (migration 0013's triggers raise them),
+ * each one precompiled statement: read on every availability request, hit or miss.
+ */
+export function createVersionReads(db: Kysely<Database>) {
+  const selectType = precompiled(
+    db.selectFrom('availabilityVersions').select('version').where('resourceTypeId', '=', 0),
+  );
+  // A resource's answers are its parent's type's (a lane's parent, or the resource itself).
+  const selectResource = precompiled(
+    db
+      .selectFrom('resources as r')
+      .innerJoin('resources as p', (join) =>
+        join.on((eb) => eb('p.id', '=', eb.fn.coalesce('r.parentResourceId', 'r.id'))),
+      )
+      .leftJoin('availabilityVersions as v', 'v.resourceTypeId', 'p.resourceTypeId')
+      .select(['p.resourceTypeId', 'v.version'])
+      .where('r.organisationId', '=', 0)
+      .where('r.id', '=', 0),
+  );
+  return {
+    async ofType(resourceTypeId: number): Promise<string> {
+      const [row] = await selectType(db, resourceTypeId);
+      return versionText(row?.version);
+    },
+    /** The type whose version labels the resource's answers, and that version; undefined for no such resource. */
+    async ofResource(
+      organisationId: number,
+      resourceId: number,
+    ): Promise<{ resourceTypeId: number; version: string } | undefined> {
+      const [row] = await selectResource(db, organisationId, resourceId);
+      return row && { resourceTypeId: row.resourceTypeId, version: versionText(row.version) };
+    },
+  };
+}
+
+/**
+ * The two reads of every booking, built and compiled once on `db` (Kysely's
+ * build-and-compile costs more than SQLite's execution of them) and run in whatever
+ * executor the booking uses.
+ */
+export function createBookingReads(db: Kysely<Database>) {
+  const selectCatalogue = precompiled(
+    db
+      .selectFrom('resources')
+      .selectAll()
+      .where('organisationId', '=', 0)
+      .where('resourceTypeId', '=', 0)
+      .orderBy('id'),
+  );
+  // Every lane of the type in one fixed-shape statement (an `in` list would compile per
+  // length); the covering index answers each lane's range.
+  const selectBusy = precompiled(
+    db
+      .selectFrom('reservations')
+      .innerJoin('resources', 'resources.id', 'reservations.resourceId')
+      .select(['reservations.resourceId', 'reservations.startTime', 'reservations.endTime'])
+      .where('resources.organisationId', '=', 0)
+      .where('resources.resourceTypeId', '=', 0)
+      .where('reservations.startTime', '>', '')
+      .where('reservations.startTime', '<', '')
+      .where('reservations.endTime', '>', '')
+      // A literal, so the values above stay the only parameters.
+      .where('reservations.status', '!=', sql.lit('cancelled')),
+  );
+  return {
+    /** Every resource and lane of a type, in id order (parents before their lanes). */
+    catalogue: (
+      executor: Executor,
+      organisationId: number,
+      resourceTypeId: number,
+    ): Promise<CatalogueRow[]> => selectCatalogue(executor, organisationId, resourceTypeId),
+
+    /**
+     * Reservations (not cancelled) overlapping `range` on the type's resources and lanes,
+     * as intervals by lane; none is longer than `lookbackMs` (see `busyByLane`).
+     */
+    async busyOfType(
+      executor: Executor,
+      organisationId: number,
+      resourceTypeId: number,
+      range: Interval,
+      lookbackMs: number,
+    ): Promise<Map<number, Interval[]>> {
+      const rows = await selectBusy(
+        executor,
+        organisationId,
+        resourceTypeId,
+        new Date(range.start - lookbackMs).toISOString(),
+        new Date(range.end).toISOString(),
+        new Date(range.start).toISOString(),
+      );
+      const byLane = new Map<number, Interval[]>();
+      for (const row of rows) {
+        const interval = { start: isoToMillis(row.startTime), end: isoToMillis(row.endTime) };
+        const lane = byLane.get(row.resourceId!);
+        if (lane) lane.push(interval);
+        else byLane.set(row.resourceId!, [interval]);
+      }
+      return byLane;
+    },
+  };
+}

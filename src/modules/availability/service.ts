@@ -1,23 +1,26 @@
 import type { Db, Executor } from '../../db/database.js';
 import type { Actor } from '../../lib/actor.js';
-import { conflict, notFound, validationFailed } from '../../lib/errors.js';
+import { notFound, validationFailed } from '../../lib/errors.js';
 import type { OrganisationsService } from '../organisations/service.js';
 import type { ResourceType } from '../resource-types/schemas.js';
 import type { ResourceTypesService, StoredResourceType } from '../resource-types/service.js';
 import { type ResolvedSchedule, resolveSchedule } from '../scheduling/resolve.js';
 import type { SchedulePolicy } from '../scheduling/schemas.js';
+import { AnswerCache } from './cache.js';
 import {
-  checkFit,
+  bufferOf,
   continuousWindows,
   type Interval,
+  isClear,
   type Lane,
   type Rules,
   type Slot,
+  scheduleAdmits,
   shiftAvailability,
   type Window,
   widen,
 } from './engine.js';
-import { type CatalogueRow, createAvailabilityRepo } from './repo.js';
+import { type CatalogueRow, createAvailabilityRepo, createBookingReads, createVersionReads } from './repo.js';
 import type { RangeQuery, ResourceAvailability, TypeAvailability } from './schemas.js';
 
 /** What availability needs of an organisation: its zone and scheduling defaults. */
@@ -34,6 +37,14 @@ export interface Bookable {
   laneIds: number[];
 }
 
+/** A lane a booking may take: the lane's row as it was judged, and until when the booking keeps it. */
+export interface LaneOffer {
+  laneId: number;
+  laneUpdatedAt: string;
+  /** The booking's end plus the buffer kept after it on this lane (epoch ms). */
+  blockedUntil: number;
+}
+
 const iso = (ms: number) => new Date(ms).toISOString();
 const rulesOf = (type: ResourceType): Rules => ({
   minBookingMs: type.minBookingDuration * 60_000,
@@ -45,13 +56,27 @@ const lookbackOf = (type: StoredResourceType) => type.longestReservationMinutes 
 const poolModeOf = (type: ResourceType, org: OrganisationSchedule) =>
   resolveSchedule({ organisation: org.schedulePolicy, resourceType: type.schedulePolicy, resource: null })
     .availabilityMode;
-const windowsOut = (windows: Window[]) =>
-  windows.map((w) => ({
-    start: iso(w.start),
-    end: iso(w.end),
+/** ISO text of instants that mostly come in runs (a window starts where the last ended): each formatted once. */
+function isoOfRuns() {
+  let lastMs = Number.NaN;
+  let lastIso = '';
+  return (ms: number) => {
+    if (ms !== lastMs) {
+      lastMs = ms;
+      lastIso = iso(ms);
+    }
+    return lastIso;
+  };
+}
+const windowsOut = (windows: Window[]) => {
+  const text = isoOfRuns();
+  return windows.map((w) => ({
+    start: text(w.start),
+    end: text(w.end),
     freeLanes: w.freeLanes,
     totalLanes: w.totalLanes,
   }));
+};
 const slotsOut = (slots: Slot[]) =>
   slots.map((s) => ({
     start: iso(s.start),
@@ -104,6 +129,20 @@ function compute(lanes: Lane[], mode: 'continuous' | 'shifts', zone: string, ran
     : { windows: windowsOut(continuousWindows(lanes, zone, range, rules)) };
 }
 
+/** Windows and slots of one answer: the measure of its memory. */
+const entriesOf = (part: { windows?: unknown[]; slots?: unknown[] } | undefined) =>
+  (part?.windows?.length ?? 0) + (part?.slots?.length ?? 0);
+const weightOf = (answer: TypeAvailability | ResourceAvailability) =>
+  'resourceTypeId' in answer
+    ? entriesOf(answer.pool) + (answer.resources ?? []).reduce((sum, r) => sum + entriesOf(r), 0)
+    : entriesOf(answer);
+
+/**
+ * Windows and slots the answer cache holds at most (about 100 bytes each in memory).
+ * A month of a busy 50-lane type is a few thousand.
+ */
+const CACHE_MAX_ENTRIES = 50_000;
+
 export type AvailabilityService = ReturnType<typeof createAvailabilityService>;
 
 export function createAvailabilityService({
@@ -116,6 +155,18 @@ export function createAvailabilityService({
   resourceTypes: ResourceTypesService;
 }) {
   const repo = createAvailabilityRepo(db.kysely);
+  const bookingReads = createBookingReads(db.kysely);
+  const versions = createVersionReads(db.kysely);
+  // Answers are shared between requests: callers never mutate them.
+  const cache = new AnswerCache<TypeAvailability | ResourceAvailability>(CACHE_MAX_ENTRIES, weightOf);
+  /**
+   * The key of an answer: everything it is computed from. The organisation's zone and
+   * schedule are in it as the caller read them (possibly before the version), the
+   * database's state as the type's version, read before computing: an answer may be
+   * newer than its label, never older.
+   */
+  const keyOf = (org: OrganisationSchedule, target: string, version: string, query: RangeQuery) =>
+    `${org.organisationId}|${target}|${version}|${Date.parse(query.from)}|${Date.parse(query.to)}|${org.timezone}|${JSON.stringify(org.schedulePolicy)}`;
 
   async function typeOrThrow(executor: Executor, organisationId: number, id: number) {
     const type = await resourceTypes.findStored(executor, organisationId, id);
@@ -124,7 +175,7 @@ export function createAvailabilityService({
   }
 
   /** Availability of one resource (its lanes pooled), or of one lane. */
-  async function forResource(org: OrganisationSchedule, resourceId: number, query: RangeQuery) {
+  async function computeForResource(org: OrganisationSchedule, resourceId: number, query: RangeQuery) {
     const range = { start: Date.parse(query.from), end: Date.parse(query.to) };
     const family = await repo.family(org.organisationId, resourceId);
     const target = family.find((row) => row.id === resourceId);
@@ -139,7 +190,10 @@ export function createAvailabilityService({
     const rules = rulesOf(type);
     const lanes =
       bookable && type.isActive
-        ? lanesOf([bookable], await repo.busy(bookable.laneIds, widen(range, rules), lookbackOf(type)))
+        ? lanesOf(
+            [bookable],
+            await repo.busyByLane(bookable.laneIds, widen(range, rules), lookbackOf(type), db.dialect),
+          )
         : [];
     const schedule =
       bookable?.schedule ??
@@ -159,18 +213,30 @@ export function createAvailabilityService({
   }
 
   /** Availability of a type by its booking mode: pooled over every lane, per resource, or both. */
-  async function forType(org: OrganisationSchedule, resourceTypeId: number, query: RangeQuery) {
+  async function computeForType(org: OrganisationSchedule, resourceTypeId: number, query: RangeQuery) {
     const range = { start: Date.parse(query.from), end: Date.parse(query.to) };
     const type = await typeOrThrow(db.kysely, org.organisationId, resourceTypeId);
     const bookables = type.isActive
       ? bookablesOf(await repo.ofType(org.organisationId, resourceTypeId), type, org.schedulePolicy)
       : [];
     const rules = rulesOf(type);
-    const busy = await repo.busy(
+    const busy = await repo.busyByLane(
       bookables.flatMap((b) => b.laneIds),
       widen(range, rules),
       lookbackOf(type),
+      db.dialect,
     );
+    // The pool of a type with one resource is that resource's answer: computed once.
+    const computed = new Map<string, ReturnType<typeof compute>>();
+    const answerOf = (group: Bookable[], mode: 'continuous' | 'shifts') => {
+      const key = `${mode}|${group.map((b) => b.resourceId).join(',')}`;
+      let result = computed.get(key);
+      if (!result) {
+        result = compute(lanesOf(group, busy), mode, org.timezone, range, rules);
+        computed.set(key, result);
+      }
+      return result;
+    };
     const typeMode = poolModeOf(type, org);
     const answer: TypeAvailability = {
       resourceTypeId,
@@ -184,17 +250,41 @@ export function createAvailabilityService({
       const pooled = bookables.filter((b) => b.schedule.availabilityMode === typeMode);
       answer.pool = {
         availabilityMode: typeMode,
-        ...compute(lanesOf(pooled, busy), typeMode, org.timezone, range, rules),
+        ...answerOf(pooled, typeMode),
       };
     }
     if (type.bookingMode !== 'POOL') {
       answer.resources = bookables.map((b) => ({
         resourceId: b.resourceId,
         availabilityMode: b.schedule.availabilityMode,
-        ...compute(lanesOf([b], busy), b.schedule.availabilityMode, org.timezone, range, rules),
+        ...answerOf([b], b.schedule.availabilityMode),
       }));
     }
     return answer;
+  }
+
+  /** `computeForResource`, cached under the version of the resource's type. */
+  async function forResource(
+    org: OrganisationSchedule,
+    resourceId: number,
+    query: RangeQuery,
+  ): Promise<ResourceAvailability> {
+    const label = await versions.ofResource(org.organisationId, resourceId);
+    // No such resource (in this organisation): the computation says so, and nothing is stored.
+    if (!label) return computeForResource(org, resourceId, query);
+    const key = keyOf(org, `r${resourceId}|t${label.resourceTypeId}`, label.version, query);
+    return cache.get(key, () => computeForResource(org, resourceId, query)) as Promise<ResourceAvailability>;
+  }
+
+  /** `computeForType`, cached under the type's version. */
+  async function forType(
+    org: OrganisationSchedule,
+    resourceTypeId: number,
+    query: RangeQuery,
+  ): Promise<TypeAvailability> {
+    const version = await versions.ofType(resourceTypeId);
+    const key = keyOf(org, `t${resourceTypeId}`, version, query);
+    return cache.get(key, () => computeForType(org, resourceTypeId, query)) as Promise<TypeAvailability>;
   }
 
   return {
@@ -212,22 +302,22 @@ export function createAvailabilityService({
     },
 
     /**
-     * Inside a booking transaction: locks the type, then answers the first lane
-     * where `request` fits exactly (409 SLOT_UNAVAILABLE when none does). With a
-     * resourceId only that resource's lanes are candidates; without, the pool,
-     * counted exactly as pool availability counts it.
+     * The lanes where `request` fits exactly, in the order a booking tries them (empty when
+     * none does), read through `executor`. With a resourceId only that resource's lanes are
+     * candidates; without, the pool, counted exactly as pool availability counts it. Each
+     * offer carries the lane's `updatedAt` as read: the booking's insert holds it against
+     * the lane's row, so a lane changed since (capacity, activity, schedule, type) is
+     * refused and the booking reads again. The longest reservation of `type` bounds the
+     * overlap read: `type` must be read no earlier than the booking that is to see it.
      */
-    async allocateLane(
+    async offerLanes(
       executor: Executor,
       org: OrganisationSchedule,
       type: StoredResourceType,
       target: { resourceId?: number },
       request: Interval,
-    ): Promise<number> {
-      // Under the lock: a booking that committed while we waited may have raised the longest length.
-      const { longestReservationMinutes } = await resourceTypes.lockForBooking(executor, type.id);
-      const txRepo = createAvailabilityRepo(executor);
-      const rows = await txRepo.ofType(org.organisationId, type.id);
+    ): Promise<LaneOffer[]> {
+      const rows = await bookingReads.catalogue(executor, org.organisationId, type.id);
       let candidates = bookablesOf(rows, type, org.schedulePolicy);
       if (target.resourceId === undefined) {
         const poolMode = poolModeOf(type, org);
@@ -247,15 +337,33 @@ export function createAvailabilityService({
         }
       }
       const rules = rulesOf(type);
-      const busy = await txRepo.busy(
-        candidates.flatMap((b) => b.laneIds),
-        widen(request, rules),
-        longestReservationMinutes * 60_000,
+      // Opening hours (or slots) once per resource: its lanes share them.
+      candidates = candidates.filter(
+        (b) => scheduleAdmits(b.schedule, org.timezone, request, rules) === null,
       );
-      for (const lane of lanesOf(candidates, busy)) {
-        if (checkFit(lane, org.timezone, request, rules) === null) return lane.resourceId;
+      if (candidates.length === 0) return [];
+      const busy = await bookingReads.busyOfType(
+        executor,
+        org.organisationId,
+        type.id,
+        { start: request.start - rules.bufferMs, end: request.end + rules.bufferMs },
+        lookbackOf(type),
+      );
+      const updatedAt = new Map(rows.map((row) => [row.id, row.updatedAt]));
+      const offers: LaneOffer[] = [];
+      for (const b of candidates) {
+        const bufferMs = bufferOf(b.schedule.availabilityMode, rules);
+        for (const laneId of b.laneIds) {
+          if (isClear(busy.get(laneId) ?? [], request, bufferMs)) {
+            offers.push({
+              laneId,
+              laneUpdatedAt: updatedAt.get(laneId)!,
+              blockedUntil: request.end + bufferMs,
+            });
+          }
+        }
       }
-      throw conflict('SLOT_UNAVAILABLE', 'The requested time does not fit the availability of this resource');
+      return offers;
     },
   };
 }

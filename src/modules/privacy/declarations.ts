@@ -2,6 +2,7 @@ import { mcpPrivacy } from '../../mcp/privacy.js';
 import { agentsPrivacy } from '../agents/privacy.js';
 import { authPrivacy } from '../auth/privacy.js';
 import { automationPrivacy } from '../automation/privacy.js';
+import { availabilityPrivacy } from '../availability/privacy.js';
 import { calendarSyncPrivacy } from '../calendar-sync/privacy.js';
 import { calendarsPrivacy } from '../calendars/privacy.js';
 import { eventsPrivacy } from '../events/privacy.js';
@@ -63,5 +64,6 @@ export const PRIVACY_DECLARATIONS: readonly PrivacyDeclaration[] = [
   platformPrivacy,
   paymentsPrivacy,
   resourceTypesPrivacy,
+  availabilityPrivacy,
   databasePrivacy,
 ];

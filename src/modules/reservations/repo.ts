@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Executor } from '../../db/database.js';
+import { compiledOnce, type Dialect, type Executor } from '../../db/database.js';
 import { afterNullableKey, decodeNullableKey, encodeNullableKey } from '../../db/keyset.js';
 import type { ReservationSource, ReservationStatus, ReservationsTable } from '../../db/tables/resources.js';
 import type { Customer, ListReservationsQuery, Reservation } from './schemas.js';
@@ -37,6 +37,8 @@ export interface NewReservation {
   status: ReservationStatus;
   startTime: string;
   endTime: string;
+  /** The end plus the buffer the reservation keeps after it on its lane. */
+  blockedUntil: string;
   customer: Customer;
   notes: string | null;
   priceAmount: number | null;
@@ -45,25 +47,110 @@ export interface NewReservation {
   createdByUserId: number | null;
 }
 
-export function createReservationRepo(db: Executor) {
+/**
+ * PostgreSQL's answers when the exclusion constraint refuses overlapping time on a lane:
+ * a violation, or, when two inserts for the same time each wait on the other's
+ * uncommitted row, a deadlock that aborts one of them (whose lane the other then holds).
+ */
+const LANE_REFUSED = new Set(['23P01', '40P01']);
+
+export function createReservationRepo(db: Executor, dialect: Dialect) {
+  // Every booking's write, built and compiled once. It inserts only while the lane's row
+  // is as the booking read it (same updatedAt): a lane deleted, deactivated, moved or
+  // given lanes since then inserts nothing. On PostgreSQL the lane row is share-locked for
+  // this one statement, so a catalogue change in flight finishes first and is seen.
+  const lane = db
+    .selectFrom('resources')
+    .select((eb) => [
+      eb.val(0).as('organisationId'),
+      eb.val(0).as('resourceTypeId'),
+      eb.val(0).as('resourceId'),
+      eb.val<ReservationStatus>('confirmed').as('status'),
+      eb.val('').as('startTime'),
+      eb.val('').as('endTime'),
+      eb.val('').as('blockedUntil'),
+      eb.val('').as('customerName'),
+      eb.val('').as('customerEmail'),
+      eb.val<string | null>(null).as('customerPhone'),
+      eb.val('').as('customerInfo'),
+      eb.val<string | null>(null).as('notes'),
+      eb.val<number | null>(null).as('priceAmount'),
+      eb.val<string | null>(null).as('priceCurrency'),
+      eb.val<ReservationSource>('api').as('source'),
+      eb.val<number | null>(null).as('createdByUserId'),
+      eb.val('').as('createdAt'),
+      eb.val('').as('updatedAt'),
+    ])
+    .where('id', '=', 0)
+    .where('updatedAt', '=', '');
+  const insertOnLane = compiledOnce(
+    db
+      .insertInto('reservations')
+      .columns([
+        'organisationId',
+        'resourceTypeId',
+        'resourceId',
+        'status',
+        'startTime',
+        'endTime',
+        'blockedUntil',
+        'customerName',
+        'customerEmail',
+        'customerPhone',
+        'customerInfo',
+        'notes',
+        'priceAmount',
+        'priceCurrency',
+        'source',
+        'createdByUserId',
+        'createdAt',
+        'updatedAt',
+      ])
+      .expression(dialect === 'postgres' ? lane.forShare() : lane)
+      .returningAll(),
+  );
+
   return {
-    async insert(values: NewReservation, now: string): Promise<Reservation> {
-      const { customer, ...rest } = values;
-      const { name, email, phone, ...info } = customer;
-      const row = await db
-        .insertInto('reservations')
-        .values({
-          ...rest,
-          customerName: name,
-          customerEmail: email,
-          customerPhone: phone ?? null,
-          customerInfo: JSON.stringify(info),
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      return toReservation(row);
+    /**
+     * Books `values` on its lane, through `executor`, unless the lane's row changed since
+     * it read `laneUpdatedAt`, or (PostgreSQL) the lane's time is taken: then undefined.
+     */
+    async insertOnLane(
+      executor: Executor,
+      values: NewReservation,
+      laneUpdatedAt: string,
+      now: string,
+    ): Promise<Reservation | undefined> {
+      const { name, email, phone, ...info } = values.customer;
+      try {
+        const { rows } = await insertOnLane(
+          executor,
+          values.organisationId,
+          values.resourceTypeId,
+          values.resourceId,
+          values.status,
+          values.startTime,
+          values.endTime,
+          values.blockedUntil,
+          name,
+          email,
+          phone ?? null,
+          JSON.stringify(info),
+          values.notes,
+          values.priceAmount,
+          values.priceCurrency,
+          values.source,
+          values.createdByUserId,
+          now,
+          now,
+          values.resourceId,
+          laneUpdatedAt,
+        );
+        return rows[0] && toReservation(rows[0]);
+      } catch (error) {
+        if (LANE_REFUSED.has((error as { code?: string }).code ?? '')) return undefined;
+        throw error;
+      }
     },
 
     async find(organisationId: number, id: number): Promise<Reservation | undefined> {

@@ -1,4 +1,4 @@
-import { type Db, inTransaction } from '../../db/database.js';
+import { type Db, type Executor, inTransaction } from '../../db/database.js';
 import { InvalidCursorError } from '../../db/keyset.js';
 import type { ReservationSource } from '../../db/tables/resources.js';
 import type { Actor } from '../../lib/actor.js';
@@ -15,6 +15,12 @@ import type { Customer, ListReservationsQuery, Reservation, ReservationInput } f
 
 /** Longest reservation accepted. */
 const MAX_RESERVATION_MS = 31 * 86_400_000;
+/**
+ * Reads a booking makes at most: each after every lane it found free was refused (taken
+ * or changed by a concurrent request). A second read rarely finds a lane the first
+ * missed; a third means the type's lanes are changing under it.
+ */
+const BOOKING_READS = 3;
 
 /** Who books: a member through the API or MCP, or a public booker through a slug or token link. */
 export interface BookingChannel {
@@ -48,7 +54,16 @@ export function createReservationsService(deps: {
   resources: ResourcesService;
 }) {
   const { db, organisations, availability, resourceTypes, resources } = deps;
-  const repo = createReservationRepo(db.kysely);
+  const repo = createReservationRepo(db.kysely, db.dialect);
+
+  /**
+   * How a booking's reads and its write hang together. SQLite: in one transaction, which
+   * holds the only connection, so nothing commits in between. PostgreSQL: no transaction
+   * and no lock across round trips; the insert itself refuses a lane whose time was taken
+   * (the exclusion constraint) or whose row changed (the lane guard) since the reads.
+   */
+  const bookingScope = <T>(work: (executor: Executor) => Promise<T>): Promise<T> =>
+    db.dialect === 'sqlite' ? inTransaction(db.kysely, work) : work(db.kysely);
 
   /**
    * Books exactly the requested time: the booking mode decides whether a concrete
@@ -76,49 +91,63 @@ export function createReservationsService(deps: {
       }
       typeId = resource.resourceTypeId;
     }
-    const type = await resourceTypes.findStored(db.kysely, org.organisationId, typeId!);
-    if (!type) throw field('body.resourceTypeId', 'no such resource type');
-    if (type.bookingMode === 'SINGLE_RESOURCE' && input.resourceId === undefined) {
-      throw field(
-        'body.resourceId',
-        'is required: this resource type books a concrete resource (SINGLE_RESOURCE)',
-      );
-    }
-    if (type.bookingMode === 'POOL' && input.resourceId !== undefined && !channel.resourceFixedByToken) {
-      throw field(
-        'body.resourceId',
-        'is not accepted: this resource type books from its pool (POOL); send resourceTypeId',
-      );
-    }
-    if (!type.isActive) throw conflict('SLOT_UNAVAILABLE', 'This resource type is not bookable');
-    checkCustomer(input.customer, type);
+    return bookingScope(async (executor) => {
+      const type = await resourceTypes.findStored(executor, org.organisationId, typeId!);
+      if (!type) throw field('body.resourceTypeId', 'no such resource type');
+      if (type.bookingMode === 'SINGLE_RESOURCE' && input.resourceId === undefined) {
+        throw field(
+          'body.resourceId',
+          'is required: this resource type books a concrete resource (SINGLE_RESOURCE)',
+        );
+      }
+      if (type.bookingMode === 'POOL' && input.resourceId !== undefined && !channel.resourceFixedByToken) {
+        throw field(
+          'body.resourceId',
+          'is not accepted: this resource type books from its pool (POOL); send resourceTypeId',
+        );
+      }
+      if (!type.isActive) throw conflict('SLOT_UNAVAILABLE', 'This resource type is not bookable');
+      checkCustomer(input.customer, type);
 
-    return inTransaction(db.kysely, async (trx) => {
-      const laneId = await availability.allocateLane(
-        trx,
-        org,
-        type,
-        input.resourceId !== undefined ? { resourceId: input.resourceId } : {},
-        { start, end },
-      );
-      await resourceTypes.recordReservationLength(trx, type.id, Math.ceil((end - start) / 60_000));
-      return createReservationRepo(trx).insert(
-        {
-          organisationId: org.organisationId,
-          resourceTypeId: type.id,
-          resourceId: laneId,
-          status: type.paymentRequired ? 'pending_payment' : 'confirmed',
-          startTime: new Date(start).toISOString(),
-          endTime: new Date(end).toISOString(),
-          customer: input.customer,
-          notes: input.notes ?? null,
-          priceAmount: type.pricingEnabled ? type.priceAmount : null,
-          priceCurrency: type.pricingEnabled ? type.priceCurrency : null,
-          source: channel.source,
-          createdByUserId: channel.createdByUserId,
-        },
-        nowIso(),
-      );
+      const target = input.resourceId !== undefined ? { resourceId: input.resourceId } : {};
+      const minutes = Math.ceil((end - start) / 60_000);
+      const values = {
+        organisationId: org.organisationId,
+        resourceTypeId: type.id,
+        status: type.paymentRequired ? ('pending_payment' as const) : ('confirmed' as const),
+        startTime: new Date(start).toISOString(),
+        endTime: new Date(end).toISOString(),
+        customer: input.customer,
+        notes: input.notes ?? null,
+        priceAmount: type.pricingEnabled ? type.priceAmount : null,
+        priceCurrency: type.pricingEnabled ? type.priceCurrency : null,
+        source: channel.source,
+        createdByUserId: channel.createdByUserId,
+      };
+      let current = type;
+      for (let read = 1; read <= BOOKING_READS; read++) {
+        // A later read takes the type afresh: a concurrent booking may have raised its longest reservation.
+        if (read > 1)
+          current = (await resourceTypes.findStored(executor, org.organisationId, type.id)) ?? type;
+        const offers = await availability.offerLanes(executor, org, current, target, { start, end });
+        if (offers.length === 0) break;
+        // Raised before the reservation is visible (its own statement on PostgreSQL), so
+        // any read that can see the reservation looks back far enough to find it.
+        if (minutes > current.longestReservationMinutes) {
+          await resourceTypes.recordReservationLength(executor, type.id, minutes);
+        }
+        const now = nowIso();
+        for (const offer of offers) {
+          const booked = await repo.insertOnLane(
+            executor,
+            { ...values, resourceId: offer.laneId, blockedUntil: new Date(offer.blockedUntil).toISOString() },
+            offer.laneUpdatedAt,
+            now,
+          );
+          if (booked) return booked;
+        }
+      }
+      throw conflict('SLOT_UNAVAILABLE', 'The requested time does not fit the availability of this resource');
     });
   }
 

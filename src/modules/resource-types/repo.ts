@@ -107,8 +107,8 @@ export function createResourceTypeRepo(db: Executor) {
     },
 
     /**
-     * Serialises bookings of one type (a row lock on PostgreSQL; SQLite runs one
-     * transaction at a time). Booking and capacity changes both take it.
+     * Serialises changes to one type's resources (a row lock on PostgreSQL; SQLite runs
+     * one transaction at a time). Bookings do not take it.
      */
     async lockForBooking(id: number, dialect: Dialect): Promise<{ longestReservationMinutes: number }> {
       const query = db.selectFrom('resourceTypes').select('longestReservationMinutes').where('id', '=', id);

@@ -163,8 +163,9 @@ export function createResourceTypesService({
     listInOrganisation: (organisationId: number) => repo.list(organisationId),
 
     /**
-     * Takes the type's booking lock in `trx` (held until it ends) and answers the type's
-     * longest reservation as read under the lock. Booking and capacity changes both take it.
+     * Takes the type's catalogue lock in `trx` (held until it ends) and answers the type's
+     * longest reservation as read under the lock. Changes to the type's resources take it;
+     * bookings do not: their insert holds the lane's row as they read it instead.
      */
     lockForBooking: (trx: Executor, id: number) => createResourceTypeRepo(trx).lockForBooking(id, db.dialect),
 

@@ -1,5 +1,5 @@
 import { type Selectable, sql } from 'kysely';
-import type { Dialect, Executor } from '../../db/database.js';
+import { type Dialect, type Executor, precompiled } from '../../db/database.js';
 import type { ResourcesTable } from '../../db/tables/resources.js';
 import { randomToken } from '../../lib/crypto.js';
 import type { SchedulePolicy } from '../scheduling/schemas.js';
@@ -7,15 +7,54 @@ import type { Resource } from './schemas.js';
 
 type ResourceRow = Selectable<ResourcesTable>;
 
-export function toResource(row: ResourceRow): Resource {
-  const { publicToken: _token, ...rest } = row;
+/** A resource as the API answers it: every column but the public token. */
+export function toResource(row: Omit<ResourceRow, 'publicToken'>): Resource {
   const schedulePolicy = row.schedulePolicy ? (JSON.parse(row.schedulePolicy) as SchedulePolicy) : null;
   return {
-    ...rest,
+    id: row.id,
+    organisationId: row.organisationId,
+    resourceTypeId: row.resourceTypeId,
+    name: row.name,
+    description: row.description,
+    capacity: row.capacity,
+    managedById: row.managedById,
     schedulePolicy,
     operatingHoursOverrides: schedulePolicy?.operatingHours ?? null,
+    parentResourceId: row.parentResourceId,
     isCapacityChild: Boolean(row.isCapacityChild),
+    capacityLaneIndex: row.capacityLaneIndex,
     isActive: Boolean(row.isActive),
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+const listedColumns = [
+  'id',
+  'organisationId',
+  'resourceTypeId',
+  'name',
+  'description',
+  'capacity',
+  'managedById',
+  'schedulePolicy',
+  'parentResourceId',
+  'isCapacityChild',
+  'capacityLaneIndex',
+  'isActive',
+  'createdAt',
+  'updatedAt',
+] as const;
+
+/** The list's two queries, compiled once: of an organisation, and of one type in it. */
+function listQueries(db: Executor) {
+  const ofOrganisation = db.selectFrom('resources').select(listedColumns).where('organisationId', '=', 0);
+  // Parents (and resources without lanes) in creation order, each followed by its lanes in lane order.
+  const ordered = <Q extends typeof ofOrganisation>(query: Q) =>
+    query.orderBy(sql`coalesce(parent_resource_id, id)`).orderBy(sql`coalesce(capacity_lane_index, 0)`);
+  return {
+    all: precompiled(ordered(ofOrganisation)),
+    ofType: precompiled(ordered(ofOrganisation.where('resourceTypeId', '=', 0))),
   };
 }
 
@@ -35,15 +74,17 @@ export function createResourceRepo(db: Executor, dialect: Dialect) {
   const inOrganisation = (organisationId: number) =>
     db.selectFrom('resources').selectAll().where('organisationId', '=', organisationId);
 
+  // Compiled on the first list: a repo is made for every transaction, and most never list.
+  let lists: ReturnType<typeof listQueries> | undefined;
+
   return {
     /** Parents (and resources without lanes) in creation order, each followed by its lanes in lane order. */
     async list(organisationId: number, resourceTypeId?: number): Promise<Resource[]> {
-      let query = inOrganisation(organisationId);
-      if (resourceTypeId !== undefined) query = query.where('resourceTypeId', '=', resourceTypeId);
-      const rows = await query
-        .orderBy(sql`coalesce(parent_resource_id, id)`)
-        .orderBy(sql`coalesce(capacity_lane_index, 0)`)
-        .execute();
+      if (!lists) lists = listQueries(db);
+      const rows =
+        resourceTypeId === undefined
+          ? await lists.all(db, organisationId)
+          : await lists.ofType(db, organisationId, resourceTypeId);
       return rows.map(toResource);
     },
 

@@ -1,0 +1,15 @@
+import type { ColumnType } from 'kysely';
+
+/**
+ * The version of a resource type's availability answers, raised by triggers on every
+ * write that can change them (migration 0013). No row means version 0. A bigint, which
+ * PostgreSQL reads back as text: compared, never counted with.
+ */
+export interface AvailabilityVersionsTable {
+  resourceTypeId: number;
+  version: ColumnType<string | number, number, never>;
+}
+
+export interface AvailabilityTables {
+  availabilityVersions: AvailabilityVersionsTable;
+}

@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import {
+  at,
+  createResource,
+  createType,
+  customer,
+  futureMonday,
+  type OrgOwner,
+  ownerWithOrganisation,
+} from './catalogue-helpers.js';
+import { createTestApp, type TestApp } from './helpers.js';
+
+// Booking takes no lock on its type: SQLite books in one transaction on its only
+// connection, PostgreSQL lets an exclusion constraint refuse the loser of a race. These
+// races check that the buffer and cancellations hold under concurrency too.
+describe('concurrent bookings', () => {
+  let t: TestApp;
+  let owner: OrgOwner;
+  before(async () => {
+    t = await createTestApp();
+    owner = await ownerWithOrganisation(t.app, { timezone: 'UTC' });
+  });
+  after(() => t.close());
+
+  const book = (payload: Record<string, unknown>) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/api/reservations',
+      headers: owner.auth,
+      payload: { customer, ...payload },
+    });
+
+  test('the buffer holds in a race: back-to-back slots on one lane, only one of them books', async () => {
+    const type = await createType(t.app, owner, {
+      bookingMode: 'POOL',
+      minBookingDuration: 30,
+      bufferTime: 30,
+    });
+    await createResource(t.app, owner, { name: 'Solo', resourceTypeId: type.id, capacity: 1 });
+    const mon = futureMonday();
+    // 10:00-11:00 and 11:00-12:00 touch: the 30-minute buffer lets only one of them stand.
+    const slots = [
+      { startTime: at(mon, 10), endTime: at(mon, 11) },
+      { startTime: at(mon, 11), endTime: at(mon, 12) },
+    ];
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => book({ resourceTypeId: type.id, ...slots[i % 2] })),
+    );
+    const codes = results.map((r) => r.statusCode);
+    assert.equal(codes.filter((c) => c === 201).length, 1, JSON.stringify(codes));
+    assert.equal(codes.filter((c) => c === 409).length, 29);
+    for (const r of results.filter((r) => r.statusCode === 409))
+      assert.equal(r.json().error.code, 'SLOT_UNAVAILABLE');
+    // Exactly the buffer away from the stored one fits.
+    const [won] = results.filter((r) => r.statusCode === 201).map((r) => r.json());
+    const clear =
+      won.startTime === slots[0]!.startTime
+        ? { startTime: at(mon, 11, 30), endTime: at(mon, 12, 30) }
+        : { startTime: at(mon, 9, 30), endTime: at(mon, 10, 30) };
+    assert.equal((await book({ resourceTypeId: type.id, ...clear })).statusCode, 201);
+  });
+
+  test('a cancelled reservation does not block: racing for its freed time books exactly one', async () => {
+    const type = await createType(t.app, owner, { bookingMode: 'POOL', bufferTime: 15 });
+    await createResource(t.app, owner, { name: 'Freed', resourceTypeId: type.id, capacity: 1 });
+    const mon = futureMonday();
+    const slot = { resourceTypeId: type.id, startTime: at(mon, 14), endTime: at(mon, 15) };
+    const first = await book(slot);
+    assert.equal(first.statusCode, 201);
+    assert.equal((await book(slot)).statusCode, 409);
+    const cancelled = await t.app.inject({
+      method: 'POST',
+      url: `/api/reservations/${first.json().id}/cancel`,
+      headers: owner.auth,
+    });
+    assert.equal(cancelled.statusCode, 200);
+    const results = await Promise.all(Array.from({ length: 20 }, () => book(slot)));
+    const codes = results.map((r) => r.statusCode);
+    assert.equal(codes.filter((c) => c === 201).length, 1, JSON.stringify(codes));
+    assert.equal(codes.filter((c) => c === 409).length, 19);
+  });
+
+  test('a race over a pool of 4 lanes with three slot lengths: no lane ever holds overlapping time', async () => {
+    const type = await createType(t.app, owner, {
+      bookingMode: 'POOL',
+      minBookingDuration: 30,
+      bufferTime: 10,
+    });
+    await createResource(t.app, owner, { name: 'Pool', resourceTypeId: type.id, capacity: 4 });
+    const mon = futureMonday();
+    const asks = Array.from({ length: 60 }, (_, i) => {
+      const startMinutes = 8 * 60 + (i % 6) * 25;
+      const length = [30, 60, 90][i % 3]!;
+      return {
+        resourceTypeId: type.id,
+        startTime: at(mon, 0, startMinutes),
+        endTime: at(mon, 0, startMinutes + length),
+      };
+    });
+    const results = await Promise.all(asks.map(book));
+    assert.ok(results.every((r) => r.statusCode === 201 || r.statusCode === 409));
+    const booked = results.filter((r) => r.statusCode === 201).map((r) => r.json());
+    assert.ok(booked.length >= 4, `at least one per lane, got ${booked.length}`);
+    const byLane = new Map<number, Array<{ start: number; end: number }>>();
+    for (const r of booked) {
+      const lane = byLane.get(r.resourceId) ?? [];
+      lane.push({ start: Date.parse(r.startTime), end: Date.parse(r.endTime) });
+      byLane.set(r.resourceId, lane);
+    }
+    for (const [lane, reservations] of byLane) {
+      const sorted = reservations.sort((a, b) => a.start - b.start);
+      for (let i = 1; i < sorted.length; i++)
+        assert.ok(sorted[i]!.start - sorted[i - 1]!.end >= 10 * 60_000, `lane ${lane} keeps its buffer`);
+    }
+  });
+});
