@@ -1,89 +1,111 @@
-// Availability benchmark: a POOL type with one parent of 50 lanes, 31 days, and
-// 2,500 / 5,000 / 10,000 existing reservations. Measures availability p50/p99
-// over the 31 days (type pool and resource) and reservation creation per second,
-// on SQLite and on PostgreSQL. Run: npm run bench -- availability
-// (PG_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres; BENCH_SKIP_PG=1 to skip).
-import { rmSync } from 'node:fs';
+// Availability benchmark (issue 14): a type with one parent of 50 capacity lanes, 31
+// days, 1,000 and 10,000 reservations in range, on SQLite and on PostgreSQL, beside the
+// bare Fastify floor measured in the same run. The service runs as `npm start` runs it;
+// the catalogue is seeded through its API, the reservations written straight into its
+// database (as many bookings would leave them). Measured: type availability at 1 client
+// (p50/p99), and at 10 clients together with a second load on GET /api/health, whose
+// p99 shows whether other requests wait behind availability.
+// Run: npm run bench -- availability (PG_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres;
+// BENCH_SKIP_PG=1 to skip PostgreSQL; BENCH_COUNTS=1000,10000).
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { createDatabase, type Db } from '../src/db/database.js';
+import { sql } from 'kysely';
+import { createDatabase } from '../src/db/database.js';
+import {
+  api,
+  type LoadRow,
+  load,
+  type Server,
+  startFloor,
+  startService,
+  stop,
+  table,
+  withPostgresDatabase,
+} from './harness.js';
 
 const LANES = 50;
 const DAYS = 31;
 const HOUR = 3_600_000;
-const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 100);
-const COUNTS = (process.env.BENCH_COUNTS ?? '2500,5000,10000').split(',').map(Number);
+const COUNTS = (process.env.BENCH_COUNTS ?? '1000,10000').split(',').map(Number);
 
-function percentile(sorted: number[], p: number) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+interface Seeded {
+  headers: Record<string, string>;
+  organisationId: number;
+  typeId: number;
+  laneIds: number[];
+  start: number;
 }
 
-async function run(label: string, db: Db) {
-  const app = await buildApp(
-    loadConfig({ RATE_LIMIT_MAX: '100000000', LOG_LEVEL: 'silent', NODE_ENV: 'test' }),
-    { db, logger: false },
-  );
-  const register = await app.inject({
-    method: 'POST',
-    url: '/api/auth/register',
-    payload: { email: `bench-${label}@example.test`, password: 'benchmark password', name: 'Bench' },
+/** An account, an organisation, the type and its parent of 50 lanes, through the API. */
+async function seedCatalogue(base: string): Promise<Seeded> {
+  const registered = await api<{ accessToken: string }>(base, 'POST', '/api/auth/register', {
+    email: `bench-${randomBytes(4).toString('hex')}@example.test`,
+    password: 'benchmark password',
+    name: 'Bench',
   });
-  const auth = { authorization: `Bearer ${register.json().accessToken}` };
-  const call = async (method: 'GET' | 'POST', url: string, payload?: unknown) => {
-    const r = await app.inject({ method, url, headers: auth, ...(payload ? { payload } : {}) });
-    if (r.statusCode >= 300) throw new Error(`${method} ${url}: ${r.statusCode} ${r.body}`);
-    return r.json();
-  };
+  const headers = { authorization: `Bearer ${registered.accessToken}` };
+  const call = <T = Record<string, unknown>>(method: string, path: string, body?: unknown) =>
+    api<T>(base, method, path, body, headers);
   await call('POST', '/api/organisations', { name: 'Bench', timezone: 'Europe/Berlin' });
-  const type = await call('POST', '/api/resource-types', {
+  const type = await call<{ id: number }>('POST', '/api/resource-types', {
     name: 'Desks',
     bookingMode: 'BOTH',
     minBookingDuration: 30,
     bufferTime: 10,
     schedulePolicy: {
-      operatingHours: [0, 1, 2, 3, 4, 5, 6].map((d) => ({
-        dayOfWeek: d,
+      operatingHours: [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({
+        dayOfWeek,
         openTime: '07:00',
         closeTime: '22:00',
       })),
     },
   });
-  const parent = await call('POST', '/api/resources', {
+  const parent = await call<{ id: number; organisationId: number }>('POST', '/api/resources', {
     name: 'Desk',
     resourceTypeId: type.id,
     capacity: LANES,
   });
-  const lanes = (await call('GET', `/api/resources?resourceTypeId=${type.id}`)).filter(
-    (r: { parentResourceId: number | null }) => r.parentResourceId === parent.id,
+  const lanes = await call<Array<{ id: number; parentResourceId: number | null }>>(
+    'GET',
+    `/api/resources?resourceTypeId=${type.id}`,
   );
-  const organisationId = parent.organisationId as number;
   const start = new Date();
   start.setUTCHours(0, 0, 0, 0);
   start.setUTCDate(start.getUTCDate() + 2);
-  const from = start.toISOString();
-  const to = new Date(start.getTime() + DAYS * 24 * HOUR).toISOString();
+  return {
+    headers,
+    organisationId: parent.organisationId,
+    typeId: type.id,
+    laneIds: lanes.filter((lane) => lane.parentResourceId === parent.id).map((lane) => lane.id),
+    start: start.getTime(),
+  };
+}
 
-  // Reservations fill lane-hours 08:00..21:00 UTC round-robin; each step adds one layer.
-  let seeded = 0;
-  const seedTo = async (count: number) => {
+/**
+ * Reservations up to `count` in the 31 days, hour-long, lanes round-robin with each
+ * layer two hours later, written into the service's database.
+ */
+async function seedReservations(databaseUrl: string, s: Seeded, from: number, count: number) {
+  const db = createDatabase(databaseUrl);
+  try {
+    const now = new Date().toISOString();
     const rows = [];
-    for (; seeded < count; seeded++) {
-      const lane = lanes[seeded % LANES];
-      const slot = Math.floor(seeded / LANES);
-      const day = slot % DAYS;
-      const hour = 8 + Math.floor(slot / DAYS) * 2;
-      const s = start.getTime() + day * 24 * HOUR + hour * HOUR;
-      const now = new Date().toISOString();
+    for (let i = from; i < count; i++) {
+      const slot = Math.floor(i / LANES);
+      const at =
+        s.start +
+        (slot % DAYS) * 24 * HOUR +
+        (8 + Math.floor(slot / DAYS) * 2) * HOUR +
+        (i % 3) * 15 * 60_000;
       rows.push({
-        organisationId,
-        resourceTypeId: type.id,
-        resourceId: lane.id,
+        organisationId: s.organisationId,
+        resourceTypeId: s.typeId,
+        resourceId: s.laneIds[i % LANES]!,
         status: 'confirmed' as const,
-        startTime: new Date(s).toISOString(),
-        endTime: new Date(s + HOUR).toISOString(),
+        startTime: new Date(at).toISOString(),
+        endTime: new Date(at + HOUR).toISOString(),
         customerName: 'Seed',
         customerEmail: 'seed@example.test',
         customerPhone: null,
@@ -97,89 +119,152 @@ async function run(label: string, db: Db) {
         updatedAt: now,
       });
     }
-    for (let i = 0; i < rows.length; i += 500) {
+    for (let i = 0; i < rows.length; i += 500)
       await db.kysely
         .insertInto('reservations')
         .values(rows.slice(i, i + 500))
         .execute();
-    }
-    // Seeded behind the service's back: record their length as a booking would.
+    // Written behind the service's back: record their length as a booking would.
     await db.kysely
       .updateTable('resourceTypes')
       .set({ longestReservationMinutes: 60 })
-      .where('id', '=', type.id)
+      .where('id', '=', s.typeId)
       .execute();
-  };
+    if (db.dialect === 'postgres') await sql`analyze reservations`.execute(db.kysely);
+  } finally {
+    await db.close();
+  }
+}
 
-  const measure = async (url: string) => {
-    for (let i = 0; i < 5; i++) await call('GET', url);
-    const times: number[] = [];
-    for (let i = 0; i < ITERATIONS; i++) {
-      const t0 = performance.now();
-      await call('GET', url);
-      times.push(performance.now() - t0);
-    }
-    times.sort((a, b) => a - b);
-    return { p50: percentile(times, 50).toFixed(1), p99: percentile(times, 99).toFixed(1) };
-  };
-
-  const rows: string[] = [];
+async function measure(label: string, databaseUrl: string, service: Server): Promise<LoadRow[]> {
+  const seeded = await seedCatalogue(service.base);
+  const from = new Date(seeded.start).toISOString();
+  const to = new Date(seeded.start + DAYS * 24 * HOUR).toISOString();
+  const path = `/api/resource-types/${seeded.typeId}/availability?from=${from}&to=${to}`;
+  const rows: LoadRow[] = [];
+  let seededCount = 0;
   for (const count of COUNTS) {
-    await seedTo(count);
-    if (db.dialect === 'postgres')
-      await (await import('kysely')).sql`analyze reservations`.execute(db.kysely);
-    const pool = await measure(`/api/resource-types/${type.id}/availability?from=${from}&to=${to}`);
-    const single = await measure(`/api/resources/${parent.id}/availability?from=${from}&to=${to}`);
-    rows.push(`| ${label} | ${count} | type (pool + per resource) | ${pool.p50} | ${pool.p99} |`);
-    rows.push(`| ${label} | ${count} | resource (50 lanes) | ${single.p50} | ${single.p99} |`);
+    await seedReservations(databaseUrl, seeded, seededCount, count);
+    seededCount = count;
+    const title = `${label}, ${count.toLocaleString('en')} reservations: type availability`;
+    rows.push(
+      await load({
+        title: `${title}, 1 client`,
+        server: service,
+        path,
+        headers: seeded.headers,
+        connections: 1,
+      }),
+    );
+    // Ten clients on availability and, at the same time, two on the health probe.
+    const [busy, health] = await Promise.all([
+      load({
+        title: `${title}, 10 clients`,
+        server: service,
+        path,
+        headers: seeded.headers,
+        connections: 10,
+      }),
+      load({
+        title: `${label}, ${count.toLocaleString('en')}: GET /api/health beside it, 2 clients`,
+        server: service,
+        path: '/api/health',
+        connections: 2,
+      }),
+    ]);
+    rows.push(busy, health);
+    // The same ten clients while a booking lands every 100 ms: each raises the type's
+    // version, so the next answer is computed afresh (the cost of invalidation).
+    const booker = startBooker(service.base, seeded);
+    try {
+      rows.push(
+        await load({
+          title: `${title}, 10 clients, a booking every 100 ms`,
+          server: service,
+          path,
+          headers: seeded.headers,
+          connections: 10,
+        }),
+      );
+    } finally {
+      const { booked, refused } = await booker.stop();
+      console.log(`${label}, ${count}: ${booked} bookings landed (${refused} refused) during the run`);
+    }
+  }
+  return rows;
+}
+
+/** Books 30 minutes of the pool every 100 ms (06:00 UTC, a day further each time) until stopped. */
+function startBooker(base: string, s: Seeded) {
+  let stopped = false;
+  let booked = 0;
+  let refused = 0;
+  let n = 0;
+  const run = (async () => {
+    while (!stopped) {
+      const startTime =
+        s.start + (n % DAYS) * 24 * HOUR + 6 * HOUR + (Math.floor(n / DAYS) % 2) * 30 * 60_000;
+      n += 1;
+      const response = await fetch(`${base}/api/reservations`, {
+        method: 'POST',
+        headers: { ...s.headers, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          resourceTypeId: s.typeId,
+          startTime: new Date(startTime).toISOString(),
+          endTime: new Date(startTime + HOUR / 2).toISOString(),
+          customer: { name: 'Bench', email: 'bench@example.test' },
+        }),
+      });
+      await response.text();
+      if (response.status === 201) booked += 1;
+      else if (response.status === 409) refused += 1;
+      else throw new Error(`booking: ${response.status}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  // A failure surfaces in stop(), not as an unhandled rejection mid-run.
+  run.catch(() => {});
+  return {
+    async stop() {
+      stopped = true;
+      await run;
+      return { booked, refused };
+    },
+  };
+}
+
+const workdir = mkdtempSync(join(tmpdir(), 'bench-availability-'));
+const floor = await startFloor();
+const rows: LoadRow[] = [];
+try {
+  const floorRow = await load({
+    title: 'floor: bare Fastify hello-world, 10 clients',
+    server: floor,
+    path: '/',
+    connections: 10,
+  });
+
+  const sqliteUrl = `sqlite:${join(workdir, 'availability.db')}`;
+  const sqlite = await startService({ DATABASE_URL: sqliteUrl }, join(workdir, 'sqlite.log'));
+  try {
+    rows.push(...(await measure('SQLite', sqliteUrl, sqlite)));
+  } finally {
+    await stop(sqlite);
   }
 
-  // Creation: sequential bookings into free early-morning time (07:00-08:00 UTC is open, unseeded).
-  const bookings = 300;
-  const t0 = performance.now();
-  for (let i = 0; i < bookings; i++) {
-    const day = i % DAYS;
-    const s = start.getTime() + day * 24 * HOUR + 7 * HOUR;
-    await call('POST', '/api/reservations', {
-      resourceTypeId: type.id,
-      startTime: new Date(s).toISOString(),
-      endTime: new Date(s + 30 * 60_000).toISOString(),
-      customer: { name: 'Bench', email: 'bench@example.test' },
+  if (!process.env.BENCH_SKIP_PG) {
+    await withPostgresDatabase('bench_availability', async (url) => {
+      const postgres = await startService({ DATABASE_URL: url }, join(workdir, 'postgres.log'));
+      try {
+        rows.push(...(await measure('PostgreSQL', url, postgres)));
+      } finally {
+        await stop(postgres);
+      }
     });
   }
-  const perSecond = Math.round(bookings / ((performance.now() - t0) / 1000));
-  await app.close();
-  return { rows, perSecond };
+
+  console.log(`\n${table([floorRow, ...rows], floorRow.rps)}\n`);
+} finally {
+  await stop(floor);
+  rmSync(workdir, { recursive: true, force: true });
 }
-
-const results: Array<{ label: string; rows: string[]; perSecond: number }> = [];
-const sqliteFile = join(tmpdir(), `bench-availability-${process.pid}.db`);
-const sqlite = createDatabase(`sqlite:${sqliteFile}`);
-results.push({ label: 'SQLite', ...(await run('SQLite', sqlite)) });
-await sqlite.close();
-for (const suffix of ['', '-wal', '-shm']) rmSync(`${sqliteFile}${suffix}`, { force: true });
-
-if (!process.env.BENCH_SKIP_PG) {
-  const adminUrl = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const name = `rs_bench_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const postgres = createDatabase(url.toString());
-  try {
-    results.push({ label: 'PostgreSQL', ...(await run('PostgreSQL', postgres)) });
-  } finally {
-    await postgres.close();
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
-  }
-}
-
-console.log('| database | reservations in range | query | p50 ms | p99 ms |');
-console.log('|---|---|---|---|---|');
-for (const r of results) for (const row of r.rows) console.log(row);
-console.log('\n| database | reservation creation (sequential, pool allocation) |');
-console.log('|---|---|');
-for (const r of results) console.log(`| ${r.label} | ${r.perSecond} per second |`);

@@ -5,7 +5,6 @@
 // (PG_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres; BENCH_SKIP_PG=1 to skip;
 // BENCH_EVENTS to change the 10,000).
 import { rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KyselyPlugin } from 'kysely';
@@ -15,6 +14,7 @@ import { loadConfig } from '../src/config.js';
 import { createDatabase, type Db } from '../src/db/database.js';
 import { startCalendarProviderAEmulator } from '../tools/emulators/calendar-provider-a/server.js';
 import { startCalendarProviderBEmulator } from '../tools/emulators/calendar-provider-b/server.js';
+import { freePort } from './harness.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
 const CHANGES = { updates: 40, creates: 30, deletes: 30 };
@@ -44,18 +44,6 @@ interface Row {
   events: number;
   seconds: number;
   queries: number;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function run(label: string, raw: Db): Promise<Row[]> {

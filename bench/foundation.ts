@@ -1,139 +1,83 @@
-// Foundation benchmark: GET /api/health and GET /api/auth/me (JWT, API key) on
-// SQLite, beside a bare Fastify hello-world measured in the same run (the floor).
-// Each server runs in its own process, apart from the load generator, so the two
-// do not share one event loop. Run: npm run bench -- foundation
-import { type ChildProcess, spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+// Foundation benchmark: the per-request overhead every route pays. GET /api/health and
+// GET /api/auth/me (login JWT, API key) on the service started as `npm start` starts it
+// (default logging, into a file; a temp SQLite, or PostgreSQL with BENCH_PG=1), beside
+// the bare Fastify floor in the same run, plus the service's resident memory idle and at
+// the peak of the run. Run: npm run bench -- foundation
+// (BENCH_SECONDS, default 10; BENCH_CONNECTIONS, default 20;
+// PG_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres.)
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
+import {
+  api,
+  BENCH_CONNECTIONS,
+  BENCH_SECONDS,
+  type LoadRow,
+  load,
+  rssMb,
+  startFloor,
+  startService,
+  stop,
+  table,
+  watchPeakRss,
+  withPostgresDatabase,
+} from './harness.js';
 
-const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const role = process.argv.find((arg) => arg.startsWith('--serve='))?.slice('--serve='.length);
+const dir = mkdtempSync(join(tmpdir(), 'bench-foundation-'));
+async function run(database: string, databaseUrl: string) {
+  const floor = await startFloor();
+  const floorRow = await load({ title: 'floor: bare Fastify hello-world', server: floor, path: '/' });
+  await stop(floor);
 
-if (role) {
-  await serve(role);
-} else {
-  await orchestrate();
-}
-
-/** Server side: prints one JSON line `{url, token?, key?}` once listening; answers CPU-time asks over IPC. */
-async function serve(kind: string) {
-  process.on('message', () => process.send?.(process.cpuUsage()));
-  if (kind === 'floor') {
-    const { default: Fastify } = await import('fastify');
-    const floor = Fastify({ logger: false });
-    floor.get('/', async () => ({ hello: 'world' }));
-    console.log(JSON.stringify({ url: await floor.listen({ port: 0, host: '127.0.0.1' }) }));
-    return;
-  }
-  const { buildApp } = await import('../src/app.js');
-  const { loadConfig } = await import('../src/config.js');
-  const app = await buildApp(
-    loadConfig({
-      DATABASE_URL: `sqlite:${kind}`,
-      RATE_LIMIT_MAX: '100000000',
-      LOG_LEVEL: 'silent',
-      NODE_ENV: 'test',
-    }),
-    { logger: false },
+  const service = await startService({ DATABASE_URL: databaseUrl }, join(dir, 'service.log'));
+  const { accessToken } = await api<{ accessToken: string }>(service.base, 'POST', '/api/auth/register', {
+    email: 'bench@example.test',
+    password: 'benchmark password',
+    name: 'Bench',
+  });
+  const { key } = await api<{ key: string }>(
+    service.base,
+    'POST',
+    '/api/auth/api-keys',
+    { label: 'bench' },
+    { authorization: `Bearer ${accessToken}` },
   );
-  const registered = await app.inject({
-    method: 'POST',
-    url: '/api/auth/register',
-    payload: { email: 'bench@example.test', password: 'benchmark password', name: 'Bench' },
-  });
-  const token = registered.json().accessToken as string;
-  const key = (
-    await app.inject({
-      method: 'POST',
-      url: '/api/auth/api-keys',
-      headers: { authorization: `Bearer ${token}` },
-      payload: { label: 'bench' },
-    })
-  ).json().key as string;
-  const url = await app.listen({ port: 0, host: '127.0.0.1' });
-  console.log(JSON.stringify({ url, token, key }));
-}
-
-function start(kind: string): Promise<{ child: ChildProcess; url: string; token?: string; key?: string }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', new URL(import.meta.url).pathname, `--serve=${kind}`],
-    {
-      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-    },
-  );
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve({ child, ...JSON.parse(line) });
-    });
-    child.on('exit', (code) => reject(new Error(`server ${kind} exited with ${code}`)));
-  });
-}
-
-/** The server process's CPU time so far, in microseconds. */
-function serverCpu(child: ChildProcess): Promise<number> {
-  return new Promise((resolve) => {
-    child.once('message', (usage: NodeJS.CpuUsage) => resolve(usage.user + usage.system));
-    child.send('cpu');
-  });
-}
-
-async function measure(
-  title: string,
-  server: { child: ChildProcess; url: string },
-  path = '',
-  headers: Record<string, string> = {},
-) {
-  const url = `${server.url}${path}`;
-  // A short warm-up so the JIT has compiled the hot path before the measured run.
-  await autocannon({ url, headers, connections: CONNECTIONS, duration: 2 });
-  const cpuBefore = await serverCpu(server.child);
-  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION_SECONDS });
-  const cpu = (await serverCpu(server.child)) - cpuBefore;
-  if (result.non2xx || result.errors)
-    throw new Error(`${title}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  const row = {
-    title,
-    rps: Math.round(result.requests.average),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    serverCpuUs: Math.round(cpu / result.requests.total),
-    bytes: Math.round(result.throughput.total / result.requests.total),
-  };
-  console.error(JSON.stringify(row));
-  return row;
-}
-
-async function orchestrate() {
-  const dbFile = join(tmpdir(), `bench-foundation-${process.pid}.db`);
-  const floor = await start('floor');
-  const rows = [await measure('floor: bare Fastify hello-world', floor)];
-  floor.child.kill();
-  const app = await start(dbFile);
+  // Idle: started, one user, settled.
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  const idle = rssMb(service);
+  const peak = watchPeakRss(service);
+  const rows: LoadRow[] = [floorRow];
+  rows.push(await load({ title: 'GET /api/health', server: service, path: '/api/health' }));
   rows.push(
-    await measure('GET /api/health', app, '/api/health'),
-    await measure('GET /api/auth/me (JWT)', app, '/api/auth/me', { authorization: `Bearer ${app.token}` }),
-    await measure('GET /api/auth/me (API key)', app, '/api/auth/me', { 'x-api-key': app.key! }),
+    await load({
+      title: 'GET /api/auth/me (login JWT)',
+      server: service,
+      path: '/api/auth/me',
+      headers: { authorization: `Bearer ${accessToken}` },
+    }),
   );
-  app.child.kill();
-  for (const suffix of ['', '-wal', '-shm']) rmSync(`${dbFile}${suffix}`, { force: true });
+  rows.push(
+    await load({
+      title: 'GET /api/auth/me (API key)',
+      server: service,
+      path: '/api/auth/me',
+      headers: { 'x-api-key': key },
+    }),
+  );
+  const peakMb = peak.stop();
+  await stop(service);
 
-  const floorRps = rows[0]!.rps;
-  console.log(`connections ${CONNECTIONS}, ${DURATION_SECONDS} s per route, Node ${process.version}`);
   console.log(
-    '| route | req/s | share of floor | p50 ms | p99 ms | server CPU µs/request | response bytes |',
+    `${database}; ${BENCH_CONNECTIONS} connections, ${BENCH_SECONDS} s per case after 2 s of warm-up, Node ${process.version}`,
   );
-  console.log('|---|---|---|---|---|---|---|');
-  for (const r of rows) {
-    const share = Math.round((r.rps / floorRps) * 100);
-    console.log(
-      `| ${r.title} | ${r.rps} | ${share}% | ${r.p50} | ${r.p99} | ${r.serverCpuUs} | ${r.bytes} |`,
-    );
-  }
+  console.log(table(rows, floorRow.rps));
+  console.log(`\nservice resident memory: ${idle} MB idle, ${peakMb} MB at the peak of the run`);
+}
+
+try {
+  if (process.env.BENCH_PG === '1')
+    await withPostgresDatabase('bench_foundation', (url) => run('PostgreSQL', url));
+  else await run('SQLite', `sqlite:${join(dir, 'service.db')}`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
 }

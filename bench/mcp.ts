@@ -3,7 +3,7 @@
 // for 2026-07-28 (stateless requests with the `_meta` envelope), beside the SDK's own
 // minimal server measured in the same run (the floor): an `McpServer` with one trivial
 // tool on plain node:http, sessionful 2025 transport and `createMcpHandler` for 2026.
-// The service is started as `npm start` starts it (`tsx tools/start.ts`, default logging
+// The service is started as `npm start` starts it (bench/harness.ts: default logging
 // into a temp file, a temp SQLite); the floor runs in a process of its own, and
 // autocannon in this one. Run: npm run bench -- mcp
 // (BENCH_SECONDS, default 10; BENCH_CONNECTIONS, default 20; BENCH_ROUNDS, default 1: each case's
@@ -11,12 +11,12 @@
 // BENCH_PROFILE_DIR=<dir>: the floor and the service write V8 CPU profiles there when they stop.)
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { cpuUs, type Server as HarnessServer, ROOT, startService, stop } from './harness.js';
 
 const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
@@ -25,9 +25,6 @@ const WARMUP_SECONDS = 2;
 const LEGACY = '2025-11-25';
 const MODERN = '2026-07-28';
 const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
-const ROOT = new URL('..', import.meta.url).pathname;
-/** Linux clock ticks per second (`getconf CLK_TCK`), the unit of /proc/<pid>/stat times. */
-const CLOCK_TICKS = 100;
 
 // ---------------------------------------------------------------------------------------------
 // The floor: the SDK's minimal server, as its README and d.ts show it, on plain node:http.
@@ -102,8 +99,7 @@ async function serveFloor() {
 // The orchestrator: starts both servers, sets up an agent over the HTTP API, runs autocannon.
 // ---------------------------------------------------------------------------------------------
 
-interface Server {
-  child: ChildProcess;
+interface Server extends HarnessServer {
   /** The MCP endpoint. */
   url: string;
 }
@@ -129,16 +125,6 @@ interface Row {
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-
-/** A port nobody listens on right now (the service takes its port from PORT). */
-async function freePort(): Promise<number> {
-  const probe = createNetServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const address = probe.address();
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  if (!address || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 function exited(child: ChildProcess, name: string): Promise<never> {
   return new Promise((_, reject) =>
@@ -169,65 +155,13 @@ function startFloor(): Promise<Server> {
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve({ child, url: JSON.parse(line).url as string });
+      if (line) {
+        const url = JSON.parse(line).url as string;
+        resolve({ child, url, base: new URL(url).origin });
+      }
     });
   });
   return Promise.race([ready, exited(child, 'the floor')]);
-}
-
-/** `npm start` (`tsx tools/start.ts`) with default logging, written to `logFile`. */
-async function startService(dbFile: string, logFile: string): Promise<Server & { base: string }> {
-  const port = await freePort();
-  const log = openSync(logFile, 'w');
-  // tsx hands Node's own flags to the node process that runs the service.
-  const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), [...profileFlags('service'), 'tools/start.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: `sqlite:${dbFile}`,
-      PORT: String(port),
-      // The default (1000 a minute per client) would answer the load generator 429 after a second.
-      RATE_LIMIT_MAX: '100000000',
-    },
-    stdio: ['ignore', log, 'inherit'],
-  });
-  closeSync(log);
-  const base = `http://127.0.0.1:${port}`;
-  const ready = (async () => {
-    for (;;) {
-      try {
-        if ((await fetch(`${base}/api/health`)).ok) return { child, base, url: `${base}/api/mcp` };
-      } catch {
-        // Not listening yet.
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  })();
-  return Promise.race([ready, exited(child, 'the service')]);
-}
-
-/** Stops a server and waits for it (SIGTERM: the service closes its database). */
-async function stop(server: Server) {
-  if (server.child.exitCode !== null) return;
-  const gone = new Promise((resolve) => server.child.once('exit', resolve));
-  server.child.kill('SIGTERM');
-  await gone;
-}
-
-/** CPU time (µs) of a process and its descendants (`tsx` runs the service in a child), from /proc. */
-function treeCpuUs(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    let us = ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS) * 1e6;
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
-      for (const child of children ? children.split(' ') : []) us += treeCpuUs(Number(child)) ?? 0;
-    }
-    return us;
-  } catch {
-    return null; // Not Linux.
-  }
 }
 
 async function post(url: string, headers: Record<string, string>, body: unknown) {
@@ -317,9 +251,9 @@ async function measure({ title, revision, server, headers, body }: Case): Promis
   };
   // A short warm-up so the JIT has compiled the hot path before the measured run.
   await autocannon({ ...options, duration: WARMUP_SECONDS });
-  const cpuBefore = treeCpuUs(server.child.pid!);
+  const cpuBefore = cpuUs(server);
   const result = await autocannon({ ...options, duration: DURATION_SECONDS });
-  const cpuAfter = treeCpuUs(server.child.pid!);
+  const cpuAfter = cpuUs(server);
   if (result.non2xx || result.errors || result.timeouts || result.mismatches) {
     throw new Error(
       `${title}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts, ` +
@@ -387,11 +321,15 @@ async function orchestrate() {
   // Both servers run for the whole benchmark (an idle one costs nothing), so each revision's
   // floor is measured right before the service: on a shared machine the pair sees the same load.
   const floor = await startFloor();
-  let service: Awaited<ReturnType<typeof startService>> | undefined;
+  let service: Server | undefined;
   const best = new Map<string, Row>();
   let logBytes = 0;
   try {
-    service = await startService(dbFile, logFile);
+    const started = await startService(
+      { DATABASE_URL: `sqlite:${dbFile}`, NODE_OPTIONS: profileFlags('service').join(' ') },
+      logFile,
+    );
+    service = { ...started, url: `${started.base}/api/mcp` };
     const { credential, eventsArgs } = await setUp(service.base);
     const floorCredential = { 'x-agent-key': 'unused by the floor' };
     const floorSession = await openSession(floor.url, floorCredential);

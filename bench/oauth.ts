@@ -1,80 +1,30 @@
 // OAuth token endpoint benchmark: authorization-code exchanges (PKCE, one atomic redeem,
 // refresh-token insert, JWT signing) and refresh grants (one atomic rotation, insert,
 // JWT signing) per second, on SQLite and on PostgreSQL. The service is started as
-// `npm start` starts it (`tsx tools/start.ts`, default logging into a temp file); autocannon
+// `npm start` starts it (bench/harness.ts; default logging into a temp file); autocannon
 // runs in this process. Codes are made by one real consent, then copied straight into
 // the database with a 15-minute expiry (a run needs tens of thousands within their 60 s
 // otherwise); refresh tokens come from real code exchanges.
 // Run: npm run bench -- oauth
 // (BENCH_CODES, default 30000; BENCH_SECONDS for refresh, default 10; BENCH_CONNECTIONS,
 // default 20; PG_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres; BENCH_SKIP_PG=1.)
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { createDatabase } from '../src/db/database.js';
+import { cpuUs, startService, stop } from './harness.js';
 
 const CODES = Number(process.env.BENCH_CODES ?? 30_000);
 const WARMUP_CODES = 3_000;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
-const ROOT = new URL('..', import.meta.url).pathname;
 const REDIRECT_URI = 'http://127.0.0.1:33418/callback';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const address = probe.address();
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  if (!address || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
-/** `npm start` (`tsx tools/start.ts`) on this database, logging to `logFile`. */
-async function startService(
-  databaseUrl: string,
-  logFile: string,
-): Promise<{ child: ChildProcess; base: string }> {
-  const port = await freePort();
-  const log = openSync(logFile, 'w');
-  const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['tools/start.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      // The defaults would answer the load generator 429 within a second.
-      RATE_LIMIT_MAX: '100000000',
-      PUBLIC_RATE_LIMIT_MAX: '100000000',
-    },
-    stdio: ['ignore', log, 'inherit'],
-  });
-  closeSync(log);
-  const base = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${base}/api/health`)).ok) return { child, base };
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-async function stop(child: ChildProcess) {
-  if (child.exitCode !== null) return;
-  const gone = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await gone;
-}
 
 async function call(url: string, init: RequestInit & { headers?: Record<string, string> } = {}) {
   const response = await fetch(url, init);
@@ -101,31 +51,13 @@ interface Row {
   serverCpuUs: number | null;
 }
 
-/** Linux clock ticks per second (`getconf CLK_TCK`), the unit of /proc/<pid>/stat times. */
-const CLOCK_TICKS = 100;
-
-/** CPU time (µs) of a process and its descendants (`tsx` runs the service in a child), from /proc. */
-function treeCpuUs(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    let us = ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS) * 1e6;
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
-      for (const child of children ? children.split(' ') : []) us += treeCpuUs(Number(child)) ?? 0;
-    }
-    return us;
-  } catch {
-    return null;
-  }
-}
-
 const cpuPerRequest = (before: number | null, after: number | null, requests: number) =>
   before === null || after === null ? null : Math.round((after - before) / requests);
 
 async function run(database: string, databaseUrl: string): Promise<Row[]> {
   const logFile = join(tmpdir(), `bench-oauth-${process.pid}-${Date.now()}.log`);
-  const { child, base } = await startService(databaseUrl, logFile);
+  const service = await startService({ DATABASE_URL: databaseUrl }, logFile);
+  const { base } = service;
   const rows: Row[] = [];
   const db = createDatabase(databaseUrl);
   try {
@@ -229,7 +161,7 @@ async function run(database: string, databaseUrl: string): Promise<Row[]> {
     // The same service's cheapest route, measured alongside: on a shared machine it shows
     // how much of the machine the run had (GET /api/health reached 20,620/s on an idle one).
     await autocannon({ url: `${base}/api/health`, connections: CONNECTIONS, duration: 2 });
-    const healthCpu = treeCpuUs(child.pid!);
+    const healthCpu = cpuUs(service);
     const health = await autocannon({
       url: `${base}/api/health`,
       connections: CONNECTIONS,
@@ -242,11 +174,11 @@ async function run(database: string, databaseUrl: string): Promise<Row[]> {
       perSecond: Math.round(health.requests.average),
       p50: health.latency.p50,
       p99: health.latency.p99,
-      serverCpuUs: cpuPerRequest(healthCpu, treeCpuUs(child.pid!), health.requests.total),
+      serverCpuUs: cpuPerRequest(healthCpu, cpuUs(service), health.requests.total),
     });
 
     await exchange(WARMUP_CODES);
-    const codeCpu = treeCpuUs(child.pid!);
+    const codeCpu = cpuUs(service);
     const started = performance.now();
     const codeRun = await exchange(CODES);
     const elapsed = (performance.now() - started) / 1000;
@@ -257,12 +189,12 @@ async function run(database: string, databaseUrl: string): Promise<Row[]> {
       perSecond: Math.round(codeRun.requests.total / elapsed),
       p50: codeRun.latency.p50,
       p99: codeRun.latency.p99,
-      serverCpuUs: cpuPerRequest(codeCpu, treeCpuUs(child.pid!), codeRun.requests.total),
+      serverCpuUs: cpuPerRequest(codeCpu, cpuUs(service), codeRun.requests.total),
     });
 
     // Refresh: every answer's new refresh token goes back into the pool the next request takes from.
     let refused = 0;
-    const refreshCpu = treeCpuUs(child.pid!);
+    const refreshCpu = cpuUs(service);
     const refreshRun = await autocannon({
       url: `${base}/api/oauth/token`,
       method: 'POST',
@@ -301,11 +233,11 @@ async function run(database: string, databaseUrl: string): Promise<Row[]> {
       perSecond: Math.round(refreshRun.requests.average),
       p50: refreshRun.latency.p50,
       p99: refreshRun.latency.p99,
-      serverCpuUs: cpuPerRequest(refreshCpu, treeCpuUs(child.pid!), refreshRun.requests.total),
+      serverCpuUs: cpuPerRequest(refreshCpu, cpuUs(service), refreshRun.requests.total),
     });
   } finally {
     await db.close();
-    await stop(child);
+    await stop(service);
     rmSync(logFile, { force: true });
   }
   for (const row of rows) console.error(JSON.stringify(row));

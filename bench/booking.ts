@@ -1,0 +1,172 @@
+// Booking benchmark: pool bookings per second with BENCH_CONNECTIONS (default 20) clients,
+// on SQLite and on PostgreSQL, beside the bare Fastify floor in the same run. The service is
+// started as `npm start` starts it; everything is seeded through its HTTP API. A POOL type
+// (opening hours 06:00-22:00 every day, 30-minute bookings, 15-minute buffer) with one parent
+// of LANES lanes; two cases:
+// - distinct slots: every request asks for a slot nobody asked for (lane 1 takes them all,
+//   each exactly one buffer after the previous one on that lane);
+// - filling the pool: each slot is asked LANES times in a row, so later requests of a slot
+//   find the first lanes taken (and, under load, race for the same lanes).
+// Run: npm run bench -- booking
+// (BENCH_SECONDS, BENCH_CONNECTIONS; PG_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres;
+// BENCH_SKIP_PG=1 to skip PostgreSQL.)
+import { rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type autocannon from 'autocannon';
+import {
+  api,
+  BENCH_CONNECTIONS,
+  type LoadRow,
+  load,
+  type Server,
+  startFloor,
+  startService,
+  stop,
+  table,
+  withPostgresDatabase,
+} from './harness.js';
+
+const LANES = 4;
+const MINUTE = 60_000;
+const DAY = 1440 * MINUTE;
+/** 30-minute slots every 45 minutes from 06:00 to 22:00 UTC: the 15 minutes between are the buffer. */
+const SLOT_MINUTES = 30;
+const STEP_MINUTES = 45;
+const SLOTS_PER_DAY = Math.floor((22 * 60 - 6 * 60 - SLOT_MINUTES) / STEP_MINUTES) + 1;
+const customer = { name: 'Bench Booker', email: 'booker@example.test' };
+
+/** Midnight UTC three days from now: every slot from there on is in the future. */
+function firstDay(): number {
+  const d = new Date();
+  d.setUTCHours(0, 0, 0, 0);
+  return d.getTime() + 3 * DAY;
+}
+
+async function seed(base: string) {
+  const { accessToken } = await api<{ accessToken: string }>(base, 'POST', '/api/auth/register', {
+    email: `bench-booking-${process.pid}-${Date.now()}@example.test`,
+    password: 'benchmark password',
+    name: 'Bench',
+  });
+  const auth = { authorization: `Bearer ${accessToken}` };
+  await api(base, 'POST', '/api/organisations', { name: 'Bench', timezone: 'UTC' }, auth);
+  const hours = [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({
+    dayOfWeek,
+    openTime: '06:00',
+    closeTime: '22:00',
+  }));
+  const newType = (name: string) =>
+    api<{ id: number }>(
+      base,
+      'POST',
+      '/api/resource-types',
+      {
+        name,
+        bookingMode: 'POOL',
+        minBookingDuration: SLOT_MINUTES,
+        bufferTime: STEP_MINUTES - SLOT_MINUTES,
+        schedulePolicy: { operatingHours: hours },
+      },
+      auth,
+    );
+  const types: number[] = [];
+  for (const name of ['Distinct', 'Filling']) {
+    const type = await newType(name);
+    await api(base, 'POST', '/api/resources', { name, resourceTypeId: type.id, capacity: LANES }, auth);
+    types.push(type.id);
+  }
+  return { auth, distinctType: types[0]!, fillingType: types[1]! };
+}
+
+/** One POST per request, the nth asking for `slotOf(n)`, counted across warm-up and run. */
+function bookings(
+  auth: Record<string, string>,
+  resourceTypeId: number,
+  slotOf: (n: number) => number,
+): autocannon.Request[] {
+  const day0 = firstDay();
+  let n = 0;
+  return [
+    {
+      method: 'POST',
+      path: '/api/reservations',
+      headers: { ...auth, 'content-type': 'application/json' },
+      setupRequest: (request) => {
+        const slot = slotOf(n++);
+        const start =
+          day0 +
+          Math.floor(slot / SLOTS_PER_DAY) * DAY +
+          (6 * 60 + (slot % SLOTS_PER_DAY) * STEP_MINUTES) * MINUTE;
+        return {
+          ...request,
+          body: JSON.stringify({
+            resourceTypeId,
+            startTime: new Date(start).toISOString(),
+            endTime: new Date(start + SLOT_MINUTES * MINUTE).toISOString(),
+            customer,
+          }),
+        };
+      },
+    },
+  ];
+}
+
+async function run(database: string, databaseUrl: string, floor: Server): Promise<LoadRow[]> {
+  const logFile = join(tmpdir(), `bench-booking-${process.pid}-${Date.now()}.log`);
+  const service = await startService({ DATABASE_URL: databaseUrl }, logFile);
+  let finished = false;
+  try {
+    const { auth, distinctType, fillingType } = await seed(service.base);
+    const rows = [
+      await load({
+        title: `${database}: pool booking, distinct slots`,
+        server: service,
+        path: '/api/reservations',
+        requests: bookings(auth, distinctType, (n) => n),
+      }),
+      await load({
+        title: `${database}: pool booking, filling ${LANES} lanes per slot`,
+        server: service,
+        path: '/api/reservations',
+        requests: bookings(auth, fillingType, (n) => Math.floor(n / LANES)),
+      }),
+    ];
+    rows.push(
+      await load({ title: `${database} run: floor (Fastify hello-world)`, server: floor, path: '/' }),
+    );
+    finished = true;
+    return rows;
+  } finally {
+    await stop(service);
+    // A failed run keeps the service's log for a look.
+    if (finished) rmSync(logFile, { force: true });
+    else console.error(`service log: ${logFile}`);
+  }
+}
+
+const floor = await startFloor();
+/** Each database's rows with the floor measured in the same run. */
+const runs: Array<{ rows: LoadRow[]; floorRps: number }> = [];
+const measure = async (database: string, databaseUrl: string) => {
+  const rows = await run(database, databaseUrl, floor);
+  runs.push({ rows, floorRps: rows[rows.length - 1]!.rps });
+};
+try {
+  const sqliteFile = join(tmpdir(), `bench-booking-${process.pid}.db`);
+  try {
+    await measure('SQLite', `sqlite:${sqliteFile}`);
+  } finally {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${sqliteFile}${suffix}`, { force: true });
+  }
+  if (!process.env.BENCH_SKIP_PG) {
+    await withPostgresDatabase('bench_booking', (url) => measure('PostgreSQL', url));
+  }
+} finally {
+  await stop(floor);
+}
+
+console.log(
+  `connections ${BENCH_CONNECTIONS}, Node ${process.version}, load average ${loadavg()[0]!.toFixed(1)}\n`,
+);
+for (const { rows, floorRps } of runs) console.log(`${table(rows, floorRps)}\n`);

@@ -1,0 +1,274 @@
+// What every benchmark shares: the service started exactly as `npm start` starts it
+// (the command in package.json, default logging into a file), a bare Fastify 5
+// hello-world floor in a process of its own, autocannon in the orchestrating
+// process, and the server processes' CPU time and resident memory read from /proc.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+
+export const ROOT = new URL('..', import.meta.url).pathname;
+/** Linux clock ticks per second (`getconf CLK_TCK`), the unit of /proc/<pid>/stat times. */
+const CLOCK_TICKS = 100;
+const PAGE_BYTES = 4096;
+
+export interface Server {
+  child: ChildProcess;
+  /** `http://127.0.0.1:<port>` */
+  base: string;
+}
+
+/** A port nobody listens on right now (the service takes its port from PORT). */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const address = probe.address();
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  if (!address || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+async function ready(child: ChildProcess, base: string, path: string, name: string): Promise<void> {
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} before it was ready`);
+    try {
+      if ((await fetch(`${base}${path}`)).ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The bare Fastify hello-world, in a process of its own. */
+export async function startFloor(): Promise<Server> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(ROOT, 'bench/floor.mjs')], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await ready(child, base, '/', 'the floor');
+  return { child, base };
+}
+
+/**
+ * The service as `npm start` starts it: package.json's start command, run by a
+ * shell (`exec`, so the shell's pid is the service's), default logging written
+ * to `logFile`. `env` adds to the environment: DATABASE_URL, and the rate limits
+ * a load generator on one address would otherwise hit within a second.
+ */
+export async function startService(env: Record<string, string>, logFile: string): Promise<Server> {
+  const port = await freePort();
+  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const log = openSync(logFile, 'w');
+  const child = spawn('sh', ['-c', `exec ${scripts.start}`], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      PATH: `${join(ROOT, 'node_modules/.bin')}:${process.env.PATH}`,
+      PORT: String(port),
+      RATE_LIMIT_MAX: '100000000',
+      PUBLIC_RATE_LIMIT_MAX: '100000000',
+      LOGIN_RATE_LIMIT_MAX: '100000000',
+      ...env,
+    },
+    stdio: ['ignore', log, 'inherit'],
+  });
+  closeSync(log);
+  const base = `http://127.0.0.1:${port}`;
+  await ready(child, base, '/api/health', 'the service');
+  return { child, base };
+}
+
+/** Stops a server and waits for it (SIGTERM: the service closes its database). */
+export async function stop(server: Server): Promise<void> {
+  if (server.child.exitCode !== null) return;
+  const gone = new Promise((resolve) => server.child.once('exit', resolve));
+  server.child.kill('SIGTERM');
+  await gone;
+}
+
+function descendants(pid: number): number[] {
+  const found = [pid];
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+      for (const child of children ? children.split(' ') : []) found.push(...descendants(Number(child)));
+    }
+  } catch {
+    // Gone, or not Linux.
+  }
+  return found;
+}
+
+/** CPU time (µs) of a server and its descendants, from /proc (null off Linux). */
+export function cpuUs(server: Server): number | null {
+  try {
+    let us = 0;
+    for (const pid of descendants(server.child.pid!)) {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      us += ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS) * 1e6;
+    }
+    return us;
+  } catch {
+    return null;
+  }
+}
+
+/** Resident memory (MB) of a server and its descendants, from /proc (null off Linux). */
+export function rssMb(server: Server): number | null {
+  try {
+    let pages = 0;
+    for (const pid of descendants(server.child.pid!)) {
+      pages += Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]);
+    }
+    return Math.round((pages * PAGE_BYTES) / 1e6);
+  } catch {
+    return null;
+  }
+}
+
+/** Samples a server's resident memory every 100 ms until stopped; answers the peak. */
+export function watchPeakRss(server: Server): { stop(): number | null } {
+  let peak: number | null = null;
+  const timer = setInterval(() => {
+    const now = rssMb(server);
+    if (now !== null) peak = Math.max(peak ?? 0, now);
+  }, 100);
+  return {
+    stop() {
+      clearInterval(timer);
+      return peak;
+    },
+  };
+}
+
+export interface LoadOptions {
+  title: string;
+  server: Server;
+  path: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  connections?: number;
+  seconds?: number;
+  /** Seconds of load before the measured run, so the JIT has compiled the hot path. */
+  warmupSeconds?: number;
+  /** Per-request requests, when each must differ (autocannon's `requests`). */
+  requests?: autocannon.Request[];
+  /** Status codes that count as success besides 2xx (for example 409 in a race). */
+  accept?: (status: number) => boolean;
+}
+
+export interface LoadRow {
+  title: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  /** The server's CPU time per request (µs), the figure a busy machine moves least. */
+  serverCpuUs: number | null;
+  requests: number;
+}
+
+export const BENCH_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+export const BENCH_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
+
+/** autocannon against one path; throws on errors or non-2xx answers (unless `accept`ed). */
+export async function load(options: LoadOptions): Promise<LoadRow> {
+  const url = `${options.server.base}${options.path}`;
+  const common = {
+    url,
+    method: options.method ?? 'GET',
+    headers: { ...(options.body ? { 'content-type': 'application/json' } : {}), ...options.headers },
+    ...(options.body ? { body: options.body } : {}),
+    ...(options.requests ? { requests: options.requests } : {}),
+    connections: options.connections ?? BENCH_CONNECTIONS,
+  };
+  const warmup = options.warmupSeconds ?? 2;
+  if (warmup > 0) await autocannon({ ...common, duration: warmup });
+  const before = cpuUs(options.server);
+  let unexpected = 0;
+  const result = await autocannon({
+    ...common,
+    duration: options.seconds ?? BENCH_SECONDS,
+    setupClient: (client) => {
+      client.on('response', (status: number) => {
+        if ((status < 200 || status >= 300) && !options.accept?.(status)) unexpected++;
+      });
+    },
+  } as autocannon.Options);
+  const after = cpuUs(options.server);
+  if (unexpected || result.errors || result.timeouts)
+    throw new Error(
+      `${options.title}: ${unexpected} unexpected statuses, ${result.errors} errors, ${result.timeouts} timeouts`,
+    );
+  const requests = result.requests.total;
+  return {
+    title: options.title,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    serverCpuUs: before === null || after === null ? null : Math.round((after - before) / requests),
+    requests,
+  };
+}
+
+/** A markdown table of rows, each with its share of the floor's requests per second. */
+export function table(rows: LoadRow[], floorRps: number): string {
+  const lines = [
+    '| case | req/s | share of floor | p50 ms | p99 ms | server CPU µs/request |',
+    '|---|---|---|---|---|---|',
+  ];
+  for (const r of rows) {
+    const share = ((r.rps / floorRps) * 100).toFixed(r.rps / floorRps < 0.1 ? 1 : 0);
+    lines.push(`| ${r.title} | ${r.rps} | ${share}% | ${r.p50} | ${r.p99} | ${r.serverCpuUs ?? '-'} |`);
+  }
+  return lines.join('\n');
+}
+
+/** JSON over fetch, throwing on a non-2xx answer: for seeding through the API. */
+export async function api<T = Record<string, unknown>>(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<T> {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  return (text ? JSON.parse(text) : {}) as T;
+}
+
+/** Where benchmarks create their PostgreSQL databases (trust auth on loopback). */
+export const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** Runs `work` with the URL of a PostgreSQL database of its own, dropped afterwards. */
+export async function withPostgresDatabase<T>(prefix: string, work: (url: string) => Promise<T>): Promise<T> {
+  const { default: pg } = await import('pg');
+  const name = `${prefix}_${process.pid}_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+    const url = new URL(PG_ADMIN_URL);
+    url.pathname = `/${name}`;
+    try {
+      return await work(url.toString());
+    } finally {
+      await admin.query(`drop database if exists ${name} with (force)`);
+    }
+  } finally {
+    await admin.end();
+  }
+}
