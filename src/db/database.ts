@@ -15,7 +15,8 @@ import {
   type TableMetadata,
   type Transaction,
 } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
+import { loadDriver } from '../lib/load-driver.js';
 import type { Database } from './types.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -33,10 +34,18 @@ export interface Db {
 /** A query runner: the root handle or an open transaction. Repos accept either. */
 export type Executor = Kysely<Database> | Transaction<Database>;
 
-// int8 (counts, bigint columns) as numbers; timestamptz as ISO-8601 UTC strings,
-// the same text form SQLite stores, so both dialects hand services identical values.
-pg.types.setTypeParser(20, (value) => Number(value));
-pg.types.setTypeParser(1184, isoTimestamp);
+let postgresDriver: typeof pg | undefined;
+
+/** The pg driver, loaded on first use (a SQLite deployment never needs it), its parsers set. */
+function loadPostgres(): typeof pg {
+  if (postgresDriver) return postgresDriver;
+  postgresDriver = loadDriver<typeof pg>('pg');
+  // int8 (counts, bigint columns) as numbers; timestamptz as ISO-8601 UTC strings,
+  // the same text form SQLite stores, so both dialects hand services identical values.
+  postgresDriver.types.setTypeParser(20, (value) => Number(value));
+  postgresDriver.types.setTypeParser(1184, isoTimestamp);
+  return postgresDriver;
+}
 
 /** PostgreSQL's text form of a timestamptz in a UTC session, `2026-01-31 09:30:00.123456+00`. */
 const UTC_TIMESTAMP = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?\+00$/;
@@ -84,7 +93,7 @@ function createSqlite(path: string): Db {
 }
 
 function createPostgres(url: string, options: DatabaseOptions): Db {
-  const pool = new pg.Pool({
+  const pool = new (loadPostgres().Pool)({
     connectionString: url,
     max: options.poolSize ?? 10,
     ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),

@@ -1,5 +1,17 @@
-import cors, { type FastifyCorsOptions } from '@fastify/cors';
+import cors, { type FastifyCorsOptions, type OriginFunction } from '@fastify/cors';
 import fp from 'fastify-plugin';
+
+// What @fastify/cors reads and writes but does not declare.
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Options merged over the plugin's for this route (the MCP origin rule). */
+    cors?: Partial<FastifyCorsOptions>;
+  }
+  interface FastifyRequest {
+    /** Set by @fastify/cors when a preflight passed. */
+    corsPreflightEnabled?: boolean;
+  }
+}
 
 /** `/api/mcp` and the deprecated gateway under it. */
 const MCP_PATH = /^\/api\/mcp(?:[/?]|$)/;
@@ -54,16 +66,25 @@ export default fp(
         'link',
       ],
     };
-    const allowing = (allowed: ReadonlySet<string>): FastifyCorsOptions => ({
-      ...common,
-      origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin)),
+    const allowing =
+      (allowed: ReadonlySet<string>): OriginFunction =>
+      (origin, callback) =>
+        callback(null, origin !== undefined && allowed.has(origin));
+    // Options normalised once: a per-request delegator rebuilt them on every request.
+    // MCP routes carry their wider rule in their route config, which the plugin merges.
+    const mcpCors = { origin: allowing(mcp) };
+    app.addHook('onRoute', (route) => {
+      if (MCP_PATH.test(route.url)) route.config = { ...route.config, cors: mcpCors };
     });
-    const generalOptions = allowing(general);
-    const mcpOptions = allowing(mcp);
-    await app.register(cors, {
-      delegator: (request, callback) =>
-        callback(null, MCP_PATH.test(request.url) ? mcpOptions : generalOptions),
-    });
+    await app.register(cors, { ...common, origin: allowing(general) });
+    // Preflights otherwise land on the plugin's catch-all OPTIONS route, which knows
+    // only the general rule; these carry the MCP rule (the plugin answers in its hook).
+    for (const url of ['/api/mcp', '/api/mcp/*']) {
+      app.options(url, { schema: { hide: true } }, (request, reply) => {
+        if (!request.corsPreflightEnabled) return reply.callNotFound();
+        return reply.send();
+      });
+    }
   },
   { name: 'cors' },
 );

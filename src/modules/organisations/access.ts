@@ -2,7 +2,7 @@ import type { Db, Executor } from '../../db/database.js';
 import type { Actor } from '../../lib/actor.js';
 import { conflict, forbidden, notFound } from '../../lib/errors.js';
 import type { SchedulePolicy } from '../scheduling/schemas.js';
-import { createOrganisationRepo } from './repo.js';
+import { activeMembershipQuery, createOrganisationRepo } from './repo.js';
 import type { Organisation, OrganisationRole } from './schemas.js';
 
 const ANY_MEMBER: readonly OrganisationRole[] = ['OWNER', 'ADMIN', 'MANAGER', 'MEMBER'];
@@ -76,6 +76,7 @@ export interface MembershipOptions {
 }
 
 export function createOrganisationAccess(db: Db) {
+  const findActiveMembership = activeMembershipQuery(db.kysely);
   return {
     /**
      * The tenant gate: the actor's active organisation, role and defaults in one
@@ -83,7 +84,7 @@ export function createOrganisationAccess(db: Db) {
      * the actor is no longer a member; 403 when `can` is not allowed to the role.
      */
     async requireTenant(actor: Actor, options: { can?: OrganisationAction } = {}): Promise<Tenant> {
-      const found = await createOrganisationRepo(db.kysely, db.dialect).findActiveMembership(actor.userId);
+      const found = await findActiveMembership(actor.userId);
       if (!found) {
         throw conflict(
           'NO_ACTIVE_ORGANISATION',

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Dialect, Executor } from '../../db/database.js';
+import { type Dialect, type Executor, precompiled } from '../../db/database.js';
 import type { OrganisationRole, OrganisationsTable } from '../../db/tables/organisations.js';
 import type { Plan } from '../../db/tables/users.js';
 import type { SchedulePolicy } from '../scheduling/schemas.js';
@@ -34,6 +34,41 @@ export function toOrganisation(row: OrganisationRow): Organisation {
     ...rest,
     ...(schedulePolicy ? { schedulePolicy: JSON.parse(schedulePolicy) as SchedulePolicy } : {}),
     isActive: Boolean(isActive),
+  };
+}
+
+/**
+ * The tenant gate's read: the user's active organisation, their role in it and its
+ * defaults, in one query. Compiled once: it runs on every tenant-scoped request.
+ */
+export function activeMembershipQuery(db: Executor) {
+  const select = precompiled(
+    db
+      .selectFrom('users')
+      .innerJoin('organisationMemberships', (join) =>
+        join
+          .onRef('organisationMemberships.userId', '=', 'users.id')
+          .onRef('organisationMemberships.organisationId', '=', 'users.activeOrganisationId'),
+      )
+      .innerJoin('organisations', 'organisations.id', 'organisationMemberships.organisationId')
+      .select([
+        'organisations.id as organisationId',
+        'organisationMemberships.role',
+        'organisations.timezone',
+        'organisations.schedulePolicy',
+        'organisations.defaultCurrency',
+      ])
+      .where('users.id', '=', 0)
+      .where('organisations.isActive', '=', true),
+  );
+  return async (userId: number) => {
+    const [row] = await select(db, userId, true);
+    return (
+      row && {
+        ...row,
+        schedulePolicy: row.schedulePolicy ? (JSON.parse(row.schedulePolicy) as SchedulePolicy) : null,
+      }
+    );
   };
 }
 
@@ -196,33 +231,6 @@ export function createOrganisationRepo(db: Executor, dialect: Dialect) {
      * The user's active organisation with their role and its defaults, only while
      * they are still a member and it is not archived: one indexed join.
      */
-    async findActiveMembership(userId: number) {
-      const row = await db
-        .selectFrom('users')
-        .innerJoin('organisationMemberships', (join) =>
-          join
-            .onRef('organisationMemberships.userId', '=', 'users.id')
-            .onRef('organisationMemberships.organisationId', '=', 'users.activeOrganisationId'),
-        )
-        .innerJoin('organisations', 'organisations.id', 'organisationMemberships.organisationId')
-        .select([
-          'organisations.id as organisationId',
-          'organisationMemberships.role',
-          'organisations.timezone',
-          'organisations.schedulePolicy',
-          'organisations.defaultCurrency',
-        ])
-        .where('users.id', '=', userId)
-        .where('organisations.isActive', '=', true)
-        .executeTakeFirst();
-      return (
-        row && {
-          ...row,
-          schedulePolicy: row.schedulePolicy ? (JSON.parse(row.schedulePolicy) as SchedulePolicy) : null,
-        }
-      );
-    },
-
     async setActiveOrganisation(userId: number, organisationId: number, now: string): Promise<void> {
       await db
         .updateTable('users')
