@@ -100,6 +100,7 @@ function createPostgres(url: string, options: DatabaseOptions): Db {
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  pool.on('connect', prepareHotStatements);
   const dialect = options.searchPath
     ? new OneSchemaPostgresDialect({ pool }, options.searchPath)
     : new PostgresDialect({ pool });
@@ -263,6 +264,26 @@ export function inTransaction<T>(
 }
 
 /**
+ * The SQL of every query compiled once (`compiledOnce`, `precompiled`), each with a
+ * statement name. A fixed, small set: the per-request hot paths.
+ */
+const HOT_STATEMENTS = new Map<string, string>();
+
+/**
+ * PostgreSQL runs the hot statements as named prepared statements: each connection
+ * parses and plans one once, then only binds and executes it, where an unnamed
+ * statement is parsed and planned on every call. Other SQL (built per call, with
+ * variable `in` lists) stays unnamed, so a connection holds a bounded set.
+ */
+function prepareHotStatements(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  client.query = ((text: unknown, values?: unknown, callback?: unknown) => {
+    const name = typeof text === 'string' ? HOT_STATEMENTS.get(text) : undefined;
+    return name === undefined ? query(text, values, callback) : query({ name, text, values }, callback);
+  }) as typeof client.query;
+}
+
+/**
  * Builds and compiles a query once; each call runs it with new parameter values,
  * in the order they appear in the SQL, and answers the whole result (rows, and
  * affected rows of a write). For the few per-request hot paths, where Kysely's
@@ -270,6 +291,7 @@ export function inTransaction<T>(
  */
 export function compiledOnce<Row>(query: { compile(): CompiledQuery<Row> }) {
   const compiled = query.compile();
+  if (!HOT_STATEMENTS.has(compiled.sql)) HOT_STATEMENTS.set(compiled.sql, `hot_${HOT_STATEMENTS.size + 1}`);
   return (executor: Executor, ...parameters: unknown[]) =>
     executor.executeQuery<Row>({ ...compiled, parameters });
 }
