@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { compiledOnce, type Dialect, type Executor } from '../../db/database.js';
 import { afterNullableKey, decodeNullableKey, encodeNullableKey } from '../../db/keyset.js';
 import type { ReservationSource, ReservationStatus, ReservationsTable } from '../../db/tables/resources.js';
@@ -49,10 +49,13 @@ export interface NewReservation {
 
 /**
  * PostgreSQL's answers when the exclusion constraint refuses overlapping time on a lane:
- * a violation, or, when two inserts for the same time each wait on the other's
- * uncommitted row, a deadlock that aborts one of them (whose lane the other then holds).
+ * a violation, or (should two inserts ever wait on each other's uncommitted row) a
+ * deadlock that aborts one of them, whose lane the other then holds.
  */
 const LANE_REFUSED = new Set(['23P01', '40P01']);
+
+/** The first key of the per-lane advisory locks (the second is the lane id): "lane". */
+const LANE_LOCKS = 0x6c616e65;
 
 export function createReservationRepo(db: Executor, dialect: Dialect) {
   // Every booking's write, built and compiled once. It inserts only while the lane's row
@@ -106,7 +109,19 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
         'createdAt',
         'updatedAt',
       ])
-      .expression(dialect === 'postgres' ? lane.forShare() : lane)
+      .expression(
+        dialect === 'postgres'
+          ? // Two inserts racing for one lane would each find the other's uncommitted row in
+            // the exclusion constraint and wait on it: a deadlock, found only after
+            // deadlock_timeout (a second). A per-lane lock held to the statement's commit
+            // makes the later one wait for the earlier and then be refused at once.
+            lane
+              .forShare()
+              .where(
+                sql<boolean>`exists (select from pg_advisory_xact_lock(${sql.lit(LANE_LOCKS)}, resources.id))`,
+              )
+          : lane,
+      )
       .returningAll(),
   );
 
