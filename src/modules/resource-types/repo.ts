@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Dialect, Executor } from '../../db/database.js';
+import { type Dialect, type Executor, precompiled } from '../../db/database.js';
 import type { ResourceTypesTable } from '../../db/tables/resources.js';
 import type { SchedulePolicy } from '../scheduling/schemas.js';
 import type { ResourceType } from './schemas.js';
@@ -50,9 +50,25 @@ function toColumns(values: ResourceTypeValues) {
   };
 }
 
+/**
+ * One type of an organisation, compiled once on `db` and run through any executor:
+ * every booking reads it (public booking and availability too).
+ */
+export function storedTypeQuery(db: Executor) {
+  const select = precompiled(
+    db.selectFrom('resourceTypes').selectAll().where('organisationId', '=', 0).where('id', '=', 0),
+  );
+  return async (executor: Executor, organisationId: number, id: number) => {
+    const [row] = await select(executor, organisationId, id);
+    return row && toResourceType(row);
+  };
+}
+
 export function createResourceTypeRepo(db: Executor) {
   const inOrganisation = (organisationId: number) =>
     db.selectFrom('resourceTypes').selectAll().where('organisationId', '=', organisationId);
+  // Compiled on the first find: a repo is made for every transaction.
+  let findStored: ReturnType<typeof storedTypeQuery> | undefined;
 
   return {
     async list(organisationId: number): Promise<StoredResourceType[]> {
@@ -60,9 +76,9 @@ export function createResourceTypeRepo(db: Executor) {
       return rows.map(toResourceType);
     },
 
-    async find(organisationId: number, id: number): Promise<StoredResourceType | undefined> {
-      const row = await inOrganisation(organisationId).where('id', '=', id).executeTakeFirst();
-      return row && toResourceType(row);
+    find(organisationId: number, id: number): Promise<StoredResourceType | undefined> {
+      findStored ??= storedTypeQuery(db);
+      return findStored(db, organisationId, id);
     },
 
     async insert(organisationId: number, values: ResourceTypeValues, now: string): Promise<ResourceType> {

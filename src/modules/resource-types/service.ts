@@ -4,7 +4,12 @@ import { conflict, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import type { OrganisationsService } from '../organisations/service.js';
 import { normaliseSchedulePolicy } from '../scheduling/schemas.js';
-import { createResourceTypeRepo, type ResourceTypeValues, type StoredResourceType } from './repo.js';
+import {
+  createResourceTypeRepo,
+  type ResourceTypeValues,
+  type StoredResourceType,
+  storedTypeQuery,
+} from './repo.js';
 import type { CreateResourceTypeInput, ResourceType, UpdateResourceTypeInput } from './schemas.js';
 
 export type { StoredResourceType } from './repo.js';
@@ -93,6 +98,7 @@ export function createResourceTypesService({
   organisations: OrganisationsService;
 }) {
   const repo = createResourceTypeRepo(db.kysely);
+  const findStoredType = storedTypeQuery(db.kysely);
 
   async function requireType(organisationId: number, id: number): Promise<ResourceType> {
     const found = await repo.find(organisationId, id);
@@ -156,8 +162,7 @@ export function createResourceTypesService({
      * One type of an organisation with what only booking and availability read, without
      * an actor (public booking, availability, resources), read through `executor`.
      */
-    findStored: (executor: Executor, organisationId: number, id: number) =>
-      createResourceTypeRepo(executor).find(organisationId, id),
+    findStored: findStoredType,
 
     /** Every type of an organisation, without an actor (the public catalogue). */
     listInOrganisation: (organisationId: number) => repo.list(organisationId),
