@@ -55,6 +55,14 @@ function intervalsOf(joined: string): Interval[] {
   return intervals;
 }
 
+/** A lane's reservations as one `start,end,...` text (see `intervalsOf`); null for none. */
+const aggregatedTimes = (dialect: Dialect) =>
+  dialect === 'postgres'
+    ? sql<
+        string | null
+      >`string_agg(floor(extract(epoch from start_time) * 1000)::bigint || ',' || floor(extract(epoch from end_time) * 1000)::bigint, ',')`
+    : sql<string | null>`group_concat(start_time || ',' || end_time, ',')`;
+
 export function createAvailabilityRepo(db: Executor) {
   return {
     /** A resource with its lanes, or a lane with its parent and siblings: parent first, lanes in order. */
@@ -101,13 +109,9 @@ export function createAvailabilityRepo(db: Executor) {
     ): Promise<Map<number, Interval[]>> {
       const byLane = new Map<number, Interval[]>(laneIds.map((id) => [id, []]));
       if (laneIds.length === 0) return byLane;
-      const times =
-        dialect === 'postgres'
-          ? sql<string>`string_agg(floor(extract(epoch from start_time) * 1000)::bigint || ',' || floor(extract(epoch from end_time) * 1000)::bigint, ',')`
-          : sql<string>`group_concat(start_time || ',' || end_time, ',')`;
       const rows = await db
         .selectFrom('reservations')
-        .select(['resourceId', times.as('times')])
+        .select(['resourceId', aggregatedTimes(dialect).as('times')])
         .where('resourceId', 'in', laneIds)
         .where('startTime', '>', new Date(range.start - lookbackMs).toISOString())
         .where('startTime', '<', new Date(range.end).toISOString())
@@ -115,7 +119,7 @@ export function createAvailabilityRepo(db: Executor) {
         .where('status', '!=', 'cancelled')
         .groupBy('resourceId')
         .execute();
-      for (const row of rows) byLane.set(row.resourceId!, intervalsOf(row.times));
+      for (const row of rows) byLane.set(row.resourceId!, intervalsOf(row.times!));
       return byLane;
     },
   };
@@ -163,69 +167,58 @@ export function createVersionReads(db: Kysely<Database>) {
 }
 
 /**
- * The two reads of every booking, built and compiled once on `db` (Kysely's
- * build-and-compile costs more than SQLite's execution of them) and run in whatever
- * executor the booking uses.
+ * The read of every booking, built and compiled once on `db` (Kysely's build-and-compile
+ * costs more than SQLite's execution of it) and run in whatever executor the booking
+ * uses: the type's resources and lanes, each with its reservations near the requested
+ * time aggregated into one column, so a booking reads its catalogue and what is taken
+ * in one round trip.
  */
-export function createBookingReads(db: Kysely<Database>) {
-  const selectCatalogue = precompiled(
+export function createBookingReads(db: Kysely<Database>, dialect: Dialect) {
+  const selectLanes = precompiled(
     db
       .selectFrom('resources')
-      .selectAll()
-      .where('organisationId', '=', 0)
-      .where('resourceTypeId', '=', 0)
-      .orderBy('id'),
-  );
-  // Every lane of the type in one fixed-shape statement (an `in` list would compile per
-  // length); the covering index answers each lane's range.
-  const selectBusy = precompiled(
-    db
-      .selectFrom('reservations')
-      .innerJoin('resources', 'resources.id', 'reservations.resourceId')
-      .select(['reservations.resourceId', 'reservations.startTime', 'reservations.endTime'])
+      .selectAll('resources')
+      .select((eb) =>
+        eb
+          .selectFrom('reservations')
+          .select(aggregatedTimes(dialect).as('times'))
+          .whereRef('reservations.resourceId', '=', 'resources.id')
+          .where('reservations.startTime', '>', '')
+          .where('reservations.startTime', '<', '')
+          .where('reservations.endTime', '>', '')
+          // A literal, so the values above and below stay the only parameters.
+          .where('reservations.status', '!=', sql.lit('cancelled'))
+          .as('busy'),
+      )
       .where('resources.organisationId', '=', 0)
       .where('resources.resourceTypeId', '=', 0)
-      .where('reservations.startTime', '>', '')
-      .where('reservations.startTime', '<', '')
-      .where('reservations.endTime', '>', '')
-      // A literal, so the values above stay the only parameters.
-      .where('reservations.status', '!=', sql.lit('cancelled')),
+      .orderBy('resources.id'),
   );
   return {
-    /** Every resource and lane of a type, in id order (parents before their lanes). */
-    catalogue: (
-      executor: Executor,
-      organisationId: number,
-      resourceTypeId: number,
-    ): Promise<CatalogueRow[]> => selectCatalogue(executor, organisationId, resourceTypeId),
-
     /**
-     * Reservations (not cancelled) overlapping `range` on the type's resources and lanes,
-     * as intervals by lane; none is longer than `lookbackMs` (see `busyByLane`).
+     * Every resource and lane of a type in id order (parents before their lanes), and the
+     * reservations (not cancelled) overlapping `range` on each, as intervals by lane; none
+     * is longer than `lookbackMs` (see `busyByLane`).
      */
-    async busyOfType(
+    async lanes(
       executor: Executor,
       organisationId: number,
       resourceTypeId: number,
       range: Interval,
       lookbackMs: number,
-    ): Promise<Map<number, Interval[]>> {
-      const rows = await selectBusy(
+    ): Promise<{ catalogue: CatalogueRow[]; busy: Map<number, Interval[]> }> {
+      // Parameters in the order the SQL holds them: the subquery in the select list first.
+      const rows = await selectLanes(
         executor,
-        organisationId,
-        resourceTypeId,
         new Date(range.start - lookbackMs).toISOString(),
         new Date(range.end).toISOString(),
         new Date(range.start).toISOString(),
+        organisationId,
+        resourceTypeId,
       );
-      const byLane = new Map<number, Interval[]>();
-      for (const row of rows) {
-        const interval = { start: isoToMillis(row.startTime), end: isoToMillis(row.endTime) };
-        const lane = byLane.get(row.resourceId!);
-        if (lane) lane.push(interval);
-        else byLane.set(row.resourceId!, [interval]);
-      }
-      return byLane;
+      const busy = new Map<number, Interval[]>();
+      for (const row of rows) if (row.busy) busy.set(row.id, intervalsOf(row.busy));
+      return { catalogue: rows, busy };
     },
   };
 }

@@ -155,7 +155,7 @@ export function createAvailabilityService({
   resourceTypes: ResourceTypesService;
 }) {
   const repo = createAvailabilityRepo(db.kysely);
-  const bookingReads = createBookingReads(db.kysely);
+  const bookingReads = createBookingReads(db.kysely, db.dialect);
   const versions = createVersionReads(db.kysely);
   // Answers are shared between requests: callers never mutate them.
   const cache = new AnswerCache<TypeAvailability | ResourceAvailability>(CACHE_MAX_ENTRIES, weightOf);
@@ -317,7 +317,14 @@ export function createAvailabilityService({
       target: { resourceId?: number },
       request: Interval,
     ): Promise<LaneOffer[]> {
-      const rows = await bookingReads.catalogue(executor, org.organisationId, type.id);
+      const rules = rulesOf(type);
+      const { catalogue: rows, busy } = await bookingReads.lanes(
+        executor,
+        org.organisationId,
+        type.id,
+        { start: request.start - rules.bufferMs, end: request.end + rules.bufferMs },
+        lookbackOf(type),
+      );
       let candidates = bookablesOf(rows, type, org.schedulePolicy);
       if (target.resourceId === undefined) {
         const poolMode = poolModeOf(type, org);
@@ -336,19 +343,11 @@ export function createAvailabilityService({
           }
         }
       }
-      const rules = rulesOf(type);
       // Opening hours (or slots) once per resource: its lanes share them.
       candidates = candidates.filter(
         (b) => scheduleAdmits(b.schedule, org.timezone, request, rules) === null,
       );
       if (candidates.length === 0) return [];
-      const busy = await bookingReads.busyOfType(
-        executor,
-        org.organisationId,
-        type.id,
-        { start: request.start - rules.bufferMs, end: request.end + rules.bufferMs },
-        lookbackOf(type),
-      );
       const updatedAt = new Map(rows.map((row) => [row.id, row.updatedAt]));
       const offers: LaneOffer[] = [];
       for (const b of candidates) {
