@@ -269,17 +269,30 @@ export function inTransaction<T>(
  */
 const HOT_STATEMENTS = new Map<string, string>();
 
+/** PostgreSQL's "cached plan must not change result type": a table a prepared statement reads changed shape. */
+const PLAN_CHANGED_RESULT_TYPE = '0A000';
+
 /**
  * PostgreSQL runs the hot statements as named prepared statements: each connection
  * parses and plans one once, then only binds and executes it, where an unnamed
  * statement is parsed and planned on every call. Other SQL (built per call, with
- * variable `in` lists) stays unnamed, so a connection holds a bounded set.
+ * variable `in` lists) stays unnamed, so a connection holds a bounded set. A prepared
+ * statement reading `*` fails for good once a migration (another instance's, during a
+ * rolling deploy) adds a column to its table; such a statement runs unnamed from then
+ * on, on that connection (the failed attempt executed nothing).
  */
 function prepareHotStatements(client: pg.PoolClient): void {
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  const reshaped = new Set<string>();
   client.query = ((text: unknown, values?: unknown, callback?: unknown) => {
-    const name = typeof text === 'string' ? HOT_STATEMENTS.get(text) : undefined;
-    return name === undefined ? query(text, values, callback) : query({ name, text, values }, callback);
+    const name = typeof text === 'string' && !reshaped.has(text) ? HOT_STATEMENTS.get(text) : undefined;
+    // Kysely calls without a callback; anything else passes through as it came.
+    if (name === undefined || callback !== undefined) return query(text, values, callback);
+    return query({ name, text, values }).catch((error: { code?: string }) => {
+      if (error?.code !== PLAN_CHANGED_RESULT_TYPE) throw error;
+      reshaped.add(text as string);
+      return query(text, values);
+    });
   }) as typeof client.query;
 }
 
