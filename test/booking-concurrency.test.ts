@@ -61,6 +61,38 @@ describe('concurrent bookings', () => {
     assert.equal((await book({ resourceTypeId: type.id, ...clear })).statusCode, 201);
   });
 
+  test('a lowered buffer frees its time at once: what availability offers, booking books', async () => {
+    const type = await createType(t.app, owner, {
+      bookingMode: 'POOL',
+      minBookingDuration: 30,
+      bufferTime: 60,
+    });
+    await createResource(t.app, owner, { name: 'Lowered', resourceTypeId: type.id, capacity: 1 });
+    const mon = futureMonday();
+    assert.equal(
+      (await book({ resourceTypeId: type.id, startTime: at(mon, 10), endTime: at(mon, 11) })).statusCode,
+      201,
+    );
+    const lowered = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/resource-types/${type.id}`,
+      headers: owner.auth,
+      payload: { bufferTime: 0 },
+    });
+    assert.equal(lowered.statusCode, 200, lowered.body);
+    const right = { startTime: at(mon, 11), endTime: at(mon, 12) };
+    const offered = await t.app.inject({
+      method: 'GET',
+      url: `/api/resource-types/${type.id}/availability?from=${encodeURIComponent(right.startTime)}&to=${encodeURIComponent(right.endTime)}`,
+      headers: owner.auth,
+    });
+    assert.equal(offered.statusCode, 200, offered.body);
+    assert.equal(offered.json().pool.windows[0]?.freeLanes, 1);
+    // The reservation booked under the old buffer keeps no time beyond the new one.
+    const booked = await book({ resourceTypeId: type.id, ...right });
+    assert.equal(booked.statusCode, 201, booked.body);
+  });
+
   test('a cancelled reservation does not block: racing for its freed time books exactly one', async () => {
     const type = await createType(t.app, owner, { bookingMode: 'POOL', bufferTime: 15 });
     await createResource(t.app, owner, { name: 'Freed', resourceTypeId: type.id, capacity: 1 });

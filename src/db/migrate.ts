@@ -13,6 +13,7 @@ import { privacy } from './migrations/0010_privacy.js';
 import { idempotency } from './migrations/0011_idempotency.js';
 import { bookingOverlap } from './migrations/0012_booking_overlap.js';
 import { availabilityVersions } from './migrations/0013_availability_versions.js';
+import { loweredBuffer } from './migrations/0014_lowered_buffer.js';
 import { columnsFor } from './migrations/columns.js';
 
 /**
@@ -35,6 +36,7 @@ function migrations(db: Db): Record<string, Migration> {
     '0011_idempotency': idempotency(c),
     '0012_booking_overlap': bookingOverlap(c, db.dialect),
     '0013_availability_versions': availabilityVersions(db.dialect),
+    '0014_lowered_buffer': loweredBuffer(db.dialect),
   };
 }
 
