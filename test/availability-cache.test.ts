@@ -2,10 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
 import type { Db } from '../src/db/database.js';
-import { AnswerCache } from '../src/modules/availability/cache.js';
+import { AnswerCache } from '../src/lib/answer-cache.js';
 import { resourceAnswer, typeAnswer } from './availability-reference/answers.js';
 import {
   at,
@@ -17,9 +15,8 @@ import {
   type OrgOwner,
   ownerWithOrganisation,
 } from './catalogue-helpers.js';
-import { createTestApp, registerUser, TEST_ENV, type TestApp } from './helpers.js';
-import { sharedDatabase } from './mcp-helpers.js';
-import { checkResponsesAgainstSchemas } from './response-schemas.js';
+import { createTestApp, registerUser, type TestApp } from './helpers.js';
+import { twoInstances } from './mcp-helpers.js';
 
 // The availability answer cache (issue 14) is labelled with a per-type version that
 // database triggers raise. After every kind of write, whoever writes it (this instance,
@@ -107,26 +104,15 @@ describe('availability cache: exact after every kind of write, across instances'
   let first: FastifyInstance;
   let second: FastifyInstance;
   let db: Db;
-  let drop: () => Promise<void>;
+  let close: () => Promise<void>;
   let owner: OrgOwner;
   let desks: number;
   let rooms: number;
   let pod: number;
   let room: number;
-  const checks: Array<() => void> = [];
 
   before(async () => {
-    const shared = await sharedDatabase();
-    db = shared.first;
-    drop = shared.drop;
-    const config = loadConfig(TEST_ENV);
-    first = await buildApp(config, { db: shared.first, logger: false });
-    second = await buildApp(config, { db: shared.second, logger: false });
-    for (const app of [first, second]) {
-      const responses = checkResponsesAgainstSchemas(app);
-      checks.push(() => responses.assertResponsesMatched());
-      await app.ready();
-    }
+    ({ first, second, db, close } = await twoInstances());
     owner = await ownerWithOrganisation(first, { timezone: 'Europe/Berlin' });
     desks = (
       await createType(first, owner, {
@@ -152,12 +138,7 @@ describe('availability cache: exact after every kind of write, across instances'
     await assertFresh(second, db, owner, 'seeded, second instance');
   });
 
-  after(async () => {
-    await first.close();
-    await second.close();
-    await drop();
-    for (const check of checks) check();
-  });
+  after(() => close());
 
   const book = async (app: FastifyInstance, body: Record<string, unknown>) => {
     const r = await app.inject({

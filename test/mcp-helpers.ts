@@ -18,6 +18,7 @@ import type {
   ToolDefinition,
 } from '../src/mcp/types.js';
 import { createTestDatabase, TEST_ENV } from './helpers.js';
+import { checkResponsesAgainstSchemas } from './response-schemas.js';
 
 /** A fake agents module: agents by key and by id, and the tool calls it was told about. */
 export interface FakeAgentDirectory extends AgentDirectory {
@@ -241,6 +242,37 @@ export async function sharedDatabase(): Promise<{ first: Db; second: Db; drop():
       await first.close();
       await second.close();
       for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+    },
+  };
+}
+
+/**
+ * Two instances of the service on one database (the full app of each), ready, every
+ * response checked against its schema. `close` closes both, drops the database and
+ * then fails on any response that did not match.
+ */
+export async function twoInstances(): Promise<{
+  first: FastifyInstance;
+  second: FastifyInstance;
+  db: Db;
+  close(): Promise<void>;
+}> {
+  const shared = await sharedDatabase();
+  const config = loadConfig(TEST_ENV);
+  const apps = [
+    await buildApp(config, { db: shared.first, logger: false }),
+    await buildApp(config, { db: shared.second, logger: false }),
+  ] as const;
+  const checks = apps.map((app) => checkResponsesAgainstSchemas(app));
+  for (const app of apps) await app.ready();
+  return {
+    first: apps[0],
+    second: apps[1],
+    db: shared.first,
+    close: async () => {
+      for (const app of apps) await app.close();
+      await shared.drop();
+      for (const check of checks) check.assertResponsesMatched();
     },
   };
 }

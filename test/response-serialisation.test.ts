@@ -66,6 +66,29 @@ describe('response serialisation', () => {
     await app.close();
   });
 
+  test('writes a frozen answer once, and anything else on every response', async () => {
+    let reads = 0;
+    const named = () => ({
+      id: 1,
+      get name() {
+        reads += 1;
+        return `read ${reads}`;
+      },
+    });
+    const frozen = Object.freeze(named());
+    const open = named();
+    let payload: object = frozen;
+    const app = await appAnswering(() => payload, owner);
+    const get = async () => (await app.inject({ method: 'GET', url: '/thing' })).body;
+    assert.equal(await get(), '{"id":1,"name":"read 1"}');
+    assert.equal(await get(), '{"id":1,"name":"read 1"}', 'the frozen answer is not read again');
+    assert.equal(reads, 1);
+    payload = open;
+    assert.equal(await get(), '{"id":1,"name":"read 2"}');
+    assert.equal(await get(), '{"id":1,"name":"read 3"}', 'an unfrozen answer is written anew');
+    await app.close();
+  });
+
   test('refuses at start-up a response schema that transforms on output', async () => {
     const app = await appAnswering(
       () => 'x',

@@ -14,6 +14,7 @@ import { idempotency } from './migrations/0011_idempotency.js';
 import { bookingOverlap } from './migrations/0012_booking_overlap.js';
 import { availabilityVersions } from './migrations/0013_availability_versions.js';
 import { loweredBuffer } from './migrations/0014_lowered_buffer.js';
+import { resourceListVersions } from './migrations/0015_resource_list_versions.js';
 import { columnsFor } from './migrations/columns.js';
 
 /**
@@ -37,6 +38,7 @@ function migrations(db: Db): Record<string, Migration> {
     '0012_booking_overlap': bookingOverlap(c, db.dialect),
     '0013_availability_versions': availabilityVersions(db.dialect),
     '0014_lowered_buffer': loweredBuffer(db.dialect),
+    '0015_resource_list_versions': resourceListVersions(db.dialect),
   };
 }
 

@@ -9,6 +9,7 @@ import { z } from 'zod';
  * are not checked: services build the final shape themselves, and the test suite
  * checks every response against its schema (test/helpers.ts). Response schemas
  * therefore carry no codecs or transforms (a compile error names the route).
+ * A frozen payload's JSON is reused: see below.
  */
 export const serializerCompiler: FastifySerializerCompiler<unknown> = ({ schema, method, url }) => {
   let pick: Picker | null;
@@ -17,9 +18,21 @@ export const serializerCompiler: FastifySerializerCompiler<unknown> = ({ schema,
   } catch (error) {
     throw new Error(`Response schema of ${method} ${url}: ${(error as Error).message}`, { cause: error });
   }
-  if (!pick) return (data) => JSON.stringify(data);
-  const emit = pick;
-  return (data) => JSON.stringify(data == null ? data : emit(data));
+  const write = pick
+    ? (data: unknown) => JSON.stringify(data == null ? data : pick(data))
+    : (data: unknown) => JSON.stringify(data);
+  // A frozen payload is a cached answer that never changes (src/lib/deep-freeze.ts): its
+  // JSON is written once per route and kept as long as the answer itself.
+  const written = new WeakMap<object, string>();
+  return (data) => {
+    if (typeof data !== 'object' || data === null || !Object.isFrozen(data)) return write(data);
+    let json = written.get(data);
+    if (json === undefined) {
+      json = write(data);
+      written.set(data, json);
+    }
+    return json;
+  };
 };
 
 function resolveSchema(schema: unknown): z.ZodType {

@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { Bool, Id, JsonText, Timestamp } from '../types.js';
 
 export type BookingMode = 'SINGLE_RESOURCE' | 'POOL' | 'BOTH';
@@ -86,8 +86,19 @@ export interface ReservationsTable {
   updatedAt: Timestamp;
 }
 
+/**
+ * The version of an organisation's resources, raised by triggers on every write to
+ * them (migration 0015); labels the resource list's cached answers. No row means
+ * version 0. A bigint, compared, never counted with.
+ */
+export interface ResourceListVersionsTable {
+  organisationId: number;
+  version: ColumnType<string | number, number, never>;
+}
+
 export interface ResourceTables {
   resourceTypes: ResourceTypesTable;
   resources: ResourcesTable;
+  resourceListVersions: ResourceListVersionsTable;
   reservations: ReservationsTable;
 }

@@ -1,12 +1,13 @@
 import type { Db, Executor } from '../../db/database.js';
 import type { Actor } from '../../lib/actor.js';
+import { AnswerCache } from '../../lib/answer-cache.js';
+import { deepFreeze } from '../../lib/deep-freeze.js';
 import { notFound, validationFailed } from '../../lib/errors.js';
 import type { OrganisationsService } from '../organisations/service.js';
 import type { ResourceType } from '../resource-types/schemas.js';
 import type { ResourceTypesService, StoredResourceType } from '../resource-types/service.js';
 import { type ResolvedSchedule, resolveSchedule } from '../scheduling/resolve.js';
 import type { SchedulePolicy } from '../scheduling/schemas.js';
-import { AnswerCache } from './cache.js';
 import {
   bufferOf,
   continuousWindows,
@@ -263,7 +264,7 @@ export function createAvailabilityService({
     return answer;
   }
 
-  /** `computeForResource`, cached under the version of the resource's type. */
+  /** `computeForResource`, cached (frozen, so its JSON is written once) under the version of the resource's type. */
   async function forResource(
     org: OrganisationSchedule,
     resourceId: number,
@@ -273,10 +274,12 @@ export function createAvailabilityService({
     // No such resource (in this organisation): the computation says so, and nothing is stored.
     if (!label) return computeForResource(org, resourceId, query);
     const key = keyOf(org, `r${resourceId}|t${label.resourceTypeId}`, label.version, query);
-    return cache.get(key, () => computeForResource(org, resourceId, query)) as Promise<ResourceAvailability>;
+    return cache.get(key, async () =>
+      deepFreeze(await computeForResource(org, resourceId, query)),
+    ) as Promise<ResourceAvailability>;
   }
 
-  /** `computeForType`, cached under the type's version. */
+  /** `computeForType`, cached (frozen) under the type's version. */
   async function forType(
     org: OrganisationSchedule,
     resourceTypeId: number,
@@ -284,7 +287,9 @@ export function createAvailabilityService({
   ): Promise<TypeAvailability> {
     const version = await versions.ofType(resourceTypeId);
     const key = keyOf(org, `t${resourceTypeId}`, version, query);
-    return cache.get(key, () => computeForType(org, resourceTypeId, query)) as Promise<TypeAvailability>;
+    return cache.get(key, async () =>
+      deepFreeze(await computeForType(org, resourceTypeId, query)),
+    ) as Promise<TypeAvailability>;
   }
 
   return {

@@ -4,6 +4,7 @@ import {
   countOf,
   type DataSubject,
   exportSection,
+  noPersonalData,
   type PrivacyDeclaration,
   personal,
 } from '../privacy/declaration.js';
@@ -16,6 +17,7 @@ export const resourcesPrivacy: PrivacyDeclaration = {
   module: 'resources',
   tables: {
     resources: personal('work', '"managed by" is cleared; the resource stays with its organisation'),
+    resource_list_versions: noPersonalData('A counter per organisation, raised when its resources change'),
   },
   categories: [
     {

@@ -46,7 +46,7 @@ const listedColumns = [
   'updatedAt',
 ] as const;
 
-/** The list's two queries, compiled once: of an organisation, and of one type in it. */
+/** The list's two queries, compiled once (of an organisation, and of one type in it), and the version labelling them. */
 function listQueries(db: Executor) {
   const ofOrganisation = db.selectFrom('resources').select(listedColumns).where('organisationId', '=', 0);
   // Parents (and resources without lanes) in creation order, each followed by its lanes in lane order.
@@ -55,6 +55,9 @@ function listQueries(db: Executor) {
   return {
     all: precompiled(ordered(ofOrganisation)),
     ofType: precompiled(ordered(ofOrganisation.where('resourceTypeId', '=', 0))),
+    version: precompiled(
+      db.selectFrom('resourceListVersions').select('version').where('organisationId', '=', 0),
+    ),
   };
 }
 
@@ -86,6 +89,13 @@ export function createResourceRepo(db: Executor, dialect: Dialect) {
           ? await lists.all(db, organisationId)
           : await lists.ofType(db, organisationId, resourceTypeId);
       return rows.map(toResource);
+    },
+
+    /** The version of the organisation's resources (migration 0015's triggers raise it on every write). */
+    async listVersion(organisationId: number): Promise<string> {
+      if (!lists) lists = listQueries(db);
+      const [row] = await lists.version(db, organisationId);
+      return String(row?.version ?? 0);
     },
 
     async find(organisationId: number, id: number): Promise<ResourceRow | undefined> {

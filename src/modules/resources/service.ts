@@ -1,7 +1,9 @@
 import type { Config } from '../../config.js';
 import { type Db, inTransaction } from '../../db/database.js';
 import type { Actor } from '../../lib/actor.js';
+import { AnswerCache } from '../../lib/answer-cache.js';
 import { randomToken } from '../../lib/crypto.js';
+import { deepFreeze } from '../../lib/deep-freeze.js';
 import { conflict, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import type { OrganisationsService } from '../organisations/service.js';
@@ -12,6 +14,9 @@ import { createResourceRepo, type ResourceRepo, type ResourceValues, toResource 
 import type { CreateResourceInput, Resource, UpdateResourceInput } from './schemas.js';
 
 type Input = CreateResourceInput | UpdateResourceInput;
+
+/** Resources held by the list's answer cache, across organisations (about 1 KB each). */
+const LIST_CACHE_MAX_RESOURCES = 50_000;
 
 /** The lane count a capacity asks for: none at capacity 1. */
 const lanesFor = (capacity: number) => (capacity > 1 ? capacity : 0);
@@ -58,6 +63,7 @@ export function createResourcesService(deps: {
   const repoFor = (executor: Db['kysely'] | Parameters<typeof createResourceRepo>[0]) =>
     createResourceRepo(executor, db.dialect);
   const repo = repoFor(db.kysely);
+  const listCache = new AnswerCache<Resource[]>(LIST_CACHE_MAX_RESOURCES, (list) => list.length);
 
   async function findOrThrow(r: ResourceRepo, organisationId: number, id: number, lock = false) {
     const row = lock ? await r.findForUpdate(organisationId, id) : await r.find(organisationId, id);
@@ -160,9 +166,17 @@ export function createResourcesService(deps: {
   }
 
   return {
+    /**
+     * Answers are cached under the version of the organisation's resources: a hit costs
+     * one version read, and its answer, frozen, is serialised once (src/http/serialize.ts).
+     */
     async list(actor: Actor, filter: { resourceTypeId?: number }): Promise<Resource[]> {
       const { organisationId } = await organisations.requireTenant(actor, { can: 'readCatalogue' });
-      return repo.list(organisationId, filter.resourceTypeId);
+      const version = await repo.listVersion(organisationId);
+      const key = `${organisationId}|${filter.resourceTypeId ?? ''}|${version}`;
+      return listCache.get(key, async () =>
+        deepFreeze(await repo.list(organisationId, filter.resourceTypeId)),
+      );
     },
 
     async get(actor: Actor, id: number): Promise<Resource> {
