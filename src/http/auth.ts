@@ -3,9 +3,18 @@ import fp from 'fastify-plugin';
 import type { Actor } from '../lib/actor.js';
 import { unauthenticated } from '../lib/errors.js';
 
+/**
+ * The person a credential belongs to, as the verifier read them while checking it.
+ * The auth module widens it (declaration merging) to its user record.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: widened by the auth module
+export interface AuthenticatedPerson {}
+
 declare module 'fastify' {
   interface FastifyRequest {
     actor: Actor | null;
+    /** Who `actor.userId` is, read once, by the guard, in this request. */
+    person: (AuthenticatedPerson & { id: number }) | null;
   }
   interface FastifyInstance {
     /** Accepts a login JWT (Bearer) or a user API key (`x-api-key`, `Authorization: ApiKey`). */
@@ -16,12 +25,13 @@ declare module 'fastify' {
 }
 
 /**
- * How the guard turns a person's credential into the acting user's id (null when
- * it does not verify). The auth module implements it; this file knows no domain.
+ * How the guard turns a person's credential into that person, read from the
+ * database (null when it does not verify or the person is gone). The auth module
+ * implements it; this file knows no domain.
  */
 export interface PersonCredentials {
-  verifyLoginToken(token: string): Promise<number | null>;
-  verifyApiKey(key: string): Promise<number | null>;
+  verifyLoginToken(token: string): Promise<(AuthenticatedPerson & { id: number }) | null>;
+  verifyApiKey(key: string): Promise<(AuthenticatedPerson & { id: number }) | null>;
 }
 
 type Credential = { via: 'jwt' | 'api_key'; value: string };
@@ -47,19 +57,27 @@ export function actorOf(request: FastifyRequest): Actor {
   return request.actor;
 }
 
+/** The person of a request that passed `requireUser` or `requireLoginSession`, as the guard read them. */
+export function personOf(request: FastifyRequest): AuthenticatedPerson & { id: number } {
+  if (!request.person) throw unauthenticated();
+  return request.person;
+}
+
 export const authGuards = fp<{ credentials: PersonCredentials }>(
   async (app: FastifyInstance, { credentials }) => {
     app.decorateRequest('actor', null);
+    app.decorateRequest('person', null);
 
     async function authenticate(request: FastifyRequest, loginSessionOnly: boolean) {
       const credential = readCredential(request);
       if (!credential || (loginSessionOnly && credential.via !== 'jwt')) throw unauthenticated();
-      const userId =
+      const person =
         credential.via === 'jwt'
           ? await credentials.verifyLoginToken(credential.value)
           : await credentials.verifyApiKey(credential.value);
-      if (userId === null) throw unauthenticated('Credential is invalid, expired or revoked');
-      request.actor = { userId, via: credential.via };
+      if (person === null) throw unauthenticated('Credential is invalid, expired or revoked');
+      request.actor = { userId: person.id, via: credential.via };
+      request.person = person;
     }
 
     app.decorate('requireUser', (request: FastifyRequest) => authenticate(request, false));

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { actorOf } from '../../http/auth.js';
+import { actorOf, personOf } from '../../http/auth.js';
 import { errorEnvelope, errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
 import { safeEqual } from '../../lib/crypto.js';
@@ -13,9 +13,15 @@ import {
   loginBody,
   registerBody,
   sessionResponse,
+  type User,
   user,
 } from './schemas.js';
 import type { IssuedSession } from './service.js';
+
+// The guard's person is this module's user record (the service's credential verifiers read it).
+declare module '../../http/auth.js' {
+  interface AuthenticatedPerson extends User {}
+}
 
 const REFRESH_COOKIE = 'refresh_token';
 const CSRF_COOKIE = 'csrf_token';
@@ -138,7 +144,8 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: user, ...errors },
       },
     },
-    async (request) => auth.me(actorOf(request).userId),
+    // The user as the guard read them a moment ago, in this request.
+    async (request) => personOf(request),
   );
 
   app.post(

@@ -148,10 +148,10 @@ export function createAuthService({
     },
 
     /**
-     * Resolves a login JWT to its user's id, or null when it does not verify or the
-     * user is gone. Only the signature check is cached; the user is looked up every time.
+     * Resolves a login JWT to its user, or null when it does not verify or the user is
+     * gone. Only the signature check is cached; the user is read every time.
      */
-    async verifyLoginToken(token: string): Promise<number | null> {
+    async verifyLoginToken(token: string): Promise<User | null> {
       let userId = verifiedTokens.get(token);
       if (userId === undefined) {
         try {
@@ -168,15 +168,15 @@ export function createAuthService({
           return null;
         }
       }
-      return (await users.findById(userId))?.id ?? null;
+      return (await users.findById(userId)) ?? null;
     },
 
-    async verifyApiKey(key: string): Promise<number | null> {
+    async verifyApiKey(key: string): Promise<User | null> {
       if (!key.startsWith(USER_KEY_PREFIX)) return null;
       const found = await apiKeys.findLiveByHash(sha256(key));
       if (!found) return null;
       if (lastUsedIsStale(found.lastUsedAt)) await apiKeys.touch(found.keyId, nowIso());
-      return found.user.id;
+      return found.user;
     },
 
     async me(userId: number): Promise<User> {
