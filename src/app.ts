@@ -37,7 +37,6 @@ import { userGroupRoutes } from './modules/user-groups/routes.js';
 import cookie from './plugins/cookie.js';
 import cors from './plugins/cors.js';
 import helmet from './plugins/helmet.js';
-import metricsPlugin from './plugins/metrics.js';
 import rateLimit from './plugins/rate-limit.js';
 import swagger from './plugins/swagger.js';
 import { createServices, type Services } from './services.js';
@@ -59,7 +58,10 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 export interface BuildOptions {
   /** An open database to use instead of opening `config.databaseUrl` (tests). */
   db?: Db;
-  /** Log destination override (tests keep quiet). */
+  /**
+   * false: nothing is logged (tests keep quiet). A logger still exists, silent: Fastify
+   * reports completed requests, and so the request metrics, only to an app with one.
+   */
   logger?: boolean;
   /** Where log lines go instead of stdout (tests read them). */
   logStream?: { write(line: string): void };
@@ -71,8 +73,9 @@ export interface BuildOptions {
 }
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const metrics = createMetrics();
   const app = Fastify({
-    logger: options.logger === false ? false : loggerOptions(config, options.logStream),
+    logger: options.logger === false ? { level: 'silent' } : loggerOptions(config, options.logStream),
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     // Accept a caller's request id when it is sane, so traces join across services.
@@ -81,7 +84,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true },
-    logController: new AccessLog(),
+    logController: new AccessLog(metrics.observeRequest),
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -92,7 +95,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const db = options.db ?? createDatabase(config.databaseUrl);
   await migrateToLatest(db);
   const store = createEphemeralStore(config.redisUrl);
-  const metrics = createMetrics();
   app.decorate('config', config);
   app.decorate('db', db);
   app.decorate('store', store);
@@ -102,10 +104,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('services', createServices({ db, config, store, metrics, jobs, log: app.log }));
   // Handlers are registered by the services above; workers start once the app is ready.
   app.addHook('onReady', () => jobs.start());
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
   app.addHook('onClose', async () => {
     await jobs.stop();
     await store.close();
@@ -116,7 +114,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(cors);
   await app.register(cookie);
   await app.register(rateLimit);
-  await app.register(metricsPlugin);
   await app.register(swagger);
   await app.register(pages);
   await app.register(authGuards, { credentials: app.services.auth });

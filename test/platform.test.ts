@@ -170,7 +170,18 @@ describe('platform routes', () => {
   });
 
   test('metrics: Prometheus text with process metrics and request histograms by route template', async () => {
-    await t.app.inject({ method: 'GET', url: '/api/health' });
+    const count = async (labels: string) => {
+      const text = (await t.app.inject({ method: 'GET', url: '/api/monitoring/metrics' })).body;
+      const line = text.split('\n').find((l) => l.startsWith(`http_requests_total{${labels}}`));
+      return line ? Number(line.split(' ').pop()) : 0;
+    };
+    const health = 'route="/api/health",method="GET",status_code="200"';
+    const unmatched = 'route="unmatched",method="GET",status_code="404"';
+    const [healthBefore, unmatchedBefore] = [await count(health), await count(unmatched)];
+    for (let i = 0; i < 3; i++) await t.app.inject({ method: 'GET', url: '/api/health' });
+    await t.app.inject({ method: 'GET', url: '/api/no-such-route/42' });
+    assert.equal(await count(health), healthBefore + 3, 'every request counted once');
+    assert.equal(await count(unmatched), unmatchedBefore + 1, 'unknown paths count under one label');
     const r = await t.app.inject({ method: 'GET', url: '/api/monitoring/metrics' });
     assert.equal(r.statusCode, 200);
     assert.match(String(r.headers['content-type']), /text\/plain/);

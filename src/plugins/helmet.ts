@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import helmet from 'helmet';
 
 /**
- * helmet's security headers on every reply. They depend on the options alone, so
+ * helmet's security headers, and the request id, on every reply. They depend on the options alone, so
  * helmet runs once, at start, against a response that only records what it sets;
  * each request then gets the recorded headers in one call. (@fastify/helmet, and
  * helmet as middleware, rebuild them on every request.)
@@ -43,8 +43,10 @@ function securityHeaders(): Record<string, string> {
 export default fp(
   async (app) => {
     const headers = securityHeaders();
-    app.addHook('onRequest', (_request, reply, done) => {
+    // The request id goes out in the same hook: a hook costs about what its headers do.
+    app.addHook('onRequest', (request, reply, done) => {
       reply.headers(headers);
+      reply.header('x-request-id', request.id);
       done();
     });
   },

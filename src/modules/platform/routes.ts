@@ -44,18 +44,24 @@ export const platformRoutes: FastifyPluginAsyncZod = async (app) => {
     }),
   );
 
+  // Orchestrator probes are never throttled into a restart: no rate-limit hook at all.
+  const probe = { rateLimit: false } as const;
   const liveness = async () => ({
     status: 'ok' as const,
     uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
   });
   app.get(
     '/health',
-    { schema: { tags, summary: 'Liveness probe', security: security.public, response: { 200: health } } },
+    {
+      config: probe,
+      schema: { tags, summary: 'Liveness probe', security: security.public, response: { 200: health } },
+    },
     liveness,
   );
   app.get(
     '/healthz',
     {
+      config: probe,
       schema: {
         tags,
         summary: 'Liveness probe (legacy alias of /api/health)',
@@ -70,6 +76,7 @@ export const platformRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/ready',
     {
+      config: probe,
       schema: {
         tags,
         summary: 'Readiness probe: a database round trip',
