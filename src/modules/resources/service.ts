@@ -15,8 +15,8 @@ import type { CreateResourceInput, Resource, UpdateResourceInput } from './schem
 
 type Input = CreateResourceInput | UpdateResourceInput;
 
-/** Resources held by the list's answer cache, across organisations (about 1 KB each). */
-const LIST_CACHE_MAX_RESOURCES = 50_000;
+/** Resources held by the list's answer cache, across organisations: about 1.5 KB each with their JSON, 15 MB in all. */
+const LIST_CACHE_MAX_RESOURCES = 10_000;
 
 /** The lane count a capacity asks for: none at capacity 1. */
 const lanesFor = (capacity: number) => (capacity > 1 ? capacity : 0);
