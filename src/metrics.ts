@@ -18,7 +18,7 @@ export function createMetrics() {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
-  // prom-client hashes the label object on every call; the children per label set are kept instead.
+  // One label object per route, method and status, built on its first request.
   const children = new Map<string, { count: { inc(): void }; duration: { observe(value: number): void } }>();
   return {
     registry,

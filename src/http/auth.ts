@@ -7,14 +7,15 @@ import { unauthenticated } from '../lib/errors.js';
  * The person a credential belongs to, as the verifier read them while checking it.
  * The auth module widens it (declaration merging) to its user record.
  */
-// biome-ignore lint/suspicious/noEmptyInterface: widened by the auth module
-export interface AuthenticatedPerson {}
+export interface AuthenticatedPerson {
+  id: number;
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
     actor: Actor | null;
     /** Who `actor.userId` is, read once, by the guard, in this request. */
-    person: (AuthenticatedPerson & { id: number }) | null;
+    person: AuthenticatedPerson | null;
   }
   interface FastifyInstance {
     /** Accepts a login JWT (Bearer) or a user API key (`x-api-key`, `Authorization: ApiKey`). */
@@ -30,8 +31,8 @@ declare module 'fastify' {
  * implements it; this file knows no domain.
  */
 export interface PersonCredentials {
-  verifyLoginToken(token: string): Promise<(AuthenticatedPerson & { id: number }) | null>;
-  verifyApiKey(key: string): Promise<(AuthenticatedPerson & { id: number }) | null>;
+  verifyLoginToken(token: string): Promise<AuthenticatedPerson | null>;
+  verifyApiKey(key: string): Promise<AuthenticatedPerson | null>;
 }
 
 type Credential = { via: 'jwt' | 'api_key'; value: string };
@@ -58,7 +59,7 @@ export function actorOf(request: FastifyRequest): Actor {
 }
 
 /** The person of a request that passed `requireUser` or `requireLoginSession`, as the guard read them. */
-export function personOf(request: FastifyRequest): AuthenticatedPerson & { id: number } {
+export function personOf(request: FastifyRequest): AuthenticatedPerson {
   if (!request.person) throw unauthenticated();
   return request.person;
 }

@@ -1,6 +1,7 @@
 /**
- * Least-recently-used answers bounded by their total weight (windows and slots), so a
- * few huge answers and many small ones cost the same memory. Concurrent misses of one
+ * Least-recently-used answers bounded by their total weight (what the caller counts:
+ * availability windows and slots, listed resources), so a few huge answers and many
+ * small ones cost the same memory. Concurrent misses of one
  * key share one computation; a failure is never stored.
  */
 export class AnswerCache<V> {
