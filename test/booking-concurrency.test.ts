@@ -93,6 +93,71 @@ describe('concurrent bookings', () => {
     assert.equal(booked.statusCode, 201, booked.body);
   });
 
+  for (const scope of ['resource', 'resource type', 'organisation'] as const) {
+    test(`a switch to shift mode (on the ${scope}) frees the buffer kept after earlier reservations`, async () => {
+      const org = await ownerWithOrganisation(t.app, { timezone: 'UTC' });
+      const type = await createType(t.app, org, {
+        bookingMode: 'BOTH',
+        minBookingDuration: 30,
+        bufferTime: 60,
+      });
+      const resource = await createResource(t.app, org, {
+        name: 'Switched',
+        resourceTypeId: type.id,
+        capacity: 2,
+      });
+      const mon = futureMonday();
+      const bookAs = (payload: Record<string, unknown>) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/api/reservations',
+          headers: org.auth,
+          payload: { customer, resourceId: resource.id, ...payload },
+        });
+      for (let lane = 0; lane < 2; lane++) {
+        const early = await bookAs({ startTime: at(mon, 10), endTime: at(mon, 11) });
+        assert.equal(early.statusCode, 201, early.body);
+      }
+      const shifts = {
+        availabilityMode: 'shifts',
+        shiftSchedule: [
+          {
+            dayOfWeek: 1,
+            slots: [
+              { startTime: '10:00', endTime: '11:00' },
+              { startTime: '11:00', endTime: '12:00' },
+            ],
+          },
+        ],
+      };
+      const url = {
+        resource: `/api/resources/${resource.id}`,
+        'resource type': `/api/resource-types/${type.id}`,
+        organisation: `/api/organisations/${org.organisationId}`,
+      }[scope];
+      const switched = await t.app.inject({
+        method: 'PATCH',
+        url,
+        headers: org.auth,
+        payload: { schedulePolicy: shifts },
+      });
+      assert.equal(switched.statusCode, 200, switched.body);
+      const next = { startTime: at(mon, 11), endTime: at(mon, 12) };
+      const offered = await t.app.inject({
+        method: 'GET',
+        url: `/api/resources/${resource.id}/availability?from=${encodeURIComponent(next.startTime)}&to=${encodeURIComponent(next.endTime)}`,
+        headers: org.auth,
+      });
+      assert.equal(offered.statusCode, 200, offered.body);
+      assert.equal(offered.json().slots[0]?.freeLanes, 2, offered.body);
+      // Shift lanes keep no buffer: what availability offers, booking books, on every lane.
+      for (let lane = 0; lane < 2; lane++) {
+        const booked = await bookAs(next);
+        assert.equal(booked.statusCode, 201, booked.body);
+      }
+    });
+  }
+
   test('a cancelled reservation does not block: racing for its freed time books exactly one', async () => {
     const type = await createType(t.app, owner, { bookingMode: 'POOL', bufferTime: 15 });
     await createResource(t.app, owner, { name: 'Freed', resourceTypeId: type.id, capacity: 1 });
