@@ -15,7 +15,7 @@ import { bookingOverlap } from './migrations/0012_booking_overlap.js';
 import { availabilityVersions } from './migrations/0013_availability_versions.js';
 import { loweredBuffer } from './migrations/0014_lowered_buffer.js';
 import { resourceListVersions } from './migrations/0015_resource_list_versions.js';
-import { keptTimeFollowsMode } from './migrations/0016_kept_time_follows_mode.js';
+import { keptTimeFollowsRules } from './migrations/0016_kept_time_follows_rules.js';
 import { columnsFor } from './migrations/columns.js';
 
 /**
@@ -40,7 +40,7 @@ function migrations(db: Db): Record<string, Migration> {
     '0013_availability_versions': availabilityVersions(db.dialect),
     '0014_lowered_buffer': loweredBuffer(db.dialect),
     '0015_resource_list_versions': resourceListVersions(db.dialect),
-    '0016_kept_time_follows_mode': keptTimeFollowsMode(db.dialect),
+    '0016_kept_time_follows_rules': keptTimeFollowsRules(db.dialect),
   };
 }
 

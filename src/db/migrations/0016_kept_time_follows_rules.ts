@@ -2,19 +2,23 @@ import { type Kysely, sql } from 'kysely';
 import type { Dialect } from '../database.js';
 
 /**
- * Shift lanes keep no buffer: a reservation's kept time (0012) on a lane is its end
- * plus the type's buffer in continuous mode, its end in shift mode. A lane switched to
- * shift mode (by its resource's, its type's or its organisation's schedule, or by a
- * move to another type) must free the buffer its earlier reservations keep at once, or
- * availability offers slots that booking then refuses, as 0014 does for a lowered
- * buffer. Only shrinking, only reservations still keeping time after now; the mode is
- * resolved as the service resolves it (resource, then type, then organisation; a lane
- * follows its parent). SQLite books in one transaction and keeps no such column in use.
+ * A reservation's kept time (0012) on a lane is its end plus the type's buffer in
+ * continuous mode, its end in shift mode (shift lanes keep no buffer). Whatever lowers
+ * what a lane keeps (a lowered buffer, a switch to shift mode by the resource's, the
+ * type's or the organisation's schedule, a move to another type) must free that time at
+ * once, or availability offers time that booking then refuses. One trigger function for
+ * all of them; it replaces 0014's, which knew the buffer but not the mode. Only
+ * shrinking (a longer kept time could make existing reservations overlap), only
+ * reservations still keeping time after now; the mode is resolved as the service
+ * resolves it (resource, then type, then organisation; a lane follows its parent).
+ * SQLite books in one transaction and keeps no such column in use.
  */
-export function keptTimeFollowsMode(dialect: Dialect) {
+export function keptTimeFollowsRules(dialect: Dialect) {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
       if (dialect !== 'postgres') return;
+      await sql`drop trigger reservations_buffer_lowered on resource_types`.execute(db);
+      await sql`drop function reservations_shrink_kept_time()`.execute(db);
       await sql`
         create function reservations_fit_kept_time() returns trigger language plpgsql
         set search_path from current as $$
@@ -47,13 +51,13 @@ export function keptTimeFollowsMode(dialect: Dialect) {
       `.execute(db);
       const changes = [
         ['resources', ['schedule_policy', 'resource_type_id']],
-        ['resource_types', ['schedule_policy']],
+        ['resource_types', ['schedule_policy', 'buffer_time']],
         ['organisations', ['schedule_policy']],
       ] as const;
       for (const [table, columns] of changes) {
         const changed = columns.map((column) => `old.${column} is distinct from new.${column}`).join(' or ');
         await sql
-          .raw(`create trigger reservations_mode_changed after update of ${columns.join(', ')} on ${table}
+          .raw(`create trigger reservations_kept_time_rules after update of ${columns.join(', ')} on ${table}
             for each row when (${changed}) execute function reservations_fit_kept_time()`)
           .execute(db);
       }
