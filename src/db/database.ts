@@ -305,43 +305,59 @@ function prepareHotStatements(client: pg.PoolClient): void {
 }
 
 /**
- * Builds and compiles a query once; each call runs it with new parameter values,
- * in the order they appear in the SQL, and answers the whole result (rows, and
- * affected rows of a write). For the few per-request hot paths, where Kysely's
- * build-and-compile costs more than SQLite's execution.
- */
-export function compiledOnce<Row>(query: { compile(): CompiledQuery<Row> }) {
-  const compiled = query.compile();
-  if (!HOT_STATEMENTS.has(compiled.sql)) HOT_STATEMENTS.set(compiled.sql, `hot_${HOT_STATEMENTS.size + 1}`);
-  return (executor: Executor, ...parameters: unknown[]) =>
-    executor.executeQuery<Row>({ ...compiled, parameters });
-}
-
-/**
  * The SQLite connection behind a root Kysely handle (never a transaction's), for
- * precompiled reads that skip Kysely's executor.
+ * compiled-once queries that skip Kysely's executor.
  */
 const directSqlite = new WeakMap<Executor, { sqlite: SQLite.Database; camelCase: CompiledCamelCasePlugin }>();
 
 /**
- * `compiledOnce` for reads: answers the rows. On SQLite, outside a transaction, the
- * read runs its prepared statement directly: Kysely's executor (a connection mutex,
- * a driver wrapper, a plugin pass, each a promise) cost several times the read itself
- * on the per-request paths (the guard's user read: about 30 µs of a 100 µs request).
+ * Builds and compiles a query once; each call runs it with new parameter values,
+ * in the order they appear in the SQL, and answers the whole result (rows, and
+ * affected rows of a write). For the few per-request hot paths, where Kysely's
+ * build-and-compile costs more than SQLite's execution.
+ *
+ * On SQLite, outside a transaction, the statement runs directly, as Kysely's driver
+ * would run it: Kysely's executor around it (a connection mutex, a driver wrapper,
+ * a plugin pass, each a promise) cost more than the statement on the per-request
+ * paths (about 10 of the 100 µs of CPU of `GET /api/auth/me`, bench/foundation.ts).
  * better-sqlite3 runs a statement synchronously on the one connection Kysely also
- * uses, so such a read sees every committed write, as a queued one would. While a
- * transaction is open that connection is the transaction's, and a read here would see
- * its uncommitted rows: then the read queues behind it, through Kysely.
+ * uses, so a direct statement sees every committed write and commits at once, as a
+ * queued one would. While a transaction is open that connection is the
+ * transaction's, and a direct statement would read its uncommitted rows or join its
+ * fate: then the statement queues behind it, through Kysely.
  */
-export function precompiled<Row>(query: { compile(): CompiledQuery<Row> }) {
+export function compiledOnce<Row>(query: { compile(): CompiledQuery<Row> }) {
   const compiled = query.compile();
-  const run = compiledOnce(query);
-  return async (executor: Executor, ...parameters: unknown[]): Promise<Row[]> => {
+  if (!HOT_STATEMENTS.has(compiled.sql)) HOT_STATEMENTS.set(compiled.sql, `hot_${HOT_STATEMENTS.size + 1}`);
+  return (executor: Executor, ...parameters: unknown[]): Promise<QueryResult<Row>> => {
     const direct = directSqlite.get(executor);
     if (direct && !direct.sqlite.inTransaction) {
-      const rows = direct.sqlite.prepare(compiled.sql).all(parameters) as Row[];
-      return direct.camelCase.renameRows(rows as Record<string, unknown>[]) as Row[];
+      return Promise.resolve(runDirect<Row>(direct.sqlite, direct.camelCase, compiled.sql, parameters));
     }
-    return (await run(executor, ...parameters)).rows;
+    return executor.executeQuery<Row>({ ...compiled, parameters });
   };
+}
+
+/** What Kysely's SQLite driver and the camel-case plugin answer for one statement. */
+function runDirect<Row>(
+  sqlite: SQLite.Database,
+  camelCase: CompiledCamelCasePlugin,
+  sql: string,
+  parameters: unknown[],
+): QueryResult<Row> {
+  const statement = sqlite.prepare(sql);
+  if (statement.reader) {
+    return {
+      rows: camelCase.renameRows(statement.all(parameters) as Row[] & Record<string, unknown>[]) as Row[],
+    };
+  }
+  const { changes, lastInsertRowid } = statement.run(parameters);
+  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+}
+
+/** `compiledOnce` for reads: answers the rows. */
+export function precompiled<Row>(query: { compile(): CompiledQuery<Row> }) {
+  const run = compiledOnce(query);
+  return async (executor: Executor, ...parameters: unknown[]): Promise<Row[]> =>
+    (await run(executor, ...parameters)).rows;
 }
