@@ -332,7 +332,12 @@ export function compiledOnce<Row>(query: { compile(): CompiledQuery<Row> }) {
   return (executor: Executor, ...parameters: unknown[]): Promise<QueryResult<Row>> => {
     const direct = directSqlite.get(executor);
     if (direct && !direct.sqlite.inTransaction) {
-      return Promise.resolve(runDirect<Row>(direct.sqlite, direct.camelCase, compiled.sql, parameters));
+      // A failing statement rejects, as through Kysely, rather than throwing at the call.
+      try {
+        return Promise.resolve(runDirect<Row>(direct.sqlite, direct.camelCase, compiled.sql, parameters));
+      } catch (error) {
+        return Promise.reject(error);
+      }
     }
     return executor.executeQuery<Row>({ ...compiled, parameters });
   };

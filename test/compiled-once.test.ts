@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { compiledOnce } from '../src/db/database.js';
 import { createTestApp, registerUser, type TestApp } from './helpers.js';
 
-// Precompiled reads (the auth guard's user read among them) run their statement directly
-// on SQLite's one connection, past Kysely's executor, unless a transaction holds it.
+// Compiled-once statements (the auth guard's user read among them) run directly on
+// SQLite's one connection, past Kysely's executor, unless a transaction holds it.
 let t: TestApp;
 before(async () => {
   t = await createTestApp();
@@ -47,4 +48,34 @@ test('a read right after a committed write sees it', async () => {
   const user = await registerUser(t.app, 'Before');
   await t.db.kysely.updateTable('users').set({ name: 'After' }).where('id', '=', user.id).execute();
   assert.equal((await me(user.auth)).json().name, 'After');
+});
+
+test('a compiled-once write answers as through Kysely, and a failing one rejects rather than throws', async () => {
+  const user = await registerUser(t.app);
+  const insertUser = compiledOnce(
+    t.db.kysely.insertInto('users').values({
+      email: '',
+      name: '',
+      passwordHash: '',
+      plan: 'STORE',
+      isGlobalAdmin: false,
+      createdAt: '',
+      updatedAt: '',
+    }),
+  );
+  const now = new Date().toISOString();
+  // The parameters in the order they appear in the SQL.
+  const insert = (email: string) =>
+    insertUser(t.db.kysely, email, 'Twin', 'not a hash', 'STORE', false, now, now);
+  const duplicate = insert(user.email);
+  assert.ok(duplicate instanceof Promise);
+  await assert.rejects(duplicate, /unique/i);
+  const inserted = await insert(`other-${user.email}`);
+  assert.equal(inserted.numAffectedRows, 1n);
+  const stored = await t.db.kysely
+    .selectFrom('users')
+    .select('name')
+    .where('email', '=', `other-${user.email}`)
+    .executeTakeFirst();
+  assert.equal(stored?.name, 'Twin');
 });
