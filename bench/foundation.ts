@@ -1,8 +1,8 @@
 // Foundation benchmark: the per-request overhead every route pays. GET /api/health and
 // GET /api/auth/me (login JWT, API key) on the service started as `npm start` starts it
-// (default logging, into a file; a temp SQLite, or PostgreSQL with BENCH_PG=1), beside
-// the bare Fastify floor in the same run, plus the service's resident memory idle and at
-// the peak of the run. Run: npm run bench -- foundation
+// (default logging, into a file; a temp SQLite, or PostgreSQL with BENCH_PG=1), each case
+// right after the bare Fastify floor under the same load, plus the service's resident
+// memory idle and at the peak of the run. Run: npm run bench -- foundation
 // (BENCH_SECONDS, default 10; BENCH_CONNECTIONS, default 20;
 // PG_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres.)
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,6 +14,7 @@ import {
   BENCH_SECONDS,
   type LoadRow,
   load,
+  loadBesideFloor,
   rssMb,
   startFloor,
   startService,
@@ -27,7 +28,6 @@ const dir = mkdtempSync(join(tmpdir(), 'bench-foundation-'));
 async function run(database: string, databaseUrl: string) {
   const floor = await startFloor();
   const floorRow = await load({ title: 'floor: bare Fastify hello-world', server: floor, path: '/' });
-  await stop(floor);
 
   const service = await startService({ DATABASE_URL: databaseUrl }, join(dir, 'service.log'));
   const { accessToken } = await api<{ accessToken: string }>(service.base, 'POST', '/api/auth/register', {
@@ -47,9 +47,9 @@ async function run(database: string, databaseUrl: string) {
   const idle = rssMb(service);
   const peak = watchPeakRss(service);
   const rows: LoadRow[] = [floorRow];
-  rows.push(await load({ title: 'GET /api/health', server: service, path: '/api/health' }));
+  rows.push(await loadBesideFloor(floor, { title: 'GET /api/health', server: service, path: '/api/health' }));
   rows.push(
-    await load({
+    await loadBesideFloor(floor, {
       title: 'GET /api/auth/me (login JWT)',
       server: service,
       path: '/api/auth/me',
@@ -57,7 +57,7 @@ async function run(database: string, databaseUrl: string) {
     }),
   );
   rows.push(
-    await load({
+    await loadBesideFloor(floor, {
       title: 'GET /api/auth/me (API key)',
       server: service,
       path: '/api/auth/me',
@@ -66,6 +66,7 @@ async function run(database: string, databaseUrl: string) {
   );
   const peakMb = peak.stop();
   await stop(service);
+  await stop(floor);
 
   console.log(
     `${database}; ${BENCH_CONNECTIONS} connections, ${BENCH_SECONDS} s per case after 2 s of warm-up, Node ${process.version}`,

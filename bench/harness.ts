@@ -174,6 +174,8 @@ export interface LoadRow {
   /** The server's CPU time per request (µs), the figure a busy machine moves least. */
   serverCpuUs: number | null;
   requests: number;
+  /** The floor's requests per second measured just before this case (`loadBesideFloor`). */
+  floorRps?: number;
 }
 
 export const BENCH_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -219,15 +221,44 @@ export async function load(options: LoadOptions): Promise<LoadRow> {
   };
 }
 
-/** A markdown table of rows, each with its share of the floor's requests per second. */
+/**
+ * `load`, right after the floor under the same load: on this shared machine the
+ * floor drifts by a third within minutes, so a case's share of the floor is
+ * taken against the floor of that moment, not the one at the start of the run.
+ */
+export async function loadBesideFloor(floor: Server, options: LoadOptions): Promise<LoadRow> {
+  const floorRow = await load({
+    title: 'floor',
+    server: floor,
+    path: '/',
+    ...(options.connections ? { connections: options.connections } : {}),
+    ...(options.seconds ? { seconds: options.seconds } : {}),
+  });
+  return { ...(await load(options)), floorRps: floorRow.rps };
+}
+
+/**
+ * A markdown table of rows, each with its share of the floor's requests per second:
+ * the floor measured beside it when there is one, else `floorRps`.
+ */
 export function table(rows: LoadRow[], floorRps: number): string {
-  const lines = [
-    '| case | req/s | share of floor | p50 ms | p99 ms | server CPU µs/request |',
-    '|---|---|---|---|---|---|',
-  ];
+  const paired = rows.some((r) => r.floorRps !== undefined);
+  const lines = paired
+    ? [
+        '| case | req/s | floor req/s beside it | share of floor | p50 ms | p99 ms | server CPU µs/request |',
+        '|---|---|---|---|---|---|---|',
+      ]
+    : [
+        '| case | req/s | share of floor | p50 ms | p99 ms | server CPU µs/request |',
+        '|---|---|---|---|---|---|',
+      ];
   for (const r of rows) {
-    const share = ((r.rps / floorRps) * 100).toFixed(r.rps / floorRps < 0.1 ? 1 : 0);
-    lines.push(`| ${r.title} | ${r.rps} | ${share}% | ${r.p50} | ${r.p99} | ${r.serverCpuUs ?? '-'} |`);
+    const floor = r.floorRps ?? floorRps;
+    const share = ((r.rps / floor) * 100).toFixed(r.rps / floor < 0.1 ? 1 : 0);
+    const floorCell = paired ? ` ${r.floorRps ?? '-'} |` : '';
+    lines.push(
+      `| ${r.title} | ${r.rps} |${floorCell} ${share}% | ${r.p50} | ${r.p99} | ${r.serverCpuUs ?? '-'} |`,
+    );
   }
   return lines.join('\n');
 }

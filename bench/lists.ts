@@ -1,7 +1,7 @@
 // Lists benchmark (issue 14): GET /api/resources answering 140 records (7 parents
 // with operating hours, each followed by its 19 capacity lanes), the reservations
 // list (a page of 140) and the tasks list (a page of 140), on SQLite and on
-// PostgreSQL, beside the bare Fastify floor measured in the same run. The service
+// PostgreSQL, each case right after the bare Fastify floor under the same load. The service
 // runs as `npm start` runs it, seeded through its own HTTP API.
 // Run: npm run bench -- lists (PG_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres;
 // BENCH_SKIP_PG=1 to skip PostgreSQL).
@@ -13,6 +13,7 @@ import {
   api,
   type LoadRow,
   load,
+  loadBesideFloor,
   type Server,
   startFloor,
   startService,
@@ -104,7 +105,7 @@ async function measure(label: string, service: Server): Promise<LoadRow[]> {
     const page = await api<{ items?: unknown[] }>(service.base, 'GET', path, undefined, headers);
     if (page.items && page.items.length !== RECORDS)
       throw new Error(`${path} has ${page.items.length} items`);
-    rows.push(await load({ title, server: service, path, headers }));
+    rows.push(await loadBesideFloor(floor, { title, server: service, path, headers }));
   }
   return rows;
 }
