@@ -63,7 +63,7 @@ export function createServices(deps: ServiceDeps) {
     onTaskCompleted: async (actor, task) => automation.onTaskCompleted(actor, task),
   });
   const automation = createAutomationService({ ...deps, calendars, events, tasks });
-  const calendarSync = createCalendarSyncService({ ...deps, calendars, automation });
+  const calendarSync = createCalendarSyncService({ ...deps, calendars, events, automation });
   // Agents read the owner's calendars and groups: what a permission's scope may name.
   const userGroups = createUserGroupService({ ...deps, calendars });
   const agents = createAgentService({ ...deps, calendars, userGroups });

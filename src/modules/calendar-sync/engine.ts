@@ -5,9 +5,8 @@ import { randomToken, sha256 } from '../../lib/crypto.js';
 import { DomainError } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { isValidTimeZone } from '../calendars/schemas.js';
-import { type EventValues, toEvent } from '../events/repo.js';
-import type { Event, Reminder } from '../events/schemas.js';
-import { checkEvent, type EventFields } from '../events/service.js';
+import type { Event, EventValues, Reminder, SyncedEventRow } from '../events/schemas.js';
+import { checkEvent, type EventFields, type EventService } from '../events/service.js';
 import type { ProviderRegistry } from './providers/index.js';
 import {
   type CalendarProviderPort,
@@ -20,13 +19,7 @@ import {
   SyncTokenExpiredError,
 } from './providers/port.js';
 import { graphCanHold } from './providers/provider-b.js';
-import {
-  type ConnectionRow,
-  createSyncRepo,
-  type Mapping,
-  type SyncedEventRow,
-  type SyncRepo,
-} from './repo.js';
+import { type ConnectionRow, createSyncRepo, type Mapping, type SyncRepo } from './repo.js';
 import type { TokenKeeper } from './tokens.js';
 
 /** How long one sync or push-back may hold a calendar before another instance may take over. */
@@ -164,9 +157,13 @@ function toWrite(event: Event, withReminders: boolean): EventWrite {
   };
 }
 
+type SyncedEvents = ReturnType<EventService['mirrored']>;
+
 export interface EngineDeps {
   db: Db;
   repo: SyncRepo;
+  /** The events module, which writes the events a mapped calendar mirrors. */
+  events: Pick<EventService, 'mirrored'>;
   providers: ProviderRegistry;
   tokens: TokenKeeper;
   log: SyncLogger;
@@ -187,6 +184,7 @@ export interface EngineDeps {
  */
 export function createSyncEngine(deps: EngineDeps) {
   const { db, repo, providers, tokens, log } = deps;
+  const calendarEvents = deps.events;
   const chains = new Map<number, Promise<void>>();
 
   async function withLease<T>(mappingId: number, work: () => Promise<T>): Promise<T> {
@@ -314,13 +312,14 @@ export function createSyncEngine(deps: EngineDeps) {
 
     return inTransaction(db.kysely, async (trx) => {
       const r = createSyncRepo(trx);
+      const mirrored = calendarEvents.mirrored(trx);
       // B: occurrences of a series that was created here (pushed as a series) belong to that series.
       const masterIds = [
         ...new Set(events.flatMap((event) => (event.seriesMasterId ? [event.seriesMasterId] : []))),
       ];
       const localSeries = new Set(
         masterIds.length > 0
-          ? (await r.findSyncedEvents(calendarId, provider, masterIds)).map((row) => row.externalId)
+          ? (await mirrored.findByExternalIds(calendarId, provider, masterIds)).map((row) => row.externalId)
           : [],
       );
 
@@ -359,21 +358,21 @@ export function createSyncEngine(deps: EngineDeps) {
       }
 
       if (removals.length > 0) {
-        const found = await r.findSyncedEvents(calendarId, provider, removals);
+        const found = await mirrored.findByExternalIds(calendarId, provider, removals);
         // A deleted series takes its changed occurrences with it.
         const series = found.filter((row) => row.recurrence !== null).map((row) => row.externalId);
         const instances = series.length > 0 ? await r.deleteExceptionsOfSeries(mapping.id, series) : [];
         const instanceRows =
-          instances.length > 0 ? await r.findSyncedEvents(calendarId, provider, instances) : [];
+          instances.length > 0 ? await mirrored.findByExternalIds(calendarId, provider, instances) : [];
         const ids = [...new Set([...found, ...instanceRows].map((row) => row.id))];
-        await r.deleteEvents(ids);
+        await mirrored.deleteMany(ids);
         result.deleted += ids.length;
       }
 
       if (upserts.length > 0) {
         const existing = new Map(
           (
-            await r.findSyncedEvents(
+            await mirrored.findByExternalIds(
               calendarId,
               provider,
               upserts.map((event) => event.externalId),
@@ -385,7 +384,7 @@ export function createSyncEngine(deps: EngineDeps) {
           ruled.length > 0 ? await r.listExceptions(mapping.id, ruled) : [],
           (row) => row.seriesExternalId,
         );
-        const inserts: Parameters<SyncRepo['insertEvents']>[0] = [];
+        const inserts: Parameters<SyncedEvents['insertMany']>[0] = [];
         for (const event of upserts) {
           const row = existing.get(event.externalId);
           if (row && !force && event.etag !== null && row.externalEtag === event.etag) {
@@ -414,13 +413,13 @@ export function createSyncEngine(deps: EngineDeps) {
             continue;
           }
           if (sameContent(row, values, mapping.importReminders)) {
-            await r.setEventExternal(row.id, external);
+            await mirrored.setExternal(row.id, external);
             result.unchanged += 1;
             continue;
           }
           const { calendarId: _calendarId, reminders, ...rest } = values;
           // Without importReminders the local reminders are the user's: never overwritten.
-          await r.updateSyncedEvent(
+          await mirrored.update(
             row.id,
             mapping.importReminders ? { ...rest, reminders } : rest,
             external,
@@ -429,22 +428,28 @@ export function createSyncEngine(deps: EngineDeps) {
           result.updated += 1;
           result.changed.push(row.id);
         }
-        const ids = await r.insertEvents(inserts, now);
+        const ids = await mirrored.insertMany(inserts, now);
         result.inserted += ids.length;
         result.changed.push(...ids);
       }
 
-      if (dirtySeries.size > 0) await refreshSeriesExdates(r, ctx, [...dirtySeries], now);
+      if (dirtySeries.size > 0) await refreshSeriesExdates(r, mirrored, ctx, [...dirtySeries], now);
       return result;
     });
   }
 
   /** Rebuilds our EXDATE lines of series whose exceptions changed while the series itself did not. */
-  async function refreshSeriesExdates(r: SyncRepo, ctx: Context, seriesIds: string[], now: string) {
+  async function refreshSeriesExdates(
+    r: SyncRepo,
+    mirrored: SyncedEvents,
+    ctx: Context,
+    seriesIds: string[],
+    now: string,
+  ) {
     const { mapping } = ctx;
-    const masters = (await r.findSyncedEvents(mapping.localCalendarId, mapping.provider, seriesIds)).filter(
-      (row) => row.recurrence !== null,
-    );
+    const masters = (
+      await mirrored.findByExternalIds(mapping.localCalendarId, mapping.provider, seriesIds)
+    ).filter((row) => row.recurrence !== null);
     if (masters.length === 0) return;
     const exceptions = group(
       await r.listExceptions(
@@ -466,7 +471,7 @@ export function createSyncEngine(deps: EngineDeps) {
           recurrence: next,
           reminders: JSON.parse(master.reminders) as Reminder[],
         });
-        await r.setRecurrence(master.id, values.recurrence, values.occursUntil, now);
+        await mirrored.setRecurrence(master.id, values.recurrence, values.occursUntil, now);
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
         log.warn({ mappingId: mapping.id }, 'calendar sync: a series exception could not be applied');
@@ -516,7 +521,9 @@ export function createSyncEngine(deps: EngineDeps) {
     );
     if (seen) {
       // Mark and sweep: what the provider no longer lists is gone (for B only within the window).
-      const local = await repo.listSyncedEvents(mapping.localCalendarId, mapping.provider);
+      const local = await calendarEvents
+        .mirrored()
+        .listFromProvider(mapping.localCalendarId, mapping.provider);
       const gone = local
         .filter(
           (row) =>
@@ -525,9 +532,8 @@ export function createSyncEngine(deps: EngineDeps) {
         )
         .map((row) => row.id);
       await inTransaction(db.kysely, async (trx) => {
-        const r = createSyncRepo(trx);
-        await r.deleteEvents(gone);
-        await r.sweepExceptions(mapping.id, seen.instances);
+        await calendarEvents.mirrored(trx).deleteMany(gone);
+        await createSyncRepo(trx).sweepExceptions(mapping.id, seen.instances);
       });
       result.deleted += gone.length;
     }
@@ -536,25 +542,27 @@ export function createSyncEngine(deps: EngineDeps) {
 
   async function pushWrite(ctx: Context, eventId: number): Promise<void> {
     const { mapping, port, connection } = ctx;
-    const row = await repo.findEvent(eventId);
-    if (!row || row.calendarId !== mapping.localCalendarId) return;
-    if (row.externalProvider && row.externalProvider !== mapping.provider) return;
+    const mirrored = calendarEvents.mirrored();
+    const event = await mirrored.findById(eventId);
+    if (!event || event.calendarId !== mapping.localCalendarId) return;
+    const { external } = event;
+    if (external && external.provider !== mapping.provider) return;
     // Nothing local is newer than what the provider has (a sync wrote it, or an earlier push).
-    if (row.externalId && row.externalLastSyncedAt && row.updatedAt <= row.externalLastSyncedAt) return;
-    const write = toWrite(toEvent(row), mapping.importReminders);
+    if (external?.lastSyncedAt && event.updatedAt <= external.lastSyncedAt) return;
+    const write = toWrite(event, mapping.importReminders);
     const externalOf = (created: ExternalEvent) => ({
       externalProvider: mapping.provider,
       externalId: created.externalId,
       externalEtag: created.etag,
       externalLastSyncedAt: nowIso(),
     });
-    if (!row.externalId) {
+    if (!external) {
       if (port.id === 'calendar_provider_b' && !graphCanHold(write)) {
         await repo.setError(
           connection.id,
           {
             code: 'PUSH_UNSUPPORTED',
-            message: `Event ${row.id}: its recurrence cannot be expressed at the provider`,
+            message: `Event ${event.id}: its recurrence cannot be expressed at the provider`,
           },
           nowIso(),
         );
@@ -563,18 +571,18 @@ export function createSyncEngine(deps: EngineDeps) {
       const created = await tokens.withAccess(connection, (access) =>
         port.createEvent(access, mapping.externalCalendarId, write),
       );
-      await repo.setEventExternal(row.id, externalOf(created));
+      await mirrored.setExternal(event.id, externalOf(created));
       return;
     }
-    const externalId = row.externalId;
+    const { externalId } = external;
     try {
       const updated = await tokens.withAccess(connection, (access) =>
-        port.updateEvent(access, mapping.externalCalendarId, externalId, write, row.externalEtag),
+        port.updateEvent(access, mapping.externalCalendarId, externalId, write, external.etag),
       );
-      await repo.setEventExternal(row.id, externalOf(updated));
+      await mirrored.setExternal(event.id, externalOf(updated));
     } catch (error) {
       if (error instanceof PreconditionFailedError || error instanceof NotFoundAtProviderError) {
-        await providerWins(ctx, row.id, externalId, 'update');
+        await providerWins(ctx, event.id, externalId, 'update');
         return;
       }
       throw error;
@@ -617,7 +625,7 @@ export function createSyncEngine(deps: EngineDeps) {
       const applied = await applyEvents(ctx, [fresh], null, undefined, true);
       keptId = applied.changed[0] ?? eventId;
     } else if (eventId !== null) {
-      await repo.deleteEvents([eventId]);
+      await calendarEvents.mirrored().deleteMany([eventId]);
     }
     await repo.insertConflict({
       userId: mapping.userId,

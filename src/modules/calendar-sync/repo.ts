@@ -5,7 +5,7 @@ import type {
   CalendarSyncMappingsTable,
 } from '../../db/tables/calendar-sync.js';
 import type { Database } from '../../db/types.js';
-import type { EventValues } from '../events/repo.js';
+import { chunks } from '../../lib/chunks.js';
 import type { ExternalCalendar, SyncProvider } from './providers/port.js';
 
 export type ConnectionRow = Selectable<CalendarSyncConnectionsTable>;
@@ -70,38 +70,8 @@ export interface SealedTokens {
   scope: string | null;
 }
 
-/** The columns of a synced event the engine compares and writes. */
-export interface SyncedEventRow {
-  id: number;
-  externalId: string;
-  externalEtag: string | null;
-  title: string;
-  description: string | null;
-  location: string | null;
-  startTime: string;
-  endTime: string;
-  allDay: boolean;
-  timezone: string;
-  recurrence: string | null;
-  reminders: string;
-}
-
-export interface ExternalColumns {
-  externalProvider: string;
-  externalId: string;
-  externalEtag: string | null;
-  externalLastSyncedAt: string;
-}
-
-/** SQLite binds at most 32766 parameters; events have 17 columns. */
-const INSERT_CHUNK = 500;
+/** Ids per `in` list: well under SQLite's 32766 bound parameters. */
 const IN_CHUNK = 500;
-
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
 
 export function createSyncRepo(db: Executor) {
   return {
@@ -586,130 +556,7 @@ export function createSyncRepo(db: Executor) {
         .execute();
     },
 
-    // ------------------------------------------------------------------ synced events
-
-    /** The calendar's events with these provider ids: one query per 500 ids. */
-    async findSyncedEvents(
-      calendarId: number,
-      provider: SyncProvider,
-      externalIds: readonly string[],
-    ): Promise<SyncedEventRow[]> {
-      const out: SyncedEventRow[] = [];
-      for (const part of chunks(externalIds, IN_CHUNK)) {
-        const rows = await db
-          .selectFrom('events')
-          .select([
-            'id',
-            'externalId',
-            'externalEtag',
-            'title',
-            'description',
-            'location',
-            'startTime',
-            'endTime',
-            'allDay',
-            'timezone',
-            'recurrence',
-            'reminders',
-          ])
-          .where('calendarId', '=', calendarId)
-          .where('externalProvider', '=', provider)
-          .where('externalId', 'in', part)
-          .execute();
-        for (const row of rows)
-          out.push({ ...row, externalId: row.externalId!, allDay: Boolean(row.allDay) });
-      }
-      return out;
-    },
-
-    /** Every synced event of the calendar from this provider (the sweep after a full listing). */
-    async listSyncedEvents(
-      calendarId: number,
-      provider: SyncProvider,
-    ): Promise<Array<{ id: number; externalId: string; startTime: string }>> {
-      const rows = await db
-        .selectFrom('events')
-        .select(['id', 'externalId', 'startTime'])
-        .where('calendarId', '=', calendarId)
-        .where('externalProvider', '=', provider)
-        .execute();
-      return rows.map((row) => ({ id: row.id, externalId: row.externalId!, startTime: row.startTime }));
-    },
-
-    /** Multi-row inserts of up to 500 events; answers the new ids in input order. */
-    async insertEvents(
-      rows: Array<{ values: EventValues; external: ExternalColumns }>,
-      now: string,
-    ): Promise<number[]> {
-      const ids: number[] = [];
-      for (const part of chunks(rows, INSERT_CHUNK)) {
-        const inserted = await db
-          .insertInto('events')
-          .values(
-            part.map(({ values, external }) => ({
-              ...values,
-              recurrence:
-                values.recurrence && values.recurrence.length > 0 ? JSON.stringify(values.recurrence) : null,
-              reminders: JSON.stringify(values.reminders),
-              ...external,
-              createdAt: now,
-              updatedAt: now,
-            })),
-          )
-          .returning('id')
-          .execute();
-        ids.push(...inserted.map((row) => row.id));
-      }
-      return ids;
-    },
-
-    /** Writes a synced event; `values` without reminders leaves the local reminders alone. */
-    async updateSyncedEvent(
-      id: number,
-      values: Omit<EventValues, 'reminders' | 'calendarId'> & { reminders?: EventValues['reminders'] },
-      external: ExternalColumns,
-      now: string,
-    ): Promise<void> {
-      const { recurrence, reminders, ...rest } = values;
-      await db
-        .updateTable('events')
-        .set({
-          ...rest,
-          recurrence: recurrence && recurrence.length > 0 ? JSON.stringify(recurrence) : null,
-          ...(reminders !== undefined ? { reminders: JSON.stringify(reminders) } : {}),
-          ...external,
-          updatedAt: now,
-        })
-        .where('id', '=', id)
-        .execute();
-    },
-
-    /** Only the provider bookkeeping (an unchanged event with a new etag, or a push-back answer). */
-    async setEventExternal(id: number, external: ExternalColumns): Promise<void> {
-      await db.updateTable('events').set(external).where('id', '=', id).execute();
-    },
-
-    async setRecurrence(
-      id: number,
-      recurrence: string[] | null,
-      occursUntil: string | null,
-      now: string,
-    ): Promise<void> {
-      await db
-        .updateTable('events')
-        .set({
-          recurrence: recurrence && recurrence.length > 0 ? JSON.stringify(recurrence) : null,
-          occursUntil,
-          updatedAt: now,
-        })
-        .where('id', '=', id)
-        .execute();
-    },
-
-    async deleteEvents(ids: readonly number[]): Promise<void> {
-      for (const part of chunks(ids, IN_CHUNK))
-        await db.deleteFrom('events').where('id', 'in', part).execute();
-    },
+    // ------------------------------------------------------------------ the mapped calendar
 
     async calendarTimezone(calendarId: number): Promise<string | undefined> {
       const row = await db
@@ -718,10 +565,6 @@ export function createSyncRepo(db: Executor) {
         .where('id', '=', calendarId)
         .executeTakeFirst();
       return row?.timezone;
-    },
-
-    async findEvent(id: number) {
-      return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
     },
   };
 }

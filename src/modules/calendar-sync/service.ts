@@ -10,6 +10,7 @@ import type { AutomationService } from '../automation/service.js';
 import { isValidTimeZone } from '../calendars/schemas.js';
 import type { CalendarService } from '../calendars/service.js';
 import type { Event } from '../events/schemas.js';
+import type { EventService } from '../events/service.js';
 import {
   CHANNEL_RENEW_MARGIN_MS,
   createSyncEngine,
@@ -84,6 +85,7 @@ export interface CalendarSyncDeps {
   config: Config;
   jobs: JobQueue;
   calendars: CalendarService;
+  events: Pick<EventService, 'mirrored'>;
   automation: Pick<AutomationService, 'listRules' | 'runForSyncedEvent'>;
   log?: SyncLogger & { error(object: object, message: string): void };
   /** Tests inject adapters; the configured HTTP adapters otherwise. */
@@ -99,7 +101,7 @@ export type CalendarSyncService = ReturnType<typeof createCalendarSyncService>;
  * push-back of local changes, channel renewal). Requests never wait for a sync.
  */
 export function createCalendarSyncService(deps: CalendarSyncDeps) {
-  const { db, config, jobs, calendars, automation } = deps;
+  const { db, config, jobs, calendars, events, automation } = deps;
   const log = deps.log ?? quietLog;
   const key = config.encryptionKey;
   // A key of its own for state signatures, derived so ENCRYPTION_KEY is never used for two things.
@@ -108,7 +110,7 @@ export function createCalendarSyncService(deps: CalendarSyncDeps) {
   const repo = createSyncRepo(db.kysely);
   const tokens = createTokenKeeper({ key, repo, providers });
   const webhookUrl = (provider: SyncProvider) => `${config.publicUrl}/api/calendar-sync/webhooks/${provider}`;
-  const engine = createSyncEngine({ db, repo, providers, tokens, log, webhookUrl });
+  const engine = createSyncEngine({ db, repo, events, providers, tokens, log, webhookUrl });
   const retry = { retryDelaySeconds: config.calendarSync.retryDelaySeconds };
 
   const redirectUri = (provider: SyncProvider) =>

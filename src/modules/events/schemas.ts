@@ -109,3 +109,42 @@ export const eventRangeQuery = z.object({
   to: instant.describe('End of the range (exclusive); at most 366 days after from'),
 });
 export type EventRange = z.infer<typeof eventRangeQuery>;
+
+/** What an event is written with: its fields as stored, the calendar it belongs to. */
+export interface EventValues {
+  calendarId: number;
+  title: string;
+  description: string | null;
+  location: string | null;
+  startTime: string;
+  endTime: string;
+  allDay: boolean;
+  timezone: string;
+  recurrence: string[] | null;
+  reminders: Reminder[];
+  occursUntil: string | null;
+}
+
+/** The columns of an event mirrored from a provider that calendar sync compares and writes. */
+export interface SyncedEventRow {
+  id: number;
+  externalId: string;
+  externalEtag: string | null;
+  title: string;
+  description: string | null;
+  location: string | null;
+  startTime: string;
+  endTime: string;
+  allDay: boolean;
+  timezone: string;
+  recurrence: string | null;
+  reminders: string;
+}
+
+/** Where an event mirrors a provider's event, as stored beside it. */
+export interface ExternalColumns {
+  externalProvider: string;
+  externalId: string;
+  externalEtag: string | null;
+  externalLastSyncedAt: string;
+}

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { Db } from '../../db/database.js';
+import type { Db, Executor } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Actor } from '../../lib/actor.js';
 import { conflict, notFound, validationFailed } from '../../lib/errors.js';
@@ -14,13 +14,14 @@ import {
   RecurrenceError,
   seriesEnd,
 } from './recurrence.js';
-import { createEventRepo, type EventValues } from './repo.js';
+import { createEventRepo, createSyncedEventRepo } from './repo.js';
 import {
   type Event,
   type EventInput,
   type EventOccurrence,
   type EventPatch,
   type EventRange,
+  type EventValues,
   type ExternalRef,
   instant,
   REMINDER_MAX_MINUTES,
@@ -203,6 +204,16 @@ export function createEventService({
   }
 
   return {
+    /**
+     * The events calendar sync mirrors from a provider, read by the provider's ids and
+     * written in bulk in the sync's own transaction (`executor`). The sync decides
+     * what to write for the calendar it maps; no hook runs, as the sync reports and
+     * pushes its own changes.
+     */
+    mirrored(executor: Executor = db.kysely) {
+      return createSyncedEventRepo(executor);
+    },
+
     /**
      * Occurrences overlapping [from, to) in a calendar the actor may read: recurring
      * events expanded in their own time zone, in start order. One query, expansion in memory.
