@@ -184,6 +184,7 @@ export interface EngineDeps {
  */
 export function createSyncEngine(deps: EngineDeps) {
   const { db, repo, providers, tokens, log } = deps;
+  // `events` names the provider's listings below.
   const calendarEvents = deps.events;
   const chains = new Map<number, Promise<void>>();
 
