@@ -1,4 +1,3 @@
-import type { ColumnType, Generated } from 'kysely';
 import type { AgentTables } from './tables/agents.js';
 import type { AutomationTables } from './tables/automation.js';
 import type { AvailabilityTables } from './tables/availability.js';
@@ -15,15 +14,6 @@ import type { ResourceTables } from './tables/resources.js';
 import type { TaskTables } from './tables/tasks.js';
 import type { UserGroupTables } from './tables/user-groups.js';
 import type { UserTables } from './tables/users.js';
-
-/** Integer primary key assigned by the database. */
-export type Id = Generated<number>;
-/** ISO-8601 UTC text on SQLite, timestamptz on PostgreSQL; read back as ISO strings on both. */
-export type Timestamp = string;
-/** Boolean column: PostgreSQL answers booleans, SQLite 0/1, so reads go through Boolean(). */
-export type Bool = ColumnType<boolean | number, boolean, boolean>;
-/** JSON stored as text on both dialects; repos stringify on write and parse on read. */
-export type JsonText = string;
 
 export interface Database
   extends UserTables,

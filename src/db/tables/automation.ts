@@ -1,4 +1,4 @@
-import type { Bool, Id, JsonText, Timestamp } from '../types.js';
+import type { Bool, Id, JsonText, Timestamp } from '../columns.js';
 
 export type AutomationTrigger = 'event.created' | 'event.synced' | 'task.completed' | 'manual';
 export type AutomationOutcome = 'succeeded' | 'failed' | 'skipped';

@@ -1,4 +1,4 @@
-import type { Bool, Id, JsonText, Timestamp } from '../types.js';
+import type { Bool, Id, JsonText, Timestamp } from '../columns.js';
 
 /** One user's authorisation of one external calendar provider. Deleted on disconnect. */
 export interface CalendarSyncConnectionsTable {

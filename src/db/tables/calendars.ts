@@ -1,4 +1,4 @@
-import type { Bool, Id, JsonText, Timestamp } from '../types.js';
+import type { Bool, Id, JsonText, Timestamp } from '../columns.js';
 
 export interface CalendarsTable {
   id: Id;

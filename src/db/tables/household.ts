@@ -1,4 +1,4 @@
-import type { Id, Timestamp } from '../types.js';
+import type { Id, Timestamp } from '../columns.js';
 
 /**
  * A household inventory item: private to `ownerId` while `groupId` is null,

@@ -1,4 +1,4 @@
-import type { Id, Timestamp } from '../types.js';
+import type { Id, Timestamp } from '../columns.js';
 
 /**
  * A client's idempotency key for one booking request. `statusCode` and `responseBody`

@@ -1,4 +1,4 @@
-import type { Timestamp } from '../types.js';
+import type { Timestamp } from '../columns.js';
 
 /**
  * A 2025-era MCP session: created by `initialize`, bound to one agent, ended by

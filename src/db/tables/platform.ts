@@ -1,4 +1,4 @@
-import type { Id, JsonText, Timestamp } from '../types.js';
+import type { Id, JsonText, Timestamp } from '../columns.js';
 
 export interface FrontendErrorsTable {
   id: Id;

@@ -1,4 +1,4 @@
-import type { Bool, Id, Timestamp } from '../types.js';
+import type { Bool, Id, Timestamp } from '../columns.js';
 
 export type Plan = 'STORE' | 'ENTERPRISE';
 

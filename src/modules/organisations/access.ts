@@ -3,7 +3,7 @@ import type { Actor } from '../../lib/actor.js';
 import { conflict, forbidden, notFound } from '../../lib/errors.js';
 import type { SchedulePolicy } from '../scheduling/schemas.js';
 import { activeMembershipQuery, createOrganisationRepo } from './repo.js';
-import type { Organisation, OrganisationRole } from './schemas.js';
+import type { MembershipOf, OrganisationRole } from './schemas.js';
 
 const ANY_MEMBER: readonly OrganisationRole[] = ['OWNER', 'ADMIN', 'MANAGER', 'MEMBER'];
 
@@ -58,14 +58,6 @@ export interface Tenant {
   /** Organisation-wide schedule defaults, null when none are configured. */
   schedulePolicy: SchedulePolicy | null;
   defaultCurrency: string;
-}
-
-/** The actor's membership of one organisation, with the organisation itself. */
-export interface MembershipOf {
-  organisation: Organisation;
-  role: OrganisationRole;
-  /** Whether it is the actor's active organisation. */
-  isActiveOrganisation: boolean;
 }
 
 export interface MembershipOptions {

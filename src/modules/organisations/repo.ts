@@ -3,8 +3,7 @@ import { type Dialect, type Executor, precompiled } from '../../db/database.js';
 import type { OrganisationRole, OrganisationsTable } from '../../db/tables/organisations.js';
 import type { Plan } from '../../db/tables/users.js';
 import type { SchedulePolicy } from '../scheduling/schemas.js';
-import type { MembershipOf } from './access.js';
-import type { Member, Organisation } from './schemas.js';
+import type { Member, MembershipOf, Organisation } from './schemas.js';
 
 const organisationColumns = [
   'organisations.id',

@@ -129,6 +129,14 @@ export const organisation = z
   .describe('Organisation');
 export type Organisation = z.infer<typeof organisation>;
 
+/** The actor's membership of one organisation, with the organisation itself. */
+export interface MembershipOf {
+  organisation: Organisation;
+  role: OrganisationRole;
+  /** Whether it is the actor's active organisation. */
+  isActiveOrganisation: boolean;
+}
+
 /** An organisation as seen by one member: every organisation route answers this shape. */
 export const memberOrganisation = organisation
   .extend({

@@ -7,7 +7,7 @@ import { conflict, DomainError, forbidden, notFound, validationFailed } from '..
 import { nowIso } from '../../lib/time.js';
 import { DEFAULT_CURRENCY } from '../payments/currencies.js';
 import { normaliseSchedulePolicy } from '../scheduling/schemas.js';
-import { assertCan, createOrganisationAccess, type MembershipOf, type Tenant } from './access.js';
+import { assertCan, createOrganisationAccess, type Tenant } from './access.js';
 import {
   createOrganisationDependentsRepo,
   createOrganisationRepo,
@@ -20,6 +20,7 @@ import type {
   DeletionPreview,
   Member,
   MemberOrganisation,
+  MembershipOf,
   Organisation,
   OrganisationRole,
   UpdateBillingInput,
