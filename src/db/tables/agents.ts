@@ -1,4 +1,4 @@
-import type { Id, JsonText, Timestamp } from '../columns.js';
+import type { Id, JsonText, Timestamp } from '../column-types.js';
 
 /** `active` (new), `paused` (by the owner), `disabled` (after DELETE; kept for its history). */
 export type AgentStatus = 'active' | 'paused' | 'disabled';

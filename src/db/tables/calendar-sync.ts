@@ -1,4 +1,4 @@
-import type { Bool, Id, JsonText, Timestamp } from '../columns.js';
+import type { Bool, Id, JsonText, Timestamp } from '../column-types.js';
 
 /** One user's authorisation of one external calendar provider. Deleted on disconnect. */
 export interface CalendarSyncConnectionsTable {

@@ -1,4 +1,4 @@
-import type { Bool, Id, JsonText, Timestamp } from '../columns.js';
+import type { Bool, Id, JsonText, Timestamp } from '../column-types.js';
 
 export interface CalendarsTable {
   id: Id;

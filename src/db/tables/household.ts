@@ -1,4 +1,4 @@
-import type { Id, Timestamp } from '../columns.js';
+import type { Id, Timestamp } from '../column-types.js';
 
 /**
  * A household inventory item: private to `ownerId` while `groupId` is null,

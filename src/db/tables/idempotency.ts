@@ -1,4 +1,4 @@
-import type { Id, Timestamp } from '../columns.js';
+import type { Id, Timestamp } from '../column-types.js';
 
 /**
  * A client's idempotency key for one booking request. `statusCode` and `responseBody`

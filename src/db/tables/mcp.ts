@@ -1,4 +1,4 @@
-import type { Timestamp } from '../columns.js';
+import type { Timestamp } from '../column-types.js';
 
 /**
  * A 2025-era MCP session: created by `initialize`, bound to one agent, ended by

@@ -1,4 +1,4 @@
-import type { Id, JsonText, Timestamp } from '../columns.js';
+import type { Id, JsonText, Timestamp } from '../column-types.js';
 
 /**
  * A client registered through RFC 7591 dynamic registration. Public clients only:

@@ -1,4 +1,4 @@
-import type { Id, JsonText, Timestamp } from '../columns.js';
+import type { Id, JsonText, Timestamp } from '../column-types.js';
 
 export interface FrontendErrorsTable {
   id: Id;

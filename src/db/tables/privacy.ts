@@ -1,4 +1,4 @@
-import type { Id, JsonText, Timestamp } from '../columns.js';
+import type { Id, JsonText, Timestamp } from '../column-types.js';
 
 export type DataSubjectRequestType = 'access' | 'export' | 'delete';
 /** `pending` (new) -> `in_progress` (an operator started it) -> `completed`; or `rejected`, `cancelled`. */

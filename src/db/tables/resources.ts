@@ -1,5 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
-import type { Bool, Id, JsonText, Timestamp } from '../columns.js';
+import type { Bool, Id, JsonText, Timestamp } from '../column-types.js';
 
 export type BookingMode = 'SINGLE_RESOURCE' | 'POOL' | 'BOTH';
 export type ReservationStatus = 'pending_payment' | 'confirmed' | 'cancelled';

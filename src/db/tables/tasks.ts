@@ -1,4 +1,4 @@
-import type { Bool, Id, JsonText, Timestamp } from '../columns.js';
+import type { Bool, Id, JsonText, Timestamp } from '../column-types.js';
 
 export type TaskStatus = 'todo' | 'in_progress' | 'done' | 'cancelled';
 export type TaskPriority = 'low' | 'normal' | 'high';

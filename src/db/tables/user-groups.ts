@@ -1,4 +1,4 @@
-import type { Id, Timestamp } from '../columns.js';
+import type { Id, Timestamp } from '../column-types.js';
 
 export type UserGroupRole = 'owner' | 'member';
 

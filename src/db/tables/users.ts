@@ -1,4 +1,4 @@
-import type { Bool, Id, Timestamp } from '../columns.js';
+import type { Bool, Id, Timestamp } from '../column-types.js';
 
 export type Plan = 'STORE' | 'ENTERPRISE';
 
