@@ -24,6 +24,7 @@ import { createResourcesService } from './modules/resources/service.js';
 import { createRoutineService } from './modules/routines/service.js';
 import { createTaskService } from './modules/tasks/service.js';
 import { createUserGroupService } from './modules/user-groups/service.js';
+import { PRIVACY_DECLARATIONS } from './privacy-declarations.js';
 
 export interface ServiceDeps {
   db: Db;
@@ -102,7 +103,10 @@ export function createServices(deps: ServiceDeps) {
     oauth: createOAuthService({ ...deps, agents }),
   };
   // Privacy runs every module's privacy declaration; of other services it needs only the account.
-  return { ...services, privacy: createPrivacyService({ ...deps, users: services.auth }) };
+  return {
+    ...services,
+    privacy: createPrivacyService({ ...deps, users: services.auth, declarations: PRIVACY_DECLARATIONS }),
+  };
 }
 
 export type Services = ReturnType<typeof createServices>;

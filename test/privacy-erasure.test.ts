@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sha256 } from '../src/lib/crypto.js';
-import { PRIVACY_DECLARATIONS } from '../src/modules/privacy/declarations.js';
 import { ANONYMISED_CUSTOMER_NAME } from '../src/modules/reservations/privacy.js';
+import { PRIVACY_DECLARATIONS } from '../src/privacy-declarations.js';
 import { createTestApp, registerUser, type TestApp } from './helpers.js';
 import { tokenRequest } from './oauth-helpers.js';
 import {

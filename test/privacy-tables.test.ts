@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { PRIVACY_DECLARATIONS } from '../src/modules/privacy/declarations.js';
+import { PRIVACY_DECLARATIONS } from '../src/privacy-declarations.js';
 import { createTestApp, registerUser, type TestApp } from './helpers.js';
 import { schemaTables } from './privacy-helpers.js';
 

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { agentActor } from '../src/lib/actor.js';
-import { PRIVACY_DECLARATIONS } from '../src/modules/privacy/declarations.js';
 import { exportDocument } from '../src/modules/privacy/export.js';
 import { CONSENT_TYPES } from '../src/modules/privacy/schemas.js';
+import { PRIVACY_DECLARATIONS } from '../src/privacy-declarations.js';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from './helpers.js';
 import { ok, PRIVACY } from './privacy-helpers.js';
 

@@ -6,7 +6,7 @@ import type { Database } from '../../db/types.js';
  * The contract between the privacy module and every module that stores data.
  * Each module declares, in its own `privacy.ts`, what its tables hold about a
  * person, how to export it and how to erase it; the privacy module only runs
- * these declarations (src/modules/privacy/declarations.ts lists them all).
+ * these declarations (src/privacy-declarations.ts lists them all).
  */
 
 /** The person a declaration acts on, read once before anything changes. */

@@ -8,7 +8,6 @@ import { conflict, DomainError, forbidden, notFound, validationFailed } from '..
 import { nowIso } from '../../lib/time.js';
 import type { AuthService } from '../auth/service.js';
 import type { DataSubject, Delegates, PrivacyDeclaration } from './declaration.js';
-import { PRIVACY_DECLARATIONS } from './declarations.js';
 import { exportDocument, exportStream } from './export.js';
 import { createPrivacyRepo, type RequestFilter, type RequestRow, toRequest } from './repo.js';
 import {
@@ -68,12 +67,13 @@ export function createPrivacyService({
   db,
   jobs,
   users,
-  declarations = PRIVACY_DECLARATIONS,
+  declarations,
 }: {
   db: Db;
   jobs: JobQueue;
   users: Pick<AuthService, 'me'>;
-  declarations?: readonly PrivacyDeclaration[];
+  /** What every module holds about a person, in export order (src/privacy-declarations.ts). */
+  declarations: readonly PrivacyDeclaration[];
 }) {
   const repo = createPrivacyRepo(db.kysely);
 
