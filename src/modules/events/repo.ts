@@ -257,5 +257,3 @@ export function createSyncedEventRepo(db: Executor) {
     },
   };
 }
-
-export type SyncedEventRepo = ReturnType<typeof createSyncedEventRepo>;
