@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import {
   type CalendarProviderAEmulator,
   startCalendarProviderAEmulator,
@@ -87,7 +87,14 @@ export async function startSyncHarness(
 export const accountOf = (provider: Provider, who: 'alice' | 'bob') =>
   `${who}@${provider === 'calendar_provider_a' ? 'a' : 'b'}.test`;
 
-/** Runs the connect flow: auth URL, the emulator's consent (approves at once), the callback. */
+/** The binding cookie a connect call set, as the browser that made the call sends it to the callback. */
+export function bindingCookie(auth: LightMyRequestResponse): Record<string, string> {
+  const cookie = auth.cookies.find((c) => c.name === 'calendar_sync_binding');
+  assert.ok(cookie?.value, 'the connect call sets the binding cookie');
+  return { calendar_sync_binding: cookie.value };
+}
+
+/** Runs the connect flow in one browser: auth URL, the emulator's consent (approves at once), the callback. */
 export async function connect(
   h: SyncHarness,
   user: SignedInUser,
@@ -105,7 +112,11 @@ export async function connect(
   const consent = await fetch(authUrl, { redirect: 'manual' });
   assert.equal(consent.status, 302, await consent.text());
   const back = new URL(consent.headers.get('location')!);
-  const callback = await h.app.inject({ method: 'GET', url: `${back.pathname}${back.search}` });
+  const callback = await h.app.inject({
+    method: 'GET',
+    url: `${back.pathname}${back.search}`,
+    cookies: bindingCookie(auth),
+  });
   assert.equal(callback.statusCode, 302, callback.body);
   return new URL(String(callback.headers.location));
 }

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { startCalendarProviderAEmulator } from '../tools/emulators/calendar-provider-a/server.js';
-import { eventually } from './calendar-sync-helpers.js';
+import { bindingCookie, eventually } from './calendar-sync-helpers.js';
 import { createTestDatabase, registerUser, TEST_ENV } from './helpers.js';
 
 // Several instances on one PostgreSQL database with the pg-boss queue: the PostgreSQL pass
@@ -46,7 +46,11 @@ if (process.env.TEST_DATABASE_URL)
       });
       const consent = await fetch(auth.json().authUrl, { redirect: 'manual' });
       const back = new URL(consent.headers.get('location')!);
-      const callback = await two.inject({ method: 'GET', url: `${back.pathname}${back.search}` });
+      const callback = await two.inject({
+        method: 'GET',
+        url: `${back.pathname}${back.search}`,
+        cookies: bindingCookie(auth),
+      });
       assert.equal(new URL(String(callback.headers.location)).searchParams.get('success'), 'connected');
       const calendars = [1, 2, 3].map(
         (n) => emulator.createCalendar('alice@a.test', { summary: `PG ${n}` }).id,

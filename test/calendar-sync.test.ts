@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { decryptSecret } from '../src/lib/crypto.js';
 import {
+  bindingCookie,
   connect,
   connected,
   force,
@@ -97,16 +98,19 @@ describe('calendar sync: connect, callback, mapping, disconnect, force', () => {
       assert.ok((url.searchParams.get('message') ?? '').length > 0);
       assert.equal(url.searchParams.get('success'), null);
     };
+    /** A connect started in "the browser" whose binding cookie `cookies` holds. */
+    let cookies: Record<string, string> = {};
     async function freshState(user: Awaited<ReturnType<typeof registerUser>>) {
       const auth = await h.app.inject({
         method: 'GET',
         url: `/api/calendar-sync/auth/${provider}`,
         headers: user.auth,
       });
+      cookies = bindingCookie(auth);
       return new URL(auth.json().authUrl);
     }
     const callback = (query: string, which: string = provider) =>
-      h.app.inject({ method: 'GET', url: `/api/calendar-sync/callback/${which}?${query}` });
+      h.app.inject({ method: 'GET', url: `/api/calendar-sync/callback/${which}?${query}`, cookies });
 
     test('denied consent (provider error, no code)', async () => {
       const user = await registerUser(h.app);
@@ -115,7 +119,7 @@ describe('calendar sync: connect, callback, mapping, disconnect, force', () => {
       const consent = await fetch(authUrl, { redirect: 'manual' });
       const back = new URL(consent.headers.get('location')!);
       assert.equal(back.searchParams.get('error'), 'access_denied');
-      const r = await h.app.inject({ method: 'GET', url: `${back.pathname}${back.search}` });
+      const r = await h.app.inject({ method: 'GET', url: `${back.pathname}${back.search}`, cookies });
       assert.equal(r.statusCode, 302);
       expectError(r.headers.location, 'access_denied');
       // The state was spent: using it now with a code fails.
@@ -177,7 +181,7 @@ describe('calendar sync: connect, callback, mapping, disconnect, force', () => {
         .execute();
       const consent = await fetch(authUrl, { redirect: 'manual' });
       const back = new URL(consent.headers.get('location')!);
-      const r = await h.app.inject({ method: 'GET', url: `${back.pathname}${back.search}` });
+      const r = await h.app.inject({ method: 'GET', url: `${back.pathname}${back.search}`, cookies });
       expectError(r.headers.location, 'invalid_state');
       assert.equal((await status(h.app, user, provider)).isConnected, false);
     });
@@ -187,9 +191,9 @@ describe('calendar sync: connect, callback, mapping, disconnect, force', () => {
       const authUrl = await freshState(user);
       const consent = await fetch(authUrl, { redirect: 'manual' });
       const back = new URL(consent.headers.get('location')!);
-      const first = await h.app.inject({ method: 'GET', url: `${back.pathname}${back.search}` });
+      const first = await h.app.inject({ method: 'GET', url: `${back.pathname}${back.search}`, cookies });
       assert.equal(new URL(String(first.headers.location)).searchParams.get('success'), 'connected');
-      const again = await h.app.inject({ method: 'GET', url: `${back.pathname}${back.search}` });
+      const again = await h.app.inject({ method: 'GET', url: `${back.pathname}${back.search}`, cookies });
       expectError(again.headers.location, 'invalid_state');
     });
 

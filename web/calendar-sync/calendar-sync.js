@@ -1,6 +1,9 @@
-// The calendar-sync landing page: where a provider connect ends (success=connected or
-// error=<code>&message=<text>), and each provider's status. Served with a strict CSP: no
-// inline code; every server value reaches the page through textContent, never as markup.
+// The calendar-sync landing page: where a provider connect starts (the Connect buttons, or
+// `?connect=<provider>` from another app) and ends (success=connected or
+// error=<code>&message=<text>), and each provider's status. The connect call is made from this
+// page so its binding cookie lands in the browser the provider sends back to the callback.
+// Served with a strict CSP: no inline code; every server value reaches the page through
+// textContent, never as markup.
 
 const PROVIDER_NAMES = {
   calendar_provider_a: 'Calendar provider A',
@@ -16,6 +19,8 @@ const $ = (id) => document.getElementById(id);
 /** The login JWT lives only in this page's memory; the refresh cookie is httpOnly. */
 let accessToken = null;
 let busy = false;
+/** A provider to connect once the status is shown (`?connect=`), signed in first if need be. */
+let pendingConnect = null;
 
 class ApiError extends Error {
   constructor(status, message) {
@@ -119,6 +124,8 @@ function setBusy(value) {
 /** Shows the outcome the provider redirect carried, then drops it from the address bar. */
 function showResult() {
   const params = new URLSearchParams(window.location.search);
+  const wanted = params.get('connect');
+  if (wanted && Object.hasOwn(PROVIDER_NAMES, wanted)) pendingConnect = wanted;
   const result = $('result');
   const provider = PROVIDER_NAMES[params.get('provider')] ?? 'The calendar provider';
   if (params.get('success') === 'connected') {
@@ -196,12 +203,35 @@ function renderProvider(item) {
   return li;
 }
 
+function showNote(message) {
+  const result = $('result');
+  result.textContent = message;
+  result.className = 'result ok';
+  result.hidden = false;
+}
+
+/** Asks for the consent URL from this page, so this browser keeps the connect's binding cookie. */
+async function startConnect(provider) {
+  const answer = await withSession(() =>
+    api('GET', `/api/calendar-sync/auth/${encodeURIComponent(provider)}`),
+  );
+  if (!answer) return;
+  showNote(`Taking you to ${PROVIDER_NAMES[provider] ?? provider}…`);
+  window.location.assign(answer.authUrl);
+}
+
 async function loadStatus() {
   const status = await withSession(() => api('GET', '/api/calendar-sync/status'));
   if (!status) return;
   const list = $('providers');
   list.replaceChildren(...status.providers.map(renderProvider));
   showView('status');
+  const wanted = pendingConnect;
+  pendingConnect = null;
+  const item = wanted && status.providers.find((p) => p.provider === wanted);
+  if (!item) return;
+  if (item.isConnected) showNote(`${PROVIDER_NAMES[wanted]} is already connected.`);
+  else await startConnect(wanted);
 }
 
 async function run(action) {
@@ -217,12 +247,7 @@ async function run(action) {
 }
 
 function onConnect(provider) {
-  run(async () => {
-    const answer = await withSession(() =>
-      api('GET', `/api/calendar-sync/auth/${encodeURIComponent(provider)}`),
-    );
-    if (answer) window.location.assign(answer.authUrl);
-  });
+  run(() => startConnect(provider));
 }
 
 function onDisconnect(provider) {
@@ -238,12 +263,7 @@ function onDisconnect(provider) {
 function onForce() {
   run(async () => {
     const answer = await withSession(() => api('POST', '/api/calendar-sync/force'));
-    if (answer) {
-      const result = $('result');
-      result.textContent = answer.message;
-      result.className = 'result ok';
-      result.hidden = false;
-    }
+    if (answer) showNote(answer.message);
   });
 }
 

@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { actorOf } from '../../http/auth.js';
@@ -13,14 +14,33 @@ import {
   statusResponse,
   syncCalendarsBody,
 } from './schemas.js';
+import type { BrowserBinding } from './service.js';
 
 const tags = ['calendar sync'];
+/** Binds a connect to the browser that started it; sent back only to the provider's callback. */
+const BINDING_COOKIE = 'calendar_sync_binding';
 
 const header = (value: string | string[] | undefined) => (typeof value === 'string' ? value : undefined);
 
 /** External calendar sync, under /api/calendar-sync. */
 export const calendarSyncRoutes: FastifyPluginAsyncZod = async (app) => {
   const { calendarSync } = app.services;
+  const secureCookies = app.config.publicUrl.startsWith('https://');
+
+  /** httpOnly and SameSite=Lax: the provider's redirect back is a top-level GET, which carries it. */
+  function keepBinding(reply: FastifyReply, binding: BrowserBinding) {
+    if (!binding.value)
+      reply.clearCookie(BINDING_COOKIE, { path: binding.callbackPath, httpOnly: true, sameSite: 'lax' });
+    else
+      reply.setCookie(BINDING_COOKIE, binding.value, {
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: secureCookies,
+        path: binding.callbackPath,
+        maxAge: binding.maxAgeSeconds,
+      });
+  }
+
   const errors = {
     ...errorResponses(400, 401, 404, 409),
     502: errorEnvelope.describe('PROVIDER_ERROR: the calendar provider failed or is not configured'),
@@ -48,12 +68,26 @@ export const calendarSyncRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: "The provider's consent URL (single-use state for 10 minutes, PKCE)",
+        description:
+          'Also sets the httpOnly cookie `calendar_sync_binding` (SameSite=Lax, path of the callback): ' +
+          'only the browser holding it completes the connect, so open `authUrl` in the browser that made ' +
+          'this call. Other clients send the person to `FRONTEND_URL/calendar-sync?connect=<provider>`, ' +
+          'which starts the connect in their browser.',
         security: security.user,
         params: providerParam,
         response: { 200: authUrlResponse, ...errors },
       },
     },
-    async (request) => calendarSync.authUrl(actorOf(request), request.params.provider),
+    async (request, reply) => {
+      const { authUrl, binding } = await calendarSync.authUrl(
+        actorOf(request),
+        request.params.provider,
+        request.cookies[BINDING_COOKIE],
+      );
+      keepBinding(reply, binding);
+      reply.header('cache-control', 'no-store');
+      return { authUrl };
+    },
   );
 
   app.get(
@@ -66,8 +100,9 @@ export const calendarSyncRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'OAuth redirect target of the providers (public); redirects to FRONTEND_URL/calendar-sync',
         description:
           'Redirects with `success=connected&provider=<p>`, or `error=<code>&message=<text>` ' +
-          '(invalid_callback, access_denied, provider_error, missing_code, invalid_state, token_exchange_failed, ' +
-          'provider_not_configured). The user comes from the state the connect call issued.',
+          '(invalid_callback, access_denied, provider_error, missing_code, invalid_state, browser_mismatch, ' +
+          'token_exchange_failed, provider_not_configured). The user comes from the state the connect call ' +
+          'issued; only the browser holding the cookie that call set connects (otherwise browser_mismatch).',
         security: security.public,
         params: providerParam,
         querystring: oauthCallbackQuery,
@@ -75,7 +110,12 @@ export const calendarSyncRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const provider = String((request.params as { provider?: unknown }).provider ?? '');
-      const outcome = await calendarSync.callback(provider, request.validationError ? null : request.query);
+      const outcome = await calendarSync.callback(
+        provider,
+        request.validationError ? null : request.query,
+        request.cookies[BINDING_COOKIE],
+      );
+      if (outcome.binding) keepBinding(reply, outcome.binding);
       // The URL carried a code and a state: keep the landing page's address out of referrers and caches.
       reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
       return reply.redirect(outcome.location, 302);

@@ -49,6 +49,9 @@ const CHANNEL_POLL_FACTOR = 12;
 const POLL_BATCH = 500;
 const RENEW_EVERY_MINUTES = 60;
 const STATE_FORMAT = /^[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}$/;
+/** Connects one browser may have under way per provider (several tabs); the oldest drops out. */
+const BINDINGS_PER_BROWSER = 3;
+const BINDING_FORMAT = /^[A-Za-z0-9_-]{43}$/;
 
 /** What the landing page shows for each callback failure: fixed words, nothing echoed from the query. */
 const CALLBACK_ERRORS = {
@@ -57,6 +60,9 @@ const CALLBACK_ERRORS = {
   provider_error: 'The calendar provider reported a problem. Connect again.',
   missing_code: 'The calendar provider sent no authorization code. Connect again.',
   invalid_state: 'This connect link is invalid, expired or was already used. Connect again.',
+  browser_mismatch:
+    'Nothing was connected: this connect was not started in this browser. If someone sent you the link, ' +
+    'do not use it; to connect your own calendar, use Connect on this page.',
   token_exchange_failed: 'The calendar provider did not complete the connection. Try again later.',
   provider_not_configured: 'This calendar provider is not available on this server.',
 } as const;
@@ -95,6 +101,17 @@ export interface CalendarSyncDeps {
 export type CalendarSyncService = ReturnType<typeof createCalendarSyncService>;
 
 /**
+ * What the browser that starts a connect keeps until the provider sends it back (the routes
+ * hold it in an httpOnly cookie): one value per connect under way, each a MAC of its `state`,
+ * and the path of the provider's callback. An empty value means the browser may forget it.
+ */
+export interface BrowserBinding {
+  value: string;
+  callbackPath: string;
+  maxAgeSeconds: number;
+}
+
+/**
  * External calendar sync (`calendar_provider_a`, `calendar_provider_b`): connect by OAuth
  * (signed single-use state, PKCE, tokens sealed at rest), map external calendars onto local
  * ones, and keep them in sync in background jobs (pull on push notifications and by polling,
@@ -115,6 +132,18 @@ export function createCalendarSyncService(deps: CalendarSyncDeps) {
 
   const redirectUri = (provider: SyncProvider) =>
     `${config.publicUrl}/api/calendar-sync/callback/${provider}`;
+  /** The state's binding to the browser that asked for it (RFC 6749 section 10.12). */
+  const bindingOf = (state: string) => hmacSha256(stateKey, `browser.${state}`);
+  const heldBindings = (held: string | undefined) =>
+    (held ?? '')
+      .split('.')
+      .filter((value) => BINDING_FORMAT.test(value))
+      .slice(0, BINDINGS_PER_BROWSER);
+  const browserBinding = (provider: SyncProvider, values: string[]): BrowserBinding => ({
+    value: values.join('.'),
+    callbackPath: new URL(redirectUri(provider)).pathname,
+    maxAgeSeconds: STATE_TTL_SECONDS,
+  });
   const landing = (params: Record<string, string>) =>
     `${config.frontendUrl}/calendar-sync?${new URLSearchParams(params).toString()}`;
   const callbackError = (error: CallbackError, provider?: SyncProvider) =>
@@ -334,8 +363,15 @@ export function createCalendarSyncService(deps: CalendarSyncDeps) {
       };
     },
 
-    /** The provider's consent URL with a fresh state (signed, single use, 10 minutes) and PKCE. */
-    async authUrl(actor: Actor, provider: SyncProvider): Promise<{ authUrl: string }> {
+    /**
+     * The provider's consent URL with a fresh state (signed, single use, 10 minutes) and PKCE,
+     * and the binding the asking browser keeps (`held`: the bindings it keeps already).
+     */
+    async authUrl(
+      actor: Actor,
+      provider: SyncProvider,
+      held?: string,
+    ): Promise<{ authUrl: string; binding: BrowserBinding }> {
       const port = portOf(provider);
       const nonce = randomToken();
       const state = `${nonce}.${hmacSha256(stateKey, `${provider}.${nonce}`)}`;
@@ -350,28 +386,38 @@ export function createCalendarSyncService(deps: CalendarSyncDeps) {
         },
         nowIso(),
       );
+      const kept = heldBindings(held).slice(0, BINDINGS_PER_BROWSER - 1);
       return {
         authUrl: port.authorizationUrl({
           state,
           codeChallenge: sha256(verifier),
           redirectUri: redirectUri(provider),
         }),
+        binding: browserBinding(provider, [bindingOf(state), ...kept]),
       };
     },
 
     /**
      * The provider's redirect back. Answers where to send the browser: the landing page with
      * `success=connected`, or with an error code and a fixed message. Never throws.
-     * The user is the one the state was issued to; `userId` alone never connects anything.
+     * The user is the one the state was issued to; `userId` alone never connects anything, and
+     * only the browser that asked for the state (`held`, its bindings) completes the connect.
+     * `binding`, when given, is what that browser keeps from now on (its spent binding dropped).
      */
     async callback(
       providerText: string,
       query: OAuthCallbackQuery | null,
-    ): Promise<{ location: string; error?: CallbackError }> {
+      held?: string,
+    ): Promise<{ location: string; error?: CallbackError; binding?: BrowserBinding }> {
       const provider = (SYNC_PROVIDERS as readonly string[]).includes(providerText)
         ? (providerText as SyncProvider)
         : undefined;
-      const fail = (error: CallbackError) => ({ location: callbackError(error, provider), error });
+      let binding: BrowserBinding | undefined;
+      const fail = (error: CallbackError) => ({
+        location: callbackError(error, provider),
+        error,
+        ...(binding ? { binding } : {}),
+      });
       if (!provider || !query) return fail('invalid_callback');
       const port = providers[provider];
       if (!port) return fail('provider_not_configured');
@@ -381,13 +427,24 @@ export function createCalendarSyncService(deps: CalendarSyncDeps) {
       const state = query.state;
       if (state && STATE_FORMAT.test(state)) {
         const [nonce = '', signature = ''] = state.split('.');
-        if (safeEqual(signature, hmacSha256(stateKey, `${provider}.${nonce}`)))
+        if (safeEqual(signature, hmacSha256(stateKey, `${provider}.${nonce}`))) {
           stateRow = await repo.consumeState(sha256(state), provider, nowIso());
+          const expected = bindingOf(state);
+          const bindings = heldBindings(held);
+          const matched = bindings.findIndex((value) => safeEqual(value, expected));
+          if (matched >= 0)
+            binding = browserBinding(
+              provider,
+              bindings.filter((_, index) => index !== matched),
+            );
+        }
       }
       if (query.error) return fail(query.error === 'access_denied' ? 'access_denied' : 'provider_error');
       if (!query.code) return fail('missing_code');
       if (!stateRow || (query.userId !== undefined && query.userId !== stateRow.userId))
         return fail('invalid_state');
+      // Another browser (someone who was sent this consent link) connects nothing, not even its code.
+      if (!binding) return fail('browser_mismatch');
 
       const userId = stateRow.userId;
       try {
@@ -425,7 +482,7 @@ export function createCalendarSyncService(deps: CalendarSyncDeps) {
           await queuePull(mapping.id);
           await queueWatch(mapping.id);
         }
-        return { location: landing({ success: 'connected', provider }) };
+        return { location: landing({ success: 'connected', provider }), binding };
       } catch (error) {
         log.warn({ err: error, provider }, 'calendar sync: connect failed');
         return fail('token_exchange_failed');
