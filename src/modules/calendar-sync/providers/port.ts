@@ -114,6 +114,8 @@ export interface CalendarProviderPort {
   /** Throws SyncTokenExpiredError when the cursor is no longer valid (HTTP 410). Answers the next cursor. */
   listChanges(accessToken: string, input: ListChangesInput): Promise<string>;
   getEvent(accessToken: string, calendarId: string, externalId: string): Promise<ExternalEvent | null>;
+  /** Whether the provider can hold this local event (B: a series only when its rule converts); absent: any. */
+  canHold?(event: EventWrite): boolean;
   createEvent(accessToken: string, calendarId: string, event: EventWrite): Promise<ExternalEvent>;
   /** Throws PreconditionFailedError when `etag` is no longer current; NotFoundAtProviderError when gone. */
   updateEvent(

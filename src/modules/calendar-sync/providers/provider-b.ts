@@ -167,7 +167,7 @@ function toGraph(event: EventWrite): Record<string, unknown> {
 }
 
 /** Whether Graph can hold this local event (a series only when its rule converts). */
-export function graphCanHold(event: EventWrite): boolean {
+function graphCanHold(event: EventWrite): boolean {
   if (!event.recurrence?.length) return true;
   return (
     toPatternedRecurrence(event.recurrence, DateTime.fromISO(event.startTime, { zone: event.timezone })) !==
@@ -213,6 +213,7 @@ export function createProviderB({
     windowed: true,
     maxChannelTtlSeconds: MAX_CHANNEL_TTL_SECONDS,
     clientChannelIds: false,
+    canHold: graphCanHold,
 
     authorizationUrl({ state, codeChallenge, redirectUri }) {
       const url = new URL(settings.authUrl);

@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { randomToken, sha256 } from '../../lib/crypto.js';
+import { nowIso } from '../../lib/time.js';
+import type { SyncProvider } from './providers/port.js';
+import type { SyncRepo } from './repo.js';
+import type { SyncContext, SyncLogger } from './sync-context.js';
+import type { TokenKeeper } from './tokens.js';
+
+/** Channels are renewed once they have less than this left. */
+export const CHANNEL_RENEW_MARGIN_MS = 24 * 3_600_000;
+
+export interface ChannelDeps {
+  repo: SyncRepo;
+  tokens: TokenKeeper;
+  log: SyncLogger;
+  /** Public URL of a provider's webhook route. */
+  webhookUrl(provider: SyncProvider): string;
+}
+
+/** A mapped calendar's push channel: opened, renewed in place where the provider can, or replaced. */
+export function createChannels(deps: ChannelDeps) {
+  const { repo, tokens, log, webhookUrl } = deps;
+
+  /** Opens, renews or replaces the calendar's push channel; runs under the calendar's lease. */
+  return async function ensureChannel(ctx: SyncContext): Promise<void> {
+    const { mapping, port, connection } = ctx;
+    const expires = mapping.channelExpiresAt ? Date.parse(mapping.channelExpiresAt) : 0;
+    if (mapping.channelId && expires - Date.now() > CHANNEL_RENEW_MARGIN_MS) return;
+    const now = nowIso();
+    if (mapping.channelId && expires > Date.now()) {
+      const renewed = await tokens.withAccess(connection, (access) =>
+        port.renewWatch(
+          access,
+          {
+            channelId: mapping.channelId!,
+            resourceId: mapping.channelResourceId,
+            expiresAt: mapping.channelExpiresAt!,
+          },
+          port.maxChannelTtlSeconds,
+        ),
+      );
+      if (renewed) {
+        await repo.extendChannel(mapping.id, renewed.expiresAt, now);
+        return;
+      }
+    }
+    const secret = randomToken();
+    const channelId = randomUUID();
+    const pending = {
+      channelId,
+      resourceId: null,
+      tokenHash: sha256(secret),
+      expiresAt: new Date(Date.now() + port.maxChannelTtlSeconds * 1000).toISOString(),
+    };
+    // A provider that takes our channel id may notify before watch() returns (A's `sync`
+    // message): the channel is known from the start.
+    if (port.clientChannelIds) await repo.setChannel(mapping.id, pending, now);
+    let channel: Awaited<ReturnType<typeof port.watch>>;
+    try {
+      channel = await tokens.withAccess(connection, (access) =>
+        port.watch(access, {
+          calendarId: mapping.externalCalendarId,
+          channelId,
+          address: webhookUrl(mapping.provider),
+          secret,
+          ttlSeconds: port.maxChannelTtlSeconds,
+        }),
+      );
+    } catch (error) {
+      if (port.clientChannelIds) {
+        const previous = mapping.channelId
+          ? {
+              channelId: mapping.channelId,
+              resourceId: mapping.channelResourceId,
+              tokenHash: mapping.channelTokenHash ?? '',
+              expiresAt: mapping.channelExpiresAt ?? now,
+            }
+          : null;
+        await repo.setChannel(mapping.id, previous, nowIso());
+      }
+      throw error;
+    }
+    await repo.setChannel(
+      mapping.id,
+      {
+        ...pending,
+        channelId: channel.channelId,
+        resourceId: channel.resourceId,
+        expiresAt: channel.expiresAt,
+      },
+      nowIso(),
+    );
+    if (mapping.channelId) {
+      // The old channel would keep notifying until it expires; stop it (best effort).
+      const old = { channelId: mapping.channelId, resourceId: mapping.channelResourceId };
+      await tokens
+        .withAccess(connection, (access) => port.stopWatch(access, old))
+        .catch((error) =>
+          log.warn({ err: error, mappingId: mapping.id }, 'calendar sync: old channel not stopped'),
+        );
+    }
+  };
+}

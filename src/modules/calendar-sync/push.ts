@@ -1,0 +1,150 @@
+import { nowIso } from '../../lib/time.js';
+import type { Event } from '../events/schemas.js';
+import type { EventService } from '../events/service.js';
+import { type ApplyEvents, isOwnExdate } from './apply.js';
+import {
+  type EventWrite,
+  type ExternalEvent,
+  NotFoundAtProviderError,
+  PreconditionFailedError,
+} from './providers/port.js';
+import type { SyncRepo } from './repo.js';
+import type { PushJob, SyncContext, SyncLogger } from './sync-context.js';
+import type { TokenKeeper } from './tokens.js';
+
+/** The local event as the provider should see it; our own EXDATE lines stay here. */
+function toWrite(event: Event, withReminders: boolean): EventWrite {
+  const recurrence = event.recurrence.filter((line) => !isOwnExdate(line));
+  return {
+    title: event.title,
+    description: event.description,
+    location: event.location,
+    allDay: event.allDay,
+    startTime: event.startTime,
+    endTime: event.endTime,
+    timezone: event.timezone,
+    recurrence: recurrence.length > 0 ? recurrence : null,
+    ...(withReminders ? { reminders: event.reminders } : {}),
+  };
+}
+
+export interface PushDeps {
+  repo: SyncRepo;
+  events: Pick<EventService, 'mirrored'>;
+  tokens: TokenKeeper;
+  log: SyncLogger;
+  applyEvents: ApplyEvents;
+}
+
+/**
+ * Local to provider: pushes one local change with the stored ETag; a 412 (or the event gone
+ * there) re-reads and keeps the provider's version ("provider wins", recorded).
+ */
+export function createPush(deps: PushDeps) {
+  const { repo, tokens, log, applyEvents } = deps;
+  const calendarEvents = deps.events;
+
+  async function pushWrite(ctx: SyncContext, eventId: number): Promise<void> {
+    const { mapping, port, connection } = ctx;
+    const mirrored = calendarEvents.mirrored();
+    const event = await mirrored.findById(eventId);
+    if (!event || event.calendarId !== mapping.localCalendarId) return;
+    const { external } = event;
+    if (external && external.provider !== mapping.provider) return;
+    // Nothing local is newer than what the provider has (a sync wrote it, or an earlier push).
+    if (external?.lastSyncedAt && event.updatedAt <= external.lastSyncedAt) return;
+    const write = toWrite(event, mapping.importReminders);
+    const externalOf = (created: ExternalEvent) => ({
+      externalProvider: mapping.provider,
+      externalId: created.externalId,
+      externalEtag: created.etag,
+      externalLastSyncedAt: nowIso(),
+    });
+    if (!external) {
+      if (port.canHold && !port.canHold(write)) {
+        await repo.setError(
+          connection.id,
+          {
+            code: 'PUSH_UNSUPPORTED',
+            message: `Event ${event.id}: its recurrence cannot be expressed at the provider`,
+          },
+          nowIso(),
+        );
+        return;
+      }
+      const created = await tokens.withAccess(connection, (access) =>
+        port.createEvent(access, mapping.externalCalendarId, write),
+      );
+      await mirrored.setExternal(event.id, externalOf(created));
+      return;
+    }
+    const { externalId } = external;
+    try {
+      const updated = await tokens.withAccess(connection, (access) =>
+        port.updateEvent(access, mapping.externalCalendarId, externalId, write, external.etag),
+      );
+      await mirrored.setExternal(event.id, externalOf(updated));
+    } catch (error) {
+      if (error instanceof PreconditionFailedError || error instanceof NotFoundAtProviderError) {
+        await providerWins(ctx, event.id, externalId, 'update');
+        return;
+      }
+      throw error;
+    }
+  }
+
+  async function pushDelete(ctx: SyncContext, job: PushJob): Promise<void> {
+    const { mapping, port, connection } = ctx;
+    const externalId = job.externalId;
+    if (!externalId) return;
+    try {
+      await tokens.withAccess(connection, (access) =>
+        port.deleteEvent(access, mapping.externalCalendarId, externalId, job.etag ?? null),
+      );
+    } catch (error) {
+      if (error instanceof PreconditionFailedError) {
+        await providerWins(ctx, null, externalId, 'delete');
+        return;
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * The provider changed the event since our last sync and refused our change (412), or it is
+   * gone there: the provider's version is applied locally and the choice recorded.
+   */
+  async function providerWins(
+    ctx: SyncContext,
+    eventId: number | null,
+    externalId: string,
+    localChange: 'update' | 'delete',
+  ) {
+    const { mapping, port, connection } = ctx;
+    const fresh = await tokens.withAccess(connection, (access) =>
+      port.getEvent(access, mapping.externalCalendarId, externalId),
+    );
+    let keptId: number | null = null;
+    if (fresh && !fresh.cancelled) {
+      const applied = await applyEvents(ctx, [fresh], null, undefined, true);
+      keptId = applied.changed[0] ?? eventId;
+    } else if (eventId !== null) {
+      await calendarEvents.mirrored().deleteMany([eventId]);
+    }
+    await repo.insertConflict({
+      userId: mapping.userId,
+      mappingId: mapping.id,
+      eventId: keptId,
+      externalId,
+      localChange,
+      now: nowIso(),
+    });
+    log.info({ mappingId: mapping.id, localChange }, 'calendar sync: conflict, provider version kept');
+  }
+
+  /** Pushes one local change; runs under the calendar's lease. */
+  return async function pushChange(ctx: SyncContext, job: PushJob): Promise<void> {
+    if (job.type === 'deleted') await pushDelete(ctx, job);
+    else await pushWrite(ctx, job.eventId);
+  };
+}
