@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import { createDatabase, type Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { authGuards } from './http/auth.js';
 import { registerErrorHandling } from './http/errors.js';
 import { acceptEmptyJsonBodies } from './http/json-body.js';
+import { lingerBeforeClosing } from './http/lingering-close.js';
 import { AccessLog, loggerOptions } from './http/logging.js';
 import pages from './http/pages.js';
 import { serializerCompiler } from './http/serialize.js';
+import { validatorCompiler } from './http/validation.js';
 import { createJobQueue, type JobQueue } from './jobs/queue.js';
 import { createEphemeralStore, type EphemeralStore } from './lib/ephemeral-store.js';
 import { type McpRoutesOptions, mcpRoutes } from './mcp/routes.js';
@@ -91,8 +93,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
   acceptEmptyJsonBodies(app);
+  app.addHook('preClose', lingerBeforeClosing(app.server));
 
-  const db = options.db ?? createDatabase(config.databaseUrl);
+  const db =
+    options.db ??
+    createDatabase(config.databaseUrl, {
+      connectTimeoutMs: config.databaseConnectTimeoutMs,
+      statementTimeoutMs: config.databaseStatementTimeoutMs,
+    });
   await migrateToLatest(db);
   const store = createEphemeralStore(config.redisUrl);
   app.decorate('config', config);

@@ -28,6 +28,8 @@ const envSchema = z.object({
     .string()
     .regex(/^(postgres(ql)?:\/\/|sqlite:)/, 'must start with postgres://, postgresql:// or sqlite:')
     .default('sqlite:./data/reservations.db'),
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   PUBLIC_URL: absoluteUrl.optional(),
   FRONTEND_URL: absoluteUrl.optional(),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').default(DEV_JWT_SECRET),
@@ -62,6 +64,7 @@ const envSchema = z.object({
   RATE_LIMIT_MAX: z.coerce.number().int().positive().default(1000),
   LOGIN_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(20),
   PUBLIC_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(120),
+  REGISTRATION_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(20),
   HONEYPOT_BLOCK_SECONDS: seconds(900),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
   INGEST_MAX_ROWS: z.coerce.number().int().positive().default(10_000),
@@ -93,6 +96,10 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string;
+  /** PostgreSQL: how long a query waits for a connection before it fails (503). */
+  databaseConnectTimeoutMs: number;
+  /** PostgreSQL: the statement timeout (0: none); a connection silent a second longer is closed. */
+  databaseStatementTimeoutMs: number;
   publicUrl: string;
   frontendUrl: string;
   jwtSecret: string;
@@ -116,6 +123,8 @@ export interface Config {
   logLevel: string;
   rateLimitMax: number;
   publicRateLimitMax: number;
+  /** OAuth client registrations per IP per hour. */
+  registrationRateLimitMax: number;
   loginRateLimitMax: number;
   honeypotBlockSeconds: number;
   bodyLimitBytes: number;
@@ -234,6 +243,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
+    databaseConnectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+    databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
     publicUrl,
     frontendUrl,
     jwtSecret: e.JWT_SECRET,
@@ -258,6 +269,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitMax: e.RATE_LIMIT_MAX,
     loginRateLimitMax: e.LOGIN_RATE_LIMIT_MAX,
     publicRateLimitMax: e.PUBLIC_RATE_LIMIT_MAX,
+    registrationRateLimitMax: e.REGISTRATION_RATE_LIMIT_MAX,
     honeypotBlockSeconds: e.HONEYPOT_BLOCK_SECONDS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     ingestMaxRows: e.INGEST_MAX_ROWS,

@@ -352,10 +352,12 @@ describe('agents', () => {
       200,
     );
     assert.equal(full.permissionGroupId, 'full_mcp_admin');
+    // Every action of the catalogue, agent.profile included.
     assert.deepEqual(
       full.permissions.map((p: { actionKey: string }) => p.actionKey),
-      ACTIONS.filter((a) => !a.alwaysAllowed).map((a) => a.key),
+      ACTIONS.map((a) => a.key),
     );
+    assert.ok(full.permissions.some((p: { actionKey: string }) => p.actionKey === 'agent.profile'));
     const created = await createAgent(admin, { name: 'Full', permissionGroupId: 'full_mcp_admin' });
     assert.equal(created.permissionGroupId, 'full_mcp_admin');
   });
@@ -482,6 +484,81 @@ describe('agents', () => {
       'FORBIDDEN',
     );
     assert.deepEqual(expectStatus(await as(user).get(`/api/agents/${agent.id}`), 200), before);
+  });
+
+  test('explicit permissions of a non-admin: only the actions of the groups they may assign (403 beyond)', async () => {
+    const user = await registerUser(t.app);
+    const agent = await createAgent(user, { name: 'Bounded', permissionGroupId: 'minimal' });
+    const before = expectStatus(await as(user).get(`/api/agents/${agent.id}`), 200);
+    const catalogue: Array<{ key: string; alwaysAllowed: boolean }> = expectStatus(
+      await as(user).get('/api/agents/catalog'),
+      200,
+    ).actions;
+    const groups: Array<{ canAssign: boolean; actionKeys: string[] }> = expectStatus(
+      await as(user).get('/api/agents/permission-groups'),
+      200,
+    );
+    const assignable = new Set([
+      ...groups.filter((g) => g.canAssign).flatMap((g) => g.actionKeys),
+      ...catalogue.filter((a) => a.alwaysAllowed).map((a) => a.key),
+    ]);
+    const beyond = catalogue.map((a) => a.key).filter((key) => !assignable.has(key));
+    assert.ok(beyond.includes('reservations.cancel') && beyond.includes('calendar.delete'), beyond.join());
+
+    // The whole catalogue as an explicit list is full_mcp_admin by another name: refused, nothing changes.
+    const whole = expectError(
+      await setPermissions(user, agent.id, { permissions: catalogue.map((a) => ({ actionKey: a.key })) }),
+      403,
+      'FORBIDDEN',
+    );
+    for (const key of beyond) assert.match(whole.message, new RegExp(key.replace('.', '\\.')));
+    for (const key of beyond)
+      expectError(
+        await setPermissions(user, agent.id, { permissions: [{ actionKey: key }] }),
+        403,
+        'FORBIDDEN',
+      );
+    assert.deepEqual(expectStatus(await as(user).get(`/api/agents/${agent.id}`), 200), before);
+    // A malformed list is a 400 first, whatever it asks for.
+    expectError(
+      await setPermissions(user, agent.id, {
+        permissions: [{ actionKey: 'reservations.cancel' }, { actionKey: 'tasks.teleport' }],
+      }),
+      400,
+      'VALIDATION_FAILED',
+    );
+
+    // Everything the assignable groups hold, one by one, is fine.
+    const granted = expectStatus(
+      await setPermissions(user, agent.id, {
+        permissions: [...assignable].map((actionKey) => ({ actionKey })),
+      }),
+      200,
+    );
+    assert.deepEqual(
+      granted.permissions.map((p: { actionKey: string }) => p.actionKey).sort(),
+      [...assignable].sort(),
+    );
+
+    // A global admin may grant the whole catalogue explicitly, the same set full_mcp_admin materialises.
+    const admin = await registerUser(t.app);
+    await makeGlobalAdmin(admin);
+    const adminAgent = await createAgent(admin);
+    const explicit = expectStatus(
+      await setPermissions(admin, adminAgent.id, {
+        permissions: catalogue.map((a) => ({ actionKey: a.key })),
+      }),
+      200,
+    );
+    const full = expectStatus(
+      await setPermissions(admin, adminAgent.id, { permissionGroupId: 'full_mcp_admin' }),
+      200,
+    );
+    assert.deepEqual(explicit.permissions, full.permissions);
+    assert.deepEqual(
+      full.permissions.map((p: { actionKey: string }) => p.actionKey),
+      catalogue.map((a) => a.key),
+    );
   });
 
   test('catalogue: actions of every domain, scoping resources of the caller only', async () => {

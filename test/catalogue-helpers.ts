@@ -22,7 +22,7 @@ export async function ownerWithOrganisation(
   return { ...user, organisationId: response.json().id };
 }
 
-/** Adds a new user to the owner's organisation with `role`; the organisation becomes their active one. */
+/** A new user the owner invites with `role` and who accepts; the organisation becomes their active one. */
 export async function memberWithRole(
   app: FastifyInstance,
   owner: OrgOwner,
@@ -35,7 +35,13 @@ export async function memberWithRole(
     headers: owner.auth,
     payload: { userId: user.id, role },
   });
-  if (response.statusCode >= 300) throw new Error(`assign member: ${response.statusCode} ${response.body}`);
+  if (response.statusCode >= 300) throw new Error(`invite member: ${response.statusCode} ${response.body}`);
+  const accepted = await app.inject({
+    method: 'POST',
+    url: `/api/organisations/${owner.organisationId}/invitation/accept`,
+    headers: user.auth,
+  });
+  if (accepted.statusCode !== 200) throw new Error(`accept: ${accepted.statusCode} ${accepted.body}`);
   return user;
 }
 

@@ -24,6 +24,7 @@ import {
   TEST_ENV,
   type TestApp,
 } from './helpers.js';
+import { fetchThrough } from './oauth-helpers.js';
 
 /**
  * Two strict, independent clients drive the server end to end: panva's
@@ -33,27 +34,6 @@ import {
  * registration, authorize, consent (through the API, as the consent page does),
  * token, `tools/call`, refresh.
  */
-
-/** oauth4webapi's transport, answered by app.inject: the issuer can be https:// without a TLS server. */
-function fetchThrough(app: FastifyInstance, origin: string) {
-  return async (url: string, options: oauth.CustomFetchOptions<string, unknown>): Promise<Response> => {
-    const target = new URL(url);
-    assert.equal(target.origin, origin, `the client only talks to ${origin}`);
-    const body = options.body;
-    const response = await app.inject({
-      method: options.method as 'GET' | 'POST',
-      url: `${target.pathname}${target.search}`,
-      headers: options.headers,
-      ...(body === undefined || body === null ? {} : { payload: String(body) }),
-    });
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(response.headers)) {
-      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : String(value));
-    }
-    const empty = response.statusCode === 204 || response.statusCode === 302;
-    return new Response(empty ? null : response.body, { status: response.statusCode, headers });
-  };
-}
 
 describe('oauth4webapi as a strict client', () => {
   const ORIGIN = 'https://service.test';

@@ -1,11 +1,33 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type * as oauth from 'oauth4webapi';
 import type { SignedInUser } from './helpers.js';
 
 /** Test helpers of the OAuth server: PKCE pairs, registration, consent, token requests. */
 
 export const REDIRECT_URI = 'http://127.0.0.1:8765/callback';
+
+/** oauth4webapi's transport, answered by app.inject: the issuer can be https:// without a TLS server. */
+export function fetchThrough(app: FastifyInstance, origin: string) {
+  return async (url: string, options: oauth.CustomFetchOptions<string, unknown>): Promise<Response> => {
+    const target = new URL(url);
+    assert.equal(target.origin, origin, `the client only talks to ${origin}`);
+    const body = options.body;
+    const response = await app.inject({
+      method: options.method as 'GET' | 'POST',
+      url: `${target.pathname}${target.search}`,
+      headers: options.headers,
+      ...(body === undefined || body === null ? {} : { payload: String(body) }),
+    });
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(response.headers)) {
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : String(value));
+    }
+    const empty = response.statusCode === 204 || response.statusCode === 302;
+    return new Response(empty ? null : response.body, { status: response.statusCode, headers });
+  };
+}
 
 export function pkce(): { verifier: string; challenge: string } {
   const verifier = randomBytes(32).toString('base64url');

@@ -35,8 +35,8 @@ describe('OAuth server', () => {
   let user: SignedInUser;
 
   before(async () => {
-    // Registration and authorize have the public rate limit; this file makes more than 120 a minute.
-    t = await createTestApp({ PUBLIC_RATE_LIMIT_MAX: '100000' });
+    // Registration and authorize have rate limits of their own; this file makes more than they allow.
+    t = await createTestApp({ PUBLIC_RATE_LIMIT_MAX: '100000', REGISTRATION_RATE_LIMIT_MAX: '100000' });
     user = await registerUser(t.app, 'Ada Lovelace');
   });
   after(() => t.close());
@@ -216,9 +216,6 @@ describe('OAuth server', () => {
       });
     });
 
-    const location = (response: { headers: Record<string, unknown> }) =>
-      new URL(String(response.headers.location));
-
     test('success: 302 to FRONTEND_URL/oauth/consent with exactly its own query', async () => {
       const query = authorizeQuery(client, {
         challenge,
@@ -231,91 +228,129 @@ describe('OAuth server', () => {
       assert.equal(response.headers['cache-control'], 'no-store');
     });
 
-    const pages: Array<[string, (q: URLSearchParams) => void]> = [
-      ['an unknown client', (q) => q.set('client_id', 'oc_unknown')],
-      ['no client_id', (q) => q.delete('client_id')],
-      ['client_id twice', (q) => q.append('client_id', 'oc_other')],
-      ['an unregistered redirect URI', (q) => q.set('redirect_uri', 'https://evil.example/cb')],
-      ['a redirect URI with a trailing slash added', (q) => q.set('redirect_uri', `${REDIRECT_URI}/`)],
-      ['another loopback port', (q) => q.set('redirect_uri', 'http://127.0.0.1:8766/callback')],
-      ['no redirect URI', (q) => q.delete('redirect_uri')],
-      ['redirect_uri twice', (q) => q.append('redirect_uri', REDIRECT_URI)],
+    // Every request error: 400, never a redirect (DECISIONS.md, OAuth hardening), naming the parameter.
+    const refused: Array<[string, (q: URLSearchParams) => void, string, RegExp]> = [
+      ['an unknown client', (q) => q.set('client_id', 'oc_unknown'), 'client_id', /registered client/],
+      ['no client_id', (q) => q.delete('client_id'), 'client_id', /required/],
+      ['client_id twice', (q) => q.append('client_id', 'oc_other'), 'client_id', /more than once/],
+      [
+        'an unregistered redirect URI',
+        (q) => q.set('redirect_uri', 'https://evil.example/cb'),
+        'redirect_uri',
+        /not registered/,
+      ],
+      [
+        'a redirect URI with a trailing slash added',
+        (q) => q.set('redirect_uri', `${REDIRECT_URI}/`),
+        'redirect_uri',
+        /exactly/,
+      ],
+      [
+        'another loopback port',
+        (q) => q.set('redirect_uri', 'http://127.0.0.1:8766/callback'),
+        'redirect_uri',
+        /not registered/,
+      ],
+      ['no redirect URI', (q) => q.delete('redirect_uri'), 'redirect_uri', /required/],
+      ['redirect_uri twice', (q) => q.append('redirect_uri', REDIRECT_URI), 'redirect_uri', /more than once/],
       [
         'an unknown client even with every other parameter wrong',
         (q) => {
           q.set('client_id', 'oc_unknown');
           q.set('code_challenge_method', 'plain');
         },
+        'code_challenge_method',
+        /S256/,
       ],
-    ];
-    for (const [what, change] of pages) {
-      test(`never redirects for ${what}: a 400 HTML page`, async () => {
-        const query = authorizeQuery(client, { challenge, state: 's' });
-        change(query);
-        const response = await authorize(t.app, query);
-        assert.equal(response.statusCode, 400);
-        assert.equal(response.headers.location, undefined);
-        assert.match(String(response.headers['content-type']), /^text\/html/);
-        assert.match(response.body, /Authorization request refused/);
-        assert.doesNotMatch(response.body, /evil\.example/);
-      });
-    }
-
-    const redirected: Array<[string, (q: URLSearchParams) => void, string, RegExp]> = [
-      ['plain PKCE', (q) => q.set('code_challenge_method', 'plain'), 'invalid_request', /S256/],
-      ['no code_challenge_method', (q) => q.delete('code_challenge_method'), 'invalid_request', /S256/],
-      ['no code_challenge', (q) => q.delete('code_challenge'), 'invalid_request', /PKCE/],
-      ['a malformed challenge', (q) => q.set('code_challenge', 'short'), 'invalid_request', /43/],
-      ['response_type token', (q) => q.set('response_type', 'token'), 'unsupported_response_type', /code/],
-      ['no response_type', (q) => q.delete('response_type'), 'invalid_request', /response_type/],
-      [
-        'another resource',
-        (q) => q.set('resource', 'https://other.example/api'),
-        'invalid_target',
-        /RFC 8707/,
-      ],
+      ['plain PKCE', (q) => q.set('code_challenge_method', 'plain'), 'code_challenge_method', /S256/],
+      ['no code_challenge_method', (q) => q.delete('code_challenge_method'), 'code_challenge_method', /S256/],
+      ['no code_challenge', (q) => q.delete('code_challenge'), 'code_challenge', /PKCE/],
+      ['a malformed challenge', (q) => q.set('code_challenge', 'short'), 'code_challenge', /43/],
+      ['response_type token', (q) => q.set('response_type', 'token'), 'response_type', /code/],
+      ['no response_type', (q) => q.delete('response_type'), 'response_type', /required/],
+      ['another resource', (q) => q.set('resource', 'https://other.example/api'), 'resource', /RFC 8707/],
       [
         'two resources',
         (q) => {
           q.append('resource', MCP_RESOURCE);
           q.append('resource', MCP_RESOURCE);
         },
-        'invalid_target',
+        'resource',
         /one resource/,
       ],
-      ['a malformed scope', (q) => q.set('scope', 'a  b'), 'invalid_scope', /RFC 6749 §3\.3/],
+      ['a malformed scope', (q) => q.set('scope', 'a  b'), 'scope', /RFC 6749 §3\.3/],
       [
         'code_challenge twice',
         (q) => q.append('code_challenge', challenge),
-        'invalid_request',
+        'code_challenge',
         /more than once/,
       ],
+      ['state twice', (q) => q.append('state', 'again'), 'state', /more than once/],
+      ['a state too long', (q) => q.set('state', 's'.repeat(2049)), 'state', /2048/],
     ];
-    for (const [what, change, error, description] of redirected) {
-      test(`${what}: redirected to the client with ${error}, state and iss`, async () => {
+    for (const [what, change, parameter, message] of refused) {
+      test(`${what}: 400 without a redirect, an HTML page or the envelope by Accept`, async () => {
         const query = authorizeQuery(client, { challenge, state: 'xyz' });
         change(query);
-        const response = await authorize(t.app, query);
-        assert.equal(response.statusCode, 302, response.body);
-        const to = location(response);
-        assert.equal(`${to.origin}${to.pathname}`, REDIRECT_URI);
-        assert.equal(to.searchParams.get('error'), error);
-        assert.match(to.searchParams.get('error_description') ?? '', description);
-        assert.equal(to.searchParams.get('state'), 'xyz');
-        assert.equal(to.searchParams.get('iss'), ISSUER);
+        const page = await authorize(t.app, query);
+        assert.equal(page.statusCode, 400, page.body);
+        assert.equal(page.headers.location, undefined);
+        assert.equal(page.headers['cache-control'], 'no-store');
+        assert.match(String(page.headers['content-type']), /^text\/html/);
+        assert.match(page.body, /Authorization request refused/);
+        assert.match(page.body, message);
+        assert.doesNotMatch(page.body, /evil\.example/);
+
+        const envelope = await t.app.inject({
+          method: 'GET',
+          url: `/api/oauth/authorize?${query}`,
+          headers: { accept: 'application/json' },
+        });
+        assert.equal(envelope.statusCode, 400, envelope.body);
+        assert.equal(envelope.headers.location, undefined);
+        const { error } = envelope.json();
+        assert.equal(error.code, 'VALIDATION_FAILED');
+        assert.deepEqual(
+          error.details.map((d: { path: string }) => d.path),
+          [`querystring.${parameter}`],
+        );
+        assert.match(error.details[0].message, message);
       });
     }
 
-    test('an error redirect keeps the redirect URI’s own query and omits an absent state', async () => {
+    test('the same request error with a registered redirect URI that has its own query: no redirect', async () => {
       const query = authorizeQuery(client, { challenge, redirectUri: 'https://host.example/cb?tenant=7' });
       query.set('code_challenge_method', 'plain');
       const response = await authorize(t.app, query);
-      assert.equal(response.statusCode, 302);
-      assert.match(
-        String(response.headers.location),
-        /^https:\/\/host\.example\/cb\?tenant=7&error=invalid_request&/,
-      );
-      assert.equal(location(response).searchParams.has('state'), false);
+      assert.equal(response.statusCode, 400);
+      assert.equal(response.headers.location, undefined);
+    });
+
+    test('Accept decides between the page and the envelope', async () => {
+      const query = authorizeQuery(client, { challenge });
+      query.set('code_challenge_method', 'plain');
+      const cases: Array<[string | undefined, 'html' | 'json']> = [
+        [undefined, 'html'],
+        ['*/*', 'html'],
+        ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'html'],
+        ['application/json, text/html', 'html'],
+        ['application/json', 'json'],
+        ['application/json, text/plain, */*', 'json'],
+        ['text/html;q=0.5, application/json', 'json'],
+        ['application/*', 'json'],
+        ['application/json;q=0, */*', 'html'],
+      ];
+      for (const [accept, kind] of cases) {
+        const response = await t.app.inject({
+          method: 'GET',
+          url: `/api/oauth/authorize?${query}`,
+          headers: accept === undefined ? {} : { accept },
+        });
+        assert.equal(response.statusCode, 400, String(accept));
+        assert.equal(response.headers.location, undefined);
+        if (kind === 'html') assert.match(String(response.headers['content-type']), /^text\/html/, accept);
+        else assert.equal(response.json().error.code, 'VALIDATION_FAILED', accept);
+      }
     });
   });
 
@@ -909,8 +944,8 @@ describe('OAuth server', () => {
 });
 
 describe('OAuth settings from the environment', () => {
-  test('rate limits: registration has the public limit; the token endpoint answers 429 in RFC 6749 shape', async () => {
-    const t = await createTestApp({ PUBLIC_RATE_LIMIT_MAX: '2', RATE_LIMIT_MAX: '6' });
+  test('rate limits: registration has REGISTRATION_RATE_LIMIT_MAX; the token endpoint answers 429 in RFC 6749 shape', async () => {
+    const t = await createTestApp({ REGISTRATION_RATE_LIMIT_MAX: '2', RATE_LIMIT_MAX: '6' });
     try {
       const register = () =>
         t.app.inject({

@@ -54,7 +54,28 @@ export async function me(app: FastifyInstance, user: SignedInUser) {
 
 export type Role = 'OWNER' | 'ADMIN' | 'MANAGER' | 'MEMBER';
 
-/** Adds `user` to the organisation with `role`, as its owner. */
+/** Invites `user` to the organisation with `role`, as `inviter`; answers the invitation. */
+export async function invite(
+  app: FastifyInstance,
+  inviter: SignedInUser,
+  organisationId: number,
+  user: SignedInUser,
+  role: Role,
+) {
+  const response = await call(app, inviter, 'POST', `/api/organisations/${organisationId}/users/assign`, {
+    userId: user.id,
+    role,
+  });
+  return expectStatus(response, 201);
+}
+
+/** `user` accepts their invitation to the organisation; answers their organisation list entry. */
+export async function accept(app: FastifyInstance, user: SignedInUser, organisationId: number) {
+  const response = await call(app, user, 'POST', `/api/organisations/${organisationId}/invitation/accept`);
+  return expectStatus(response, 200);
+}
+
+/** Adds `user` to the organisation with `role`: its owner invites them and they accept. */
 export async function addWithRole(
   app: FastifyInstance,
   owner: SignedInUser,
@@ -62,11 +83,8 @@ export async function addWithRole(
   user: SignedInUser,
   role: Role,
 ) {
-  const response = await call(app, owner, 'POST', `/api/organisations/${organisationId}/users/assign`, {
-    userId: user.id,
-    role,
-  });
-  expectStatus(response, 201);
+  await invite(app, owner, organisationId, user, role);
+  await accept(app, user, organisationId);
 }
 
 export interface Team {

@@ -4,11 +4,13 @@ import { personActor } from '../src/lib/actor.js';
 import type { DomainError } from '../src/lib/errors.js';
 import { createTestApp, registerUser, type TestApp } from './helpers.js';
 import {
+  accept,
   addWithRole,
   call,
   createOrganisation,
   createTeam,
   expectStatus,
+  invite,
   me,
   type Role,
   validationDetails,
@@ -54,9 +56,11 @@ describe('organisation membership', () => {
         'joinedAt',
         'name',
         'role',
+        'status',
         'updatedAt',
         'userId',
       ]);
+      assert.equal((first as unknown as { status: string }).status, 'active');
       assert.equal(
         (first as unknown as { assignedById: null }).assignedById,
         null,
@@ -72,28 +76,34 @@ describe('organisation membership', () => {
     });
   });
 
-  describe('add (POST /users)', () => {
-    test('OWNER and ADMIN add a user as MEMBER; MANAGER and MEMBER get 403', async () => {
+  describe('invite (POST /users)', () => {
+    test('OWNER and ADMIN invite a person as MEMBER; MANAGER and MEMBER get 403', async () => {
       const team = await createTeam(t.app);
       const url = `/api/organisations/${team.organisationId}/users`;
       const [a, b, c] = await Promise.all([registerUser(t.app), registerUser(t.app), registerUser(t.app)]);
-      const added = expectStatus(await call(t.app, team.owner, 'POST', url, { userId: a.id }), 201);
-      assert.equal(added.userId, a.id);
-      assert.equal(added.role, 'MEMBER');
-      assert.equal(added.assignedById, team.owner.id);
-      assert.equal(
-        expectStatus(await call(t.app, team.admin, 'POST', url, { userId: b.id }), 201).assignedById,
-        team.admin.id,
-      );
+      const invited = expectStatus(await call(t.app, team.owner, 'POST', url, { userId: a.id }), 201);
+      assert.equal(invited.userId, a.id);
+      assert.equal(invited.organisationId, team.organisationId);
+      assert.equal(invited.role, 'MEMBER');
+      assert.equal(invited.status, 'invited');
+      expectStatus(await call(t.app, team.admin, 'POST', url, { userId: b.id }), 201);
       for (const user of [team.manager, team.member]) {
         expectStatus(await call(t.app, user, 'POST', url, { userId: c.id }), 403, 'FORBIDDEN');
       }
       assert.equal(await roleOf(team.organisationId, team.owner, c.id), undefined);
-      // The new member reaches the organisation now.
+      // An invitation is no membership: the invited person reaches nothing until they accept.
+      expectStatus(
+        await call(t.app, a, 'GET', `/api/organisations/${team.organisationId}`),
+        404,
+        'NOT_FOUND',
+      );
+      await accept(t.app, a, team.organisationId);
       expectStatus(await call(t.app, a, 'GET', `/api/organisations/${team.organisationId}`), 200);
+      const member = (await membersOf(team.organisationId, team.owner)).find((m) => m.userId === a.id);
+      assert.equal((member as unknown as { assignedById: number }).assignedById, team.owner.id);
     });
 
-    test('adding makes it the active organisation of a user without one, and only then', async () => {
+    test('accepting makes it the active organisation of a user without one, and only then', async () => {
       const team = await createTeam(t.app);
       const url = `/api/organisations/${team.organisationId}/users`;
       const fresh = await registerUser(t.app);
@@ -101,6 +111,9 @@ describe('organisation membership', () => {
       const busyOwn = await createOrganisation(t.app, busy);
       expectStatus(await call(t.app, team.owner, 'POST', url, { userId: fresh.id }), 201);
       expectStatus(await call(t.app, team.owner, 'POST', url, { userId: busy.id }), 201);
+      assert.equal((await me(t.app, fresh)).activeOrganisationId, null, 'not before accepting');
+      await accept(t.app, fresh, team.organisationId);
+      await accept(t.app, busy, team.organisationId);
       assert.equal((await me(t.app, fresh)).activeOrganisationId, team.organisationId);
       assert.equal((await me(t.app, busy)).activeOrganisationId, busyOwn.id);
       const tenant = await t.app.services.organisations.requireTenant(personActor(fresh.id));
@@ -108,94 +121,122 @@ describe('organisation membership', () => {
       assert.equal(tenant.role, 'MEMBER');
     });
 
-    test('an existing member answers 409 CONFLICT, an unknown user 404, a bad body 400', async () => {
+    test('a member answers 409 ALREADY_MEMBER, an unknown user 201 like any other, a bad body 400', async () => {
       const team = await createTeam(t.app);
       const url = `/api/organisations/${team.organisationId}/users`;
-      expectStatus(await call(t.app, team.owner, 'POST', url, { userId: team.manager.id }), 409, 'CONFLICT');
+      expectStatus(
+        await call(t.app, team.owner, 'POST', url, { userId: team.manager.id }),
+        409,
+        'ALREADY_MEMBER',
+      );
       assert.equal(
         await roleOf(team.organisationId, team.owner, team.manager.id),
         'MANAGER',
         'role untouched',
       );
-      const unknown = await call(t.app, team.owner, 'POST', url, { userId: 999_999 });
-      expectStatus(unknown, 404, 'NOT_FOUND');
-      assert.equal(unknown.json().error.message, 'User not found');
+      const unknown = expectStatus(await call(t.app, team.owner, 'POST', url, { userId: 999_999 }), 201);
+      assert.equal(unknown.userId, 999_999);
       for (const body of [
         {},
         { userId: 'abc' },
         { userId: 0 },
         { userId: 2.5 },
         { userId: team.outsider.id, role: 'ADMIN' },
+        { email: 'not an email' },
+        { userId: team.outsider.id, email: 'both@example.test' },
       ]) {
         expectStatus(await call(t.app, team.owner, 'POST', url, body), 400, 'VALIDATION_FAILED');
       }
+      assert.deepEqual(validationDetails(await call(t.app, team.owner, 'POST', url, {})), [
+        'body: give exactly one of userId and email',
+      ]);
     });
 
-    test('two concurrent adds of the same user: one 201, one 409', async () => {
+    test('two concurrent invitations of the same person: one 201, one 200 renewing it', async () => {
       const team = await createTeam(t.app);
       const url = `/api/organisations/${team.organisationId}/users`;
       const responses = await Promise.all([
         call(t.app, team.owner, 'POST', url, { userId: team.outsider.id }),
         call(t.app, team.admin, 'POST', url, { userId: team.outsider.id }),
       ]);
-      assert.deepEqual(responses.map((r) => r.statusCode).sort(), [201, 409]);
-      assert.equal((await membersOf(team.organisationId, team.owner)).length, 5);
+      assert.deepEqual(responses.map((r) => r.statusCode).sort(), [200, 201]);
+      assert.equal(responses[0]!.json().invitationId, responses[1]!.json().invitationId);
+      const list = await membersOf(team.organisationId, team.owner);
+      assert.equal(list.length, 5);
+      assert.equal(list.filter((m) => m.userId === team.outsider.id).length, 1);
     });
   });
 
-  describe('assign (POST /users/assign)', () => {
-    test('OWNER adds with any role or changes a role; 201 when added, 200 when changed', async () => {
+  describe('invite with a role (POST /users/assign)', () => {
+    test('OWNER invites with any role; inviting again renews with the new role (200); a member is 409', async () => {
       const team = await createTeam(t.app);
       const url = `/api/organisations/${team.organisationId}/users/assign`;
       const newcomer = await registerUser(t.app);
-      const added = expectStatus(
+      const invited = expectStatus(
         await call(t.app, team.owner, 'POST', url, { userId: newcomer.id, role: 'ADMIN' }),
         201,
       );
-      assert.equal(added.role, 'ADMIN');
-      const changed = expectStatus(
+      assert.equal(invited.role, 'ADMIN');
+      const renewed = expectStatus(
         await call(t.app, team.owner, 'POST', url, {
-          userId: team.member.id,
+          userId: newcomer.id,
           role: 'OWNER',
           assignedById: team.owner.id,
         }),
         200,
       );
-      assert.equal(changed.role, 'OWNER');
-      assert.equal(changed.assignedById, team.owner.id);
-      // The same role again changes nothing.
+      assert.equal(renewed.role, 'OWNER');
+      assert.equal(renewed.invitationId, invited.invitationId);
+      assert.equal((await accept(t.app, newcomer, team.organisationId)).role, 'OWNER');
       expectStatus(
         await call(t.app, team.owner, 'POST', url, { userId: team.member.id, role: 'OWNER' }),
-        200,
+        409,
+        'ALREADY_MEMBER',
       );
+      expectStatus(
+        await call(t.app, team.owner, 'POST', url, { userId: team.owner.id, role: 'ADMIN' }),
+        409,
+        'ALREADY_MEMBER',
+      );
+      assert.equal(await roleOf(team.organisationId, team.owner, team.member.id), 'MEMBER');
     });
 
-    test('ADMIN assigns only MANAGER and MEMBER, and only to users who are not ADMIN or OWNER', async () => {
+    test('ADMIN invites only as MANAGER and MEMBER, and renews only such invitations', async () => {
       const team = await createTeam(t.app);
       const url = `/api/organisations/${team.organisationId}/users/assign`;
-      const [x, y] = await Promise.all([registerUser(t.app), registerUser(t.app)]);
+      const [x, y, z] = await Promise.all([registerUser(t.app), registerUser(t.app), registerUser(t.app)]);
       assert.equal(
         expectStatus(await call(t.app, team.admin, 'POST', url, { userId: x.id, role: 'MANAGER' }), 201).role,
         'MANAGER',
       );
       assert.equal(
-        expectStatus(
-          await call(t.app, team.admin, 'POST', url, { userId: team.manager.id, role: 'MEMBER' }),
-          200,
-        ).role,
+        expectStatus(await call(t.app, team.admin, 'POST', url, { userId: x.id, role: 'MEMBER' }), 200).role,
         'MEMBER',
       );
+      await invite(t.app, team.owner, team.organisationId, z, 'ADMIN');
       const refused: Array<[number, Role]> = [
         [y.id, 'ADMIN'],
         [y.id, 'OWNER'],
-        [team.member.id, 'ADMIN'],
-        [team.owner.id, 'MEMBER'],
+        [z.id, 'MEMBER'],
       ];
       for (const [userId, role] of refused) {
         expectStatus(await call(t.app, team.admin, 'POST', url, { userId, role }), 403, 'FORBIDDEN');
       }
-      assert.equal(await roleOf(team.organisationId, team.owner, y.id), undefined);
-      assert.equal(await roleOf(team.organisationId, team.owner, team.owner.id), 'OWNER');
+      expectStatus(
+        await call(t.app, team.admin, 'POST', url, { email: 'someone@example.test', role: 'ADMIN' }),
+        403,
+        'FORBIDDEN',
+      );
+      const invitations = (await membersOf(team.organisationId, team.owner)).filter(
+        (m) => (m as unknown as { status: string }).status === 'invited',
+      );
+      assert.deepEqual(
+        invitations.map((m) => [m.userId, m.role]),
+        [
+          [x.id, 'MEMBER'],
+          [z.id, 'ADMIN'],
+        ],
+      );
       for (const user of [team.manager, team.member]) {
         expectStatus(
           await call(t.app, user, 'POST', url, { userId: y.id, role: 'MEMBER' }),
@@ -230,17 +271,6 @@ describe('organisation membership', () => {
       );
       assert.equal(await roleOf(team.organisationId, team.owner, team.outsider.id), undefined);
     });
-
-    test('assign cannot demote the last OWNER', async () => {
-      const team = await createTeam(t.app);
-      const url = `/api/organisations/${team.organisationId}/users/assign`;
-      expectStatus(
-        await call(t.app, team.owner, 'POST', url, { userId: team.owner.id, role: 'ADMIN' }),
-        409,
-        'LAST_OWNER',
-      );
-      assert.equal(await roleOf(team.organisationId, team.owner, team.owner.id), 'OWNER');
-    });
   });
 
   describe('change role (PATCH /users/:userId/role)', () => {
@@ -272,6 +302,24 @@ describe('organisation membership', () => {
         403,
         'PLAN_LIMIT_REACHED',
       );
+    });
+
+    test('making a member OWNER counts against their plan: at its limit 403 PLAN_LIMIT_REACHED', async () => {
+      const team = await createTeam(t.app);
+      await createOrganisation(t.app, team.member, { name: 'Own' });
+      const refused = await call(
+        t.app,
+        team.owner,
+        'PATCH',
+        `/api/organisations/${team.organisationId}/users/${team.member.id}/role`,
+        { role: 'OWNER' },
+      );
+      expectStatus(refused, 403, 'PLAN_LIMIT_REACHED');
+      assert.match(
+        refused.json().error.message,
+        /^The member's plan STORE allows 1 owned active organisation/,
+      );
+      assert.equal(await roleOf(team.organisationId, team.owner, team.member.id), 'MEMBER');
     });
 
     test('ADMIN changes MANAGER and MEMBER between those roles only; MANAGER and MEMBER cannot change roles', async () => {

@@ -137,6 +137,8 @@ describe('platform routes', () => {
     assert.equal(page.statusCode, 200);
     assert.match(String(page.headers['content-type']), /text\/html/);
     assert.match(page.body, /<form/);
+    const afterVisit = await t.app.inject({ method: 'GET', url: '/api/auth/me', remoteAddress: ip });
+    assert.equal(afterVisit.statusCode, 401, 'a visit to the trap page alone blocks nothing');
     const submit = await t.app.inject({
       method: 'POST',
       url: '/api/security/honeypot/submit',
@@ -167,6 +169,66 @@ describe('platform routes', () => {
     assert.equal(elsewhere.statusCode, 401, 'other IPs are not blocked');
     const metrics = await t.app.inject({ method: 'GET', url: '/api/monitoring/metrics' });
     assert.match(metrics.body, /honeypot_hits_total\{path="\/api\/security\/honeypot\/submit"\} 1/);
+  });
+
+  test('honeypot: what any web page can make a browser send never blocks, and is still recorded', async () => {
+    const ip = '203.0.113.21';
+    // An <img src> of the trap page on any site, fetched by every visitor's browser.
+    for (let i = 0; i < 3; i++) {
+      const page = await t.app.inject({
+        method: 'GET',
+        url: '/api/security/honeypot/admin-login',
+        remoteAddress: ip,
+        headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-dest': 'image' },
+      });
+      assert.equal(page.statusCode, 200);
+    }
+    // A hidden form another site's page posts into the trap (by Sec-Fetch-Site, or by Origin alone).
+    for (const headers of [
+      { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' },
+      { origin: 'https://evil.example' },
+      { origin: 'null' },
+    ]) {
+      const forged = await t.app.inject({
+        method: 'POST',
+        url: '/api/security/honeypot/submit',
+        remoteAddress: ip,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        payload: 'username=admin&password=admin',
+      });
+      assert.equal(forged.statusCode, 401);
+    }
+    // Recorded all the same (this suite keeps the newest 3 rows: the three forged posts).
+    const hits = await t.db.kysely.selectFrom('honeypotHits').select('path').where('ip', '=', ip).execute();
+    assert.deepEqual(
+      hits.map((hit) => hit.path),
+      Array(3).fill('/api/security/honeypot/submit'),
+    );
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      remoteAddress: ip,
+      payload: { email: 'nobody@example.test', password: 'whatever12' },
+    });
+    assert.equal(login.statusCode, 401, 'the visitor can still sign in');
+    assert.equal(login.json().error.code, 'UNAUTHENTICATED');
+
+    // The trap's own form, submitted from the trap page (same origin), blocks.
+    const typed = await t.app.inject({
+      method: 'POST',
+      url: '/api/security/honeypot/submit',
+      remoteAddress: ip,
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'sec-fetch-site': 'same-origin',
+        origin: 'http://service.test',
+      },
+      payload: 'username=admin&password=admin',
+    });
+    assert.equal(typed.statusCode, 401);
+    const blocked = await t.app.inject({ method: 'GET', url: '/api/auth/me', remoteAddress: ip });
+    assert.equal(blocked.statusCode, 403);
+    assert.equal(blocked.json().error.code, 'BLOCKED');
   });
 
   test('metrics: Prometheus text with process metrics and request histograms by route template', async () => {

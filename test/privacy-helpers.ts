@@ -180,6 +180,11 @@ export async function seedEverything(app: FastifyInstance, db: Db): Promise<Seed
     userId: colleague.id,
     role: 'ADMIN',
   });
+  await C('POST', `/api/organisations/${organisation.id}/invitation/accept`, undefined, 200);
+  // Invitations: one the person sent (by email) and one to the person (by email too).
+  await P('POST', `/api/organisations/${organisation.id}/users`, { email: 'guest@example.test' });
+  const neighbourOrganisation = await N('POST', '/api/organisations', { name: 'Street Shop' });
+  await N('POST', `/api/organisations/${neighbourOrganisation.id}/users`, { email: person.email });
   const solo = await P('POST', '/api/organisations', {
     name: 'Solo Studio',
     email: person.email,

@@ -55,7 +55,15 @@ describe('two instances sharing Redis', () => {
 
   test('a honeypot hit on one instance blocks /api/auth/* on the other', async () => {
     const ip = randomIp();
-    await a.app.inject({ method: 'GET', url: '/api/security/honeypot/admin-login', remoteAddress: ip });
+    // Only a credential submitted to the trap blocks (a visit to its page does not).
+    const hit = await a.app.inject({
+      method: 'POST',
+      url: '/api/security/honeypot/submit',
+      remoteAddress: ip,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'username=admin&password=admin',
+    });
+    assert.equal(hit.statusCode, 401);
     const blocked = await b.app.inject({ method: 'GET', url: '/api/auth/me', remoteAddress: ip });
     assert.equal(blocked.statusCode, 403);
     assert.equal(blocked.json().error.code, 'BLOCKED');

@@ -121,6 +121,12 @@ describe('resource list cache: exact after every kind of write, across instances
       payload: { userId: stranger.id, role: 'MEMBER' },
     });
     assert.equal(added.statusCode, 201, added.body);
+    const accepted = await first.inject({
+      method: 'POST',
+      url: `/api/organisations/${owner.organisationId}/invitation/accept`,
+      headers: stranger.auth,
+    });
+    assert.equal(accepted.statusCode, 200, accepted.body);
     const asMember = await first.inject({ method: 'GET', url: '/api/resources', headers: stranger.auth });
     assert.equal(
       asMember.body,

@@ -65,7 +65,23 @@ export interface DatabaseOptions {
   /** PostgreSQL only: the schema to use (tests isolate runs in their own schema). */
   searchPath?: string;
   poolSize?: number;
+  /**
+   * PostgreSQL only: how long a query waits for a connection (a new one, or a free one of
+   * a full pool) before it fails. Default 5 s.
+   */
+  connectTimeoutMs?: number;
+  /**
+   * PostgreSQL only: the server cancels a statement running longer than this, and a
+   * connection that has not answered a statement this long plus a second is presumed
+   * lost and closed. 0 turns both off. Default 30 s. Migrations run without it.
+   */
+  statementTimeoutMs?: number;
 }
+
+const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+/** Beyond the statement timeout: time for the server's cancellation to arrive before the connection counts as lost. */
+const LOST_CONNECTION_GRACE_MS = 1_000;
 
 export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
   if (url.startsWith('sqlite:')) return createSqlite(url.slice('sqlite:'.length));
@@ -95,14 +111,24 @@ function createSqlite(path: string): Db {
 }
 
 function createPostgres(url: string, options: DatabaseOptions): Db {
+  const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   const pool = new (loadPostgres().Pool)({
     connectionString: url,
     max: options.poolSize ?? 10,
+    // A database that is down or unreachable fails a query in bounded time (then 503), never hangs it.
+    connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    // TCP keepalive probes an idle pooled connection, so one whose server vanished without a
+    // reset is dropped by the pool, not handed to a request (the silence bound below catches the rest).
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
     ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  pool.on('connect', prepareHotStatements);
+  pool.on('connect', (client) =>
+    adaptClient(client, statementTimeoutMs > 0 ? statementTimeoutMs + LOST_CONNECTION_GRACE_MS : 0),
+  );
   const dialect = options.searchPath
     ? new OneSchemaPostgresDialect({ pool }, options.searchPath)
     : new PostgresDialect({ pool });
@@ -280,28 +306,106 @@ const HOT_STATEMENTS = new Map<string, string>();
 /** PostgreSQL's "cached plan must not change result type": a table a prepared statement reads changed shape. */
 const PLAN_CHANGED_RESULT_TYPE = '0A000';
 
+/** The session settings `withoutStatementTimeout` sends; the client wrapper watches for them. */
+const LIFT_STATEMENT_TIMEOUT = 'set statement_timeout = 0';
+const RESTORE_STATEMENT_TIMEOUT = 'reset statement_timeout';
+
+type QueryCallback = (error: Error | null, result?: unknown) => void;
+
 /**
- * PostgreSQL runs the hot statements as named prepared statements: each connection
- * parses and plans one once, then only binds and executes it, where an unnamed
- * statement is parsed and planned on every call. Other SQL (built per call, with
- * variable `in` lists) stays unnamed, so a connection holds a bounded set. A prepared
- * statement reading `*` fails for good once a migration (another instance's, during a
- * rolling deploy) adds a column to its table; such a statement runs unnamed from then
- * on, on that connection (the failed attempt executed nothing).
+ * What every pooled PostgreSQL client gets when it connects:
+ *
+ * - An error listener for its whole life. The pool listens only while a client is idle;
+ *   a connection lost while the client is checked out (a reset, a failover) emits
+ *   `error` with nobody listening, which kills the process. The query in flight fails
+ *   with that error (a 503 for the request) and the pool drops the client on release.
+ * - A bound on silence (`lostAfterMs`, 0 for none): a statement the server has not
+ *   answered by then, though it cancels statements sooner, went to a connection that is
+ *   gone without a reset (a dropped network); the connection is closed, so the query
+ *   fails now instead of when TCP gives up, many minutes later.
+ * - The hot statements as named prepared statements: each connection parses and plans
+ *   one once, then only binds and executes it, where an unnamed statement is parsed and
+ *   planned on every call. Other SQL (built per call, with variable `in` lists) stays
+ *   unnamed, so a connection holds a bounded set. A prepared statement reading `*` fails
+ *   for good once a migration (another instance's, during a rolling deploy) adds a
+ *   column to its table; such a statement runs unnamed from then on, on that connection
+ *   (the failed attempt executed nothing). A new connection (after a reconnect) starts
+ *   afresh and prepares each statement again on first use.
  */
-function prepareHotStatements(client: pg.PoolClient): void {
+function adaptClient(client: pg.PoolClient, lostAfterMs: number): void {
+  client.on('error', () => {});
   const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
   const reshaped = new Set<string>();
+  let silenceBound = lostAfterMs;
+
+  /** Starts the silence bound of one statement; answers its stop. */
+  const watch = (): (() => void) => {
+    if (silenceBound === 0) return () => {};
+    const limit = silenceBound;
+    const timer = setTimeout(() => {
+      const lost = Object.assign(new Error(`The database did not answer within ${limit} ms`), {
+        code: 'ETIMEDOUT',
+      });
+      (
+        client as unknown as { connection: { stream: { destroy(error: Error): void } } }
+      ).connection.stream.destroy(lost);
+    }, limit);
+    timer.unref();
+    return () => clearTimeout(timer);
+  };
+
   client.query = ((text: unknown, values?: unknown, callback?: unknown) => {
-    const name = typeof text === 'string' && !reshaped.has(text) ? HOT_STATEMENTS.get(text) : undefined;
-    // Kysely calls without a callback; anything else passes through as it came.
-    if (name === undefined || callback !== undefined) return query(text, values, callback);
-    return query({ name, text, values }).catch((error: { code?: string }) => {
-      if (error?.code !== PLAN_CHANGED_RESULT_TYPE) throw error;
-      reshaped.add(text as string);
-      return query(text, values);
-    });
+    // A submittable (a cursor; Kysely is given none) is pg's own business.
+    if (typeof (text as { submit?: unknown } | null)?.submit === 'function')
+      return query(text, values, callback);
+    if (text === LIFT_STATEMENT_TIMEOUT) silenceBound = 0;
+    else if (text === RESTORE_STATEMENT_TIMEOUT) silenceBound = lostAfterMs;
+    const stop = watch();
+    try {
+      // The callback form (pool.query, which the job queue uses) passes through as it came.
+      if (typeof callback === 'function' || typeof values === 'function') {
+        const done = (typeof callback === 'function' ? callback : values) as QueryCallback;
+        const stopThenDone: QueryCallback = (error, result) => {
+          stop();
+          done(error, result);
+        };
+        return typeof callback === 'function' ? query(text, values, stopThenDone) : query(text, stopThenDone);
+      }
+      const name = typeof text === 'string' && !reshaped.has(text) ? HOT_STATEMENTS.get(text) : undefined;
+      const running =
+        name === undefined
+          ? query(text, values)
+          : query({ name, text, values }).catch((error: { code?: string }) => {
+              if (error?.code !== PLAN_CHANGED_RESULT_TYPE) throw error;
+              reshaped.add(text as string);
+              return query(text, values);
+            });
+      return running.finally(stop);
+    } catch (error) {
+      // pg refuses some calls at once (no query text); nothing was sent.
+      stop();
+      throw error;
+    }
   }) as typeof client.query;
+}
+
+/**
+ * Runs `work` on one connection without the statement timeout: schema changes may take
+ * long on a large table, and that is no outage. SQLite has no timeout to lift.
+ */
+export async function withoutStatementTimeout<T>(
+  db: Db,
+  work: (executor: Kysely<Database>) => Promise<T>,
+): Promise<T> {
+  if (db.dialect !== 'postgres') return work(db.kysely);
+  return db.kysely.connection().execute(async (connection) => {
+    await sql.raw(LIFT_STATEMENT_TIMEOUT).execute(connection);
+    try {
+      return await work(connection);
+    } finally {
+      await sql.raw(RESTORE_STATEMENT_TIMEOUT).execute(connection);
+    }
+  });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { type Migration, type MigrationProvider, Migrator } from 'kysely';
-import type { Db } from './database.js';
+import { type Db, withoutStatementTimeout } from './database.js';
 import { foundation } from './migrations/0001_foundation.js';
 import { organisations } from './migrations/0002_organisations.js';
 import { calendars } from './migrations/0003_calendars.js';
@@ -16,6 +16,8 @@ import { availabilityVersions } from './migrations/0013_availability_versions.js
 import { loweredBuffer } from './migrations/0014_lowered_buffer.js';
 import { resourceListVersions } from './migrations/0015_resource_list_versions.js';
 import { keptTimeFollowsRules } from './migrations/0016_kept_time_follows_rules.js';
+import { membershipInvitations } from './migrations/0017_membership_invitations.js';
+import { oauthClientExpiry } from './migrations/0018_oauth_client_expiry.js';
 import { columnsFor } from './migrations/columns.js';
 
 /**
@@ -41,18 +43,21 @@ function migrations(db: Db): Record<string, Migration> {
     '0014_lowered_buffer': loweredBuffer(db.dialect),
     '0015_resource_list_versions': resourceListVersions(db.dialect),
     '0016_kept_time_follows_rules': keptTimeFollowsRules(db.dialect),
+    '0017_membership_invitations': membershipInvitations(c),
+    '0018_oauth_client_expiry': oauthClientExpiry(c),
   };
 }
 
 export async function migrateToLatest(db: Db): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrations(db) };
-  // Kysely looks for its bookkeeping tables across every schema; pin it to ours.
-  const migrator = new Migrator({
-    db: db.kysely,
-    provider,
-    ...(db.schema ? { migrationTableSchema: db.schema } : {}),
-  });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await withoutStatementTimeout(db, (executor) =>
+    // Kysely looks for its bookkeeping tables across every schema; pin it to ours.
+    new Migrator({
+      db: executor,
+      provider,
+      ...(db.schema ? { migrationTableSchema: db.schema } : {}),
+    }).migrateToLatest(),
+  );
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     const reason = error instanceof Error ? error.message : String(error ?? 'unknown error');

@@ -1,7 +1,13 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { DomainError, type ErrorCode, validationFailed } from '../lib/errors.js';
+import {
+  asDomainError,
+  DomainError,
+  type ErrorCode,
+  UNAVAILABLE_RETRY_AFTER_SECONDS,
+  validationFailed,
+} from '../lib/errors.js';
 
 /** The HTTP status of each domain error code. */
 const STATUS: Record<ErrorCode, number> = {
@@ -27,6 +33,7 @@ const STATUS: Record<ErrorCode, number> = {
   DEFAULT_CALENDAR: 409,
   INVITE_ALREADY_USED: 409,
   INVITE_EXPIRED: 410,
+  ALREADY_MEMBER: 409,
   DEPENDENCY_CYCLE: 409,
   TASK_BLOCKED: 409,
   PAYLOAD_TOO_LARGE: 413,
@@ -35,6 +42,7 @@ const STATUS: Record<ErrorCode, number> = {
   INTERNAL: 500,
   PROVIDER_ERROR: 502,
   NOT_READY: 503,
+  UNAVAILABLE: 503,
   PROVIDER_TIMEOUT: 504,
 };
 
@@ -61,7 +69,10 @@ export function errorResponses<S extends number>(...statuses: S[]): Record<S, ty
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: DomainError) {
-  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+  // UNAVAILABLE always says when to retry, also when rebuilt from a tool result (the gateway).
+  const retryAfter =
+    error.retryAfterSeconds ?? (error.code === 'UNAVAILABLE' ? UNAVAILABLE_RETRY_AFTER_SECONDS : undefined);
+  if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
   return reply.code(httpStatusOf(error.code)).send({
     success: false,
     error: {
@@ -74,8 +85,9 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: D
 }
 
 /** Turns anything thrown into the envelope; nothing internal (stack, SQL) reaches the body. */
-function toDomainError(error: FastifyError): DomainError {
-  if (error instanceof DomainError) return error;
+export function toDomainError(error: FastifyError): DomainError {
+  const known = asDomainError(error);
+  if (known) return known;
   if (hasZodFastifySchemaValidationErrors(error)) {
     const part = error.validationContext ?? 'request';
     const details = error.validation.map((issue) => {
@@ -118,7 +130,10 @@ function toDomainError(error: FastifyError): DomainError {
 export function registerErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const domainError = toDomainError(error);
-    if (httpStatusOf(domainError.code) >= 500) request.log.error({ err: error }, 'request failed');
+    // An outage fails every request alike: one warning each, the cause without a stack.
+    if (domainError.code === 'UNAVAILABLE')
+      request.log.warn({ cause: String((error as Error).message) }, 'dependency unavailable');
+    else if (httpStatusOf(domainError.code) >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(request, reply, domainError);
   });
   app.setNotFoundHandler((request, reply) =>

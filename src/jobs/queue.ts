@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type PgBoss from 'pg-boss';
 import type { Db } from '../db/database.js';
+import { asDomainError } from '../lib/errors.js';
 import { loadDriver } from '../lib/load-driver.js';
 
 /**
@@ -51,14 +52,24 @@ export function createJobQueue(
   return inProcessQueue(log);
 }
 
-function pgBossQueue(db: Db, pool: NonNullable<Db['pool']>, log: Pick<FastifyBaseLogger, 'error'>): JobQueue {
+function pgBossQueue(
+  db: Db,
+  pool: NonNullable<Db['pool']>,
+  log: Pick<FastifyBaseLogger, 'error' | 'warn'>,
+): JobQueue {
   const Boss = loadDriver<typeof PgBoss>('pg-boss');
   const boss = new Boss({
     // The app's own pool: the same database and credentials, no second set of connections.
     db: { executeSql: (text, values) => pool.query(text, values) },
     schema: db.schema ? `${db.schema}_jobs` : 'pgboss',
   });
-  boss.on('error', (error) => log.error({ err: error }, 'job queue error'));
+  // Its workers and maintenance go on polling through an outage (each poll takes a pooled
+  // connection afresh), so jobs resume by themselves once the database is back.
+  boss.on('error', (error) => {
+    if (asDomainError(error)?.code === 'UNAVAILABLE')
+      log.warn({ cause: error.message }, 'job queue: database unavailable');
+    else log.error({ err: error }, 'job queue error');
+  });
   const handlers = new Map<string, { handler: JobHandler<object>; options: WorkOptions }>();
   const periodic = new Map<string, number>();
   let started = false;

@@ -19,7 +19,12 @@ export interface EphemeralStore {
 export function createEphemeralStore(redisUrl: string | undefined): EphemeralStore {
   if (!redisUrl) return new MemoryStore();
   const { Redis: Client } = loadDriver<typeof import('ioredis')>('ioredis');
-  return new RedisStore(new Client(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }));
+  // A command Redis does not answer in 2 s fails (503 for its request) rather than holding the
+  // request while a silent network is noticed; a failed command never waits more than two reconnects.
+  const redis = new Client(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2, commandTimeout: 2_000 });
+  // ioredis reconnects by itself; without a listener it prints every failed attempt.
+  redis.on('error', () => {});
+  return new RedisStore(redis);
 }
 
 class MemoryStore implements EphemeralStore {

@@ -26,6 +26,7 @@ export const ERROR_CODES = [
   'DEFAULT_CALENDAR',
   'INVITE_ALREADY_USED',
   'INVITE_EXPIRED',
+  'ALREADY_MEMBER',
   'DEPENDENCY_CYCLE',
   'TASK_BLOCKED',
   'PAYLOAD_TOO_LARGE',
@@ -34,6 +35,7 @@ export const ERROR_CODES = [
   'PROVIDER_ERROR',
   'PROVIDER_TIMEOUT',
   'NOT_READY',
+  'UNAVAILABLE',
   'INTERNAL',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -48,7 +50,7 @@ export class DomainError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details?: ErrorDetail[],
-    /** For RATE_LIMITED: when the caller may try again. */
+    /** For RATE_LIMITED and UNAVAILABLE: when the caller may try again. */
     readonly retryAfterSeconds?: number,
   ) {
     super(message);
@@ -63,3 +65,65 @@ export const forbidden = (message = 'You do not have permission to do this') =>
   new DomainError('FORBIDDEN', message);
 export const notFound = (what = 'Resource') => new DomainError('NOT_FOUND', `${what} not found`);
 export const conflict = (code: ErrorCode, message: string) => new DomainError(code, message);
+
+/** When a caller may retry after UNAVAILABLE: a lost connection is usually back within seconds. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+export const unavailable = () =>
+  new DomainError(
+    'UNAVAILABLE',
+    'The service cannot reach its database or cache right now; retry shortly',
+    undefined,
+    UNAVAILABLE_RETRY_AFTER_SECONDS,
+  );
+
+/**
+ * PostgreSQL SQLSTATEs that say the server cannot serve now, not that the statement was
+ * wrong: connection exceptions (08), shutdown and start-up (57P01-57P03), too many
+ * connections (53300), and a statement cancelled by the statement timeout (57014).
+ */
+const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300|57014)$/;
+/** Socket failures reaching PostgreSQL or Redis. */
+const UNREACHABLE_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+/** Driver errors without a code: pg, pg-pool and ioredis word them so. */
+const UNREACHABLE_MESSAGE =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client (has encountered a connection error|was closed) and is not queryable|Query read timeout|Connection is closed\.|Stream isn't writeable|Reached the max retries per request limit|Command timed out)/;
+
+function isUnreachable(error: unknown, depth: number): boolean {
+  if (typeof error !== 'object' || error === null || depth > 3) return false;
+  const { code, message, name, cause, errors } = error as {
+    code?: unknown;
+    message?: unknown;
+    name?: unknown;
+    cause?: unknown;
+    errors?: unknown;
+  };
+  if (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || UNAVAILABLE_SQLSTATE.test(code)))
+    return true;
+  if (name === 'MaxRetriesPerRequestError') return true;
+  if (typeof message === 'string' && UNREACHABLE_MESSAGE.test(message)) return true;
+  // Node reports a failed connection to every address of a host as one AggregateError.
+  if (Array.isArray(errors) && errors.some((inner) => isUnreachable(inner, depth + 1))) return true;
+  return isUnreachable(cause, depth + 1);
+}
+
+/**
+ * What a caller sees of anything thrown: a domain error as it is; a dependency that
+ * cannot be reached (the database or Redis down, restarting, failing over, or too
+ * slow to answer) as 503 UNAVAILABLE with a retry delay; undefined for anything else
+ * (a bug, answered as INTERNAL). The HTTP error handler and the MCP tool call share it.
+ */
+export function asDomainError(error: unknown): DomainError | undefined {
+  if (error instanceof DomainError) return error;
+  return isUnreachable(error, 0) ? unavailable() : undefined;
+}

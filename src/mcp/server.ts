@@ -12,7 +12,8 @@ import {
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import { type AccessScope, type Actor, agentActor } from '../lib/actor.js';
-import { DomainError, ERROR_CODES, type ErrorCode } from '../lib/errors.js';
+import { controlCharacterIssues, replaceControlCharacters } from '../lib/control-characters.js';
+import { asDomainError, ERROR_CODES, type ErrorCode } from '../lib/errors.js';
 import {
   type ActionRisk,
   type AgentDirectory,
@@ -136,8 +137,8 @@ const errorResult = (code: ErrorCode, message: string): CallToolResult => {
   };
 };
 
-const issuesText = (error: z.ZodError) =>
-  error.issues
+const issuesText = (issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>) =>
+  issues
     .map((issue) => `${issue.path.length ? issue.path.join('.') : '(arguments)'}: ${issue.message}`)
     .join('; ');
 
@@ -189,7 +190,10 @@ export async function callAgentTool(
   args: unknown,
 ): Promise<ToolCallOutcome> {
   const started = performance.now();
-  const requested = ('name' in reference ? reference.name : reference.actionKey).slice(0, MAX_LOGGED_NAME);
+  // Recorded as the call's action key: PostgreSQL refuses a NUL in it, SQLite would store it.
+  const requested = replaceControlCharacters(
+    ('name' in reference ? reference.name : reference.actionKey).slice(0, MAX_LOGGED_NAME),
+  );
   const tool =
     'name' in reference
       ? deps.catalogue.byName.get(reference.name)
@@ -214,25 +218,34 @@ export async function callAgentTool(
   async function run(): Promise<CallToolResult> {
     // Not permitted reads exactly like not existing.
     if (!tool || !actor) return errorResult('NOT_FOUND', `Tool ${requested} not found`);
+    // The one rule for text, as every HTTP route applies it (http/validation.ts).
+    const controls = controlCharacterIssues(args);
+    if (controls.length > 0) {
+      return errorResult(
+        'VALIDATION_FAILED',
+        `Invalid arguments for tool ${tool.name}: ${issuesText(controls)}`,
+      );
+    }
     const input = await tool.definition.input.safeParseAsync(args ?? {});
     if (!input.success) {
       return errorResult(
         'VALIDATION_FAILED',
-        `Invalid arguments for tool ${tool.name}: ${issuesText(input.error)}`,
+        `Invalid arguments for tool ${tool.name}: ${issuesText(input.error.issues)}`,
       );
     }
     let output: unknown;
     try {
       output = await tool.definition.run(actor, input.data);
     } catch (thrown) {
-      if (thrown instanceof DomainError) return errorResult(thrown.code, thrown.message);
+      const known = asDomainError(thrown);
+      if (known) return errorResult(known.code, known.message);
       log.error({ err: thrown, agentId: agent.id, tool: tool.name }, 'MCP tool failed');
       return errorResult('INTERNAL', 'Internal error');
     }
     const checked = await tool.definition.output.safeParseAsync(output);
     if (!checked.success) {
       log.error(
-        { agentId: agent.id, tool: tool.name, issues: issuesText(checked.error) },
+        { agentId: agent.id, tool: tool.name, issues: issuesText(checked.error.issues) },
         'MCP tool output does not match its schema',
       );
       return errorResult('INTERNAL', 'Internal error');
@@ -275,11 +288,12 @@ export function createAgentServer(deps: AgentServerDeps, context: AgentRequestCo
       try {
         return await work();
       } catch (error) {
-        if (error instanceof DomainError) {
-          if (uri !== undefined && (error.code === 'NOT_FOUND' || error.code === 'FORBIDDEN')) {
+        const known = asDomainError(error);
+        if (known) {
+          if (uri !== undefined && (known.code === 'NOT_FOUND' || known.code === 'FORBIDDEN')) {
             throw new ResourceNotFoundError(uri);
           }
-          throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message, { code: error.code });
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, known.message, { code: known.code });
         }
         log.error({ err: error, agentId: agent.id, uri }, 'MCP resource request failed');
         throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');

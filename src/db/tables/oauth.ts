@@ -15,6 +15,11 @@ export interface OauthClientsTable {
   /** JSON array of 1..10 absolute URIs, matched exactly. */
   redirectUris: JsonText;
   createdAt: Timestamp;
+  /**
+   * The first approval a person gave this client (migration 0018); null until then.
+   * A client still null 24 hours after registration is deleted.
+   */
+  firstAuthorizedAt: Timestamp | null;
 }
 
 /**

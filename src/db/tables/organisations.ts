@@ -40,6 +40,24 @@ export interface OrganisationMembershipsTable {
   updatedAt: Timestamp;
 }
 
+/**
+ * An invitation to join an organisation, until the invited person accepts it (then
+ * it becomes a membership) or declines it, or it is withdrawn. Names its person by
+ * `userId` or by `email`, never both; `userId` may name no account at all.
+ */
+export interface OrganisationInvitationsTable {
+  id: Id;
+  organisationId: number;
+  userId: number | null;
+  /** Lowercase. */
+  email: string | null;
+  role: OrganisationRole;
+  /** Who sent (or last renewed) it; null once that person's account is erased. */
+  invitedById: number | null;
+  invitedAt: Timestamp;
+  expiresAt: Timestamp;
+}
+
 /** One row per organisation that ever started a payment connection. */
 export interface OrganisationPaymentAccountsTable {
   id: Id;
@@ -68,5 +86,6 @@ export interface OrganisationPaymentAccountsTable {
 export interface OrganisationTables {
   organisations: OrganisationsTable;
   organisationMemberships: OrganisationMembershipsTable;
+  organisationInvitations: OrganisationInvitationsTable;
   organisationPaymentAccounts: OrganisationPaymentAccountsTable;
 }

@@ -21,7 +21,7 @@ export interface CatalogueAction {
   description: string;
   risk: ActionRisk;
   scopeKinds: readonly ScopeKind[];
-  /** Every agent has it, whatever its permissions (never stored as a permission). */
+  /** Every agent has it, whatever its permissions: granting it (full_mcp_admin lists it) changes nothing. */
   alwaysAllowed: boolean;
 }
 
@@ -692,7 +692,8 @@ export const PERMISSION_GROUPS: readonly PermissionGroup[] = [
     label: 'Full MCP admin',
     description:
       'The full current action catalogue, destructive actions included. Only a global admin may assign it.',
-    actionKeys: grantable.map((a) => a.key),
+    // Every action of the catalogue, the always-allowed profile included (DECISIONS.md, OAuth hardening).
+    actionKeys: ACTIONS.map((a) => a.key),
     requiresGlobalAdmin: true,
     highlights: ['Every action, deletes included', 'Requires a global admin'],
   },
@@ -702,4 +703,25 @@ const GROUPS_BY_ID = new Map<string, PermissionGroup>(PERMISSION_GROUPS.map((g) 
 
 export function findPermissionGroup(id: string): PermissionGroup | undefined {
   return GROUPS_BY_ID.get(id);
+}
+
+/** Whether a person may assign the group: the global-admin ones only a global admin. */
+export function canAssignGroup(group: PermissionGroup, isGlobalAdmin: boolean): boolean {
+  return !group.requiresGlobalAdmin || isGlobalAdmin;
+}
+
+/**
+ * The actions a person who is not a global admin may grant one by one: those of the
+ * groups they may assign, so an explicit list never reaches past them (listing every
+ * action would otherwise be full_mcp_admin by another name). The always-allowed
+ * profile too, since granting it grants nothing.
+ */
+const GRANTABLE_WITHOUT_GLOBAL_ADMIN: ReadonlySet<string> = new Set([
+  ...ACTIONS.filter((a) => a.alwaysAllowed).map((a) => a.key),
+  ...PERMISSION_GROUPS.filter((g) => canAssignGroup(g, false)).flatMap((g) => g.actionKeys),
+]);
+
+/** Whether only a global admin may grant this action explicitly. */
+export function needsGlobalAdminToGrant(actionKey: string): boolean {
+  return !GRANTABLE_WITHOUT_GLOBAL_ADMIN.has(actionKey);
 }

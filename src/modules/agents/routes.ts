@@ -128,6 +128,9 @@ export const agentRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Replace the permissions: a permission group, or explicit scoped actions',
+        description:
+          'Explicit actions are bounded by the permission groups you may assign: only a global admin ' +
+          'grants actions outside them (otherwise 403 `FORBIDDEN`, nothing changes).',
         security: security.user,
         params: idParam,
         body: updatePermissionsBody,

@@ -12,8 +12,10 @@ import type { CalendarService } from '../calendars/service.js';
 import type { UserGroupService } from '../user-groups/service.js';
 import {
   ACTIONS,
+  canAssignGroup,
   findAction,
   findPermissionGroup,
+  needsGlobalAdminToGrant,
   PERMISSION_GROUPS,
   type PermissionGroup,
 } from './catalogue.js';
@@ -151,7 +153,11 @@ export function createAgentService({
     return group;
   }
 
-  /** Checks explicit permissions against the catalogue and the owner's scoping resources. */
+  /**
+   * Checks explicit permissions against the catalogue and the owner's scoping
+   * resources (400), then against what the owner may grant (403): the actions of the
+   * groups they may assign.
+   */
   async function checkPermissions(
     actor: Actor,
     permissions: readonly PermissionInput[],
@@ -199,6 +205,11 @@ export function createAgentService({
       });
     }
     if (details.length > 0) throw invalidBody(details);
+    const beyond = checked.map((p) => p.actionKey).filter(needsGlobalAdminToGrant);
+    if (beyond.length > 0 && !(await repo.isGlobalAdmin(actor.userId)))
+      throw forbidden(
+        `Only a global admin can grant ${beyond.join(', ')}: explicit permissions come from the permission groups you may assign`,
+      );
     return checked;
   }
 
@@ -274,7 +285,7 @@ export function createAgentService({
         label: group.label,
         description: group.description,
         actionKeys: [...group.actionKeys],
-        canAssign: !group.requiresGlobalAdmin || isGlobalAdmin,
+        canAssign: canAssignGroup(group, isGlobalAdmin),
         requiresGlobalAdmin: group.requiresGlobalAdmin,
         highlights: [...group.highlights],
       }));

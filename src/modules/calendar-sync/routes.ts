@@ -213,6 +213,9 @@ export const calendarSyncRoutes: FastifyPluginAsyncZod = async (app) => {
           'handshake as text/plain; notifications are checked by subscription id and clientState',
         security: security.public,
         querystring: z.object({ validationToken: z.string().min(1).max(4096).optional() }),
+        // Checked by the handler (the handshake has an empty text body); declared so the one
+        // rule for text (http/validation.ts) refuses control characters before any lookup.
+        body: z.unknown().describe('A change notification batch `{value: [...]}`; empty for the handshake'),
       },
     },
     async (request, reply) => {

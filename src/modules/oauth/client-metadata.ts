@@ -25,6 +25,16 @@ import {
 
 export class ClientMetadataError extends Error {}
 
+/**
+ * Every failure to reach the document by name, alike: an unknown name, a name that
+ * resolves only to non-public addresses, a refused or reset connection. Saying which
+ * (or echoing an address or a socket error) would let anyone map internal names and
+ * hosts through this server (DECISIONS.md: error pages never echo resolution or
+ * network details). The cause stays on the error for the server's own log.
+ */
+const unreachable = (cause?: unknown) =>
+  new ClientMetadataError('the document could not be fetched', cause === undefined ? {} : { cause });
+
 export interface ClientMetadata {
   clientId: string;
   clientName: string;
@@ -169,18 +179,11 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
     callback: (...args: unknown[]) => void,
   ) => {
     dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error);
+      if (error) return callback(unreachable(error));
       const usable = options.family ? addresses.filter((a) => a.family === options.family) : addresses;
-      if (usable.length === 0) return callback(new ClientMetadataError(`${hostname} has no usable address`));
-      if (!allowPrivate) {
-        const refused = usable.find((a) => !isPublicAddress(a.address));
-        if (refused)
-          return callback(
-            new ClientMetadataError(
-              `${hostname} resolves to ${refused.address}, which is not a public address`,
-            ),
-          );
-      }
+      if (usable.length === 0) return callback(unreachable());
+      if (!allowPrivate && usable.some((a) => !isPublicAddress(a.address)))
+        return callback(unreachable(new Error(`${hostname} resolves to a non-public address`)));
       if (options.all) return callback(null, usable);
       return callback(null, usable[0]!.address, usable[0]!.family);
     });
@@ -191,7 +194,7 @@ function assertHostAllowed(url: URL, allowPrivate: boolean) {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   // Node connects to an IP literal without calling lookup: check it here.
   if (isIP(host) && !allowPrivate && !isPublicAddress(host))
-    throw new ClientMetadataError(`${host} is not a public address`);
+    throw new ClientMetadataError('the client_id host is not a public address');
 }
 
 function requestOnce(
@@ -286,9 +289,7 @@ async function fetchDocument(
     if (error instanceof ClientMetadataError) throw error;
     if (controller.signal.aborted)
       throw new ClientMetadataError(`fetching the document took longer than ${options.timeoutMs} ms`);
-    throw new ClientMetadataError(
-      `the document could not be fetched (${error instanceof Error ? error.message : 'network error'})`,
-    );
+    throw unreachable(error);
   } finally {
     clearTimeout(timer);
   }

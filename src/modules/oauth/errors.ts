@@ -1,7 +1,8 @@
 /**
- * OAuth protocol errors (RFC 6749 §4.1.2.1 and §5.2, RFC 8707 §2). They never use
- * the service's error envelope: the token endpoint answers `{error,
- * error_description}`, the authorization endpoint redirects them to the client.
+ * OAuth protocol errors of the token endpoint (RFC 6749 §5.2, RFC 8707 §2), answered
+ * as `{error, error_description}`, never the service's error envelope. The
+ * authorization endpoint has none: its request errors are 400 VALIDATION_FAILED, and
+ * only the consent decision (`access_denied`) goes back to the client.
  */
 export type OAuthErrorCode =
   | 'invalid_request'
@@ -10,8 +11,6 @@ export type OAuthErrorCode =
   | 'unsupported_grant_type'
   | 'invalid_scope'
   | 'invalid_target'
-  | 'access_denied'
-  | 'unsupported_response_type'
   | 'server_error';
 
 export class OAuthError extends Error {

@@ -102,6 +102,30 @@ export function createOAuthRepo(kysely: Kysely<Database>) {
       return db.selectFrom('oauthClients').selectAll().where('clientId', '=', clientId).executeTakeFirst();
     },
 
+    /**
+     * Records the client's first approval (later ones keep the first time); answers
+     * false when the client is gone. Against a concurrent clean-up it is one or the
+     * other: the row lock decides whether the client was approved or deleted first.
+     */
+    async markClientApproved(clientId: string, now: string): Promise<boolean> {
+      const result = await db
+        .updateTable('oauthClients')
+        .set((eb) => ({ firstAuthorizedAt: eb.fn.coalesce('firstAuthorizedAt', eb.val(now)) }))
+        .where('clientId', '=', clientId)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    /** Deletes the clients registered before `before` that nobody approved; answers how many. */
+    async deleteUnapprovedClients(before: string): Promise<number> {
+      const result = await db
+        .deleteFrom('oauthClients')
+        .where('firstAuthorizedAt', 'is', null)
+        .where('createdAt', '<', before)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
     // Authorization codes
 
     async insertCode(values: Omit<CodeRow, 'id' | 'consumedAt' | 'issuedFamilyId'>): Promise<void> {

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/errors.js';
 import { security } from '../../http/schemas.js';
+import { refuseControlCharacters } from '../../http/validation.js';
 import { DomainError, notFound } from '../../lib/errors.js';
 import { invalidRequest, OAuthError } from './errors.js';
 import {
@@ -19,7 +20,9 @@ import {
   tokenRequestBody,
   tokenResponse,
 } from './schemas.js';
-import type { AuthorizeOutcome } from './service.js';
+
+/** The most a registration body may be (DECISIONS.md, OAuth hardening). */
+const REGISTRATION_BODY_MAX_BYTES = 16 * 1024;
 
 const tags = ['oauth'];
 const errors = errorResponses(400, 401, 429);
@@ -39,7 +42,7 @@ const escapeHtml = (text: string) =>
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
   );
 
-/** The page shown when the client or its redirect URI cannot be trusted: nothing is redirected. */
+/** The page a browser gets for a refused authorization request: nothing is redirected. */
 function errorPage(message: string): string {
   return `<!doctype html>
 <html lang="en">
@@ -49,17 +52,37 @@ function errorPage(message: string): string {
 <main>
 <h1>Authorization request refused</h1>
 <p>${escapeHtml(message)}</p>
-<p>The application that sent you here made a request this service cannot verify, so you are not sent back to it. Close this page and contact the application's developer.</p>
+<p>The application that sent you here made a request this service cannot accept, so you are not sent back to it. Close this page and contact the application's developer.</p>
 </main>
 </body>
 </html>
 `;
 }
 
-function sendAuthorizeOutcome(reply: FastifyReply, outcome: AuthorizeOutcome) {
-  reply.headers(NO_STORE);
-  if (outcome.kind === 'redirect') return reply.code(302).header('location', outcome.location).send();
-  return reply.code(400).type('text/html; charset=utf-8').send(errorPage(outcome.message));
+// The quality and specificity (2 exact, 1 a `type/*` range, 0 the any range) Accept gives one media type.
+function acceptance(accept: string, type: string): { q: number; specificity: number } {
+  const [major] = type.split('/');
+  let best = { q: 0, specificity: -1 };
+  for (const part of accept.split(',')) {
+    const [range = '', ...parameters] = part.split(';').map((piece) => piece.trim().toLowerCase());
+    const specificity = range === type ? 2 : range === `${major}/*` ? 1 : range === '*/*' ? 0 : -1;
+    if (specificity <= best.specificity) continue;
+    const qParameter = parameters.find((parameter) => parameter.startsWith('q='));
+    const q = qParameter ? Number(qParameter.slice(2)) : 1;
+    best = { q: Number.isFinite(q) ? Math.min(Math.max(q, 0), 1) : 0, specificity };
+  }
+  return best;
+}
+
+// Whether the caller's Accept header prefers JSON to HTML: a higher quality, or the same
+// one named more exactly (`application/json` beside the any range is a JSON client; a
+// browser names text/html). No Accept, or a tie, is a browser.
+export function prefersJson(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const json = acceptance(accept, 'application/json');
+  const html = acceptance(accept, 'text/html');
+  if (json.q === 0) return false;
+  return json.q > html.q || (json.q === html.q && json.specificity > html.specificity);
 }
 
 /** The token endpoint's parameters: strings only, each once, empty ones treated as omitted (RFC 6749 §3.2). */
@@ -157,6 +180,8 @@ const tokenRoute: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
+      // invalid_request (this scope's error handler); the service names any other fault itself.
+      refuseControlCharacters(request);
       const params = tokenParameters(request.body);
       const tokens = await oauth.token(params, {
         clientAuthentication: request.headers.authorization !== undefined,
@@ -172,18 +197,21 @@ const apiRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/register',
     {
-      // Anyone may register, so registration has the tighter public limit.
-      config: { rateLimit: { max: app.config.publicRateLimitMax, timeWindow: '1 minute' } },
+      // Anyone may register: a few registrations per IP an hour, each small (DECISIONS.md, OAuth hardening).
+      config: { rateLimit: { max: app.config.registrationRateLimitMax, timeWindow: '1 hour' } },
+      bodyLimit: REGISTRATION_BODY_MAX_BYTES,
       schema: {
         tags,
         summary: 'Register a public client (RFC 7591 dynamic client registration)',
         description:
           'No client secret is issued: token_endpoint_auth_method is always `none`. Client metadata ' +
           'this server does not use is accepted and ignored (RFC 7591 §2). Failures are 400 ' +
-          '`VALIDATION_FAILED` in the error envelope.',
+          '`VALIDATION_FAILED` in the error envelope. The body is at most 16 KiB (413 ' +
+          '`PAYLOAD_TOO_LARGE`); REGISTRATION_RATE_LIMIT_MAX registrations per IP an hour (429 ' +
+          '`RATE_LIMITED`). A client nobody approves within 24 hours is deleted.',
         security: security.public,
         body: registerClientBody,
-        response: { 201: registeredClient, ...errors },
+        response: { 201: registeredClient, ...errorResponses(400, 413, 429) },
       },
     },
     async (request, reply) =>
@@ -198,16 +226,17 @@ const apiRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       // Public, and a URL client_id makes the server fetch a document: the tighter public limit.
       config: { rateLimit: { max: app.config.publicRateLimitMax, timeWindow: '1 minute' } },
-      // The query is checked by the handler: most failures redirect to the client.
+      // The query is checked by the service, which names the parameter at fault.
       attachValidation: true,
       schema: {
         tags,
         summary: 'Authorization endpoint: 302 to the consent page',
         description:
-          'Checks the client and the exact redirect URI first: if either fails, a 400 HTML page and no ' +
-          'redirect. Other failures redirect to the client with `error`, `error_description`, `state` ' +
-          'and `iss` (RFC 6749 §4.1.2.1, RFC 9207). Success: 302 to `<FRONTEND_URL>/oauth/consent` ' +
-          'with this request’s query.',
+          'Success: 302 to `<FRONTEND_URL>/oauth/consent` with this request’s query. Every request ' +
+          'error (a missing, repeated or malformed parameter, code_challenge_method other than S256, ' +
+          'an unsupported response_type, another resource, an unknown client or redirect URI) is 400 ' +
+          'and never a redirect: an HTML page, or the `VALIDATION_FAILED` envelope when Accept ' +
+          'prefers JSON. Only the consent decision sends the browser back to the client.',
         security: security.public,
         querystring: authorizeQuery,
       },
@@ -216,8 +245,23 @@ const apiRoutes: FastifyPluginAsyncZod = async (app) => {
       const url = request.raw.url ?? '';
       const mark = url.indexOf('?');
       const rawQuery = mark < 0 ? '' : url.slice(mark + 1);
-      const outcome = await oauth.authorize(request.query as Record<string, unknown>, rawQuery);
-      return sendAuthorizeOutcome(reply, outcome);
+      reply.headers(NO_STORE);
+      try {
+        refuseControlCharacters(request);
+        const { location } = await oauth.authorize(request.query as Record<string, unknown>, rawQuery);
+        return reply.code(302).header('location', location).send();
+      } catch (error) {
+        if (
+          error instanceof DomainError &&
+          error.code === 'VALIDATION_FAILED' &&
+          !prefersJson(request.headers.accept)
+        )
+          return reply
+            .code(400)
+            .type('text/html; charset=utf-8')
+            .send(errorPage(error.details?.[0]?.message ?? error.message));
+        throw error;
+      }
     },
   );
 

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 /**
  * The protocol rules of the authorization server, each a small named check that
  * answers what is wrong (null when nothing is). No HTTP, no SQL: the service
- * decides whether a failure is an error page, an error redirect, an envelope or an
+ * decides whether a failure is a refused request (400, page or envelope) or an
  * RFC 6749 §5.2 body.
  */
 
@@ -71,18 +71,32 @@ const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 /** code_verifier = 43*128unreserved (RFC 7636 §4.1). */
 const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 
+/** What is wrong with an authorization request's PKCE parameters, and which one, or null. */
 export function pkceChallengeProblem(
   challenge: string | undefined,
   method: string | undefined,
-): string | null {
+): { parameter: 'code_challenge' | 'code_challenge_method'; message: string } | null {
   if (challenge === undefined || challenge === '')
-    return 'code_challenge is required: PKCE is mandatory (OAuth 2.1 §4.1.1)';
+    return {
+      parameter: 'code_challenge',
+      message: 'code_challenge is required: PKCE is mandatory (OAuth 2.1 §4.1.1)',
+    };
   if (method === undefined || method === '')
-    return 'code_challenge_method is required and must be S256 (plain is not supported; RFC 7636 §4.3)';
+    return {
+      parameter: 'code_challenge_method',
+      message: 'code_challenge_method is required and must be S256 (plain is not supported; RFC 7636 §4.3)',
+    };
   if (method !== CODE_CHALLENGE_METHOD)
-    return `code_challenge_method ${method} is not supported: only S256 (RFC 7636 §4.4.1)`;
+    return {
+      parameter: 'code_challenge_method',
+      message: `code_challenge_method ${method} is not supported: only S256 (RFC 7636 §4.4.1)`,
+    };
   if (!S256_CHALLENGE.test(challenge))
-    return 'code_challenge must be the 43-character base64url SHA-256 of the code_verifier (RFC 7636 §4.2)';
+    return {
+      parameter: 'code_challenge',
+      message:
+        'code_challenge must be the 43-character base64url SHA-256 of the code_verifier (RFC 7636 §4.2)',
+    };
   return null;
 }
 

@@ -108,7 +108,7 @@ export type RegisteredClient = z.infer<typeof registeredClient>;
 
 // ---------------------------------------------------------------- authorization endpoint
 
-/** Documentation only: the authorize route checks its query itself, since most failures redirect. */
+/** Documentation only: the service checks the authorize query itself, naming the parameter at fault. */
 export const authorizeQuery = z.looseObject({
   response_type: z.string().describe('code'),
   client_id: z.string(),

@@ -2,6 +2,7 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { jwtVerify } from 'jose';
 import type { Config } from '../../config.js';
 import { type Db, inTransaction } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/queue.js';
 import type { Actor } from '../../lib/actor.js';
 import { BoundedCache } from '../../lib/bounded-cache.js';
 import { randomToken, sha256 } from '../../lib/crypto.js';
@@ -51,7 +52,11 @@ const ACCESS_TOKEN_HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: ACCE
 );
 /** Expired codes and refresh tokens are kept this long (for replay detection), then purged. */
 const PURGE_AFTER_SECONDS = 86_400;
-const PURGE_EVERY_MS = 60_000;
+/** A registered client nobody approved within this long is deleted (DECISIONS.md, OAuth hardening). */
+const UNUSED_CLIENT_LIFETIME_SECONDS = 86_400;
+/** The periodic clean-up: expired codes and refresh tokens, and clients nobody approved. */
+export const OAUTH_HOUSEKEEPING_JOB = 'oauth_housekeeping';
+const HOUSEKEEPING_EVERY_MINUTES = 15;
 /** Longest code or refresh token looked up; ours are 43 characters. */
 const CREDENTIAL_MAX = 512;
 
@@ -63,17 +68,18 @@ export interface OAuthClient {
   logoUrl: string | null;
   homepageUrl: string | null;
   redirectUris: string[];
+  /** Registered here (a row of oauth_clients), not described by a metadata document. */
+  registered: boolean;
 }
 
-/** Why a client_id names no usable client; never redirected, since the redirect URI is unverified. */
+/** Why a client_id names no usable client. */
 class UnknownClientError extends Error {}
 
-/** What GET /api/oauth/authorize answers. */
-export type AuthorizeOutcome =
-  /** 302 to the consent page, or to the client with an RFC 6749 §4.1.2.1 error. */
-  | { kind: 'redirect'; location: string }
-  /** The client or redirect URI cannot be trusted: an HTML error page (400), no redirect. */
-  | { kind: 'error-page'; message: string };
+/** A refused authorization request: 400 VALIDATION_FAILED naming the query parameter. */
+function refusedRequest(parameter: string, message: string) {
+  const path = `querystring.${parameter}`;
+  return validationFailed(`Invalid querystring: ${path}: ${message}`, [{ path, message }]);
+}
 
 export type OAuthService = ReturnType<typeof createOAuthService>;
 
@@ -81,11 +87,13 @@ export function createOAuthService({
   db,
   config,
   agents,
+  jobs,
   clientMetadata,
 }: {
   db: Db;
   config: Config;
   agents: Pick<AgentService, 'permissionGroups' | 'createOrReactivateForOAuthClient' | 'resolveAgent'>;
+  jobs: Pick<JobQueue, 'work' | 'every'>;
   /** The Client ID Metadata Document fetcher (tests may inject one). */
   clientMetadata?: ClientMetadataResolver;
 }) {
@@ -107,9 +115,8 @@ export function createOAuthService({
   const verifiedTokens = new BoundedCache<string, { agentId: number; clientId: string; familyId: string }>(
     10_000,
   );
-  // Registered clients are never deleted, so a known id can be remembered (token endpoint hot path).
-  const knownClients = new BoundedCache<string, true>(10_000);
-  let lastPurge = 0;
+  // An approved client is never deleted, so it can be remembered (token endpoint hot path).
+  const approvedClients = new BoundedCache<string, true>(10_000);
 
   // ------------------------------------------------------------ clients
 
@@ -121,6 +128,7 @@ export function createOAuthService({
       logoUrl: row.logoUrl,
       homepageUrl: row.homepageUrl,
       redirectUris: JSON.parse(row.redirectUris) as string[],
+      registered: true,
     };
   }
 
@@ -128,7 +136,7 @@ export function createOAuthService({
   async function resolveClient(clientId: string): Promise<OAuthClient> {
     if (isClientMetadataUrl(clientId, allowPrivate)) {
       try {
-        return { ...(await documents.resolve(clientId)), clientDescription: '' };
+        return { ...(await documents.resolve(clientId)), clientDescription: '', registered: false };
       } catch (error) {
         if (error instanceof ClientMetadataError)
           throw new UnknownClientError(`The client_id metadata document cannot be used: ${error.message}`);
@@ -137,7 +145,6 @@ export function createOAuthService({
     }
     const row = clientId.length <= CLIENT_ID_MAX ? await repo.findClient(clientId) : undefined;
     if (!row) throw new UnknownClientError('client_id is not a registered client');
-    knownClients.set(clientId, true, Date.now() + 3_600_000);
     return fromRow(row);
   }
 
@@ -152,10 +159,10 @@ export function createOAuthService({
       if (problem) throw invalidClient(problem);
       return;
     }
-    if (knownClients.get(clientId)) return;
-    if (clientId.length > CLIENT_ID_MAX || !(await repo.findClient(clientId)))
-      throw invalidClient('client_id is not a registered client');
-    knownClients.set(clientId, true, Date.now() + 3_600_000);
+    if (approvedClients.get(clientId)) return;
+    const row = clientId.length <= CLIENT_ID_MAX ? await repo.findClient(clientId) : undefined;
+    if (!row) throw invalidClient('client_id is not a registered client');
+    if (row.firstAuthorizedAt !== null) approvedClients.set(clientId, true, Date.now() + 3_600_000);
   }
 
   // ------------------------------------------------------------ authorization responses
@@ -370,11 +377,13 @@ export function createOAuthService({
       ]);
   }
 
-  async function purgeNowAndThen(): Promise<void> {
-    if (Date.now() - lastPurge < PURGE_EVERY_MS) return;
-    lastPurge = Date.now();
+  /** Idempotent, so a repeated or concurrent run (several instances) changes nothing more. */
+  async function housekeeping(): Promise<void> {
     await repo.purgeExpired(isoAfterSeconds(-PURGE_AFTER_SECONDS));
+    await repo.deleteUnapprovedClients(isoAfterSeconds(-UNUSED_CLIENT_LIFETIME_SECONDS));
   }
+  jobs.work(OAUTH_HOUSEKEEPING_JOB, housekeeping, { retryLimit: 0, deduplicate: true });
+  jobs.every(OAUTH_HOUSEKEEPING_JOB, HOUSEKEEPING_EVERY_MINUTES);
 
   return {
     enabled,
@@ -423,6 +432,7 @@ export function createOAuthService({
         homepageUrl,
         redirectUris: JSON.stringify(input.redirect_uris),
         createdAt,
+        firstAuthorizedAt: null,
       });
       return {
         client_id: clientId,
@@ -439,67 +449,69 @@ export function createOAuthService({
     },
 
     /**
-     * The authorization endpoint (RFC 6749 §4.1.1, OAuth 2.1 §4.1.1). Client and
-     * redirect URI are checked first and never redirected to unless both verify;
-     * every later failure goes back to the client (§4.1.2.1) with `state` and `iss`.
-     * Success sends the browser to the consent page with this request's own query.
+     * The authorization endpoint (RFC 6749 §4.1.1, OAuth 2.1 §4.1.1). Answers where to
+     * send the browser: the consent page, with this request's own query. Every
+     * request error throws VALIDATION_FAILED naming the parameter, and nothing is
+     * redirected to the client: anyone can register a client, so no client's URI is
+     * trusted with an error redirect (RFC 9700 §4.11.2). The parameters are checked
+     * before the client, so a malformed request never fetches a metadata document.
      */
-    async authorize(query: Record<string, unknown>, rawQuery: string): Promise<AuthorizeOutcome> {
-      const repeated = (name: string) => Array.isArray(query[name]);
+    async authorize(query: Record<string, unknown>, rawQuery: string): Promise<{ location: string }> {
       const value = (name: string): string | undefined => {
         const given = query[name];
         return typeof given === 'string' && given !== '' ? given : undefined;
       };
-      const page = (message: string): AuthorizeOutcome => ({ kind: 'error-page', message });
-
-      if (repeated('client_id')) return page('client_id is given more than once (RFC 6749 §3.1).');
-      const clientId = value('client_id');
-      if (!clientId) return page('client_id is required (RFC 6749 §4.1.1).');
-      let client: OAuthClient;
-      try {
-        client = await resolveClient(clientId);
-      } catch (error) {
-        if (error instanceof UnknownClientError) return page(`${error.message}.`);
-        throw error;
+      for (const name of [
+        'client_id',
+        'redirect_uri',
+        'response_type',
+        'code_challenge',
+        'code_challenge_method',
+        'state',
+        'scope',
+      ]) {
+        if (Array.isArray(query[name]))
+          throw refusedRequest(name, `${name} is given more than once (RFC 6749 §3.1)`);
       }
-      if (repeated('redirect_uri')) return page('redirect_uri is given more than once (RFC 6749 §3.1).');
-      const redirectUri = value('redirect_uri');
-      if (!redirectUri) return page('redirect_uri is required (OAuth 2.1 §4.1.1).');
-      if (!isRedirectUriRegistered(client.redirectUris, redirectUri))
-        return page(
-          'redirect_uri is not registered for this client; it must match a registered URI exactly.',
-        );
-
-      const state = repeated('state') ? undefined : value('state');
-      const fail = (error: string, description: string): AuthorizeOutcome => ({
-        kind: 'redirect',
-        location: errorRedirect(redirectUri, error, description, state),
-      });
-      if (repeated('state')) return fail('invalid_request', 'state is given more than once (RFC 6749 §3.1)');
-      if (state !== undefined && state.length > STATE_MAX)
-        return fail('invalid_request', `state must be at most ${STATE_MAX} characters`);
-      for (const name of ['response_type', 'code_challenge', 'code_challenge_method', 'scope']) {
-        if (repeated(name)) return fail('invalid_request', `${name} is given more than once (RFC 6749 §3.1)`);
-      }
-      if (repeated('resource'))
-        return fail(
-          'invalid_target',
+      if (Array.isArray(query.resource))
+        throw refusedRequest(
+          'resource',
           'Only one resource may be requested: this server protects one (RFC 8707 §2)',
         );
 
       const responseType = value('response_type');
-      if (!responseType) return fail('invalid_request', 'response_type is required (RFC 6749 §4.1.1)');
+      if (!responseType) throw refusedRequest('response_type', 'response_type is required (RFC 6749 §4.1.1)');
       if (responseType !== RESPONSE_TYPE)
-        return fail('unsupported_response_type', 'Only response_type=code is supported (OAuth 2.1 §4.1.1)');
+        throw refusedRequest('response_type', 'Only response_type=code is supported (OAuth 2.1 §4.1.1)');
       const pkceProblem = pkceChallengeProblem(value('code_challenge'), value('code_challenge_method'));
-      if (pkceProblem) return fail('invalid_request', pkceProblem);
+      if (pkceProblem) throw refusedRequest(pkceProblem.parameter, pkceProblem.message);
+      const state = value('state');
+      if (state !== undefined && state.length > STATE_MAX)
+        throw refusedRequest('state', `state must be at most ${STATE_MAX} characters`);
       const scope = value('scope');
       const scopeProblem = scope === undefined ? null : scopeSyntaxProblem(scope);
-      if (scopeProblem) return fail('invalid_scope', scopeProblem);
+      if (scopeProblem) throw refusedRequest('scope', scopeProblem);
       const targetProblem = resourceProblem(value('resource'), mcpResource);
-      if (targetProblem) return fail('invalid_target', targetProblem);
+      if (targetProblem) throw refusedRequest('resource', targetProblem);
 
-      return { kind: 'redirect', location: `${config.frontendUrl}/oauth/consent?${rawQuery}` };
+      const clientId = value('client_id');
+      if (!clientId) throw refusedRequest('client_id', 'client_id is required (RFC 6749 §4.1.1)');
+      let client: OAuthClient;
+      try {
+        client = await resolveClient(clientId);
+      } catch (error) {
+        if (error instanceof UnknownClientError) throw refusedRequest('client_id', error.message);
+        throw error;
+      }
+      const redirectUri = value('redirect_uri');
+      if (!redirectUri) throw refusedRequest('redirect_uri', 'redirect_uri is required (OAuth 2.1 §4.1.1)');
+      if (!isRedirectUriRegistered(client.redirectUris, redirectUri))
+        throw refusedRequest(
+          'redirect_uri',
+          'redirect_uri is not registered for this client; it must match a registered URI exactly',
+        );
+
+      return { location: `${config.frontendUrl}/oauth/consent?${rawQuery}` };
     },
 
     /** What the consent page shows: the client, where it returns to, and the groups the person may grant. */
@@ -539,6 +551,11 @@ export function createOAuthService({
       const groups = await agents.permissionGroups(actor);
       if (!groups.some((group) => group.id === groupId && group.canAssign))
         return denied('The permission group is not one the resource owner may assign');
+      // An approved client is kept for good; one deleted as unused since it was read is gone.
+      if (client.registered && !(await repo.markClientApproved(client.clientId, nowIso())))
+        throw validationFailed('Invalid body: body.clientId: client_id is not a registered client', [
+          { path: 'body.clientId', message: 'client_id is not a registered client' },
+        ]);
       let agentId: number;
       try {
         const agent = await agents.createOrReactivateForOAuthClient(actor, {
@@ -570,7 +587,6 @@ export function createOAuthService({
         expiresAt: isoAfterSeconds(CODE_TTL_SECONDS, nowMs),
         createdAt: new Date(nowMs).toISOString(),
       });
-      await purgeNowAndThen();
       return { redirectUrl: redirectTo(input.redirectUri, { code, state }) };
     },
 

@@ -10,19 +10,30 @@ import {
   personal,
 } from '../privacy/declaration.js';
 
-const held = (db: Executor, { userId }: DataSubject) => ({
+const held = (db: Executor, { userId, email }: DataSubject) => ({
   memberships: db.selectFrom('organisationMemberships').where('organisationMemberships.userId', '=', userId),
   // Other members' rows that name the person as who added them or set their role.
   assigned: db
     .selectFrom('organisationMemberships')
     .where('organisationMemberships.assignedById', '=', userId)
     .where('organisationMemberships.userId', '!=', userId),
+  // Invitations of the person, by their account or by their email.
+  invitations: db
+    .selectFrom('organisationInvitations')
+    .where((eb) =>
+      eb.or([
+        eb('organisationInvitations.userId', '=', userId),
+        eb('organisationInvitations.email', '=', email),
+      ]),
+    ),
+  // Invitations the person sent: what they did, never the invited person's identity.
+  invited: db.selectFrom('organisationInvitations').where('organisationInvitations.invitedById', '=', userId),
 });
 
 const RANK: Record<OrganisationRole, number> = { OWNER: 0, ADMIN: 1, MANAGER: 2, MEMBER: 3 };
 
 /**
- * Memberships. The organisations themselves are the tenants' records, not a person's.
+ * Memberships and invitations. The organisations themselves are the tenants' records, not a person's.
  * Erasure never strands an organisation: where the person was its last OWNER, the
  * member with the highest role (the longest-standing among equals) becomes OWNER;
  * an organisation left with no member at all is archived, and its contact details
@@ -38,18 +49,27 @@ export const organisationsPrivacy: PrivacyDeclaration = {
       'memberships',
       'deleted; "assigned by" links to the person are cleared; a last OWNER is succeeded',
     ),
+    organisation_invitations: personal(
+      'memberships',
+      'invitations of the person (by account or email) deleted; "invited by" links to the person cleared',
+    ),
   },
   categories: [
     {
       id: 'memberships',
-      label: 'Organisation memberships and roles, and the roles you assigned to others',
+      label:
+        'Organisation memberships and roles, invitations to you, and the roles you assigned or invited others to',
       purpose: 'Deciding what you may do in each organisation',
-      retention: 'While you are a member; until your account is erased',
+      retention:
+        'While you are a member; an invitation until it is accepted, declined or withdrawn; until your account is erased',
     },
   ],
   async holdings(db, subject) {
     const q = held(db, subject);
-    return { organisation_memberships: (await countOf(q.memberships)) + (await countOf(q.assigned)) };
+    return {
+      organisation_memberships: (await countOf(q.memberships)) + (await countOf(q.assigned)),
+      organisation_invitations: (await countOf(q.invitations)) + (await countOf(q.invited)),
+    };
   },
   exports: [
     exportSection({
@@ -85,8 +105,43 @@ export const organisationsPrivacy: PrivacyDeclaration = {
           'organisationMemberships.updatedAt',
         ]),
     }),
+    exportSection({
+      name: 'organisationInvitations',
+      table: 'organisation_invitations',
+      key: ['organisationInvitations.id'],
+      rows: (db, s) =>
+        held(db, s)
+          .invitations.innerJoin(
+            'organisations',
+            'organisations.id',
+            'organisationInvitations.organisationId',
+          )
+          .select([
+            'organisationInvitations.id',
+            'organisationInvitations.organisationId',
+            'organisations.name as organisationName',
+            'organisationInvitations.email',
+            'organisationInvitations.role',
+            'organisationInvitations.invitedAt',
+            'organisationInvitations.expiresAt',
+          ]),
+    }),
+    exportSection({
+      name: 'organisationInvitationsYouSent',
+      table: 'organisation_invitations',
+      key: ['organisationInvitations.id'],
+      // Only what the person did: never the invited person's id or email.
+      rows: (db, s) =>
+        held(db, s).invited.select([
+          'organisationInvitations.id',
+          'organisationInvitations.organisationId',
+          'organisationInvitations.role',
+          'organisationInvitations.invitedAt',
+          'organisationInvitations.expiresAt',
+        ]),
+    }),
   ],
-  async erase(trx, { userId }, now) {
+  async erase(trx, { userId, email }, now) {
     const mine = await trx
       .selectFrom('organisationMemberships')
       .select(['organisationId', 'role'])
@@ -128,8 +183,18 @@ export const organisationsPrivacy: PrivacyDeclaration = {
       .set({ assignedById: null })
       .where('assignedById', '=', userId)
       .executeTakeFirst();
+    const invitations = await trx
+      .deleteFrom('organisationInvitations')
+      .where((eb) => eb.or([eb('userId', '=', userId), eb('email', '=', email)]))
+      .executeTakeFirst();
+    const uninvited = await trx
+      .updateTable('organisationInvitations')
+      .set({ invitedById: null })
+      .where('invitedById', '=', userId)
+      .executeTakeFirst();
     return {
       organisation_memberships: changed(deleted) + changed(unlinked) + succeeded,
+      organisation_invitations: changed(invitations) + changed(uninvited),
       organisations: archived,
     };
   },

@@ -3,7 +3,7 @@ import { type Dialect, type Executor, precompiled } from '../../db/database.js';
 import type { OrganisationRole, OrganisationsTable } from '../../db/tables/organisations.js';
 import type { Plan } from '../../db/tables/users.js';
 import type { SchedulePolicy } from '../scheduling/schemas.js';
-import type { Member, MembershipOf, Organisation } from './schemas.js';
+import type { Invitation, Member, MembershipOf, Organisation, ReceivedInvitation } from './schemas.js';
 
 const organisationColumns = [
   'organisations.id',
@@ -110,6 +110,60 @@ function toColumns(values: OrganisationValues) {
   };
 }
 
+const memberColumns = [
+  'users.id as userId',
+  'users.name',
+  'users.email',
+  'organisationMemberships.role',
+  'organisationMemberships.assignedById',
+  'organisationMemberships.createdAt as joinedAt',
+  'organisationMemberships.updatedAt',
+] as const;
+
+const toMember = (row: Omit<Member, 'status'>): Member => ({ ...row, status: 'active' });
+
+/** Who an invitation is for: an account id or an email address. */
+export type Invitee = { userId: number } | { email: string };
+/** A person who may hold invitations: by their account and by their email. */
+export interface Person {
+  userId: number;
+  email: string;
+}
+
+/** An invitation with who sent it (the membership it becomes records them). */
+export type StoredInvitation = Invitation & { invitedById: number | null };
+
+interface InvitationValues {
+  organisationId: number;
+  role: OrganisationRole;
+  invitedById: number;
+  invitedAt: string;
+  expiresAt: string;
+}
+
+const invitationColumns = [
+  'id',
+  'organisationId',
+  'userId',
+  'role',
+  'invitedById',
+  'invitedAt',
+  'expiresAt',
+] as const;
+
+function toInvitation(row: {
+  id: number;
+  organisationId: number;
+  userId: number | null;
+  role: OrganisationRole;
+  invitedById: number | null;
+  invitedAt: string;
+  expiresAt: string;
+}): StoredInvitation {
+  const { id, ...rest } = row;
+  return { invitationId: id, ...rest, status: 'invited' };
+}
+
 /**
  * Kysely queries of organisations and memberships. `dialect` decides row locks:
  * PostgreSQL takes `select ... for update`; SQLite needs none because its one
@@ -119,14 +173,21 @@ export function createOrganisationRepo(db: Executor, dialect: Dialect) {
   const lockRows = dialect === 'postgres';
 
   return {
-    /** The user's plan and active organisation, read under a row lock inside a transaction. */
-    lockUser(userId: number): Promise<{ plan: Plan; activeOrganisationId: number | null } | undefined> {
+    /** The user's plan, email and active organisation, read under a row lock inside a transaction. */
+    lockUser(
+      userId: number,
+    ): Promise<{ plan: Plan; email: string; activeOrganisationId: number | null } | undefined> {
       return db
         .selectFrom('users')
-        .select(['plan', 'activeOrganisationId'])
+        .select(['plan', 'email', 'activeOrganisationId'])
         .where('id', '=', userId)
         .$if(lockRows, (qb) => qb.forUpdate())
         .executeTakeFirst();
+    },
+
+    async emailOf(userId: number): Promise<string | undefined> {
+      const row = await db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirst();
+      return row?.email;
     },
 
     /** Serialises membership changes of one organisation (the last-OWNER rule). */
@@ -259,11 +320,6 @@ export function createOrganisationRepo(db: Executor, dialect: Dialect) {
         .execute();
     },
 
-    async userExists(userId: number): Promise<boolean> {
-      const row = await db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
-      return row !== undefined;
-    },
-
     findMembership(organisationId: number, userId: number) {
       return db
         .selectFrom('organisationMemberships')
@@ -329,41 +385,180 @@ export function createOrganisationRepo(db: Executor, dialect: Dialect) {
       return Number(row.count);
     },
 
-    listMembers(organisationId: number): Promise<Member[]> {
-      return db
+    async listMembers(organisationId: number): Promise<Member[]> {
+      const rows = await db
         .selectFrom('organisationMemberships')
         .innerJoin('users', 'users.id', 'organisationMemberships.userId')
-        .select([
-          'users.id as userId',
-          'users.name',
-          'users.email',
-          'organisationMemberships.role',
-          'organisationMemberships.assignedById',
-          'organisationMemberships.createdAt as joinedAt',
-          'organisationMemberships.updatedAt',
-        ])
+        .select(memberColumns)
         .where('organisationMemberships.organisationId', '=', organisationId)
         .orderBy('organisationMemberships.createdAt')
         .orderBy('users.id')
         .execute();
+      return rows.map(toMember);
     },
 
     async findMember(organisationId: number, userId: number): Promise<Member | undefined> {
-      return db
+      const row = await db
         .selectFrom('organisationMemberships')
         .innerJoin('users', 'users.id', 'organisationMemberships.userId')
-        .select([
-          'users.id as userId',
-          'users.name',
-          'users.email',
-          'organisationMemberships.role',
-          'organisationMemberships.assignedById',
-          'organisationMemberships.createdAt as joinedAt',
-          'organisationMemberships.updatedAt',
-        ])
+        .select(memberColumns)
         .where('organisationMemberships.organisationId', '=', organisationId)
         .where('organisationMemberships.userId', '=', userId)
         .executeTakeFirst();
+      return row && toMember(row);
+    },
+
+    async isActiveOrganisation(organisationId: number): Promise<boolean> {
+      const row = await db
+        .selectFrom('organisations')
+        .select('id')
+        .where('id', '=', organisationId)
+        .where('isActive', '=', true)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /** The member with this email, if any (the member list shows members' emails anyway). */
+    findMemberByEmail(organisationId: number, email: string) {
+      return db
+        .selectFrom('organisationMemberships')
+        .innerJoin('users', 'users.id', 'organisationMemberships.userId')
+        .select(['organisationMemberships.userId', 'organisationMemberships.role'])
+        .where('organisationMemberships.organisationId', '=', organisationId)
+        .where('users.email', '=', email)
+        .executeTakeFirst();
+    },
+
+    /** The organisation's invitation of this user id or email. */
+    findInvitation(organisationId: number, invitee: Invitee) {
+      return db
+        .selectFrom('organisationInvitations')
+        .select(invitationColumns)
+        .where('organisationId', '=', organisationId)
+        .$call((qb) =>
+          'userId' in invitee
+            ? qb.where('userId', '=', invitee.userId)
+            : qb.where('email', '=', invitee.email),
+        )
+        .executeTakeFirst()
+        .then((row) => row && toInvitation(row));
+    },
+
+    findInvitationById(organisationId: number, invitationId: number) {
+      return db
+        .selectFrom('organisationInvitations')
+        .select(invitationColumns)
+        .where('organisationId', '=', organisationId)
+        .where('id', '=', invitationId)
+        .executeTakeFirst()
+        .then((row) => row && toInvitation(row));
+    },
+
+    async insertInvitation(values: InvitationValues & Invitee): Promise<StoredInvitation> {
+      const row = await db
+        .insertInto('organisationInvitations')
+        .values({ userId: null, email: null, ...values })
+        .returning(invitationColumns)
+        .executeTakeFirstOrThrow();
+      return toInvitation(row);
+    },
+
+    /** Renews an invitation: the new role, inviter and lifetime. */
+    async renewInvitation(id: number, values: InvitationValues): Promise<StoredInvitation> {
+      const { organisationId: _, ...changes } = values;
+      const row = await db
+        .updateTable('organisationInvitations')
+        .set(changes)
+        .where('id', '=', id)
+        .returning(invitationColumns)
+        .executeTakeFirstOrThrow();
+      return toInvitation(row);
+    },
+
+    async deleteInvitation(id: number): Promise<void> {
+      await db.deleteFrom('organisationInvitations').where('id', '=', id).execute();
+    },
+
+    /** The organisation's open and lapsed invitations, oldest first. */
+    async listInvitations(organisationId: number): Promise<StoredInvitation[]> {
+      const rows = await db
+        .selectFrom('organisationInvitations')
+        .select(invitationColumns)
+        .where('organisationId', '=', organisationId)
+        .orderBy('invitedAt')
+        .orderBy('id')
+        .execute();
+      return rows.map(toInvitation);
+    },
+
+    /**
+     * The invitations of one organisation that reach a person, by their account or
+     * their email (both can exist), newest first.
+     */
+    async invitationsOf(organisationId: number, person: Person): Promise<StoredInvitation[]> {
+      const rows = await db
+        .selectFrom('organisationInvitations')
+        .select(invitationColumns)
+        .where('organisationId', '=', organisationId)
+        .where((eb) => eb.or([eb('userId', '=', person.userId), eb('email', '=', person.email)]))
+        .orderBy('invitedAt', 'desc')
+        .orderBy('id', 'desc')
+        .execute();
+      return rows.map(toInvitation);
+    },
+
+    async deleteInvitationsOf(organisationId: number, person: Person): Promise<number> {
+      const result = await db
+        .deleteFrom('organisationInvitations')
+        .where('organisationId', '=', organisationId)
+        .where((eb) => eb.or([eb('userId', '=', person.userId), eb('email', '=', person.email)]))
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
+    /**
+     * The person's invitations still open at `now`, to active organisations they do not
+     * belong to yet, newest first (one organisation may appear twice: by account and by email).
+     */
+    listReceivedInvitations(person: Person, now: string): Promise<ReceivedInvitation[]> {
+      return db
+        .selectFrom('organisationInvitations')
+        .innerJoin('organisations', 'organisations.id', 'organisationInvitations.organisationId')
+        .leftJoin('users as inviter', 'inviter.id', 'organisationInvitations.invitedById')
+        .select([
+          'organisationInvitations.organisationId',
+          'organisations.name as organisationName',
+          'organisationInvitations.role',
+          'inviter.name as invitedByName',
+          'organisationInvitations.invitedAt',
+          'organisationInvitations.expiresAt',
+        ])
+        .where((eb) =>
+          eb.or([
+            eb('organisationInvitations.userId', '=', person.userId),
+            eb('organisationInvitations.email', '=', person.email),
+          ]),
+        )
+        .where('organisationInvitations.expiresAt', '>', now)
+        .where('organisations.isActive', '=', true)
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('organisationMemberships')
+                .select('organisationMemberships.id')
+                .whereRef(
+                  'organisationMemberships.organisationId',
+                  '=',
+                  'organisationInvitations.organisationId',
+                )
+                .where('organisationMemberships.userId', '=', person.userId),
+            ),
+          ),
+        )
+        .orderBy('organisationInvitations.invitedAt', 'desc')
+        .orderBy('organisationInvitations.id', 'desc')
+        .execute();
     },
   };
 }

@@ -9,9 +9,13 @@ import {
   assignMemberBody,
   createOrganisationBody,
   deletionPreview,
+  invitation,
+  invitationParams,
   member,
+  memberListEntry,
   memberOrganisation,
   memberParams,
+  receivedInvitation,
   setActiveOrganisationBody,
   updateBillingBody,
   updateColourBody,
@@ -70,6 +74,20 @@ export const organisationRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => organisations.setActive(actorOf(request), request.body.organisationId),
+  );
+
+  app.get(
+    '/invitations',
+    {
+      onRequest: app.requireUser,
+      schema: {
+        tags: memberTags,
+        summary: 'Open invitations to the caller (by account or by their email), newest first',
+        security: security.user,
+        response: { 200: z.array(receivedInvitation), ...errors },
+      },
+    },
+    async (request) => organisations.listInvitations(actorOf(request)),
   );
 
   app.get(
@@ -172,14 +190,20 @@ export const organisationRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: app.requireUser,
       schema: {
         tags: memberTags,
-        summary: 'Members and their roles (any member)',
+        summary: 'Active members, then invitations, which show nothing about the invited person (any member)',
         security: security.user,
         params: idParam,
-        response: { 200: z.array(member), ...errors },
+        response: { 200: z.array(memberListEntry), ...errors },
       },
     },
     async (request) => organisations.listMembers(actorOf(request), request.params.id),
   );
+
+  const inviteAnswers = {
+    201: invitation.describe('Invited'),
+    200: invitation.describe('The open invitation, renewed'),
+    ...errors,
+  };
 
   app.post(
     '/:id/users',
@@ -187,17 +211,18 @@ export const organisationRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: app.requireUser,
       schema: {
         tags: memberTags,
-        summary: 'Add a user as MEMBER (OWNER, ADMIN)',
+        summary:
+          'Invite a person by userId or email as MEMBER (OWNER, ADMIN); inviting again renews the invitation',
         security: security.user,
         params: idParam,
         body: addMemberBody,
-        response: { 201: member, ...errors },
+        response: inviteAnswers,
       },
     },
-    async (request, reply) =>
-      reply
-        .code(201)
-        .send(await organisations.addMember(actorOf(request), request.params.id, request.body.userId)),
+    async (request, reply) => {
+      const result = await organisations.addMember(actorOf(request), request.params.id, request.body);
+      return reply.code(result.created ? 201 : 200).send(result.invitation);
+    },
   );
 
   app.post(
@@ -207,16 +232,72 @@ export const organisationRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: memberTags,
         summary:
-          'Add a user with a role, or change the role of a member (OWNER; ADMIN for MANAGER and MEMBER)',
+          'Invite a person by userId or email with a role (OWNER; ADMIN for MANAGER and MEMBER); inviting again renews the invitation with the new role',
         security: security.user,
         params: idParam,
         body: assignMemberBody,
-        response: { 200: member, 201: member, ...errors },
+        response: inviteAnswers,
       },
     },
     async (request, reply) => {
       const result = await organisations.assignMember(actorOf(request), request.params.id, request.body);
-      return reply.code(result.created ? 201 : 200).send(result.member);
+      return reply.code(result.created ? 201 : 200).send(result.invitation);
+    },
+  );
+
+  app.delete(
+    '/:id/invitations/:invitationId',
+    {
+      onRequest: app.requireUser,
+      schema: {
+        tags: memberTags,
+        summary: 'Withdraw an invitation, by account or by email (OWNER; ADMIN for MANAGER and MEMBER ones)',
+        security: security.user,
+        params: invitationParams,
+        response: { 204: z.null().describe('Withdrawn'), ...errors },
+      },
+    },
+    async (request, reply) => {
+      await organisations.withdrawInvitation(
+        actorOf(request),
+        request.params.id,
+        request.params.invitationId,
+      );
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/:id/invitation/accept',
+    {
+      onRequest: app.requireUser,
+      schema: {
+        tags: memberTags,
+        summary:
+          'Accept your invitation: you become a member with its role; active when you have none (410 once expired)',
+        security: security.user,
+        params: idParam,
+        response: { 200: memberOrganisation, ...errors, ...errorResponses(410) },
+      },
+    },
+    async (request) => organisations.acceptInvitation(actorOf(request), request.params.id),
+  );
+
+  app.post(
+    '/:id/invitation/decline',
+    {
+      onRequest: app.requireUser,
+      schema: {
+        tags: memberTags,
+        summary: 'Decline your invitation',
+        security: security.user,
+        params: idParam,
+        response: { 204: z.null().describe('Declined'), ...errors },
+      },
+    },
+    async (request, reply) => {
+      await organisations.declineInvitation(actorOf(request), request.params.id);
+      return reply.code(204).send(null);
     },
   );
 
@@ -245,7 +326,7 @@ export const organisationRoutes: FastifyPluginAsyncZod = async (app) => {
   const removals = [
     [
       '/:id/users/:userId',
-      'Remove a member (OWNER; ADMIN for MANAGER and MEMBER; anyone may remove themselves); never the last OWNER',
+      'Remove a member or withdraw the invitation of that userId (OWNER; ADMIN for MANAGER and MEMBER; anyone may remove themselves); never the last OWNER',
     ],
     ['/:id/users/:userId/remove', 'Remove a member (alternate path of DELETE /:id/users/:userId)'],
   ] as const;

@@ -1,6 +1,7 @@
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { entityId, positiveId } from '../../http/schemas.js';
+import { email } from '../auth/schemas.js';
 import { currencyCode } from '../payments/currencies.js';
 import { schedulePolicy } from '../scheduling/schemas.js';
 
@@ -89,22 +90,37 @@ export const updateColourBody = z.strictObject({
 });
 export type UpdateColourInput = z.infer<typeof updateColourBody>;
 
-const userId = entityId;
+/**
+ * Who an invitation is for: an account id or an email address, exactly one. The
+ * answer is the same whether or not such an account exists.
+ */
+const invitee = {
+  userId: entityId.optional(),
+  email: email.optional().describe('Invite by email address instead of userId'),
+};
+type InviteeFields = { userId?: number | undefined; email?: string | undefined };
+const exactlyOneInvitee = (body: InviteeFields) => (body.userId === undefined) !== (body.email === undefined);
+const exactlyOneInviteeMessage = { message: 'give exactly one of userId and email' };
 
-export const addMemberBody = z.strictObject({ userId });
+export const addMemberBody = z.strictObject(invitee).refine(exactlyOneInvitee, exactlyOneInviteeMessage);
+export type AddMemberInput = z.infer<typeof addMemberBody>;
 
-export const assignMemberBody = z.strictObject({
-  userId,
-  role: organisationRole,
-  assignedById: entityId
-    .optional()
-    .describe('Must be the caller; the assigner recorded is always the caller'),
-});
+export const assignMemberBody = z
+  .strictObject({
+    ...invitee,
+    role: organisationRole,
+    assignedById: entityId
+      .optional()
+      .describe('Must be the caller; the inviter recorded is always the caller'),
+  })
+  .refine(exactlyOneInvitee, exactlyOneInviteeMessage);
 export type AssignMemberInput = z.infer<typeof assignMemberBody>;
 
 export const updateMemberRoleBody = z.strictObject({ role: organisationRole });
 
 export const memberParams = z.strictObject({ id: positiveId, userId: positiveId });
+
+export const invitationParams = z.strictObject({ id: positiveId, invitationId: positiveId });
 
 export const organisation = z
   .object({
@@ -147,18 +163,58 @@ export const memberOrganisation = organisation
   .describe('Organisation with the caller’s membership');
 export type MemberOrganisation = z.infer<typeof memberOrganisation>;
 
+/** An active member, as the member list and the role change show them. */
 export const member = z
   .object({
     userId: z.number().int(),
     name: z.string(),
     email: z.string(),
     role: organisationRole,
+    status: z.literal('active'),
     assignedById: z.number().int().nullable(),
     joinedAt: z.string(),
     updatedAt: z.string(),
   })
   .describe('Organisation member');
 export type Member = z.infer<typeof member>;
+
+/**
+ * An invitation as the organisation sees it: nothing about the person beyond the
+ * userId the inviter gave (null for an email invitation), so it never tells whether
+ * an account exists.
+ */
+export const invitation = z
+  .object({
+    invitationId: z
+      .number()
+      .int()
+      .describe('Withdraw with DELETE /api/organisations/{id}/invitations/{invitationId}'),
+    organisationId: z.number().int(),
+    userId: z.number().int().nullable().describe('Null for an invitation by email'),
+    role: organisationRole,
+    status: z.literal('invited'),
+    invitedAt: z.string(),
+    expiresAt: z.string(),
+  })
+  .describe('Invitation to join the organisation');
+export type Invitation = z.infer<typeof invitation>;
+
+/** The member list: active members, then invitations not yet accepted (lapsed ones included). */
+export const memberListEntry = z.discriminatedUnion('status', [member, invitation]);
+export type MemberListEntry = z.infer<typeof memberListEntry>;
+
+/** An invitation as the invited person sees it. */
+export const receivedInvitation = z
+  .object({
+    organisationId: z.number().int(),
+    organisationName: z.string(),
+    role: organisationRole,
+    invitedByName: z.string().nullable().describe('Null when the inviter’s account no longer exists'),
+    invitedAt: z.string(),
+    expiresAt: z.string(),
+  })
+  .describe('Invitation to you');
+export type ReceivedInvitation = z.infer<typeof receivedInvitation>;
 
 export const deletionPreview = z.object({
   organisationId: z.number().int(),

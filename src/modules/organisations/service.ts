@@ -4,25 +4,31 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { Plan } from '../../db/tables/users.js';
 import type { Actor } from '../../lib/actor.js';
 import { conflict, DomainError, forbidden, notFound, validationFailed } from '../../lib/errors.js';
-import { nowIso } from '../../lib/time.js';
+import { isoAfterSeconds, nowIso } from '../../lib/time.js';
 import { DEFAULT_CURRENCY } from '../payments/currencies.js';
 import { normaliseSchedulePolicy } from '../scheduling/schemas.js';
 import { assertCan, createOrganisationAccess, type Tenant } from './access.js';
 import {
   createOrganisationDependentsRepo,
   createOrganisationRepo,
+  type Invitee,
   type OrganisationRepo,
   type OrganisationValues,
+  type Person,
 } from './repo.js';
 import type {
+  AddMemberInput,
   AssignMemberInput,
   CreateOrganisationInput,
   DeletionPreview,
+  Invitation,
   Member,
+  MemberListEntry,
   MemberOrganisation,
   MembershipOf,
   Organisation,
   OrganisationRole,
+  ReceivedInvitation,
   UpdateBillingInput,
   UpdateColourInput,
   UpdateOrganisationInput,
@@ -30,6 +36,9 @@ import type {
 
 /** Owned active organisations a user may have, by plan (DECISIONS.md). */
 export const PLAN_ORGANISATION_LIMITS: Record<Plan, number> = { STORE: 1, ENTERPRISE: 5 };
+
+/** How long an invitation stays open (DECISIONS.md "Membership by invitation"). */
+export const INVITATION_LIFETIME_SECONDS = 14 * 24 * 60 * 60;
 
 /** Roles an ADMIN may give, take away, or act on; OWNER may act on every role. */
 const ADMIN_MANAGEABLE: readonly OrganisationRole[] = ['MANAGER', 'MEMBER'];
@@ -52,9 +61,17 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
   const viewOf = ({ organisation, role, isActiveOrganisation }: MembershipOf) =>
     view(organisation, role, isActiveOrganisation);
 
-  /** 403 PLAN_LIMIT_REACHED when the user already owns as many active organisations as the plan allows. */
-  async function assertBelowPlanLimit(repo: OrganisationRepo, userId: number): Promise<void> {
-    // The row lock makes two concurrent creates (or restores) of one user take turns here.
+  /**
+   * 403 PLAN_LIMIT_REACHED when the user already owns as many active organisations as
+   * the plan allows. `whose` names the user in the message: the caller, or the member
+   * about to be made OWNER.
+   */
+  async function assertBelowPlanLimit(
+    repo: OrganisationRepo,
+    userId: number,
+    whose: 'Your' | "The member's" = 'Your',
+  ): Promise<void> {
+    // The row lock makes two concurrent creates (or restores, or acceptances) of one user take turns here.
     const owner = await repo.lockUser(userId);
     if (!owner) throw notFound('User');
     const limit = PLAN_ORGANISATION_LIMITS[owner.plan];
@@ -62,7 +79,7 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
     if (owned >= limit) {
       throw new DomainError(
         'PLAN_LIMIT_REACHED',
-        `Plan ${owner.plan} allows ${limit} owned active organisation${limit === 1 ? '' : 's'}; ` +
+        `${whose} plan ${owner.plan} allows ${limit} owned active organisation${limit === 1 ? '' : 's'}; ` +
           'archive one or upgrade the plan',
       );
     }
@@ -133,25 +150,44 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
     return found;
   }
 
+  /** An invitation body's person: exactly one of userId and email (the schemas check it too). */
+  function inviteeOf(input: AddMemberInput): Invitee {
+    if (input.userId !== undefined && input.email === undefined) return { userId: input.userId };
+    if (input.email !== undefined && input.userId === undefined) return { email: input.email };
+    throw validationFailed('Give exactly one of userId and email', [
+      { path: 'body', message: 'give exactly one of userId and email' },
+    ]);
+  }
+
+  /** The person behind an account: invitations reach them by account id and by email. */
+  async function personOf(repo: OrganisationRepo, userId: number): Promise<Person> {
+    const email = await repo.emailOf(userId);
+    if (email === undefined) throw notFound('User');
+    return { userId, email };
+  }
+
   /**
-   * Adds the user with `role`, or changes their role when already a member.
-   * `assignedById`, when given, must be the actor's user: the recorded assigner
-   * is always the authenticated user (an agent's owner).
+   * Invites a person, by account id or by email, with `role` (who may invite whom is
+   * the role matrix), or renews their invitation with the new role and a new lifetime.
+   * Nothing is looked up about the person but whether they are a member already, so
+   * the answer is the same whether or not an account exists: an id or email no account
+   * has is stored like any other, and reaches nobody unless an account with it ever
+   * appears. Nothing changes for the person until they accept. `assignedById`, when
+   * given, must be the actor's user.
    */
-  async function assignMember(
+  async function invite(
     actor: Actor,
     organisationId: number,
     input: AssignMemberInput,
-    options: { onlyAdd?: boolean } = {},
-  ): Promise<{ member: Member; created: boolean }> {
+  ): Promise<{ invitation: Invitation; created: boolean }> {
     if (input.assignedById !== undefined && input.assignedById !== actor.userId) {
       throw validationFailed('assignedById must be your own user id', [
         { path: 'body.assignedById', message: 'must be your own user id' },
       ]);
     }
-    const now = nowIso();
-    try {
-      return await inTransaction(db.kysely, async (trx) => {
+    const invitee = inviteeOf(input);
+    const attempt = () =>
+      inTransaction(db.kysely, async (trx) => {
         const repo = repoFor(trx);
         const membership = await access.requireMembership(
           actor,
@@ -159,36 +195,36 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
           { can: 'manageMembers' },
           trx,
         );
-        const existing = await repo.findMembership(organisationId, input.userId);
-        if (existing && options.onlyAdd) throw conflict('CONFLICT', 'The user is already a member');
-        assertCanManage(membership.role, existing?.role ?? null, input.role);
-        if (existing) {
-          if (existing.role !== input.role) {
-            if (input.role !== 'OWNER') await assertNotLastOwner(repo, organisationId, existing.role);
-            await repo.updateMembershipRole({
-              organisationId,
-              userId: input.userId,
-              role: input.role,
-              assignedById: actor.userId,
-              now,
-            });
-          }
-          return { member: await requireMember(repo, organisationId, input.userId), created: false };
+        assertCanManage(membership.role, null, input.role);
+        const member =
+          'userId' in invitee
+            ? await repo.findMembership(organisationId, invitee.userId)
+            : await repo.findMemberByEmail(organisationId, invitee.email);
+        if (member) {
+          throw conflict(
+            'ALREADY_MEMBER',
+            'This person is already a member; change their role with PATCH /api/organisations/{id}/users/{userId}/role',
+          );
         }
-        if (!(await repo.userExists(input.userId))) throw notFound('User');
-        await repo.insertMembership({
+        const existing = await repo.findInvitation(organisationId, invitee);
+        if (existing) assertCanManage(membership.role, existing.role, input.role);
+        const values = {
           organisationId,
-          userId: input.userId,
           role: input.role,
-          assignedById: actor.userId,
-          now,
-        });
-        await repo.setActiveIfNone(input.userId, organisationId, now);
-        return { member: await requireMember(repo, organisationId, input.userId), created: true };
+          invitedById: actor.userId,
+          invitedAt: nowIso(),
+          expiresAt: isoAfterSeconds(INVITATION_LIFETIME_SECONDS),
+        };
+        if (existing) {
+          return { invitation: await repo.renewInvitation(existing.invitationId, values), created: false };
+        }
+        return { invitation: await repo.insertInvitation({ ...values, ...invitee }), created: true };
       });
+    try {
+      return await attempt();
     } catch (error) {
-      // A concurrent add of the same user lost the race on the unique (organisation, user) pair.
-      if (isUniqueViolation(error)) throw conflict('CONFLICT', 'The user is already a member');
+      // A concurrent invitation of the same person was inserted first: this one renews it.
+      if (isUniqueViolation(error)) return attempt();
       throw error;
     }
   }
@@ -361,20 +397,110 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
       return { organisationId, members, resourceTypes, resources, futureReservations };
     },
 
-    async listMembers(actor: Actor, organisationId: number): Promise<Member[]> {
+    /** Active members, then invitations (which show nothing about the invited person). */
+    async listMembers(actor: Actor, organisationId: number): Promise<MemberListEntry[]> {
       await access.requireMembership(actor, organisationId, { can: 'listMembers' });
-      return repoFor(db.kysely).listMembers(organisationId);
+      const repo = repoFor(db.kysely);
+      const [members, invitations] = await Promise.all([
+        repo.listMembers(organisationId),
+        repo.listInvitations(organisationId),
+      ]);
+      return [...members, ...invitations];
     },
 
-    /** Adds a user as MEMBER (OWNER or ADMIN); it becomes their active organisation when they have none. */
-    async addMember(actor: Actor, organisationId: number, userId: number): Promise<Member> {
-      return (await assignMember(actor, organisationId, { userId, role: 'MEMBER' }, { onlyAdd: true }))
-        .member;
+    /** Invites a person as MEMBER (OWNER, ADMIN); see `invite`. */
+    addMember(actor: Actor, organisationId: number, input: AddMemberInput) {
+      return invite(actor, organisationId, { ...input, role: 'MEMBER' });
     },
 
-    assignMember,
+    /** Invites a person with a role (OWNER; ADMIN for MANAGER and MEMBER); see `invite`. */
+    assignMember: invite,
 
-    /** Changes a member's role under the same rules as assign; 404 when the user is not a member. */
+    /** Withdraws an invitation, by account or by email (OWNER; ADMIN for MANAGER and MEMBER ones). */
+    async withdrawInvitation(actor: Actor, organisationId: number, invitationId: number): Promise<void> {
+      await inTransaction(db.kysely, async (trx) => {
+        const repo = repoFor(trx);
+        const membership = await access.requireMembership(
+          actor,
+          organisationId,
+          { can: 'manageMembers' },
+          trx,
+        );
+        const invitation = await repo.findInvitationById(organisationId, invitationId);
+        if (!invitation) throw notFound('Invitation');
+        assertCanManage(membership.role, invitation.role, null);
+        await repo.deleteInvitation(invitation.invitationId);
+      });
+    },
+
+    /**
+     * The actor's open invitations to active organisations they do not belong to yet,
+     * newest first; one per organisation (an invitation by account and one by email
+     * show as the newer of the two).
+     */
+    async listInvitations(actor: Actor): Promise<ReceivedInvitation[]> {
+      const repo = repoFor(db.kysely);
+      const received = await repo.listReceivedInvitations(await personOf(repo, actor.userId), nowIso());
+      const newest = new Map<number, ReceivedInvitation>();
+      for (const invitation of received) {
+        if (!newest.has(invitation.organisationId)) newest.set(invitation.organisationId, invitation);
+      }
+      return [...newest.values()];
+    },
+
+    /**
+     * Accepts the actor's invitation: they become a member with its role (recorded as
+     * assigned by the inviter), and it becomes their active organisation when they have
+     * none. 404 without an invitation (or for an archived organisation); 410
+     * INVITE_EXPIRED once it lapsed; an OWNER invitation at the plan limit 403
+     * PLAN_LIMIT_REACHED (the invitation stays, to accept after archiving one).
+     */
+    async acceptInvitation(actor: Actor, organisationId: number): Promise<MemberOrganisation> {
+      return inTransaction(db.kysely, async (trx) => {
+        const repo = repoFor(trx);
+        // The user's row lock: two acceptances of one person take turns (the plan limit).
+        const user = await repo.lockUser(actor.userId);
+        if (!user) throw notFound('User');
+        const person = { userId: actor.userId, email: user.email };
+        const invitations = await repo.invitationsOf(organisationId, person);
+        if (invitations.length === 0 || !(await repo.isActiveOrganisation(organisationId))) {
+          throw notFound('Invitation');
+        }
+        const now = nowIso();
+        if (!(await repo.findMembership(organisationId, actor.userId))) {
+          const open = invitations.find((invitation) => Date.parse(invitation.expiresAt) > Date.parse(now));
+          if (!open) {
+            throw conflict('INVITE_EXPIRED', 'The invitation has expired; ask for a new one');
+          }
+          if (open.role === 'OWNER') await assertBelowPlanLimit(repo, actor.userId);
+          await repo.insertMembership({
+            organisationId,
+            userId: actor.userId,
+            role: open.role,
+            assignedById: open.invitedById,
+            now,
+          });
+          await repo.setActiveIfNone(actor.userId, organisationId, now);
+        }
+        // Every invitation that reached the person here is used up (a member already: left over).
+        await repo.deleteInvitationsOf(organisationId, person);
+        const membership = await repo.findForMember(organisationId, actor.userId);
+        if (!membership) throw notFound('Invitation');
+        return viewOf(membership);
+      });
+    },
+
+    /** Declines (deletes) the actor's invitations to the organisation; 404 when there are none. */
+    async declineInvitation(actor: Actor, organisationId: number): Promise<void> {
+      const repo = repoFor(db.kysely);
+      const declined = await repo.deleteInvitationsOf(organisationId, await personOf(repo, actor.userId));
+      if (declined === 0) throw notFound('Invitation');
+    },
+
+    /**
+     * Changes a member's role under the role matrix; 404 when the user is not a member.
+     * Making them OWNER counts against their plan (403 PLAN_LIMIT_REACHED at its limit).
+     */
     async changeMemberRole(
       actor: Actor,
       organisationId: number,
@@ -394,15 +520,18 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
         assertCanManage(membership.role, existing.role, role);
         if (existing.role === role) return existing;
         if (role !== 'OWNER') await assertNotLastOwner(repo, organisationId, existing.role);
+        // Ownership counts against the member's plan: never beyond it without them.
+        else await assertBelowPlanLimit(repo, userId, "The member's");
         await repo.updateMembershipRole({ organisationId, userId, role, assignedById: actor.userId, now });
         return requireMember(repo, organisationId, userId);
       });
     },
 
     /**
-     * Removes a member (OWNER; ADMIN for MANAGER and MEMBER). Every member may
-     * remove themselves (leave). The last OWNER cannot go. The organisation
-     * stops being the removed user's active one.
+     * Removes a member (OWNER; ADMIN for MANAGER and MEMBER), or withdraws the
+     * invitation of that user id under the same rules. Every member may remove
+     * themselves (leave). The last OWNER cannot go. The organisation stops being the
+     * removed user's active one.
      */
     async removeMember(actor: Actor, organisationId: number, userId: number): Promise<void> {
       const now = nowIso();
@@ -412,7 +541,14 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
         const leaving = userId === actor.userId;
         // Checked before looking the member up, so a non-manager learns nothing about who belongs.
         if (!leaving) assertCan(membership.role, 'manageMembers');
-        const existing = await requireMember(repo, organisationId, userId);
+        const existing = await repo.findMember(organisationId, userId);
+        if (!existing) {
+          const invitation = leaving ? undefined : await repo.findInvitation(organisationId, { userId });
+          if (!invitation) throw notFound('Member');
+          assertCanManage(membership.role, invitation.role, null);
+          await repo.deleteInvitation(invitation.invitationId);
+          return;
+        }
         if (!leaving) assertCanManage(membership.role, existing.role, null);
         await assertNotLastOwner(repo, organisationId, existing.role);
         await repo.deleteMembership(organisationId, userId);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { entityId } from '../../http/schemas.js';
 import { defineTool } from '../../mcp/types.js';
-import { member, memberOrganisation } from './schemas.js';
+import { memberListEntry, memberOrganisation } from './schemas.js';
 import type { OrganisationsService } from './service.js';
 
 const organisationRef = { organisationId: entityId };
@@ -30,9 +30,10 @@ export function organisationTools(organisations: OrganisationsService) {
     defineTool({
       actionKey: 'organisation.members.list',
       title: 'List organisation members',
-      description: 'Members of one organisation you belong to, with their roles (any member).',
+      description:
+        'Members of one organisation you belong to, with their roles (status "active"), then its invitations not yet accepted (status "invited", no name or email; expiresAt tells a lapsed one) (any member).',
       input: z.strictObject(organisationRef),
-      output: z.object({ members: z.array(member) }),
+      output: z.object({ members: z.array(memberListEntry) }),
       run: async (actor, { organisationId }) => ({
         members: await organisations.listMembers(actor, organisationId),
       }),

@@ -31,6 +31,17 @@ const HONEYPOT_LOGIN_PAGE = `<!doctype html>
 export const platformRoutes: FastifyPluginAsyncZod = async (app) => {
   const { platform } = app.services;
   const { metrics } = app;
+  const ownOrigin = new URL(app.config.publicUrl).origin;
+  /**
+   * True when the browser says another site's page sent this request (a hidden auto-submitting
+   * form): Sec-Fetch-Site where the browser sends it, else an Origin other than the service's.
+   */
+  const sentByAnotherSite = (request: FastifyRequest): boolean => {
+    const site = request.headers['sec-fetch-site'];
+    if (site !== undefined) return site === 'cross-site' || site === 'same-site';
+    const origin = request.headers.origin;
+    return origin !== undefined && origin !== ownOrigin;
+  };
 
   app.get(
     '/',
@@ -187,7 +198,10 @@ export const platformRoutes: FastifyPluginAsyncZod = async (app) => {
         schema: { tags, summary: 'Abuse-detection trap', security: security.public, produces: ['text/html'] },
       },
       async (request, reply) => {
-        await platform.recordHoneypotHit('/api/security/honeypot/admin-login', clientOf(request));
+        // A visit never blocks: an <img> on any site makes its visitors' browsers fetch this.
+        await platform.recordHoneypotHit('/api/security/honeypot/admin-login', clientOf(request), {
+          block: false,
+        });
         return reply.type('text/html; charset=utf-8').send(HONEYPOT_LOGIN_PAGE);
       },
     );
@@ -203,7 +217,10 @@ export const platformRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       },
       async (request, reply) => {
-        await platform.recordHoneypotHit('/api/security/honeypot/submit', clientOf(request));
+        // A credential typed into the trap blocks; a form another site's page posts does not.
+        await platform.recordHoneypotHit('/api/security/honeypot/submit', clientOf(request), {
+          block: !sentByAnotherSite(request),
+        });
         return sendError(request, reply, new DomainError('UNAUTHENTICATED', 'Invalid username or password'));
       },
     );

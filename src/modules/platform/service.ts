@@ -78,10 +78,14 @@ export function createPlatformService(deps: {
       metrics.securityReports.inc({ kind }, reports.length);
     },
 
-    /** Records a trap hit and keeps that IP away from the login routes for HONEYPOT_BLOCK_SECONDS. */
-    async recordHoneypotHit(path: string, client: ClientInfo) {
+    /**
+     * Records a trap hit. Only `block` (a credential typed into the trap) keeps that IP away
+     * from the login routes for HONEYPOT_BLOCK_SECONDS: any page on the web can make a
+     * visitor's browser fetch the trap, and one office shares one IP.
+     */
+    async recordHoneypotHit(path: string, client: ClientInfo, outcome: { block: boolean }) {
       await repo.insertHoneypotHit({ ip: client.ip, userAgent: client.userAgent, path, createdAt: nowIso() });
-      await store.mark(blockKey(client.ip), config.honeypotBlockSeconds);
+      if (outcome.block) await store.mark(blockKey(client.ip), config.honeypotBlockSeconds);
       metrics.honeypotHits.inc({ path });
     },
 
