@@ -12,7 +12,6 @@ import { oauthPrivacy } from './modules/oauth/privacy.js';
 import { organisationsPrivacy } from './modules/organisations/privacy.js';
 import { paymentsPrivacy } from './modules/payments/privacy.js';
 import { platformPrivacy } from './modules/platform/privacy.js';
-import { noPersonalData, type PrivacyDeclaration } from './modules/privacy/declaration.js';
 import { privacyPrivacy } from './modules/privacy/privacy.js';
 import { reservationsPrivacy } from './modules/reservations/privacy.js';
 import { resourceTypesPrivacy } from './modules/resource-types/privacy.js';
@@ -20,6 +19,7 @@ import { resourcesPrivacy } from './modules/resources/privacy.js';
 import { routinesPrivacy } from './modules/routines/privacy.js';
 import { tasksPrivacy } from './modules/tasks/privacy.js';
 import { userGroupsPrivacy } from './modules/user-groups/privacy.js';
+import { noPersonalData, type PrivacyDeclaration } from './privacy/declaration.js';
 
 /** Tables no module owns: the migrator's bookkeeping. */
 const databasePrivacy: PrivacyDeclaration = {

@@ -4,7 +4,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../src/db/database.js';
 import { sha256 } from '../src/lib/crypto.js';
-import type { DataSubject } from '../src/modules/privacy/declaration.js';
+import type { DataSubject } from '../src/privacy/declaration.js';
 import { PRIVACY_DECLARATIONS } from '../src/privacy-declarations.js';
 import { at, futureMonday } from './catalogue-helpers.js';
 import { cookieValue, registerUser, type SignedInUser } from './helpers.js';

@@ -6,7 +6,7 @@ import {
   exportSection,
   type PrivacyDeclaration,
   personal,
-} from '../modules/privacy/declaration.js';
+} from '../privacy/declaration.js';
 
 // mcp_sessions has no foreign key to agents, so erasure must delete the rows itself.
 const held = (db: Executor, { userId }: DataSubject) =>

@@ -3,8 +3,8 @@
 // directly with plain queries: the reference the equivalence test holds the HTTP
 // answers to. Never edit it to make a test pass.
 import type { Db } from '../../src/db/database.js';
-import { resolveSchedule } from '../../src/modules/scheduling/resolve.js';
-import type { SchedulePolicy } from '../../src/modules/scheduling/schemas.js';
+import { resolveSchedule } from '../../src/scheduling/resolve.js';
+import type { SchedulePolicy } from '../../src/scheduling/schemas.js';
 import {
   continuousWindows,
   type EffectiveSchedule,

@@ -6,7 +6,7 @@ import {
   minutesOf,
   type OperatingHours,
   type ShiftSchedule,
-} from '../../src/modules/scheduling/schemas.js';
+} from '../../src/scheduling/schemas.js';
 
 /**
  * The availability engine: pure functions over epoch-millisecond intervals.

@@ -7,7 +7,7 @@ import {
   json,
   type PrivacyDeclaration,
   personal,
-} from '../privacy/declaration.js';
+} from '../../privacy/declaration.js';
 
 const ownAgents = (db: Executor, { userId }: DataSubject) =>
   db.selectFrom('agents').select('agents.id').where('agents.userId', '=', userId);

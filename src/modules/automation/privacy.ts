@@ -8,7 +8,7 @@ import {
   json,
   type PrivacyDeclaration,
   personal,
-} from '../privacy/declaration.js';
+} from '../../privacy/declaration.js';
 
 const ownRules = (db: Executor, { userId }: DataSubject) =>
   db.selectFrom('automationRules').select('automationRules.id').where('automationRules.ownerId', '=', userId);

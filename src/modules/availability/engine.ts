@@ -4,7 +4,7 @@ import {
   minutesOf,
   type OperatingHours,
   type ShiftSchedule,
-} from '../scheduling/schemas.js';
+} from '../../scheduling/schemas.js';
 
 /**
  * The availability engine: pure functions over epoch-millisecond intervals.

@@ -1,4 +1,4 @@
-import { noPersonalData, type PrivacyDeclaration } from '../privacy/declaration.js';
+import { noPersonalData, type PrivacyDeclaration } from '../../privacy/declaration.js';
 
 /** The availability cache's version per resource type: numbers only, no person. */
 export const availabilityPrivacy: PrivacyDeclaration = {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { availabilityMode } from '../scheduling/schemas.js';
+import { availabilityMode } from '../../scheduling/schemas.js';
 
 /** Longest range one availability answer covers. */
 export const MAX_RANGE_DAYS = 62;

@@ -3,11 +3,11 @@ import type { Actor } from '../../lib/actor.js';
 import { AnswerCache } from '../../lib/answer-cache.js';
 import { deepFreeze } from '../../lib/deep-freeze.js';
 import { notFound, validationFailed } from '../../lib/errors.js';
+import { type ResolvedSchedule, resolveSchedule } from '../../scheduling/resolve.js';
+import type { SchedulePolicy } from '../../scheduling/schemas.js';
 import type { OrganisationsService } from '../organisations/service.js';
 import type { ResourceType } from '../resource-types/schemas.js';
 import type { ResourceTypesService, StoredResourceType } from '../resource-types/service.js';
-import { type ResolvedSchedule, resolveSchedule } from '../scheduling/resolve.js';
-import type { SchedulePolicy } from '../scheduling/schemas.js';
 import {
   bufferOf,
   continuousWindows,

@@ -8,7 +8,7 @@ import {
   json,
   type PrivacyDeclaration,
   personal,
-} from '../privacy/declaration.js';
+} from '../../privacy/declaration.js';
 
 const ownMappings = (db: Executor, { userId }: DataSubject) =>
   db

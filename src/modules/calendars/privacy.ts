@@ -7,7 +7,7 @@ import {
   exportSection,
   type PrivacyDeclaration,
   personal,
-} from '../privacy/declaration.js';
+} from '../../privacy/declaration.js';
 
 const owned = (db: Executor, { userId }: DataSubject) =>
   db.selectFrom('calendars').where('calendars.ownerId', '=', userId);

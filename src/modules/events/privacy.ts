@@ -8,7 +8,7 @@ import {
   json,
   type PrivacyDeclaration,
   personal,
-} from '../privacy/declaration.js';
+} from '../../privacy/declaration.js';
 
 /** The person's calendars, as the subquery every event query filters by. */
 const ownCalendars = (db: Executor, { userId }: DataSubject) =>

@@ -6,7 +6,7 @@ import {
   exportSection,
   type PrivacyDeclaration,
   personal,
-} from '../privacy/declaration.js';
+} from '../../privacy/declaration.js';
 
 const created = (db: Executor, { userId }: DataSubject) =>
   db.selectFrom('householdItems').where('householdItems.ownerId', '=', userId);

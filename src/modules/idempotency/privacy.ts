@@ -6,7 +6,7 @@ import {
   exportSection,
   type PrivacyDeclaration,
   personal,
-} from '../privacy/declaration.js';
+} from '../../privacy/declaration.js';
 
 const held = (db: Executor, { userId }: DataSubject) =>
   db.selectFrom('idempotencyKeys').where('idempotencyKeys.userId', '=', userId);

@@ -7,7 +7,7 @@ import {
   noPersonalData,
   type PrivacyDeclaration,
   personal,
-} from '../privacy/declaration.js';
+} from '../../privacy/declaration.js';
 
 const codes = (db: Executor, { userId }: DataSubject) =>
   db.selectFrom('oauthAuthorizationCodes').where('oauthAuthorizationCodes.userId', '=', userId);

@@ -1,7 +1,7 @@
 import type { Db, Executor } from '../../db/database.js';
 import type { Actor } from '../../lib/actor.js';
 import { conflict, forbidden, notFound } from '../../lib/errors.js';
-import type { SchedulePolicy } from '../scheduling/schemas.js';
+import type { SchedulePolicy } from '../../scheduling/schemas.js';
 import { activeMembershipQuery, createOrganisationRepo } from './repo.js';
 import type { MembershipOf, OrganisationRole } from './schemas.js';
 

@@ -8,7 +8,7 @@ import {
   noPersonalData,
   type PrivacyDeclaration,
   personal,
-} from '../privacy/declaration.js';
+} from '../../privacy/declaration.js';
 
 const held = (db: Executor, { userId, email }: DataSubject) => ({
   memberships: db.selectFrom('organisationMemberships').where('organisationMemberships.userId', '=', userId),

@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import { type Dialect, type Executor, precompiled } from '../../db/database.js';
 import type { OrganisationRole, OrganisationsTable } from '../../db/tables/organisations.js';
 import type { Plan } from '../../db/tables/users.js';
-import type { SchedulePolicy } from '../scheduling/schemas.js';
+import type { SchedulePolicy } from '../../scheduling/schemas.js';
 import type { Invitation, Member, MembershipOf, Organisation, ReceivedInvitation } from './schemas.js';
 
 const organisationColumns = [

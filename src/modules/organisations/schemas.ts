@@ -1,9 +1,9 @@
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { entityId, positiveId } from '../../http/schemas.js';
+import { schedulePolicy } from '../../scheduling/schemas.js';
 import { email } from '../auth/schemas.js';
 import { currencyCode } from '../payments/currencies.js';
-import { schedulePolicy } from '../scheduling/schemas.js';
 
 export const organisationRole = z.enum(['OWNER', 'ADMIN', 'MANAGER', 'MEMBER']);
 export type OrganisationRole = z.infer<typeof organisationRole>;

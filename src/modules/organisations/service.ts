@@ -5,8 +5,8 @@ import type { Plan } from '../../db/tables/users.js';
 import type { Actor } from '../../lib/actor.js';
 import { conflict, DomainError, forbidden, notFound, validationFailed } from '../../lib/errors.js';
 import { isoAfterSeconds, nowIso } from '../../lib/time.js';
+import { normaliseSchedulePolicy } from '../../scheduling/schemas.js';
 import { DEFAULT_CURRENCY } from '../payments/currencies.js';
-import { normaliseSchedulePolicy } from '../scheduling/schemas.js';
 import { assertCan, createOrganisationAccess, type Tenant } from './access.js';
 import {
   createOrganisationDependentsRepo,

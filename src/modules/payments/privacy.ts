@@ -1,4 +1,4 @@
-import { noPersonalData, type PrivacyDeclaration } from '../privacy/declaration.js';
+import { noPersonalData, type PrivacyDeclaration } from '../../privacy/declaration.js';
 
 /** The payment-provider connection belongs to an organisation, never to a person. */
 export const paymentsPrivacy: PrivacyDeclaration = {

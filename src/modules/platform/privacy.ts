@@ -7,7 +7,7 @@ import {
   type DataSubject,
   type PrivacyDeclaration,
   unlinked,
-} from '../privacy/declaration.js';
+} from '../../privacy/declaration.js';
 
 /**
  * Rows of the public ingestion tables that mention the person's email. These tables

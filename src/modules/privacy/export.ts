@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { Executor } from '../../db/database.js';
-import type { DataSubject, ExportKey, PrivacyDeclaration } from './declaration.js';
+import type { DataSubject, ExportKey, PrivacyDeclaration } from '../../privacy/declaration.js';
 
 export const EXPORT_FORMAT = 'reservation-service.privacy-export';
 /** Rows per query: big enough to amortise a round trip, small enough to keep memory flat. */

@@ -8,7 +8,7 @@ import {
   noPersonalData,
   type PrivacyDeclaration,
   personal,
-} from './declaration.js';
+} from '../../privacy/declaration.js';
 
 const held = (db: Executor, { userId }: DataSubject) => ({
   requests: db.selectFrom('dataSubjectRequests').where('dataSubjectRequests.userId', '=', userId),

@@ -6,8 +6,8 @@ import type { JobQueue } from '../../jobs/queue.js';
 import type { Actor } from '../../lib/actor.js';
 import { conflict, DomainError, forbidden, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
+import type { DataSubject, Delegates, PrivacyDeclaration } from '../../privacy/declaration.js';
 import type { AuthService } from '../auth/service.js';
-import type { DataSubject, Delegates, PrivacyDeclaration } from './declaration.js';
 import { exportDocument, exportStream } from './export.js';
 import { createPrivacyRepo, type RequestFilter, type RequestRow, toRequest } from './repo.js';
 import {

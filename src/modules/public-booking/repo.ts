@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/database.js';
-import type { SchedulePolicy } from '../scheduling/schemas.js';
+import type { SchedulePolicy } from '../../scheduling/schemas.js';
 
 const organisationColumns = [
   'id',

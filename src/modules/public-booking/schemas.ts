@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { positiveId } from '../../http/schemas.js';
+import { availabilityMode } from '../../scheduling/schemas.js';
 import { rangeQuery } from '../availability/schemas.js';
-import { availabilityMode } from '../scheduling/schemas.js';
 
 export const slugParam = z.strictObject({ slug: z.string().min(1).max(63) });
 export const tokenParam = z.strictObject({ token: z.string().min(1).max(128) });

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { notFound } from '../../lib/errors.js';
+import { resolveSchedule } from '../../scheduling/resolve.js';
 import type { RangeQuery } from '../availability/schemas.js';
 import type { AvailabilityService, OrganisationSchedule } from '../availability/service.js';
 import type { PublicReservation, Reservation, ReservationInput } from '../reservations/schemas.js';
@@ -8,7 +9,6 @@ import type { ResourceType } from '../resource-types/schemas.js';
 import type { ResourceTypesService } from '../resource-types/service.js';
 import type { Resource } from '../resources/schemas.js';
 import type { ResourcesService } from '../resources/service.js';
-import { resolveSchedule } from '../scheduling/resolve.js';
 import { createPublicBookingRepo } from './repo.js';
 
 type PublicOrganisationRow = NonNullable<

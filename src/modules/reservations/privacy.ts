@@ -8,7 +8,7 @@ import {
   json,
   type PrivacyDeclaration,
   personal,
-} from '../privacy/declaration.js';
+} from '../../privacy/declaration.js';
 
 /** What an anonymised reservation keeps as its customer. */
 export const ANONYMISED_CUSTOMER_NAME = 'Anonymised';

@@ -1,4 +1,4 @@
-import { noPersonalData, type PrivacyDeclaration } from '../privacy/declaration.js';
+import { noPersonalData, type PrivacyDeclaration } from '../../privacy/declaration.js';
 
 /** Resource types describe an organisation's services; they name no person. */
 export const resourceTypesPrivacy: PrivacyDeclaration = {

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import { type Dialect, type Executor, precompiled } from '../../db/database.js';
 import type { ResourceTypesTable } from '../../db/tables/resources.js';
-import type { SchedulePolicy } from '../scheduling/schemas.js';
+import type { SchedulePolicy } from '../../scheduling/schemas.js';
 import type { ResourceType } from './schemas.js';
 
 /** A type as the services see it: the API record plus what only booking and availability read. */

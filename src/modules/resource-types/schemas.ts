@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { availabilityMode, schedulePolicy } from '../../scheduling/schemas.js';
 import { colour } from '../organisations/schemas.js';
 import { currencyCode } from '../payments/currencies.js';
-import { availabilityMode, schedulePolicy } from '../scheduling/schemas.js';
 
 export const bookingMode = z.enum(['SINGLE_RESOURCE', 'POOL', 'BOTH']);
 export type BookingMode = z.infer<typeof bookingMode>;

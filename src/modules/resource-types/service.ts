@@ -2,8 +2,8 @@ import { type Db, type Executor, inTransaction } from '../../db/database.js';
 import type { Actor } from '../../lib/actor.js';
 import { conflict, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
+import { normaliseSchedulePolicy } from '../../scheduling/schemas.js';
 import type { OrganisationsService } from '../organisations/service.js';
-import { normaliseSchedulePolicy } from '../scheduling/schemas.js';
 import {
   createResourceTypeRepo,
   type ResourceTypeValues,

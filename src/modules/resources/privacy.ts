@@ -7,7 +7,7 @@ import {
   noPersonalData,
   type PrivacyDeclaration,
   personal,
-} from '../privacy/declaration.js';
+} from '../../privacy/declaration.js';
 
 const managed = (db: Executor, { userId }: DataSubject) =>
   db.selectFrom('resources').where('resources.managedById', '=', userId);

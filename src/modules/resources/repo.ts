@@ -2,7 +2,7 @@ import { type Selectable, sql } from 'kysely';
 import { type Dialect, type Executor, precompiled } from '../../db/database.js';
 import type { ResourcesTable } from '../../db/tables/resources.js';
 import { randomToken } from '../../lib/crypto.js';
-import type { SchedulePolicy } from '../scheduling/schemas.js';
+import type { SchedulePolicy } from '../../scheduling/schemas.js';
 import type { Resource } from './schemas.js';
 
 type ResourceRow = Selectable<ResourcesTable>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { entityId, positiveId } from '../../http/schemas.js';
+import { availabilityMode, operatingHours, schedulePolicy, shiftSchedule } from '../../scheduling/schemas.js';
 import { serverDerived } from '../resource-types/schemas.js';
-import { availabilityMode, operatingHours, schedulePolicy, shiftSchedule } from '../scheduling/schemas.js';
 
 /** Lanes are seeded from capacity; a resource with more is still one row per lane. */
 export const MAX_CAPACITY = 200;

@@ -6,10 +6,10 @@ import { randomToken } from '../../lib/crypto.js';
 import { deepFreeze } from '../../lib/deep-freeze.js';
 import { conflict, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
+import { type ResolvedSchedule, resolveSchedule } from '../../scheduling/resolve.js';
+import { normaliseSchedulePolicy, type SchedulePolicy } from '../../scheduling/schemas.js';
 import type { OrganisationsService } from '../organisations/service.js';
 import type { ResourceTypesService } from '../resource-types/service.js';
-import { type ResolvedSchedule, resolveSchedule } from '../scheduling/resolve.js';
-import { normaliseSchedulePolicy, type SchedulePolicy } from '../scheduling/schemas.js';
 import { createResourceRepo, type ResourceRepo, type ResourceValues, toResource } from './repo.js';
 import type { CreateResourceInput, Resource, UpdateResourceInput } from './schemas.js';
 

@@ -7,7 +7,7 @@ import {
   json,
   type PrivacyDeclaration,
   personal,
-} from '../privacy/declaration.js';
+} from '../../privacy/declaration.js';
 
 const ownRoutines = (db: Executor, { userId }: DataSubject) =>
   db.selectFrom('routines').select('routines.id').where('routines.ownerId', '=', userId);

@@ -7,7 +7,7 @@ import {
   exportSection,
   type PrivacyDeclaration,
   personal,
-} from '../privacy/declaration.js';
+} from '../../privacy/declaration.js';
 
 const ownTasks = (db: Executor, { userId }: DataSubject) =>
   db.selectFrom('tasks').select('tasks.id').where('tasks.ownerId', '=', userId);

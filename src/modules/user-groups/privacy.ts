@@ -7,7 +7,7 @@ import {
   exportSection,
   type PrivacyDeclaration,
   personal,
-} from '../privacy/declaration.js';
+} from '../../privacy/declaration.js';
 
 const held = (db: Executor, { userId }: DataSubject) => ({
   groups: db.selectFrom('userGroups').where('userGroups.ownerId', '=', userId),

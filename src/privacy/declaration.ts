@@ -1,6 +1,6 @@
 import { type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
-import type { Executor } from '../../db/database.js';
-import type { Database } from '../../db/types.js';
+import type { Executor } from '../db/database.js';
+import type { Database } from '../db/types.js';
 
 /**
  * The contract between the privacy module and every module that stores data.
