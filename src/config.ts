@@ -4,6 +4,7 @@ import { z } from 'zod';
 const DEV_JWT_SECRET = 'dev-only-login-jwt-secret-change-me-0123456789';
 const DEV_OAUTH_JWT_SECRET = 'dev-only-oauth-jwt-secret-change-me-0123456789';
 const DEV_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
+const DEV_PAYMENT_WEBHOOK_SECRET = 'dev-only-payment-webhook-secret-change-me';
 
 const seconds = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 const absoluteUrl = z.url({ protocol: /^https?$/ }).transform((value) => value.replace(/\/+$/, ''));
@@ -72,6 +73,10 @@ const envSchema = z.object({
   PAYMENT_API_BASE: absoluteUrl.optional(),
   PAYMENT_SECRET_KEY: z.string().min(1).optional(),
   PAYMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  PAYMENT_WEBHOOK_SECRET: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .default(DEV_PAYMENT_WEBHOOK_SECRET),
   // External calendar providers: Google Calendar v3 style (A) and Microsoft Graph style (B).
   CALENDAR_PROVIDER_A_CLIENT_ID: z.string().min(1).optional(),
   CALENDAR_PROVIDER_A_CLIENT_SECRET: z.string().min(1).optional(),
@@ -130,7 +135,13 @@ export interface Config {
   bodyLimitBytes: number;
   ingestMaxRows: number;
   trustProxy: boolean;
-  payment: { apiBase: string | undefined; secretKey: string | undefined; timeoutMs: number };
+  payment: {
+    apiBase: string | undefined;
+    secretKey: string | undefined;
+    timeoutMs: number;
+    /** Key of the provider's webhook signatures (`Payment-Signature`). */
+    webhookSecret: string;
+  };
   calendarSync: CalendarSyncConfig;
 }
 
@@ -226,6 +237,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         'Invalid environment variable PAYMENT_API_BASE: PAYMENT_API_BASE and PAYMENT_SECRET_KEY must be set in production',
       );
     }
+    if (e.PAYMENT_WEBHOOK_SECRET === DEV_PAYMENT_WEBHOOK_SECRET) {
+      throw new ConfigError('Invalid environment variable PAYMENT_WEBHOOK_SECRET: must be set in production');
+    }
   }
   if (Boolean(e.PAYMENT_API_BASE) !== Boolean(e.PAYMENT_SECRET_KEY)) {
     const missing = e.PAYMENT_API_BASE ? 'PAYMENT_SECRET_KEY' : 'PAYMENT_API_BASE';
@@ -278,6 +292,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       apiBase: e.PAYMENT_API_BASE,
       secretKey: e.PAYMENT_SECRET_KEY,
       timeoutMs: e.PAYMENT_TIMEOUT_MS,
+      webhookSecret: e.PAYMENT_WEBHOOK_SECRET,
     },
     calendarSync: {
       providerA: calendarProvider(e, 'A'),

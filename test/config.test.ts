@@ -39,6 +39,7 @@ describe('configuration', () => {
       ...secrets,
       PAYMENT_API_BASE: 'https://pay.example',
       PAYMENT_SECRET_KEY: 'sk_live',
+      PAYMENT_WEBHOOK_SECRET: 'whsec_live_0123456789',
     });
     assert.equal(config.env, 'production');
   });

@@ -1017,6 +1017,7 @@ describe('OAuth configuration', () => {
     ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
     PAYMENT_API_BASE: 'https://payments.example',
     PAYMENT_SECRET_KEY: 'sk',
+    PAYMENT_WEBHOOK_SECRET: 'whsec_live_0123456789',
   };
   test('production refuses the default OAuth secret, one equal to JWT_SECRET, and OAUTH_CIMD_ALLOW_PRIVATE', () => {
     assert.doesNotThrow(() => loadConfig(production));

@@ -21,12 +21,18 @@ export interface DevelopmentProviders {
 
 /**
  * In development without PAYMENT_API_BASE, the bundled payment emulator on a
- * free loopback port, and the config pointed at it. Production never gets
- * here without a real provider (config refuses); tests start their own.
+ * free loopback port, and the config pointed at it. It signs its webhooks to
+ * this service with PAYMENT_WEBHOOK_SECRET, as the real provider would.
+ * Production never gets here without a real provider (config refuses); tests
+ * start their own.
  */
 export async function startDevelopmentPayments(config: Config): Promise<DevelopmentProviders> {
   if (config.env !== 'development' || config.payment.apiBase) return { config, emulators: [] };
-  const emulator = await startPaymentEmulator({ secretKey: EMULATOR_SECRET_KEY });
+  const emulator = await startPaymentEmulator({
+    secretKey: EMULATOR_SECRET_KEY,
+    webhookUrl: `${config.publicUrl}/api/payments/webhooks`,
+    webhookSecret: config.payment.webhookSecret,
+  });
   return {
     config: {
       ...config,

@@ -1,6 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { type PaymentProvider, PaymentProviderError, type ProviderAccount } from './provider.js';
+import {
+  type PaymentProvider,
+  PaymentProviderError,
+  type ProviderAccount,
+  type ProviderCheckout,
+  type ProviderEvent,
+  type ProviderRefund,
+} from './provider.js';
 
 export interface HttpPaymentProviderOptions {
   /** e.g. `https://api.provider.example`; paths such as `/v1/accounts` are appended. */
@@ -33,6 +40,38 @@ const accountJson = z.object({
 
 const linkJson = z.object({ url: z.url(), expires_at: z.number().nullish() });
 
+const minorUnits = z.number().int().nonnegative();
+
+const checkoutJson = z.object({
+  id: z.string().min(1),
+  account: z.string().min(1),
+  url: z.url(),
+  status: z.enum(['open', 'complete', 'expired']),
+  payment_status: z.enum(['unpaid', 'failed', 'paid', 'refunded']),
+  amount_total: minorUnits,
+  currency: z.string().min(1),
+  payment_intent: z.string().min(1).nullish(),
+  expires_at: z.number().int(),
+  metadata: z.record(z.string(), z.string()).nullish(),
+});
+
+const refundJson = z.object({
+  id: z.string().min(1),
+  checkout_session: z.string().min(1),
+  payment_intent: z.string().min(1),
+  amount: minorUnits,
+  currency: z.string().min(1),
+  status: z.enum(['pending', 'succeeded', 'failed']),
+});
+
+const eventJson = z.object({
+  id: z.string().min(1),
+  type: z.string().min(1),
+  created: z.number().int(),
+  account: z.string().min(1),
+  data: z.object({ object: z.unknown() }),
+});
+
 const errorJson = z.object({
   error: z.object({ type: z.string().nullish(), code: z.string().nullish(), message: z.string().nullish() }),
 });
@@ -50,6 +89,62 @@ function toAccount(json: z.infer<typeof accountJson>): ProviderAccount {
   };
 }
 
+function toCheckout(json: z.infer<typeof checkoutJson>): ProviderCheckout {
+  return {
+    id: json.id,
+    accountId: json.account,
+    url: json.url,
+    status: json.status,
+    paymentStatus: json.payment_status,
+    amount: json.amount_total,
+    currency: json.currency.toLowerCase(),
+    paymentId: json.payment_intent ?? null,
+    expiresAt: new Date(json.expires_at * 1000).toISOString(),
+    metadata: json.metadata ?? {},
+  };
+}
+
+function toRefund(json: z.infer<typeof refundJson>): ProviderRefund {
+  return {
+    id: json.id,
+    checkoutId: json.checkout_session,
+    paymentId: json.payment_intent,
+    amount: json.amount,
+    currency: json.currency.toLowerCase(),
+    status: json.status,
+  };
+}
+
+const CHECKOUT_EVENTS = new Set(['checkout.completed', 'checkout.failed', 'checkout.expired']);
+
+/**
+ * The provider's webhook body as a `ProviderEvent`, or null when it is not an event of
+ * the provider's format. Call it only on a body whose signature verified.
+ */
+export function parsePaymentEvent(rawBody: string): ProviderEvent | null {
+  const event = eventJson.safeParse(safeJson(rawBody));
+  if (!event.success) return null;
+  const { id, type, account: accountId } = event.data;
+  const createdAt = new Date(event.data.created * 1000).toISOString();
+  if (CHECKOUT_EVENTS.has(type)) {
+    const checkout = checkoutJson.safeParse(event.data.data.object);
+    if (!checkout.success) return null;
+    return {
+      id,
+      type: type as 'checkout.completed' | 'checkout.failed' | 'checkout.expired',
+      accountId,
+      createdAt,
+      checkout: toCheckout(checkout.data),
+    };
+  }
+  if (type === 'refund.succeeded') {
+    const refund = refundJson.safeParse(event.data.data.object);
+    if (!refund.success) return null;
+    return { id, type, accountId, createdAt, refund: toRefund(refund.data) };
+  }
+  return { id, type: 'ignored', providerType: type };
+}
+
 interface Call<T> {
   method: 'GET' | 'POST';
   path: string;
@@ -60,8 +155,8 @@ interface Call<T> {
 
 /**
  * The HTTP adapter of the payment port for a Connect-style REST API:
- * form-encoded bodies, bearer secret key, an idempotency key on account
- * creation. Every attempt is bounded by `timeoutMs`. Only safe requests are
+ * form-encoded bodies, bearer secret key, idempotency keys on account and
+ * checkout creation and on refunds. Every attempt is bounded by `timeoutMs`. Only safe requests are
  * retried (GET, or POST carrying an idempotency key), and only after a network
  * failure or a 409/429/5xx answer, with a short exponential backoff. A timeout
  * is not retried: a provider that hangs once is likely to hang again, and the
@@ -140,6 +235,7 @@ export function createHttpPaymentProvider(options: HttpPaymentProviderOptions): 
   }
 
   const account = encodeURIComponent;
+  const checkout = encodeURIComponent;
 
   return {
     async createAccount({ organisationId, idempotencyKey }) {
@@ -185,6 +281,62 @@ export function createHttpPaymentProvider(options: HttpPaymentProviderOptions): 
     async retrieveAccount(accountId) {
       return toAccount(
         await call({ method: 'GET', path: `/v1/accounts/${account(accountId)}`, parse: accountJson }),
+      );
+    },
+
+    async createCheckout(input) {
+      const form: Record<string, string> = {
+        account: input.accountId,
+        amount: String(input.amount),
+        currency: input.currency,
+        success_url: input.successUrl,
+        cancel_url: input.cancelUrl,
+        expires_at: String(Math.floor(Date.parse(input.expiresAt) / 1000)),
+      };
+      for (const [key, value] of Object.entries(input.metadata)) form[`metadata[${key}]`] = value;
+      return toCheckout(
+        await call({
+          method: 'POST',
+          path: '/v1/checkout/sessions',
+          form,
+          idempotencyKey: input.idempotencyKey,
+          parse: checkoutJson,
+        }),
+      );
+    },
+
+    async retrieveCheckout(checkoutId) {
+      return toCheckout(
+        await call({
+          method: 'GET',
+          path: `/v1/checkout/sessions/${checkout(checkoutId)}`,
+          parse: checkoutJson,
+        }),
+      );
+    },
+
+    async expireCheckout(checkoutId) {
+      return toCheckout(
+        await call({
+          method: 'POST',
+          path: `/v1/checkout/sessions/${checkout(checkoutId)}/expire`,
+          form: {},
+          // Expiring twice is harmless, so a key derived from the checkout makes it retryable.
+          idempotencyKey: `expire-${checkoutId}`,
+          parse: checkoutJson,
+        }),
+      );
+    },
+
+    async refund({ checkoutId, idempotencyKey }) {
+      return toRefund(
+        await call({
+          method: 'POST',
+          path: '/v1/refunds',
+          form: { checkout_session: checkoutId },
+          idempotencyKey,
+          parse: refundJson,
+        }),
       );
     },
   };

@@ -2,7 +2,7 @@ import { DomainError } from '../../lib/errors.js';
 
 /**
  * The port to a Connect-style payment provider: connected accounts that a
- * platform onboards through hosted links. `createHttpPaymentProvider` is the
+ * platform onboards through hosted links, and hosted checkouts and refunds on them. `createHttpPaymentProvider` is the
  * real adapter; tests and development point it at tools/emulators/payment.
  */
 export interface PaymentProvider {
@@ -21,6 +21,33 @@ export interface PaymentProvider {
   /** A single-use login link to the provider's dashboard for an onboarded account. */
   createLoginLink(accountId: string): Promise<{ url: string }>;
   retrieveAccount(accountId: string): Promise<ProviderAccount>;
+  /**
+   * A hosted checkout on the connected account `accountId`: the customer pays `amount`
+   * (minor units) at `url` until `expiresAt`; the outcome arrives as a signed webhook
+   * (`parsePaymentEvent`). The idempotency key makes a retried create answer the same checkout.
+   */
+  createCheckout(input: {
+    accountId: string;
+    amount: number;
+    currency: string;
+    /** Where the customer lands after paying; `{CHECKOUT_SESSION_ID}` is replaced by the checkout id. */
+    successUrl: string;
+    /** Where the customer lands after giving up or when the checkout expired. */
+    cancelUrl: string;
+    /** ISO time; the provider keeps whole seconds (rounded down). At most 24 hours ahead. */
+    expiresAt: string;
+    /** Echoed in the checkout and its events, e.g. `{reservation_id: "42"}`. */
+    metadata: Record<string, string>;
+    idempotencyKey: string;
+  }): Promise<ProviderCheckout>;
+  retrieveCheckout(checkoutId: string): Promise<ProviderCheckout>;
+  /**
+   * Closes an open checkout so it can no longer be paid (`checkout.expired` follows);
+   * an already expired one is answered as it is; a completed one is a provider error.
+   */
+  expireCheckout(checkoutId: string): Promise<ProviderCheckout>;
+  /** Refunds a completed checkout's payment in full (`refund.succeeded` follows). */
+  refund(input: { checkoutId: string; idempotencyKey: string }): Promise<ProviderRefund>;
 }
 
 export interface ProviderAccount {
@@ -33,6 +60,49 @@ export interface ProviderAccount {
   disabledReason: string | null;
   defaultCurrency: string | null;
 }
+
+export interface ProviderCheckout {
+  id: string;
+  accountId: string;
+  /** The hosted payment page; it stays valid and shows the checkout's state. */
+  url: string;
+  status: 'open' | 'complete' | 'expired';
+  /** `failed`: the last attempt was declined; the checkout stays open and can still be paid. */
+  paymentStatus: 'unpaid' | 'failed' | 'paid' | 'refunded';
+  /** Minor units. */
+  amount: number;
+  /** Lowercase ISO 4217. */
+  currency: string;
+  /** The payment, once paid. */
+  paymentId: string | null;
+  expiresAt: string;
+  metadata: Record<string, string>;
+}
+
+export interface ProviderRefund {
+  id: string;
+  checkoutId: string;
+  paymentId: string;
+  amount: number;
+  currency: string;
+  status: 'pending' | 'succeeded' | 'failed';
+}
+
+/**
+ * A webhook event, once its signature verified (`verifyPaymentSignature`). `id` is stable
+ * across redeliveries of one event (the key for replay safety); `ignored` is any event
+ * type the service does not act on, which it still acknowledges.
+ */
+export type ProviderEvent =
+  | {
+      id: string;
+      type: 'checkout.completed' | 'checkout.failed' | 'checkout.expired';
+      accountId: string;
+      createdAt: string;
+      checkout: ProviderCheckout;
+    }
+  | { id: string; type: 'refund.succeeded'; accountId: string; createdAt: string; refund: ProviderRefund }
+  | { id: string; type: 'ignored'; providerType: string };
 
 /**
  * A provider failure as the API answers it: 502 `PROVIDER_ERROR` or 504
@@ -57,6 +127,10 @@ export const unconfiguredPaymentProvider: PaymentProvider = {
   createOnboardingLink: notConfigured,
   createLoginLink: notConfigured,
   retrieveAccount: notConfigured,
+  createCheckout: notConfigured,
+  retrieveCheckout: notConfigured,
+  expireCheckout: notConfigured,
+  refund: notConfigured,
 };
 
 async function notConfigured(): Promise<never> {
