@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { riskOf } from './catalogue.js';
 import type { Config } from './config.js';
 import { createDatabase, type Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -16,26 +17,8 @@ import { createJobQueue, type JobQueue } from './jobs/queue.js';
 import { createEphemeralStore, type EphemeralStore } from './lib/ephemeral-store.js';
 import { type McpRoutesOptions, mcpRoutes } from './mcp/routes.js';
 import { createMetrics, type Metrics } from './metrics.js';
-import { riskOf } from './modules/agents/catalogue.js';
-import { agentRoutes } from './modules/agents/routes.js';
-import { authRoutes } from './modules/auth/routes.js';
-import { automationRoutes } from './modules/automation/routes.js';
-import { availabilityRoutes } from './modules/availability/routes.js';
-import { calendarSyncRoutes } from './modules/calendar-sync/routes.js';
-import { calendarRoutes } from './modules/calendars/routes.js';
-import { eventRoutes } from './modules/events/routes.js';
-import { householdRoutes } from './modules/household/routes.js';
-import { oauthRoutes } from './modules/oauth/routes.js';
-import { organisationRoutes } from './modules/organisations/routes.js';
-import { platformRoutes } from './modules/platform/routes.js';
-import { privacyRoutes } from './modules/privacy/routes.js';
-import { publicBookingRoutes } from './modules/public-booking/routes.js';
-import { reservationRoutes } from './modules/reservations/routes.js';
-import { resourceTypeRoutes } from './modules/resource-types/routes.js';
-import { resourceRoutes } from './modules/resources/routes.js';
-import { routineRoutes } from './modules/routines/routes.js';
-import { taskLabelRoutes, taskRoutes } from './modules/tasks/routes.js';
-import { userGroupRoutes } from './modules/user-groups/routes.js';
+import { moduleMigrations } from './module.js';
+import { MODULES } from './modules/index.js';
 import cookie from './plugins/cookie.js';
 import cors from './plugins/cors.js';
 import helmet from './plugins/helmet.js';
@@ -101,7 +84,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       connectTimeoutMs: config.databaseConnectTimeoutMs,
       statementTimeoutMs: config.databaseStatementTimeoutMs,
     });
-  await migrateToLatest(db);
+  await migrateToLatest(db, moduleMigrations(MODULES));
   const store = createEphemeralStore(config.redisUrl);
   app.decorate('config', config);
   app.decorate('db', db);
@@ -126,37 +109,22 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(pages);
   await app.register(authGuards, { credentials: app.services.auth });
 
-  await app.register(platformRoutes, { prefix: '/api' });
-  await app.register(authRoutes, { prefix: '/api/auth' });
-  await app.register(organisationRoutes, { prefix: '/api/organisations' });
-  await app.register(resourceTypeRoutes, { prefix: '/api/resource-types' });
-  await app.register(resourceRoutes, { prefix: '/api/resources' });
-  await app.register(availabilityRoutes, { prefix: '/api' });
-  await app.register(reservationRoutes, { prefix: '/api/reservations' });
-  await app.register(publicBookingRoutes, { prefix: '/api/public' });
-  await app.register(calendarRoutes, { prefix: '/api/calendars' });
-  await app.register(eventRoutes, { prefix: '/api/events' });
-  await app.register(userGroupRoutes, { prefix: '/api/user-groups' });
-  await app.register(taskRoutes, { prefix: '/api/tasks' });
-  await app.register(taskLabelRoutes, { prefix: '/api/task-labels' });
-  await app.register(routineRoutes, { prefix: '/api/routines' });
-  await app.register(householdRoutes, { prefix: '/api/household' });
-  await app.register(automationRoutes, { prefix: '/api/automation' });
-  await app.register(calendarSyncRoutes, { prefix: '/api/calendar-sync' });
+  // Every module's routes, in MODULES order (src/modules/index.ts).
+  for (const module of MODULES)
+    for (const { prefix, plugin } of module.routes ?? [])
+      await app.register(plugin, prefix === undefined ? {} : { prefix });
+  // The MCP runtime knows no module: the agents directory, the modules' tools, the catalogue's
+  // risks and the OAuth token check are wired in here.
   await app.register(mcpRoutes, {
     prefix: '/api/mcp',
     ...(options.mcp ?? {
       agents: app.services.agents,
       tools: createTools(app.services),
-      riskOf: riskOf,
+      riskOf,
       resources: createResourceProvider(app.services),
       verifyAccessToken: app.services.oauth.verifyAccessToken,
     }),
   });
-  await app.register(agentRoutes, { prefix: '/api/agents' });
-  await app.register(privacyRoutes, { prefix: '/api/compliance/me/privacy' });
-  // Discovery at /.well-known/*, the OAuth 2.1 server at /api/oauth/*.
-  await app.register(oauthRoutes);
 
   return app;
 }

@@ -1,55 +1,27 @@
 import type { z } from 'zod';
+import { type ActionKey, TOOL_MODULES } from './catalogue.js';
 import type { Actor } from './lib/actor.js';
 import { DomainError } from './lib/errors.js';
 import type { AgentAccess, McpResourceProvider } from './mcp/server.js';
-import type { ToolDefinition } from './mcp/types.js';
-import { agentTools } from './modules/agents/tools.js';
-import { authTools } from './modules/auth/tools.js';
-import { automationTools } from './modules/automation/tools.js';
-import { availabilityTools } from './modules/availability/tools.js';
+import { bindTools, type ToolDefinition } from './mcp/types.js';
 import { calendar } from './modules/calendars/schemas.js';
-import { calendarTools } from './modules/calendars/tools.js';
-import { eventTools } from './modules/events/tools.js';
-import { householdTools } from './modules/household/tools.js';
-import { organisationTools } from './modules/organisations/tools.js';
-import { reservationTools } from './modules/reservations/tools.js';
 import { resourceType } from './modules/resource-types/schemas.js';
-import { resourceTypeTools } from './modules/resource-types/tools.js';
 import { resource } from './modules/resources/schemas.js';
-import { resourceTools } from './modules/resources/tools.js';
-import { routineTools } from './modules/routines/tools.js';
-import { taskTools } from './modules/tasks/tools.js';
-import { userGroupTools } from './modules/user-groups/tools.js';
 import type { Services } from './services.js';
 
 /**
- * Every MCP tool, built once per app from the same services the REST routes
- * use. Each module's tools.ts holds its own; the agents catalogue names them.
+ * Every MCP tool, built once per app: each module's declared tools (its tools.ts), bound
+ * to the same service the REST routes use, in the catalogue's presentation order.
  */
 export function createTools(services: Services): ToolDefinition[] {
-  return [
-    ...agentTools(services.agents),
-    ...authTools(services.auth),
-    ...organisationTools(services.organisations),
-    ...calendarTools(services.calendars),
-    ...eventTools(services.events),
-    ...userGroupTools(services.userGroups),
-    ...taskTools(services.tasks),
-    ...routineTools(services.routines),
-    ...householdTools(services.household),
-    ...automationTools(services.automation),
-    ...resourceTypeTools(services.resourceTypes),
-    ...resourceTools(services.resources),
-    ...availabilityTools(services.availability),
-    ...reservationTools(services.reservations),
-  ];
+  return TOOL_MODULES.flatMap((module) => bindTools(module.tools ?? [], services[module.name]));
 }
 
 const URI_PREFIX = 'reservation-service://';
 
 interface ResourceKind {
   path: string;
-  action: string;
+  action: ActionKey;
   label: string;
   /** The record as the REST API answers it: the schema drops internal fields. */
   schema: z.ZodType;

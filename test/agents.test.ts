@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { ACTIONS, findAction, PERMISSION_GROUPS } from '../src/catalogue.js';
 import { sha256 } from '../src/lib/crypto.js';
 import { agentAccess } from '../src/mcp/server.js';
-import { ACTIONS, findAction, PERMISSION_GROUPS } from '../src/modules/agents/catalogue.js';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from './helpers.js';
 import { expectError, expectStatus } from './workspace-helpers.js';
 

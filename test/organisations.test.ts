@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { httpStatusOf } from '../src/http/errors.js';
 import { personActor } from '../src/lib/actor.js';
 import type { DomainError } from '../src/lib/errors.js';
-import { assertCan } from '../src/modules/organisations/access.js';
+import { assertCan } from '../src/tenancy/roles.js';
 import { createTestApp, registerUser, type TestApp } from './helpers.js';
 import {
   addWithRole,

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ZodError } from 'zod';
+import { ACTIONS } from '../src/catalogue.js';
 import { type Actor, agentActor, personActor } from '../src/lib/actor.js';
 import { DomainError } from '../src/lib/errors.js';
 import { compileTools } from '../src/mcp/server.js';
-import type { ToolDefinition } from '../src/mcp/types.js';
-import { ACTIONS } from '../src/modules/agents/catalogue.js';
+import { bindTools, type ToolDefinition } from '../src/mcp/types.js';
 import { authTools } from '../src/modules/auth/tools.js';
 import { availabilityTools } from '../src/modules/availability/tools.js';
 import { organisationTools } from '../src/modules/organisations/tools.js';
@@ -53,13 +53,13 @@ describe('MCP tools: organisation side, people groups and profile', () => {
     agent = agentOf(owner.id);
     const s = t.app.services;
     tools = [
-      ...authTools(s.auth),
-      ...organisationTools(s.organisations),
-      ...resourceTypeTools(s.resourceTypes),
-      ...resourceTools(s.resources),
-      ...availabilityTools(s.availability),
-      ...reservationTools(s.reservations),
-      ...userGroupTools(s.userGroups),
+      ...bindTools(authTools, s.auth),
+      ...bindTools(organisationTools, s.organisations),
+      ...bindTools(resourceTypeTools, s.resourceTypes),
+      ...bindTools(resourceTools, s.resources),
+      ...bindTools(availabilityTools, s.availability),
+      ...bindTools(reservationTools, s.reservations),
+      ...bindTools(userGroupTools, s.userGroups),
     ];
   });
   after(() => t.close());

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ZodError, z } from 'zod';
+import { ACTIONS } from '../src/catalogue.js';
 import type { Actor } from '../src/lib/actor.js';
 import { DomainError } from '../src/lib/errors.js';
-import type { ToolDefinition } from '../src/mcp/types.js';
-import { ACTIONS } from '../src/modules/agents/catalogue.js';
+import { bindTools, type ToolDefinition } from '../src/mcp/types.js';
 import { automationTools } from '../src/modules/automation/tools.js';
 import { householdTools } from '../src/modules/household/tools.js';
 import { routineTools } from '../src/modules/routines/tools.js';
@@ -39,10 +39,10 @@ describe('workspace MCP tools (tasks, routines, household, automation)', () => {
     t = await createTestApp();
     const s = t.app.services;
     tools = [
-      ...taskTools(s.tasks),
-      ...routineTools(s.routines),
-      ...householdTools(s.household),
-      ...automationTools(s.automation),
+      ...bindTools(taskTools, s.tasks),
+      ...bindTools(routineTools, s.routines),
+      ...bindTools(householdTools, s.household),
+      ...bindTools(automationTools, s.automation),
     ];
   });
   after(() => t.close());

@@ -1,5 +1,5 @@
 import { type Migration, type MigrationProvider, Migrator } from 'kysely';
-import { type Db, withoutStatementTimeout } from './database.js';
+import { type Db, type Dialect, withoutStatementTimeout } from './database.js';
 import { foundation } from './migrations/0001_foundation.js';
 import { organisations } from './migrations/0002_organisations.js';
 import { calendars } from './migrations/0003_calendars.js';
@@ -48,8 +48,25 @@ function migrations(db: Db): Record<string, Migration> {
   };
 }
 
-export async function migrateToLatest(db: Db): Promise<void> {
-  const provider: MigrationProvider = { getMigrations: async () => migrations(db) };
+/** A migration built for the database's dialect: how a module declares its own (src/module.ts). */
+export type DialectMigration = (dialect: Dialect) => Migration;
+
+/**
+ * Applies every migration not yet applied: the landed list above, then `extra`, the
+ * modules' own (the wiring passes them in; src/db knows no module). An extra name must
+ * sort after the landed ones and be new.
+ */
+export async function migrateToLatest(
+  db: Db,
+  extra: Readonly<Record<string, DialectMigration>> = {},
+): Promise<void> {
+  const landed = migrations(db);
+  const all = { ...landed };
+  for (const [name, migration] of Object.entries(extra)) {
+    if (Object.hasOwn(landed, name)) throw new Error(`Migration ${name} is already a landed migration`);
+    all[name] = migration(db.dialect);
+  }
+  const provider: MigrationProvider = { getMigrations: async () => all };
   const { error, results } = await withoutStatementTimeout(db, (executor) =>
     // Kysely looks for its bookkeeping tables across every schema; pin it to ours.
     new Migrator({

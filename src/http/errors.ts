@@ -5,9 +5,21 @@ import {
   asDomainError,
   DomainError,
   type ErrorCode,
+  InputError,
   UNAVAILABLE_RETRY_AFTER_SECONDS,
   validationFailed,
 } from '../lib/errors.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Where the fields a service refuses (an InputError) came from: the part of the request
+     * this route hands its service as input; `body` when unset. Declared on routes whose
+     * service input is another part, e.g. `config: { serviceInput: 'query' }` on a list.
+     */
+    serviceInput?: 'body' | 'query' | 'params';
+  }
+}
 
 /** The HTTP status of each domain error code. */
 const STATUS: Record<ErrorCode, number> = {
@@ -68,7 +80,18 @@ export function errorResponses<S extends number>(...statuses: S[]): Record<S, ty
   >;
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: DomainError) {
+/** A field's path as the envelope names it: under its request part (`body.endTime`; `body` for the whole). */
+const under = (part: string, path: string) => (path ? `${part}.${path}` : part);
+
+/** A service's refused fields under the request part its route handed it. */
+function placed(request: FastifyRequest, error: DomainError): DomainError {
+  if (!(error instanceof InputError)) return error;
+  const part = request.routeOptions.config?.serviceInput ?? 'body';
+  return error.placed(part, (path) => under(part, path));
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, thrown: DomainError) {
+  const error = placed(request, thrown);
   // UNAVAILABLE always says when to retry, also when rebuilt from a tool result (the gateway).
   const retryAfter =
     error.retryAfterSeconds ?? (error.code === 'UNAVAILABLE' ? UNAVAILABLE_RETRY_AFTER_SECONDS : undefined);
@@ -95,7 +118,7 @@ export function toDomainError(error: FastifyError): DomainError {
       const keys =
         issue.keyword === 'unrecognized_keys' ? (issue.params as { keys?: string[] }).keys : undefined;
       return {
-        path: path ? `${part}.${path}` : part,
+        path: under(part, path),
         message: keys ? `unknown field(s): ${keys.join(', ')}` : (issue.message ?? 'is invalid'),
       };
     });

@@ -59,6 +59,42 @@ export class DomainError extends Error {
 
 export const validationFailed = (message: string, details?: ErrorDetail[]) =>
   new DomainError('VALIDATION_FAILED', message, details);
+
+/**
+ * Fields of a service's input that it refuses. Each path names a field of that input
+ * (`endTime`, `permissions.0.actionKey`; '' for the input as a whole), never a transport's
+ * part: each transport places the paths where its caller sent them, and words the message
+ * with them (`placed`): HTTP under the request part the route hands its service
+ * (`body.endTime`, src/http/errors.ts), MCP as the tool's own argument names (`endTime`).
+ */
+export class InputError extends DomainError {
+  constructor(
+    readonly fields: readonly ErrorDetail[],
+    private readonly describe: (fields: readonly ErrorDetail[], input: string) => string,
+  ) {
+    super('VALIDATION_FAILED', describe(fields, 'input'), [...fields]);
+  }
+
+  /** This failure as a transport shows it: `input` names the whole input, `place(path)` one field of it. */
+  placed(input: string, place: (path: string) => string): DomainError {
+    const details = this.fields.map(({ path, message }) => ({ path: place(path), message }));
+    return validationFailed(this.describe(details, input), details);
+  }
+}
+
+const listed = (fields: readonly ErrorDetail[]) => fields.map((f) => `${f.path}: ${f.message}`).join('; ');
+
+/** Refused fields, worded `Invalid <input>: <path>: <message>; ...` (as schema validation words them). */
+export const invalidFields = (fields: readonly ErrorDetail[]) =>
+  new InputError(fields, (placed, input) => `Invalid ${input}: ${listed(placed)}`);
+/** One refused field, worded `<path>: <message>`. */
+export const invalidField = (path: string, message: string) => new InputError([{ path, message }], listed);
+/** Refused fields under a sentence of their own, which names no path. */
+export const invalidInput = (message: string, fields: readonly ErrorDetail[]) =>
+  new InputError(fields, () => message);
+/** A list's `cursor` that the list did not give out. */
+export const invalidCursor = () =>
+  invalidFields([{ path: 'cursor', message: 'is not a cursor this list gave out' }]);
 export const unauthenticated = (message = 'Authentication required') =>
   new DomainError('UNAUTHENTICATED', message);
 export const forbidden = (message = 'You do not have permission to do this') =>

@@ -13,7 +13,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import { type AccessScope, type Actor, agentActor } from '../lib/actor.js';
 import { controlCharacterIssues, replaceControlCharacters } from '../lib/control-characters.js';
-import { asDomainError, ERROR_CODES, type ErrorCode } from '../lib/errors.js';
+import { asDomainError, ERROR_CODES, type ErrorCode, InputError } from '../lib/errors.js';
 import {
   type ActionRisk,
   type AgentDirectory,
@@ -137,9 +137,12 @@ const errorResult = (code: ErrorCode, message: string): CallToolResult => {
   };
 };
 
+/** How a message names the arguments as a whole. */
+const ARGUMENTS = '(arguments)';
+
 const issuesText = (issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>) =>
   issues
-    .map((issue) => `${issue.path.length ? issue.path.join('.') : '(arguments)'}: ${issue.message}`)
+    .map((issue) => `${issue.path.length ? issue.path.join('.') : ARGUMENTS}: ${issue.message}`)
     .join('; ');
 
 /** A tool as `tools/list` (and the deprecated gateway's `/actions`) shows it. */
@@ -238,7 +241,14 @@ export async function callAgentTool(
       output = await tool.definition.run(actor, input.data);
     } catch (thrown) {
       const known = asDomainError(thrown);
-      if (known) return errorResult(known.code, known.message);
+      if (known) {
+        // Refused fields are named as the tool's arguments: its input is the service's input.
+        const shown =
+          known instanceof InputError
+            ? known.placed(`arguments for tool ${tool.name}`, (path) => path || ARGUMENTS)
+            : known;
+        return errorResult(shown.code, shown.message);
+      }
       log.error({ err: thrown, agentId: agent.id, tool: tool.name }, 'MCP tool failed');
       return errorResult('INTERNAL', 'Internal error');
     }

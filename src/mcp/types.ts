@@ -37,10 +37,65 @@ export interface ToolCallRecord {
 export type ActionRisk = 'read' | 'write' | 'destructive';
 
 /**
- * One MCP tool: an action of the catalogue, implemented by a module's
- * `tools.ts` on top of its own service. The tool name is the action key with
- * `.` replaced by `_`; annotations follow the action's risk.
+ * What an owner may narrow an action with: `calendar` (scope.calendarIds) and
+ * `userGroup` (scope.groupIds), as src/lib/actor.ts applies them. Reads of calendars
+ * and events take both, since a calendar shared through a group counts only through
+ * groups in scope; writes of calendars and events need ownership, so only the calendar
+ * kind narrows them.
  */
+export type ScopeKind = 'calendar' | 'userGroup';
+
+/** A tool as the owner's permission screens show it (`GET /api/agents/catalog`). */
+export interface CatalogueEntry {
+  /** Owner-facing: what granting the action lets an agent do (the tool's own description speaks to the agent). */
+  description: string;
+  /** Also the tool's annotations: read-only, destructive, idempotent. */
+  risk: ActionRisk;
+  scopeKinds: readonly ScopeKind[];
+  /** Every agent has it, whatever its permissions (the profile, PROFILE_ACTION): granting it changes nothing. */
+  alwaysAllowed?: true;
+}
+
+/** One action of the catalogue, derived from its tool's declaration. */
+export interface CatalogueAction<K extends string = string> {
+  key: K;
+  title: string;
+  description: string;
+  risk: ActionRisk;
+  scopeKinds: readonly ScopeKind[];
+  alwaysAllowed: boolean;
+}
+
+/**
+ * One MCP tool, declared once in a module's `tools.ts`: its action key, the title both
+ * the agent and the owner read, the agent-facing description, the owner-facing catalogue
+ * entry, its schemas and its handler on the module's service. The tool name is the
+ * action key with `.` replaced by `_`; annotations follow the catalogue risk.
+ */
+export interface ToolDeclaration<
+  S = unknown,
+  K extends string = string,
+  I extends z.ZodObject = z.ZodObject,
+  O extends z.ZodObject = z.ZodObject,
+> {
+  actionKey: K;
+  title: string;
+  description: string;
+  catalogue: CatalogueEntry;
+  input: I;
+  output: O;
+  /** Runs as the agent's Actor (owner's rights, this action's scope) on the module's service. */
+  run(service: S, actor: Actor, input: z.infer<I>): Promise<z.infer<O>>;
+}
+
+/** Keeps a tool's input and output types tied to its schemas, and its action key a literal type. */
+export function defineTool<S, const K extends string, I extends z.ZodObject, O extends z.ZodObject>(
+  tool: ToolDeclaration<S, K, I, O>,
+): ToolDeclaration<S, K> {
+  return tool as unknown as ToolDeclaration<S, K>;
+}
+
+/** A declared tool as the MCP runtime runs it: bound to its module's service. */
 export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   actionKey: string;
   title: string;
@@ -51,9 +106,14 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   run(actor: Actor, input: z.infer<I>): Promise<z.infer<O>>;
 }
 
-/** Keeps a tool's input and output types tied to its schemas while the catalogue holds them together. */
-export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
-  tool: ToolDefinition<I, O>,
-): ToolDefinition {
-  return tool as unknown as ToolDefinition;
+/** Binds a module's declared tools to its service (the wiring does, once per app). */
+export function bindTools<S>(tools: ReadonlyArray<ToolDeclaration<S>>, service: S): ToolDefinition[] {
+  return tools.map(({ actionKey, title, description, input, output, run }) => ({
+    actionKey,
+    title,
+    description,
+    input,
+    output,
+    run: (actor, args) => run(service, actor, args),
+  }));
 }

@@ -195,6 +195,7 @@ export const agentRoutes: FastifyPluginAsyncZod = async (app) => {
         querystring: activityQuery,
         response: { 200: page(activityItem), ...errors },
       },
+      config: { serviceInput: 'query' },
     },
     async (request) => agents.activity(actorOf(request), request.params.id, request.query),
   );

@@ -1,6 +1,19 @@
 import { z } from 'zod';
 import { entityId, pageQuery, positiveId } from '../../http/schemas.js';
-import { PERMISSION_GROUP_IDS } from './catalogue.js';
+
+/** The built-in permission groups (their contents: src/catalogue.ts). */
+export const PERMISSION_GROUP_IDS = [
+  'minimal',
+  'all_read_only',
+  'calendar_only',
+  'tasks_and_routines',
+  'reservations_operator',
+  'automation_manager',
+  'household_manager',
+  'operational_read_write',
+  'full_mcp_admin',
+] as const;
+export type PermissionGroupId = (typeof PERMISSION_GROUP_IDS)[number];
 
 export const AGENT_NAME_MAX = 200;
 export const AGENT_DESCRIPTION_MAX = 2000;

@@ -1,24 +1,22 @@
-import { type Db, inTransaction } from '../../db/database.js';
+import { type Db, type Executor, inTransaction } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { InvalidCursorError } from '../../db/keyset.js';
 import type { Actor } from '../../lib/actor.js';
 import { issueKey, lastUsedIsStale } from '../../lib/credential-keys.js';
 import { sha256 } from '../../lib/crypto.js';
-import { conflict, type ErrorDetail, forbidden, notFound, validationFailed } from '../../lib/errors.js';
+import {
+  conflict,
+  type ErrorDetail,
+  forbidden,
+  invalidCursor,
+  invalidFields,
+  notFound,
+} from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
-import { endAgentSessions } from '../../mcp/sessions.js';
 import type { AgentDirectory, ResolvedAgent, ToolCallRecord } from '../../mcp/types.js';
+import type { ActionCatalogue, PermissionGroup } from '../../module.js';
 import type { CalendarService } from '../calendars/service.js';
 import type { UserGroupService } from '../user-groups/service.js';
-import {
-  ACTIONS,
-  canAssignGroup,
-  findAction,
-  findPermissionGroup,
-  needsGlobalAdminToGrant,
-  PERMISSION_GROUPS,
-  type PermissionGroup,
-} from './catalogue.js';
 import { type AgentRow, createAgentRepo, type StoredPermission } from './repo.js';
 import {
   type AccessScopeInput,
@@ -89,13 +87,6 @@ function normaliseScope(scope: AccessScopeInput | null | undefined): StoredPermi
   return Object.keys(normalised).length > 0 ? normalised : null;
 }
 
-function invalidBody(details: ErrorDetail[]) {
-  return validationFailed(
-    `Invalid body: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`,
-    details,
-  );
-}
-
 /** Agents manage nothing about agents: an agent that could would widen its own rights. */
 function requirePerson(actor: Actor) {
   if (actor.agent) throw forbidden('Agents cannot manage agents, their permissions or keys');
@@ -106,14 +97,25 @@ const disabledConflict = () =>
 
 export type AgentService = ReturnType<typeof createAgentService>;
 
+/** An agent's MCP sessions, which the MCP runtime keeps; the wiring provides them (src/mcp/sessions.ts). */
+export interface AgentSessions {
+  /** Ends every open session of the agent at `at`, in the caller's transaction. */
+  endForAgent(executor: Executor, agentId: number, at: Date): Promise<void>;
+}
+
 export function createAgentService({
   db,
   calendars,
   userGroups,
+  sessions,
+  catalogue,
 }: {
   db: Db;
   calendars: Pick<CalendarService, 'list'>;
   userGroups: Pick<UserGroupService, 'list'>;
+  sessions: AgentSessions;
+  /** The actions and presets, derived by the wiring from every module's tools (src/catalogue.ts). */
+  catalogue: ActionCatalogue;
 }) {
   const repo = createAgentRepo(db.kysely);
 
@@ -146,8 +148,8 @@ export function createAgentService({
 
   /** The group if `actor` may assign it: unknown is a 400, a global-admin group for anyone else a 403. */
   async function assignableGroup(actor: Actor, groupId: string, path: string): Promise<PermissionGroup> {
-    const group = findPermissionGroup(groupId);
-    if (!group) throw invalidBody([{ path, message: 'is not a permission group' }]);
+    const group = catalogue.findPermissionGroup(groupId);
+    if (!group) throw invalidFields([{ path, message: 'is not a permission group' }]);
     if (group.requiresGlobalAdmin && !(await repo.isGlobalAdmin(actor.userId)))
       throw forbidden(`Only a global admin can assign the ${group.id} permission group`);
     return group;
@@ -166,8 +168,8 @@ export function createAgentService({
     const seen = new Set<string>();
     const checked: StoredPermission[] = [];
     permissions.forEach((input, index) => {
-      const at = `body.permissions.${index}`;
-      const action = findAction(input.actionKey);
+      const at = `permissions.${index}`;
+      const action = catalogue.findAction(input.actionKey);
       if (!action) {
         details.push({ path: `${at}.actionKey`, message: 'is not an action of the catalogue' });
         return;
@@ -193,7 +195,7 @@ export function createAgentService({
       const calendarIds = new Set(allowed.calendars.map((c) => c.id));
       const groupIds = new Set(allowed.groups.map((g) => g.id));
       permissions.forEach((input, index) => {
-        const at = `body.permissions.${index}.scope`;
+        const at = `permissions.${index}.scope`;
         input.scope?.calendarIds?.forEach((id, i) => {
           if (!calendarIds.has(id))
             details.push({ path: `${at}.calendarIds.${i}`, message: 'is not a calendar of yours' });
@@ -204,8 +206,8 @@ export function createAgentService({
         });
       });
     }
-    if (details.length > 0) throw invalidBody(details);
-    const beyond = checked.map((p) => p.actionKey).filter(needsGlobalAdminToGrant);
+    if (details.length > 0) throw invalidFields(details);
+    const beyond = checked.map((p) => p.actionKey).filter((key) => catalogue.needsGlobalAdminToGrant(key));
     if (beyond.length > 0 && !(await repo.isGlobalAdmin(actor.userId)))
       throw forbidden(
         `Only a global admin can grant ${beyond.join(', ')}: explicit permissions come from the permission groups you may assign`,
@@ -272,7 +274,7 @@ export function createAgentService({
     catalog: async (actor: Actor): Promise<CatalogueResponse> => {
       requirePerson(actor);
       return {
-        actions: ACTIONS.map((a) => ({ ...a, scopeKinds: [...a.scopeKinds] })),
+        actions: catalogue.actions.map((a) => ({ ...a, scopeKinds: [...a.scopeKinds] })),
         scopingResources: await scopingResources(actor),
       };
     },
@@ -280,12 +282,12 @@ export function createAgentService({
     async permissionGroups(actor: Actor): Promise<PermissionGroupEntry[]> {
       requirePerson(actor);
       const isGlobalAdmin = await repo.isGlobalAdmin(actor.userId);
-      return PERMISSION_GROUPS.map((group) => ({
+      return catalogue.permissionGroups.map((group) => ({
         id: group.id,
         label: group.label,
         description: group.description,
         actionKeys: [...group.actionKeys],
-        canAssign: canAssignGroup(group, isGlobalAdmin),
+        canAssign: catalogue.canAssignGroup(group, isGlobalAdmin),
         requiresGlobalAdmin: group.requiresGlobalAdmin,
         highlights: [...group.highlights],
       }));
@@ -314,7 +316,7 @@ export function createAgentService({
       const group =
         input.permissionGroupId === undefined
           ? undefined
-          : await assignableGroup(actor, input.permissionGroupId, 'body.permissionGroupId');
+          : await assignableGroup(actor, input.permissionGroupId, 'permissionGroupId');
       return inTransaction(db.kysely, async (trx) => {
         const agents = createAgentRepo(trx);
         const row = await agents.insert({
@@ -350,7 +352,7 @@ export function createAgentService({
         const disabled = await agents.update(agentId, { status: 'disabled' }, now, { evenIfDisabled: true });
         await agents.revokeAllKeys(agentId, now);
         await agents.revokeRefreshTokens(agentId, now);
-        await endAgentSessions(trx, agentId, new Date(now));
+        await sessions.endForAgent(trx, agentId, new Date(now));
         return disabled!;
       });
       return view(row);
@@ -360,7 +362,7 @@ export function createAgentService({
       requirePerson(actor);
       await requireChangeable(actor, agentId);
       if (input.permissionGroupId !== undefined) {
-        const group = await assignableGroup(actor, input.permissionGroupId, 'body.permissionGroupId');
+        const group = await assignableGroup(actor, input.permissionGroupId, 'permissionGroupId');
         return replacePermissions(agentId, group.id, materialise(group));
       }
       return replacePermissions(agentId, null, await checkPermissions(actor, input.permissions ?? []));
@@ -401,10 +403,7 @@ export function createAgentService({
       try {
         return await repo.listActivity(agentId, query);
       } catch (error) {
-        if (error instanceof InvalidCursorError)
-          throw validationFailed('Invalid query: query.cursor: is not a cursor this list gave out', [
-            { path: 'query.cursor', message: 'is not a cursor this list gave out' },
-          ]);
+        if (error instanceof InvalidCursorError) throw invalidCursor();
         throw error;
       }
     },

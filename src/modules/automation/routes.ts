@@ -120,6 +120,7 @@ export const automationRoutes: FastifyPluginAsyncZod = async (app) => {
         querystring: listAuditQuery,
         response: { 200: page(auditEntry), ...errors },
       },
+      config: { serviceInput: 'query' },
     },
     async (request) => automation.listAudit(actorOf(request), request.query),
   );

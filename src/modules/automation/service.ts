@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Db } from '../../db/database.js';
 import { InvalidCursorError } from '../../db/keyset.js';
 import { type Actor, calendarInScope, calendarScope } from '../../lib/actor.js';
-import { conflict, DomainError, notFound, validationFailed } from '../../lib/errors.js';
+import { conflict, DomainError, invalidCursor, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import type { CalendarService } from '../calendars/service.js';
 import type { Event } from '../events/schemas.js';
@@ -348,10 +348,7 @@ export function createAutomationService({
       try {
         return await repo.listAudit(actor.userId, query, limits);
       } catch (error) {
-        if (error instanceof InvalidCursorError)
-          throw validationFailed('Invalid query: query.cursor: is not a cursor this list gave out', [
-            { path: 'query.cursor', message: 'is not a cursor this list gave out' },
-          ]);
+        if (error instanceof InvalidCursorError) throw invalidCursor();
         throw error;
       }
     },

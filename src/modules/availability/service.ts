@@ -2,7 +2,7 @@ import type { Db, Executor } from '../../db/database.js';
 import type { Actor } from '../../lib/actor.js';
 import { AnswerCache } from '../../lib/answer-cache.js';
 import { deepFreeze } from '../../lib/deep-freeze.js';
-import { notFound, validationFailed } from '../../lib/errors.js';
+import { invalidInput, notFound } from '../../lib/errors.js';
 import { type ResolvedSchedule, resolveSchedule } from '../../scheduling/resolve.js';
 import type { SchedulePolicy } from '../../scheduling/schemas.js';
 import type { OrganisationsService } from '../organisations/service.js';
@@ -339,9 +339,9 @@ export function createAvailabilityService({
         if (candidates.length === 0) {
           const exists = rows.some((row) => row.id === target.resourceId && row.parentResourceId === null);
           if (!exists) {
-            throw validationFailed('resourceId is not a bookable resource of this resource type', [
+            throw invalidInput('resourceId is not a bookable resource of this resource type', [
               {
-                path: 'body.resourceId',
+                path: 'resourceId',
                 message: 'no such active resource (capacity lanes are booked through their parent)',
               },
             ]);

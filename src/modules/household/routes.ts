@@ -23,6 +23,7 @@ export const householdRoutes: FastifyPluginAsyncZod = async (app) => {
         querystring: listItemsQuery,
         response: { 200: page(householdItem), ...errors },
       },
+      config: { serviceInput: 'query' },
     },
     async (request) => household.list(actorOf(request), request.query),
   );

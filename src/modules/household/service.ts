@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { InvalidCursorError } from '../../db/keyset.js';
 import { type Actor, groupInScope, groupScope } from '../../lib/actor.js';
-import { forbidden, notFound, validationFailed } from '../../lib/errors.js';
+import { forbidden, invalidCursor, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { checkInstant } from '../tasks/service.js';
 import type { UserGroupService } from '../user-groups/service.js';
@@ -85,10 +85,7 @@ export function createHouseholdService({ db, userGroups }: { db: Db; userGroups:
           query,
         );
       } catch (error) {
-        if (error instanceof InvalidCursorError)
-          throw validationFailed('Invalid query: query.cursor: is not a cursor this list gave out', [
-            { path: 'query.cursor', message: 'is not a cursor this list gave out' },
-          ]);
+        if (error instanceof InvalidCursorError) throw invalidCursor();
         throw error;
       }
     },

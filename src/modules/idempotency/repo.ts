@@ -1,14 +1,7 @@
 import type { Executor } from '../../db/database.js';
+import type { IdempotencyStore, StoredKey } from '../../http/idempotency.js';
 
-/** What a stored key answers to a request that claims it. */
-export type StoredKey = {
-  id: number;
-  fingerprint: string;
-  statusCode: number | null;
-  responseBody: string | null;
-  createdAt: string;
-};
-
+/** The idempotency_keys table: the store behind the `Idempotency-Key` hooks of src/http/idempotency.ts. */
 export function createIdempotencyRepo(db: Executor) {
   return {
     /**
@@ -82,7 +75,5 @@ export function createIdempotencyRepo(db: Executor) {
         .executeTakeFirst();
       return Number(result.numDeletedRows ?? 0);
     },
-  };
+  } satisfies IdempotencyStore;
 }
-
-export type IdempotencyRepo = ReturnType<typeof createIdempotencyRepo>;

@@ -3,6 +3,8 @@
  * as `{error, error_description}`, never the service's error envelope. The
  * authorization endpoint has none: its request errors are 400 VALIDATION_FAILED, and
  * only the consent decision (`access_denied`) goes back to the client.
+ * `temporarily_unavailable` (503 with Retry-After, the database unreachable) borrows the
+ * authorization endpoint's code of RFC 6749 §4.1.2.1: §5.2 has none for it.
  */
 export type OAuthErrorCode =
   | 'invalid_request'
@@ -11,14 +13,17 @@ export type OAuthErrorCode =
   | 'unsupported_grant_type'
   | 'invalid_scope'
   | 'invalid_target'
-  | 'server_error';
+  | 'server_error'
+  | 'temporarily_unavailable';
 
 export class OAuthError extends Error {
   constructor(
     readonly error: OAuthErrorCode,
     readonly description: string,
     /** 400, or 401 for invalid_client (RFC 6749 §5.2). */
-    readonly status: 400 | 401 | 429 | 500 = error === 'invalid_client' ? 401 : 400,
+    readonly status: 400 | 401 | 429 | 500 | 503 = error === 'invalid_client' ? 401 : 400,
+    /** For temporarily_unavailable: when the client may try again. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(description);
   }

@@ -4,7 +4,13 @@ import { actorOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/errors.js';
 import { security } from '../../http/schemas.js';
 import { refuseControlCharacters } from '../../http/validation.js';
-import { DomainError, notFound } from '../../lib/errors.js';
+import {
+  asDomainError,
+  DomainError,
+  InputError,
+  notFound,
+  UNAVAILABLE_RETRY_AFTER_SECONDS,
+} from '../../lib/errors.js';
 import { invalidRequest, OAuthError } from './errors.js';
 import {
   authorizationServerMetadata,
@@ -101,7 +107,21 @@ function tokenParameters(body: unknown): Record<string, string> {
   return params;
 }
 
+/**
+ * The service names the parameter or field it refuses (`client_id`); the envelope says
+ * where it was, as a schema failure of that part does (`querystring.client_id`): the
+ * authorization endpoint renders its own errors, and Fastify calls the query `querystring`.
+ */
+async function locatedIn<T>(part: 'querystring' | 'body', work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    throw error instanceof InputError ? error.placed(part, (path) => `${part}.${path}`) : error;
+  }
+}
+
 function sendOAuthError(reply: FastifyReply, error: OAuthError) {
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
   return reply
     .code(error.status)
     .headers(NO_STORE)
@@ -111,8 +131,16 @@ function sendOAuthError(reply: FastifyReply, error: OAuthError) {
 /** Everything that can fail on the token endpoint, as an RFC 6749 §5.2 body, never the envelope. */
 function toOAuthError(error: FastifyError | Error): OAuthError {
   if (error instanceof OAuthError) return error;
-  if (error instanceof DomainError && error.code === 'RATE_LIMITED')
-    return new OAuthError('invalid_request', error.message, 429);
+  const known = asDomainError(error);
+  if (known?.code === 'RATE_LIMITED') return new OAuthError('invalid_request', known.message, 429);
+  // The database cannot be reached: 503 with Retry-After, as the envelope answers elsewhere.
+  if (known?.code === 'UNAVAILABLE')
+    return new OAuthError(
+      'temporarily_unavailable',
+      known.message,
+      503,
+      known.retryAfterSeconds ?? UNAVAILABLE_RETRY_AFTER_SECONDS,
+    );
   const fastifyError = error as FastifyError;
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -125,7 +153,7 @@ function toOAuthError(error: FastifyError | Error): OAuthError {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return invalidRequest('The request body is too large');
   }
-  if (error instanceof DomainError && error.code !== 'INTERNAL') return invalidRequest(error.message);
+  if (known && known.code !== 'INTERNAL') return invalidRequest(known.message);
   const status = fastifyError.statusCode;
   if (status && status >= 400 && status < 500) return invalidRequest(error.message);
   return new OAuthError('server_error', 'The server could not complete the request', 500);
@@ -156,7 +184,10 @@ const tokenRoute: FastifyPluginAsyncZod = async (app) => {
   );
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const oauthError = toOAuthError(error);
-    if (oauthError.status >= 500) request.log.error({ err: error }, 'token request failed');
+    // An outage fails every request alike: one warning each, the cause without a stack.
+    if (oauthError.error === 'temporarily_unavailable')
+      request.log.warn({ cause: String(error.message) }, 'dependency unavailable');
+    else if (oauthError.status >= 500) request.log.error({ err: error }, 'token request failed');
     return sendOAuthError(reply, oauthError);
   });
 
@@ -172,11 +203,12 @@ const tokenRoute: FastifyPluginAsyncZod = async (app) => {
           'Form-encoded (`application/x-www-form-urlencoded`) or JSON. Public clients only: `client_id` ' +
           'in the body, no client authentication. Errors are RFC 6749 §5.2 bodies `{error, ' +
           'error_description}`: 400, or 401 for `invalid_client`. A reused code or a reused refresh ' +
-          'token is `invalid_grant` and revokes the tokens issued from it.',
+          'token is `invalid_grant` and revokes the tokens issued from it. While the database cannot ' +
+          'be reached: 503 `temporarily_unavailable` with Retry-After.',
         security: security.public,
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
         body: tokenRequestBody,
-        response: { 200: tokenResponse, 400: oauthErrorBody, 401: oauthErrorBody },
+        response: { 200: tokenResponse, 400: oauthErrorBody, 401: oauthErrorBody, 503: oauthErrorBody },
       },
     },
     async (request, reply) => {
@@ -248,7 +280,10 @@ const apiRoutes: FastifyPluginAsyncZod = async (app) => {
       reply.headers(NO_STORE);
       try {
         refuseControlCharacters(request);
-        const { location } = await oauth.authorize(request.query as Record<string, unknown>, rawQuery);
+        const { location } = await locatedIn(
+          'querystring',
+          oauth.authorize(request.query as Record<string, unknown>, rawQuery),
+        );
         return reply.code(302).header('location', location).send();
       } catch (error) {
         if (
@@ -278,7 +313,9 @@ const apiRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) =>
-      reply.headers(NO_STORE).send(await oauth.consentDetails(actorOf(request), request.query)),
+      reply
+        .headers(NO_STORE)
+        .send(await locatedIn('querystring', oauth.consentDetails(actorOf(request), request.query))),
   );
 
   app.post(
@@ -294,7 +331,7 @@ const apiRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) =>
-      reply.headers(NO_STORE).send(await oauth.consent(actorOf(request), request.body)),
+      reply.headers(NO_STORE).send(await locatedIn('body', oauth.consent(actorOf(request), request.body))),
   );
 
   await app.register(tokenRoute);

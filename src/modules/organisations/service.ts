@@ -3,12 +3,14 @@ import { type Db, type Executor, inTransaction } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Plan } from '../../db/tables/users.js';
 import type { Actor } from '../../lib/actor.js';
-import { conflict, DomainError, forbidden, notFound, validationFailed } from '../../lib/errors.js';
+import { conflict, DomainError, forbidden, invalidInput, notFound } from '../../lib/errors.js';
 import { isoAfterSeconds, nowIso } from '../../lib/time.js';
 import { normaliseSchedulePolicy } from '../../scheduling/schemas.js';
+import { createTenantGate, type Tenant } from '../../tenancy/gate.js';
+import { assertCan } from '../../tenancy/roles.js';
 import { DEFAULT_CURRENCY } from '../payments/currencies.js';
-import { assertCan, createOrganisationAccess, type Tenant } from './access.js';
 import {
+  activeMembershipQuery,
   createOrganisationDependentsRepo,
   createOrganisationRepo,
   type Invitee,
@@ -46,8 +48,13 @@ const ADMIN_MANAGEABLE: readonly OrganisationRole[] = ['MANAGER', 'MEMBER'];
 export type OrganisationsService = ReturnType<typeof createOrganisationsService>;
 
 export function createOrganisationsService({ db }: { db: Db; config: Config }) {
-  const access = createOrganisationAccess(db);
   const repoFor = (executor: Executor) => createOrganisationRepo(executor, db.dialect);
+  // The tenant gate (src/tenancy) runs its membership reads through this module's repo.
+  const access = createTenantGate<MembershipOf>({
+    activeTenant: activeMembershipQuery(db.kysely),
+    membership: (organisationId, userId, executor = db.kysely) =>
+      repoFor(executor).findForMember(organisationId, userId),
+  });
   const dependentsFor = (executor: Executor) => createOrganisationDependentsRepo(executor);
 
   function view(organisation: Organisation, role: OrganisationRole, isActiveOrganisation: boolean) {
@@ -154,8 +161,8 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
   function inviteeOf(input: AddMemberInput): Invitee {
     if (input.userId !== undefined && input.email === undefined) return { userId: input.userId };
     if (input.email !== undefined && input.userId === undefined) return { email: input.email };
-    throw validationFailed('Give exactly one of userId and email', [
-      { path: 'body', message: 'give exactly one of userId and email' },
+    throw invalidInput('Give exactly one of userId and email', [
+      { path: '', message: 'give exactly one of userId and email' },
     ]);
   }
 
@@ -181,8 +188,8 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
     input: AssignMemberInput,
   ): Promise<{ invitation: Invitation; created: boolean }> {
     if (input.assignedById !== undefined && input.assignedById !== actor.userId) {
-      throw validationFailed('assignedById must be your own user id', [
-        { path: 'body.assignedById', message: 'must be your own user id' },
+      throw invalidInput('assignedById must be your own user id', [
+        { path: 'assignedById', message: 'must be your own user id' },
       ]);
     }
     const invitee = inviteeOf(input);
@@ -201,10 +208,7 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
             ? await repo.findMembership(organisationId, invitee.userId)
             : await repo.findMemberByEmail(organisationId, invitee.email);
         if (member) {
-          throw conflict(
-            'ALREADY_MEMBER',
-            'This person is already a member; change their role with PATCH /api/organisations/{id}/users/{userId}/role',
-          );
+          throw conflict('ALREADY_MEMBER', 'This person is already a member; change their role instead');
         }
         const existing = await repo.findInvitation(organisationId, invitee);
         if (existing) assertCanManage(membership.role, existing.role, input.role);

@@ -3,8 +3,8 @@ import type { Db } from '../../db/database.js';
 import type { Actor } from '../../lib/actor.js';
 import { conflict } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
-import { createOrganisationAccess } from '../organisations/access.js';
 import type { Organisation } from '../organisations/schemas.js';
+import type { OrganisationsService } from '../organisations/service.js';
 import { createHttpPaymentProvider } from './http-provider.js';
 import { type PaymentProvider, unconfiguredPaymentProvider } from './provider.js';
 import { connectStatusOf, createPaymentRepo, type StoredConnection } from './repo.js';
@@ -42,14 +42,18 @@ export type PaymentsService = ReturnType<typeof createPaymentsService>;
  * matrix's `manageBilling` (OWNER, ADMIN); provider failures surface as 502 PROVIDER_ERROR or 504
  * PROVIDER_TIMEOUT.
  */
-export function createPaymentsService(deps: { db: Db; config: Config; provider?: PaymentProvider }) {
-  const { db, config } = deps;
+export function createPaymentsService(deps: {
+  db: Db;
+  config: Config;
+  organisations: Pick<OrganisationsService, 'requireMembership'>;
+  provider?: PaymentProvider;
+}) {
+  const { db, config, organisations } = deps;
   const provider = deps.provider ?? paymentProviderFor(config);
-  const access = createOrganisationAccess(db);
   const repo = createPaymentRepo(db.kysely);
 
   const requireBilling = (actor: Actor, organisationId: number) =>
-    access.requireMembership(actor, organisationId, { can: 'manageBilling' });
+    organisations.requireMembership(actor, organisationId, { can: 'manageBilling' });
 
   /** Where the provider sends the user back after onboarding (or when the link expired). */
   const returnUrls = (organisationId: number) => {

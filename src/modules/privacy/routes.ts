@@ -150,6 +150,7 @@ export const privacyRoutes: FastifyPluginAsyncZod = async (app) => {
         querystring: consentHistoryQuery,
         response: { 200: page(consent), ...errors },
       },
+      config: { serviceInput: 'query' },
     },
     async (request) => privacy.consentHistory(actorOf(request), request.query),
   );

@@ -4,7 +4,15 @@ import { InvalidCursorError } from '../../db/keyset.js';
 import type { DataSubjectRequestStatus } from '../../db/tables/privacy.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Actor } from '../../lib/actor.js';
-import { conflict, DomainError, forbidden, notFound, validationFailed } from '../../lib/errors.js';
+import {
+  conflict,
+  DomainError,
+  forbidden,
+  invalidCursor,
+  invalidFields,
+  notFound,
+  validationFailed,
+} from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import type { DataSubject, Delegates, PrivacyDeclaration } from '../../privacy/declaration.js';
 import type { AuthService } from '../auth/service.js';
@@ -57,9 +65,6 @@ function requirePerson(actor: Actor) {
   // An agent may act for its owner, but never over the owner's data-protection rights.
   if (actor.agent) throw forbidden('Agents cannot use privacy routes');
 }
-
-const invalidQuery = (path: string, message: string) =>
-  validationFailed(`Invalid ${path.split('.')[0]}: ${path}: ${message}`, [{ path, message }]);
 
 export type PrivacyService = ReturnType<typeof createPrivacyService>;
 
@@ -252,7 +257,7 @@ export function createPrivacyService({
       const subject = await subjectOf(actor.userId);
       const confirmEmail = input.confirmEmail ? input.confirmEmail : null;
       if (confirmEmail !== null && confirmEmail !== subject.email)
-        throw invalidQuery('body.confirmEmail', "does not match your account's email");
+        throw invalidFields([{ path: 'confirmEmail', message: "does not match your account's email" }]);
       const now = nowIso();
       const row = await repo.insertRequest({
         userId: actor.userId,
@@ -310,8 +315,7 @@ export function createPrivacyService({
       try {
         return await repo.consentHistory(actor.userId, query);
       } catch (error) {
-        if (error instanceof InvalidCursorError)
-          throw invalidQuery('query.cursor', 'is not a cursor this list gave out');
+        if (error instanceof InvalidCursorError) throw invalidCursor();
         throw error;
       }
     },

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorResponses } from '../../http/errors.js';
+import { idempotencyHeaders, idempotencyHooks } from '../../http/idempotency.js';
 import { security } from '../../http/schemas.js';
 import { notFound } from '../../lib/errors.js';
 import { rangeQuery, resourceAvailability, typeAvailability } from '../availability/schemas.js';
-import { idempotencyHeaders, idempotencyHooks } from '../idempotency/hooks.js';
 import { publicReservation, reservationBody, tokenReservationBody } from '../reservations/schemas.js';
 import {
   publicCatalogue,
@@ -26,7 +26,10 @@ export const publicBookingRoutes: FastifyPluginAsyncZod = async (app) => {
   });
   // No account here: a key belongs to the client's IP address (and the fingerprint holds the
   // route, slug or token), so a guessed key from elsewhere never replays someone's booking.
-  const idempotent = idempotencyHooks(app, (request) => ({ scope: `ip:${request.ip}`, userId: null }));
+  const idempotent = idempotencyHooks(app.services.idempotency, (request) => ({
+    scope: `ip:${request.ip}`,
+    userId: null,
+  }));
 
   app.get(
     '/organisations/:slug',

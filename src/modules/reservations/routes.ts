@@ -1,18 +1,18 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/errors.js';
+import { idempotencyHeaders, idempotencyHooks } from '../../http/idempotency.js';
 import { idParam, page, security } from '../../http/schemas.js';
-import { idempotencyHeaders, idempotencyHooks } from '../idempotency/hooks.js';
 import { listReservationsQuery, reservation, reservationBody } from './schemas.js';
 
 const tags = ['reservations'];
 const errors = errorResponses(400, 401, 403, 404, 409);
 
 export const reservationRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { reservations } = app.services;
+  const { reservations, idempotency } = app.services;
   app.addHook('onRequest', app.requireUser);
   // Keys are the caller's own: one person's key never replays another's booking.
-  const idempotent = idempotencyHooks(app, (request) => {
+  const idempotent = idempotencyHooks(idempotency, (request) => {
     const { userId } = actorOf(request);
     return { scope: `user:${userId}`, userId };
   });
@@ -44,6 +44,7 @@ export const reservationRoutes: FastifyPluginAsyncZod = async (app) => {
         querystring: listReservationsQuery,
         response: { 200: page(reservation), ...errors },
       },
+      config: { serviceInput: 'query' },
     },
     async (request) => reservations.list(actorOf(request), request.query),
   );

@@ -2,10 +2,10 @@ import { type Db, type Executor, inTransaction } from '../../db/database.js';
 import { InvalidCursorError } from '../../db/keyset.js';
 import type { ReservationSource } from '../../db/tables/resources.js';
 import type { Actor } from '../../lib/actor.js';
-import { conflict, forbidden, notFound, validationFailed } from '../../lib/errors.js';
+import { conflict, forbidden, invalidField, notFound } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
+import { can, ROLE_MATRIX } from '../../tenancy/roles.js';
 import type { AvailabilityService, OrganisationSchedule } from '../availability/service.js';
-import { can, ROLE_MATRIX } from '../organisations/access.js';
 import type { OrganisationsService } from '../organisations/service.js';
 import type { ResourceType } from '../resource-types/schemas.js';
 import type { ResourceTypesService } from '../resource-types/service.js';
@@ -30,18 +30,16 @@ export interface BookingChannel {
   resourceFixedByToken?: boolean;
 }
 
-const field = (path: string, message: string) => validationFailed(`${path}: ${message}`, [{ path, message }]);
-
 /** The customer must answer exactly the type's customerInfoFields beyond name, email and phone. */
 function checkCustomer(customer: Customer, type: ResourceType) {
   const asked = new Set(type.customerInfoFields);
   const extra = Object.keys(customer).filter(
     (key) => !['name', 'email', 'phone'].includes(key) && !asked.has(key),
   );
-  if (extra.length > 0) throw field('body.customer', `unknown field(s): ${extra.join(', ')}`);
+  if (extra.length > 0) throw invalidField('customer', `unknown field(s): ${extra.join(', ')}`);
   const missing = type.customerInfoFields.filter((key) => !Object.hasOwn(customer, key) || !customer[key]);
   if (missing.length > 0)
-    throw field('body.customer', `missing field(s) this resource type asks for: ${missing.join(', ')}`);
+    throw invalidField('customer', `missing field(s) this resource type asks for: ${missing.join(', ')}`);
 }
 
 export type ReservationsService = ReturnType<typeof createReservationsService>;
@@ -73,36 +71,37 @@ export function createReservationsService(deps: {
   async function book(org: OrganisationSchedule, input: ReservationInput, channel: BookingChannel) {
     const start = Date.parse(input.startTime);
     const end = Date.parse(input.endTime);
-    if (end <= start) throw field('body.endTime', 'must be after startTime');
-    if (end - start > MAX_RESERVATION_MS) throw field('body.endTime', 'a reservation lasts at most 31 days');
-    if (start <= Date.now()) throw field('body.startTime', 'must be in the future');
+    if (end <= start) throw invalidField('endTime', 'must be after startTime');
+    if (end - start > MAX_RESERVATION_MS)
+      throw invalidField('endTime', 'a reservation lasts at most 31 days');
+    if (start <= Date.now()) throw invalidField('startTime', 'must be in the future');
 
     let typeId = input.resourceTypeId;
     if (input.resourceId !== undefined) {
       const resource = await resources.findInOrganisation(org.organisationId, input.resourceId);
       if (!resource || resource.isCapacityChild) {
-        throw field(
-          'body.resourceId',
+        throw invalidField(
+          'resourceId',
           'no such bookable resource (capacity lanes are booked through their parent)',
         );
       }
       if (typeId !== undefined && typeId !== resource.resourceTypeId) {
-        throw field('body.resourceTypeId', 'does not match the type of resourceId');
+        throw invalidField('resourceTypeId', 'does not match the type of resourceId');
       }
       typeId = resource.resourceTypeId;
     }
     return bookingScope(async (executor) => {
       const type = await resourceTypes.findStored(executor, org.organisationId, typeId!);
-      if (!type) throw field('body.resourceTypeId', 'no such resource type');
+      if (!type) throw invalidField('resourceTypeId', 'no such resource type');
       if (type.bookingMode === 'SINGLE_RESOURCE' && input.resourceId === undefined) {
-        throw field(
-          'body.resourceId',
+        throw invalidField(
+          'resourceId',
           'is required: this resource type books a concrete resource (SINGLE_RESOURCE)',
         );
       }
       if (type.bookingMode === 'POOL' && input.resourceId !== undefined && !channel.resourceFixedByToken) {
-        throw field(
-          'body.resourceId',
+        throw invalidField(
+          'resourceId',
           'is not accepted: this resource type books from its pool (POOL); send resourceTypeId',
         );
       }
@@ -172,7 +171,7 @@ export function createReservationsService(deps: {
         return await repo.list(organisationId, query);
       } catch (error) {
         if (error instanceof InvalidCursorError)
-          throw field('query.cursor', 'is not a cursor this list gave out');
+          throw invalidField('cursor', 'is not a cursor this list gave out');
         throw error;
       }
     },

@@ -1,6 +1,6 @@
 import { type Db, type Executor, inTransaction } from '../../db/database.js';
 import type { Actor } from '../../lib/actor.js';
-import { conflict, notFound, validationFailed } from '../../lib/errors.js';
+import { conflict, invalidInput, notFound } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { normaliseSchedulePolicy } from '../../scheduling/schemas.js';
 import type { OrganisationsService } from '../organisations/service.js';
@@ -52,9 +52,9 @@ function merge(current: ResourceTypeValues, input: Input, defaultCurrency: strin
   if (availabilityMode !== undefined) {
     const inPolicy = input.schedulePolicy?.availabilityMode;
     if (inPolicy !== undefined && inPolicy !== availabilityMode) {
-      throw validationFailed('availabilityMode and schedulePolicy.availabilityMode differ', [
+      throw invalidInput('availabilityMode and schedulePolicy.availabilityMode differ', [
         {
-          path: 'body.availabilityMode',
+          path: 'availabilityMode',
           message: `is ${availabilityMode} but schedulePolicy says ${inPolicy}`,
         },
       ]);
@@ -63,15 +63,15 @@ function merge(current: ResourceTypeValues, input: Input, defaultCurrency: strin
   }
   if (next.pricingEnabled) {
     if (next.priceAmount === null) {
-      throw validationFailed('A priced resource type needs priceAmount', [
-        { path: 'body.priceAmount', message: 'is required when pricingEnabled is true' },
+      throw invalidInput('A priced resource type needs priceAmount', [
+        { path: 'priceAmount', message: 'is required when pricingEnabled is true' },
       ]);
     }
     next.priceCurrency ??= defaultCurrency;
   }
   if (next.paymentRequired && !next.pricingEnabled) {
-    throw validationFailed('paymentRequired needs pricingEnabled', [
-      { path: 'body.paymentRequired', message: 'can only be true when pricingEnabled is true' },
+    throw invalidInput('paymentRequired needs pricingEnabled', [
+      { path: 'paymentRequired', message: 'can only be true when pricingEnabled is true' },
     ]);
   }
   return next;

@@ -17,63 +17,96 @@ const pricing = resourceType.pick({
 });
 
 /** MCP tools of resource types (and their pricing), in the owner's active organisation with the owner's role. */
-export function resourceTypeTools(resourceTypes: ResourceTypesService) {
-  return [
-    defineTool({
-      actionKey: 'resourceTypes.list',
-      title: 'List resource types',
-      description: 'Resource types of your active organisation (any member).',
-      input: z.strictObject({}),
-      output: z.object({ resourceTypes: z.array(resourceType) }),
-      run: async (actor) => ({ resourceTypes: await resourceTypes.list(actor) }),
+export const resourceTypeTools = [
+  defineTool({
+    actionKey: 'resourceTypes.list',
+    title: 'List resource types',
+    description: 'Resource types of your active organisation (any member).',
+    catalogue: {
+      description: 'Resource types of the active organisation.',
+      risk: 'read',
+      scopeKinds: [],
+    },
+    input: z.strictObject({}),
+    output: z.object({ resourceTypes: z.array(resourceType) }),
+    run: async (resourceTypes: ResourceTypesService, actor) => ({
+      resourceTypes: await resourceTypes.list(actor),
     }),
-    defineTool({
-      actionKey: 'resourceTypes.get',
-      title: 'Read resource type',
-      description:
-        'One resource type of your active organisation: booking mode, durations, schedule policy and pricing.',
-      input: z.strictObject(resourceTypeRef),
-      output: resourceType,
-      run: (actor, { resourceTypeId }) => resourceTypes.get(actor, resourceTypeId),
-    }),
-    defineTool({
-      actionKey: 'resourceTypes.create',
-      title: 'Create resource type',
-      description:
-        'A new resource type in your active organisation (OWNER, ADMIN or MANAGER). Durations are in minutes, priceAmount in minor units; a price needs pricingEnabled, paymentRequired needs a price.',
-      input: createResourceTypeBody,
-      output: resourceType,
-      run: (actor, input) => resourceTypes.create(actor, input),
-    }),
-    defineTool({
-      actionKey: 'resourceTypes.update',
-      title: 'Update resource type',
-      description:
-        'Changes the fields given of a resource type of your active organisation (OWNER, ADMIN or MANAGER); isActive false stops its booking.',
-      input: z.strictObject({ ...resourceTypeRef, ...updateResourceTypeBody.shape }),
-      output: resourceType,
-      run: (actor, { resourceTypeId, ...changes }) => resourceTypes.update(actor, resourceTypeId, changes),
-    }),
-    defineTool({
-      actionKey: 'resourceTypes.delete',
-      title: 'Delete resource type',
-      description:
-        'Deletes a resource type of your active organisation (OWNER, ADMIN or MANAGER); one that still has resources fails with RESOURCE_TYPE_IN_USE.',
-      input: z.strictObject(resourceTypeRef),
-      output: z.object({ deleted: z.literal(true) }),
-      run: async (actor, { resourceTypeId }) => {
-        await resourceTypes.remove(actor, resourceTypeId);
-        return { deleted: true as const };
-      },
-    }),
-    defineTool({
-      actionKey: 'pricing.read',
-      title: 'Read pricing',
-      description:
-        'The price of a resource type of your active organisation: whether pricing is on, the amount in minor units, the currency and whether payment is required to confirm a booking.',
-      input: z.strictObject(resourceTypeRef),
-      output: pricing,
-      run: async (actor, { resourceTypeId }) => pricing.parse(await resourceTypes.get(actor, resourceTypeId)),
-    }),
-  ];
-}
+  }),
+  defineTool({
+    actionKey: 'resourceTypes.get',
+    title: 'Read resource type',
+    description:
+      'One resource type of your active organisation: booking mode, durations, schedule policy and pricing.',
+    catalogue: {
+      description: 'One resource type of the active organisation.',
+      risk: 'read',
+      scopeKinds: [],
+    },
+    input: z.strictObject(resourceTypeRef),
+    output: resourceType,
+    run: (resourceTypes: ResourceTypesService, actor, { resourceTypeId }) =>
+      resourceTypes.get(actor, resourceTypeId),
+  }),
+  defineTool({
+    actionKey: 'resourceTypes.create',
+    title: 'Create resource type',
+    description:
+      'A new resource type in your active organisation (OWNER, ADMIN or MANAGER). Durations are in minutes, priceAmount in minor units; a price needs pricingEnabled, paymentRequired needs a price.',
+    catalogue: {
+      description: 'A new resource type (OWNER, ADMIN or MANAGER).',
+      risk: 'write',
+      scopeKinds: [],
+    },
+    input: createResourceTypeBody,
+    output: resourceType,
+    run: (resourceTypes: ResourceTypesService, actor, input) => resourceTypes.create(actor, input),
+  }),
+  defineTool({
+    actionKey: 'resourceTypes.update',
+    title: 'Update resource type',
+    description:
+      'Changes the fields given of a resource type of your active organisation (OWNER, ADMIN or MANAGER); isActive false stops its booking.',
+    catalogue: {
+      description: 'Changes a resource type (OWNER, ADMIN or MANAGER).',
+      risk: 'write',
+      scopeKinds: [],
+    },
+    input: z.strictObject({ ...resourceTypeRef, ...updateResourceTypeBody.shape }),
+    output: resourceType,
+    run: (resourceTypes: ResourceTypesService, actor, { resourceTypeId, ...changes }) =>
+      resourceTypes.update(actor, resourceTypeId, changes),
+  }),
+  defineTool({
+    actionKey: 'resourceTypes.delete',
+    title: 'Delete resource type',
+    description:
+      'Deletes a resource type of your active organisation (OWNER, ADMIN or MANAGER); one that still has resources fails with RESOURCE_TYPE_IN_USE.',
+    catalogue: {
+      description: 'Deletes a resource type without resources.',
+      risk: 'destructive',
+      scopeKinds: [],
+    },
+    input: z.strictObject(resourceTypeRef),
+    output: z.object({ deleted: z.literal(true) }),
+    run: async (resourceTypes: ResourceTypesService, actor, { resourceTypeId }) => {
+      await resourceTypes.remove(actor, resourceTypeId);
+      return { deleted: true as const };
+    },
+  }),
+  defineTool({
+    actionKey: 'pricing.read',
+    title: 'Read pricing',
+    description:
+      'The price of a resource type of your active organisation: whether pricing is on, the amount in minor units, the currency and whether payment is required to confirm a booking.',
+    catalogue: {
+      description: 'Price, currency and payment requirement of a resource type.',
+      risk: 'read',
+      scopeKinds: [],
+    },
+    input: z.strictObject(resourceTypeRef),
+    output: pricing,
+    run: async (resourceTypes: ResourceTypesService, actor, { resourceTypeId }) =>
+      pricing.parse(await resourceTypes.get(actor, resourceTypeId)),
+  }),
+];

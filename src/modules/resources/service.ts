@@ -4,7 +4,7 @@ import type { Actor } from '../../lib/actor.js';
 import { AnswerCache } from '../../lib/answer-cache.js';
 import { randomToken } from '../../lib/crypto.js';
 import { deepFreeze } from '../../lib/deep-freeze.js';
-import { conflict, notFound, validationFailed } from '../../lib/errors.js';
+import { conflict, invalidInput, notFound } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { type ResolvedSchedule, resolveSchedule } from '../../scheduling/resolve.js';
 import { normaliseSchedulePolicy, type SchedulePolicy } from '../../scheduling/schemas.js';
@@ -31,9 +31,9 @@ function mergePolicy(current: SchedulePolicy | null, input: Input): SchedulePoli
   if (overrides !== undefined) {
     const inPolicy = input.schedulePolicy?.operatingHours;
     if (inPolicy !== undefined && JSON.stringify(inPolicy) !== JSON.stringify(overrides)) {
-      throw validationFailed('operatingHoursOverrides and schedulePolicy.operatingHours differ', [
+      throw invalidInput('operatingHoursOverrides and schedulePolicy.operatingHours differ', [
         {
-          path: 'body.operatingHoursOverrides',
+          path: 'operatingHoursOverrides',
           message: 'must equal schedulePolicy.operatingHours when both are sent',
         },
       ]);
@@ -111,16 +111,16 @@ export function createResourcesService(deps: {
     values: ResourceValues,
   ) {
     if (!(await resourceTypes.findStored(executor, organisationId, values.resourceTypeId))) {
-      throw validationFailed('resourceTypeId is not a resource type of your active organisation', [
-        { path: 'body.resourceTypeId', message: 'no such resource type in your active organisation' },
+      throw invalidInput('resourceTypeId is not a resource type of your active organisation', [
+        { path: 'resourceTypeId', message: 'no such resource type in your active organisation' },
       ]);
     }
     if (
       values.managedById !== null &&
       !(await repoFor(executor).isMember(organisationId, values.managedById))
     ) {
-      throw validationFailed('managedById is not a member of your active organisation', [
-        { path: 'body.managedById', message: 'must be a member of the organisation' },
+      throw invalidInput('managedById is not a member of your active organisation', [
+        { path: 'managedById', message: 'must be a member of the organisation' },
       ]);
     }
   }
@@ -247,7 +247,7 @@ export function createResourcesService(deps: {
         if ((await r.lanesOf(id)).length > 0) {
           throw conflict(
             'RESOURCE_HAS_CHILD_LANES',
-            'This resource has capacity lanes; delete it with DELETE /api/resources/:id/cascade',
+            'This resource has capacity lanes; delete it together with its lanes',
           );
         }
         if (await r.hasFutureReservations([id], nowIso())) {

@@ -14,75 +14,111 @@ const resourceRef = { resourceId: entityId };
 const deleted = z.object({ deleted: z.literal(true) });
 
 /** MCP tools of resources, in the owner's active organisation with the owner's role. */
-export function resourceTools(resources: ResourcesService) {
-  return [
-    defineTool({
-      actionKey: 'resources.list',
-      title: 'List resources',
-      description:
-        'Resources of your active organisation, optionally of one resource type; each parent is followed by its capacity lanes.',
-      input: listResourcesQuery,
-      output: z.object({ resources: z.array(resource) }),
-      run: async (actor, filter) => ({ resources: await resources.list(actor, filter) }),
+export const resourceTools = [
+  defineTool({
+    actionKey: 'resources.list',
+    title: 'List resources',
+    description:
+      'Resources of your active organisation, optionally of one resource type; each parent is followed by its capacity lanes.',
+    catalogue: {
+      description: 'Resources of the active organisation, in parent/lane order.',
+      risk: 'read',
+      scopeKinds: [],
+    },
+    input: listResourcesQuery,
+    output: z.object({ resources: z.array(resource) }),
+    run: async (resources: ResourcesService, actor, filter) => ({
+      resources: await resources.list(actor, filter),
     }),
-    defineTool({
-      actionKey: 'resources.get',
-      title: 'Read resource',
-      description: 'One resource (or capacity lane) of your active organisation.',
-      input: z.strictObject(resourceRef),
-      output: resource,
-      run: (actor, { resourceId }) => resources.get(actor, resourceId),
-    }),
-    defineTool({
-      actionKey: 'resources.schedule.read',
-      title: 'Read resource schedule',
-      description:
-        'The effective schedule of a resource (availability mode, operating hours, shifts) and whether each part comes from the organisation, the resource type, the resource or the default.',
-      input: z.strictObject(resourceRef),
-      output: effectiveSchedule,
-      run: (actor, { resourceId }) => resources.schedule(actor, resourceId),
-    }),
-    defineTool({
-      actionKey: 'resources.create',
-      title: 'Create resource',
-      description:
-        'A new resource of a resource type in your active organisation (OWNER, ADMIN or MANAGER); capacity N above 1 creates N capacity lanes.',
-      input: createResourceBody,
-      output: resource,
-      run: (actor, input) => resources.create(actor, input),
-    }),
-    defineTool({
-      actionKey: 'resources.update',
-      title: 'Update resource',
-      description:
-        'Changes the fields given of a resource (OWNER, ADMIN or MANAGER); its capacity lanes follow capacity, name, type and active state. Lanes cannot be changed directly.',
-      input: z.strictObject({ ...resourceRef, ...updateResourceBody.shape }),
-      output: resource,
-      run: (actor, { resourceId, ...changes }) => resources.update(actor, resourceId, changes),
-    }),
-    defineTool({
-      actionKey: 'resources.delete',
-      title: 'Delete resource',
-      description:
-        'Deletes a resource without capacity lanes or future reservations (OWNER, ADMIN or MANAGER); one with lanes fails with RESOURCE_HAS_CHILD_LANES.',
-      input: z.strictObject(resourceRef),
-      output: deleted,
-      run: async (actor, { resourceId }) => {
-        await resources.remove(actor, resourceId);
-        return { deleted: true as const };
-      },
-    }),
-    defineTool({
-      actionKey: 'resources.deleteWithLanes',
-      title: 'Delete resource with lanes',
-      description:
-        'Deletes a parent resource together with its capacity lanes (OWNER, ADMIN or MANAGER); refused while any of them holds a future reservation.',
-      input: z.strictObject(resourceRef),
-      output: deleted,
-      run: async (actor, { resourceId }) => {
-        await resources.removeWithLanes(actor, resourceId);
-        return { deleted: true as const };
-      },
-    }),
-  ];
-}
+  }),
+  defineTool({
+    actionKey: 'resources.get',
+    title: 'Read resource',
+    description: 'One resource (or capacity lane) of your active organisation.',
+    catalogue: {
+      description: 'One resource of the active organisation.',
+      risk: 'read',
+      scopeKinds: [],
+    },
+    input: z.strictObject(resourceRef),
+    output: resource,
+    run: (resources: ResourcesService, actor, { resourceId }) => resources.get(actor, resourceId),
+  }),
+  defineTool({
+    actionKey: 'resources.schedule.read',
+    title: 'Read resource schedule',
+    description:
+      'The effective schedule of a resource (availability mode, operating hours, shifts) and whether each part comes from the organisation, the resource type, the resource or the default.',
+    catalogue: {
+      description: 'The effective schedule of a resource and where each part comes from.',
+      risk: 'read',
+      scopeKinds: [],
+    },
+    input: z.strictObject(resourceRef),
+    output: effectiveSchedule,
+    run: (resources: ResourcesService, actor, { resourceId }) => resources.schedule(actor, resourceId),
+  }),
+  defineTool({
+    actionKey: 'resources.create',
+    title: 'Create resource',
+    description:
+      'A new resource of a resource type in your active organisation (OWNER, ADMIN or MANAGER); capacity N above 1 creates N capacity lanes.',
+    catalogue: {
+      description: 'A new resource (OWNER, ADMIN or MANAGER).',
+      risk: 'write',
+      scopeKinds: [],
+    },
+    input: createResourceBody,
+    output: resource,
+    run: (resources: ResourcesService, actor, input) => resources.create(actor, input),
+  }),
+  defineTool({
+    actionKey: 'resources.update',
+    title: 'Update resource',
+    description:
+      'Changes the fields given of a resource (OWNER, ADMIN or MANAGER); its capacity lanes follow capacity, name, type and active state. Lanes cannot be changed directly.',
+    catalogue: {
+      description: 'Changes a resource, its capacity lanes included.',
+      risk: 'write',
+      scopeKinds: [],
+    },
+    input: z.strictObject({ ...resourceRef, ...updateResourceBody.shape }),
+    output: resource,
+    run: (resources: ResourcesService, actor, { resourceId, ...changes }) =>
+      resources.update(actor, resourceId, changes),
+  }),
+  defineTool({
+    actionKey: 'resources.delete',
+    title: 'Delete resource',
+    description:
+      'Deletes a resource without capacity lanes or future reservations (OWNER, ADMIN or MANAGER); one with lanes fails with RESOURCE_HAS_CHILD_LANES.',
+    catalogue: {
+      description: 'Deletes a resource without capacity lanes.',
+      risk: 'destructive',
+      scopeKinds: [],
+    },
+    input: z.strictObject(resourceRef),
+    output: deleted,
+    run: async (resources: ResourcesService, actor, { resourceId }) => {
+      await resources.remove(actor, resourceId);
+      return { deleted: true as const };
+    },
+  }),
+  defineTool({
+    actionKey: 'resources.deleteWithLanes',
+    title: 'Delete resource with lanes',
+    description:
+      'Deletes a parent resource together with its capacity lanes (OWNER, ADMIN or MANAGER); refused while any of them holds a future reservation.',
+    catalogue: {
+      description: 'Deletes a parent resource and its capacity lanes.',
+      risk: 'destructive',
+      scopeKinds: [],
+    },
+    input: z.strictObject(resourceRef),
+    output: deleted,
+    run: async (resources: ResourcesService, actor, { resourceId }) => {
+      await resources.removeWithLanes(actor, resourceId);
+      return { deleted: true as const };
+    },
+  }),
+];

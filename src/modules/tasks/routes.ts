@@ -38,6 +38,7 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
         querystring: listTasksQuery,
         response: { 200: page(task), ...errors },
       },
+      config: { serviceInput: 'query' },
     },
     async (request) => tasks.list(actorOf(request), request.query),
   );

@@ -2,7 +2,7 @@ import { type Db, type Executor, inTransaction } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { InvalidCursorError } from '../../db/keyset.js';
 import type { Actor } from '../../lib/actor.js';
-import { conflict, notFound, validationFailed } from '../../lib/errors.js';
+import { conflict, invalidCursor, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { instant } from '../events/schemas.js';
 import { createTaskRepo, type TaskRepo, type TaskRow, type TaskValues } from './repo.js';
@@ -208,10 +208,7 @@ export function createTaskService({ db, onTaskCompleted }: { db: Db; onTaskCompl
         const { rows, nextCursor } = await repo.list(actor.userId, query);
         return { items: await hydrate(repo, rows), nextCursor };
       } catch (error) {
-        if (error instanceof InvalidCursorError)
-          throw validationFailed('Invalid query: query.cursor: is not a cursor this list gave out', [
-            { path: 'query.cursor', message: 'is not a cursor this list gave out' },
-          ]);
+        if (error instanceof InvalidCursorError) throw invalidCursor();
         throw error;
       }
     },

@@ -79,7 +79,7 @@ export function createUserGroupService({ db, calendars }: { db: Db; calendars: C
     if (group.role === 'owner')
       throw conflict(
         'CONFLICT',
-        'The owner cannot leave the group; hand it to another member (PATCH ownerId) or delete it',
+        'The owner cannot leave the group; make another member its owner or delete it',
       );
     await removeMember(groupId, actor.userId);
   }

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { conflict, validationFailed } from '../../lib/errors.js';
-import { createIdempotencyRepo } from './repo.js';
+import { conflict, validationFailed } from '../lib/errors.js';
 
 /** How long a key answers with its first result; older rows are ignored and purged. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -35,6 +34,42 @@ export interface IdempotencyScope {
   userId: number | null;
 }
 
+/** What a stored key answers to a request that claims it. */
+export interface StoredKey {
+  id: number;
+  fingerprint: string;
+  statusCode: number | null;
+  responseBody: string | null;
+  createdAt: string;
+}
+
+/**
+ * Where keys are kept, shared by every instance: the idempotency module implements it
+ * with its table and the routes hand it to `idempotencyHooks` (src/http knows no module).
+ */
+export interface IdempotencyStore {
+  /**
+   * Claims (scope, key) with one INSERT; exactly one of two concurrent claims wins.
+   * Answers the new row's id, or null when the key is taken.
+   */
+  claim(input: {
+    scope: string;
+    key: string;
+    userId: number | null;
+    fingerprint: string;
+    now: string;
+  }): Promise<number | null>;
+  find(scope: string, key: string): Promise<StoredKey | undefined>;
+  /** Frees (scope, key) when its row is expired, or a claim that never finished is stale. */
+  releaseExpired(scope: string, key: string, expiredBefore: string, staleBefore: string): Promise<void>;
+  /** Stores the answer of a claimed key. */
+  complete(id: number, statusCode: number, responseBody: string, now: string): Promise<void>;
+  /** Drops a claim whose request failed (5xx), so a retry runs again. */
+  release(id: number): Promise<void>;
+  /** Deletes every row older than `before`; answers how many. */
+  purge(before: string): Promise<number>;
+}
+
 /** JSON with object keys sorted at every level, so equal bodies give equal text. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
@@ -52,7 +87,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * Route hooks that make a POST retry-safe with the `Idempotency-Key` header, through a
- * table shared by every instance. Spread into the route's options:
+ * store shared by every instance (`app.services.idempotency`). Spread into the route's options:
  * `{ ...hooks, schema: { headers: idempotencyHeaders, ... } }`.
  *
  * - preHandler (after auth and validation): claims (scope, key) with one INSERT. If the
@@ -64,10 +99,9 @@ const iso = (ms: number) => new Date(ms).toISOString();
  *   a retry runs again.
  */
 export function idempotencyHooks(
-  app: FastifyInstance,
+  store: IdempotencyStore,
   scopeOf: (request: FastifyRequest) => IdempotencyScope,
 ) {
-  const repo = createIdempotencyRepo(app.db.kysely);
   const claims = new WeakMap<FastifyRequest, number>();
   let lastPurge = 0;
 
@@ -87,17 +121,17 @@ export function idempotencyHooks(
     const started = Date.now();
     if (started - lastPurge > PURGE_EVERY_MS) {
       lastPurge = started;
-      await repo.purge(iso(started - IDEMPOTENCY_TTL_MS));
+      await store.purge(iso(started - IDEMPOTENCY_TTL_MS));
     }
     for (;;) {
       const now = Date.now();
-      await repo.releaseExpired(scope, key, iso(now - IDEMPOTENCY_TTL_MS), iso(now - STALE_CLAIM_MS));
-      const id = await repo.claim({ scope, key, userId, fingerprint, now: iso(now) });
+      await store.releaseExpired(scope, key, iso(now - IDEMPOTENCY_TTL_MS), iso(now - STALE_CLAIM_MS));
+      const id = await store.claim({ scope, key, userId, fingerprint, now: iso(now) });
       if (id !== null) {
         claims.set(request, id);
         return;
       }
-      const row = await repo.find(scope, key);
+      const row = await store.find(scope, key);
       if (!row) continue; // released in between (the first request failed): claim again
       if (row.fingerprint !== fingerprint)
         throw conflict(
@@ -123,8 +157,8 @@ export function idempotencyHooks(
     if (id === undefined) return payload;
     claims.delete(request);
     try {
-      if (reply.statusCode >= 500 || typeof payload !== 'string') await repo.release(id);
-      else await repo.complete(id, reply.statusCode, payload, new Date().toISOString());
+      if (reply.statusCode >= 500 || typeof payload !== 'string') await store.release(id);
+      else await store.complete(id, reply.statusCode, payload, new Date().toISOString());
     } catch (err) {
       // The answer still goes out; the claim goes stale and is given up after STALE_CLAIM_MS.
       request.log.error({ err }, 'could not store the idempotent answer');

@@ -1,0 +1,27 @@
+import { defineModule } from '../../module.js';
+import { agentsPrivacy } from './privacy.js';
+import { agentRoutes } from './routes.js';
+import { type AgentService, createAgentService } from './service.js';
+import { agentTools } from './tools.js';
+
+declare module '../../module.js' {
+  interface Services {
+    agents: AgentService;
+  }
+}
+
+export const agentsModule = defineModule({
+  name: 'agents',
+  service: (deps, { calendars, userGroups }) =>
+    createAgentService({
+      ...deps,
+      // What a permission's scope may name: the owner's calendars and people groups.
+      calendars,
+      userGroups,
+      sessions: deps.mcpSessions,
+      catalogue: deps.catalogue,
+    }),
+  routes: [{ prefix: '/api/agents', plugin: agentRoutes }],
+  tools: agentTools,
+  privacy: agentsPrivacy,
+});

@@ -1,0 +1,20 @@
+import { defineModule } from '../../module.js';
+import { availabilityPrivacy } from './privacy.js';
+import { availabilityRoutes } from './routes.js';
+import { type AvailabilityService, createAvailabilityService } from './service.js';
+import { availabilityTools } from './tools.js';
+
+declare module '../../module.js' {
+  interface Services {
+    availability: AvailabilityService;
+  }
+}
+
+export const availabilityModule = defineModule({
+  name: 'availability',
+  service: (deps, { organisations, resourceTypes }) =>
+    createAvailabilityService({ ...deps, organisations, resourceTypes }),
+  routes: [{ prefix: '/api', plugin: availabilityRoutes }],
+  tools: availabilityTools,
+  privacy: availabilityPrivacy,
+});

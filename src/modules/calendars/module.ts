@@ -1,0 +1,19 @@
+import { defineModule } from '../../module.js';
+import { calendarsPrivacy } from './privacy.js';
+import { calendarRoutes } from './routes.js';
+import { type CalendarService, createCalendarService } from './service.js';
+import { calendarTools } from './tools.js';
+
+declare module '../../module.js' {
+  interface Services {
+    calendars: CalendarService;
+  }
+}
+
+export const calendarsModule = defineModule({
+  name: 'calendars',
+  service: (deps) => createCalendarService(deps),
+  routes: [{ prefix: '/api/calendars', plugin: calendarRoutes }],
+  tools: calendarTools,
+  privacy: calendarsPrivacy,
+});

@@ -1,0 +1,19 @@
+import { defineModule } from '../../module.js';
+import { householdPrivacy } from './privacy.js';
+import { householdRoutes } from './routes.js';
+import { createHouseholdService, type HouseholdService } from './service.js';
+import { householdTools } from './tools.js';
+
+declare module '../../module.js' {
+  interface Services {
+    household: HouseholdService;
+  }
+}
+
+export const householdModule = defineModule({
+  name: 'household',
+  service: (deps, { userGroups }) => createHouseholdService({ ...deps, userGroups }),
+  routes: [{ prefix: '/api/household', plugin: householdRoutes }],
+  tools: householdTools,
+  privacy: householdPrivacy,
+});

@@ -1,0 +1,19 @@
+import { defineModule } from '../../module.js';
+import { oauthPrivacy } from './privacy.js';
+import { oauthRoutes } from './routes.js';
+import { createOAuthService, type OAuthService } from './service.js';
+
+declare module '../../module.js' {
+  interface Services {
+    oauth: OAuthService;
+  }
+}
+
+export const oauthModule = defineModule({
+  name: 'oauth',
+  // It creates the agent a person approves, and verifies the access tokens of /api/mcp (app.ts).
+  service: (deps, { agents }) => createOAuthService({ ...deps, agents }),
+  // Discovery at /.well-known/*, the OAuth 2.1 server at /api/oauth/*.
+  routes: [{ plugin: oauthRoutes }],
+  privacy: oauthPrivacy,
+});

@@ -1,0 +1,16 @@
+import { defineModule } from '../../module.js';
+import { paymentsPrivacy } from './privacy.js';
+import { createPaymentsService, type PaymentsService } from './service.js';
+
+declare module '../../module.js' {
+  interface Services {
+    payments: PaymentsService;
+  }
+}
+
+export const paymentsModule = defineModule({
+  name: 'payments',
+  service: (deps, { organisations }) => createPaymentsService({ ...deps, organisations }),
+  // Its routes (/api/organisations/:id/payment/...) are registered by the organisations routes.
+  privacy: paymentsPrivacy,
+});

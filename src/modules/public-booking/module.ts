@@ -1,0 +1,16 @@
+import { defineModule } from '../../module.js';
+import { publicBookingRoutes } from './routes.js';
+import { createPublicBookingService, type PublicBookingService } from './service.js';
+
+declare module '../../module.js' {
+  interface Services {
+    publicBooking: PublicBookingService;
+  }
+}
+
+export const publicBookingModule = defineModule({
+  name: 'publicBooking',
+  service: (deps, { availability, reservations, resourceTypes, resources }) =>
+    createPublicBookingService({ ...deps, availability, reservations, resourceTypes, resources }),
+  routes: [{ prefix: '/api/public', plugin: publicBookingRoutes }],
+});

@@ -1,0 +1,20 @@
+import { defineModule } from '../../module.js';
+import { reservationsPrivacy } from './privacy.js';
+import { reservationRoutes } from './routes.js';
+import { createReservationsService, type ReservationsService } from './service.js';
+import { reservationTools } from './tools.js';
+
+declare module '../../module.js' {
+  interface Services {
+    reservations: ReservationsService;
+  }
+}
+
+export const reservationsModule = defineModule({
+  name: 'reservations',
+  service: (deps, { organisations, availability, resourceTypes, resources }) =>
+    createReservationsService({ ...deps, organisations, availability, resourceTypes, resources }),
+  routes: [{ prefix: '/api/reservations', plugin: reservationRoutes }],
+  tools: reservationTools,
+  privacy: reservationsPrivacy,
+});

@@ -1,0 +1,19 @@
+import { defineModule } from '../../module.js';
+import { resourceTypesPrivacy } from './privacy.js';
+import { resourceTypeRoutes } from './routes.js';
+import { createResourceTypesService, type ResourceTypesService } from './service.js';
+import { resourceTypeTools } from './tools.js';
+
+declare module '../../module.js' {
+  interface Services {
+    resourceTypes: ResourceTypesService;
+  }
+}
+
+export const resourceTypesModule = defineModule({
+  name: 'resourceTypes',
+  service: (deps, { organisations }) => createResourceTypesService({ ...deps, organisations }),
+  routes: [{ prefix: '/api/resource-types', plugin: resourceTypeRoutes }],
+  tools: resourceTypeTools,
+  privacy: resourceTypesPrivacy,
+});

@@ -1,0 +1,20 @@
+import { defineModule } from '../../module.js';
+import { resourcesPrivacy } from './privacy.js';
+import { resourceRoutes } from './routes.js';
+import { createResourcesService, type ResourcesService } from './service.js';
+import { resourceTools } from './tools.js';
+
+declare module '../../module.js' {
+  interface Services {
+    resources: ResourcesService;
+  }
+}
+
+export const resourcesModule = defineModule({
+  name: 'resources',
+  service: (deps, { organisations, resourceTypes }) =>
+    createResourcesService({ ...deps, organisations, resourceTypes }),
+  routes: [{ prefix: '/api/resources', plugin: resourceRoutes }],
+  tools: resourceTools,
+  privacy: resourcesPrivacy,
+});

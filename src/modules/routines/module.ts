@@ -1,0 +1,19 @@
+import { defineModule } from '../../module.js';
+import { routinesPrivacy } from './privacy.js';
+import { routineRoutes } from './routes.js';
+import { createRoutineService, type RoutineService } from './service.js';
+import { routineTools } from './tools.js';
+
+declare module '../../module.js' {
+  interface Services {
+    routines: RoutineService;
+  }
+}
+
+export const routinesModule = defineModule({
+  name: 'routines',
+  service: (deps, { tasks }) => createRoutineService({ ...deps, tasks }),
+  routes: [{ prefix: '/api/routines', plugin: routineRoutes }],
+  tools: routineTools,
+  privacy: routinesPrivacy,
+});

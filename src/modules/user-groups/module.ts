@@ -1,0 +1,19 @@
+import { defineModule } from '../../module.js';
+import { userGroupsPrivacy } from './privacy.js';
+import { userGroupRoutes } from './routes.js';
+import { createUserGroupService, type UserGroupService } from './service.js';
+import { userGroupTools } from './tools.js';
+
+declare module '../../module.js' {
+  interface Services {
+    userGroups: UserGroupService;
+  }
+}
+
+export const userGroupsModule = defineModule({
+  name: 'userGroups',
+  service: (deps, { calendars }) => createUserGroupService({ ...deps, calendars }),
+  routes: [{ prefix: '/api/user-groups', plugin: userGroupRoutes }],
+  tools: userGroupTools,
+  privacy: userGroupsPrivacy,
+});

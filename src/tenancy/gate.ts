@@ -1,0 +1,89 @@
+import type { Executor } from '../db/database.js';
+import type { OrganisationRole } from '../db/tables/organisations.js';
+import type { Actor } from '../lib/actor.js';
+import { conflict, notFound } from '../lib/errors.js';
+import type { SchedulePolicy } from '../scheduling/schemas.js';
+import { assertCan, type OrganisationAction } from './roles.js';
+
+/** The actor's active organisation: what every tenant-scoped service method works in. */
+export interface Tenant {
+  organisationId: number;
+  role: OrganisationRole;
+  /** IANA zone of the organisation: availability is computed in it. */
+  timezone: string;
+  /** Organisation-wide schedule defaults, null when none are configured. */
+  schedulePolicy: SchedulePolicy | null;
+  defaultCurrency: string;
+}
+
+/** What the gate needs to know of a membership: the role, and whether the organisation is archived. */
+export interface Membership {
+  role: OrganisationRole;
+  organisation: { isActive: boolean };
+}
+
+/**
+ * The membership reads the gate runs, implemented by the organisations module with
+ * its repo: the gate knows no module and no table.
+ */
+export interface MembershipReader<M extends Membership = Membership> {
+  /**
+   * The user's active organisation, their role in it and its defaults (one query, on
+   * every tenant-scoped request); undefined when none is set, it is archived, or the
+   * user is no longer a member.
+   */
+  activeTenant(userId: number): Promise<Tenant | undefined>;
+  /** The user's membership of `organisationId`, archived or not; undefined for a non-member. */
+  membership(organisationId: number, userId: number, executor?: Executor): Promise<M | undefined>;
+}
+
+export interface MembershipOptions {
+  /** What the member wants to do; a role the matrix does not allow gets 403. */
+  can?: OrganisationAction;
+  /** Lets an OWNER reach an archived organisation (read, restore); everyone else gets 404. */
+  allowArchived?: boolean;
+}
+
+/** The tenant gate: every tenant-scoped service method starts here. */
+export function createTenantGate<M extends Membership>(reader: MembershipReader<M>) {
+  return {
+    /**
+     * The actor's active organisation, role and defaults in one query. 409
+     * NO_ACTIVE_ORGANISATION when none is set, or it was archived, or the actor is
+     * no longer a member; 403 when `can` is not allowed to the role.
+     */
+    async requireTenant(actor: Actor, options: { can?: OrganisationAction } = {}): Promise<Tenant> {
+      const found = await reader.activeTenant(actor.userId);
+      if (!found) {
+        throw conflict(
+          'NO_ACTIVE_ORGANISATION',
+          'No active organisation: choose one first (an organisation you belong to becomes active when you create or join it)',
+        );
+      }
+      if (options.can) assertCan(found.role, options.can);
+      return found;
+    },
+
+    /**
+     * The actor's membership of `organisationId`. Not a member, or archived (unless
+     * `allowArchived` and OWNER): 404 NOT_FOUND, never revealing that it exists.
+     * A role the matrix does not allow for `can`: 403 FORBIDDEN. `executor` runs the
+     * read in the caller's transaction.
+     */
+    async requireMembership(
+      actor: Actor,
+      organisationId: number,
+      options: MembershipOptions = {},
+      executor?: Executor,
+    ): Promise<M> {
+      const found = await reader.membership(organisationId, actor.userId, executor);
+      const visible =
+        found && (found.organisation.isActive || (options.allowArchived === true && found.role === 'OWNER'));
+      if (!visible) throw notFound('Organisation');
+      if (options.can) assertCan(found.role, options.can);
+      return found;
+    },
+  };
+}
+
+export type TenantGate<M extends Membership = Membership> = ReturnType<typeof createTenantGate<M>>;

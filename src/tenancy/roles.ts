@@ -1,0 +1,46 @@
+import type { OrganisationRole } from '../db/tables/organisations.js';
+import { forbidden } from '../lib/errors.js';
+
+const ANY_MEMBER: readonly OrganisationRole[] = ['OWNER', 'ADMIN', 'MANAGER', 'MEMBER'];
+
+/**
+ * The role matrix of DECISIONS.md "Organisations": who may do what in an
+ * organisation. Every role check goes through `can` / `assertCan` (or the
+ * `can` option of the tenant gate, ./gate.ts). Which members an ADMIN may manage
+ * is a rule of its own, in the organisations service.
+ *
+ * An agent acts with its owner's role: the organisation side (organisations,
+ * catalogue, availability, reservations, payments) is organisation-wide, so an
+ * agent's calendar and group scope does not narrow it.
+ */
+export const ROLE_MATRIX = {
+  readOrganisation: ANY_MEMBER,
+  listMembers: ANY_MEMBER,
+  updateOrganisation: ['OWNER', 'ADMIN'],
+  /** What archiving would take out of service (deletion preview). */
+  previewArchive: ['OWNER', 'ADMIN'],
+  manageBilling: ['OWNER', 'ADMIN'],
+  /** Archive and restore. */
+  archiveOrganisation: ['OWNER'],
+  manageMembers: ['OWNER', 'ADMIN'],
+  readCatalogue: ANY_MEMBER,
+  writeCatalogue: ['OWNER', 'ADMIN', 'MANAGER'],
+  book: ANY_MEMBER,
+  readReservations: ANY_MEMBER,
+  /** Cancel a reservation someone else made; its creator may always cancel their own. */
+  cancelAnyReservation: ['OWNER', 'ADMIN', 'MANAGER'],
+} as const satisfies Record<string, readonly OrganisationRole[]>;
+export type OrganisationAction = keyof typeof ROLE_MATRIX;
+
+/** Whether `role` may do `action`. */
+export function can(role: OrganisationRole, action: OrganisationAction): boolean {
+  return (ROLE_MATRIX[action] as readonly OrganisationRole[]).includes(role);
+}
+
+/** Throws 403 FORBIDDEN unless `role` may do `action`. */
+export function assertCan(role: OrganisationRole, action: OrganisationAction): void {
+  if (!can(role, action)) {
+    const allowed: readonly OrganisationRole[] = ROLE_MATRIX[action];
+    throw forbidden(`This needs one of the organisation roles ${allowed.join(', ')}; yours is ${role}`);
+  }
+}
