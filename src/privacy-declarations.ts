@@ -30,7 +30,7 @@ const RUNTIME_DECLARATIONS: Partial<Record<ModuleName, PrivacyDeclaration>> = { 
  * erased before what it refers to (sessions before agents, events before calendars, every
  * module before the user row itself).
  *
- * A module that adds a table declares it in its own privacy.ts; test/privacy-tables
+ * A module that adds a table declares it in its own privacy.ts; test/modules/privacy/privacy-tables
  * fails for any table of the schema no declaration names.
  */
 export const PRIVACY_DECLARATIONS: readonly PrivacyDeclaration[] = [

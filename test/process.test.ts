@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { createTestDatabase, TEST_ENV } from './helpers.js';
+import { createTestDatabase, TEST_ENV } from './helpers/app.js';
 
 // These tests run the real entry points (npm start's tools/start.ts, the CLI) on a SQLite file.
 const dir = mkdtempSync(join(tmpdir(), 'rs-process-'));

@@ -7,7 +7,7 @@ import { z } from 'zod';
  * schema declares (what Zod's `encode` kept: a row with extra fields, a password
  * hash say, never reaches the wire), and JSON.stringify writes the result. Values
  * are not checked: services build the final shape themselves, and the test suite
- * checks every response against its schema (test/helpers.ts). Response schemas
+ * checks every response against its schema (test/helpers/app.ts). Response schemas
  * therefore carry no codecs or transforms (a compile error names the route).
  * A frozen payload's JSON is reused: see below.
  */

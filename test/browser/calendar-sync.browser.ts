@@ -14,7 +14,7 @@ import {
   type CalendarProviderBEmulator,
   startCalendarProviderBEmulator,
 } from '../../tools/emulators/calendar-provider-b/server.js';
-import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../helpers.js';
+import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../helpers/app.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 

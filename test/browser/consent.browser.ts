@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../helpers.js';
+import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../helpers/app.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** An https logo; the browser context answers it (no network in tests). */

@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { createJobQueue, type JobQueue } from '../../src/jobs/queue.js';
+import { createTestDatabase } from '../helpers/app.js';
+
+const quiet = { error: () => {}, warn: () => {} };
+const waitFor = async (check: () => boolean, ms = 15_000) => {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+};
+
+describe('job queue, in-process', () => {
+  test('runs a job off the request path, retries a failing one, and settles', async () => {
+    const { db, drop } = await createTestDatabase();
+    const queue = createJobQueue(db, 'in-process', quiet);
+    const seen: number[] = [];
+    let failures = 0;
+    queue.work<{ n: number }>(
+      'count',
+      async ({ n }) => {
+        if (n === 2 && failures < 2) {
+          failures += 1;
+          throw new Error('flaky');
+        }
+        seen.push(n);
+      },
+      { retryLimit: 3, retryDelaySeconds: 0.01 },
+    );
+    await queue.start();
+    await queue.send('count', { n: 1 });
+    assert.deepEqual(seen, [], 'send returns before the job runs');
+    await queue.send('count', { n: 2 });
+    await queue.idle();
+    assert.deepEqual(seen.sort(), [1, 2]);
+    assert.equal(failures, 2);
+    await queue.stop();
+    await drop();
+  });
+
+  test('a waiting job absorbs another with the same singleton key', async () => {
+    const { db, drop } = await createTestDatabase();
+    const queue = createJobQueue(db, 'in-process', quiet);
+    let runs = 0;
+    queue.work(
+      'sync',
+      async () => {
+        runs += 1;
+      },
+      { deduplicate: true },
+    );
+    await queue.send('sync', {}, { singletonKey: 'calendar-1' });
+    await queue.send('sync', {}, { singletonKey: 'calendar-1' });
+    await queue.send('sync', {}, { singletonKey: 'calendar-2' });
+    await queue.idle();
+    assert.equal(runs, 2);
+    await queue.stop();
+    await drop();
+  });
+
+  test('sending a job nobody handles is a programming error', async () => {
+    const { db, drop } = await createTestDatabase();
+    const queue = createJobQueue(db, 'in-process', quiet);
+    await assert.rejects(queue.send('nobody', {}), /No handler for job nobody/);
+    await drop();
+  });
+});
+
+// pg-boss needs PostgreSQL: these run in the PostgreSQL pass of the suite (npm run test:pg).
+if (process.env.TEST_DATABASE_URL)
+  describe('job queue on PostgreSQL (pg-boss)', () => {
+    const queues: JobQueue[] = [];
+    const drops: Array<() => Promise<void>> = [];
+    after(async () => {
+      for (const queue of queues) await queue.stop();
+      for (const drop of drops) await drop();
+    });
+
+    test('two instances on one database run each job once', async () => {
+      const { db, drop } = await createTestDatabase();
+      drops.push(drop);
+      const runsBy = { a: 0, b: 0 };
+      const seen = new Set<number>();
+      let duplicates = 0;
+      for (const name of ['a', 'b'] as const) {
+        const queue = createJobQueue(db, 'auto', quiet);
+        assert.equal(queue.kind, 'pg-boss');
+        queue.work<{ n: number }>('work', async ({ n }) => {
+          runsBy[name] += 1;
+          if (seen.has(n)) duplicates += 1;
+          seen.add(n);
+        });
+        await queue.start();
+        queues.push(queue);
+      }
+      for (let n = 0; n < 20; n += 1) await queues[n % 2]!.send('work', { n });
+      await waitFor(() => seen.size === 20);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      assert.equal(duplicates, 0);
+      assert.equal(runsBy.a + runsBy.b, 20);
+    });
+  });

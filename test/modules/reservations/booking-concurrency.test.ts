@@ -1,0 +1,214 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createTestApp, type TestApp } from '../../helpers/app.js';
+import {
+  at,
+  createResource,
+  createType,
+  customer,
+  futureMonday,
+  type OrgOwner,
+  ownerWithOrganisation,
+} from '../../helpers/catalogue.js';
+
+// Booking takes no lock on its type: SQLite books in one transaction on its only
+// connection, PostgreSQL lets an exclusion constraint refuse the loser of a race. These
+// races check that the buffer and cancellations hold under concurrency too.
+describe('concurrent bookings', () => {
+  let t: TestApp;
+  let owner: OrgOwner;
+  before(async () => {
+    t = await createTestApp();
+    owner = await ownerWithOrganisation(t.app, { timezone: 'UTC' });
+  });
+  after(() => t.close());
+
+  const book = (payload: Record<string, unknown>) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/api/reservations',
+      headers: owner.auth,
+      payload: { customer, ...payload },
+    });
+
+  test('the buffer holds in a race: back-to-back slots on one lane, only one of them books', async () => {
+    const type = await createType(t.app, owner, {
+      bookingMode: 'POOL',
+      minBookingDuration: 30,
+      bufferTime: 30,
+    });
+    await createResource(t.app, owner, { name: 'Solo', resourceTypeId: type.id, capacity: 1 });
+    const mon = futureMonday();
+    // 10:00-11:00 and 11:00-12:00 touch: the 30-minute buffer lets only one of them stand.
+    const slots = [
+      { startTime: at(mon, 10), endTime: at(mon, 11) },
+      { startTime: at(mon, 11), endTime: at(mon, 12) },
+    ];
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => book({ resourceTypeId: type.id, ...slots[i % 2] })),
+    );
+    const codes = results.map((r) => r.statusCode);
+    assert.equal(codes.filter((c) => c === 201).length, 1, JSON.stringify(codes));
+    assert.equal(codes.filter((c) => c === 409).length, 29);
+    for (const r of results.filter((r) => r.statusCode === 409))
+      assert.equal(r.json().error.code, 'SLOT_UNAVAILABLE');
+    // Exactly the buffer away from the stored one fits.
+    const [won] = results.filter((r) => r.statusCode === 201).map((r) => r.json());
+    const clear =
+      won.startTime === slots[0]!.startTime
+        ? { startTime: at(mon, 11, 30), endTime: at(mon, 12, 30) }
+        : { startTime: at(mon, 9, 30), endTime: at(mon, 10, 30) };
+    assert.equal((await book({ resourceTypeId: type.id, ...clear })).statusCode, 201);
+  });
+
+  test('a lowered buffer frees its time at once: what availability offers, booking books', async () => {
+    const type = await createType(t.app, owner, {
+      bookingMode: 'POOL',
+      minBookingDuration: 30,
+      bufferTime: 60,
+    });
+    await createResource(t.app, owner, { name: 'Lowered', resourceTypeId: type.id, capacity: 1 });
+    const mon = futureMonday();
+    assert.equal(
+      (await book({ resourceTypeId: type.id, startTime: at(mon, 10), endTime: at(mon, 11) })).statusCode,
+      201,
+    );
+    const lowered = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/resource-types/${type.id}`,
+      headers: owner.auth,
+      payload: { bufferTime: 0 },
+    });
+    assert.equal(lowered.statusCode, 200, lowered.body);
+    const right = { startTime: at(mon, 11), endTime: at(mon, 12) };
+    const offered = await t.app.inject({
+      method: 'GET',
+      url: `/api/resource-types/${type.id}/availability?from=${encodeURIComponent(right.startTime)}&to=${encodeURIComponent(right.endTime)}`,
+      headers: owner.auth,
+    });
+    assert.equal(offered.statusCode, 200, offered.body);
+    assert.equal(offered.json().pool.windows[0]?.freeLanes, 1);
+    // The reservation booked under the old buffer keeps no time beyond the new one.
+    const booked = await book({ resourceTypeId: type.id, ...right });
+    assert.equal(booked.statusCode, 201, booked.body);
+  });
+
+  for (const scope of ['resource', 'resource type', 'organisation'] as const) {
+    test(`a switch to shift mode (on the ${scope}) frees the buffer kept after earlier reservations`, async () => {
+      const org = await ownerWithOrganisation(t.app, { timezone: 'UTC' });
+      const type = await createType(t.app, org, {
+        bookingMode: 'BOTH',
+        minBookingDuration: 30,
+        bufferTime: 60,
+      });
+      const resource = await createResource(t.app, org, {
+        name: 'Switched',
+        resourceTypeId: type.id,
+        capacity: 2,
+      });
+      const mon = futureMonday();
+      const bookAs = (payload: Record<string, unknown>) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/api/reservations',
+          headers: org.auth,
+          payload: { customer, resourceId: resource.id, ...payload },
+        });
+      for (let lane = 0; lane < 2; lane++) {
+        const early = await bookAs({ startTime: at(mon, 10), endTime: at(mon, 11) });
+        assert.equal(early.statusCode, 201, early.body);
+      }
+      const shifts = {
+        availabilityMode: 'shifts',
+        shiftSchedule: [
+          {
+            dayOfWeek: 1,
+            slots: [
+              { startTime: '10:00', endTime: '11:00' },
+              { startTime: '11:00', endTime: '12:00' },
+            ],
+          },
+        ],
+      };
+      const url = {
+        resource: `/api/resources/${resource.id}`,
+        'resource type': `/api/resource-types/${type.id}`,
+        organisation: `/api/organisations/${org.organisationId}`,
+      }[scope];
+      const switched = await t.app.inject({
+        method: 'PATCH',
+        url,
+        headers: org.auth,
+        payload: { schedulePolicy: shifts },
+      });
+      assert.equal(switched.statusCode, 200, switched.body);
+      const next = { startTime: at(mon, 11), endTime: at(mon, 12) };
+      const offered = await t.app.inject({
+        method: 'GET',
+        url: `/api/resources/${resource.id}/availability?from=${encodeURIComponent(next.startTime)}&to=${encodeURIComponent(next.endTime)}`,
+        headers: org.auth,
+      });
+      assert.equal(offered.statusCode, 200, offered.body);
+      assert.equal(offered.json().slots[0]?.freeLanes, 2, offered.body);
+      // Shift lanes keep no buffer: what availability offers, booking books, on every lane.
+      for (let lane = 0; lane < 2; lane++) {
+        const booked = await bookAs(next);
+        assert.equal(booked.statusCode, 201, booked.body);
+      }
+    });
+  }
+
+  test('a cancelled reservation does not block: racing for its freed time books exactly one', async () => {
+    const type = await createType(t.app, owner, { bookingMode: 'POOL', bufferTime: 15 });
+    await createResource(t.app, owner, { name: 'Freed', resourceTypeId: type.id, capacity: 1 });
+    const mon = futureMonday();
+    const slot = { resourceTypeId: type.id, startTime: at(mon, 14), endTime: at(mon, 15) };
+    const first = await book(slot);
+    assert.equal(first.statusCode, 201);
+    assert.equal((await book(slot)).statusCode, 409);
+    const cancelled = await t.app.inject({
+      method: 'POST',
+      url: `/api/reservations/${first.json().id}/cancel`,
+      headers: owner.auth,
+    });
+    assert.equal(cancelled.statusCode, 200);
+    const results = await Promise.all(Array.from({ length: 20 }, () => book(slot)));
+    const codes = results.map((r) => r.statusCode);
+    assert.equal(codes.filter((c) => c === 201).length, 1, JSON.stringify(codes));
+    assert.equal(codes.filter((c) => c === 409).length, 19);
+  });
+
+  test('a race over a pool of 4 lanes with three slot lengths: no lane ever holds overlapping time', async () => {
+    const type = await createType(t.app, owner, {
+      bookingMode: 'POOL',
+      minBookingDuration: 30,
+      bufferTime: 10,
+    });
+    await createResource(t.app, owner, { name: 'Pool', resourceTypeId: type.id, capacity: 4 });
+    const mon = futureMonday();
+    const asks = Array.from({ length: 60 }, (_, i) => {
+      const startMinutes = 8 * 60 + (i % 6) * 25;
+      const length = [30, 60, 90][i % 3]!;
+      return {
+        resourceTypeId: type.id,
+        startTime: at(mon, 0, startMinutes),
+        endTime: at(mon, 0, startMinutes + length),
+      };
+    });
+    const results = await Promise.all(asks.map(book));
+    assert.ok(results.every((r) => r.statusCode === 201 || r.statusCode === 409));
+    const booked = results.filter((r) => r.statusCode === 201).map((r) => r.json());
+    assert.ok(booked.length >= 4, `at least one per lane, got ${booked.length}`);
+    const byLane = new Map<number, Array<{ start: number; end: number }>>();
+    for (const r of booked) {
+      const lane = byLane.get(r.resourceId) ?? [];
+      lane.push({ start: Date.parse(r.startTime), end: Date.parse(r.endTime) });
+      byLane.set(r.resourceId, lane);
+    }
+    for (const [lane, reservations] of byLane) {
+      const sorted = reservations.sort((a, b) => a.start - b.start);
+      for (let i = 1; i < sorted.length; i++)
+        assert.ok(sorted[i]!.start - sorted[i - 1]!.end >= 10 * 60_000, `lane ${lane} keeps its buffer`);
+    }
+  });
+});
