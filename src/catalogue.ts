@@ -161,15 +161,22 @@ export const PERMISSION_GROUPS: readonly PermissionPreset[] = [
     id: 'reservations_operator',
     label: 'Reservations operator',
     description:
-      'Checks availability and pricing and creates reservations in your active organisation; lists resource types and resources to name what it books.',
+      'Checks availability and pricing, creates reservations and holds, confirms or releases its holds in your active organisation; lists resource types and resources to name what it books.',
     actionKeys: [
       'resourceTypes.list',
       'resources.list',
       ...keysStartingWith('availability.', 'pricing.'),
       'reservations.create',
+      'reservations.hold',
+      'reservations.confirm',
+      'reservations.release',
     ],
     requiresGlobalAdmin: false,
-    highlights: ['Reads availability and prices', 'Creates reservations', 'Cannot cancel reservations'],
+    highlights: [
+      'Reads availability and prices',
+      'Creates reservations, holds times and confirms or releases them',
+      'Cannot cancel reservations',
+    ],
   },
   {
     id: 'automation_manager',

@@ -18,6 +18,8 @@ import { resourceListVersions } from './migrations/0015_resource_list_versions.j
 import { keptTimeFollowsRules } from './migrations/0016_kept_time_follows_rules.js';
 import { membershipInvitations } from './migrations/0017_membership_invitations.js';
 import { oauthClientExpiry } from './migrations/0018_oauth_client_expiry.js';
+import { reservationHolds } from './migrations/0019_reservation_holds.js';
+import { bookingRules } from './migrations/0020_booking_rules.js';
 import { columnsFor } from './migrations/columns.js';
 
 /**
@@ -45,6 +47,8 @@ function migrations(db: Db): Record<string, Migration> {
     '0016_kept_time_follows_rules': keptTimeFollowsRules(db.dialect),
     '0017_membership_invitations': membershipInvitations(c),
     '0018_oauth_client_expiry': oauthClientExpiry(c),
+    '0019_reservation_holds': reservationHolds(c, db.dialect),
+    '0020_booking_rules': bookingRules(),
   };
 }
 

@@ -36,6 +36,10 @@ const STATUS: Record<ErrorCode, number> = {
   IDEMPOTENCY_KEY_REUSED: 409,
   RESOURCE_HAS_CHILD_LANES: 409,
   SLOT_UNAVAILABLE: 409,
+  HOLD_EXPIRED: 409,
+  INVALID_TRANSITION: 409,
+  PAYMENT_NOT_READY: 409,
+  BOOKING_RULE_VIOLATED: 409,
   NO_ACTIVE_ORGANISATION: 409,
   LAST_OWNER: 409,
   LANE_HAS_RESERVATIONS: 409,
@@ -66,7 +70,15 @@ export const errorEnvelope = z
     error: z.object({
       code: z.string(),
       message: z.string(),
-      details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+      details: z
+        .array(
+          z.object({
+            path: z.string().optional().describe('The refused field'),
+            rule: z.string().optional().describe('The booking rule broken (BOOKING_RULE_VIOLATED)'),
+            message: z.string(),
+          }),
+        )
+        .optional(),
       requestId: z.string(),
     }),
   })

@@ -2,7 +2,8 @@
  * Least-recently-used answers bounded by their total weight (what the caller counts:
  * availability windows and slots, listed resources), so a few huge answers and many
  * small ones cost the same memory. Concurrent misses of one
- * key share one computation; a failure is never stored.
+ * key share one computation; a failure is never stored. An answer that is true only
+ * for a while (`isFresh` says when it no longer is) is dropped on the first read after.
  */
 export class AnswerCache<V> {
   private readonly entries = new Map<string, { value: V; weight: number }>();
@@ -12,6 +13,7 @@ export class AnswerCache<V> {
   constructor(
     private readonly maxWeight: number,
     private readonly weigh: (value: V) => number,
+    private readonly isFresh: (value: V) => boolean = () => true,
   ) {}
 
   get size(): number {
@@ -20,7 +22,12 @@ export class AnswerCache<V> {
 
   /** The stored answer of `key`, or the one `compute` gives (shared with concurrent callers). */
   get(key: string, compute: () => Promise<V>): Promise<V> {
-    const entry = this.entries.get(key);
+    let entry = this.entries.get(key);
+    if (entry && !this.isFresh(entry.value)) {
+      this.entries.delete(key);
+      this.total -= entry.weight;
+      entry = undefined;
+    }
     if (entry) {
       // Map order is insertion order: re-inserting makes it the most recent.
       this.entries.delete(key);
@@ -46,7 +53,7 @@ export class AnswerCache<V> {
 
   private store(key: string, value: V): void {
     const weight = this.weigh(value) + 1;
-    if (weight > this.maxWeight) return;
+    if (weight > this.maxWeight || !this.isFresh(value)) return;
     const replaced = this.entries.get(key);
     if (replaced) {
       this.entries.delete(key);

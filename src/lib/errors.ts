@@ -17,6 +17,10 @@ export const ERROR_CODES = [
   'IDEMPOTENCY_KEY_REUSED',
   'RESOURCE_HAS_CHILD_LANES',
   'SLOT_UNAVAILABLE',
+  'HOLD_EXPIRED',
+  'INVALID_TRANSITION',
+  'PAYMENT_NOT_READY',
+  'BOOKING_RULE_VIOLATED',
   'NO_ACTIVE_ORGANISATION',
   'LAST_OWNER',
   'LANE_HAS_RESERVATIONS',
@@ -45,11 +49,17 @@ export interface ErrorDetail {
   message: string;
 }
 
+/** A booking rule of the resource type that a write broke (BOOKING_RULE_VIOLATED). */
+export interface RuleDetail {
+  rule: string;
+  message: string;
+}
+
 export class DomainError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly details?: ErrorDetail[],
+    readonly details?: ErrorDetail[] | RuleDetail[],
     /** For RATE_LIMITED and UNAVAILABLE: when the caller may try again. */
     readonly retryAfterSeconds?: number,
   ) {

@@ -29,6 +29,8 @@ export const ROLE_MATRIX = {
   readReservations: ANY_MEMBER,
   /** Cancel a reservation someone else made; its creator may always cancel their own. */
   cancelAnyReservation: ['OWNER', 'ADMIN', 'MANAGER'],
+  /** Book, cancel or move a reservation past its type's booking rules (`overrideRules`). */
+  overrideBookingRules: ['OWNER', 'ADMIN', 'MANAGER'],
 } as const satisfies Record<string, readonly OrganisationRole[]>;
 export type OrganisationAction = keyof typeof ROLE_MATRIX;
 

@@ -2,7 +2,7 @@ import type { ColumnType, Generated } from 'kysely';
 import type { Bool, Id, JsonText, Timestamp } from '../column-types.js';
 
 export type BookingMode = 'SINGLE_RESOURCE' | 'POOL' | 'BOTH';
-export type ReservationStatus = 'pending_payment' | 'confirmed' | 'cancelled';
+export type ReservationStatus = 'held' | 'pending_payment' | 'confirmed' | 'cancelled' | 'expired';
 export type ReservationSource = 'api' | 'public_slug' | 'public_token' | 'mcp';
 
 export interface ResourceTypesTable {
@@ -30,6 +30,8 @@ export interface ResourceTypesTable {
   /** Lowercase ISO 4217. */
   priceCurrency: string | null;
   isActive: Bool;
+  /** The BookingRules object as JSON (notice, advance, per-customer limits); null when none. */
+  bookingRules: JsonText | null;
   /** Longest reservation ever booked on the type, so overlap reads look back only that far. */
   longestReservationMinutes: Generated<number>;
   createdAt: Timestamp;
@@ -81,7 +83,13 @@ export interface ReservationsTable {
   priceCurrency: string | null;
   source: ReservationSource;
   createdByUserId: number | null;
+  /** The staff member who booked, cancelled or moved it past the type's booking rules; null otherwise. */
+  rulesOverriddenByUserId: number | null;
   cancelledAt: Timestamp | null;
+  /** Until when a `held` or `pending_payment` reservation keeps its time; null in every other status. */
+  expiresAt: Timestamp | null;
+  /** The recurring series it belongs to; null when it stands alone. */
+  seriesId: number | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }

@@ -37,6 +37,19 @@ export interface Lane {
 export interface Rules {
   minBookingMs: number;
   bufferMs: number;
+  /** Where a booking may lie now under the type's notice and advance rules; absent: anywhere. */
+  bookable?: Interval;
+}
+
+/** The booking rules that bound when a booking may lie, relative to now. */
+export interface WindowRules {
+  minNoticeMinutes?: number | undefined;
+  maxAdvanceDays?: number | undefined;
+}
+
+/** Where bookings may lie at some instant, and the first instant at which that changes. */
+export interface BookableSpan extends Interval {
+  changesAt: number;
 }
 
 export interface Window extends Interval {
@@ -51,6 +64,35 @@ export interface Slot extends Interval {
 }
 
 const MINUTE = 60_000;
+const DAY = 1440 * MINUTE;
+
+/**
+ * The span a booking may occupy at `now`: starting no earlier than `minNoticeMinutes`
+ * from now, ending no later than `maxAdvanceDays` (of 24 hours) from now. Both edges
+ * fall on whole minutes, inward (the start rounded up, the end down), so availability
+ * answers and the write checks draw the same line and the span stays the same for the
+ * rest of the minute: `changesAt` is the first instant it differs. Undefined when
+ * neither rule is set.
+ */
+export function bookableSpan(rules: WindowRules | null, now: number): BookableSpan | undefined {
+  const notice = rules?.minNoticeMinutes;
+  const advance = rules?.maxAdvanceDays;
+  if (notice === undefined && advance === undefined) return undefined;
+  let start = Number.NEGATIVE_INFINITY;
+  let end = Number.POSITIVE_INFINITY;
+  let changesAt = Number.POSITIVE_INFINITY;
+  if (notice !== undefined) {
+    start = Math.ceil((now + notice * MINUTE) / MINUTE) * MINUTE;
+    // The rounded start holds while now + notice <= start.
+    changesAt = start - notice * MINUTE + 1;
+  }
+  if (advance !== undefined) {
+    end = Math.floor((now + advance * DAY) / MINUTE) * MINUTE;
+    // The rounded end holds while now + advance < end + a minute.
+    changesAt = Math.min(changesAt, end + MINUTE - advance * DAY);
+  }
+  return { start, end, changesAt };
+}
 
 /**
  * Luxon's zone arithmetic costs an Intl lookup per step, about a hundred microseconds for
@@ -228,9 +270,12 @@ export function continuousWindows(lanes: Lane[], zone: string, range: Interval, 
   const opens: number[] = [];
   const closes: number[] = [];
   for (const lane of lanes) {
-    const open = perSchedule(lane.schedule, `open|${zone}|${wide.start}|${wide.end}`, () =>
+    const hours = perSchedule(lane.schedule, `open|${zone}|${wide.start}|${wide.end}`, () =>
       openIntervals(lane.schedule.operatingHours, zone, wide),
     );
+    // Outside the bookable span nothing is offered: free time there is cut off, and what
+    // is left must still be the minimum long.
+    const open = rules.bookable ? clip(hours, rules.bookable) : hours;
     for (const f of freeSegments(open, blocked(lane.busy, rules.bufferMs), rules.minBookingMs)) {
       const start = Math.max(f.start, range.start);
       const end = Math.min(f.end, range.end);
@@ -281,8 +326,11 @@ function overlapsAny(sorted: Interval[], start: number, end: number): boolean {
 
 const byStart = (intervals: Interval[]) => mergeIntervals(intervals);
 
-/** Shifts mode: every configured slot in the range, with how many lanes have it free. */
-export function shiftAvailability(lanes: Lane[], zone: string, range: Interval): Slot[] {
+/**
+ * Shifts mode: every configured slot in the range, with how many lanes have it free. A
+ * slot not wholly inside `bookable` (the rules' span) is listed with no lane free.
+ */
+export function shiftAvailability(lanes: Lane[], zone: string, range: Interval, bookable?: Interval): Slot[] {
   const slots = new Map<string, Slot>();
   for (const lane of lanes) {
     const busy = byStart(lane.busy);
@@ -297,7 +345,8 @@ export function shiftAvailability(lanes: Lane[], zone: string, range: Interval):
         slots.set(key, slot);
       }
       slot.totalLanes += 1;
-      if (!overlapsAny(busy, s.start, s.end)) {
+      const allowed = !bookable || (s.start >= bookable.start && s.end <= bookable.end);
+      if (allowed && !overlapsAny(busy, s.start, s.end)) {
         slot.freeLanes += 1;
         slot.available = true;
       }

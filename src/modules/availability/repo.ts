@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { type Dialect, type Executor, precompiled } from '../../db/database.js';
+import { keepsTimeAt, lapsedAt } from '../../db/reservation-time.js';
 import type { ResourcesTable } from '../../db/tables/resources.js';
 import type { Database } from '../../db/types.js';
 import type { Interval } from './engine.js';
@@ -96,31 +97,42 @@ export function createAvailabilityRepo(db: Executor) {
     },
 
     /**
-     * Reservations (not cancelled) on these lanes overlapping `range`, as intervals by lane,
-     * read as one aggregated row per lane: building a row object per reservation was half
-     * the cost of an answer. No reservation is longer than `lookbackMs`, so none starting
-     * earlier than that before the range can reach into it: the index range scan stops there.
+     * Reservations keeping their time at `nowMs` on these lanes overlapping `range`, as
+     * intervals by lane, read as one aggregated row per lane: building a row object per
+     * reservation was half the cost of an answer. No reservation is longer than
+     * `lookbackMs`, so none starting earlier than that before the range can reach into it:
+     * the index range scan stops there. `keptUntil` is the earliest expiry of a hold among
+     * them (Infinity for none): what was read is true only until then.
      */
     async busyByLane(
       laneIds: number[],
       range: Interval,
       lookbackMs: number,
       dialect: Dialect,
-    ): Promise<Map<number, Interval[]>> {
+      nowMs: number,
+    ): Promise<{ byLane: Map<number, Interval[]>; keptUntil: number }> {
       const byLane = new Map<number, Interval[]>(laneIds.map((id) => [id, []]));
-      if (laneIds.length === 0) return byLane;
+      let keptUntil = Number.POSITIVE_INFINITY;
+      if (laneIds.length === 0) return { byLane, keptUntil };
       const rows = await db
         .selectFrom('reservations')
-        .select(['resourceId', aggregatedTimes(dialect).as('times')])
+        .select((eb) => [
+          'resourceId',
+          aggregatedTimes(dialect).as('times'),
+          eb.fn.min('expiresAt').as('firstExpiry'),
+        ])
         .where('resourceId', 'in', laneIds)
         .where('startTime', '>', new Date(range.start - lookbackMs).toISOString())
         .where('startTime', '<', new Date(range.end).toISOString())
         .where('endTime', '>', new Date(range.start).toISOString())
-        .where('status', '!=', 'cancelled')
+        .where(keepsTimeAt(new Date(nowMs).toISOString()))
         .groupBy('resourceId')
         .execute();
-      for (const row of rows) byLane.set(row.resourceId!, intervalsOf(row.times!));
-      return byLane;
+      for (const row of rows) {
+        byLane.set(row.resourceId!, intervalsOf(row.times!));
+        if (row.firstExpiry) keptUntil = Math.min(keptUntil, isoToMillis(row.firstExpiry));
+      }
+      return { byLane, keptUntil };
     },
   };
 }
@@ -186,9 +198,21 @@ export function createBookingReads(db: Kysely<Database>, dialect: Dialect) {
           .where('reservations.startTime', '>', '')
           .where('reservations.startTime', '<', '')
           .where('reservations.endTime', '>', '')
-          // A literal, so the values above and below stay the only parameters.
-          .where('reservations.status', '!=', sql.lit('cancelled'))
+          // Statuses as literals, so the values above, the clocks and below stay the only parameters.
+          .where(keepsTimeAt(''))
           .as('busy'),
+      )
+      // Whether a hold on the lane has lapsed unmarked (a probe of a nearly empty partial index).
+      .select((eb) =>
+        eb
+          .exists(
+            eb
+              .selectFrom('reservations')
+              .select(sql.lit(1).as('one'))
+              .whereRef('reservations.resourceId', '=', 'resources.id')
+              .where(lapsedAt('')),
+          )
+          .as('lapsed'),
       )
       .where('resources.organisationId', '=', 0)
       .where('resources.resourceTypeId', '=', 0)
@@ -197,8 +221,9 @@ export function createBookingReads(db: Kysely<Database>, dialect: Dialect) {
   return {
     /**
      * Every resource and lane of a type in id order (parents before their lanes), and the
-     * reservations (not cancelled) overlapping `range` on each, as intervals by lane; none
-     * is longer than `lookbackMs` (see `busyByLane`).
+     * reservations keeping their time at `now` (ISO) overlapping `range` on each, as
+     * intervals by lane; none is longer than `lookbackMs` (see `busyByLane`). `lapsed`: the
+     * lanes with a hold past its expiry at `now` whose row still says it holds.
      */
     async lanes(
       executor: Executor,
@@ -206,19 +231,26 @@ export function createBookingReads(db: Kysely<Database>, dialect: Dialect) {
       resourceTypeId: number,
       range: Interval,
       lookbackMs: number,
-    ): Promise<{ catalogue: CatalogueRow[]; busy: Map<number, Interval[]> }> {
+      now: string,
+    ): Promise<{ catalogue: CatalogueRow[]; busy: Map<number, Interval[]>; lapsed: Set<number> }> {
       // Parameters in the order the SQL holds them: the subquery in the select list first.
       const rows = await selectLanes(
         executor,
         new Date(range.start - lookbackMs).toISOString(),
         new Date(range.end).toISOString(),
         new Date(range.start).toISOString(),
+        now,
+        now,
         organisationId,
         resourceTypeId,
       );
       const busy = new Map<number, Interval[]>();
-      for (const row of rows) if (row.busy) busy.set(row.id, intervalsOf(row.busy));
-      return { catalogue: rows, busy };
+      const lapsed = new Set<number>();
+      for (const row of rows) {
+        if (row.busy) busy.set(row.id, intervalsOf(row.busy));
+        if (row.lapsed) lapsed.add(row.id);
+      }
+      return { catalogue: rows, busy, lapsed };
     },
   };
 }

@@ -9,6 +9,8 @@ import type { OrganisationsService } from '../organisations/service.js';
 import type { ResourceType } from '../resource-types/schemas.js';
 import type { ResourceTypesService, StoredResourceType } from '../resource-types/service.js';
 import {
+  type BookableSpan,
+  bookableSpan,
   bufferOf,
   continuousWindows,
   type Interval,
@@ -44,13 +46,22 @@ export interface LaneOffer {
   laneUpdatedAt: string;
   /** The booking's end plus the buffer kept after it on this lane (epoch ms). */
   blockedUntil: number;
+  /** A hold on the lane has lapsed but its row still says it holds: the booking marks it first. */
+  hasLapsedHolds: boolean;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const rulesOf = (type: ResourceType): Rules => ({
+/** The engine's rules of a type; `span` (its booking rules at the answer's instant) bounds what is offered. */
+const rulesOf = (type: ResourceType, span?: BookableSpan): Rules => ({
   minBookingMs: type.minBookingDuration * 60_000,
   bufferMs: type.bufferTime * 60_000,
+  ...(span ? { bookable: span } : {}),
 });
+/**
+ * Until when an answer drawn under `span` holds: the span moves with the clock (a minute
+ * at a time), and no version is raised when it does.
+ */
+const changesAt = (span: BookableSpan | undefined) => span?.changesAt ?? Number.POSITIVE_INFINITY;
 /** How far before a range a reservation of this type can start and still reach into it. */
 const lookbackOf = (type: StoredResourceType) => type.longestReservationMinutes * 60_000;
 /** The mode the type's pool is counted in: the organisation's, or the type's own. */
@@ -126,7 +137,7 @@ function lanesOf(bookables: Bookable[], busy: Map<number, Interval[]>): Lane[] {
 
 function compute(lanes: Lane[], mode: 'continuous' | 'shifts', zone: string, range: Interval, rules: Rules) {
   return mode === 'shifts'
-    ? { slots: slotsOut(shiftAvailability(lanes, zone, range)) }
+    ? { slots: slotsOut(shiftAvailability(lanes, zone, range, rules.bookable)) }
     : { windows: windowsOut(continuousWindows(lanes, zone, range, rules)) };
 }
 
@@ -144,6 +155,17 @@ const weightOf = (answer: TypeAvailability | ResourceAvailability) =>
  */
 const CACHE_MAX_ENTRIES = 50_000;
 
+/** An answer and the instant (epoch ms) until which it holds: the earliest expiry of a hold it shows. */
+interface Bounded<T> {
+  answer: T;
+  validUntil: number;
+}
+/** Frozen, so its JSON is written once while it is cached. */
+const frozen = <T extends object>(entry: Bounded<T>): Bounded<T> => ({
+  answer: deepFreeze(entry.answer),
+  validUntil: entry.validUntil,
+});
+
 export type AvailabilityService = ReturnType<typeof createAvailabilityService>;
 
 export function createAvailabilityService({
@@ -158,8 +180,13 @@ export function createAvailabilityService({
   const repo = createAvailabilityRepo(db.kysely);
   const bookingReads = createBookingReads(db.kysely, db.dialect);
   const versions = createVersionReads(db.kysely);
-  // Answers are shared between requests: callers never mutate them.
-  const cache = new AnswerCache<TypeAvailability | ResourceAvailability>(CACHE_MAX_ENTRIES, weightOf);
+  // Answers are shared between requests: callers never mutate them. An answer showing a
+  // hold is true only until the hold's expiry, which raises no version: the entry ends then.
+  const cache = new AnswerCache<Bounded<TypeAvailability | ResourceAvailability>>(
+    CACHE_MAX_ENTRIES,
+    (entry) => weightOf(entry.answer),
+    (entry) => entry.validUntil > Date.now(),
+  );
   /**
    * The key of an answer: everything it is computed from. The organisation's zone and
    * schedule are in it as the caller read them (possibly before the version), the
@@ -176,8 +203,13 @@ export function createAvailabilityService({
   }
 
   /** Availability of one resource (its lanes pooled), or of one lane. */
-  async function computeForResource(org: OrganisationSchedule, resourceId: number, query: RangeQuery) {
+  async function computeForResource(
+    org: OrganisationSchedule,
+    resourceId: number,
+    query: RangeQuery,
+  ): Promise<Bounded<ResourceAvailability>> {
     const range = { start: Date.parse(query.from), end: Date.parse(query.to) };
+    const nowMs = Date.now();
     const family = await repo.family(org.organisationId, resourceId);
     const target = family.find((row) => row.id === resourceId);
     if (!target) throw notFound('Resource');
@@ -188,14 +220,13 @@ export function createAvailabilityService({
     if (bookable && target.parentResourceId !== null) {
       bookable = bookable.laneIds.includes(target.id) ? { ...bookable, laneIds: [target.id] } : undefined;
     }
-    const rules = rulesOf(type);
-    const lanes =
+    const span = bookableSpan(type.bookingRules, nowMs);
+    const rules = rulesOf(type, span);
+    const read =
       bookable && type.isActive
-        ? lanesOf(
-            [bookable],
-            await repo.busyByLane(bookable.laneIds, widen(range, rules), lookbackOf(type), db.dialect),
-          )
-        : [];
+        ? await repo.busyByLane(bookable.laneIds, widen(range, rules), lookbackOf(type), db.dialect, nowMs)
+        : undefined;
+    const lanes = bookable && read ? lanesOf([bookable], read.byLane) : [];
     const schedule =
       bookable?.schedule ??
       resolveSchedule({
@@ -203,7 +234,7 @@ export function createAvailabilityService({
         resourceType: type.schedulePolicy,
         resource: null,
       });
-    return {
+    const answer = {
       resourceId,
       timezone: org.timezone,
       availabilityMode: schedule.availabilityMode,
@@ -211,21 +242,29 @@ export function createAvailabilityService({
       to: iso(range.end),
       ...compute(lanes, schedule.availabilityMode, org.timezone, range, rules),
     } satisfies ResourceAvailability;
+    return { answer, validUntil: Math.min(read?.keptUntil ?? Number.POSITIVE_INFINITY, changesAt(span)) };
   }
 
   /** Availability of a type by its booking mode: pooled over every lane, per resource, or both. */
-  async function computeForType(org: OrganisationSchedule, resourceTypeId: number, query: RangeQuery) {
+  async function computeForType(
+    org: OrganisationSchedule,
+    resourceTypeId: number,
+    query: RangeQuery,
+  ): Promise<Bounded<TypeAvailability>> {
     const range = { start: Date.parse(query.from), end: Date.parse(query.to) };
+    const nowMs = Date.now();
     const type = await typeOrThrow(db.kysely, org.organisationId, resourceTypeId);
     const bookables = type.isActive
       ? bookablesOf(await repo.ofType(org.organisationId, resourceTypeId), type, org.schedulePolicy)
       : [];
-    const rules = rulesOf(type);
-    const busy = await repo.busyByLane(
+    const span = bookableSpan(type.bookingRules, nowMs);
+    const rules = rulesOf(type, span);
+    const { byLane: busy, keptUntil } = await repo.busyByLane(
       bookables.flatMap((b) => b.laneIds),
       widen(range, rules),
       lookbackOf(type),
       db.dialect,
+      nowMs,
     );
     // The pool of a type with one resource is that resource's answer: computed once.
     const computed = new Map<string, ReturnType<typeof compute>>();
@@ -261,7 +300,7 @@ export function createAvailabilityService({
         ...answerOf([b], b.schedule.availabilityMode),
       }));
     }
-    return answer;
+    return { answer, validUntil: Math.min(keptUntil, changesAt(span)) };
   }
 
   /** `computeForResource`, cached (frozen, so its JSON is written once) under the version of the resource's type. */
@@ -272,11 +311,10 @@ export function createAvailabilityService({
   ): Promise<ResourceAvailability> {
     const label = await versions.ofResource(org.organisationId, resourceId);
     // No such resource (in this organisation): the computation says so, and nothing is stored.
-    if (!label) return computeForResource(org, resourceId, query);
+    if (!label) return (await computeForResource(org, resourceId, query)).answer;
     const key = keyOf(org, `r${resourceId}|t${label.resourceTypeId}`, label.version, query);
-    return cache.get(key, async () =>
-      deepFreeze(await computeForResource(org, resourceId, query)),
-    ) as Promise<ResourceAvailability>;
+    const cached = await cache.get(key, async () => frozen(await computeForResource(org, resourceId, query)));
+    return cached.answer as ResourceAvailability;
   }
 
   /** `computeForType`, cached (frozen) under the type's version. */
@@ -287,9 +325,8 @@ export function createAvailabilityService({
   ): Promise<TypeAvailability> {
     const version = await versions.ofType(resourceTypeId);
     const key = keyOf(org, `t${resourceTypeId}`, version, query);
-    return cache.get(key, async () =>
-      deepFreeze(await computeForType(org, resourceTypeId, query)),
-    ) as Promise<TypeAvailability>;
+    const cached = await cache.get(key, async () => frozen(await computeForType(org, resourceTypeId, query)));
+    return cached.answer as TypeAvailability;
   }
 
   return {
@@ -323,12 +360,17 @@ export function createAvailabilityService({
       request: Interval,
     ): Promise<LaneOffer[]> {
       const rules = rulesOf(type);
-      const { catalogue: rows, busy } = await bookingReads.lanes(
+      const {
+        catalogue: rows,
+        busy,
+        lapsed,
+      } = await bookingReads.lanes(
         executor,
         org.organisationId,
         type.id,
         { start: request.start - rules.bufferMs, end: request.end + rules.bufferMs },
         lookbackOf(type),
+        new Date().toISOString(),
       );
       let candidates = bookablesOf(rows, type, org.schedulePolicy);
       if (target.resourceId === undefined) {
@@ -363,6 +405,7 @@ export function createAvailabilityService({
               laneId,
               laneUpdatedAt: updatedAt.get(laneId)!,
               blockedUntil: request.end + bufferMs,
+              hasLapsedHolds: lapsed.has(laneId),
             });
           }
         }

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import { type Dialect, type Executor, precompiled } from '../../db/database.js';
+import { keepsTimeAt } from '../../db/reservation-time.js';
 import type { OrganisationRole, OrganisationsTable } from '../../db/tables/organisations.js';
 import type { Plan } from '../../db/tables/users.js';
 import type { SchedulePolicy } from '../../scheduling/schemas.js';
@@ -594,7 +595,7 @@ export function createOrganisationDependentsRepo(db: Executor) {
           .selectFrom('reservations')
           .select((eb) => eb.fn.countAll().as('count'))
           .where('organisationId', '=', organisationId)
-          .where('status', '!=', 'cancelled')
+          .where(keepsTimeAt(now))
           .where('endTime', '>', now),
       );
     },

@@ -4,7 +4,12 @@ import { idempotencyHeaders, idempotencyHooks } from '../../http/idempotency.js'
 import { security } from '../../http/schemas.js';
 import { notFound } from '../../lib/errors.js';
 import { rangeQuery, resourceAvailability, typeAvailability } from '../availability/schemas.js';
-import { publicReservation, reservationBody, tokenReservationBody } from '../reservations/schemas.js';
+import {
+  holdBody,
+  publicReservation,
+  reservationBody,
+  tokenReservationBody,
+} from '../reservations/schemas.js';
 import {
   publicCatalogue,
   publicResourcePage,
@@ -79,6 +84,26 @@ export const publicBookingRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) =>
       reply.code(201).send(await publicBooking.bookBySlug(request.params.slug, request.body)),
+  );
+
+  app.post(
+    '/organisations/:slug/holds',
+    {
+      config,
+      ...idempotent,
+      schema: {
+        tags,
+        summary:
+          'Hold a time through the organisation page for holdSeconds (60..1800, default 600): a held reservation',
+        security: security.public,
+        params: slugParam,
+        headers: idempotencyHeaders,
+        body: holdBody,
+        response: { 201: publicReservation, ...errors },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await publicBooking.holdBySlug(request.params.slug, request.body)),
   );
 
   app.get(

@@ -3,7 +3,7 @@ import { notFound } from '../../lib/errors.js';
 import { resolveSchedule } from '../../scheduling/resolve.js';
 import type { RangeQuery } from '../availability/schemas.js';
 import type { AvailabilityService, OrganisationSchedule } from '../availability/service.js';
-import type { PublicReservation, Reservation, ReservationInput } from '../reservations/schemas.js';
+import type { HoldInput, PublicReservation, Reservation, ReservationInput } from '../reservations/schemas.js';
 import type { ReservationsService } from '../reservations/service.js';
 import type { ResourceType } from '../resource-types/schemas.js';
 import type { ResourceTypesService } from '../resource-types/service.js';
@@ -63,6 +63,9 @@ const toPublicReservation = (r: Reservation): PublicReservation => ({
   customer: r.customer,
   priceAmount: r.priceAmount,
   priceCurrency: r.priceCurrency,
+  expiresAt: r.expiresAt,
+  seriesId: r.seriesId,
+  payment: r.payment,
 });
 
 export type PublicBookingService = ReturnType<typeof createPublicBookingService>;
@@ -151,6 +154,20 @@ export function createPublicBookingService(deps: {
         createdByUserId: null,
       });
       return toPublicReservation(booked);
+    },
+
+    /** A hold through the organisation page: the time is kept for `holdSeconds`. */
+    async holdBySlug(slug: string, input: HoldInput) {
+      const org = await organisationOrThrow(slug);
+      await checkVisible(org, input);
+      const { holdSeconds, ...booking } = input;
+      const held = await reservations.book(
+        scheduleOf(org),
+        booking,
+        { source: 'public_slug', createdByUserId: null },
+        { seconds: holdSeconds },
+      );
+      return toPublicReservation(held);
     },
 
     async resourcePage(token: string) {

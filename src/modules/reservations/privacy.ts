@@ -31,7 +31,7 @@ export const reservationsPrivacy: PrivacyDeclaration = {
   tables: {
     reservations: personal(
       'bookings',
-      'kept for the organisation’s accounting, without the creator link and, for your own bookings, without name, email, phone, answers or notes',
+      'kept for the organisation’s accounting, without the creator link (or the link to you as the staff member who overrode its booking rules) and, for your own bookings, without name, email, phone, answers or notes',
     ),
   },
   categories: [
@@ -97,6 +97,12 @@ export const reservationsPrivacy: PrivacyDeclaration = {
       .set({ createdByUserId: null, updatedAt: now })
       .where('createdByUserId', '=', userId)
       .executeTakeFirst();
-    return { reservations: changed(anonymised) + changed(unlinked) };
+    // The staff member who overrode a booking's rules is unlinked, as its creator is.
+    const overrides = await trx
+      .updateTable('reservations')
+      .set({ rulesOverriddenByUserId: null, updatedAt: now })
+      .where('rulesOverriddenByUserId', '=', userId)
+      .executeTakeFirst();
+    return { reservations: changed(anonymised) + changed(unlinked) + changed(overrides) };
   },
 };

@@ -1,16 +1,26 @@
 import { type Selectable, sql } from 'kysely';
 import { compiledOnce, type Dialect, type Executor } from '../../db/database.js';
 import { afterNullableKey, decodeNullableKey, encodeNullableKey } from '../../db/keyset.js';
+import { EXPIRING_STATUSES, keepsTimeAt, lapsedAt } from '../../db/reservation-time.js';
 import type { ReservationSource, ReservationStatus, ReservationsTable } from '../../db/tables/resources.js';
 import type { Customer, ListReservationsQuery, Reservation } from './schemas.js';
 
-export function toReservation(row: Selectable<ReservationsTable>): Reservation {
+/** Whether a row's hold (or unpaid booking) has passed its expiry at `nowMs`, marked or not. */
+const lapsed = (row: Pick<Selectable<ReservationsTable>, 'expiresAt'>, nowMs: number) =>
+  row.expiresAt !== null && Date.parse(row.expiresAt) <= nowMs;
+
+/**
+ * A row as callers see it at `nowMs`: a hold past its expiry is `expired` at once, as it
+ * no longer keeps its time, whether or not the expiry job has marked it yet.
+ */
+export function toReservation(row: Selectable<ReservationsTable>, nowMs = Date.now()): Reservation {
   const info = JSON.parse(row.customerInfo) as Record<string, string>;
+  const expired = lapsed(row, nowMs);
   return {
     id: row.id,
     resourceTypeId: row.resourceTypeId,
     resourceId: row.resourceId,
-    status: row.status,
+    status: expired ? 'expired' : row.status,
     startTime: row.startTime,
     endTime: row.endTime,
     customer: {
@@ -24,9 +34,13 @@ export function toReservation(row: Selectable<ReservationsTable>): Reservation {
     priceCurrency: row.priceCurrency,
     source: row.source,
     createdByUserId: row.createdByUserId,
+    rulesOverriddenByUserId: row.rulesOverriddenByUserId,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
     cancelledAt: row.cancelledAt,
+    expiresAt: expired ? null : row.expiresAt,
+    seriesId: row.seriesId,
+    payment: null,
   };
 }
 
@@ -45,6 +59,10 @@ export interface NewReservation {
   priceCurrency: string | null;
   source: ReservationSource;
   createdByUserId: number | null;
+  /** The staff member who booked it past the type's booking rules; null when none was broken. */
+  rulesOverriddenByUserId: number | null;
+  /** Set for a hold or an unpaid booking: when it stops keeping its time. */
+  expiresAt: string | null;
 }
 
 /**
@@ -56,6 +74,8 @@ const LANE_REFUSED = new Set(['23P01', '40P01']);
 
 /** The first key of the per-lane advisory locks (the second is the lane id): "lane". */
 const LANE_LOCKS = 0x6c616e65;
+/** The first key of the per-(type, customer) advisory locks of the daily limit: "cust". */
+const CUSTOMER_LOCKS = 0x63757374;
 
 export function createReservationRepo(db: Executor, dialect: Dialect) {
   // Every booking's write, built and compiled once. It inserts only while the lane's row
@@ -81,6 +101,8 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
       eb.val<string | null>(null).as('priceCurrency'),
       eb.val<ReservationSource>('api').as('source'),
       eb.val<number | null>(null).as('createdByUserId'),
+      eb.val<number | null>(null).as('rulesOverriddenByUserId'),
+      eb.val<string | null>(null).as('expiresAt'),
       eb.val('').as('createdAt'),
       eb.val('').as('updatedAt'),
     ])
@@ -106,6 +128,8 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
         'priceCurrency',
         'source',
         'createdByUserId',
+        'rulesOverriddenByUserId',
+        'expiresAt',
         'createdAt',
         'updatedAt',
       ])
@@ -122,6 +146,16 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
               )
           : lane,
       )
+      .returningAll(),
+  );
+  // A booking's sweep of the lane it takes (see `expireLapsedOnLane`), compiled once too.
+  const expireOnLane = compiledOnce(
+    db
+      .updateTable('reservations')
+      // Literals, so the parameters are only now, the lane and now.
+      .set({ status: sql.lit('expired'), expiresAt: sql.lit(null), updatedAt: '' })
+      .where('resourceId', '=', 0)
+      .where(lapsedAt(''))
       .returningAll(),
   );
 
@@ -156,6 +190,8 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
           values.priceCurrency,
           values.source,
           values.createdByUserId,
+          values.rulesOverriddenByUserId,
+          values.expiresAt,
           now,
           now,
           values.resourceId,
@@ -166,6 +202,133 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
         if (LANE_REFUSED.has((error as { code?: string }).code ?? '')) return undefined;
         throw error;
       }
+    },
+
+    /**
+     * Marks `expired` the lane's holds and unpaid bookings whose expiry passed at `now`: a
+     * booking does this before (SQLite) or after a refused (PostgreSQL) insert, since
+     * PostgreSQL's exclusion constraint cannot see the clock and refuses time a lapsed hold
+     * still has. Answers what it marked.
+     */
+    async expireLapsedOnLane(executor: Executor, laneId: number, now: string): Promise<Reservation[]> {
+      const { rows } = await expireOnLane(executor, now, laneId, now);
+      return rows.map((row) => toReservation(row));
+    },
+
+    /**
+     * Marks `expired` up to `limit` holds and unpaid bookings whose expiry passed at `now`,
+     * oldest first, and answers them. Idempotent and safe to run on several instances at
+     * once: the update re-checks each row, and on PostgreSQL rows another run is marking
+     * are skipped rather than waited for, so no row is answered twice.
+     */
+    async expireLapsed(executor: Executor, now: string, limit: number): Promise<Reservation[]> {
+      const rows = await executor
+        .updateTable('reservations')
+        .set({ status: 'expired', expiresAt: null, updatedAt: now })
+        .where('id', 'in', (eb) => {
+          const due = eb
+            .selectFrom('reservations')
+            .select('id')
+            .where(lapsedAt(now))
+            .orderBy('expiresAt')
+            .limit(limit);
+          return dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
+        })
+        .where(lapsedAt(now))
+        .returningAll()
+        .execute();
+      return rows.map((row) => toReservation(row));
+    },
+
+    /**
+     * Moves a reservation still keeping its time at `now` from one of `from` to `to`: its
+     * expiry ends (null), and a cancellation records when. Undefined when it is in another
+     * status or has lapsed.
+     */
+    async transition(
+      id: number,
+      from: readonly ReservationStatus[],
+      to: 'confirmed' | 'cancelled',
+      now: string,
+      /** The staff member who made this change past the type's booking rules, recorded when given. */
+      rulesOverriddenByUserId: number | null = null,
+    ): Promise<Reservation | undefined> {
+      const row = await db
+        .updateTable('reservations')
+        .set({
+          status: to,
+          expiresAt: null,
+          updatedAt: now,
+          ...(to === 'cancelled' ? { cancelledAt: now } : {}),
+          ...(rulesOverriddenByUserId !== null ? { rulesOverriddenByUserId } : {}),
+        })
+        .where('id', '=', id)
+        .where('status', 'in', from)
+        .where(keepsTimeAt(now))
+        .returningAll()
+        .executeTakeFirst();
+      return row && toReservation(row, Date.parse(now));
+    },
+
+    /**
+     * How many reservations of a type keeping their time at `now` start within `day` for
+     * `customerEmail`, leaving out `excludeId`: what the daily limit per customer counts.
+     * Read through the lanes' (resource, start) index, so it reads one day of the type.
+     */
+    async countCustomerDay(
+      executor: Executor,
+      query: {
+        organisationId: number;
+        resourceTypeId: number;
+        customerEmail: string;
+        day: { from: string; to: string };
+        now: string;
+        excludeId?: number | undefined;
+      },
+    ): Promise<number> {
+      let q = executor
+        .selectFrom('reservations')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('resourceId', 'in', (eb) =>
+          eb
+            .selectFrom('resources')
+            .select('id')
+            .where('organisationId', '=', query.organisationId)
+            .where('resourceTypeId', '=', query.resourceTypeId),
+        )
+        .where('startTime', '>=', query.day.from)
+        .where('startTime', '<', query.day.to)
+        .where('resourceTypeId', '=', query.resourceTypeId)
+        .where('customerEmail', '=', query.customerEmail)
+        .where(keepsTimeAt(query.now));
+      if (query.excludeId !== undefined) q = q.where('id', '!=', query.excludeId);
+      const { n } = await q.executeTakeFirstOrThrow();
+      return Number(n);
+    },
+
+    /**
+     * Runs `work` so that writes of one customer on one type count and insert one after
+     * the other (the daily limit). PostgreSQL: on one connection holding a session
+     * advisory lock on the pair, each statement still committing by itself, so the lane's
+     * exclusion constraint works as in every booking. SQLite already books in one
+     * transaction on its only connection: `work` runs on `executor`.
+     */
+    async oneCustomerAtATime<T>(
+      executor: Executor,
+      resourceTypeId: number,
+      customerEmail: string,
+      work: (executor: Executor) => Promise<T>,
+    ): Promise<T> {
+      if (dialect !== 'postgres' || executor.isTransaction) return work(executor);
+      const key = sql`${sql.lit(CUSTOMER_LOCKS)}, hashtext(${`${resourceTypeId}:${customerEmail}`})`;
+      return executor.connection().execute(async (pinned) => {
+        await sql`select pg_advisory_lock(${key})`.execute(pinned);
+        try {
+          return await work(pinned);
+        } finally {
+          await sql`select pg_advisory_unlock(${key})`.execute(pinned);
+        }
+      });
     },
 
     async find(organisationId: number, id: number): Promise<Reservation | undefined> {
@@ -191,7 +354,15 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
         );
       }
       if (query.resourceTypeId !== undefined) q = q.where('resourceTypeId', '=', query.resourceTypeId);
-      if (query.status !== undefined) q = q.where('status', '=', query.status);
+      if (query.status !== undefined) {
+        // Statuses as callers see them now: a lapsed hold is `expired`, no longer `held`.
+        const now = new Date().toISOString();
+        const status = query.status;
+        if (status === 'expired') q = q.where((eb) => eb.or([eb('status', '=', 'expired'), lapsedAt(now)]));
+        else if ((EXPIRING_STATUSES as readonly string[]).includes(status))
+          q = q.where('status', '=', status).where(keepsTimeAt(now));
+        else q = q.where('status', '=', status);
+      }
       if (query.from !== undefined) q = q.where('endTime', '>', new Date(query.from).toISOString());
       if (query.to !== undefined) q = q.where('startTime', '<', new Date(query.to).toISOString());
       if (query.cursor !== undefined)
@@ -207,17 +378,6 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
         items,
         nextCursor: rows.length > query.limit && last ? encodeNullableKey(last.startTime, last.id) : null,
       };
-    },
-
-    async cancel(id: number, now: string): Promise<Reservation | undefined> {
-      const row = await db
-        .updateTable('reservations')
-        .set({ status: 'cancelled', cancelledAt: now, updatedAt: now })
-        .where('id', '=', id)
-        .where('status', '!=', 'cancelled')
-        .returningAll()
-        .executeTakeFirst();
-      return row && toReservation(row);
     },
   };
 }

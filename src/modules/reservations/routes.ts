@@ -3,7 +3,13 @@ import { actorOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/errors.js';
 import { idempotencyHeaders, idempotencyHooks } from '../../http/idempotency.js';
 import { idParam, page, security } from '../../http/schemas.js';
-import { listReservationsQuery, reservation, reservationBody } from './schemas.js';
+import {
+  cancelReservationBody,
+  createReservationBody,
+  holdBody,
+  listReservationsQuery,
+  reservation,
+} from './schemas.js';
 
 const tags = ['reservations'];
 const errors = errorResponses(400, 401, 403, 404, 409);
@@ -24,14 +30,60 @@ export const reservationRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary:
-          'Book a resource or a pool of the active organisation (409 SLOT_UNAVAILABLE when it does not fit)',
+          "Book a resource or a pool of the active organisation (409 SLOT_UNAVAILABLE when it does not fit, 409 BOOKING_RULE_VIOLATED when it breaks the type's booking rules)",
         security: security.user,
         headers: idempotencyHeaders,
-        body: reservationBody,
+        body: createReservationBody,
         response: { 201: reservation, ...errors },
       },
     },
     async (request, reply) => reply.code(201).send(await reservations.create(actorOf(request), request.body)),
+  );
+
+  app.post(
+    '/holds',
+    {
+      ...idempotent,
+      schema: {
+        tags,
+        summary:
+          'Hold a time for holdSeconds (60..1800, default 600): a held reservation that frees itself at expiresAt unless confirmed or released',
+        security: security.user,
+        headers: idempotencyHeaders,
+        body: holdBody,
+        response: { 201: reservation, ...errors },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await reservations.hold(actorOf(request), request.body)),
+  );
+
+  app.post(
+    '/:id/confirm',
+    {
+      schema: {
+        tags,
+        summary:
+          'Confirm a hold before its expiresAt (409 HOLD_EXPIRED after; OWNER, ADMIN, MANAGER or its creator)',
+        security: security.user,
+        params: idParam,
+        response: { 200: reservation, ...errors },
+      },
+    },
+    async (request) => reservations.confirm(actorOf(request), request.params.id),
+  );
+
+  app.post(
+    '/:id/release',
+    {
+      schema: {
+        tags,
+        summary: 'Release a hold: cancelled, its time free at once (OWNER, ADMIN, MANAGER or its creator)',
+        security: security.user,
+        params: idParam,
+        response: { 200: reservation, ...errors },
+      },
+    },
+    async (request) => reservations.release(actorOf(request), request.params.id),
   );
 
   app.get(
@@ -68,12 +120,14 @@ export const reservationRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Cancel a reservation (OWNER, ADMIN, MANAGER or its creator)',
+        summary:
+          "Cancel a reservation (OWNER, ADMIN, MANAGER or its creator); within the type's cancelNoticeMinutes 409 BOOKING_RULE_VIOLATED unless staff pass overrideRules",
         security: security.user,
         params: idParam,
+        body: cancelReservationBody.nullish(),
         response: { 200: reservation, ...errors },
       },
     },
-    async (request) => reservations.cancel(actorOf(request), request.params.id),
+    async (request) => reservations.cancel(actorOf(request), request.params.id, request.body ?? {}),
   );
 };

@@ -30,19 +30,65 @@ const bookingFields = {
 /** Booking through a public resource token: the token fixes the resource. */
 export const tokenReservationBody = z.strictObject(bookingFields);
 
+const targetFields = {
+  resourceId: entityId.optional().describe('A concrete resource (SINGLE_RESOURCE, BOTH)'),
+  resourceTypeId: entityId.optional().describe('Book from the pool (POOL, BOTH)'),
+};
+const namesTarget = (body: { resourceId?: number; resourceTypeId?: number }) =>
+  body.resourceId !== undefined || body.resourceTypeId !== undefined;
+const targetRequired = { message: 'resourceId or resourceTypeId is required', path: ['resourceId'] };
+
 export const reservationBody = z
-  .strictObject({
-    resourceId: entityId.optional().describe('A concrete resource (SINGLE_RESOURCE, BOTH)'),
-    resourceTypeId: entityId.optional().describe('Book from the pool (POOL, BOTH)'),
-    ...bookingFields,
-  })
-  .refine((body) => body.resourceId !== undefined || body.resourceTypeId !== undefined, {
-    message: 'resourceId or resourceTypeId is required',
-    path: ['resourceId'],
-  });
+  .strictObject({ ...targetFields, ...bookingFields })
+  .refine(namesTarget, targetRequired);
 export type ReservationInput = z.infer<typeof reservationBody>;
 
-export const reservationStatus = z.enum(['pending_payment', 'confirmed', 'cancelled']);
+const overrideRules = z
+  .boolean()
+  .optional()
+  .describe(
+    "Write past the resource type's booking rules (OWNER, ADMIN or MANAGER; recorded on the reservation as rulesOverriddenByUserId; 403 for a MEMBER)",
+  );
+
+/** A member's booking (POST /api/reservations, reservations_create): the booking body, plus staff's override. */
+export const createReservationBody = z
+  .strictObject({ ...targetFields, ...bookingFields, overrideRules })
+  .refine(namesTarget, targetRequired);
+export type CreateReservationInput = z.infer<typeof createReservationBody>;
+
+/** A member's cancellation: staff may override the type's cancel notice. */
+export const cancelReservationBody = z.strictObject({ overrideRules });
+export type CancelReservationInput = z.infer<typeof cancelReservationBody>;
+
+/** Shortest and longest hold, and the default (seconds). */
+export const HOLD_SECONDS = { min: 60, max: 1800, default: 600 } as const;
+const holdSeconds = z
+  .number()
+  .int()
+  .min(HOLD_SECONDS.min, `must be at least ${HOLD_SECONDS.min} seconds`)
+  .max(HOLD_SECONDS.max, `must be at most ${HOLD_SECONDS.max} seconds (30 minutes)`)
+  .default(HOLD_SECONDS.default)
+  .describe(`How long the hold keeps the time, in seconds (${HOLD_SECONDS.min}..${HOLD_SECONDS.max})`);
+
+/** A hold: the create body plus how long to hold. */
+export const holdBody = z
+  .strictObject({ ...targetFields, ...bookingFields, holdSeconds })
+  .refine(namesTarget, targetRequired);
+export type HoldInput = z.infer<typeof holdBody>;
+
+export const reservationStatus = z.enum(['held', 'pending_payment', 'confirmed', 'cancelled', 'expired']);
+
+/** The payment of a paid reservation (amounts in minor units); null until the payment flow sets one. */
+export const reservationPayment = z
+  .object({
+    status: z.enum(['requires_payment', 'paid', 'refunded', 'failed', 'expired']),
+    amount: z.number().int(),
+    currency: z.string(),
+    checkoutUrl: z.string().nullable(),
+    expiresAt: z.string().nullable(),
+  })
+  .nullable();
+export type ReservationPayment = z.infer<typeof reservationPayment>;
 
 export const listReservationsQuery = z
   .strictObject({
@@ -75,6 +121,23 @@ export const reservation = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
   cancelledAt: z.string().nullable(),
+  rulesOverriddenByUserId: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      "The staff member who last booked, moved or cancelled it past its type's booking rules; null when none",
+    ),
+  expiresAt: z
+    .string()
+    .nullable()
+    .describe('Until when a held or pending_payment reservation keeps its time; null in every other status'),
+  seriesId: z
+    .number()
+    .int()
+    .nullable()
+    .describe('The recurring series it belongs to; null when it stands alone'),
+  payment: reservationPayment,
 });
 export type Reservation = z.infer<typeof reservation>;
 
@@ -88,5 +151,8 @@ export const publicReservation = reservation.pick({
   customer: true,
   priceAmount: true,
   priceCurrency: true,
+  expiresAt: true,
+  seriesId: true,
+  payment: true,
 });
 export type PublicReservation = z.infer<typeof publicReservation>;

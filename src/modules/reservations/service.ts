@@ -1,6 +1,8 @@
 import { type Db, type Executor, inTransaction } from '../../db/database.js';
 import { InvalidCursorError } from '../../db/keyset.js';
+import { KEEPING_STATUSES } from '../../db/reservation-time.js';
 import type { ReservationSource } from '../../db/tables/resources.js';
+import type { JobQueue } from '../../jobs/queue.js';
 import type { Actor } from '../../lib/actor.js';
 import { conflict, forbidden, invalidField, notFound } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
@@ -11,7 +13,16 @@ import type { ResourceType } from '../resource-types/schemas.js';
 import type { ResourceTypesService } from '../resource-types/service.js';
 import type { ResourcesService } from '../resources/service.js';
 import { createReservationRepo } from './repo.js';
-import type { Customer, ListReservationsQuery, Reservation, ReservationInput } from './schemas.js';
+import { assertBookingRules, type CustomerDays, overrideBy } from './rules.js';
+import type {
+  CancelReservationInput,
+  CreateReservationInput,
+  Customer,
+  HoldInput,
+  ListReservationsQuery,
+  Reservation,
+  ReservationInput,
+} from './schemas.js';
 
 /** Longest reservation accepted. */
 const MAX_RESERVATION_MS = 31 * 86_400_000;
@@ -22,12 +33,21 @@ const MAX_RESERVATION_MS = 31 * 86_400_000;
  */
 const BOOKING_READS = 3;
 
+/** The job that marks lapsed holds and unpaid bookings `expired`. */
+export const RESERVATION_EXPIRY_JOB = 'reservations_expire_holds';
+/** How often it runs (minutes): reads never wait for it, so it only brings statuses up to date. */
+const EXPIRY_EVERY_MINUTES = 1;
+/** Rows one statement of the job marks; it repeats until a batch comes back short. */
+const EXPIRY_BATCH = 500;
+
 /** Who books: a member through the API or MCP, or a public booker through a slug or token link. */
 export interface BookingChannel {
   source: ReservationSource;
   createdByUserId: number | null;
   /** A public token names one resource: it is booked even when its type books from a pool. */
   resourceFixedByToken?: boolean;
+  /** The staff member overriding the type's booking rules (see rules.ts `overrideBy`); never on public channels. */
+  overrideRulesBy?: number | null;
 }
 
 /** The customer must answer exactly the type's customerInfoFields beyond name, email and phone. */
@@ -50,9 +70,60 @@ export function createReservationsService(deps: {
   availability: AvailabilityService;
   resourceTypes: ResourceTypesService;
   resources: ResourcesService;
+  jobs: Pick<JobQueue, 'work' | 'every'>;
 }) {
-  const { db, organisations, availability, resourceTypes, resources } = deps;
+  const { db, organisations, availability, resourceTypes, resources, jobs } = deps;
   const repo = createReservationRepo(db.kysely, db.dialect);
+
+  /**
+   * Marks `expired` the holds and unpaid bookings whose expiry passed at `now`: those of one
+   * lane (a booking taking it), or a batch of the oldest (the job). Every expiry goes
+   * through here, and each row is answered by exactly one run, on any instance: this is
+   * the one place where what follows an expiry (its change event, a waitlist offer) goes.
+   */
+  async function expireLapsed(
+    executor: Executor,
+    now: string,
+    scope: { laneId: number } | { limit: number },
+  ): Promise<Reservation[]> {
+    return 'laneId' in scope
+      ? repo.expireLapsedOnLane(executor, scope.laneId, now)
+      : repo.expireLapsed(executor, now, scope.limit);
+  }
+
+  /** The job's run: batch after batch until none is left; answers what it marked. */
+  async function expireDue(): Promise<Reservation[]> {
+    const now = nowIso();
+    const expired: Reservation[] = [];
+    for (;;) {
+      const batch = await expireLapsed(db.kysely, now, { limit: EXPIRY_BATCH });
+      expired.push(...batch);
+      if (batch.length < EXPIRY_BATCH) return expired;
+    }
+  }
+  jobs.work(RESERVATION_EXPIRY_JOB, async () => void (await expireDue()), {
+    retryLimit: 0,
+    deduplicate: true,
+  });
+  jobs.every(RESERVATION_EXPIRY_JOB, EXPIRY_EVERY_MINUTES);
+
+  /** What the daily limit of the booking rules (rules.ts) reads, through `executor`, at the current time. */
+  const customerDaysOf = (
+    executor: Executor,
+    org: OrganisationSchedule,
+    resourceTypeId: number,
+  ): CustomerDays => ({
+    timezone: org.timezone,
+    count: (customerEmail, day, excludeId) =>
+      repo.countCustomerDay(executor, {
+        organisationId: org.organisationId,
+        resourceTypeId,
+        customerEmail,
+        day,
+        now: nowIso(),
+        excludeId,
+      }),
+  });
 
   /**
    * How a booking's reads and its write hang together. SQLite: in one transaction, which
@@ -68,7 +139,12 @@ export function createReservationsService(deps: {
    * resource is required, a lane is allocated from the pool, or either. Price,
    * currency and status come from the resource type only.
    */
-  async function book(org: OrganisationSchedule, input: ReservationInput, channel: BookingChannel) {
+  async function book(
+    org: OrganisationSchedule,
+    input: ReservationInput,
+    channel: BookingChannel,
+    hold?: { seconds: number },
+  ) {
     const start = Date.parse(input.startTime);
     const end = Date.parse(input.endTime);
     if (end <= start) throw invalidField('endTime', 'must be after startTime');
@@ -108,45 +184,77 @@ export function createReservationsService(deps: {
       if (!type.isActive) throw conflict('SLOT_UNAVAILABLE', 'This resource type is not bookable');
       checkCustomer(input.customer, type);
 
-      const target = input.resourceId !== undefined ? { resourceId: input.resourceId } : {};
-      const minutes = Math.ceil((end - start) / 60_000);
-      const values = {
-        organisationId: org.organisationId,
-        resourceTypeId: type.id,
-        status: type.paymentRequired ? ('pending_payment' as const) : ('confirmed' as const),
-        startTime: new Date(start).toISOString(),
-        endTime: new Date(end).toISOString(),
-        customer: input.customer,
-        notes: input.notes ?? null,
-        priceAmount: type.pricingEnabled ? type.priceAmount : null,
-        priceCurrency: type.pricingEnabled ? type.priceCurrency : null,
-        source: channel.source,
-        createdByUserId: channel.createdByUserId,
-      };
-      let current = type;
-      for (let read = 1; read <= BOOKING_READS; read++) {
-        // A later read takes the type afresh: a concurrent booking may have raised its longest reservation.
-        if (read > 1)
-          current = (await resourceTypes.findStored(executor, org.organisationId, type.id)) ?? type;
-        const offers = await availability.offerLanes(executor, org, current, target, { start, end });
-        if (offers.length === 0) break;
-        // Raised before the reservation is visible (its own statement on PostgreSQL), so
-        // any read that can see the reservation looks back far enough to find it.
-        if (minutes > current.longestReservationMinutes) {
-          await resourceTypes.recordReservationLength(executor, type.id, minutes);
+      // A type with a daily limit per customer counts and inserts one customer's bookings one at a time.
+      const serialised = type.bookingRules?.maxPerCustomerPerDay !== undefined;
+      const scope = <T>(work: (executor: Executor) => Promise<T>) =>
+        serialised ? repo.oneCustomerAtATime(executor, type.id, input.customer.email, work) : work(executor);
+      return scope(async (executor) => {
+        const rulesOverriddenByUserId = await assertBookingRules(
+          { action: 'book', start, end, customerEmail: input.customer.email },
+          type.bookingRules,
+          {
+            customerDays: customerDaysOf(executor, org, type.id),
+            overrideBy: channel.overrideRulesBy ?? null,
+          },
+        );
+        const target = input.resourceId !== undefined ? { resourceId: input.resourceId } : {};
+        const minutes = Math.ceil((end - start) / 60_000);
+        const values = {
+          organisationId: org.organisationId,
+          resourceTypeId: type.id,
+          status: hold
+            ? ('held' as const)
+            : type.paymentRequired
+              ? ('pending_payment' as const)
+              : ('confirmed' as const),
+          startTime: new Date(start).toISOString(),
+          endTime: new Date(end).toISOString(),
+          customer: input.customer,
+          notes: input.notes ?? null,
+          priceAmount: type.pricingEnabled ? type.priceAmount : null,
+          priceCurrency: type.pricingEnabled ? type.priceCurrency : null,
+          source: channel.source,
+          createdByUserId: channel.createdByUserId,
+          rulesOverriddenByUserId,
+        };
+        let current = type;
+        for (let read = 1; read <= BOOKING_READS; read++) {
+          // A later read takes the type afresh: a concurrent booking may have raised its longest reservation.
+          if (read > 1)
+            current = (await resourceTypes.findStored(executor, org.organisationId, type.id)) ?? type;
+          const offers = await availability.offerLanes(executor, org, current, target, { start, end });
+          if (offers.length === 0) break;
+          // Raised before the reservation is visible (its own statement on PostgreSQL), so
+          // any read that can see the reservation looks back far enough to find it.
+          if (minutes > current.longestReservationMinutes) {
+            await resourceTypes.recordReservationLength(executor, type.id, minutes);
+          }
+          const now = nowIso();
+          const expiresAt = hold ? new Date(Date.parse(now) + hold.seconds * 1000).toISOString() : null;
+          for (const offer of offers) {
+            // The read took a lapsed hold's time for free, but its row may still say it holds
+            // (PostgreSQL's exclusion constraint cannot see the clock): it is marked first, in
+            // the booking's transaction on SQLite. Only lanes the read found one on pay for it.
+            if (offer.hasLapsedHolds) await expireLapsed(executor, now, { laneId: offer.laneId });
+            const booked = await repo.insertOnLane(
+              executor,
+              {
+                ...values,
+                resourceId: offer.laneId,
+                blockedUntil: new Date(offer.blockedUntil).toISOString(),
+                expiresAt,
+              },
+              offer.laneUpdatedAt,
+              now,
+            );
+            if (booked) return booked;
+          }
         }
-        const now = nowIso();
-        for (const offer of offers) {
-          const booked = await repo.insertOnLane(
-            executor,
-            { ...values, resourceId: offer.laneId, blockedUntil: new Date(offer.blockedUntil).toISOString() },
-            offer.laneUpdatedAt,
-            now,
-          );
-          if (booked) return booked;
-        }
-      }
-      throw conflict('SLOT_UNAVAILABLE', 'The requested time does not fit the availability of this resource');
+        throw conflict(
+          'SLOT_UNAVAILABLE',
+          'The requested time does not fit the availability of this resource',
+        );
+      });
     });
   }
 
@@ -156,13 +264,56 @@ export function createReservationsService(deps: {
     return found;
   }
 
+  /**
+   * A reservation the actor may change (cancel, confirm, release): in their active
+   * organisation (404 otherwise), and made by them or changed by a role with
+   * `cancelAnyReservation` (403 otherwise). Whoever may book may change their own.
+   */
+  async function changeable(actor: Actor, id: number, verb: string) {
+    const { organisationId, role } = await organisations.requireTenant(actor, { can: 'book' });
+    const found = await findOrThrow(organisationId, id);
+    if (found.createdByUserId !== actor.userId && !can(role, 'cancelAnyReservation')) {
+      throw forbidden(
+        `Only ${ROLE_MATRIX.cancelAnyReservation.join(', ')} or the member who made a reservation can ${verb} it`,
+      );
+    }
+    return { organisationId, role, found };
+  }
+
+  /** Why a hold cannot be confirmed or released: it lapsed, or it is no hold (any more). */
+  function notHeld(found: Reservation, verb: 'confirmed' | 'released') {
+    if (found.status === 'expired')
+      return conflict('HOLD_EXPIRED', 'This hold has expired and no longer keeps its time; hold it again');
+    return conflict(
+      'INVALID_TRANSITION',
+      `A ${found.status} reservation cannot be ${verb}: only a held one can`,
+    );
+  }
+
+  /**
+   * Confirming a hold on a type with `paymentRequired`: the payment flow (a checkout at
+   * the organisation's payment account, the reservation `pending_payment` until paid)
+   * takes over here. Until it does, a paid hold is never confirmed unpaid.
+   */
+  async function confirmPaidHold(_held: Reservation): Promise<Reservation> {
+    throw conflict(
+      'PAYMENT_NOT_READY',
+      'This resource type takes payment, which cannot be taken for this organisation yet; the hold stays until it expires or is released',
+    );
+  }
+
   return {
     book,
 
     /** Books for the actor; an agent's booking is recorded as made by its owner. */
-    async create(actor: Actor, input: ReservationInput, source: ReservationSource = 'api') {
+    async create(actor: Actor, input: CreateReservationInput, source: ReservationSource = 'api') {
       const tenant = await organisations.requireTenant(actor, { can: 'book' });
-      return book(tenant, input, { source, createdByUserId: actor.userId });
+      const { overrideRules, ...booking } = input;
+      return book(tenant, booking, {
+        source,
+        createdByUserId: actor.userId,
+        overrideRulesBy: overrideBy(actor.userId, tenant.role, overrideRules),
+      });
     },
 
     async list(actor: Actor, query: ListReservationsQuery) {
@@ -181,19 +332,72 @@ export function createReservationsService(deps: {
       return findOrThrow(organisationId, id);
     },
 
-    /** Its creator, or a role with `cancelAnyReservation`. A cancelled reservation frees its time at once. */
-    async cancel(actor: Actor, id: number): Promise<Reservation> {
-      // Whoever may book may cancel their own booking.
-      const { organisationId, role } = await organisations.requireTenant(actor, { can: 'book' });
-      const found = await findOrThrow(organisationId, id);
-      if (found.createdByUserId !== actor.userId && !can(role, 'cancelAnyReservation')) {
-        throw forbidden(
-          `Only ${ROLE_MATRIX.cancelAnyReservation.join(', ')} or the member who made a reservation can cancel it`,
+    /**
+     * Its creator, or a role with `cancelAnyReservation`. A cancelled reservation frees its
+     * time at once. A booking (not a hold, which can always be let go) within the type's
+     * cancel notice is refused unless staff override it.
+     */
+    async cancel(actor: Actor, id: number, input: CancelReservationInput = {}): Promise<Reservation> {
+      const { organisationId, role, found } = await changeable(actor, id, 'cancel');
+      const overriding = overrideBy(actor.userId, role, input.overrideRules);
+      let rulesOverriddenByUserId: number | null = null;
+      const booked = found.status === 'confirmed' || found.status === 'pending_payment';
+      if (booked && found.resourceTypeId !== null) {
+        const type = await resourceTypes.findStored(db.kysely, organisationId, found.resourceTypeId);
+        rulesOverriddenByUserId = await assertBookingRules(
+          { action: 'cancel', start: Date.parse(found.startTime) },
+          type?.bookingRules ?? null,
+          { overrideBy: overriding },
         );
       }
-      const cancelled = await repo.cancel(id, nowIso());
-      if (!cancelled) throw conflict('CONFLICT', 'This reservation is already cancelled');
-      return cancelled;
+      const cancelled = await repo.transition(
+        id,
+        KEEPING_STATUSES,
+        'cancelled',
+        nowIso(),
+        rulesOverriddenByUserId,
+      );
+      if (cancelled) return cancelled;
+      const now = await findOrThrow(organisationId, id);
+      if (now.status === 'cancelled') throw conflict('CONFLICT', 'This reservation is already cancelled');
+      throw conflict('INVALID_TRANSITION', `A ${now.status} reservation cannot be cancelled`);
     },
+
+    /**
+     * Holds a time for `holdSeconds`: a `held` reservation that keeps it until `expiresAt`,
+     * then frees it by itself unless confirmed or released first.
+     */
+    async hold(actor: Actor, input: HoldInput, source: ReservationSource = 'api') {
+      const tenant = await organisations.requireTenant(actor, { can: 'book' });
+      const { holdSeconds, ...booking } = input;
+      return book(tenant, booking, { source, createdByUserId: actor.userId }, { seconds: holdSeconds });
+    },
+
+    /** Makes a hold (not yet expired) `confirmed`; a paid type's hold goes to payment instead. */
+    async confirm(actor: Actor, id: number): Promise<Reservation> {
+      const { organisationId, found } = await changeable(actor, id, 'confirm');
+      if (found.status !== 'held') throw notHeld(found, 'confirmed');
+      const type =
+        found.resourceTypeId === null
+          ? undefined
+          : await resourceTypes.findStored(db.kysely, organisationId, found.resourceTypeId);
+      if (type?.paymentRequired) return confirmPaidHold(found);
+      const confirmed = await repo.transition(id, ['held'], 'confirmed', nowIso());
+      if (confirmed) return confirmed;
+      // Changed since it was read: lapsed, or released or confirmed by someone else.
+      throw notHeld(await findOrThrow(organisationId, id), 'confirmed');
+    },
+
+    /** Lets a hold (not yet expired) go: `cancelled`, its time free at once. */
+    async release(actor: Actor, id: number): Promise<Reservation> {
+      const { organisationId, found } = await changeable(actor, id, 'release');
+      if (found.status !== 'held') throw notHeld(found, 'released');
+      const released = await repo.transition(id, ['held'], 'cancelled', nowIso());
+      if (released) return released;
+      throw notHeld(await findOrThrow(organisationId, id), 'released');
+    },
+
+    /** Marks every lapsed hold and unpaid booking `expired` now (what the expiry job runs); answers them. */
+    expireDue,
   };
 }

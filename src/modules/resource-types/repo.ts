@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import { type Dialect, type Executor, precompiled } from '../../db/database.js';
 import type { ResourceTypesTable } from '../../db/tables/resources.js';
 import type { SchedulePolicy } from '../../scheduling/schemas.js';
-import type { ResourceType } from './schemas.js';
+import type { BookingRules, ResourceType } from './schemas.js';
 
 /** A type as the services see it: the API record plus what only booking and availability read. */
 export type StoredResourceType = ResourceType & { longestReservationMinutes: number };
@@ -18,6 +18,7 @@ export function toResourceType(row: Selectable<ResourceTypesTable>): StoredResou
     schedulePolicy,
     pricingEnabled: Boolean(row.pricingEnabled),
     paymentRequired: Boolean(row.paymentRequired),
+    bookingRules: row.bookingRules ? (JSON.parse(row.bookingRules) as BookingRules) : null,
     isActive: Boolean(row.isActive),
   };
 }
@@ -39,6 +40,7 @@ export interface ResourceTypeValues {
   paymentRequired: boolean;
   priceAmount: number | null;
   priceCurrency: string | null;
+  bookingRules: BookingRules | null;
   isActive: boolean;
 }
 
@@ -47,6 +49,7 @@ function toColumns(values: ResourceTypeValues) {
     ...values,
     customerInfoFields: JSON.stringify(values.customerInfoFields),
     schedulePolicy: values.schedulePolicy ? JSON.stringify(values.schedulePolicy) : null,
+    bookingRules: values.bookingRules ? JSON.stringify(values.bookingRules) : null,
   };
 }
 

@@ -32,6 +32,46 @@ const customerInfoFields = z
     'name and email are always asked; list only extra fields',
   );
 
+/** Bounds of each booking rule: a year of notice, ten years of advance, a thousand bookings a day. */
+export const BOOKING_RULE_LIMITS = {
+  minNoticeMinutes: [0, 525_600],
+  maxAdvanceDays: [1, 3650],
+  cancelNoticeMinutes: [0, 525_600],
+  rescheduleNoticeMinutes: [0, 525_600],
+  maxPerCustomerPerDay: [1, 1000],
+} as const;
+const rule = (name: keyof typeof BOOKING_RULE_LIMITS, description: string) =>
+  z
+    .number()
+    .int()
+    .min(BOOKING_RULE_LIMITS[name][0])
+    .max(BOOKING_RULE_LIMITS[name][1])
+    .optional()
+    .describe(description);
+
+/**
+ * Rules every booking write of the type follows (availability offers only what they
+ * allow); a rule left out does not apply. OWNER, ADMIN and MANAGER may override them.
+ */
+export const bookingRules = z.strictObject({
+  minNoticeMinutes: rule('minNoticeMinutes', 'A booking starts at least this many minutes from now'),
+  maxAdvanceDays: rule('maxAdvanceDays', 'A booking ends at most this many days (of 24 hours) from now'),
+  cancelNoticeMinutes: rule(
+    'cancelNoticeMinutes',
+    'A cancellation comes at least this many minutes before the start',
+  ),
+  rescheduleNoticeMinutes: rule(
+    'rescheduleNoticeMinutes',
+    'A reschedule comes at least this many minutes before the current start',
+  ),
+  maxPerCustomerPerDay: rule(
+    'maxPerCustomerPerDay',
+    "Live reservations of the type one customer email may have starting on one day of the organisation's zone",
+  ),
+});
+export type BookingRules = z.infer<typeof bookingRules>;
+export type BookingRuleName = keyof BookingRules;
+
 const typeFields = {
   description: text(2000),
   minBookingDuration: z.number().int().min(1).max(44_640).describe('Minutes'),
@@ -48,6 +88,7 @@ const typeFields = {
   paymentRequired: z.boolean(),
   priceAmount: z.number().int().min(0).max(100_000_000).nullable().describe('Minor units'),
   priceCurrency: currencyCode.nullable(),
+  bookingRules: bookingRules.nullable().describe('Replaced as a whole; null removes every rule'),
   organisationId: serverDerived('is not accepted: resource types belong to your active organisation'),
 };
 
@@ -86,6 +127,7 @@ export const resourceType = z.object({
   paymentRequired: z.boolean(),
   priceAmount: z.number().int().nullable(),
   priceCurrency: z.string().nullable(),
+  bookingRules: bookingRules.nullable(),
   isActive: z.boolean(),
   createdAt: z.string(),
   updatedAt: z.string(),

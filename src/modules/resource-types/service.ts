@@ -30,6 +30,7 @@ const DEFAULTS: ResourceTypeValues = {
   paymentRequired: false,
   priceAmount: null,
   priceCurrency: null,
+  bookingRules: null,
   isActive: true,
 };
 

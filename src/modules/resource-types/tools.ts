@@ -37,7 +37,7 @@ export const resourceTypeTools = [
     actionKey: 'resourceTypes.get',
     title: 'Read resource type',
     description:
-      'One resource type of your active organisation: booking mode, durations, schedule policy and pricing.',
+      'One resource type of your active organisation: booking mode, durations, schedule policy, booking rules and pricing.',
     catalogue: {
       description: 'One resource type of the active organisation.',
       risk: 'read',
@@ -52,7 +52,7 @@ export const resourceTypeTools = [
     actionKey: 'resourceTypes.create',
     title: 'Create resource type',
     description:
-      'A new resource type in your active organisation (OWNER, ADMIN or MANAGER). Durations are in minutes, priceAmount in minor units; a price needs pricingEnabled, paymentRequired needs a price.',
+      'A new resource type in your active organisation (OWNER, ADMIN or MANAGER). Durations are in minutes, priceAmount in minor units; a price needs pricingEnabled, paymentRequired needs a price. bookingRules (each optional) limit every booking: minimum notice, how far ahead, cancel and reschedule notice, bookings per customer per day.',
     catalogue: {
       description: 'A new resource type (OWNER, ADMIN or MANAGER).',
       risk: 'write',
@@ -66,7 +66,7 @@ export const resourceTypeTools = [
     actionKey: 'resourceTypes.update',
     title: 'Update resource type',
     description:
-      'Changes the fields given of a resource type of your active organisation (OWNER, ADMIN or MANAGER); isActive false stops its booking.',
+      'Changes the fields given of a resource type of your active organisation (OWNER, ADMIN or MANAGER); isActive false stops its booking; bookingRules replaces the rules as a whole (null removes them).',
     catalogue: {
       description: 'Changes a resource type (OWNER, ADMIN or MANAGER).',
       risk: 'write',

@@ -1,5 +1,6 @@
 import { type Selectable, sql } from 'kysely';
 import { type Dialect, type Executor, precompiled } from '../../db/database.js';
+import { keepsTimeAt } from '../../db/reservation-time.js';
 import type { ResourcesTable } from '../../db/tables/resources.js';
 import { randomToken } from '../../lib/crypto.js';
 import type { SchedulePolicy } from '../../scheduling/schemas.js';
@@ -228,14 +229,14 @@ export function createResourceRepo(db: Executor, dialect: Dialect) {
       await db.deleteFrom('resources').where('id', '=', id).execute();
     },
 
-    /** Whether any of these resources holds a reservation that has not ended and is not cancelled. */
+    /** Whether any of these resources holds a reservation that has not ended and keeps its time. */
     async hasFutureReservations(resourceIds: number[], now: string): Promise<boolean> {
       if (resourceIds.length === 0) return false;
       const row = await db
         .selectFrom('reservations')
         .select('id')
         .where('resourceId', 'in', resourceIds)
-        .where('status', '!=', 'cancelled')
+        .where(keepsTimeAt(now))
         .where('endTime', '>', now)
         .limit(1)
         .executeTakeFirst();
