@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, type BrowserContext, chromium } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import {
   type CalendarProviderAEmulator,
   startCalendarProviderAEmulator,
@@ -15,8 +15,7 @@ import {
   startCalendarProviderBEmulator,
 } from '../../tools/emulators/calendar-provider-b/server.js';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../helpers/app.js';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { launchChromium } from '../helpers/chromium.js';
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -61,19 +60,7 @@ describe('calendar-sync landing page (browser)', () => {
       FRONTEND_URL: origin,
     });
     await t.app.listen({ port, host: '127.0.0.1' });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {

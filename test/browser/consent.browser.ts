@@ -8,10 +8,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../helpers/app.js';
+import { launchChromium } from '../helpers/chromium.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** An https logo; the browser context answers it (no network in tests). */
 const LOGO = 'https://planner.example.com/logo.svg';
 const LOGO_SVG =
@@ -101,19 +101,7 @@ describe('OAuth consent page (browser)', () => {
     assert.equal(registered.status, 201, await registered.clone().text());
     clientId = (await registered.json()).client_id;
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {
