@@ -302,6 +302,61 @@ export function createReservationsService(deps: {
     );
   }
 
+  /**
+   * Cancels `found` for a caller entitled to it. A cancelled reservation frees its time at
+   * once. A booking (not a hold, which can always be let go) within the type's cancel
+   * notice is refused unless `overriding` names the staff member overriding the rules.
+   */
+  async function cancelFound(
+    organisationId: number,
+    found: Reservation,
+    overriding: number | null,
+  ): Promise<Reservation> {
+    let rulesOverriddenByUserId: number | null = null;
+    const booked = found.status === 'confirmed' || found.status === 'pending_payment';
+    if (booked && found.resourceTypeId !== null) {
+      const type = await resourceTypes.findStored(db.kysely, organisationId, found.resourceTypeId);
+      rulesOverriddenByUserId = await assertBookingRules(
+        { action: 'cancel', start: Date.parse(found.startTime) },
+        type?.bookingRules ?? null,
+        { overrideBy: overriding },
+      );
+    }
+    const cancelled = await repo.transition(
+      found.id,
+      KEEPING_STATUSES,
+      'cancelled',
+      nowIso(),
+      rulesOverriddenByUserId,
+    );
+    if (cancelled) return cancelled;
+    const now = await findOrThrow(organisationId, found.id);
+    if (now.status === 'cancelled') throw conflict('CONFLICT', 'This reservation is already cancelled');
+    throw conflict('INVALID_TRANSITION', `A ${now.status} reservation cannot be cancelled`);
+  }
+
+  /** Makes the hold `found` (not yet expired) `confirmed`; a paid type's hold goes to payment instead. */
+  async function confirmHeld(organisationId: number, found: Reservation): Promise<Reservation> {
+    if (found.status !== 'held') throw notHeld(found, 'confirmed');
+    const type =
+      found.resourceTypeId === null
+        ? undefined
+        : await resourceTypes.findStored(db.kysely, organisationId, found.resourceTypeId);
+    if (type?.paymentRequired) return confirmPaidHold(found);
+    const confirmed = await repo.transition(found.id, ['held'], 'confirmed', nowIso());
+    if (confirmed) return confirmed;
+    // Changed since it was read: lapsed, or released or confirmed by someone else.
+    throw notHeld(await findOrThrow(organisationId, found.id), 'confirmed');
+  }
+
+  /** Lets the hold `found` (not yet expired) go: `cancelled`, its time free at once. */
+  async function releaseHeld(organisationId: number, found: Reservation): Promise<Reservation> {
+    if (found.status !== 'held') throw notHeld(found, 'released');
+    const released = await repo.transition(found.id, ['held'], 'cancelled', nowIso());
+    if (released) return released;
+    throw notHeld(await findOrThrow(organisationId, found.id), 'released');
+  }
+
   return {
     book,
 
@@ -333,34 +388,12 @@ export function createReservationsService(deps: {
     },
 
     /**
-     * Its creator, or a role with `cancelAnyReservation`. A cancelled reservation frees its
-     * time at once. A booking (not a hold, which can always be let go) within the type's
-     * cancel notice is refused unless staff override it.
+     * Its creator, or a role with `cancelAnyReservation`. A booking within the type's cancel
+     * notice is refused unless staff override it.
      */
     async cancel(actor: Actor, id: number, input: CancelReservationInput = {}): Promise<Reservation> {
       const { organisationId, role, found } = await changeable(actor, id, 'cancel');
-      const overriding = overrideBy(actor.userId, role, input.overrideRules);
-      let rulesOverriddenByUserId: number | null = null;
-      const booked = found.status === 'confirmed' || found.status === 'pending_payment';
-      if (booked && found.resourceTypeId !== null) {
-        const type = await resourceTypes.findStored(db.kysely, organisationId, found.resourceTypeId);
-        rulesOverriddenByUserId = await assertBookingRules(
-          { action: 'cancel', start: Date.parse(found.startTime) },
-          type?.bookingRules ?? null,
-          { overrideBy: overriding },
-        );
-      }
-      const cancelled = await repo.transition(
-        id,
-        KEEPING_STATUSES,
-        'cancelled',
-        nowIso(),
-        rulesOverriddenByUserId,
-      );
-      if (cancelled) return cancelled;
-      const now = await findOrThrow(organisationId, id);
-      if (now.status === 'cancelled') throw conflict('CONFLICT', 'This reservation is already cancelled');
-      throw conflict('INVALID_TRANSITION', `A ${now.status} reservation cannot be cancelled`);
+      return cancelFound(organisationId, found, overrideBy(actor.userId, role, input.overrideRules));
     },
 
     /**
@@ -376,26 +409,19 @@ export function createReservationsService(deps: {
     /** Makes a hold (not yet expired) `confirmed`; a paid type's hold goes to payment instead. */
     async confirm(actor: Actor, id: number): Promise<Reservation> {
       const { organisationId, found } = await changeable(actor, id, 'confirm');
-      if (found.status !== 'held') throw notHeld(found, 'confirmed');
-      const type =
-        found.resourceTypeId === null
-          ? undefined
-          : await resourceTypes.findStored(db.kysely, organisationId, found.resourceTypeId);
-      if (type?.paymentRequired) return confirmPaidHold(found);
-      const confirmed = await repo.transition(id, ['held'], 'confirmed', nowIso());
-      if (confirmed) return confirmed;
-      // Changed since it was read: lapsed, or released or confirmed by someone else.
-      throw notHeld(await findOrThrow(organisationId, id), 'confirmed');
+      return confirmHeld(organisationId, found);
     },
 
     /** Lets a hold (not yet expired) go: `cancelled`, its time free at once. */
     async release(actor: Actor, id: number): Promise<Reservation> {
       const { organisationId, found } = await changeable(actor, id, 'release');
-      if (found.status !== 'held') throw notHeld(found, 'released');
-      const released = await repo.transition(id, ['held'], 'cancelled', nowIso());
-      if (released) return released;
-      throw notHeld(await findOrThrow(organisationId, id), 'released');
+      return releaseHeld(organisationId, found);
     },
+
+    // The same changes for a caller already entitled to `found` (a customer's manage link).
+    cancelFound,
+    confirmHeld,
+    releaseHeld,
 
     /** Marks every lapsed hold and unpaid booking `expired` now (what the expiry job runs); answers them. */
     expireDue,
