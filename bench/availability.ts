@@ -1,5 +1,5 @@
-// Availability benchmark (issue 14): a type with one parent of 50 capacity lanes, 31
-// days, 1,000 and 10,000 reservations in range, on SQLite and on PostgreSQL, beside the
+// Availability benchmark (issues 14, 22): a type with one parent of 50 capacity lanes, 31
+// days, 1,000 and 10,000 reservations in range (a fifth of them holds, half live, half lapsed), on SQLite and on PostgreSQL, beside the
 // bare Fastify floor measured in the same run. The service runs as `npm start` runs it;
 // the catalogue is seeded through its API, the reservations written straight into its
 // database (as many bookings would leave them). Measured: type availability at 1 client
@@ -83,6 +83,16 @@ async function seedCatalogue(base: string): Promise<Seeded> {
   };
 }
 
+/** 2,000 of 10,000 reservations are holds: a live one every tenth, a lapsed one every tenth. */
+function holdOf(i: number, now: number) {
+  if (i % 5 !== 0) return { status: 'confirmed' as const, expiresAt: null };
+  const live = i % 10 === 0;
+  return {
+    status: 'held' as const,
+    expiresAt: new Date(now + (live ? 25 : -60) * 60_000).toISOString(),
+  };
+}
+
 /**
  * Reservations up to `count` in the 31 days, hour-long, lanes round-robin with each
  * layer two hours later, written into the service's database.
@@ -103,7 +113,8 @@ async function seedReservations(databaseUrl: string, s: Seeded, from: number, co
         organisationId: s.organisationId,
         resourceTypeId: s.typeId,
         resourceId: s.laneIds[i % LANES]!,
-        status: 'confirmed' as const,
+        // Every fifth a hold: half of them live, half lapsed but not yet marked by the job.
+        ...holdOf(i, Date.parse(now)),
         startTime: new Date(at).toISOString(),
         endTime: new Date(at + HOUR).toISOString(),
         customerName: 'Seed',

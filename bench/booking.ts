@@ -6,7 +6,9 @@
 // - distinct slots: every request asks for a slot nobody asked for (lane 1 takes them all,
 //   each exactly one buffer after the previous one on that lane);
 // - filling the pool: each slot is asked LANES times in a row, so later requests of a slot
-//   find the first lanes taken (and, under load, race for the same lanes).
+//   find the first lanes taken (and, under load, race for the same lanes);
+// - hold then confirm: a hold of a new slot, then its confirm (issue 22), counted per request
+//   (pairs per second are half the requests per second).
 // Run: npm run bench -- booking
 // (BENCH_SECONDS, BENCH_CONNECTIONS; PG_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres;
 // BENCH_SKIP_PG=1 to skip PostgreSQL.)
@@ -71,12 +73,12 @@ async function seed(base: string) {
       auth,
     );
   const types: number[] = [];
-  for (const name of ['Distinct', 'Filling']) {
+  for (const name of ['Distinct', 'Filling', 'Held']) {
     const type = await newType(name);
     await api(base, 'POST', '/api/resources', { name, resourceTypeId: type.id, capacity: LANES }, auth);
     types.push(type.id);
   }
-  return { auth, distinctType: types[0]!, fillingType: types[1]! };
+  return { auth, distinctType: types[0]!, fillingType: types[1]!, holdType: types[2]! };
 }
 
 /** One POST per request, the nth asking for `slotOf(n)`, counted across warm-up and run. */
@@ -112,12 +114,41 @@ function bookings(
   ];
 }
 
+/**
+ * Hold then confirm, each client in turn: a hold of the nth slot, then the confirm of the
+ * hold it answered. Two requests per pair.
+ */
+function holdsConfirmed(
+  auth: Record<string, string>,
+  resourceTypeId: number,
+  slotOf: (n: number) => number,
+): autocannon.Request[] {
+  const [hold] = bookings(auth, resourceTypeId, slotOf);
+  return [
+    {
+      ...hold!,
+      path: '/api/reservations/holds',
+      onResponse: (_status, body, context) => {
+        (context as { holdId?: number }).holdId = (JSON.parse(body) as { id: number }).id;
+      },
+    },
+    {
+      method: 'POST',
+      headers: auth,
+      setupRequest: (request, context) => ({
+        ...request,
+        path: `/api/reservations/${(context as { holdId?: number }).holdId}/confirm`,
+      }),
+    },
+  ];
+}
+
 async function run(database: string, databaseUrl: string, floor: Server): Promise<LoadRow[]> {
   const logFile = join(tmpdir(), `bench-booking-${process.pid}-${Date.now()}.log`);
   const service = await startService({ DATABASE_URL: databaseUrl }, logFile);
   let finished = false;
   try {
-    const { auth, distinctType, fillingType } = await seed(service.base);
+    const { auth, distinctType, fillingType, holdType } = await seed(service.base);
     const rows = [
       await load({
         title: `${database}: pool booking, distinct slots`,
@@ -130,6 +161,12 @@ async function run(database: string, databaseUrl: string, floor: Server): Promis
         server: service,
         path: '/api/reservations',
         requests: bookings(auth, fillingType, (n) => Math.floor(n / LANES)),
+      }),
+      await load({
+        title: `${database}: hold then confirm (2 requests a pair)`,
+        server: service,
+        path: '/api/reservations/holds',
+        requests: holdsConfirmed(auth, holdType, (n) => n),
       }),
     ];
     rows.push(
