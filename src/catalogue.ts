@@ -161,7 +161,7 @@ export const PERMISSION_GROUPS: readonly PermissionPreset[] = [
     id: 'reservations_operator',
     label: 'Reservations operator',
     description:
-      'Checks availability and pricing, creates reservations and holds, confirms or releases its holds in your active organisation; lists resource types and resources to name what it books.',
+      'Checks availability and pricing, creates reservations and holds, confirms or releases its holds and reschedules reservations in your active organisation; lists resource types and resources to name what it books.',
     actionKeys: [
       'resourceTypes.list',
       'resources.list',
@@ -170,11 +170,12 @@ export const PERMISSION_GROUPS: readonly PermissionPreset[] = [
       'reservations.hold',
       'reservations.confirm',
       'reservations.release',
+      'reservations.reschedule',
     ],
     requiresGlobalAdmin: false,
     highlights: [
       'Reads availability and prices',
-      'Creates reservations, holds times and confirms or releases them',
+      'Creates reservations, holds times, confirms, releases or reschedules them',
       'Cannot cancel reservations',
     ],
   },

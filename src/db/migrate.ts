@@ -20,6 +20,8 @@ import { membershipInvitations } from './migrations/0017_membership_invitations.
 import { oauthClientExpiry } from './migrations/0018_oauth_client_expiry.js';
 import { reservationHolds } from './migrations/0019_reservation_holds.js';
 import { bookingRules } from './migrations/0020_booking_rules.js';
+import { reservationPayments } from './migrations/0021_reservation_payments.js';
+import { reservationManageTokens } from './migrations/0022_reservation_manage_tokens.js';
 import { columnsFor } from './migrations/columns.js';
 
 /**
@@ -49,6 +51,8 @@ function migrations(db: Db): Record<string, Migration> {
     '0018_oauth_client_expiry': oauthClientExpiry(c),
     '0019_reservation_holds': reservationHolds(c, db.dialect),
     '0020_booking_rules': bookingRules(),
+    '0021_reservation_payments': reservationPayments(c),
+    '0022_reservation_manage_tokens': reservationManageTokens(),
   };
 }
 

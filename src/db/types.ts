@@ -8,6 +8,7 @@ import type { IdempotencyTables } from './tables/idempotency.js';
 import type { McpTables } from './tables/mcp.js';
 import type { OauthTables } from './tables/oauth.js';
 import type { OrganisationTables } from './tables/organisations.js';
+import type { PaymentTables } from './tables/payments.js';
 import type { PlatformTables } from './tables/platform.js';
 import type { PrivacyTables } from './tables/privacy.js';
 import type { ResourceTables } from './tables/resources.js';
@@ -19,6 +20,7 @@ export interface Database
   extends UserTables,
     PlatformTables,
     OrganisationTables,
+    PaymentTables,
     CalendarTables,
     CalendarSyncTables,
     UserGroupTables,

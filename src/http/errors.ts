@@ -64,21 +64,40 @@ const STATUS: Record<ErrorCode, number> = {
 
 export const httpStatusOf = (code: ErrorCode): number => STATUS[code];
 
+/** What an error names in `details`: a refused field, or a broken booking rule. */
+export const errorDetails = z.array(
+  z.object({
+    path: z.string().optional().describe('The refused field'),
+    rule: z.string().optional().describe('The booking rule broken (BOOKING_RULE_VIOLATED)'),
+    message: z.string(),
+  }),
+);
+
+/** Bookable times offered instead of a refused one (src/lib/errors.ts `Alternative`). */
+export const alternatives = z
+  .array(
+    z.object({
+      startTime: z.string(),
+      endTime: z.string(),
+      resourceId: z
+        .number()
+        .int()
+        .nullable()
+        .describe('The resource to book it on; null: book it from the resource type pool'),
+    }),
+  )
+  .describe(
+    'On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first',
+  );
+
 export const errorEnvelope = z
   .object({
     success: z.literal(false),
     error: z.object({
       code: z.string(),
       message: z.string(),
-      details: z
-        .array(
-          z.object({
-            path: z.string().optional().describe('The refused field'),
-            rule: z.string().optional().describe('The booking rule broken (BOOKING_RULE_VIOLATED)'),
-            message: z.string(),
-          }),
-        )
-        .optional(),
+      details: errorDetails.optional(),
+      alternatives: alternatives.optional(),
       requestId: z.string(),
     }),
   })
@@ -114,6 +133,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, thrown: 
       code: error.code,
       message: error.message,
       ...(error.details ? { details: error.details } : {}),
+      ...(error.alternatives ? { alternatives: error.alternatives } : {}),
       requestId: request.id,
     },
   });

@@ -70,6 +70,13 @@ export interface IdempotencyStore {
   purge(before: string): Promise<number>;
 }
 
+/**
+ * Whether a request is a dry run (`dryRunQuery` parsed `?dryRun=true`): it writes nothing,
+ * so it claims, waits for and replays no key, and its answer is not stored.
+ */
+export const isDryRun = (request: FastifyRequest) =>
+  (request.query as { dryRun?: unknown } | undefined)?.dryRun === true;
+
 /** JSON with object keys sorted at every level, so equal bodies give equal text. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
@@ -97,17 +104,34 @@ const iso = (ms: number) => new Date(ms).toISOString();
  *   CONFLICT.
  * - onSend: stores the answer (any status below 500); on a 5xx the claim is dropped so
  *   a retry runs again.
+ * - A dry run (`isDryRun`) stands aside: it neither claims nor replays a key.
  */
 export function idempotencyHooks(
   store: IdempotencyStore,
   scopeOf: (request: FastifyRequest) => IdempotencyScope,
+  options: {
+    /**
+     * Top-level fields of a JSON answer holding a secret shown once (a manage token): the
+     * stored copy, and so a replay, has them null. A secret is never kept in clear.
+     */
+    secretFields?: readonly string[];
+  } = {},
 ) {
+  const secretFields = options.secretFields ?? [];
+  const storedAnswer = (payload: string): string => {
+    if (secretFields.length === 0) return payload;
+    const answer: unknown = JSON.parse(payload);
+    if (answer === null || typeof answer !== 'object') return payload;
+    for (const field of secretFields)
+      if (Object.hasOwn(answer, field)) (answer as Record<string, unknown>)[field] = null;
+    return JSON.stringify(answer);
+  };
   const claims = new WeakMap<FastifyRequest, number>();
   let lastPurge = 0;
 
   async function preHandler(request: FastifyRequest, reply: FastifyReply) {
     const key = request.headers['idempotency-key'];
-    if (key === undefined) return;
+    if (key === undefined || isDryRun(request)) return;
     if (typeof key !== 'string' || !KEY.test(key))
       throw validationFailed('Invalid headers: idempotency-key must be 1 to 255 printable ASCII characters', [
         { path: 'headers.idempotency-key', message: 'must be 1 to 255 printable ASCII characters' },
@@ -158,7 +182,7 @@ export function idempotencyHooks(
     claims.delete(request);
     try {
       if (reply.statusCode >= 500 || typeof payload !== 'string') await store.release(id);
-      else await store.complete(id, reply.statusCode, payload, new Date().toISOString());
+      else await store.complete(id, reply.statusCode, storedAnswer(payload), new Date().toISOString());
     } catch (err) {
       // The answer still goes out; the claim goes stale and is given up after STALE_CLAIM_MS.
       request.log.error({ err }, 'could not store the idempotent answer');

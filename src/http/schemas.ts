@@ -16,6 +16,18 @@ export const pageQuery = {
 export const page = <T extends z.ZodType>(item: T) =>
   z.object({ items: z.array(item), nextCursor: z.string().nullable() });
 
+/**
+ * The query of a write that can be tried without writing: `?dryRun=true` answers what the
+ * write would do, stores nothing, and claims no Idempotency-Key (see `isDryRun`).
+ */
+export const dryRunQuery = z.strictObject({
+  dryRun: z
+    .enum(['true', 'false'])
+    .optional()
+    .transform((value) => value === 'true')
+    .describe('true: write nothing and answer 200 {wouldSucceed, reservation | error}'),
+});
+
 /** OpenAPI security requirements, by who may call a route. */
 type SecurityRequirement = Record<string, string[]>;
 export const security: Record<'public' | 'user' | 'loginSession' | 'agent', SecurityRequirement[]> = {

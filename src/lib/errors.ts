@@ -55,6 +55,16 @@ export interface RuleDetail {
   message: string;
 }
 
+/**
+ * A time that would be booked instead of a refused one (SLOT_UNAVAILABLE, BOOKING_RULE_VIOLATED):
+ * `resourceId` is the resource to send, null for the resource type's pool.
+ */
+export interface Alternative {
+  startTime: string;
+  endTime: string;
+  resourceId: number | null;
+}
+
 export class DomainError extends Error {
   constructor(
     readonly code: ErrorCode,
@@ -62,10 +72,16 @@ export class DomainError extends Error {
     readonly details?: ErrorDetail[] | RuleDetail[],
     /** For RATE_LIMITED and UNAVAILABLE: when the caller may try again. */
     readonly retryAfterSeconds?: number,
+    /** For a refused booking, hold or reschedule: bookable times near the one asked for, nearest first. */
+    readonly alternatives?: Alternative[],
   ) {
     super(message);
   }
 }
+
+/** `error` offering `alternatives` (every other part as it was). */
+export const withAlternatives = (error: DomainError, alternatives: Alternative[]) =>
+  new DomainError(error.code, error.message, error.details, error.retryAfterSeconds, alternatives);
 
 export const validationFailed = (message: string, details?: ErrorDetail[]) =>
   new DomainError('VALIDATION_FAILED', message, details);

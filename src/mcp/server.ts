@@ -13,7 +13,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import { type AccessScope, type Actor, agentActor } from '../lib/actor.js';
 import { controlCharacterIssues, replaceControlCharacters } from '../lib/control-characters.js';
-import { asDomainError, ERROR_CODES, type ErrorCode, InputError } from '../lib/errors.js';
+import { type Alternative, asDomainError, ERROR_CODES, type ErrorCode, InputError } from '../lib/errors.js';
 import {
   type ActionRisk,
   type AgentDirectory,
@@ -74,6 +74,17 @@ function annotationsFor(risk: ActionRisk, title: string): CompiledTool['annotati
   };
 }
 
+/**
+ * An output schema as MCP wants it, rooted at `type: object`: a union of objects (a tool
+ * answering one of several shapes) is an object too, so its root says so.
+ */
+function objectRooted(schema: Record<string, unknown>): CompiledTool['outputSchema'] {
+  const options = (schema.anyOf ?? schema.oneOf) as Array<{ type?: unknown }> | undefined;
+  if (schema.type === undefined && options?.every((option) => option.type === 'object'))
+    return { type: 'object', ...schema } as CompiledTool['outputSchema'];
+  return schema as CompiledTool['outputSchema'];
+}
+
 /** Converts every tool's schemas once, at start: a tool whose schema cannot be expressed fails the start. */
 export function compileTools(
   tools: readonly ToolDefinition[],
@@ -88,7 +99,7 @@ export function compileTools(
       name,
       definition,
       inputSchema: z.toJSONSchema(definition.input, { io: 'input' }) as Tool['inputSchema'],
-      outputSchema: z.toJSONSchema(definition.output, { io: 'output' }) as CompiledTool['outputSchema'],
+      outputSchema: objectRooted(z.toJSONSchema(definition.output, { io: 'output' })),
       annotations: annotationsFor(riskOf(definition.actionKey), definition.title),
     };
     byActionKey.set(definition.actionKey, compiled);
@@ -128,8 +139,8 @@ export interface AgentRequestContext {
   log: FastifyBaseLogger;
 }
 
-const errorResult = (code: ErrorCode, message: string): CallToolResult => {
-  const structuredContent = { error: { code, message } };
+const errorResult = (code: ErrorCode, message: string, alternatives?: Alternative[]): CallToolResult => {
+  const structuredContent = { error: { code, message, ...(alternatives ? { alternatives } : {}) } };
   return {
     isError: true,
     structuredContent,
@@ -247,7 +258,7 @@ export async function callAgentTool(
           known instanceof InputError
             ? known.placed(`arguments for tool ${tool.name}`, (path) => path || ARGUMENTS)
             : known;
-        return errorResult(shown.code, shown.message);
+        return errorResult(shown.code, shown.message, shown.alternatives);
       }
       log.error({ err: thrown, agentId: agent.id, tool: tool.name }, 'MCP tool failed');
       return errorResult('INTERNAL', 'Internal error');

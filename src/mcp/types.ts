@@ -66,6 +66,9 @@ export interface CatalogueAction<K extends string = string> {
   alwaysAllowed: boolean;
 }
 
+/** What a tool answers: one object, or one of several objects (e.g. a record, or a dry run's verdict). */
+export type ToolOutput = z.ZodObject | z.ZodUnion<readonly z.ZodObject[]>;
+
 /**
  * One MCP tool, declared once in a module's `tools.ts`: its action key, the title both
  * the agent and the owner read, the agent-facing description, the owner-facing catalogue
@@ -76,7 +79,7 @@ export interface ToolDeclaration<
   S = unknown,
   K extends string = string,
   I extends z.ZodObject = z.ZodObject,
-  O extends z.ZodObject = z.ZodObject,
+  O extends ToolOutput = ToolOutput,
 > {
   actionKey: K;
   title: string;
@@ -89,14 +92,14 @@ export interface ToolDeclaration<
 }
 
 /** Keeps a tool's input and output types tied to its schemas, and its action key a literal type. */
-export function defineTool<S, const K extends string, I extends z.ZodObject, O extends z.ZodObject>(
+export function defineTool<S, const K extends string, I extends z.ZodObject, O extends ToolOutput>(
   tool: ToolDeclaration<S, K, I, O>,
 ): ToolDeclaration<S, K> {
   return tool as unknown as ToolDeclaration<S, K>;
 }
 
 /** A declared tool as the MCP runtime runs it: bound to its module's service. */
-export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends ToolOutput = ToolOutput> {
   actionKey: string;
   title: string;
   description: string;

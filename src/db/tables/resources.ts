@@ -3,6 +3,8 @@ import type { Bool, Id, JsonText, Timestamp } from '../column-types.js';
 
 export type BookingMode = 'SINGLE_RESOURCE' | 'POOL' | 'BOTH';
 export type ReservationStatus = 'held' | 'pending_payment' | 'confirmed' | 'cancelled' | 'expired';
+/** Where a reservation's payment stands (set once its checkout exists). */
+export type PaymentStatus = 'requires_payment' | 'paid' | 'refunded' | 'failed' | 'expired';
 export type ReservationSource = 'api' | 'public_slug' | 'public_token' | 'mcp';
 
 export interface ResourceTypesTable {
@@ -32,6 +34,8 @@ export interface ResourceTypesTable {
   isActive: Bool;
   /** The BookingRules object as JSON (notice, advance, per-customer limits); null when none. */
   bookingRules: JsonText | null;
+  /** Minutes a paid booking keeps its time waiting for payment (5..1440). */
+  paymentWindowMinutes: Generated<number>;
   /** Longest reservation ever booked on the type, so overlap reads look back only that far. */
   longestReservationMinutes: Generated<number>;
   createdAt: Timestamp;
@@ -90,6 +94,21 @@ export interface ReservationsTable {
   expiresAt: Timestamp | null;
   /** The recurring series it belongs to; null when it stands alone. */
   seriesId: number | null;
+  /** The payment of a paid booking; all null until its checkout exists (migration 0021). */
+  paymentStatus: PaymentStatus | null;
+  /** Minor units. */
+  paymentAmount: number | null;
+  paymentCurrency: string | null;
+  /** The connected account the checkout was made on: only its events touch this row. */
+  paymentAccountId: string | null;
+  paymentCheckoutId: string | null;
+  paymentCheckoutUrl: string | null;
+  paymentExpiresAt: Timestamp | null;
+  /** The provider's payment, once paid. */
+  paymentId: string | null;
+  paymentRefundId: string | null;
+  /** SHA-256 (base64url) of a public booking's manage token, shown once; null for member bookings. */
+  manageTokenHash: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }

@@ -16,6 +16,7 @@ import {
   type Interval,
   isClear,
   type Lane,
+  nearestFits,
   type Rules,
   type Slot,
   scheduleAdmits,
@@ -39,6 +40,54 @@ export interface Bookable {
   schedule: ResolvedSchedule;
   laneIds: number[];
 }
+
+/**
+ * The time of the reservation being moved (lane and epoch ms): it does not block its own
+ * move. Kept time never overlaps on a lane, so it is the one busy interval there equal to it.
+ */
+export interface IgnoredTime {
+  laneId: number;
+  start: number;
+  end: number;
+}
+
+/** `busy` without the ignored reservation's interval. */
+function withoutIgnored(busy: Map<number, Interval[]>, ignore: IgnoredTime | undefined) {
+  const lane = ignore && busy.get(ignore.laneId);
+  if (!lane) return busy;
+  const at = lane.findIndex((b) => b.start === ignore.start && b.end === ignore.end);
+  if (at >= 0) busy.set(ignore.laneId, [...lane.slice(0, at), ...lane.slice(at + 1)]);
+  return busy;
+}
+
+/**
+ * The bookables a booking of `type` may take: with a resourceId only that resource; without,
+ * the pool, counted exactly as pool availability counts it (the resources in the type's mode).
+ */
+function candidatesOf(
+  rows: CatalogueRow[],
+  type: ResourceType,
+  org: OrganisationSchedule,
+  target: { resourceId?: number | undefined },
+): Bookable[] {
+  const bookables = bookablesOf(rows, type, org.schedulePolicy);
+  if (target.resourceId !== undefined) return bookables.filter((b) => b.resourceId === target.resourceId);
+  const poolMode = poolModeOf(type, org);
+  return bookables.filter((b) => b.schedule.availabilityMode === poolMode);
+}
+
+/** How far from the requested start alternatives are looked for, each way. */
+const ALTERNATIVES_HORIZON_MS = 14 * 1440 * 60_000;
+/**
+ * Alternatives are looked for within a day of the request first: when five are found
+ * nearer than that, no time further away can come before them, and the read of the whole
+ * horizon (one more) is spared.
+ */
+const ALTERNATIVES_NEAR_MS = 1440 * 60_000;
+/** How many alternatives a refusal offers. */
+const ALTERNATIVES_LIMIT = 5;
+/** The widest spacing of alternatives inside free time: a request's own length, up to an hour. */
+const ALTERNATIVES_MAX_STEP_MS = 60 * 60_000;
 
 /** A lane a booking may take: the lane's row as it was judged, and until when the booking keeps it. */
 export interface LaneOffer {
@@ -358,6 +407,7 @@ export function createAvailabilityService({
       type: StoredResourceType,
       target: { resourceId?: number },
       request: Interval,
+      ignore?: IgnoredTime,
     ): Promise<LaneOffer[]> {
       const rules = rulesOf(type);
       const {
@@ -372,22 +422,17 @@ export function createAvailabilityService({
         lookbackOf(type),
         new Date().toISOString(),
       );
-      let candidates = bookablesOf(rows, type, org.schedulePolicy);
-      if (target.resourceId === undefined) {
-        const poolMode = poolModeOf(type, org);
-        candidates = candidates.filter((b) => b.schedule.availabilityMode === poolMode);
-      } else {
-        candidates = candidates.filter((b) => b.resourceId === target.resourceId);
-        if (candidates.length === 0) {
-          const exists = rows.some((row) => row.id === target.resourceId && row.parentResourceId === null);
-          if (!exists) {
-            throw invalidInput('resourceId is not a bookable resource of this resource type', [
-              {
-                path: 'resourceId',
-                message: 'no such active resource (capacity lanes are booked through their parent)',
-              },
-            ]);
-          }
+      withoutIgnored(busy, ignore);
+      let candidates = candidatesOf(rows, type, org, target);
+      if (target.resourceId !== undefined && candidates.length === 0) {
+        const exists = rows.some((row) => row.id === target.resourceId && row.parentResourceId === null);
+        if (!exists) {
+          throw invalidInput('resourceId is not a bookable resource of this resource type', [
+            {
+              path: 'resourceId',
+              message: 'no such active resource (capacity lanes are booked through their parent)',
+            },
+          ]);
         }
       }
       // Opening hours (or slots) once per resource: its lanes share them.
@@ -411,6 +456,54 @@ export function createAvailabilityService({
         }
       }
       return offers;
+    },
+
+    /**
+     * Bookable times like `request` (its length, on the same resource, or the pool without
+     * a resourceId) nearest to its start, before or after, within 14 days: at most 5, what a
+     * refused booking offers instead. The type's booking rules bound them as they bound
+     * availability, none starts before now, `ignore` (a reservation being moved) blocks
+     * nothing, and `accept` may refuse more starts (a customer's full days). One read of the
+     * catalogue and one of the reservations within a day of the request, and only when that
+     * does not settle the answer, one over the whole range.
+     */
+    async alternatives(
+      org: OrganisationSchedule,
+      type: StoredResourceType,
+      target: { resourceId?: number | undefined },
+      request: Interval,
+      options: { ignore?: IgnoredTime | undefined; accept?: ((start: number) => boolean) | undefined } = {},
+    ): Promise<Interval[]> {
+      if (!type.isActive) return [];
+      const nowMs = Date.now();
+      const candidates = candidatesOf(await repo.ofType(org.organisationId, type.id), type, org, target);
+      if (candidates.length === 0) return [];
+      const length = request.end - request.start;
+      const rules = rulesOf(type, bookableSpan(type.bookingRules, nowMs));
+      const margin = length + rules.minBookingMs + rules.bufferMs;
+      const within = async (horizon: number) => {
+        const from = Math.max(request.start - horizon, nowMs + 1);
+        const to = request.start + horizon;
+        const { byLane } = await repo.busyByLane(
+          candidates.flatMap((b) => b.laneIds),
+          { start: from - margin, end: to + margin },
+          lookbackOf(type),
+          db.dialect,
+          nowMs,
+        );
+        const lanes = lanesOf(candidates, withoutIgnored(byLane, options.ignore));
+        return nearestFits(lanes, org.timezone, request, rules, {
+          from,
+          to,
+          stepMs: Math.min(length, ALTERNATIVES_MAX_STEP_MS),
+          limit: ALTERNATIVES_LIMIT,
+          accept: options.accept,
+        });
+      };
+      const near = await within(ALTERNATIVES_NEAR_MS);
+      const farthest = near[ALTERNATIVES_LIMIT - 1];
+      if (farthest && Math.abs(farthest.start - request.start) < ALTERNATIVES_NEAR_MS) return near;
+      return within(ALTERNATIVES_HORIZON_MS);
     },
   };
 }

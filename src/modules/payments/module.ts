@@ -1,5 +1,6 @@
 import { defineModule } from '../../module.js';
 import { paymentsPrivacy } from './privacy.js';
+import { paymentWebhookRoutes } from './routes.js';
 import { createPaymentsService, type PaymentsService } from './service.js';
 
 declare module '../../module.js' {
@@ -11,6 +12,7 @@ declare module '../../module.js' {
 export const paymentsModule = defineModule({
   name: 'payments',
   service: (deps, { organisations }) => createPaymentsService({ ...deps, organisations }),
-  // Its routes (/api/organisations/:id/payment/...) are registered by the organisations routes.
+  // Its connection routes (/api/organisations/:id/payment/...) are registered by the organisations routes.
+  routes: [{ prefix: '/api/payments', plugin: paymentWebhookRoutes }],
   privacy: paymentsPrivacy,
 });

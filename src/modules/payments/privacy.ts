@@ -7,6 +7,9 @@ export const paymentsPrivacy: PrivacyDeclaration = {
     organisation_payment_accounts: noPersonalData(
       "An organisation's payment-provider account id and its onboarding state; no person's data",
     ),
+    payment_events: noPersonalData(
+      "Ids and types of payment-provider webhook events already received (replay safety); no person's data",
+    ),
   },
   categories: [],
   holdings: async () => ({}),

@@ -114,6 +114,30 @@ export function createPaymentRepo(db: Executor) {
         .execute();
     },
 
+    /**
+     * Records a provider event as received; false when it already was (a redelivery or a
+     * replay), on any instance: the event id is the table's key.
+     */
+    async claimEvent(event: { id: string; type: string; accountId: string | null }, now: string) {
+      const claimed = await db
+        .insertInto('paymentEvents')
+        .values({ eventId: event.id, eventType: event.type, accountId: event.accountId, receivedAt: now })
+        .onConflict((oc) => oc.column('eventId').doNothing())
+        .returning('eventId')
+        .executeTakeFirst();
+      return claimed !== undefined;
+    },
+
+    /** Forgets a claimed event whose handling failed, so the provider's next delivery is handled. */
+    async unclaimEvent(eventId: string): Promise<void> {
+      await db.deleteFrom('paymentEvents').where('eventId', '=', eventId).execute();
+    },
+
+    /** Drops events received before `before`: the provider redelivers for days, not months. */
+    async pruneEvents(before: string): Promise<void> {
+      await db.deleteFrom('paymentEvents').where('receivedAt', '<', before).execute();
+    },
+
     /** Forgets the account and the connection key; the next connection creates a new account. */
     async disconnect(organisationId: number, now: string): Promise<void> {
       await db

@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../http/auth.js';
 import { errorEnvelope, errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
-import { dashboardLink, onboardingLink, paymentStatus } from './schemas.js';
+import { dashboardLink, onboardingLink, paymentStatus, webhookReceipt } from './schemas.js';
+import { PAYMENT_SIGNATURE_HEADER } from './webhook-signature.js';
 
 const tags = ['organisation payments'];
 
@@ -73,5 +74,49 @@ export const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => payments.disconnect(actorOf(request), request.params.id),
+  );
+};
+
+/** Largest webhook body taken: one event with its object is a few kilobytes. */
+const WEBHOOK_BODY_LIMIT = 256 * 1024;
+
+/**
+ * The payment provider's webhook deliveries, under /api/payments: public, authenticated by
+ * the `Payment-Signature` over the raw body, so this scope keeps JSON bodies as received.
+ */
+export const paymentWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { payments } = app.services;
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
+    done(null, body),
+  );
+
+  app.post(
+    '/webhooks',
+    {
+      bodyLimit: WEBHOOK_BODY_LIMIT,
+      schema: {
+        tags: ['payments'],
+        summary: 'Receive a signed payment-provider event (checkout completed, failed or expired; refund)',
+        description:
+          'Signed in `Payment-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with PAYMENT_WEBHOOK_SECRET>`, ' +
+          'at most 5 minutes away from now. A bad, missing or stale signature, a body that is no provider event, or a ' +
+          'checkout no reservation waits for: 400, nothing changed. A repeated delivery: 200 with duplicate true, nothing changed.',
+        security: security.public,
+        response: {
+          200: webhookReceipt,
+          ...errorResponses(400, 415),
+          502: errorEnvelope,
+          504: errorEnvelope,
+        },
+      },
+    },
+    async (request) => {
+      const signature = request.headers[PAYMENT_SIGNATURE_HEADER];
+      return payments.receiveWebhook(
+        typeof request.body === 'string' ? request.body : '',
+        typeof signature === 'string' ? signature : undefined,
+      );
+    },
   );
 };

@@ -28,3 +28,12 @@ export type OnboardingLink = z.infer<typeof onboardingLink>;
 
 export const dashboardLink = z.object({ url: z.string(), providerAccountId: z.string() });
 export type DashboardLink = z.infer<typeof dashboardLink>;
+
+/** The answer to a webhook delivery the service accepted. */
+export const webhookReceipt = z.object({
+  received: z.literal(true),
+  duplicate: z
+    .boolean()
+    .describe('True when the delivery changed nothing: the event was received before, or already applied'),
+});
+export type WebhookReceipt = z.infer<typeof webhookReceipt>;

@@ -1,14 +1,37 @@
 import type { Config } from '../../config.js';
-import type { Db } from '../../db/database.js';
+import type { Db, Executor } from '../../db/database.js';
 import type { Actor } from '../../lib/actor.js';
-import { conflict } from '../../lib/errors.js';
+import { conflict, DomainError } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import type { Organisation } from '../organisations/schemas.js';
 import type { OrganisationsService } from '../organisations/service.js';
-import { createHttpPaymentProvider } from './http-provider.js';
-import { type PaymentProvider, unconfiguredPaymentProvider } from './provider.js';
+import { createHttpPaymentProvider, parsePaymentEvent } from './http-provider.js';
+import { type PaymentProvider, type ProviderEvent, unconfiguredPaymentProvider } from './provider.js';
 import { connectStatusOf, createPaymentRepo, type StoredConnection } from './repo.js';
-import type { DashboardLink, OnboardingLink, PaymentStatus } from './schemas.js';
+import type { DashboardLink, OnboardingLink, PaymentStatus, WebhookReceipt } from './schemas.js';
+import { verifyPaymentSignature } from './webhook-signature.js';
+
+/** A verified event the service acts on (every other type is acknowledged and ignored). */
+export type ActionablePaymentEvent = Exclude<ProviderEvent, { type: 'ignored' }>;
+
+/**
+ * What the module that owns the paid thing did with an event: `applied` changed it,
+ * `unchanged` found it already so, `unknown` found nothing of this account's waiting for
+ * this checkout (the delivery is refused with 400 and forgotten, so it can come again).
+ */
+export type PaymentEventOutcome = 'applied' | 'unchanged' | 'unknown';
+export type PaymentEventHandler = (event: ActionablePaymentEvent) => Promise<PaymentEventOutcome>;
+
+/** How long received event ids are kept for replay safety: far beyond any provider's redelivery. */
+const EVENT_RETENTION_MS = 30 * 86_400_000;
+
+const badDelivery = (message: string) => new DomainError('BAD_REQUEST', message);
+
+const SIGNATURE_REFUSALS = {
+  malformed: 'The Payment-Signature header is missing or malformed',
+  mismatch: 'The Payment-Signature does not match this body',
+  stale: 'The Payment-Signature timestamp is more than 5 minutes away from now',
+} as const;
 
 /** The configured provider: the HTTP adapter when PAYMENT_API_BASE and PAYMENT_SECRET_KEY are set. */
 export function paymentProviderFor(config: Config): PaymentProvider {
@@ -56,6 +79,9 @@ export function createPaymentsService(deps: {
     organisations.requireMembership(actor, organisationId, { can: 'manageBilling' });
 
   /** Where the provider sends the user back after onboarding (or when the link expired). */
+  /** Who acts on verified checkout and refund events (the reservations service registers itself). */
+  let eventHandler: PaymentEventHandler | undefined;
+
   const returnUrls = (organisationId: number) => {
     const page = `${config.frontendUrl}/organisations/${organisationId}/payment`;
     return { returnUrl: `${page}?onboarding=complete`, refreshUrl: `${page}?onboarding=refresh` };
@@ -69,6 +95,68 @@ export function createPaymentsService(deps: {
 
   return {
     provider,
+
+    /**
+     * The organisation's connected account when it can take charges (active, charges
+     * enabled, as last synced from the provider: reading the status or an onboarding link
+     * syncs it), read through `executor`; otherwise 409 PAYMENT_NOT_READY.
+     */
+    async chargeableAccount(organisationId: number, executor: Executor = db.kysely): Promise<string> {
+      const stored = await createPaymentRepo(executor).find(organisationId);
+      if (stored?.providerAccountId && stored.providerConnectStatus === 'active' && stored.chargesEnabled)
+        return stored.providerAccountId;
+      throw conflict(
+        'PAYMENT_NOT_READY',
+        stored?.providerAccountId
+          ? 'This resource type takes payment, and the organisation’s payment account cannot take charges yet (onboarding is not complete); nothing was booked'
+          : 'This resource type takes payment, and the organisation has no payment account connected; nothing was booked',
+      );
+    },
+
+    /**
+     * Registers the one handler of verified checkout and refund events. The payments module
+     * verifies and deduplicates deliveries; the module owning what was paid acts on them,
+     * so neither imports the other's service.
+     */
+    handleEvents(handler: PaymentEventHandler): void {
+      if (eventHandler) throw new Error('A payment event handler is already registered');
+      eventHandler = handler;
+    },
+
+    /**
+     * One webhook delivery, as received: `rawBody` exactly as sent (the signature covers its
+     * bytes). 400 BAD_REQUEST, changing nothing, for a missing, malformed, wrong or stale
+     * signature, a body that is no provider event, or a checkout nothing waits for. A
+     * delivery of an event already received answers `duplicate: true` and changes nothing.
+     */
+    async receiveWebhook(rawBody: string, signature: string | undefined): Promise<WebhookReceipt> {
+      const verdict = verifyPaymentSignature(
+        signature,
+        rawBody,
+        config.payment.webhookSecret,
+        Math.floor(Date.now() / 1000),
+      );
+      if (verdict !== 'ok') throw badDelivery(SIGNATURE_REFUSALS[verdict]);
+      const event = parsePaymentEvent(rawBody);
+      if (!event) throw badDelivery('The body is not an event of the payment provider');
+      if (event.type === 'ignored') return { received: true, duplicate: false };
+      const now = nowIso();
+      if (!(await repo.claimEvent(event, now))) return { received: true, duplicate: true };
+      let outcome: PaymentEventOutcome;
+      try {
+        outcome = eventHandler ? await eventHandler(event) : 'unknown';
+      } catch (error) {
+        // Not handled: the provider's next delivery must be, so the claim goes.
+        await repo.unclaimEvent(event.id);
+        throw error;
+      }
+      if (outcome === 'unknown') {
+        await repo.unclaimEvent(event.id);
+        throw badDelivery('No payment of this account is waiting for this checkout');
+      }
+      await repo.pruneEvents(new Date(Date.parse(now) - EVENT_RETENTION_MS).toISOString());
+      return { received: true, duplicate: outcome === 'unchanged' };
+    },
 
     /** The connection status; syncs from the provider first when an account is connected. */
     async status(actor: Actor, organisationId: number): Promise<PaymentStatus> {

@@ -31,6 +31,17 @@ export function createPublicBookingRepo(db: Executor) {
       return row && toOrganisation(row);
     },
 
+    /** An active organisation by id: the one a customer's manage link belongs to. */
+    async organisationById(id: number) {
+      const row = await db
+        .selectFrom('organisations')
+        .select(organisationColumns)
+        .where('id', '=', id)
+        .where('isActive', '=', true)
+        .executeTakeFirst();
+      return row && toOrganisation(row);
+    },
+
     /** The active, non-lane resource a public token names, with its active organisation. */
     async resourceByToken(token: string) {
       const row = await db

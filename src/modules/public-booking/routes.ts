@@ -1,16 +1,21 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorResponses } from '../../http/errors.js';
 import { idempotencyHeaders, idempotencyHooks } from '../../http/idempotency.js';
-import { security } from '../../http/schemas.js';
+import { dryRunQuery, security } from '../../http/schemas.js';
 import { notFound } from '../../lib/errors.js';
 import { rangeQuery, resourceAvailability, typeAvailability } from '../availability/schemas.js';
 import {
+  dryRunAnswer,
   holdBody,
   publicReservation,
   reservationBody,
   tokenReservationBody,
 } from '../reservations/schemas.js';
 import {
+  bookedPublicReservation,
+  managedReservation,
+  manageRescheduleBody,
+  manageTokenParam,
   publicCatalogue,
   publicResourcePage,
   slugAvailabilityQuery,
@@ -20,6 +25,8 @@ import {
 
 const tags = ['public booking'];
 const errors = errorResponses(400, 404, 409, 429);
+/** What `?dryRun=true` answers (200): the would-be booking (id null, no manage link), or the refusal. */
+const dryRun = dryRunAnswer(publicReservation);
 
 export const publicBookingRoutes: FastifyPluginAsyncZod = async (app) => {
   const { publicBooking } = app.services;
@@ -31,10 +38,12 @@ export const publicBookingRoutes: FastifyPluginAsyncZod = async (app) => {
   });
   // No account here: a key belongs to the client's IP address (and the fingerprint holds the
   // route, slug or token), so a guessed key from elsewhere never replays someone's booking.
-  const idempotent = idempotencyHooks(app.services.idempotency, (request) => ({
-    scope: `ip:${request.ip}`,
-    userId: null,
-  }));
+  // A booking's manage token is shown once: a replay answers it null.
+  const idempotent = idempotencyHooks(
+    app.services.idempotency,
+    (request) => ({ scope: `ip:${request.ip}`, userId: null }),
+    { secretFields: ['manageToken', 'manageUrl'] },
+  );
 
   app.get(
     '/organisations/:slug',
@@ -74,16 +83,20 @@ export const publicBookingRoutes: FastifyPluginAsyncZod = async (app) => {
       ...idempotent,
       schema: {
         tags,
-        summary: 'Book through the organisation page (same body as POST /api/reservations)',
+        summary:
+          'Book through the organisation page (same body as POST /api/reservations; ?dryRun=true writes nothing and answers 200 {wouldSucceed, reservation | error})',
         security: security.public,
         params: slugParam,
         headers: idempotencyHeaders,
+        querystring: dryRunQuery,
         body: reservationBody,
-        response: { 201: publicReservation, ...errors },
+        response: { 201: bookedPublicReservation, 200: dryRun, ...errors },
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await publicBooking.bookBySlug(request.params.slug, request.body)),
+      request.query.dryRun
+        ? publicBooking.dryRunBookBySlug(request.params.slug, request.body)
+        : reply.code(201).send(await publicBooking.bookBySlug(request.params.slug, request.body)),
   );
 
   app.post(
@@ -98,12 +111,15 @@ export const publicBookingRoutes: FastifyPluginAsyncZod = async (app) => {
         security: security.public,
         params: slugParam,
         headers: idempotencyHeaders,
+        querystring: dryRunQuery,
         body: holdBody,
-        response: { 201: publicReservation, ...errors },
+        response: { 201: bookedPublicReservation, 200: dryRun, ...errors },
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await publicBooking.holdBySlug(request.params.slug, request.body)),
+      request.query.dryRun
+        ? publicBooking.dryRunHoldBySlug(request.params.slug, request.body)
+        : reply.code(201).send(await publicBooking.holdBySlug(request.params.slug, request.body)),
   );
 
   app.get(
@@ -151,11 +167,75 @@ export const publicBookingRoutes: FastifyPluginAsyncZod = async (app) => {
         security: security.public,
         params: tokenParam,
         headers: idempotencyHeaders,
+        querystring: dryRunQuery,
         body: tokenReservationBody,
-        response: { 201: publicReservation, ...errors },
+        response: { 201: bookedPublicReservation, 200: dryRun, ...errors },
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await publicBooking.bookByToken(request.params.token, request.body)),
+      request.query.dryRun
+        ? publicBooking.dryRunBookByToken(request.params.token, request.body)
+        : reply.code(201).send(await publicBooking.bookByToken(request.params.token, request.body)),
+  );
+
+  // A customer's manage link: the token is the only credential, so an unknown or malformed
+  // one is the same 404, and the token never reaches a log line (src/http/logging.ts).
+  const manageSchema = { tags, security: security.public, params: manageTokenParam };
+
+  app.get(
+    '/reservations/:token',
+    {
+      config,
+      schema: {
+        ...manageSchema,
+        summary: "A customer's reservation by the manage token its booking answered",
+        response: { 200: managedReservation, ...errorResponses(404, 429) },
+      },
+    },
+    async (request) => publicBooking.managedReservation(request.params.token),
+  );
+
+  app.post(
+    '/reservations/:token/confirm',
+    {
+      config,
+      schema: {
+        ...manageSchema,
+        summary: 'Confirm the held reservation of a manage token (a paid type goes to payment)',
+        response: { 200: managedReservation, ...errors },
+      },
+    },
+    async (request) => publicBooking.confirmManaged(request.params.token),
+  );
+
+  app.post(
+    '/reservations/:token/cancel',
+    {
+      config,
+      schema: {
+        ...manageSchema,
+        summary:
+          "Cancel the reservation of a manage token within its type's cancel notice (a hold is released)",
+        response: { 200: managedReservation, ...errors },
+      },
+    },
+    async (request) => publicBooking.cancelManaged(request.params.token),
+  );
+
+  app.post(
+    '/reservations/:token/reschedule',
+    {
+      config,
+      ...idempotent,
+      schema: {
+        ...manageSchema,
+        summary:
+          "Move the reservation of a manage token to another time within its type's rules (409 SLOT_UNAVAILABLE leaves it as it was)",
+        headers: idempotencyHeaders,
+        body: manageRescheduleBody,
+        response: { 200: managedReservation, ...errors },
+      },
+    },
+    async (request) => publicBooking.rescheduleManaged(request.params.token, request.body),
   );
 };

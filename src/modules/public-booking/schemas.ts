@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { positiveId } from '../../http/schemas.js';
 import { availabilityMode } from '../../scheduling/schemas.js';
 import { rangeQuery } from '../availability/schemas.js';
+import { publicReservation, rescheduleBody } from '../reservations/schemas.js';
 
 export const slugParam = z.strictObject({ slug: z.string().min(1).max(63) });
 export const tokenParam = z.strictObject({ token: z.string().min(1).max(128) });
@@ -69,3 +70,34 @@ export const publicResourcePage = z.object({
   resourceType: publicResourceType,
   resource: publicResource,
 });
+
+/**
+ * A manage link's token, as any text: a malformed token answers the same 404 as an unknown
+ * one (the service checks its form), so no answer says which tokens could be valid.
+ */
+export const manageTokenParam = z.strictObject({ token: z.string() });
+
+/** A public booking or hold as its booker gets it, once: with the customer's manage link. */
+export const bookedPublicReservation = publicReservation.extend({
+  manageToken: z
+    .string()
+    .nullable()
+    .describe(
+      'The secret of the customer manage link, shown only in this answer (stored hashed); null when an Idempotency-Key replays the answer',
+    ),
+  manageUrl: z
+    .string()
+    .nullable()
+    .describe(
+      '<FRONTEND_URL>/manage/<manageToken>: the page where the customer views, confirms, cancels or moves it',
+    ),
+});
+export type BookedPublicReservation = z.infer<typeof bookedPublicReservation>;
+
+/** What a manage link shows: the customer's own reservation and whose it is. */
+export const managedReservation = publicReservation.extend({ organisation: publicOrganisation });
+export type ManagedReservation = z.infer<typeof managedReservation>;
+
+/** A customer's move of their reservation: the new time only (same resource or pool, no override). */
+export const manageRescheduleBody = rescheduleBody.pick({ startTime: true, endTime: true });
+export type ManageRescheduleInput = z.infer<typeof manageRescheduleBody>;

@@ -1,15 +1,25 @@
+import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
+import { randomToken, sha256 } from '../../lib/crypto.js';
 import { notFound } from '../../lib/errors.js';
 import { resolveSchedule } from '../../scheduling/resolve.js';
 import type { RangeQuery } from '../availability/schemas.js';
 import type { AvailabilityService, OrganisationSchedule } from '../availability/service.js';
-import type { HoldInput, PublicReservation, Reservation, ReservationInput } from '../reservations/schemas.js';
+import type {
+  DryRunAnswer,
+  HoldInput,
+  PublicReservation,
+  Reservation,
+  ReservationInput,
+  WouldBeReservation,
+} from '../reservations/schemas.js';
 import type { ReservationsService } from '../reservations/service.js';
 import type { ResourceType } from '../resource-types/schemas.js';
 import type { ResourceTypesService } from '../resource-types/service.js';
 import type { Resource } from '../resources/schemas.js';
 import type { ResourcesService } from '../resources/service.js';
 import { createPublicBookingRepo } from './repo.js';
+import type { BookedPublicReservation, ManagedReservation, ManageRescheduleInput } from './schemas.js';
 
 type PublicOrganisationRow = NonNullable<
   Awaited<ReturnType<ReturnType<typeof createPublicBookingRepo>['organisationBySlug']>>
@@ -54,7 +64,10 @@ const publicResource = (r: Resource) => ({
   capacity: r.capacity,
 });
 
-const toPublicReservation = (r: Reservation): PublicReservation => ({
+/** What a public booker sees of a reservation, or of a dry run's would-be record (id null). */
+const toPublicReservation = <Id extends number | null>(
+  r: Omit<Reservation, 'id'> & { id: Id },
+): Omit<PublicReservation, 'id'> & { id: Id } => ({
   id: r.id,
   resourceTypeId: r.resourceTypeId,
   status: r.status,
@@ -68,6 +81,13 @@ const toPublicReservation = (r: Reservation): PublicReservation => ({
   payment: r.payment,
 });
 
+/** A dry run's verdict as a public booker sees it. */
+const publicDryRun = (answer: DryRunAnswer<WouldBeReservation>) =>
+  answer.wouldSucceed ? { ...answer, reservation: toPublicReservation(answer.reservation) } : answer;
+
+/** What `randomToken` makes (32 bytes, base64url): anything else is no manage token, unread. */
+const MANAGE_TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
 export type PublicBookingService = ReturnType<typeof createPublicBookingService>;
 
 /**
@@ -77,13 +97,48 @@ export type PublicBookingService = ReturnType<typeof createPublicBookingService>
  */
 export function createPublicBookingService(deps: {
   db: Db;
+  config: Pick<Config, 'frontendUrl'>;
   availability: AvailabilityService;
   reservations: ReservationsService;
   resourceTypes: ResourceTypesService;
   resources: ResourcesService;
 }) {
-  const { db, availability, reservations, resourceTypes, resources } = deps;
+  const { db, config, availability, reservations, resourceTypes, resources } = deps;
   const repo = createPublicBookingRepo(db.kysely);
+
+  /**
+   * A new customer manage link: the token goes out once, in the booking's answer; only its
+   * SHA-256 is stored (a 256-bit random token needs no slow hash), so a leaked table opens nothing.
+   */
+  function newManageLink() {
+    const token = randomToken();
+    return { token, hash: sha256(token), url: `${config.frontendUrl}/manage/${token}` };
+  }
+  const withManageLink = (
+    booked: Reservation,
+    link: ReturnType<typeof newManageLink>,
+  ): BookedPublicReservation => ({
+    ...toPublicReservation(booked),
+    manageToken: link.token,
+    manageUrl: link.url,
+  });
+
+  /**
+   * The reservation a manage link names and its (active) organisation. A malformed or
+   * unknown token, or one of an organisation no longer public, is the same 404.
+   */
+  async function managed(token: string) {
+    const found = MANAGE_TOKEN.test(token)
+      ? await reservations.findByManageTokenHash(sha256(token))
+      : undefined;
+    const org = found && (await repo.organisationById(found.organisationId));
+    if (!found || !org) throw notFound('Reservation');
+    return { org, found: found.reservation };
+  }
+  const managedView = (org: PublicOrganisationRow, r: Reservation): ManagedReservation => ({
+    ...toPublicReservation(r),
+    organisation: publicOrganisation(org),
+  });
 
   async function organisationOrThrow(slug: string) {
     const org = await repo.organisationBySlug(slug);
@@ -149,11 +204,13 @@ export function createPublicBookingService(deps: {
     async bookBySlug(slug: string, input: ReservationInput) {
       const org = await organisationOrThrow(slug);
       await checkVisible(org, input);
+      const link = newManageLink();
       const booked = await reservations.book(scheduleOf(org), input, {
         source: 'public_slug',
         createdByUserId: null,
+        manageTokenHash: link.hash,
       });
-      return toPublicReservation(booked);
+      return withManageLink(booked, link);
     },
 
     /** A hold through the organisation page: the time is kept for `holdSeconds`. */
@@ -161,13 +218,39 @@ export function createPublicBookingService(deps: {
       const org = await organisationOrThrow(slug);
       await checkVisible(org, input);
       const { holdSeconds, ...booking } = input;
+      const link = newManageLink();
       const held = await reservations.book(
         scheduleOf(org),
         booking,
-        { source: 'public_slug', createdByUserId: null },
+        { source: 'public_slug', createdByUserId: null, manageTokenHash: link.hash },
         { seconds: holdSeconds },
       );
-      return toPublicReservation(held);
+      return withManageLink(held, link);
+    },
+
+    /** `bookBySlug`'s dry run: its verdict, nothing written (no manage link either). */
+    async dryRunBookBySlug(slug: string, input: ReservationInput) {
+      const org = await organisationOrThrow(slug);
+      await checkVisible(org, input);
+      const channel = { source: 'public_slug' as const, createdByUserId: null };
+      return publicDryRun(
+        await reservations.dryRunOf(() =>
+          reservations.book(scheduleOf(org), input, channel, undefined, { dryRun: true }),
+        ),
+      );
+    },
+
+    /** `holdBySlug`'s dry run. */
+    async dryRunHoldBySlug(slug: string, input: HoldInput) {
+      const org = await organisationOrThrow(slug);
+      await checkVisible(org, input);
+      const { holdSeconds, ...booking } = input;
+      const channel = { source: 'public_slug' as const, createdByUserId: null };
+      return publicDryRun(
+        await reservations.dryRunOf(() =>
+          reservations.book(scheduleOf(org), booking, channel, { seconds: holdSeconds }, { dryRun: true }),
+        ),
+      );
     },
 
     async resourcePage(token: string) {
@@ -186,12 +269,65 @@ export function createPublicBookingService(deps: {
 
     async bookByToken(token: string, input: Omit<ReservationInput, 'resourceId' | 'resourceTypeId'>) {
       const { org, resource } = await tokenTarget(token);
+      const link = newManageLink();
       const booked = await reservations.book(
         scheduleOf(org),
         { ...input, resourceId: resource.id },
-        { source: 'public_token', createdByUserId: null, resourceFixedByToken: true },
+        {
+          source: 'public_token',
+          createdByUserId: null,
+          resourceFixedByToken: true,
+          manageTokenHash: link.hash,
+        },
       );
-      return toPublicReservation(booked);
+      return withManageLink(booked, link);
+    },
+
+    /** `bookByToken`'s dry run. */
+    async dryRunBookByToken(token: string, input: Omit<ReservationInput, 'resourceId' | 'resourceTypeId'>) {
+      const { org, resource } = await tokenTarget(token);
+      const channel = { source: 'public_token' as const, createdByUserId: null, resourceFixedByToken: true };
+      return publicDryRun(
+        await reservations.dryRunOf(() =>
+          reservations.book(scheduleOf(org), { ...input, resourceId: resource.id }, channel, undefined, {
+            dryRun: true,
+          }),
+        ),
+      );
+    },
+
+    /** The reservation a customer's manage link names, as they may see it. */
+    async managedReservation(token: string): Promise<ManagedReservation> {
+      const { org, found } = await managed(token);
+      return managedView(org, found);
+    },
+
+    /** Confirms the held reservation a manage link names (a paid type's goes to payment). */
+    async confirmManaged(token: string): Promise<ManagedReservation> {
+      const { org, found } = await managed(token);
+      return managedView(org, await reservations.confirmHeld(org.id, found));
+    },
+
+    /**
+     * Cancels the reservation a manage link names, within the type's cancel notice (no
+     * override on a public link). A hold is released: a hold can always be let go.
+     */
+    async cancelManaged(token: string): Promise<ManagedReservation> {
+      const { org, found } = await managed(token);
+      const cancelled =
+        found.status === 'held'
+          ? await reservations.releaseHeld(org.id, found)
+          : await reservations.cancelFound(org.id, found, null);
+      return managedView(org, cancelled);
+    },
+
+    /**
+     * Moves the reservation a manage link names to another time on its resource or pool,
+     * within the type's rules (no override on a public link): SLOT_UNAVAILABLE leaves it as it was.
+     */
+    async rescheduleManaged(token: string, input: ManageRescheduleInput): Promise<ManagedReservation> {
+      const { org, found } = await managed(token);
+      return managedView(org, await reservations.rescheduleFound(scheduleOf(org), found, input, null));
     },
   };
 }

@@ -12,8 +12,8 @@ declare module '../../module.js' {
 
 export const reservationsModule = defineModule({
   name: 'reservations',
-  service: (deps, { organisations, availability, resourceTypes, resources }) =>
-    createReservationsService({ ...deps, organisations, availability, resourceTypes, resources }),
+  service: (deps, { organisations, availability, resourceTypes, resources, payments }) =>
+    createReservationsService({ ...deps, organisations, availability, resourceTypes, resources, payments }),
   routes: [{ prefix: '/api/reservations', plugin: reservationRoutes }],
   tools: reservationTools,
   privacy: reservationsPrivacy,

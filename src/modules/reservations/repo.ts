@@ -1,9 +1,14 @@
 import { type Selectable, sql } from 'kysely';
-import { compiledOnce, type Dialect, type Executor } from '../../db/database.js';
+import { compiledOnce, type Dialect, type Executor, inTransaction } from '../../db/database.js';
 import { afterNullableKey, decodeNullableKey, encodeNullableKey } from '../../db/keyset.js';
 import { EXPIRING_STATUSES, keepsTimeAt, lapsedAt } from '../../db/reservation-time.js';
-import type { ReservationSource, ReservationStatus, ReservationsTable } from '../../db/tables/resources.js';
-import type { Customer, ListReservationsQuery, Reservation } from './schemas.js';
+import type {
+  PaymentStatus,
+  ReservationSource,
+  ReservationStatus,
+  ReservationsTable,
+} from '../../db/tables/resources.js';
+import type { Customer, ListReservationsQuery, Reservation, ReservationPayment } from './schemas.js';
 
 /** Whether a row's hold (or unpaid booking) has passed its expiry at `nowMs`, marked or not. */
 const lapsed = (row: Pick<Selectable<ReservationsTable>, 'expiresAt'>, nowMs: number) =>
@@ -40,8 +45,39 @@ export function toReservation(row: Selectable<ReservationsTable>, nowMs = Date.n
     cancelledAt: row.cancelledAt,
     expiresAt: expired ? null : row.expiresAt,
     seriesId: row.seriesId,
-    payment: null,
+    payment: paymentOf(row, expired ? 'expired' : row.status),
   };
+}
+
+/** Payment statuses of a payment that can still be made (its checkout open). */
+const PAYABLE = ['requires_payment', 'failed'] as const satisfies readonly PaymentStatus[];
+
+/**
+ * A row's payment as callers see it: null until its checkout exists. A payment still
+ * payable on a reservation no longer waiting for it (expired by the clock or the job, or
+ * cancelled) is `expired`: its checkout closes with the reservation.
+ */
+function paymentOf(row: Selectable<ReservationsTable>, status: ReservationStatus): ReservationPayment {
+  if (row.paymentStatus === null || row.paymentAmount === null || row.paymentCurrency === null) return null;
+  const payable = (PAYABLE as readonly PaymentStatus[]).includes(row.paymentStatus);
+  return {
+    status: payable && status !== 'pending_payment' ? 'expired' : row.paymentStatus,
+    amount: row.paymentAmount,
+    currency: row.paymentCurrency,
+    checkoutUrl: row.paymentCheckoutUrl,
+    expiresAt: row.paymentExpiresAt,
+  };
+}
+
+/** The checkout a paid booking waits on, as payment.ts stores it. */
+export interface CheckoutColumns {
+  /** Minor units. */
+  paymentAmount: number;
+  paymentCurrency: string;
+  paymentAccountId: string;
+  paymentCheckoutId: string;
+  paymentCheckoutUrl: string;
+  paymentExpiresAt: string;
 }
 
 export interface NewReservation {
@@ -63,6 +99,8 @@ export interface NewReservation {
   rulesOverriddenByUserId: number | null;
   /** Set for a hold or an unpaid booking: when it stops keeping its time. */
   expiresAt: string | null;
+  /** A public booking's manage token, hashed (the token itself is never stored); none for member bookings. */
+  manageTokenHash?: string | null;
 }
 
 /**
@@ -103,6 +141,7 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
       eb.val<number | null>(null).as('createdByUserId'),
       eb.val<number | null>(null).as('rulesOverriddenByUserId'),
       eb.val<string | null>(null).as('expiresAt'),
+      eb.val<string | null>(null).as('manageTokenHash'),
       eb.val('').as('createdAt'),
       eb.val('').as('updatedAt'),
     ])
@@ -130,6 +169,7 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
         'createdByUserId',
         'rulesOverriddenByUserId',
         'expiresAt',
+        'manageTokenHash',
         'createdAt',
         'updatedAt',
       ])
@@ -192,6 +232,7 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
           values.createdByUserId,
           values.rulesOverriddenByUserId,
           values.expiresAt,
+          values.manageTokenHash ?? null,
           now,
           now,
           values.resourceId,
@@ -331,6 +372,109 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
       });
     },
 
+    /**
+     * The starts of the customer's reservations of a type keeping their time at `now` that
+     * start in [from, to), leaving out `excludeId`: what the daily limit counts, over the
+     * range alternatives are offered in (one read).
+     */
+    async customerStarts(
+      executor: Executor,
+      query: {
+        organisationId: number;
+        resourceTypeId: number;
+        customerEmail: string;
+        from: string;
+        to: string;
+        now: string;
+        excludeId?: number | undefined;
+      },
+    ): Promise<string[]> {
+      let q = executor
+        .selectFrom('reservations')
+        .select('startTime')
+        .where('organisationId', '=', query.organisationId)
+        .where('resourceTypeId', '=', query.resourceTypeId)
+        .where('customerEmail', '=', query.customerEmail)
+        .where('startTime', '>=', query.from)
+        .where('startTime', '<', query.to)
+        .where(keepsTimeAt(query.now));
+      if (query.excludeId !== undefined) q = q.where('id', '!=', query.excludeId);
+      return (await q.execute()).map((row) => row.startTime);
+    },
+
+    /** One reservation, read through `executor` (inside a booking's transaction on SQLite). */
+    async findThrough(
+      executor: Executor,
+      organisationId: number,
+      id: number,
+    ): Promise<Reservation | undefined> {
+      const row = await executor
+        .selectFrom('reservations')
+        .selectAll()
+        .where('organisationId', '=', organisationId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row && toReservation(row);
+    },
+
+    /**
+     * Moves a reservation, through `executor`, from the lane and time it was read at
+     * (`from`) to `to`, keeping everything else (status, expiry, payment, series). Only
+     * while it still keeps its time at `now` and is where it was read, and only while the
+     * new lane's row is as the move read it (`laneUpdatedAt`), as `insertOnLane` guards a
+     * booking; on PostgreSQL the lane is locked as a booking locks it, and the exclusion
+     * constraint refuses the new time when it is taken. Undefined when refused.
+     */
+    async moveOnLane(
+      executor: Executor,
+      move: {
+        id: number;
+        from: { resourceId: number; startTime: string; endTime: string };
+        to: { resourceId: number; startTime: string; endTime: string; blockedUntil: string };
+        /** The staff member who moved it past the type's booking rules, recorded when given. */
+        rulesOverriddenByUserId: number | null;
+      },
+      laneUpdatedAt: string,
+      now: string,
+    ): Promise<Reservation | undefined> {
+      const lane = executor
+        .selectFrom('resources')
+        .select(sql.lit(1).as('one'))
+        .where('id', '=', move.to.resourceId)
+        .where('updatedAt', '=', laneUpdatedAt);
+      const guard =
+        dialect === 'postgres'
+          ? lane
+              .forShare()
+              .where(
+                sql<boolean>`exists (select from pg_advisory_xact_lock(${sql.lit(LANE_LOCKS)}, resources.id))`,
+              )
+          : lane;
+      try {
+        const row = await executor
+          .updateTable('reservations')
+          .set({
+            ...move.to,
+            updatedAt: now,
+            ...(move.rulesOverriddenByUserId !== null
+              ? { rulesOverriddenByUserId: move.rulesOverriddenByUserId }
+              : {}),
+          })
+          .where('id', '=', move.id)
+          .where('resourceId', '=', move.from.resourceId)
+          .where('startTime', '=', move.from.startTime)
+          .where('endTime', '=', move.from.endTime)
+          .where(keepsTimeAt(now))
+          .where((eb) => eb.exists(guard))
+          .returningAll()
+          .executeTakeFirst();
+        return row && toReservation(row, Date.parse(now));
+      } catch (error) {
+        if (LANE_REFUSED.has((error as { code?: string }).code ?? '')) return undefined;
+        throw error;
+      }
+    },
+
     async find(organisationId: number, id: number): Promise<Reservation | undefined> {
       const row = await db
         .selectFrom('reservations')
@@ -378,6 +522,230 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
         items,
         nextCursor: rows.length > query.limit && last ? encodeNullableKey(last.startTime, last.id) : null,
       };
+    },
+
+    /** The reservation a customer's manage link names, by its token's hash, with its organisation and stored hash. */
+    async findByManageTokenHash(
+      tokenHash: string,
+    ): Promise<{ organisationId: number; manageTokenHash: string; reservation: Reservation } | undefined> {
+      const row = await db
+        .selectFrom('reservations')
+        .selectAll()
+        .where('manageTokenHash', '=', tokenHash)
+        .executeTakeFirst();
+      if (!row?.manageTokenHash) return undefined;
+      return {
+        organisationId: row.organisationId,
+        manageTokenHash: row.manageTokenHash,
+        reservation: toReservation(row),
+      };
+    },
+
+    // The payment of paid bookings (payment.ts): each change is conditional on the row's
+    // current state, so a repeated or concurrent event finds nothing left to change.
+
+    /** The reservation a checkout was made for, on the connected account `accountId` only. */
+    async findByCheckout(
+      checkoutId: string,
+      accountId: string,
+    ): Promise<Selectable<ReservationsTable> | undefined> {
+      return db
+        .selectFrom('reservations')
+        .selectAll()
+        .where('paymentCheckoutId', '=', checkoutId)
+        .where('paymentAccountId', '=', accountId)
+        .executeTakeFirst();
+    },
+
+    /** One reservation by id, whatever its organisation: for the payment flow, which found it already. */
+    async findById(id: number): Promise<Reservation | undefined> {
+      const row = await db.selectFrom('reservations').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toReservation(row);
+    },
+
+    /** A reservation's stored payment: its status and checkout, or undefined when it has none. */
+    async storedPayment(id: number) {
+      const row = await db
+        .selectFrom('reservations')
+        .select(['paymentStatus', 'paymentCheckoutId'])
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row?.paymentStatus && row.paymentCheckoutId
+        ? { status: row.paymentStatus, checkoutId: row.paymentCheckoutId }
+        : undefined;
+    },
+
+    /** Stores the checkout of a booking just made `pending_payment` (once). */
+    async attachCheckout(
+      id: number,
+      checkout: CheckoutColumns,
+      now: string,
+    ): Promise<Reservation | undefined> {
+      const row = await db
+        .updateTable('reservations')
+        .set({ ...checkout, paymentStatus: 'requires_payment', updatedAt: now })
+        .where('id', '=', id)
+        .where('paymentCheckoutId', 'is', null)
+        .returningAll()
+        .executeTakeFirst();
+      return row && toReservation(row, Date.parse(now));
+    },
+
+    /** Deletes a booking whose checkout could not be made, as if it was never made: its time is free. */
+    async discardUnpaid(id: number): Promise<void> {
+      await db
+        .deleteFrom('reservations')
+        .where('id', '=', id)
+        .where('status', '=', 'pending_payment')
+        .where('paymentCheckoutId', 'is', null)
+        .execute();
+    },
+
+    /** A hold still keeping its time at `now` waits for payment on `checkout` until `expiresAt`. */
+    async holdToPayment(
+      id: number,
+      checkout: CheckoutColumns,
+      expiresAt: string,
+      now: string,
+    ): Promise<Reservation | undefined> {
+      const row = await db
+        .updateTable('reservations')
+        .set({
+          ...checkout,
+          status: 'pending_payment',
+          paymentStatus: 'requires_payment',
+          expiresAt,
+          updatedAt: now,
+        })
+        .where('id', '=', id)
+        .where('status', '=', 'held')
+        .where(keepsTimeAt(now))
+        .returningAll()
+        .executeTakeFirst();
+      return row && toReservation(row, Date.parse(now));
+    },
+
+    /** Money for a booking still waiting for it at `now`: `confirmed`, paid. */
+    async markPaid(id: number, paymentId: string | null, now: string): Promise<Reservation | undefined> {
+      const row = await db
+        .updateTable('reservations')
+        .set({ status: 'confirmed', expiresAt: null, paymentStatus: 'paid', paymentId, updatedAt: now })
+        .where('id', '=', id)
+        .where('status', '=', 'pending_payment')
+        .where('paymentStatus', 'in', PAYABLE)
+        .where(keepsTimeAt(now))
+        .returningAll()
+        .executeTakeFirst();
+      return row && toReservation(row, Date.parse(now));
+    },
+
+    /** A declined attempt: the booking keeps waiting (and its time) until it expires or is paid. */
+    async markFailed(id: number, now: string): Promise<boolean> {
+      const row = await db
+        .updateTable('reservations')
+        .set({ paymentStatus: 'failed', updatedAt: now })
+        .where('id', '=', id)
+        .where('status', '=', 'pending_payment')
+        .where('paymentStatus', '=', 'requires_payment')
+        .returning('id')
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /**
+     * The checkout expired unpaid: the payment is `expired`, and a booking still waiting for
+     * it becomes `expired` at once, its time free (even before its own expiresAt).
+     */
+    async expireUnpaid(id: number, now: string): Promise<boolean> {
+      const row = await db
+        .updateTable('reservations')
+        .set({
+          status: sql<ReservationStatus>`case when status = 'pending_payment' then 'expired' else status end`,
+          expiresAt: null,
+          paymentStatus: 'expired',
+          updatedAt: now,
+        })
+        .where('id', '=', id)
+        .where('paymentStatus', 'in', PAYABLE)
+        .returning('id')
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /**
+     * Late money: a booking that expired unpaid takes its time back, `confirmed` and paid,
+     * when nothing else keeps any of it at `now` and it is still ahead; undefined otherwise.
+     * PostgreSQL: the lane's lock (the one every insert on it takes) orders it with
+     * bookings, and the exclusion constraint refuses it if its time is taken. SQLite: one
+     * transaction on the only connection, checked here.
+     */
+    async retakePaid(id: number, paymentId: string | null, now: string): Promise<Reservation | undefined> {
+      const retake = (trx: Executor) =>
+        inTransaction(trx, async (trx) => {
+          const row = await trx
+            .selectFrom('reservations')
+            .selectAll()
+            .where('id', '=', id)
+            .executeTakeFirst();
+          const late =
+            row &&
+            (row.status === 'expired' || (row.status === 'pending_payment' && lapsed(row, Date.parse(now))));
+          if (!row || !late || row.resourceId === null || Date.parse(row.startTime) <= Date.parse(now))
+            return undefined;
+          const laneId = row.resourceId;
+          if (dialect === 'postgres')
+            await sql`select pg_advisory_xact_lock(${sql.lit(LANE_LOCKS)}, ${laneId}::int)`.execute(trx);
+          // Lapsed holds on the lane keep no time, though their rows may still say so.
+          await expireOnLane(trx, now, laneId, now);
+          if (dialect !== 'postgres') {
+            const taken = await trx
+              .selectFrom('reservations')
+              .select('id')
+              .where('resourceId', '=', laneId)
+              .where('id', '!=', id)
+              .where(keepsTimeAt(now))
+              .where('startTime', '<', row.blockedUntil ?? row.endTime)
+              .where(sql<string>`coalesce(blocked_until, end_time)`, '>', row.startTime)
+              .limit(1)
+              .executeTakeFirst();
+            if (taken) return undefined;
+          }
+          const confirmed = await trx
+            .updateTable('reservations')
+            .set({ status: 'confirmed', expiresAt: null, paymentStatus: 'paid', paymentId, updatedAt: now })
+            .where('id', '=', id)
+            .where('status', 'in', ['expired', 'pending_payment'])
+            .returningAll()
+            .executeTakeFirst();
+          return confirmed && toReservation(confirmed, Date.parse(now));
+        });
+      try {
+        return await retake(db);
+      } catch (error) {
+        if (LANE_REFUSED.has((error as { code?: string }).code ?? '')) return undefined;
+        throw error;
+      }
+    },
+
+    /** The payment was refunded in full: recorded once, whatever the reservation's status. */
+    async recordRefund(
+      id: number,
+      refund: { refundId: string; paymentId: string | null },
+      now: string,
+    ): Promise<Reservation | undefined> {
+      const row = await db
+        .updateTable('reservations')
+        .set({
+          paymentStatus: 'refunded',
+          paymentRefundId: refund.refundId,
+          paymentId: sql<string | null>`coalesce(payment_id, ${refund.paymentId})`,
+          updatedAt: now,
+        })
+        .where('id', '=', id)
+        .where('paymentStatus', '!=', 'refunded')
+        .returningAll()
+        .executeTakeFirst();
+      return row && toReservation(row, Date.parse(now));
     },
   };
 }

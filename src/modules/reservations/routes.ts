@@ -2,17 +2,23 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/errors.js';
 import { idempotencyHeaders, idempotencyHooks } from '../../http/idempotency.js';
-import { idParam, page, security } from '../../http/schemas.js';
+import { dryRunQuery, idParam, page, security } from '../../http/schemas.js';
 import {
   cancelReservationBody,
   createReservationBody,
+  dryRunAnswer,
   holdBody,
   listReservationsQuery,
+  rescheduleBody,
   reservation,
 } from './schemas.js';
 
 const tags = ['reservations'];
 const errors = errorResponses(400, 401, 403, 404, 409);
+/** What `?dryRun=true` answers (200): the would-be record (id null), or the refusal with its alternatives. */
+const dryRun = dryRunAnswer(reservation);
+const alternativesNote =
+  ' (both with error.alternatives: up to 5 bookable times nearest the requested start); ?dryRun=true writes nothing and answers 200 {wouldSucceed, reservation | error}';
 
 export const reservationRoutes: FastifyPluginAsyncZod = async (app) => {
   const { reservations, idempotency } = app.services;
@@ -29,15 +35,18 @@ export const reservationRoutes: FastifyPluginAsyncZod = async (app) => {
       ...idempotent,
       schema: {
         tags,
-        summary:
-          "Book a resource or a pool of the active organisation (409 SLOT_UNAVAILABLE when it does not fit, 409 BOOKING_RULE_VIOLATED when it breaks the type's booking rules)",
+        summary: `Book a resource or a pool of the active organisation (409 SLOT_UNAVAILABLE when it does not fit, 409 BOOKING_RULE_VIOLATED when it breaks the type's booking rules${alternativesNote})`,
         security: security.user,
         headers: idempotencyHeaders,
+        querystring: dryRunQuery,
         body: createReservationBody,
-        response: { 201: reservation, ...errors },
+        response: { 201: reservation, 200: dryRun, ...errors },
       },
     },
-    async (request, reply) => reply.code(201).send(await reservations.create(actorOf(request), request.body)),
+    async (request, reply) =>
+      request.query.dryRun
+        ? reservations.dryRunCreate(actorOf(request), request.body)
+        : reply.code(201).send(await reservations.create(actorOf(request), request.body)),
   );
 
   app.post(
@@ -46,15 +55,39 @@ export const reservationRoutes: FastifyPluginAsyncZod = async (app) => {
       ...idempotent,
       schema: {
         tags,
-        summary:
-          'Hold a time for holdSeconds (60..1800, default 600): a held reservation that frees itself at expiresAt unless confirmed or released',
+        summary: `Hold a time for holdSeconds (60..1800, default 600): a held reservation that frees itself at expiresAt unless confirmed or released (409 SLOT_UNAVAILABLE, BOOKING_RULE_VIOLATED${alternativesNote})`,
         security: security.user,
         headers: idempotencyHeaders,
+        querystring: dryRunQuery,
         body: holdBody,
-        response: { 201: reservation, ...errors },
+        response: { 201: reservation, 200: dryRun, ...errors },
       },
     },
-    async (request, reply) => reply.code(201).send(await reservations.hold(actorOf(request), request.body)),
+    async (request, reply) =>
+      request.query.dryRun
+        ? reservations.dryRunHold(actorOf(request), request.body)
+        : reply.code(201).send(await reservations.hold(actorOf(request), request.body)),
+  );
+
+  app.post(
+    '/:id/reschedule',
+    {
+      ...idempotent,
+      schema: {
+        tags,
+        summary: `Move a held, pending_payment or confirmed reservation to another time (and resource, where the booking mode takes one), keeping its id, status, expiry and payment (OWNER, ADMIN, MANAGER or its creator): 409 SLOT_UNAVAILABLE leaves it as it was, 409 BOOKING_RULE_VIOLATED unless staff pass overrideRules, 409 INVALID_TRANSITION in another status${alternativesNote}`,
+        security: security.user,
+        headers: idempotencyHeaders,
+        params: idParam,
+        querystring: dryRunQuery,
+        body: rescheduleBody,
+        response: { 200: reservation.or(dryRun), ...errors },
+      },
+    },
+    async (request) =>
+      request.query.dryRun
+        ? reservations.dryRunReschedule(actorOf(request), request.params.id, request.body)
+        : reservations.reschedule(actorOf(request), request.params.id, request.body),
   );
 
   app.post(

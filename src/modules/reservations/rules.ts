@@ -129,6 +129,41 @@ export async function bookingRuleViolations(
   return broken;
 }
 
+/** A quarter of an hour: every zone's offset, and every change of it, falls on one. */
+const QUARTER_HOUR = 15 * MINUTE;
+
+/**
+ * The daily limit per customer as a test of single starts (epoch ms), for times offered
+ * instead of a refused one: false on a local day where `starts` (ISO, the customer's
+ * reservations of the type keeping their time, the one being moved left out) already reach
+ * the limit. Undefined when the type has no daily limit.
+ */
+export function underDailyLimit(
+  rules: BookingRules | null,
+  timezone: string,
+  starts: readonly string[],
+): ((start: number) => boolean) | undefined {
+  const perDay = rules?.maxPerCustomerPerDay;
+  if (perDay === undefined) return undefined;
+  // A local day never changes inside a quarter hour: each is looked up in the zone once.
+  const dates = new Map<number, string>();
+  const dateOf = (instant: number) => {
+    const quarter = Math.floor(instant / QUARTER_HOUR);
+    let date = dates.get(quarter);
+    if (date === undefined) {
+      date = localDayOf(instant, timezone).date;
+      dates.set(quarter, date);
+    }
+    return date;
+  };
+  const counts = new Map<string, number>();
+  for (const start of starts) {
+    const date = dateOf(Date.parse(start));
+    counts.set(date, (counts.get(date) ?? 0) + 1);
+  }
+  return (start) => (counts.get(dateOf(start)) ?? 0) < perDay;
+}
+
 /**
  * Checks `write` against the type's rules. A broken rule answers 409
  * BOOKING_RULE_VIOLATED with every broken rule in `details`, unless a staff member

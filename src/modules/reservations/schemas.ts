@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { alternatives, errorDetails } from '../../http/errors.js';
 import { entityId, pageQuery, positiveId } from '../../http/schemas.js';
 import { email } from '../auth/schemas.js';
 import { serverDerived } from '../resource-types/schemas.js';
@@ -59,6 +60,27 @@ export type CreateReservationInput = z.infer<typeof createReservationBody>;
 /** A member's cancellation: staff may override the type's cancel notice. */
 export const cancelReservationBody = z.strictObject({ overrideRules });
 export type CancelReservationInput = z.infer<typeof cancelReservationBody>;
+
+/** Moving a reservation (POST /api/reservations/:id/reschedule, reservations_reschedule). */
+export const rescheduleBody = z.strictObject({
+  startTime: instant,
+  endTime: instant,
+  resourceId: entityId
+    .optional()
+    .describe(
+      'Move it to this resource (SINGLE_RESOURCE, BOTH); without, it stays on its resource, or in the pool of a POOL type',
+    ),
+  overrideRules,
+});
+export type RescheduleInput = z.infer<typeof rescheduleBody>;
+
+/** The `dryRun` argument of the MCP tools that write a reservation. */
+export const dryRunArgument = z
+  .boolean()
+  .optional()
+  .describe(
+    'true: write nothing and answer {wouldSucceed: true, reservation} (the would-be record, id null) or {wouldSucceed: false, error: {code, message, details?, alternatives}}',
+  );
 
 /** Shortest and longest hold, and the default (seconds). */
 export const HOLD_SECONDS = { min: 60, max: 1800, default: 600 } as const;
@@ -156,3 +178,33 @@ export const publicReservation = reservation.pick({
   payment: true,
 });
 export type PublicReservation = z.infer<typeof publicReservation>;
+
+/** Why a dry run would fail: the refusal the write would answer, and what would fit instead. */
+export const dryRunRefusal = z.object({
+  code: z.string(),
+  message: z.string(),
+  details: errorDetails.optional(),
+  alternatives: alternatives.optional(),
+});
+export type DryRunRefusal = z.infer<typeof dryRunRefusal>;
+
+/** A dry run that would succeed, with the record it would write (`id` null: nothing was written). */
+export const dryRunSuccess = <T extends z.ZodObject>(record: T) =>
+  z.object({
+    wouldSucceed: z.literal(true),
+    reservation: record.extend({ id: z.null().describe('Null: a dry run writes nothing') }),
+  });
+export const dryRunFailure = z.object({ wouldSucceed: z.literal(false), error: dryRunRefusal });
+
+/** What `?dryRun=true` (or the MCP `dryRun` argument) answers for a write of `record`. */
+export const dryRunAnswer = <T extends z.ZodObject>(record: T) =>
+  z.discriminatedUnion('wouldSucceed', [dryRunSuccess(record), dryRunFailure]);
+
+/** The record a dry run would write. */
+export type WouldBeReservation = Omit<Reservation, 'id'> & { id: null };
+export type DryRunAnswer<T> =
+  | { wouldSucceed: true; reservation: T }
+  | { wouldSucceed: false; error: DryRunRefusal };
+
+/** What an MCP tool that may be dry-run answers: the record, or a dry run's verdict. */
+export const reservationOrDryRun = z.union([reservation, dryRunSuccess(reservation), dryRunFailure]);

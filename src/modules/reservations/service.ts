@@ -1,18 +1,26 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../../config.js';
 import { type Db, type Executor, inTransaction } from '../../db/database.js';
 import { InvalidCursorError } from '../../db/keyset.js';
 import { KEEPING_STATUSES } from '../../db/reservation-time.js';
 import type { ReservationSource } from '../../db/tables/resources.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Actor } from '../../lib/actor.js';
+import { safeEqual } from '../../lib/crypto.js';
 import { conflict, forbidden, invalidField, notFound } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { can, ROLE_MATRIX } from '../../tenancy/roles.js';
 import type { AvailabilityService, OrganisationSchedule } from '../availability/service.js';
 import type { OrganisationsService } from '../organisations/service.js';
+import type { PaymentsService } from '../payments/service.js';
 import type { ResourceType } from '../resource-types/schemas.js';
 import type { ResourceTypesService } from '../resource-types/service.js';
 import type { ResourcesService } from '../resources/service.js';
+import { createAlternatives } from './alternatives.js';
+import { dryRunOf, wouldBeBooked } from './dry-run.js';
+import { createReservationPayments } from './payment.js';
 import { createReservationRepo } from './repo.js';
+import { createRescheduling, type MoveInput } from './reschedule.js';
 import { assertBookingRules, type CustomerDays, overrideBy } from './rules.js';
 import type {
   CancelReservationInput,
@@ -20,8 +28,10 @@ import type {
   Customer,
   HoldInput,
   ListReservationsQuery,
+  RescheduleInput,
   Reservation,
   ReservationInput,
+  WouldBeReservation,
 } from './schemas.js';
 
 /** Longest reservation accepted. */
@@ -48,6 +58,8 @@ export interface BookingChannel {
   resourceFixedByToken?: boolean;
   /** The staff member overriding the type's booking rules (see rules.ts `overrideBy`); never on public channels. */
   overrideRulesBy?: number | null;
+  /** A public booking's manage token, hashed: the customer's link to this one reservation. */
+  manageTokenHash?: string | null;
 }
 
 /** The customer must answer exactly the type's customerInfoFields beyond name, email and phone. */
@@ -70,10 +82,19 @@ export function createReservationsService(deps: {
   availability: AvailabilityService;
   resourceTypes: ResourceTypesService;
   resources: ResourcesService;
+  payments: PaymentsService;
+  config: Config;
+  log?: FastifyBaseLogger | undefined;
   jobs: Pick<JobQueue, 'work' | 'every'>;
 }) {
   const { db, organisations, availability, resourceTypes, resources, jobs } = deps;
   const repo = createReservationRepo(db.kysely, db.dialect);
+  const payment = createReservationPayments({
+    repo,
+    payments: deps.payments,
+    config: deps.config,
+    log: deps.log,
+  });
 
   /**
    * Marks `expired` the holds and unpaid bookings whose expiry passed at `now`: those of one
@@ -134,17 +155,45 @@ export function createReservationsService(deps: {
   const bookingScope = <T>(work: (executor: Executor) => Promise<T>): Promise<T> =>
     db.dialect === 'sqlite' ? inTransaction(db.kysely, work) : work(db.kysely);
 
+  const alternatives = createAlternatives({ db, repo, availability, resourceTypes });
+  const rescheduling = createRescheduling({
+    db,
+    repo,
+    availability,
+    resources,
+    resourceTypes,
+    alternatives,
+    bookingScope,
+    customerDaysOf,
+    expireLapsed,
+  });
+
   /**
    * Books exactly the requested time: the booking mode decides whether a concrete
    * resource is required, a lane is allocated from the pool, or either. Price,
    * currency and status come from the resource type only.
    */
+  function book(
+    org: OrganisationSchedule,
+    input: ReservationInput,
+    channel: BookingChannel,
+    hold?: { seconds: number },
+  ): Promise<Reservation>;
+  /** A dry run: every check and read of the booking, no write; answers the record it would write. */
+  function book(
+    org: OrganisationSchedule,
+    input: ReservationInput,
+    channel: BookingChannel,
+    hold: { seconds: number } | undefined,
+    options: { dryRun: true },
+  ): Promise<WouldBeReservation>;
   async function book(
     org: OrganisationSchedule,
     input: ReservationInput,
     channel: BookingChannel,
     hold?: { seconds: number },
-  ) {
+    options: { dryRun?: boolean } = {},
+  ): Promise<Reservation | WouldBeReservation> {
     const start = Date.parse(input.startTime);
     const end = Date.parse(input.endTime);
     if (end <= start) throw invalidField('endTime', 'must be after startTime');
@@ -166,7 +215,9 @@ export function createReservationsService(deps: {
       }
       typeId = resource.resourceTypeId;
     }
-    return bookingScope(async (executor) => {
+    /** The connected account a paid booking's checkout charges, once the type asks for payment. */
+    let chargeTo: string | undefined;
+    const booked = await bookingScope(async (executor) => {
       const type = await resourceTypes.findStored(executor, org.organisationId, typeId!);
       if (!type) throw invalidField('resourceTypeId', 'no such resource type');
       if (type.bookingMode === 'SINGLE_RESOURCE' && input.resourceId === undefined) {
@@ -183,6 +234,9 @@ export function createReservationsService(deps: {
       }
       if (!type.isActive) throw conflict('SLOT_UNAVAILABLE', 'This resource type is not bookable');
       checkCustomer(input.customer, type);
+      // An organisation that cannot take payment books nothing that would wait for it.
+      if (type.paymentRequired && !hold)
+        chargeTo = await payment.chargeableAccount(org.organisationId, executor);
 
       // A type with a daily limit per customer counts and inserts one customer's bookings one at a time.
       const serialised = type.bookingRules?.maxPerCustomerPerDay !== undefined;
@@ -216,6 +270,7 @@ export function createReservationsService(deps: {
           source: channel.source,
           createdByUserId: channel.createdByUserId,
           rulesOverriddenByUserId,
+          manageTokenHash: channel.manageTokenHash ?? null,
         };
         let current = type;
         for (let read = 1; read <= BOOKING_READS; read++) {
@@ -224,13 +279,22 @@ export function createReservationsService(deps: {
             current = (await resourceTypes.findStored(executor, org.organisationId, type.id)) ?? type;
           const offers = await availability.offerLanes(executor, org, current, target, { start, end });
           if (offers.length === 0) break;
+          const now = nowIso();
+          const expiresAt = hold
+            ? new Date(Date.parse(now) + hold.seconds * 1000).toISOString()
+            : type.paymentRequired
+              ? new Date(Date.parse(now) + type.paymentWindowMinutes * 60_000).toISOString()
+              : null;
+          const first = offers[0]!;
+          if (options.dryRun) {
+            const blockedUntil = new Date(first.blockedUntil).toISOString();
+            return wouldBeBooked({ ...values, resourceId: first.laneId, blockedUntil, expiresAt }, now);
+          }
           // Raised before the reservation is visible (its own statement on PostgreSQL), so
           // any read that can see the reservation looks back far enough to find it.
           if (minutes > current.longestReservationMinutes) {
             await resourceTypes.recordReservationLength(executor, type.id, minutes);
           }
-          const now = nowIso();
-          const expiresAt = hold ? new Date(Date.parse(now) + hold.seconds * 1000).toISOString() : null;
           for (const offer of offers) {
             // The read took a lapsed hold's time for free, but its row may still say it holds
             // (PostgreSQL's exclusion constraint cannot see the clock): it is marked first, in
@@ -255,7 +319,19 @@ export function createReservationsService(deps: {
           'The requested time does not fit the availability of this resource',
         );
       });
+    }).catch(async (error: unknown) => {
+      throw await alternatives.offeredWith(error, {
+        org,
+        resourceTypeId: typeId!,
+        resourceId: input.resourceId,
+        start,
+        end,
+        customerEmail: input.customer.email,
+      });
     });
+    if (booked.id === null) return booked; // a dry run: nothing to pay for
+    // The checkout is made once the booking is committed (never inside SQLite's transaction).
+    return chargeTo === undefined ? booked : payment.startForBooking(booked, chargeTo);
   }
 
   async function findOrThrow(organisationId: number, id: number) {
@@ -270,14 +346,15 @@ export function createReservationsService(deps: {
    * `cancelAnyReservation` (403 otherwise). Whoever may book may change their own.
    */
   async function changeable(actor: Actor, id: number, verb: string) {
-    const { organisationId, role } = await organisations.requireTenant(actor, { can: 'book' });
+    const tenant = await organisations.requireTenant(actor, { can: 'book' });
+    const { organisationId, role } = tenant;
     const found = await findOrThrow(organisationId, id);
     if (found.createdByUserId !== actor.userId && !can(role, 'cancelAnyReservation')) {
       throw forbidden(
         `Only ${ROLE_MATRIX.cancelAnyReservation.join(', ')} or the member who made a reservation can ${verb} it`,
       );
     }
-    return { organisationId, role, found };
+    return { organisationId, role, found, tenant };
   }
 
   /** Why a hold cannot be confirmed or released: it lapsed, or it is no hold (any more). */
@@ -291,15 +368,19 @@ export function createReservationsService(deps: {
   }
 
   /**
-   * Confirming a hold on a type with `paymentRequired`: the payment flow (a checkout at
-   * the organisation's payment account, the reservation `pending_payment` until paid)
-   * takes over here. Until it does, a paid hold is never confirmed unpaid.
+   * Confirming a hold on a type with `paymentRequired`: a checkout at the organisation's
+   * connected account (409 PAYMENT_NOT_READY when it cannot take charges), then the hold
+   * waits in `pending_payment` for `paymentWindowMinutes`. The hold stays as it was when
+   * either fails.
    */
-  async function confirmPaidHold(_held: Reservation): Promise<Reservation> {
-    throw conflict(
-      'PAYMENT_NOT_READY',
-      'This resource type takes payment, which cannot be taken for this organisation yet; the hold stays until it expires or is released',
-    );
+  async function confirmPaidHold(
+    organisationId: number,
+    held: Reservation,
+    type: Pick<ResourceType, 'paymentWindowMinutes' | 'priceAmount' | 'priceCurrency'>,
+  ): Promise<Reservation> {
+    const waiting = await payment.startForHold(organisationId, held, type);
+    if (waiting) return waiting;
+    throw notHeld(await findOrThrow(organisationId, held.id), 'confirmed');
   }
 
   /**
@@ -322,6 +403,8 @@ export function createReservationsService(deps: {
         { overrideBy: overriding },
       );
     }
+    // A paid reservation is refunded in full first: a failed refund changes nothing.
+    const refunded = await payment.refundBeforeCancel(found);
     const cancelled = await repo.transition(
       found.id,
       KEEPING_STATUSES,
@@ -329,7 +412,9 @@ export function createReservationsService(deps: {
       nowIso(),
       rulesOverriddenByUserId,
     );
-    if (cancelled) return cancelled;
+    if (cancelled) return payment.afterCancel(cancelled, refunded);
+    // Changed meanwhile; a refund made for it is still recorded.
+    if (refunded) await payment.afterCancel(found, refunded);
     const now = await findOrThrow(organisationId, found.id);
     if (now.status === 'cancelled') throw conflict('CONFLICT', 'This reservation is already cancelled');
     throw conflict('INVALID_TRANSITION', `A ${now.status} reservation cannot be cancelled`);
@@ -342,7 +427,7 @@ export function createReservationsService(deps: {
       found.resourceTypeId === null
         ? undefined
         : await resourceTypes.findStored(db.kysely, organisationId, found.resourceTypeId);
-    if (type?.paymentRequired) return confirmPaidHold(found);
+    if (type?.paymentRequired) return confirmPaidHold(organisationId, found, type);
     const confirmed = await repo.transition(found.id, ['held'], 'confirmed', nowIso());
     if (confirmed) return confirmed;
     // Changed since it was read: lapsed, or released or confirmed by someone else.
@@ -355,6 +440,46 @@ export function createReservationsService(deps: {
     const released = await repo.transition(found.id, ['held'], 'cancelled', nowIso());
     if (released) return released;
     throw notHeld(await findOrThrow(organisationId, found.id), 'released');
+  }
+
+  /**
+   * Moves `found` for a caller entitled to it (a member through `reschedule`, a customer's
+   * manage link): to `input`'s time, on its resource or pool (or `input.resourceId` where
+   * the booking mode takes one), in one statement that keeps its id, status, expiresAt,
+   * payment and series. 409 SLOT_UNAVAILABLE (it keeps its time) or BOOKING_RULE_VIOLATED,
+   * both with alternatives, unless `overriding` names the staff member overriding the rules;
+   * 409 INVALID_TRANSITION unless it is held, pending_payment or confirmed. A dry run
+   * (`options.dryRun`) answers the record the move would leave (id null), writing nothing.
+   */
+  function rescheduleFound(
+    org: OrganisationSchedule,
+    found: Reservation,
+    input: MoveInput,
+    overriding: number | null,
+    options?: { dryRun?: false },
+  ): Promise<Reservation>;
+  function rescheduleFound(
+    org: OrganisationSchedule,
+    found: Reservation,
+    input: MoveInput,
+    overriding: number | null,
+    options: { dryRun: true },
+  ): Promise<WouldBeReservation>;
+  function rescheduleFound(
+    org: OrganisationSchedule,
+    found: Reservation,
+    input: MoveInput,
+    overriding: number | null,
+    options: { dryRun?: boolean } = {},
+  ): Promise<Reservation | WouldBeReservation> {
+    return rescheduling.move(org, found, input, overriding, options.dryRun === true);
+  }
+
+  /** The reservation the actor may move, and who overrides the rules for it (see `changeable`). */
+  async function movable(actor: Actor, id: number, input: RescheduleInput) {
+    const { tenant, role, found } = await changeable(actor, id, 'reschedule');
+    const { overrideRules, ...move } = input;
+    return { tenant, found, move, overriding: overrideBy(actor.userId, role, overrideRules) };
   }
 
   return {
@@ -418,10 +543,62 @@ export function createReservationsService(deps: {
       return releaseHeld(organisationId, found);
     },
 
+    /** A booking's dry run: answers what `create` would (`wouldSucceed`, the record or the refusal), writing nothing. */
+    async dryRunCreate(actor: Actor, input: CreateReservationInput, source: ReservationSource = 'api') {
+      const tenant = await organisations.requireTenant(actor, { can: 'book' });
+      const { overrideRules, ...booking } = input;
+      const channel = {
+        source,
+        createdByUserId: actor.userId,
+        overrideRulesBy: overrideBy(actor.userId, tenant.role, overrideRules),
+      };
+      return dryRunOf(() => book(tenant, booking, channel, undefined, { dryRun: true }));
+    },
+
+    /** A hold's dry run: answers what `hold` would, writing nothing. */
+    async dryRunHold(actor: Actor, input: HoldInput, source: ReservationSource = 'api') {
+      const tenant = await organisations.requireTenant(actor, { can: 'book' });
+      const { holdSeconds, ...booking } = input;
+      const channel = { source, createdByUserId: actor.userId };
+      return dryRunOf(() => book(tenant, booking, channel, { seconds: holdSeconds }, { dryRun: true }));
+    },
+
+    /**
+     * Moves a held, pending_payment or confirmed reservation to another time (its creator,
+     * or a role with `cancelAnyReservation`); staff may override the type's booking rules.
+     */
+    async reschedule(actor: Actor, id: number, input: RescheduleInput): Promise<Reservation> {
+      const { tenant, found, move, overriding } = await movable(actor, id, input);
+      return rescheduleFound(tenant, found, move, overriding);
+    },
+
+    /** A reschedule's dry run: answers what `reschedule` would, writing nothing. */
+    async dryRunReschedule(actor: Actor, id: number, input: RescheduleInput) {
+      const { tenant, found, move, overriding } = await movable(actor, id, input);
+      return dryRunOf(() => rescheduleFound(tenant, found, move, overriding, { dryRun: true }));
+    },
+
+    /** Runs a dry run (`book` or `rescheduleFound` with dryRun) and answers its verdict (dry-run.ts). */
+    dryRunOf,
+
     // The same changes for a caller already entitled to `found` (a customer's manage link).
+    rescheduleFound,
     cancelFound,
     confirmHeld,
     releaseHeld,
+
+    /**
+     * The reservation a customer's manage link names (by the SHA-256 of its token), with its
+     * organisation; undefined for any other hash. Found through the index, then compared in
+     * constant time, so no database comparison looser than the bytes ever lets a link in.
+     */
+    async findByManageTokenHash(
+      tokenHash: string,
+    ): Promise<{ organisationId: number; reservation: Reservation } | undefined> {
+      const found = await repo.findByManageTokenHash(tokenHash);
+      if (!found || !safeEqual(found.manageTokenHash, tokenHash)) return undefined;
+      return { organisationId: found.organisationId, reservation: found.reservation };
+    },
 
     /** Marks every lapsed hold and unpaid booking `expired` now (what the expiry job runs); answers them. */
     expireDue,

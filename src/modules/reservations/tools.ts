@@ -4,13 +4,19 @@ import { defineTool } from '../../mcp/types.js';
 import {
   cancelReservationBody,
   createReservationBody,
+  dryRunArgument,
   holdBody,
   listReservationsQuery,
+  rescheduleBody,
   reservation,
+  reservationOrDryRun,
 } from './schemas.js';
 import type { ReservationsService } from './service.js';
 
 const reservationRef = { reservationId: entityId };
+/** What the writing tools say of a refusal's alternatives and of a dry run. */
+const tryingIt =
+  ' A SLOT_UNAVAILABLE or BOOKING_RULE_VIOLATED error carries error.alternatives: up to 5 bookable {startTime, endTime, resourceId} of the same length nearest the requested start (resourceId null: book from the pool). Pass dryRun: true to check without writing: the answer is then {wouldSucceed: true, reservation} (id null) or {wouldSucceed: false, error}.';
 
 /** MCP tools of reservations, in the owner's active organisation with the owner's role; bookings record source mcp. */
 export const reservationTools = [
@@ -46,29 +52,49 @@ export const reservationTools = [
     actionKey: 'reservations.create',
     title: 'Create reservation',
     description:
-      "Books a future time in your active organisation: resourceId for a concrete resource, resourceTypeId for a pool slot, as the type's booking mode allows. The customer answers the type's customerInfoFields; price and status come from the type. Fails with SLOT_UNAVAILABLE when the time is not free, and with BOOKING_RULE_VIOLATED when it breaks the type's bookingRules (notice, advance window, bookings per customer per day); an owner who is OWNER, ADMIN or MANAGER may pass overrideRules: true to book anyway, which is recorded.",
+      "Books a future time in your active organisation: resourceId for a concrete resource, resourceTypeId for a pool slot, as the type's booking mode allows. The customer answers the type's customerInfoFields; price and status come from the type. On a type with paymentRequired it is pending_payment until its customer pays at payment.checkoutUrl (amounts in minor units) before expiresAt, else it expires; PAYMENT_NOT_READY (nothing booked) when the organisation's payment account cannot take charges. Fails with SLOT_UNAVAILABLE when the time is not free, and with BOOKING_RULE_VIOLATED when it breaks the type's bookingRules (notice, advance window, bookings per customer per day); an owner who is OWNER, ADMIN or MANAGER may pass overrideRules: true to book anyway, which is recorded." +
+      tryingIt,
     catalogue: {
       description: 'Books a resource or a pool slot; price comes from the resource type.',
       risk: 'write',
       scopeKinds: [],
     },
-    input: createReservationBody,
-    output: reservation,
-    run: (reservations: ReservationsService, actor, input) => reservations.create(actor, input, 'mcp'),
+    input: createReservationBody.extend({ dryRun: dryRunArgument }),
+    output: reservationOrDryRun,
+    run: (reservations: ReservationsService, actor, { dryRun, ...input }) =>
+      dryRun ? reservations.dryRunCreate(actor, input, 'mcp') : reservations.create(actor, input, 'mcp'),
   }),
   defineTool({
     actionKey: 'reservations.hold',
     title: 'Hold a time',
     description:
-      'Holds a future time in your active organisation while you check with your person: the create input plus holdSeconds (60..1800, default 600). Answers a held reservation whose time is kept until expiresAt, then freed by itself; confirm it with reservations_confirm or let it go with reservations_release. Fails with SLOT_UNAVAILABLE when the time is not free.',
+      'Holds a future time in your active organisation while you check with your person: the create input plus holdSeconds (60..1800, default 600). Answers a held reservation whose time is kept until expiresAt, then freed by itself; confirm it with reservations_confirm or let it go with reservations_release. Fails with SLOT_UNAVAILABLE when the time is not free.' +
+      tryingIt,
     catalogue: {
       description: 'Holds a time for up to 30 minutes; it frees itself unless confirmed.',
       risk: 'write',
       scopeKinds: [],
     },
-    input: holdBody,
-    output: reservation,
-    run: (reservations: ReservationsService, actor, input) => reservations.hold(actor, input, 'mcp'),
+    input: holdBody.extend({ dryRun: dryRunArgument }),
+    output: reservationOrDryRun,
+    run: (reservations: ReservationsService, actor, { dryRun, ...input }) =>
+      dryRun ? reservations.dryRunHold(actor, input, 'mcp') : reservations.hold(actor, input, 'mcp'),
+  }),
+  defineTool({
+    actionKey: 'reservations.reschedule',
+    title: 'Reschedule reservation',
+    description: `Moves a held, pending_payment or confirmed reservation of your active organisation to another future time, keeping its id, status, expiresAt and payment: on its resource (or anywhere in the pool of a POOL type), or on resourceId where the type's booking mode takes one. Fails with SLOT_UNAVAILABLE when the new time is not free (the reservation keeps its time), BOOKING_RULE_VIOLATED when it breaks the type's bookingRules (rescheduleNoticeMinutes before the current start, notice, advance window, bookings per customer per day; an owner who is OWNER, ADMIN or MANAGER may pass overrideRules: true, which is recorded), INVALID_TRANSITION in any other status. Allowed for its creator, or an OWNER, ADMIN or MANAGER.${tryingIt}`,
+    catalogue: {
+      description: 'Moves a reservation or hold to another time; a time that does not fit changes nothing.',
+      risk: 'write',
+      scopeKinds: [],
+    },
+    input: z.strictObject({ ...reservationRef, ...rescheduleBody.shape, dryRun: dryRunArgument }),
+    output: reservationOrDryRun,
+    run: (reservations: ReservationsService, actor, { reservationId, dryRun, ...input }) =>
+      dryRun
+        ? reservations.dryRunReschedule(actor, reservationId, input)
+        : reservations.reschedule(actor, reservationId, input),
   }),
   defineTool({
     actionKey: 'reservations.cancel',
@@ -89,7 +115,7 @@ export const reservationTools = [
     actionKey: 'reservations.confirm',
     title: 'Confirm held time',
     description:
-      'Confirms a held reservation before its expiresAt: it becomes confirmed and keeps its time. Fails with HOLD_EXPIRED after expiresAt (hold again), INVALID_TRANSITION when it is not held, PAYMENT_NOT_READY on a type that takes payment it cannot take yet. Allowed for its creator, or an OWNER, ADMIN or MANAGER.',
+      "Confirms a held reservation before its expiresAt: it becomes confirmed and keeps its time. Fails with HOLD_EXPIRED after expiresAt (hold again), INVALID_TRANSITION when it is not held. On a type with paymentRequired it becomes pending_payment instead, with payment.checkoutUrl where its customer pays before the new expiresAt; PAYMENT_NOT_READY (the hold stays) when the organisation's payment account cannot take charges. Allowed for its creator, or an OWNER, ADMIN or MANAGER.",
     catalogue: {
       description: 'Confirms a held reservation before it expires.',
       risk: 'write',

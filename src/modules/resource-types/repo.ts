@@ -40,6 +40,7 @@ export interface ResourceTypeValues {
   paymentRequired: boolean;
   priceAmount: number | null;
   priceCurrency: string | null;
+  paymentWindowMinutes: number;
   bookingRules: BookingRules | null;
   isActive: boolean;
 }

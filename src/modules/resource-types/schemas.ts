@@ -72,6 +72,14 @@ export const bookingRules = z.strictObject({
 export type BookingRules = z.infer<typeof bookingRules>;
 export type BookingRuleName = keyof BookingRules;
 
+/** How long a paid booking waits for its money (minutes): its checkout expires with it. */
+export const PAYMENT_WINDOW_MINUTES = { min: 5, max: 1440, default: 30 } as const;
+const paymentWindowMinutes = z
+  .number()
+  .int()
+  .min(PAYMENT_WINDOW_MINUTES.min, `must be at least ${PAYMENT_WINDOW_MINUTES.min} minutes`)
+  .max(PAYMENT_WINDOW_MINUTES.max, `must be at most ${PAYMENT_WINDOW_MINUTES.max} minutes (24 hours)`);
+
 const typeFields = {
   description: text(2000),
   minBookingDuration: z.number().int().min(1).max(44_640).describe('Minutes'),
@@ -88,6 +96,9 @@ const typeFields = {
   paymentRequired: z.boolean(),
   priceAmount: z.number().int().min(0).max(100_000_000).nullable().describe('Minor units'),
   priceCurrency: currencyCode.nullable(),
+  paymentWindowMinutes: paymentWindowMinutes.describe(
+    `Minutes a paid booking keeps its time waiting for payment (${PAYMENT_WINDOW_MINUTES.min}..${PAYMENT_WINDOW_MINUTES.max}, default ${PAYMENT_WINDOW_MINUTES.default})`,
+  ),
   bookingRules: bookingRules.nullable().describe('Replaced as a whole; null removes every rule'),
   organisationId: serverDerived('is not accepted: resource types belong to your active organisation'),
 };
@@ -127,6 +138,10 @@ export const resourceType = z.object({
   paymentRequired: z.boolean(),
   priceAmount: z.number().int().nullable(),
   priceCurrency: z.string().nullable(),
+  paymentWindowMinutes: z
+    .number()
+    .int()
+    .describe('Minutes a paid booking keeps its time waiting for payment; then it expires'),
   bookingRules: bookingRules.nullable(),
   isActive: z.boolean(),
   createdAt: z.string(),

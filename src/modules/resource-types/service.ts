@@ -10,7 +10,12 @@ import {
   type StoredResourceType,
   storedTypeQuery,
 } from './repo.js';
-import type { CreateResourceTypeInput, ResourceType, UpdateResourceTypeInput } from './schemas.js';
+import {
+  type CreateResourceTypeInput,
+  PAYMENT_WINDOW_MINUTES,
+  type ResourceType,
+  type UpdateResourceTypeInput,
+} from './schemas.js';
 
 export type { StoredResourceType } from './repo.js';
 
@@ -30,6 +35,7 @@ const DEFAULTS: ResourceTypeValues = {
   paymentRequired: false,
   priceAmount: null,
   priceCurrency: null,
+  paymentWindowMinutes: PAYMENT_WINDOW_MINUTES.default,
   bookingRules: null,
   isActive: true,
 };
@@ -73,6 +79,12 @@ function merge(current: ResourceTypeValues, input: Input, defaultCurrency: strin
   if (next.paymentRequired && !next.pricingEnabled) {
     throw invalidInput('paymentRequired needs pricingEnabled', [
       { path: 'paymentRequired', message: 'can only be true when pricingEnabled is true' },
+    ]);
+  }
+  // A checkout takes a positive amount: a free type cannot ask for payment.
+  if (next.paymentRequired && next.priceAmount === 0) {
+    throw invalidInput('paymentRequired needs a price above zero', [
+      { path: 'priceAmount', message: 'must be at least 1 (minor units) when paymentRequired is true' },
     ]);
   }
   return next;

@@ -304,6 +304,8 @@ describe('holds', () => {
       'endTime',
       'expiresAt',
       'id',
+      'manageToken',
+      'manageUrl',
       'payment',
       'priceAmount',
       'priceCurrency',

@@ -31,20 +31,38 @@ describe('reservations', () => {
       payload: { customer, ...payload },
     });
 
-  test('price and currency come only from the type; paymentRequired books pending_payment', async () => {
+  test('price and currency come only from the type; paymentRequired needs a chargeable account', async () => {
     const paid = await createType(t.app, owner, {
       pricingEnabled: true,
       paymentRequired: true,
       priceAmount: 4200,
       priceCurrency: 'eur',
     });
+    const priced = await createType(t.app, owner, {
+      pricingEnabled: true,
+      priceAmount: 4200,
+      priceCurrency: 'eur',
+    });
     const free = await createType(t.app, owner);
     const paidRes = await createResource(t.app, owner, { name: 'Paid', resourceTypeId: paid.id });
+    const pricedRes = await createResource(t.app, owner, { name: 'Priced', resourceTypeId: priced.id });
     const freeRes = await createResource(t.app, owner, { name: 'Free', resourceTypeId: free.id });
     const mon = futureMonday();
-    const a = await book(owner.auth, { resourceId: paidRes.id, startTime: at(mon, 9), endTime: at(mon, 10) });
+    // This organisation has no payment account: a paid type books nothing (payment.test.ts pays).
+    const unpaid = await book(owner.auth, {
+      resourceId: paidRes.id,
+      startTime: at(mon, 9),
+      endTime: at(mon, 10),
+    });
+    assert.equal(unpaid.statusCode, 409);
+    assert.equal(unpaid.json().error.code, 'PAYMENT_NOT_READY');
+    const a = await book(owner.auth, {
+      resourceId: pricedRes.id,
+      startTime: at(mon, 9),
+      endTime: at(mon, 10),
+    });
     assert.equal(a.statusCode, 201);
-    assert.equal(a.json().status, 'pending_payment');
+    assert.equal(a.json().status, 'confirmed');
     assert.equal(a.json().priceAmount, 4200);
     assert.equal(a.json().priceCurrency, 'eur');
     const b = await book(owner.auth, { resourceId: freeRes.id, startTime: at(mon, 9), endTime: at(mon, 10) });
