@@ -5,9 +5,9 @@ import { idempotencyHeaders, idempotencyHooks } from '../../http/idempotency.js'
 import { dryRunQuery, idParam, page, security } from '../../http/schemas.js';
 import {
   cancelReservationBody,
+  createHoldBody,
   createReservationBody,
   dryRunAnswer,
-  holdBody,
   listReservationsQuery,
   rescheduleBody,
   reservation,
@@ -59,7 +59,7 @@ export const reservationRoutes: FastifyPluginAsyncZod = async (app) => {
         security: security.user,
         headers: idempotencyHeaders,
         querystring: dryRunQuery,
-        body: holdBody,
+        body: createHoldBody,
         response: { 201: reservation, 200: dryRun, ...errors },
       },
     },

@@ -98,6 +98,12 @@ export const holdBody = z
   .refine(namesTarget, targetRequired);
 export type HoldInput = z.infer<typeof holdBody>;
 
+/** A member's hold (POST /api/reservations/holds, reservations_hold): the hold body, plus staff's override. */
+export const createHoldBody = z
+  .strictObject({ ...targetFields, ...bookingFields, holdSeconds, overrideRules })
+  .refine(namesTarget, targetRequired);
+export type CreateHoldInput = z.infer<typeof createHoldBody>;
+
 export const reservationStatus = z.enum(['held', 'pending_payment', 'confirmed', 'cancelled', 'expired']);
 
 /** The payment of a paid reservation (amounts in minor units); null until the payment flow sets one. */

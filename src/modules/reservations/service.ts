@@ -24,9 +24,9 @@ import { createRescheduling, type MoveInput } from './reschedule.js';
 import { assertBookingRules, type CustomerDays, overrideBy } from './rules.js';
 import type {
   CancelReservationInput,
+  CreateHoldInput,
   CreateReservationInput,
   Customer,
-  HoldInput,
   ListReservationsQuery,
   RescheduleInput,
   Reservation,
@@ -475,6 +475,21 @@ export function createReservationsService(deps: {
     return rescheduling.move(org, found, input, overriding, options.dryRun === true);
   }
 
+  /**
+   * A member's booking or hold: in their active organisation, recorded as made by them (an
+   * agent's as made by its owner), past the type's booking rules when staff ask to.
+   */
+  async function memberBooking(actor: Actor, input: CreateReservationInput, source: ReservationSource) {
+    const tenant = await organisations.requireTenant(actor, { can: 'book' });
+    const { overrideRules, ...booking } = input;
+    const channel: BookingChannel = {
+      source,
+      createdByUserId: actor.userId,
+      overrideRulesBy: overrideBy(actor.userId, tenant.role, overrideRules),
+    };
+    return { tenant, booking, channel };
+  }
+
   /** The reservation the actor may move, and who overrides the rules for it (see `changeable`). */
   async function movable(actor: Actor, id: number, input: RescheduleInput) {
     const { tenant, role, found } = await changeable(actor, id, 'reschedule');
@@ -487,13 +502,8 @@ export function createReservationsService(deps: {
 
     /** Books for the actor; an agent's booking is recorded as made by its owner. */
     async create(actor: Actor, input: CreateReservationInput, source: ReservationSource = 'api') {
-      const tenant = await organisations.requireTenant(actor, { can: 'book' });
-      const { overrideRules, ...booking } = input;
-      return book(tenant, booking, {
-        source,
-        createdByUserId: actor.userId,
-        overrideRulesBy: overrideBy(actor.userId, tenant.role, overrideRules),
-      });
+      const { tenant, booking, channel } = await memberBooking(actor, input, source);
+      return book(tenant, booking, channel);
     },
 
     async list(actor: Actor, query: ListReservationsQuery) {
@@ -525,10 +535,10 @@ export function createReservationsService(deps: {
      * Holds a time for `holdSeconds`: a `held` reservation that keeps it until `expiresAt`,
      * then frees it by itself unless confirmed or released first.
      */
-    async hold(actor: Actor, input: HoldInput, source: ReservationSource = 'api') {
-      const tenant = await organisations.requireTenant(actor, { can: 'book' });
-      const { holdSeconds, ...booking } = input;
-      return book(tenant, booking, { source, createdByUserId: actor.userId }, { seconds: holdSeconds });
+    async hold(actor: Actor, input: CreateHoldInput, source: ReservationSource = 'api') {
+      const { holdSeconds, ...rest } = input;
+      const { tenant, booking, channel } = await memberBooking(actor, rest, source);
+      return book(tenant, booking, channel, { seconds: holdSeconds });
     },
 
     /** Makes a hold (not yet expired) `confirmed`; a paid type's hold goes to payment instead. */
@@ -545,21 +555,14 @@ export function createReservationsService(deps: {
 
     /** A booking's dry run: answers what `create` would (`wouldSucceed`, the record or the refusal), writing nothing. */
     async dryRunCreate(actor: Actor, input: CreateReservationInput, source: ReservationSource = 'api') {
-      const tenant = await organisations.requireTenant(actor, { can: 'book' });
-      const { overrideRules, ...booking } = input;
-      const channel = {
-        source,
-        createdByUserId: actor.userId,
-        overrideRulesBy: overrideBy(actor.userId, tenant.role, overrideRules),
-      };
+      const { tenant, booking, channel } = await memberBooking(actor, input, source);
       return dryRunOf(() => book(tenant, booking, channel, undefined, { dryRun: true }));
     },
 
     /** A hold's dry run: answers what `hold` would, writing nothing. */
-    async dryRunHold(actor: Actor, input: HoldInput, source: ReservationSource = 'api') {
-      const tenant = await organisations.requireTenant(actor, { can: 'book' });
-      const { holdSeconds, ...booking } = input;
-      const channel = { source, createdByUserId: actor.userId };
+    async dryRunHold(actor: Actor, input: CreateHoldInput, source: ReservationSource = 'api') {
+      const { holdSeconds, ...rest } = input;
+      const { tenant, booking, channel } = await memberBooking(actor, rest, source);
       return dryRunOf(() => book(tenant, booking, channel, { seconds: holdSeconds }, { dryRun: true }));
     },
 

@@ -3,9 +3,9 @@ import { entityId, page } from '../../http/schemas.js';
 import { defineTool } from '../../mcp/types.js';
 import {
   cancelReservationBody,
+  createHoldBody,
   createReservationBody,
   dryRunArgument,
-  holdBody,
   listReservationsQuery,
   rescheduleBody,
   reservation,
@@ -75,7 +75,7 @@ export const reservationTools = [
       risk: 'write',
       scopeKinds: [],
     },
-    input: holdBody.extend({ dryRun: dryRunArgument }),
+    input: createHoldBody.extend({ dryRun: dryRunArgument }),
     output: reservationOrDryRun,
     run: (reservations: ReservationsService, actor, { dryRun, ...input }) =>
       dryRun ? reservations.dryRunHold(actor, input, 'mcp') : reservations.hold(actor, input, 'mcp'),

@@ -389,6 +389,35 @@ describe('booking rules', () => {
     );
   });
 
+  test('override on holds: staff hold past the rules (recorded), a MEMBER gets 403, a public hold may not ask', async () => {
+    const { resourceId } = await ruledResource({ minNoticeMinutes: 600 });
+    const start = (hour: number) => utc(`2031-01-06T${String(hour).padStart(2, '0')}:00:00`);
+    const hold = (auth: Record<string, string>, from: number, extra: Record<string, unknown> = {}) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/reservations/holds',
+        headers: auth,
+        payload: { customer, ...slot(resourceId, from, from + 60 * MINUTE, extra) },
+      });
+    const before = await reservationCount();
+    assert.deepEqual(brokenRules(await hold(manager.auth, start(9))), ['minNoticeMinutes']);
+    const refused = await hold(member.auth, start(9), { overrideRules: true });
+    assert.equal(refused.statusCode, 403, refused.body);
+    const publicHold = await t.app.inject({
+      method: 'POST',
+      url: `/api/public/organisations/${slug}/holds`,
+      payload: { customer, ...slot(resourceId, start(9), start(10), { overrideRules: true }) },
+    });
+    assert.equal(publicHold.statusCode, 400, publicHold.body);
+    assert.match(publicHold.json().error.message, /overrideRules/);
+    assert.equal(await reservationCount(), before, 'nothing was written');
+
+    const held = await hold(manager.auth, start(9), { overrideRules: true });
+    assert.equal(held.statusCode, 201, held.body);
+    assert.equal(held.json().status, 'held');
+    assert.equal(held.json().rulesOverriddenByUserId, manager.id);
+  });
+
   test('override through MCP: an agent acts with its owner’s role', async () => {
     const { resourceId } = await ruledResource({ minNoticeMinutes: 600 });
     const agentOf = (userId: number): Actor => agentActor(userId, { id: 1, actions: new Set(), scope: {} });
