@@ -98,9 +98,10 @@ export function createReservationsService(deps: {
 
   /**
    * Marks `expired` the holds and unpaid bookings whose expiry passed at `now`: those of one
-   * lane (a booking taking it), or a batch of the oldest (the job). Every expiry goes
-   * through here, and each row is answered by exactly one run, on any instance: this is
-   * the one place where what follows an expiry (its change event, a waitlist offer) goes.
+   * lane (a booking taking it), or a batch of the oldest (the job). Every expiry by the
+   * clock goes through here, and each row is answered by exactly one run, on any instance.
+   * The provider's `checkout.expired` (payment.ts) is the one other way to `expired`: what
+   * follows an expiry (its change event, a waitlist offer) goes in both.
    */
   async function expireLapsed(
     executor: Executor,
