@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Columns } from './columns.js';
 
 /**
@@ -37,6 +37,8 @@ export function reservationPayments(c: Columns) {
         .on('reservations')
         .column('payment_checkout_id')
         .unique()
+        // Only rows that have one: most have none, and a booking then writes one index less.
+        .where(sql.ref('payment_checkout_id'), 'is not', null)
         .execute();
       await db.schema
         .alterTable('resource_types')

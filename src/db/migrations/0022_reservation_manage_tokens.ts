@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
 /**
  * A customer's manage link (issue 22): a public booking or hold stores the SHA-256 of the
@@ -15,6 +15,8 @@ export function reservationManageTokens() {
         .on('reservations')
         .column('manage_token_hash')
         .unique()
+        // Only rows that have one: most have none, and a booking then writes one index less.
+        .where(sql.ref('manage_token_hash'), 'is not', null)
         .execute();
     },
   };

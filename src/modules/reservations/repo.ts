@@ -312,6 +312,40 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
     },
 
     /**
+     * Confirms a hold keeping its time at `now` in one statement, when nothing stands in the
+     * way: in the organisation, made by `madeBy` (null: by anyone), of a type that takes no
+     * payment. Undefined otherwise, for the caller to read and say why (or take payment).
+     */
+    async confirmUnpaidHold(
+      id: number,
+      organisationId: number,
+      madeBy: number | null,
+      now: string,
+    ): Promise<Reservation | undefined> {
+      let update = db
+        .updateTable('reservations')
+        .set({ status: 'confirmed', expiresAt: null, updatedAt: now })
+        .where('id', '=', id)
+        .where('organisationId', '=', organisationId)
+        .where('status', '=', 'held')
+        .where(keepsTimeAt(now))
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('resourceTypes')
+                .select(sql.lit(1).as('one'))
+                .whereRef('resourceTypes.id', '=', 'reservations.resourceTypeId')
+                .where('resourceTypes.paymentRequired', '=', true),
+            ),
+          ),
+        );
+      if (madeBy !== null) update = update.where('createdByUserId', '=', madeBy);
+      const row = await update.returningAll().executeTakeFirst();
+      return row && toReservation(row, Date.parse(now));
+    },
+
+    /**
      * How many reservations of a type keeping their time at `now` start within `day` for
      * `customerEmail`, leaving out `excludeId`: what the daily limit per customer counts.
      * Read through the lanes' (resource, start) index, so it reads one day of the type.

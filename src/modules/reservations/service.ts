@@ -9,6 +9,7 @@ import type { Actor } from '../../lib/actor.js';
 import { safeEqual } from '../../lib/crypto.js';
 import { conflict, forbidden, invalidField, notFound } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
+import type { Tenant } from '../../tenancy/gate.js';
 import { can, ROLE_MATRIX } from '../../tenancy/roles.js';
 import type { AvailabilityService, OrganisationSchedule } from '../availability/service.js';
 import type { OrganisationsService } from '../organisations/service.js';
@@ -347,7 +348,11 @@ export function createReservationsService(deps: {
    * `cancelAnyReservation` (403 otherwise). Whoever may book may change their own.
    */
   async function changeable(actor: Actor, id: number, verb: string) {
-    const tenant = await organisations.requireTenant(actor, { can: 'book' });
+    return changeableIn(await organisations.requireTenant(actor, { can: 'book' }), actor, id, verb);
+  }
+
+  /** `changeable` in a tenant already read. */
+  async function changeableIn(tenant: Tenant, actor: Actor, id: number, verb: string) {
     const { organisationId, role } = tenant;
     const found = await findOrThrow(organisationId, id);
     if (found.createdByUserId !== actor.userId && !can(role, 'cancelAnyReservation')) {
@@ -544,7 +549,14 @@ export function createReservationsService(deps: {
 
     /** Makes a hold (not yet expired) `confirmed`; a paid type's hold goes to payment instead. */
     async confirm(actor: Actor, id: number): Promise<Reservation> {
-      const { organisationId, found } = await changeable(actor, id, 'confirm');
+      const tenant = await organisations.requireTenant(actor, { can: 'book' });
+      // The usual confirm (a live hold of a type that takes no payment, the actor's or any
+      // for a role with cancelAnyReservation) in one statement; whatever stands in its way
+      // is read and answered by confirmHeld.
+      const madeBy = can(tenant.role, 'cancelAnyReservation') ? null : actor.userId;
+      const confirmed = await repo.confirmUnpaidHold(id, tenant.organisationId, madeBy, nowIso());
+      if (confirmed) return confirmed;
+      const { organisationId, found } = await changeableIn(tenant, actor, id, 'confirm');
       return confirmHeld(organisationId, found);
     },
 
