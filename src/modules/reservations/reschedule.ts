@@ -10,9 +10,8 @@ import type { createAlternatives } from './alternatives.js';
 import type { createReservationRepo } from './repo.js';
 import { assertBookingRules, type CustomerDays } from './rules.js';
 import type { RescheduleInput, Reservation, WouldBeReservation } from './schemas.js';
+import { requestedTimes } from './times.js';
 
-/** Longest reservation accepted (as a booking). */
-const MAX_RESERVATION_MS = 31 * 86_400_000;
 /** Reads a move makes at most, as a booking (see BOOKING_READS in service.ts). */
 const MOVE_READS = 3;
 
@@ -21,16 +20,6 @@ const keepsTime = (status: Reservation['status']) => (KEEPING_STATUSES as readon
 
 /** A move as its caller asks it: the new time and, where the booking mode allows, the resource. */
 export type MoveInput = Omit<RescheduleInput, 'overrideRules'>;
-
-/** The new time of a move, as a booking checks it (each field refused by name). */
-function timesOf(input: MoveInput) {
-  const start = Date.parse(input.startTime);
-  const end = Date.parse(input.endTime);
-  if (end <= start) throw invalidField('endTime', 'must be after startTime');
-  if (end - start > MAX_RESERVATION_MS) throw invalidField('endTime', 'a reservation lasts at most 31 days');
-  if (start <= Date.now()) throw invalidField('startTime', 'must be in the future');
-  return { start, end };
-}
 
 /**
  * Reschedule: a held, pending_payment or confirmed reservation moved to another time
@@ -91,7 +80,7 @@ export function createRescheduling(deps: {
     overriding: number | null,
     dryRun: boolean,
   ): Promise<Reservation | WouldBeReservation> {
-    const { start, end } = timesOf(input);
+    const { start, end } = requestedTimes(input);
     if (!keepsTime(found.status) || found.resourceTypeId === null || found.resourceId === null) {
       throw conflict(
         'INVALID_TRANSITION',

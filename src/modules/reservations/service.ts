@@ -34,9 +34,8 @@ import type {
   ReservationInput,
   WouldBeReservation,
 } from './schemas.js';
+import { requestedTimes } from './times.js';
 
-/** Longest reservation accepted. */
-const MAX_RESERVATION_MS = 31 * 86_400_000;
 /**
  * Reads a booking makes at most: each after every lane it found free was refused (taken
  * or changed by a concurrent request). A second read rarely finds a lane the first
@@ -196,12 +195,7 @@ export function createReservationsService(deps: {
     hold?: { seconds: number },
     options: { dryRun?: boolean } = {},
   ): Promise<Reservation | WouldBeReservation> {
-    const start = Date.parse(input.startTime);
-    const end = Date.parse(input.endTime);
-    if (end <= start) throw invalidField('endTime', 'must be after startTime');
-    if (end - start > MAX_RESERVATION_MS)
-      throw invalidField('endTime', 'a reservation lasts at most 31 days');
-    if (start <= Date.now()) throw invalidField('startTime', 'must be in the future');
+    const { start, end } = requestedTimes(input);
 
     let typeId = input.resourceTypeId;
     if (input.resourceId !== undefined) {
