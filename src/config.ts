@@ -21,6 +21,17 @@ const booleanFlags = z
   })
   .pipe(z.record(z.string(), z.boolean()));
 
+/** `a@b.example` or `Display Name <a@b.example>` on one line (a name with a comma is quoted). */
+const mailbox = z.string().transform((text, ctx) => {
+  const match = /^\s*(?:("[^"\r\n]*"|[^<>"\r\n,;]*?)\s*<([^<>\s]+)>|([^<>\s]+))\s*$/.exec(text);
+  const address = match?.[2] ?? match?.[3];
+  if (!address || !z.email().safeParse(address).success) {
+    ctx.addIssue({ code: 'custom', message: 'not a mailbox' });
+    return z.NEVER;
+  }
+  return text.trim();
+});
+
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -38,6 +49,7 @@ const envSchema = z.object({
   OAUTH_ACCESS_TOKEN_TTL: seconds(3600),
   OAUTH_REFRESH_TOKEN_TTL: seconds(7_776_000),
   OAUTH_CIMD_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
+  WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
   LOGIN_REFRESH_TOKEN_TTL: seconds(2_592_000),
   ENCRYPTION_KEY: z
     .string()
@@ -92,6 +104,18 @@ const envSchema = z.object({
   CALENDAR_SYNC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   CALENDAR_SYNC_POLL_MINUTES: z.coerce.number().int().min(1).max(1440).default(15),
   CALENDAR_SYNC_RETRY_SECONDS: z.coerce.number().positive().max(3600).default(10),
+  SMTP_URL: z
+    .url({ protocol: /^smtps?$/, message: 'must be an smtp:// or smtps:// URL' })
+    .optional()
+    .describe('Unset: no mail (development starts the bundled mail catcher instead)'),
+  MAIL_FROM: z
+    .string()
+    .max(320)
+    .refine(
+      (text) => mailbox.safeParse(text).success,
+      'must be an email address, or a display name and an address: Shop <no-reply@shop.example>',
+    )
+    .optional(),
 });
 
 export type Env = z.input<typeof envSchema>;
@@ -116,6 +140,8 @@ export interface Config {
    * and `http://localhost` / `http://127.0.0.1` client ids count as such documents.
    */
   oauthCimdAllowPrivate: boolean;
+  /** Development and tests only: webhook endpoints may be `http://` and on loopback or private addresses. */
+  webhookAllowPrivate: boolean;
   loginRefreshTokenTtl: number;
   encryptionKey: Buffer;
   redisUrl: string | undefined;
@@ -143,6 +169,14 @@ export interface Config {
     webhookSecret: string;
   };
   calendarSync: CalendarSyncConfig;
+  mail: MailConfig;
+}
+
+export interface MailConfig {
+  /** Unset: mail is off (development starts the bundled mail catcher instead; production warns). */
+  smtpUrl: string | undefined;
+  /** The From of every mail: `no-reply@<PUBLIC_URL host>` unless MAIL_FROM says otherwise. */
+  from: string;
 }
 
 /** One external calendar provider's OAuth client and endpoints. */
@@ -232,6 +266,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         'Invalid environment variable OAUTH_CIMD_ALLOW_PRIVATE: must not be true in production',
       );
     }
+    if (e.WEBHOOK_ALLOW_PRIVATE === 'true') {
+      throw new ConfigError(
+        'Invalid environment variable WEBHOOK_ALLOW_PRIVATE: must not be true in production',
+      );
+    }
     if (!e.PAYMENT_API_BASE || !e.PAYMENT_SECRET_KEY) {
       throw new ConfigError(
         'Invalid environment variable PAYMENT_API_BASE: PAYMENT_API_BASE and PAYMENT_SECRET_KEY must be set in production',
@@ -266,6 +305,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     oauthAccessTokenTtl: e.OAUTH_ACCESS_TOKEN_TTL,
     oauthRefreshTokenTtl: e.OAUTH_REFRESH_TOKEN_TTL,
     oauthCimdAllowPrivate: e.OAUTH_CIMD_ALLOW_PRIVATE === 'true',
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'true',
     loginRefreshTokenTtl: e.LOGIN_REFRESH_TOKEN_TTL,
     encryptionKey: Buffer.from(e.ENCRYPTION_KEY, 'base64'),
     redisUrl: e.REDIS_URL,
@@ -300,6 +340,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: e.CALENDAR_SYNC_TIMEOUT_MS,
       pollMinutes: e.CALENDAR_SYNC_POLL_MINUTES,
       retryDelaySeconds: e.CALENDAR_SYNC_RETRY_SECONDS,
+    },
+    mail: {
+      smtpUrl: e.SMTP_URL,
+      from: e.MAIL_FROM?.trim() ?? `no-reply@${new URL(publicUrl).hostname}`,
     },
   };
 }

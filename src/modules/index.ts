@@ -7,8 +7,10 @@ import { calendarsModule } from './calendars/module.js';
 import { eventsModule } from './events/module.js';
 import { householdModule } from './household/module.js';
 import { idempotencyModule } from './idempotency/module.js';
+import { mailModule } from './mail/module.js';
 import { oauthModule } from './oauth/module.js';
 import { organisationsModule } from './organisations/module.js';
+import { outboxModule } from './outbox/module.js';
 import { paymentsModule } from './payments/module.js';
 import { platformModule } from './platform/module.js';
 import { privacyModule } from './privacy/module.js';
@@ -19,6 +21,7 @@ import { resourcesModule } from './resources/module.js';
 import { routinesModule } from './routines/module.js';
 import { tasksModule } from './tasks/module.js';
 import { userGroupsModule } from './user-groups/module.js';
+import { webhooksModule } from './webhooks/module.js';
 
 /**
  * Every module of the app, the one list: app.ts registers their routes in this order, the
@@ -51,4 +54,7 @@ export const MODULES = [
   resourceTypesModule,
   availabilityModule,
   publicBookingModule,
+  outboxModule,
+  mailModule,
+  webhooksModule,
 ] as const;

@@ -31,6 +31,10 @@ export const ROLE_MATRIX = {
   cancelAnyReservation: ['OWNER', 'ADMIN', 'MANAGER'],
   /** Book, cancel or move a reservation past its type's booking rules (`overrideRules`). */
   overrideBookingRules: ['OWNER', 'ADMIN', 'MANAGER'],
+  /** The organisation's event feed (issue 24). */
+  readEvents: ['OWNER', 'ADMIN'],
+  /** Webhook endpoints, their secrets and delivery log (issue 24). */
+  manageWebhooks: ['OWNER', 'ADMIN'],
 } as const satisfies Record<string, readonly OrganisationRole[]>;
 export type OrganisationAction = keyof typeof ROLE_MATRIX;
 

@@ -303,6 +303,25 @@ export async function seedEverything(app: FastifyInstance, db: Db): Promise<Seed
 
   // Calendar sync: written directly (the module's own flows need the provider emulators).
   const now = new Date().toISOString();
+  // Mail: a message sent to the person, written directly (sending needs an SMTP relay).
+  await db.kysely
+    .insertInto('mailMessages')
+    .values({
+      dedupeKey: `seed-${randomBytes(4).toString('hex')}/booking_confirmed/${person.email}`,
+      eventId: null,
+      kind: 'booking_confirmed',
+      organisationId: organisation.id,
+      recipient: person.email,
+      subject: 'Your booking at Acme Rooms',
+      messageId: `<seed-${randomBytes(4).toString('hex')}@acme.test>`,
+      status: 'sent',
+      attempts: 1,
+      lastError: null,
+      claimedAt: now,
+      sentAt: now,
+      createdAt: now,
+    })
+    .execute();
   const sealedToken = `sealed-${randomBytes(8).toString('hex')}`;
   const connection = await db.kysely
     .insertInto('calendarSyncConnections')

@@ -1,6 +1,7 @@
 import type { CalendarProviderSettings, Config } from '../../src/config.js';
 import { startCalendarProviderAEmulator } from './calendar-provider-a/server.js';
 import { startCalendarProviderBEmulator } from './calendar-provider-b/server.js';
+import { startMailCatcher } from './mail/server.js';
 import { startPaymentEmulator } from './payment/server.js';
 
 /** The secret the payment emulator is started with; it guards nothing real. */
@@ -75,9 +76,26 @@ export async function startDevelopmentCalendarProviders(config: Config): Promise
   return { config: { ...config, calendarSync: { ...config.calendarSync, providerA, providerB } }, emulators };
 }
 
+/**
+ * In development without SMTP_URL, the bundled mail catcher on loopback, and the config
+ * pointed at it: what the service sends is listed at `<url>/__admin/messages`.
+ */
+export async function startDevelopmentMail(config: Config): Promise<DevelopmentProviders> {
+  if (config.env !== 'development' || config.mail.smtpUrl) return { config, emulators: [] };
+  const catcher = await startMailCatcher();
+  return {
+    config: { ...config, mail: { ...config.mail, smtpUrl: catcher.smtpUrl } },
+    emulators: [{ provider: 'mail', url: `${catcher.url}/__admin/messages`, close: () => catcher.close() }],
+  };
+}
+
 /** Every provider the development config leaves unset, as its bundled emulator. */
 export async function startDevelopmentProviders(config: Config): Promise<DevelopmentProviders> {
   const payments = await startDevelopmentPayments(config);
   const calendars = await startDevelopmentCalendarProviders(payments.config);
-  return { config: calendars.config, emulators: [...payments.emulators, ...calendars.emulators] };
+  const mail = await startDevelopmentMail(calendars.config);
+  return {
+    config: mail.config,
+    emulators: [...payments.emulators, ...calendars.emulators, ...mail.emulators],
+  };
 }

@@ -49,6 +49,32 @@ export function toReservation(row: Selectable<ReservationsTable>, nowMs = Date.n
   };
 }
 
+/** The timestamp columns of a reservations row (snake_case), as an event's stored row names them. */
+const ROW_TIMESTAMPS = new Set([
+  'start_time',
+  'end_time',
+  'blocked_until',
+  'cancelled_at',
+  'expires_at',
+  'payment_expires_at',
+  'created_at',
+  'updated_at',
+]);
+
+/**
+ * The record of a reservation event (outbox module): the row its trigger stored (JSON,
+ * snake_case; PostgreSQL writes timestamps with an offset) as callers saw it when the
+ * event occurred, by the one mapper every answer goes through.
+ */
+export function reservationOfStoredRow(stored: unknown, occurredAt: string): Reservation {
+  const row: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(stored as Record<string, unknown>)) {
+    const name = key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+    row[name] = ROW_TIMESTAMPS.has(key) && typeof value === 'string' ? new Date(value).toISOString() : value;
+  }
+  return toReservation(row as unknown as Selectable<ReservationsTable>, Date.parse(occurredAt));
+}
+
 /** Payment statuses of a payment that can still be made (its checkout open). */
 const PAYABLE = ['requires_payment', 'failed'] as const satisfies readonly PaymentStatus[];
 

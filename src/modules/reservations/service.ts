@@ -20,7 +20,7 @@ import type { ResourcesService } from '../resources/service.js';
 import { createAlternatives } from './alternatives.js';
 import { dryRunOf, wouldBeBooked } from './dry-run.js';
 import { createReservationPayments } from './payment.js';
-import { createReservationRepo } from './repo.js';
+import { createReservationRepo, reservationOfStoredRow } from './repo.js';
 import { createRescheduling, type MoveInput } from './reschedule.js';
 import { assertBookingRules, type CustomerDays, overrideBy } from './rules.js';
 import type {
@@ -612,5 +612,8 @@ export function createReservationsService(deps: {
 
     /** Marks every lapsed hold and unpaid booking `expired` now (what the expiry job runs); answers them. */
     expireDue,
+
+    /** The record a reservation event carries, from the row its trigger stored (the outbox reads it). */
+    recordOfEvent: reservationOfStoredRow,
   };
 }

@@ -1,0 +1,27 @@
+import { defineModule } from '../../module.js';
+import { mailMigration } from './migrations/0025_mail.js';
+import { mailPrivacy } from './privacy.js';
+import { createMailService, type MailService } from './service.js';
+import type { MailTables } from './tables.js';
+
+declare module '../../module.js' {
+  interface Services {
+    mail: MailService;
+  }
+}
+
+declare module '../../db/types.js' {
+  interface Database extends MailTables {}
+}
+
+export const mailModule = defineModule({
+  name: 'mail',
+  // The outbox is read when the consumer runs, through its service.
+  service: (deps, services) =>
+    createMailService({
+      ...deps,
+      outbox: { readAfter: (afterId, limit) => services.outbox.readAfter(afterId, limit) },
+    }),
+  privacy: mailPrivacy,
+  migrations: { '0025_mail': mailMigration },
+});

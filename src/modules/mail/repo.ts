@@ -1,0 +1,215 @@
+import type { Executor } from '../../db/database.js';
+import type { MailMessageStatus } from './tables.js';
+
+export const MAIL_CONSUMER = 'mail';
+
+export interface ClaimInput {
+  dedupeKey: string;
+  eventId: string | null;
+  kind: string;
+  organisationId: number | null;
+  recipient: string;
+  subject: string;
+  messageId: string;
+  now: string;
+  /** A `sending` row claimed before this is a crashed send: it may be taken again. */
+  staleBefore: string;
+}
+
+/** What a claim found: this caller sends now, or the mail is done, or another sender holds it. */
+export type Claim = { outcome: 'claimed'; id: number } | { outcome: 'sent' | 'failed' | 'busy' };
+
+/**
+ * The mail tables (position, claims, calendar invitations), and the few read-only
+ * lookups of what a mail shows that no service answers without a signed-in actor: an
+ * organisation's branding, a resource type's name, an invitation's address.
+ */
+export function createMailRepo(db: Executor) {
+  async function invitationSequence(reservationId: number): Promise<number | null> {
+    const row = await db
+      .selectFrom('mailCalendarInvitations')
+      .select('sequence')
+      .where('reservationId', '=', reservationId)
+      .executeTakeFirst();
+    return row?.sequence ?? null;
+  }
+
+  return {
+    invitationSequence,
+
+    async position(): Promise<string | null> {
+      const row = await db
+        .selectFrom('mailConsumerPositions')
+        .select('lastEventId')
+        .where('consumer', '=', MAIL_CONSUMER)
+        .executeTakeFirst();
+      return row?.lastEventId ?? null;
+    },
+
+    /**
+     * Moves the position from `from` to `to` only if it still stands at `from`: two
+     * drains never both move it, and the one that loses stops.
+     */
+    async advance(from: string | null, to: string, now: string): Promise<boolean> {
+      if (from === null) {
+        const inserted = await db
+          .insertInto('mailConsumerPositions')
+          .values({ consumer: MAIL_CONSUMER, lastEventId: to, updatedAt: now })
+          .onConflict((oc) => oc.column('consumer').doNothing())
+          .executeTakeFirst();
+        return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1;
+      }
+      const updated = await db
+        .updateTable('mailConsumerPositions')
+        .set({ lastEventId: to, updatedAt: now })
+        .where('consumer', '=', MAIL_CONSUMER)
+        .where('lastEventId', '=', from)
+        .executeTakeFirst();
+      return Number(updated.numUpdatedRows) === 1;
+    },
+
+    /**
+     * Claims one mail by its dedupe key: a new row, or a crashed send's stale row taken
+     * over (compare-and-set on its claim time), so two senders never both send it.
+     */
+    async claim(input: ClaimInput): Promise<Claim> {
+      const inserted = await db
+        .insertInto('mailMessages')
+        .values({
+          dedupeKey: input.dedupeKey,
+          eventId: input.eventId,
+          kind: input.kind,
+          organisationId: input.organisationId,
+          recipient: input.recipient,
+          subject: input.subject,
+          messageId: input.messageId,
+          status: 'sending',
+          attempts: 1,
+          claimedAt: input.now,
+          createdAt: input.now,
+        })
+        .onConflict((oc) => oc.column('dedupeKey').doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      if (inserted) return { outcome: 'claimed', id: inserted.id };
+      const existing = await db
+        .selectFrom('mailMessages')
+        .select(['id', 'status', 'claimedAt'])
+        .where('dedupeKey', '=', input.dedupeKey)
+        .executeTakeFirst();
+      if (!existing) return { outcome: 'busy' };
+      if (existing.status === 'sent' || existing.status === 'failed') return { outcome: existing.status };
+      // A `sending` row with no claim was released after a failed attempt; an old claim crashed.
+      const claimedAt = existing.claimedAt === null ? null : new Date(existing.claimedAt).toISOString();
+      if (claimedAt !== null && claimedAt >= input.staleBefore) return { outcome: 'busy' };
+      const taken = await db
+        .updateTable('mailMessages')
+        .set((eb) => ({ claimedAt: input.now, attempts: eb('attempts', '+', 1) }))
+        .where('id', '=', existing.id)
+        .where('status', '=', 'sending')
+        .where((eb) =>
+          existing.claimedAt === null
+            ? eb('claimedAt', 'is', null)
+            : eb('claimedAt', '=', existing.claimedAt),
+        )
+        .executeTakeFirst();
+      return Number(taken.numUpdatedRows) === 1
+        ? { outcome: 'claimed', id: existing.id }
+        : { outcome: 'busy' };
+    },
+
+    async finish(id: number, status: Exclude<MailMessageStatus, 'sending'>, now: string, error?: string) {
+      await db
+        .updateTable('mailMessages')
+        .set({ status, sentAt: status === 'sent' ? now : null, lastError: error ?? null, claimedAt: null })
+        .where('id', '=', id)
+        .execute();
+    },
+
+    /** A failure worth another try: the claim is let go, the next drain sends again. */
+    async release(id: number, error: string) {
+      await db
+        .updateTable('mailMessages')
+        .set({ claimedAt: null, lastError: error })
+        .where('id', '=', id)
+        .execute();
+    },
+
+    /** The claim rows older than `before` (the outbox keeps events as long). */
+    async purgeBefore(before: string): Promise<number> {
+      const deleted = await db.deleteFrom('mailMessages').where('createdAt', '<', before).executeTakeFirst();
+      return Number(deleted.numDeletedRows);
+    },
+
+    /** Records that an invitation goes out for the reservation (SEQUENCE 0), once. */
+    async recordInvitation(reservationId: number, now: string): Promise<number> {
+      await db
+        .insertInto('mailCalendarInvitations')
+        .values({ reservationId, sequence: 0, lastRescheduleEventId: null, updatedAt: now })
+        .onConflict((oc) => oc.column('reservationId').doNothing())
+        .execute();
+      return (await invitationSequence(reservationId)) ?? 0;
+    },
+
+    /**
+     * Counts a reschedule event into the reservation's SEQUENCE once (the same event
+     * again changes nothing) and answers the SEQUENCE its mail carries.
+     */
+    async countReschedule(reservationId: number, eventId: string, now: string): Promise<number> {
+      await db
+        .insertInto('mailCalendarInvitations')
+        .values({ reservationId, sequence: 1, lastRescheduleEventId: eventId, updatedAt: now })
+        .onConflict((oc) =>
+          oc
+            .column('reservationId')
+            .doUpdateSet((eb) => ({
+              sequence: eb('mailCalendarInvitations.sequence', '+', 1),
+              lastRescheduleEventId: eventId,
+              updatedAt: now,
+            }))
+            .where((eb) =>
+              eb.or([
+                eb('mailCalendarInvitations.lastRescheduleEventId', 'is', null),
+                eb('mailCalendarInvitations.lastRescheduleEventId', '!=', eventId),
+              ]),
+            ),
+        )
+        .execute();
+      return (await invitationSequence(reservationId)) ?? 1;
+    },
+
+    /** An organisation's name and branding (archived ones too: their customers still get mail). */
+    organisation(organisationId: number) {
+      return db
+        .selectFrom('organisations')
+        .select(['name', 'email', 'address', 'logoUrl', 'color', 'timezone'])
+        .where('id', '=', organisationId)
+        .executeTakeFirst();
+    },
+
+    async resourceTypeName(resourceTypeId: number): Promise<string | null> {
+      const row = await db
+        .selectFrom('resourceTypes')
+        .select('name')
+        .where('id', '=', resourceTypeId)
+        .executeTakeFirst();
+      return row?.name ?? null;
+    },
+
+    /**
+     * Whom an open invitation is for (its email, or its account's) and who sent it;
+     * undefined once it was accepted, declined or withdrawn.
+     */
+    invitee(invitationId: number) {
+      return db
+        .selectFrom('organisationInvitations as i')
+        .leftJoin('users as invited', 'invited.id', 'i.userId')
+        .leftJoin('users as inviter', 'inviter.id', 'i.invitedById')
+        .select(['i.email', 'invited.email as accountEmail', 'inviter.name as inviterName', 'i.expiresAt'])
+        .where('i.id', '=', invitationId)
+        .executeTakeFirst();
+    },
+  };
+}
+
+export type MailRepo = ReturnType<typeof createMailRepo>;

@@ -1,0 +1,112 @@
+import { z } from 'zod';
+
+/**
+ * An event as the outbox answers it (`readAfter`): the subject's full API record in
+ * `data`. Structural, so the mail module reads the outbox through its service only.
+ */
+export interface MailableEvent {
+  id: string;
+  type: string;
+  occurredAt: string;
+  organisationId: number | null;
+  userId: number | null;
+  data: unknown;
+}
+
+/** The outbox as the mail consumer reads it: every organisation's events in order after a position. */
+export interface OutboxReader {
+  readAfter(afterId: string | null, limit: number): Promise<MailableEvent[]>;
+}
+
+export const MAIL_KINDS = [
+  'booking_confirmation',
+  'booking_hold',
+  'booking_reschedule',
+  'booking_cancellation',
+  'booking_expiry',
+  'membership_invitation',
+] as const;
+export type MailKind = (typeof MAIL_KINDS)[number];
+
+/** An iCalendar object sent with a booking mail (RFC 5546 method in the MIME type too). */
+export interface MailCalendar {
+  method: 'REQUEST' | 'CANCEL';
+  filename: string;
+  content: string;
+}
+
+/** One message to one recipient, rendered and ready to send. */
+export interface Mail {
+  /**
+   * The dedupe key: `<event id>/<kind>/<recipient>`. A mail with a key already sent is
+   * not sent again, and its Message-ID derives from it, so a resend after a crash is
+   * recognisably the same message.
+   */
+  key: string;
+  kind: MailKind;
+  eventId: string | null;
+  organisationId: number | null;
+  to: string;
+  /** The sender's display name (the organisation's name); the address is MAIL_FROM's. */
+  fromName: string | null;
+  replyTo: string | null;
+  subject: string;
+  text: string;
+  html: string;
+  calendar: MailCalendar | null;
+}
+
+/** The part of a reservation record (as GET /api/reservations/:id answers it) mail reads. */
+export const mailedReservation = z.object({
+  id: z.number().int(),
+  resourceTypeId: z.number().int().nullable(),
+  status: z.enum(['held', 'pending_payment', 'confirmed', 'cancelled', 'expired']),
+  startTime: z.string(),
+  endTime: z.string(),
+  customer: z.record(z.string(), z.string()),
+  notes: z.string().nullable().optional(),
+  priceAmount: z.number().int().nullable().optional(),
+  priceCurrency: z.string().nullable().optional(),
+  expiresAt: z.string().nullable().optional(),
+  payment: z
+    .object({
+      status: z.string(),
+      amount: z.number().int(),
+      currency: z.string(),
+      checkoutUrl: z.string().nullable(),
+      expiresAt: z.string().nullable(),
+    })
+    .nullable()
+    .optional(),
+});
+export type MailedReservation = z.infer<typeof mailedReservation>;
+
+/** The part of an invitation record (membership.invited) mail reads; the address is looked up. */
+export const mailedInvitation = z.object({
+  invitationId: z.number().int(),
+  organisationId: z.number().int(),
+  role: z.string(),
+  expiresAt: z.string(),
+  email: z.string().optional(),
+});
+export type MailedInvitation = z.infer<typeof mailedInvitation>;
+
+/** What the mails show of an organisation: its name and branding. */
+export interface Branding {
+  name: string;
+  email: string | null;
+  address: string | null;
+  logoUrl: string | null;
+  /** `#rrggbb`; the house colour when the organisation has none. */
+  color: string;
+  timezone: string;
+}
+
+/** What the drain did: events read, mails sent, and whether it stopped on a failure. */
+export interface DrainResult {
+  events: number;
+  sent: number;
+  failed: number;
+  /** It stopped early: the SMTP server failed, or another instance holds a mail in flight. */
+  stopped: boolean;
+}

@@ -1,0 +1,387 @@
+import { createHash } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import { createTransport, type Transporter } from 'nodemailer';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/queue.js';
+import { bookingCalendar, reservationUid } from './calendar.js';
+import { createMailRepo } from './repo.js';
+import {
+  type Branding,
+  type DrainResult,
+  type Mail,
+  type MailableEvent,
+  type MailCalendar,
+  type MailedReservation,
+  type MailKind,
+  mailedInvitation,
+  mailedReservation,
+  type OutboxReader,
+} from './schemas.js';
+import {
+  type BookingMailInput,
+  type Rendered,
+  renderCancellation,
+  renderConfirmation,
+  renderExpiry,
+  renderHold,
+  renderInvitation,
+  renderReschedule,
+} from './templates.js';
+
+export const MAIL_DRAIN_JOB = 'mail.drain';
+export const MAIL_PURGE_JOB = 'mail.purge';
+const DRAIN_EVERY_MINUTES = 1;
+const PURGE_EVERY_MINUTES = 60;
+/** Events read per outbox page. */
+const DRAIN_BATCH = 100;
+/** A mail claimed longer ago than this and never marked was a send that crashed. */
+const CLAIM_LEASE_MS = 2 * 60_000;
+/** Mail about an event older than this is not sent at all (e.g. mail switched on late). */
+const MAX_EVENT_AGE_MS = 24 * 60 * 60_000;
+/** Claim rows live as long as the outbox keeps its events. */
+const RETENTION_MS = 30 * 24 * 60 * 60_000;
+const HOUSE_COLOUR = '#2563eb';
+const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
+
+export interface MailServiceDeps {
+  db: Db;
+  config: Config;
+  jobs: JobQueue;
+  log?: FastifyBaseLogger;
+  /** The outbox's service (read when the consumer runs). */
+  outbox: OutboxReader;
+}
+
+/** The SMTP server refused the mail for good (5xx): it is marked failed, not retried. */
+const isPermanent = (error: unknown) => {
+  const code = (error as { responseCode?: unknown }).responseCode;
+  return typeof code === 'number' && code >= 500 && code < 600;
+};
+
+/** What is kept of an SMTP failure: the server's words, never the URL and its credentials. */
+const describe = (error: unknown) =>
+  (error instanceof Error ? error.message : String(error))
+    .replace(/smtps?:\/\/\S+/gi, '<smtp>')
+    .slice(0, 500);
+
+/** `Name <address>` or `address`, as MAIL_FROM allows (config.ts checked it). */
+function parseMailbox(text: string): { name: string | null; address: string } {
+  const match = /^\s*(?:"?([^"<>]*?)"?\s*<([^<>\s]+)>|([^<>\s]+))\s*$/.exec(text);
+  const name = match?.[1]?.trim();
+  return { name: name || null, address: match?.[2] ?? match?.[3] ?? text };
+}
+
+const isReservationEvent = (type: string) => type.startsWith('reservation.');
+
+export function createMailService({ db, config, jobs, log, outbox }: MailServiceDeps) {
+  const repo = createMailRepo(db.kysely);
+  const sender = parseMailbox(config.mail.from);
+  const senderDomain = sender.address.split('@')[1] ?? 'localhost';
+  const uidHost = new URL(config.publicUrl).hostname;
+  let transport: Transporter | undefined;
+  const transportOf = () => {
+    if (!config.mail.smtpUrl) throw new Error('Mail is off: SMTP_URL is not set');
+    transport ??= createTransport({ url: config.mail.smtpUrl, ...SMTP_TIMEOUTS });
+    return transport;
+  };
+
+  if (!config.mail.smtpUrl && config.env === 'production')
+    log?.warn('SMTP_URL is not set: no mail is sent (booking confirmations, invitations)');
+
+  async function brandingOf(organisationId: number): Promise<Branding | null> {
+    const organisation = await repo.organisation(organisationId);
+    if (!organisation) return null;
+    const color = organisation.color ?? HOUSE_COLOUR;
+    return {
+      name: organisation.name,
+      email: organisation.email,
+      address: organisation.address,
+      logoUrl: organisation.logoUrl,
+      // `#rgb` as `#rrggbb`: the only forms the organisation's colour may take.
+      color: /^#[0-9a-f]{3}$/i.test(color) ? `#${[...color.slice(1)].map((c) => c + c).join('')}` : color,
+      timezone: organisation.timezone,
+    };
+  }
+
+  const keyOf = (eventId: string, kind: MailKind, to: string) => `${eventId}/${kind}/${to}`;
+
+  function mail(
+    event: MailableEvent,
+    kind: MailKind,
+    to: string,
+    branding: Branding,
+    rendered: Rendered,
+    calendar: MailCalendar | null = null,
+  ): Mail {
+    return {
+      key: keyOf(event.id, kind, to),
+      kind,
+      eventId: event.id,
+      organisationId: event.organisationId,
+      to,
+      fromName: branding.name,
+      replyTo: branding.email,
+      subject: rendered.subject,
+      text: rendered.text,
+      html: rendered.html,
+      calendar,
+    };
+  }
+
+  /**
+   * Which booking mail an event means. By status as well as type: a paid booking's
+   * `reservation.created` (or a paid hold's confirm) leaves it `pending_payment`, which
+   * is a hold waiting at its checkout, not a confirmation.
+   */
+  function bookingKind(type: string, reservation: MailedReservation): MailKind | null {
+    switch (type) {
+      case 'reservation.created':
+      case 'reservation.confirmed':
+        if (reservation.status === 'confirmed') return 'booking_confirmation';
+        return reservation.status === 'pending_payment' ? 'booking_hold' : null;
+      case 'reservation.held':
+        return reservation.status === 'held' || reservation.status === 'pending_payment'
+          ? 'booking_hold'
+          : null;
+      case 'reservation.rescheduled':
+        return 'booking_reschedule';
+      case 'reservation.cancelled':
+        return 'booking_cancellation';
+      case 'reservation.expired':
+        return 'booking_expiry';
+      default:
+        return null;
+    }
+  }
+
+  /**
+   * The calendar object a booking mail carries. Invitations go out once a booking is
+   * confirmed; a cancellation or expiry carries a CANCEL only when one went out before
+   * (a hold that lapsed was never in anyone's calendar).
+   */
+  async function calendarFor(
+    event: MailableEvent,
+    kind: MailKind,
+    input: BookingMailInput,
+    to: string,
+  ): Promise<MailCalendar | null> {
+    const { reservation, branding } = input;
+    const now = new Date().toISOString();
+    let method: MailCalendar['method'];
+    let sequence: number;
+    if (kind === 'booking_confirmation') {
+      method = 'REQUEST';
+      sequence = await repo.recordInvitation(reservation.id, now);
+    } else if (kind === 'booking_reschedule') {
+      // Counted whatever the status, so a later confirmation's SEQUENCE is above it.
+      sequence = await repo.countReschedule(reservation.id, event.id, now);
+      if (reservation.status !== 'confirmed') return null;
+      method = 'REQUEST';
+    } else if (kind === 'booking_cancellation' || kind === 'booking_expiry') {
+      const sent = await repo.invitationSequence(reservation.id);
+      if (sent === null) return null;
+      method = 'CANCEL';
+      // A cancellation outranks every request before it.
+      sequence = sent + 1;
+    } else {
+      return null;
+    }
+    return bookingCalendar({
+      method,
+      uid: reservationUid(reservation.id, uidHost),
+      sequence,
+      stamp: event.occurredAt,
+      reservation,
+      branding,
+      serviceName: input.serviceName,
+      organizerEmail: branding.email ?? sender.address,
+      attendeeEmail: to,
+    });
+  }
+
+  async function reservationMails(event: MailableEvent): Promise<Mail[] | null> {
+    const parsed = mailedReservation.safeParse(event.data);
+    if (!parsed.success || event.organisationId === null) return null;
+    const reservation = parsed.data;
+    const kind = bookingKind(event.type, reservation);
+    if (!kind) return null;
+    const to = reservation.customer.email?.trim().toLowerCase();
+    if (!to) return [];
+    const branding = await brandingOf(event.organisationId);
+    if (!branding) return [];
+    const serviceName =
+      reservation.resourceTypeId === null ? null : await repo.resourceTypeName(reservation.resourceTypeId);
+    const input: BookingMailInput = { branding, reservation, serviceName };
+    const rendered = {
+      booking_confirmation: renderConfirmation,
+      booking_hold: renderHold,
+      booking_reschedule: renderReschedule,
+      booking_cancellation: renderCancellation,
+      booking_expiry: renderExpiry,
+    }[kind as Exclude<MailKind, 'membership_invitation'>](input);
+    return [mail(event, kind, to, branding, rendered, await calendarFor(event, kind, input, to))];
+  }
+
+  async function invitationMails(event: MailableEvent): Promise<Mail[] | null> {
+    const parsed = mailedInvitation.safeParse(event.data);
+    if (!parsed.success) return null;
+    const invitation = parsed.data;
+    const branding = await brandingOf(invitation.organisationId);
+    // Accepted, declined or withdrawn before the mail went: nobody to tell.
+    const invitee = await repo.invitee(invitation.invitationId);
+    if (!branding || !invitee) return [];
+    const to = (invitation.email ?? invitee.email ?? invitee.accountEmail)?.toLowerCase();
+    if (!to) return [];
+    const rendered = renderInvitation({
+      branding,
+      invitation,
+      inviterName: invitee.inviterName,
+      acceptUrl: `${config.frontendUrl}/invitations`,
+    });
+    return [mail(event, 'membership_invitation', to, branding, rendered)];
+  }
+
+  /** What to send for an event, to whom: null when the event sends no mail. */
+  async function mailFor(event: MailableEvent): Promise<Mail[] | null> {
+    if (isReservationEvent(event.type)) return reservationMails(event);
+    if (event.type === 'membership.invited') return invitationMails(event);
+    return null;
+  }
+
+  /** The Message-ID of a mail: the same for every attempt at it, so a resend is the same message. */
+  const messageIdOf = (mail: Mail) =>
+    `<${createHash('sha256').update(mail.key).digest('hex').slice(0, 32)}@${senderDomain}>`;
+
+  /** Sends one mail over SMTP now (no dedupe: the consumer claims first). */
+  async function send(mail: Mail): Promise<{ messageId: string }> {
+    const messageId = messageIdOf(mail);
+    await transportOf().sendMail({
+      from: { name: sender.name ?? mail.fromName ?? '', address: sender.address },
+      to: mail.to,
+      ...(mail.replyTo ? { replyTo: mail.replyTo } : {}),
+      subject: mail.subject,
+      text: mail.text,
+      html: mail.html,
+      messageId,
+      ...(mail.calendar
+        ? {
+            // The invitation both as the calendar part clients act on and as a file to open.
+            icalEvent: {
+              method: mail.calendar.method,
+              filename: mail.calendar.filename,
+              content: mail.calendar.content,
+            },
+          }
+        : {}),
+    });
+    return { messageId };
+  }
+
+  /** One event's mails, each claimed first; false when the drain must stop here. */
+  async function deliver(event: MailableEvent, result: DrainResult): Promise<boolean> {
+    if (Date.now() - Date.parse(event.occurredAt) > MAX_EVENT_AGE_MS) return true;
+    const mails = (await mailFor(event)) ?? [];
+    for (const mail of mails) {
+      const now = new Date();
+      const claim = await repo.claim({
+        dedupeKey: mail.key,
+        eventId: mail.eventId,
+        kind: mail.kind,
+        organisationId: mail.organisationId,
+        recipient: mail.to,
+        subject: mail.subject,
+        messageId: messageIdOf(mail),
+        now: now.toISOString(),
+        staleBefore: new Date(now.getTime() - CLAIM_LEASE_MS).toISOString(),
+      });
+      if (claim.outcome !== 'claimed') {
+        // Another sender holds it right now: stop here and let the next run see it done.
+        if (claim.outcome === 'busy') return false;
+        continue;
+      }
+      try {
+        await send(mail);
+        await repo.finish(claim.id, 'sent', new Date().toISOString());
+        result.sent += 1;
+      } catch (error) {
+        if (isPermanent(error)) {
+          await repo.finish(claim.id, 'failed', new Date().toISOString(), describe(error));
+          result.failed += 1;
+          log?.warn({ eventId: event.id, kind: mail.kind, error: describe(error) }, 'mail refused');
+          continue;
+        }
+        await repo.release(claim.id, describe(error));
+        log?.warn(
+          { eventId: event.id, kind: mail.kind, error: describe(error) },
+          'mail not sent; will retry',
+        );
+        return false;
+      }
+    }
+    return true;
+  }
+
+  async function drainOnce(): Promise<DrainResult> {
+    const result: DrainResult = { events: 0, sent: 0, failed: 0, stopped: false };
+    let position = await repo.position();
+    for (;;) {
+      const events = await outbox.readAfter(position, DRAIN_BATCH);
+      for (const event of events) {
+        if (!(await deliver(event, result))) return { ...result, stopped: true };
+        // Another drain moved the position first: it carries on from there.
+        if (!(await repo.advance(position, event.id, new Date().toISOString())))
+          return { ...result, stopped: true };
+        position = event.id;
+        result.events += 1;
+      }
+      if (events.length < DRAIN_BATCH) return result;
+    }
+  }
+
+  // One drain at a time in this process; across instances the claims and the
+  // position's compare-and-set keep each mail to one send.
+  let running: Promise<DrainResult> | null = null;
+  /**
+   * Sends the mail of every event after the stored position, in order, each once.
+   * Stops at a transient SMTP failure (the next run starts from that event again).
+   */
+  function drain(): Promise<DrainResult> {
+    if (!config.mail.smtpUrl) return Promise.resolve({ events: 0, sent: 0, failed: 0, stopped: false });
+    const previous = running ?? Promise.resolve(null);
+    const next = previous.then(drainOnce, drainOnce);
+    running = next;
+    const clear = () => {
+      if (running === next) running = null;
+    };
+    next.then(clear, clear);
+    return next;
+  }
+
+  async function purge(): Promise<number> {
+    return repo.purgeBefore(new Date(Date.now() - RETENTION_MS).toISOString());
+  }
+
+  if (config.mail.smtpUrl) {
+    jobs.work(MAIL_DRAIN_JOB, async () => void (await drain()), { retryLimit: 0, deduplicate: true });
+    jobs.every(MAIL_DRAIN_JOB, DRAIN_EVERY_MINUTES);
+  }
+  jobs.work(MAIL_PURGE_JOB, async () => void (await purge()), { retryLimit: 0, deduplicate: true });
+  jobs.every(MAIL_PURGE_JOB, PURGE_EVERY_MINUTES);
+
+  return {
+    mailFor,
+    send,
+    drain,
+    purge,
+    /** Queues a drain now (e.g. after a write that emitted events); runs once if several ask. */
+    async wake(): Promise<void> {
+      if (config.mail.smtpUrl) await jobs.send(MAIL_DRAIN_JOB, {}, { singletonKey: 'wake' });
+    },
+    async close(): Promise<void> {
+      transport?.close();
+    },
+  };
+}
+
+export type MailService = ReturnType<typeof createMailService>;

@@ -1,0 +1,264 @@
+import { DateTime } from 'luxon';
+import type { Branding, MailedInvitation, MailedReservation } from './schemas.js';
+
+/**
+ * The mails' words, in plain text and HTML, with the organisation's branding (name,
+ * logo, colour). Pure: the service gathers the records, this only renders them. Every
+ * value that came from a person is escaped in the HTML; nothing here builds a header.
+ */
+
+export interface Rendered {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+interface Content {
+  subject: string;
+  heading: string;
+  paragraphs: string[];
+  details: Array<[label: string, value: string]>;
+  action?: { label: string; url: string };
+}
+
+const escapeHtml = (text: string) =>
+  text.replace(
+    /[&<>"']/g,
+    (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!,
+  );
+
+/** Only http(s) links are ever rendered as links (a stored URL is data, not markup). */
+const safeUrl = (url: string | null | undefined) => (url && /^https?:\/\//i.test(url) ? url : null);
+
+/** `Tuesday 2 March 2027, 10:00–11:00 (Europe/Berlin)`, in the organisation's zone. */
+export function formatSpan(startIso: string, endIso: string, zone: string): string {
+  const start = DateTime.fromISO(startIso, { zone });
+  const end = DateTime.fromISO(endIso, { zone });
+  const sameDay = start.hasSame(end, 'day');
+  const day = start.toFormat('cccc d LLLL yyyy');
+  const endText = sameDay ? end.toFormat('HH:mm') : end.toFormat('cccc d LLLL yyyy, HH:mm');
+  return `${day}, ${start.toFormat('HH:mm')}–${endText} (${zone})`;
+}
+
+/** `2 March 2027, 10:00 (Europe/Berlin)`. */
+export function formatInstant(iso: string, zone: string): string {
+  return `${DateTime.fromISO(iso, { zone }).toFormat('d LLLL yyyy, HH:mm')} (${zone})`;
+}
+
+/** Integer minor units as the currency shows them: 1250 EUR is €12.50, 1250 JPY is ¥1,250. */
+export function formatMoney(amount: number, currency: string): string {
+  try {
+    const format = new Intl.NumberFormat('en', { style: 'currency', currency: currency.toUpperCase() });
+    const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
+    return format.format(amount / 10 ** digits);
+  } catch {
+    return `${amount} ${currency.toUpperCase()} (minor units)`;
+  }
+}
+
+function render(branding: Branding, content: Content): Rendered {
+  const footer = [branding.name, branding.address, branding.email].filter(Boolean).join(' · ');
+  const text = [
+    content.heading,
+    '',
+    ...content.paragraphs.flatMap((paragraph) => [paragraph, '']),
+    ...content.details.map(([label, value]) => `${label}: ${value}`),
+    ...(content.action ? ['', `${content.action.label}: ${content.action.url}`] : []),
+    '',
+    '-- ',
+    footer,
+    '',
+  ].join('\n');
+
+  const colour = /^#[0-9a-f]{6}$/i.test(branding.color) ? branding.color : '#2563eb';
+  const logo = safeUrl(branding.logoUrl);
+  const action = content.action && safeUrl(content.action.url);
+  const html = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(content.subject)}</title></head>
+<body style="margin:0;padding:0;background:#f4f4f5;font-family:Helvetica,Arial,sans-serif;color:#18181b">
+<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:#f4f4f5;padding:24px 0">
+<tr><td align="center">
+<table role="presentation" width="560" cellpadding="0" cellspacing="0" style="max-width:560px;background:#ffffff;border-radius:8px;overflow:hidden">
+<tr><td style="background:${colour};padding:20px 24px;color:#ffffff;font-size:20px;font-weight:bold">${
+    logo
+      ? `<img src="${escapeHtml(logo)}" alt="${escapeHtml(branding.name)}" height="40" style="height:40px;vertical-align:middle;margin-right:12px">`
+      : ''
+  }${escapeHtml(branding.name)}</td></tr>
+<tr><td style="padding:24px">
+<h1 style="font-size:20px;margin:0 0 16px">${escapeHtml(content.heading)}</h1>
+${content.paragraphs.map((paragraph) => `<p style="margin:0 0 12px;line-height:1.5">${escapeHtml(paragraph)}</p>`).join('\n')}
+${
+  content.details.length
+    ? `<table role="presentation" cellpadding="0" cellspacing="0" style="margin:16px 0;border-collapse:collapse">
+${content.details
+  .map(
+    ([label, value]) =>
+      `<tr><td style="padding:4px 16px 4px 0;color:#71717a;vertical-align:top">${escapeHtml(label)}</td><td style="padding:4px 0">${escapeHtml(value)}</td></tr>`,
+  )
+  .join('\n')}
+</table>`
+    : ''
+}
+${
+  action
+    ? `<p style="margin:24px 0"><a href="${escapeHtml(action)}" style="background:${colour};color:#ffffff;padding:12px 20px;border-radius:6px;text-decoration:none;display:inline-block">${escapeHtml(content.action!.label)}</a></p>`
+    : ''
+}
+</td></tr>
+<tr><td style="padding:16px 24px;border-top:1px solid #e4e4e7;color:#71717a;font-size:12px">${escapeHtml(footer)}</td></tr>
+</table>
+</td></tr>
+</table>
+</body>
+</html>
+`;
+  return { subject: content.subject, text, html };
+}
+
+export interface BookingMailInput {
+  branding: Branding;
+  reservation: MailedReservation;
+  /** The booked service's name, when its type still exists. */
+  serviceName: string | null;
+}
+
+function bookingDetails({ branding, reservation, serviceName }: BookingMailInput): Content['details'] {
+  const details: Content['details'] = [];
+  if (serviceName) details.push(['Service', serviceName]);
+  details.push(['When', formatSpan(reservation.startTime, reservation.endTime, branding.timezone)]);
+  if (reservation.customer.name) details.push(['Name', reservation.customer.name]);
+  const price = reservation.payment ?? null;
+  if (price) details.push(['Price', formatMoney(price.amount, price.currency)]);
+  else if (reservation.priceAmount != null && reservation.priceCurrency)
+    details.push(['Price', formatMoney(reservation.priceAmount, reservation.priceCurrency)]);
+  details.push(['Reference', `#${reservation.id}`]);
+  return details;
+}
+
+const greeting = (reservation: MailedReservation) =>
+  reservation.customer.name ? `Hello ${reservation.customer.name},` : 'Hello,';
+
+const dayOf = (input: BookingMailInput) =>
+  DateTime.fromISO(input.reservation.startTime, { zone: input.branding.timezone }).toFormat('d LLLL yyyy');
+
+export function renderConfirmation(input: BookingMailInput): Rendered {
+  const { branding } = input;
+  return render(branding, {
+    subject: `${branding.name}: your booking on ${dayOf(input)} is confirmed`,
+    heading: 'Your booking is confirmed',
+    paragraphs: [
+      greeting(input.reservation),
+      `${branding.name} has confirmed your booking. The calendar invitation attached adds it to your calendar.`,
+    ],
+    details: bookingDetails(input),
+  });
+}
+
+/** A hold keeps the time until it lapses; a paid one waits for the payment at its checkout. */
+export function renderHold(input: BookingMailInput): Rendered {
+  const { branding, reservation } = input;
+  const until = reservation.payment?.expiresAt ?? reservation.expiresAt ?? null;
+  const untilText = until ? formatInstant(until, branding.timezone) : null;
+  const checkoutUrl =
+    reservation.status === 'pending_payment' ? safeUrl(reservation.payment?.checkoutUrl) : null;
+  if (reservation.status === 'pending_payment') {
+    return render(branding, {
+      subject: `${branding.name}: complete your payment to confirm your booking on ${dayOf(input)}`,
+      heading: 'Complete your payment',
+      paragraphs: [
+        greeting(reservation),
+        untilText
+          ? `${branding.name} is keeping this time for you until ${untilText}. Pay before then to confirm your booking.`
+          : `${branding.name} is keeping this time for you. Pay to confirm your booking.`,
+        ...(checkoutUrl ? [] : ['The payment link follows in a separate message.']),
+      ],
+      details: bookingDetails(input),
+      ...(checkoutUrl ? { action: { label: 'Pay now', url: checkoutUrl } } : {}),
+    });
+  }
+  return render(branding, {
+    subject: `${branding.name}: your booking on ${dayOf(input)} is held`,
+    heading: 'Your time is held',
+    paragraphs: [
+      greeting(reservation),
+      untilText
+        ? `${branding.name} is holding this time for you until ${untilText}. It is not booked until it is confirmed.`
+        : `${branding.name} is holding this time for you. It is not booked until it is confirmed.`,
+    ],
+    details: bookingDetails(input),
+  });
+}
+
+export function renderReschedule(input: BookingMailInput): Rendered {
+  const { branding } = input;
+  return render(branding, {
+    subject: `${branding.name}: your booking has moved to ${dayOf(input)}`,
+    heading: 'Your booking has moved',
+    paragraphs: [
+      greeting(input.reservation),
+      `${branding.name} has moved your booking to a new time, shown below. The calendar invitation attached updates your calendar.`,
+    ],
+    details: bookingDetails(input),
+  });
+}
+
+export function renderCancellation(input: BookingMailInput): Rendered {
+  const { branding } = input;
+  return render(branding, {
+    subject: `${branding.name}: your booking on ${dayOf(input)} is cancelled`,
+    heading: 'Your booking is cancelled',
+    paragraphs: [
+      greeting(input.reservation),
+      `Your booking with ${branding.name} is cancelled; the time is free again.`,
+      ...(input.reservation.payment?.status === 'refunded' ? ['Your payment has been refunded.'] : []),
+    ],
+    details: bookingDetails(input),
+  });
+}
+
+export function renderExpiry(input: BookingMailInput): Rendered {
+  const { branding } = input;
+  return render(branding, {
+    subject: `${branding.name}: your hold on ${dayOf(input)} has expired`,
+    heading: 'Your hold has expired',
+    paragraphs: [
+      greeting(input.reservation),
+      input.reservation.payment
+        ? `The time ${branding.name} kept for you has lapsed before the payment arrived, so it is not booked.`
+        : `The time ${branding.name} held for you has lapsed before it was confirmed, so it is not booked.`,
+      'You are welcome to book again.',
+    ],
+    details: bookingDetails(input),
+  });
+}
+
+export interface InvitationMailInput {
+  branding: Branding;
+  invitation: MailedInvitation;
+  inviterName: string | null;
+  /** Where the invited person signs in and accepts. */
+  acceptUrl: string;
+}
+
+export function renderInvitation({
+  branding,
+  invitation,
+  inviterName,
+  acceptUrl,
+}: InvitationMailInput): Rendered {
+  const role = invitation.role.toLowerCase();
+  return render(branding, {
+    subject: inviterName
+      ? `${inviterName} invited you to join ${branding.name}`
+      : `You are invited to join ${branding.name}`,
+    heading: `Join ${branding.name}`,
+    paragraphs: [
+      'Hello,',
+      `${inviterName ?? 'Someone'} invited you to join ${branding.name} as ${/^[aeiou]/.test(role) ? 'an' : 'a'} ${role}.`,
+      `Sign in with this email address and accept the invitation before ${formatInstant(invitation.expiresAt, branding.timezone)}. If you did not expect it, ignore this message.`,
+    ],
+    details: [],
+    action: { label: 'See the invitation', url: acceptUrl },
+  });
+}

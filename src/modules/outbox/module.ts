@@ -1,0 +1,35 @@
+import { defineModule } from '../../module.js';
+import { outbox } from './migrations/0023_outbox.js';
+import { outboxPrivacy } from './privacy.js';
+import type { OutboxEventsTable } from './repo.js';
+import { organisationFeedRoutes, personalFeedRoutes } from './routes.js';
+import { createOutboxService, type OutboxService } from './service.js';
+
+declare module '../../module.js' {
+  interface Services {
+    outbox: OutboxService;
+  }
+}
+
+declare module '../../db/types.js' {
+  interface Database {
+    outboxEvents: OutboxEventsTable;
+  }
+}
+
+export const outboxModule = defineModule({
+  name: 'outbox',
+  service: (deps, services) =>
+    createOutboxService({
+      ...deps,
+      organisations: services.organisations,
+      // Read when an event is read, not now: the reservations service may be built after this one.
+      records: { reservation_row: (row, at) => services.reservations.recordOfEvent(row, at) },
+    }),
+  routes: [
+    { prefix: '/api/organisations', plugin: organisationFeedRoutes },
+    { prefix: '/api/me', plugin: personalFeedRoutes },
+  ],
+  privacy: outboxPrivacy,
+  migrations: { '0023_outbox': outbox },
+});

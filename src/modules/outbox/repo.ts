@@ -1,0 +1,114 @@
+import { type Generated, sql } from 'kysely';
+import type { JsonText, Timestamp } from '../../db/column-types.js';
+import { type Db, type Executor, inTransaction } from '../../db/database.js';
+import type { EventType } from './schemas.js';
+
+export interface OutboxEventsTable {
+  id: Generated<number>;
+  /** PostgreSQL only: the id readers see, given after commit (null until then). */
+  position: number | null;
+  type: EventType;
+  occurredAt: Timestamp;
+  organisationId: number | null;
+  userId: number | null;
+  /** 'record': `data` is the API record; 'reservation_row': a reservations row, mapped when read. */
+  dataFormat: Generated<string>;
+  data: JsonText;
+}
+
+/** An event as stored, its data not yet parsed or mapped. */
+export interface StoredEvent {
+  position: number;
+  type: EventType;
+  occurredAt: string;
+  organisationId: number | null;
+  userId: number | null;
+  dataFormat: string;
+  data: string;
+}
+
+export interface EventFilter {
+  organisationId?: number;
+  userId?: number;
+  types?: readonly EventType[] | undefined;
+}
+
+/** The first key of the sequencer's advisory lock ("outb"); the second is the schema's. */
+const SEQUENCER_LOCK = 0x6f757462;
+/** Events one sequencer run positions at most. */
+const SEQUENCE_BATCH = 10_000;
+
+export function createOutboxRepo(db: Db) {
+  const pg = db.dialect === 'postgres';
+  const position = pg ? 'position' : 'id';
+
+  return {
+    async insert(
+      executor: Executor,
+      rows: Array<Omit<OutboxEventsTable, 'id' | 'position' | 'dataFormat'>>,
+    ): Promise<void> {
+      if (rows.length > 0) await executor.insertInto('outboxEvents').values(rows).execute();
+    },
+
+    /**
+     * PostgreSQL: gives every committed event without a position the next ones, in id
+     * order. One run at a time (a transaction-scoped lock, held to commit), and each run
+     * takes its values only once the one before committed, so positions commit in
+     * increasing order: whatever a reader can see is every position up to the highest it
+     * sees, and anything positioned later comes after it. One cheap read when none waits.
+     */
+    async sequence(): Promise<void> {
+      if (!pg) return;
+      const waiting = await db.kysely
+        .selectFrom('outboxEvents')
+        .select('id')
+        .where('position', 'is', null)
+        .limit(1)
+        .executeTakeFirst();
+      if (!waiting) return;
+      await inTransaction(db.kysely, async (trx) => {
+        await sql`select pg_advisory_xact_lock(${sql.lit(SEQUENCER_LOCK)}, hashtext(current_schema()))`.execute(
+          trx,
+        );
+        // A statement of its own after the lock: its snapshot sees what the run before committed.
+        await sql`update outbox_events e set position = p.position
+          from (select id, nextval('outbox_event_positions') as position
+                from (select id from outbox_events where position is null order by id limit ${sql.lit(SEQUENCE_BATCH)}) pending) p
+          where e.id = p.id and e.position is null`.execute(trx);
+      });
+    },
+
+    /** Up to `limit` events after position `after` (null: from the first), in position order. */
+    async readAfter(after: number | null, limit: number, filter: EventFilter = {}): Promise<StoredEvent[]> {
+      let q = db.kysely
+        .selectFrom('outboxEvents')
+        .select([
+          sql<number>`${sql.ref(position)}`.as('position'),
+          'type',
+          'occurredAt',
+          'organisationId',
+          'userId',
+          'dataFormat',
+          'data',
+        ])
+        .where(sql.ref(position), '>', after ?? 0);
+      if (pg) q = q.where('position', 'is not', null);
+      if (filter.organisationId !== undefined) q = q.where('organisationId', '=', filter.organisationId);
+      if (filter.userId !== undefined) q = q.where('userId', '=', filter.userId);
+      if (filter.types && filter.types.length > 0) q = q.where('type', 'in', filter.types);
+      const rows = await q.orderBy(sql.ref(position)).limit(limit).execute();
+      return rows.map((row) => ({ ...row, position: Number(row.position) }));
+    },
+
+    /** Deletes up to `limit` events that occurred before `cutoff`; answers how many. */
+    async deleteBefore(cutoff: string, limit: number): Promise<number> {
+      const result = await db.kysely
+        .deleteFrom('outboxEvents')
+        .where('id', 'in', (eb) =>
+          eb.selectFrom('outboxEvents').select('id').where('occurredAt', '<', cutoff).limit(limit),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}

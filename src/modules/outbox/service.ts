@@ -1,0 +1,121 @@
+import type { Db, Executor } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/queue.js';
+import type { Actor } from '../../lib/actor.js';
+import { nowIso } from '../../lib/time.js';
+import type { OrganisationsService } from '../organisations/service.js';
+import { createOutboxRepo, type EventFilter, type StoredEvent } from './repo.js';
+import type { FeedPage, FeedQuery, NewEvent, OutboxEvent } from './schemas.js';
+
+/** The job that deletes events past their retention. */
+export const OUTBOX_RETENTION_JOB = 'outbox_retention';
+/** How long events are kept (DECISIONS.md: 30 days). */
+export const OUTBOX_RETENTION_DAYS = 30;
+/** Rows one statement of the retention job deletes; it repeats until a batch comes back short. */
+const RETENTION_BATCH = 5_000;
+
+/**
+ * Maps stored data of a format other than 'record' to the API record it stands for, at
+ * the time the event occurred (the reservations module maps its rows; see module.ts).
+ */
+export type RecordMappers = Readonly<Record<string, (stored: unknown, occurredAt: string) => unknown>>;
+
+export type OutboxService = ReturnType<typeof createOutboxService>;
+
+/**
+ * The transactional outbox (DECISIONS.md "Events, webhooks and notifications"): every
+ * change writes its event with itself (`append` in the caller's transaction, or the
+ * reservations triggers of migration 0023), and readers (the feeds, webhook delivery,
+ * mail) read them in id order with no gaps: an id is answered only once no smaller one
+ * can still appear (repo.ts `sequence`).
+ */
+export function createOutboxService(deps: {
+  db: Db;
+  jobs: Pick<JobQueue, 'work' | 'every'>;
+  organisations: Pick<OrganisationsService, 'requireMembership'>;
+  records: RecordMappers;
+}) {
+  const { db, jobs, organisations, records } = deps;
+  const repo = createOutboxRepo(db);
+
+  function toEvent(row: StoredEvent): OutboxEvent {
+    const stored: unknown = JSON.parse(row.data);
+    const map = records[row.dataFormat];
+    return {
+      id: String(row.position),
+      type: row.type,
+      occurredAt: row.occurredAt,
+      organisationId: row.organisationId,
+      userId: row.userId,
+      data: map ? map(stored, row.occurredAt) : stored,
+    };
+  }
+
+  async function read(after: string | null | undefined, limit: number, filter: EventFilter) {
+    await repo.sequence();
+    const rows = await repo.readAfter(after ? Number(after) : null, limit, filter);
+    return rows.map(toEvent);
+  }
+
+  async function page(query: FeedQuery, filter: EventFilter): Promise<FeedPage> {
+    const items = await read(query.after, query.limit, { ...filter, types: query.types });
+    // Always a place to continue from: a feed is polled past its end.
+    const nextCursor = items.length > 0 ? items[items.length - 1]!.id : (query.after ?? null);
+    return { items, nextCursor };
+  }
+
+  /** Deletes events older than the retention at `now`; answers how many. */
+  async function prune(now = nowIso()): Promise<number> {
+    const cutoff = new Date(Date.parse(now) - OUTBOX_RETENTION_DAYS * 86_400_000).toISOString();
+    let deleted = 0;
+    for (;;) {
+      const batch = await repo.deleteBefore(cutoff, RETENTION_BATCH);
+      deleted += batch;
+      if (batch < RETENTION_BATCH) return deleted;
+    }
+  }
+  jobs.work(OUTBOX_RETENTION_JOB, async () => void (await prune()), { retryLimit: 2, deduplicate: true });
+  jobs.every(OUTBOX_RETENTION_JOB, 60);
+
+  return {
+    /**
+     * Writes `events` through `executor`: in the caller's transaction (or statement), so
+     * a change and its events commit together or not at all.
+     */
+    async append(executor: Executor, events: readonly NewEvent[]): Promise<void> {
+      const now = nowIso();
+      await repo.insert(
+        executor,
+        events.map((event) => ({
+          type: event.type,
+          occurredAt: event.occurredAt ?? now,
+          organisationId: event.organisationId,
+          userId: event.userId,
+          data: JSON.stringify(event.data),
+        })),
+      );
+    },
+
+    /**
+     * Every organisation's events after `afterId` (null: from the oldest kept), in id
+     * order, up to `limit`. Gapless: an event committed before the call is answered by it
+     * or was answered before, and one committed later has a larger id than any answered.
+     */
+    readAfter(afterId: string | null, limit: number): Promise<OutboxEvent[]> {
+      return read(afterId, limit, {});
+    },
+
+    /** An organisation's feed (OWNER, ADMIN; another organisation 404). */
+    async organisationFeed(actor: Actor, organisationId: number, query: FeedQuery): Promise<FeedPage> {
+      await organisations.requireMembership(actor, organisationId, { can: 'readEvents' });
+      return page(query, { organisationId });
+    },
+
+    /** The caller's own events: those whose userId is theirs. */
+    personalFeed(actor: Actor, query: FeedQuery): Promise<FeedPage> {
+      return page(query, { userId: actor.userId });
+    },
+
+    /** What the retention job runs: deletes events past 30 days at `now`; answers how many. */
+    prune,
+  };
+}

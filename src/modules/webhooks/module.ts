@@ -1,0 +1,30 @@
+import { defineModule } from '../../module.js';
+import { webhooks } from './migrations/0024_webhooks.js';
+import { webhooksPrivacy } from './privacy.js';
+import type { WebhookTables } from './repo.js';
+import { webhookRoutes } from './routes.js';
+import { createWebhooksService, type WebhooksService } from './service.js';
+
+declare module '../../module.js' {
+  interface Services {
+    webhooks: WebhooksService;
+  }
+}
+
+declare module '../../db/types.js' {
+  interface Database extends WebhookTables {}
+}
+
+export const webhooksModule = defineModule({
+  name: 'webhooks',
+  // The outbox is read when the dispatcher runs, through its service.
+  service: (deps, services) =>
+    createWebhooksService({
+      ...deps,
+      organisations: services.organisations,
+      outbox: { readAfter: (afterId, limit) => services.outbox.readAfter(afterId, limit) },
+    }),
+  routes: [{ prefix: '/api/organisations', plugin: webhookRoutes }],
+  privacy: webhooksPrivacy,
+  migrations: { '0024_webhooks': webhooks },
+});

@@ -1,0 +1,354 @@
+import { type Generated, type Selectable, sql } from 'kysely';
+import type { JsonText, Timestamp } from '../../db/column-types.js';
+import type { Db, Executor } from '../../db/database.js';
+import type { DeliveryStatus, WebhookStatus } from './schemas.js';
+
+export interface WebhookEndpointsTable {
+  id: Generated<number>;
+  organisationId: number;
+  url: string;
+  /** JSON array of event types. */
+  events: JsonText;
+  description: string | null;
+  status: WebhookStatus;
+  /** `encryptSecret(ENCRYPTION_KEY, secret, 'webhook:<id>')`: read back only to sign. */
+  secretSealed: string;
+  failingSince: Timestamp | null;
+  disabledAt: Timestamp | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface WebhookDispatchPositionsTable {
+  consumer: string;
+  lastEventId: string | null;
+  updatedAt: Timestamp;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  endpointId: number;
+  organisationId: number;
+  eventId: string;
+  eventType: string;
+  userId: number | null;
+  /** The exact body every attempt sends. */
+  payload: JsonText;
+  status: DeliveryStatus;
+  attempts: Generated<number>;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: Timestamp | null;
+  /** Automatic retries stop after this (3 days after creation or a manual retry). */
+  retryUntil: Timestamp;
+  /** The lease of the attempt in flight: nobody else claims it before then. */
+  claimedUntil: Timestamp | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface WebhookTables {
+  webhookEndpoints: WebhookEndpointsTable;
+  webhookDispatchPositions: WebhookDispatchPositionsTable;
+  webhookDeliveries: WebhookDeliveriesTable;
+}
+
+export type EndpointRow = Selectable<WebhookEndpointsTable>;
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type NewDelivery = Omit<
+  WebhookDeliveriesTable,
+  'id' | 'attempts' | 'lastStatusCode' | 'lastError' | 'claimedUntil'
+>;
+
+/** The dispatcher's row in webhook_dispatch_positions. */
+const DISPATCHER = 'dispatcher';
+/** First key of the advisory lock that serialises endpoint creation per organisation ("whep"). */
+const ENDPOINT_LIMIT_LOCK = 0x77686570;
+
+export function createWebhooksRepo(db: Db) {
+  const pg = db.dialect === 'postgres';
+
+  return {
+    // ---- endpoints ----
+
+    /**
+     * PostgreSQL: holds creation for this organisation to the end of the transaction, so
+     * two concurrent creates cannot both count 19 and make 21. SQLite has one writer.
+     */
+    async lockOrganisationEndpoints(trx: Executor, organisationId: number): Promise<void> {
+      if (pg)
+        await sql`select pg_advisory_xact_lock(${sql.lit(ENDPOINT_LIMIT_LOCK)}, ${organisationId})`.execute(
+          trx,
+        );
+    },
+
+    async countEndpoints(executor: Executor, organisationId: number): Promise<number> {
+      const row = await executor
+        .selectFrom('webhookEndpoints')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('organisationId', '=', organisationId)
+        .executeTakeFirstOrThrow();
+      return Number(row.count);
+    },
+
+    async insertEndpoint(
+      executor: Executor,
+      values: Omit<WebhookEndpointsTable, 'id' | 'failingSince' | 'disabledAt'>,
+    ): Promise<EndpointRow> {
+      return executor
+        .insertInto('webhookEndpoints')
+        .values({ ...values, failingSince: null, disabledAt: null })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    },
+
+    async listEndpoints(organisationId: number): Promise<EndpointRow[]> {
+      return db.kysely
+        .selectFrom('webhookEndpoints')
+        .selectAll()
+        .where('organisationId', '=', organisationId)
+        .orderBy('id')
+        .execute();
+    },
+
+    async findEndpoint(
+      executor: Executor,
+      organisationId: number,
+      id: number,
+    ): Promise<EndpointRow | undefined> {
+      return executor
+        .selectFrom('webhookEndpoints')
+        .selectAll()
+        .where('organisationId', '=', organisationId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+    },
+
+    async endpointById(id: number): Promise<EndpointRow | undefined> {
+      return db.kysely.selectFrom('webhookEndpoints').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    async updateEndpoint(
+      executor: Executor,
+      id: number,
+      patch: Partial<Omit<WebhookEndpointsTable, 'id' | 'organisationId' | 'createdAt'>>,
+    ): Promise<EndpointRow | undefined> {
+      return executor
+        .updateTable('webhookEndpoints')
+        .set(patch)
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    async deleteEndpoint(organisationId: number, id: number): Promise<boolean> {
+      const result = await db.kysely
+        .deleteFrom('webhookEndpoints')
+        .where('organisationId', '=', organisationId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+
+    /** Active endpoints of these organisations (the dispatcher's targets). */
+    async activeEndpoints(organisationIds: readonly number[]): Promise<EndpointRow[]> {
+      if (organisationIds.length === 0) return [];
+      return db.kysely
+        .selectFrom('webhookEndpoints')
+        .selectAll()
+        .where('organisationId', 'in', [...organisationIds])
+        .where('status', '=', 'active')
+        .execute();
+    },
+
+    /** A failure: remembers when failing began (kept while it goes on). */
+    async markFailing(id: number, at: string): Promise<EndpointRow | undefined> {
+      await db.kysely
+        .updateTable('webhookEndpoints')
+        .set({ failingSince: at })
+        .where('id', '=', id)
+        .where('failingSince', 'is', null)
+        .execute();
+      return db.kysely.selectFrom('webhookEndpoints').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    async markHealthy(id: number): Promise<void> {
+      await db.kysely
+        .updateTable('webhookEndpoints')
+        .set({ failingSince: null })
+        .where('id', '=', id)
+        .where('failingSince', 'is not', null)
+        .execute();
+    },
+
+    /** Disables an active or paused endpoint; true when this call did (once across instances). */
+    async disable(id: number, at: string): Promise<boolean> {
+      const result = await db.kysely
+        .updateTable('webhookEndpoints')
+        .set({ status: 'disabled', disabledAt: at, updatedAt: at })
+        .where('id', '=', id)
+        .where('status', '!=', 'disabled')
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    // ---- the dispatcher's position ----
+
+    /** The dispatcher's position (null: nothing dispatched yet), its row made on first use. */
+    async readPosition(now: string): Promise<string | null> {
+      await db.kysely
+        .insertInto('webhookDispatchPositions')
+        .values({ consumer: DISPATCHER, lastEventId: null, updatedAt: now })
+        .onConflict((oc) => oc.column('consumer').doNothing())
+        .execute();
+      const row = await db.kysely
+        .selectFrom('webhookDispatchPositions')
+        .select('lastEventId')
+        .where('consumer', '=', DISPATCHER)
+        .executeTakeFirstOrThrow();
+      return row.lastEventId;
+    },
+
+    /**
+     * Moves the position from `from` to `to` if it is still at `from` (compare and set):
+     * false when another dispatcher moved it first. On PostgreSQL a concurrent one waits
+     * for this row and then finds it moved.
+     */
+    async advancePosition(trx: Executor, from: string | null, to: string, now: string): Promise<boolean> {
+      const result = await trx
+        .updateTable('webhookDispatchPositions')
+        .set({ lastEventId: to, updatedAt: now })
+        .where('consumer', '=', DISPATCHER)
+        .where('lastEventId', from === null ? 'is' : '=', from)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    // ---- deliveries ----
+
+    /** Inserts deliveries; one that exists for its (endpoint, event) is left as it is. */
+    async insertDeliveries(executor: Executor, rows: readonly NewDelivery[]): Promise<DeliveryRow[]> {
+      if (rows.length === 0) return [];
+      return executor
+        .insertInto('webhookDeliveries')
+        .values([...rows])
+        .onConflict((oc) => oc.columns(['endpointId', 'eventId']).doNothing())
+        .returningAll()
+        .execute();
+    },
+
+    /** A page of an endpoint's deliveries, newest first, after delivery id `before`. */
+    async pageDeliveries(endpointId: number, before: number | null, limit: number): Promise<DeliveryRow[]> {
+      let q = db.kysely.selectFrom('webhookDeliveries').selectAll().where('endpointId', '=', endpointId);
+      if (before !== null) q = q.where('id', '<', before);
+      return q.orderBy('id', 'desc').limit(limit).execute();
+    },
+
+    async findDelivery(organisationId: number, id: number): Promise<DeliveryRow | undefined> {
+      return db.kysely
+        .selectFrom('webhookDeliveries')
+        .selectAll()
+        .where('organisationId', '=', organisationId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+    },
+
+    /**
+     * Claims up to `limit` due deliveries (pending, their time come, no lease running, the
+     * endpoint active; a test ping whatever the endpoint's status), each until `leaseUntil`.
+     * One conditional UPDATE, with FOR UPDATE SKIP LOCKED on PostgreSQL: two instances
+     * never claim the same delivery, and neither waits for the other's rows.
+     */
+    async claimDue(now: string, leaseUntil: string, limit: number, only?: number): Promise<DeliveryRow[]> {
+      let due = db.kysely
+        .selectFrom('webhookDeliveries as d')
+        .select('d.id')
+        .where('d.status', '=', 'pending')
+        .where('d.nextAttemptAt', '<=', now)
+        .where((eb) => eb.or([eb('d.claimedUntil', 'is', null), eb('d.claimedUntil', '<=', now)]))
+        .where((eb) =>
+          eb.or([
+            eb('d.eventType', '=', 'webhook.test'),
+            eb.exists(
+              eb
+                .selectFrom('webhookEndpoints as e')
+                .select('e.id')
+                .whereRef('e.id', '=', 'd.endpointId')
+                .where('e.status', '=', 'active'),
+            ),
+          ]),
+        );
+      if (only !== undefined) due = due.where('d.id', '=', only);
+      due = due.orderBy('d.nextAttemptAt').orderBy('d.id').limit(limit);
+      if (pg) due = due.forUpdate().skipLocked();
+      return db.kysely
+        .updateTable('webhookDeliveries')
+        .set({ claimedUntil: leaseUntil })
+        .where('id', 'in', due)
+        .where('status', '=', 'pending')
+        .where((eb) => eb.or([eb('claimedUntil', 'is', null), eb('claimedUntil', '<=', now)]))
+        .returningAll()
+        .execute();
+    },
+
+    /** Records an attempt's outcome, if the lease is still the caller's; true when it was. */
+    async recordAttempt(
+      id: number,
+      lease: string,
+      outcome: Pick<WebhookDeliveriesTable, 'status' | 'lastStatusCode' | 'lastError' | 'nextAttemptAt'> & {
+        at: string;
+      },
+    ): Promise<boolean> {
+      const result = await db.kysely
+        .updateTable('webhookDeliveries')
+        .set((eb) => ({
+          status: outcome.status,
+          attempts: eb('attempts', '+', 1),
+          lastStatusCode: outcome.lastStatusCode,
+          lastError: outcome.lastError,
+          nextAttemptAt: outcome.nextAttemptAt,
+          claimedUntil: null,
+          updatedAt: outcome.at,
+        }))
+        .where('id', '=', id)
+        .where('claimedUntil', '=', lease)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    /** A manual retry: pending now, with a fresh retry window; refused while an attempt is in flight. */
+    async requeue(id: number, now: string, retryUntil: string): Promise<DeliveryRow | undefined> {
+      return db.kysely
+        .updateTable('webhookDeliveries')
+        .set({ status: 'pending', nextAttemptAt: now, retryUntil, updatedAt: now })
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('claimedUntil', 'is', null), eb('claimedUntil', '<=', now)]))
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    /** Pending deliveries of a disabled endpoint stop: failed, nothing scheduled. */
+    async failPending(endpointId: number, at: string, reason: string): Promise<void> {
+      await db.kysely
+        .updateTable('webhookDeliveries')
+        .set({ status: 'failed', nextAttemptAt: null, lastError: reason, updatedAt: at })
+        .where('endpointId', '=', endpointId)
+        .where('status', '=', 'pending')
+        .where((eb) => eb.or([eb('claimedUntil', 'is', null), eb('claimedUntil', '<=', at)]))
+        .execute();
+    },
+
+    /** Deletes up to `limit` deliveries created before `cutoff`; answers how many. */
+    async deleteBefore(cutoff: string, limit: number): Promise<number> {
+      const result = await db.kysely
+        .deleteFrom('webhookDeliveries')
+        .where('id', 'in', (eb) =>
+          eb.selectFrom('webhookDeliveries').select('id').where('createdAt', '<', cutoff).limit(limit),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}
+
+export type WebhooksRepo = ReturnType<typeof createWebhooksRepo>;

@@ -1,0 +1,509 @@
+import { randomBytes } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../../config.js';
+import { type Db, inTransaction } from '../../db/database.js';
+import type { JobQueue } from '../../jobs/queue.js';
+import type { Actor } from '../../lib/actor.js';
+import { decryptSecret, encryptSecret } from '../../lib/crypto.js';
+import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { conflict, invalidCursor, invalidField, notFound, validationFailed } from '../../lib/errors.js';
+import { ipLiteralOf, isPublicAddress } from '../../lib/public-address.js';
+import { nowIso } from '../../lib/time.js';
+import type { OrganisationsService } from '../organisations/service.js';
+import { createWebhooksRepo, type DeliveryRow, type EndpointRow, type NewDelivery } from './repo.js';
+import {
+  type CreateWebhookInput,
+  type DeliveriesQuery,
+  type Delivery,
+  type DeliveryPage,
+  isEventType,
+  MAX_ENDPOINTS_PER_ORGANISATION,
+  type OutboxReader,
+  TEST_EVENT_TYPE,
+  type UpdateWebhookInput,
+  URL_MAX,
+  type Webhook,
+  type WebhookWithSecret,
+} from './schemas.js';
+import { sendSigned } from './sender.js';
+
+/** Turns new outbox events into deliveries, then sends what is due. */
+export const WEBHOOK_DISPATCH_JOB = 'webhooks.dispatch';
+/** Sends the deliveries that are due (after a test ping, a manual retry, a dispatch). */
+export const WEBHOOK_DELIVER_JOB = 'webhooks.deliver';
+/** Deletes deliveries past the retention. */
+export const WEBHOOK_PURGE_JOB = 'webhooks.purge';
+
+const DAY_MS = 86_400_000;
+/** Automatic retries of a delivery go on this long; an endpoint failing this long is disabled. */
+export const RETRY_WINDOW_MS = 3 * DAY_MS;
+/** The first retry waits this long; each next one twice as long, up to MAX_BACKOFF_MS. */
+export const FIRST_BACKOFF_MS = 30_000;
+export const MAX_BACKOFF_MS = 6 * 60 * 60_000;
+/**
+ * How long a claimed attempt is nobody else's: well past the 10 s send timeout, so a
+ * lease runs out only when its instance died mid-attempt (then another sends it again).
+ */
+const LEASE_MS = 60_000;
+/** Outbox events one dispatch transaction takes. */
+const DISPATCH_BATCH = 200;
+/** Deliveries claimed at once, and sent concurrently, per round. */
+const DELIVER_BATCH = 20;
+/** The delivery log lives as long as the outbox keeps its events. */
+const RETENTION_MS = 30 * DAY_MS;
+const PURGE_BATCH = 5_000;
+
+/** The wait before attempt number `attempts + 1`, after `attempts` failed ones. */
+export function backoffMs(attempts: number): number {
+  return Math.min(FIRST_BACKOFF_MS * 2 ** Math.max(0, attempts - 1), MAX_BACKOFF_MS);
+}
+
+/** A fresh signing secret: `whsec_` and 32 random bytes, base64 (the Standard Webhooks form). */
+const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+/** Binds a sealed secret to its endpoint: copied onto another row it does not decrypt. */
+const sealContext = (endpointId: number) => `webhook:${endpointId}`;
+
+export interface WebhooksServiceDeps {
+  db: Db;
+  config: Config;
+  jobs: JobQueue;
+  log?: FastifyBaseLogger;
+  organisations: Pick<OrganisationsService, 'requireMembership'>;
+  /** The outbox's service (read when the dispatcher runs). */
+  outbox: OutboxReader;
+}
+
+export type WebhooksService = ReturnType<typeof createWebhooksService>;
+
+/**
+ * Signed webhooks (DECISIONS.md "Events, webhooks and notifications"): endpoints and
+ * their secrets, a dispatcher that turns outbox events into one delivery per matching
+ * endpoint, and workers that send them (Standard Webhooks signatures) with exponential
+ * backoff for up to 3 days. All sending is on the job queue, never a request's path.
+ */
+export function createWebhooksService(deps: WebhooksServiceDeps) {
+  const { db, config, jobs, log, organisations, outbox } = deps;
+  const repo = createWebhooksRepo(db);
+  const allowPrivate = config.webhookAllowPrivate;
+  const key = config.encryptionKey;
+
+  const view = (row: EndpointRow): Webhook => ({
+    id: row.id,
+    url: row.url,
+    events: (JSON.parse(row.events) as string[]).filter(isEventType),
+    description: row.description,
+    status: row.status,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    disabledAt: row.disabledAt,
+  });
+
+  const deliveryView = (row: DeliveryRow): Delivery => ({
+    id: row.id,
+    webhookId: row.endpointId,
+    eventId: row.eventId,
+    eventType: row.eventType,
+    status: row.status,
+    attempts: Number(row.attempts),
+    lastStatusCode: row.lastStatusCode,
+    lastError: row.lastError,
+    nextAttemptAt: row.status === 'pending' ? row.nextAttemptAt : null,
+    createdAt: row.createdAt,
+  });
+
+  const manage = (actor: Actor, organisationId: number) =>
+    organisations.requireMembership(actor, organisationId, { can: 'manageWebhooks' });
+
+  async function endpointOf(actor: Actor, organisationId: number, webhookId: number): Promise<EndpointRow> {
+    await manage(actor, organisationId);
+    const row = await repo.findEndpoint(db.kysely, organisationId, webhookId);
+    if (!row) throw notFound('Webhook');
+    return row;
+  }
+
+  /** The rules of an endpoint URL (https, length, a public address): the URL, or a 400 naming why. */
+  async function checkedUrl(text: string): Promise<string> {
+    const refuse = (message: string) => invalidField('url', message);
+    if (text.length > URL_MAX) throw refuse(`must be at most ${URL_MAX} characters`);
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      throw refuse('is not a valid URL');
+    }
+    if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:'))
+      throw refuse('must use https');
+    if (url.username || url.password) throw refuse('must not contain user information');
+    if (url.hash || text.includes('#')) throw refuse('must not contain a fragment');
+    if (!allowPrivate) {
+      const literal = ipLiteralOf(url);
+      if (literal) {
+        if (!isPublicAddress(literal)) throw refuse('must be on a public address');
+      } else {
+        let addresses: Array<{ address: string }>;
+        try {
+          addresses = await lookup(url.hostname, { all: true, verbatim: true });
+        } catch {
+          throw refuse('its host does not resolve');
+        }
+        if (addresses.length === 0) throw refuse('its host does not resolve');
+        if (addresses.some((a) => !isPublicAddress(a.address)))
+          throw refuse('must resolve to public addresses only');
+      }
+    }
+    return url.toString();
+  }
+
+  function checkedEvents(events: readonly string[]): string[] {
+    const unknown = events.filter((type) => !isEventType(type));
+    if (unknown.length > 0) throw invalidField('events', `unknown event type(s): ${unknown.join(', ')}`);
+    return [...new Set(events)];
+  }
+
+  const normalDescription = (text: string | null | undefined) => (text ? text : null);
+
+  // ---- delivery ----
+
+  /** One attempt at a claimed delivery, and its outcome recorded (if the lease is still ours). */
+  async function attempt(row: DeliveryRow): Promise<void> {
+    const lease = row.claimedUntil!;
+    const endpoint = await repo.endpointById(row.endpointId);
+    if (!endpoint) return;
+    const isTest = row.eventType === TEST_EVENT_TYPE;
+    const outcome = await sendSigned(
+      {
+        url: endpoint.url,
+        messageId: row.eventId,
+        secret: decryptSecret(key, endpoint.secretSealed, sealContext(endpoint.id)),
+        body: row.payload,
+        at: new Date(),
+      },
+      { allowPrivate },
+    );
+    const at = nowIso();
+    if (outcome.ok) {
+      await repo.recordAttempt(row.id, lease, {
+        status: 'succeeded',
+        lastStatusCode: outcome.statusCode,
+        lastError: null,
+        nextAttemptAt: null,
+        at,
+      });
+      if (!isTest) await repo.markHealthy(endpoint.id);
+      return;
+    }
+    const next = Date.now() + backoffMs(Number(row.attempts) + 1);
+    const until = Date.parse(row.retryUntil);
+    // The last retry falls on the window's end; a test ping is tried once.
+    const nextAttemptAt =
+      isTest || Date.now() >= until ? null : new Date(Math.min(next, until)).toISOString();
+    const recorded = await repo.recordAttempt(row.id, lease, {
+      status: nextAttemptAt ? 'pending' : 'failed',
+      lastStatusCode: outcome.statusCode,
+      lastError: outcome.error,
+      nextAttemptAt,
+      at,
+    });
+    if (!recorded || isTest) return;
+    // Failing since the oldest delivery it has failed since its last success.
+    const failing = await repo.markFailing(endpoint.id, row.createdAt);
+    if (failing?.failingSince && Date.now() - Date.parse(failing.failingSince) >= RETRY_WINDOW_MS)
+      await disable(failing, at);
+  }
+
+  /**
+   * After 3 days of failures: disabled, its pending deliveries failed (each can be retried
+   * once it is active again). The `webhook` event and the owners' email are not wired yet
+   * (docs/decisions.md "Webhooks").
+   */
+  async function disable(endpoint: EndpointRow, at: string): Promise<void> {
+    if (!(await repo.disable(endpoint.id, at))) return;
+    await repo.failPending(endpoint.id, at, 'the endpoint was disabled after 3 days of failures');
+    log?.warn(
+      { webhookId: endpoint.id, organisationId: endpoint.organisationId },
+      'webhook endpoint disabled after 3 days of failed deliveries',
+    );
+  }
+
+  /** Sends every delivery due now (or only `only`), a batch at a time; answers how many were attempted. */
+  async function deliverDue(only?: number): Promise<number> {
+    let attempted = 0;
+    for (;;) {
+      const now = Date.now();
+      const claimed = await repo.claimDue(
+        new Date(now).toISOString(),
+        new Date(now + LEASE_MS).toISOString(),
+        DELIVER_BATCH,
+        only,
+      );
+      await Promise.all(
+        claimed.map((row) =>
+          attempt(row).catch((error: unknown) =>
+            log?.error({ err: error, deliveryId: row.id }, 'webhook delivery attempt failed'),
+          ),
+        ),
+      );
+      attempted += claimed.length;
+      if (claimed.length < DELIVER_BATCH) return attempted;
+    }
+  }
+
+  /**
+   * Turns the outbox events after the dispatcher's position into deliveries: one per
+   * (event, active endpoint of its organisation subscribed to its type, created before
+   * it occurred). The deliveries and the new position commit together, the position only
+   * if still where this run read it, so two instances never both dispatch an event and
+   * a crash dispatches it again (the unique (endpoint, event) absorbs a repeat).
+   */
+  async function dispatchOnce(): Promise<{ events: number; deliveries: number; more: boolean }> {
+    const now = nowIso();
+    const position = await repo.readPosition(now);
+    const events = await outbox.readAfter(position, DISPATCH_BATCH);
+    if (events.length === 0) return { events: 0, deliveries: 0, more: false };
+    const organisationIds = [
+      ...new Set(events.flatMap((event) => (event.organisationId === null ? [] : [event.organisationId]))),
+    ];
+    const endpoints = (await repo.activeEndpoints(organisationIds)).map((row) => ({
+      row,
+      events: new Set(JSON.parse(row.events) as string[]),
+    }));
+    const retryUntil = new Date(Date.parse(now) + RETRY_WINDOW_MS).toISOString();
+    const rows: NewDelivery[] = [];
+    for (const event of events) {
+      for (const endpoint of endpoints) {
+        if (endpoint.row.organisationId !== event.organisationId || !endpoint.events.has(event.type))
+          continue;
+        if (event.occurredAt < endpoint.row.createdAt) continue;
+        rows.push({
+          endpointId: endpoint.row.id,
+          organisationId: endpoint.row.organisationId,
+          eventId: event.id,
+          eventType: event.type,
+          userId: event.userId,
+          payload: JSON.stringify(event),
+          status: 'pending',
+          nextAttemptAt: now,
+          retryUntil,
+          createdAt: now,
+          updatedAt: now,
+        });
+      }
+    }
+    const last = events[events.length - 1]!.id;
+    const moved = await inTransaction(db.kysely, async (trx) => {
+      if (!(await repo.advancePosition(trx, position, last, now))) return false;
+      await repo.insertDeliveries(trx, rows);
+      return true;
+    });
+    if (!moved) return { events: 0, deliveries: 0, more: false };
+    return { events: events.length, deliveries: rows.length, more: events.length === DISPATCH_BATCH };
+  }
+
+  async function dispatch(): Promise<{ events: number; deliveries: number }> {
+    const total = { events: 0, deliveries: 0 };
+    for (;;) {
+      const round = await dispatchOnce();
+      total.events += round.events;
+      total.deliveries += round.deliveries;
+      if (!round.more) return total;
+    }
+  }
+
+  async function purge(now = Date.now()): Promise<number> {
+    const cutoff = new Date(now - RETENTION_MS).toISOString();
+    let deleted = 0;
+    for (;;) {
+      const batch = await repo.deleteBefore(cutoff, PURGE_BATCH);
+      deleted += batch;
+      if (batch < PURGE_BATCH) return deleted;
+    }
+  }
+
+  const wakeDelivery = () => jobs.send(WEBHOOK_DELIVER_JOB, {}, { singletonKey: 'due' });
+
+  // Retries are the deliveries' own schedule (next_attempt_at), so a failed send is no job failure.
+  jobs.work(
+    WEBHOOK_DISPATCH_JOB,
+    async () => {
+      await dispatch();
+      await deliverDue();
+    },
+    { retryLimit: 0, deduplicate: true },
+  );
+  jobs.every(WEBHOOK_DISPATCH_JOB, 1);
+  jobs.work(WEBHOOK_DELIVER_JOB, async () => void (await deliverDue()), { retryLimit: 0, deduplicate: true });
+  jobs.work(WEBHOOK_PURGE_JOB, async () => void (await purge()), { retryLimit: 0, deduplicate: true });
+  jobs.every(WEBHOOK_PURGE_JOB, 60);
+
+  return {
+    async create(
+      actor: Actor,
+      organisationId: number,
+      input: CreateWebhookInput,
+    ): Promise<WebhookWithSecret> {
+      await manage(actor, organisationId);
+      const url = await checkedUrl(input.url);
+      const events = checkedEvents(input.events);
+      const secret = newSecret();
+      const now = nowIso();
+      const row = await inTransaction(db.kysely, async (trx) => {
+        await repo.lockOrganisationEndpoints(trx, organisationId);
+        if ((await repo.countEndpoints(trx, organisationId)) >= MAX_ENDPOINTS_PER_ORGANISATION)
+          throw validationFailed(
+            `An organisation may have at most ${MAX_ENDPOINTS_PER_ORGANISATION} webhook endpoints; delete one first`,
+          );
+        const inserted = await repo.insertEndpoint(trx, {
+          organisationId,
+          url,
+          events: JSON.stringify(events),
+          description: normalDescription(input.description),
+          status: 'active',
+          secretSealed: '',
+          createdAt: now,
+          updatedAt: now,
+        });
+        // Sealed once the id is known: the id is part of what the seal authenticates.
+        return (await repo.updateEndpoint(trx, inserted.id, {
+          secretSealed: encryptSecret(key, secret, sealContext(inserted.id)),
+        }))!;
+      });
+      return { ...view(row), secret };
+    },
+
+    async list(actor: Actor, organisationId: number): Promise<{ items: Webhook[] }> {
+      await manage(actor, organisationId);
+      return { items: (await repo.listEndpoints(organisationId)).map(view) };
+    },
+
+    async get(actor: Actor, organisationId: number, webhookId: number): Promise<Webhook> {
+      return view(await endpointOf(actor, organisationId, webhookId));
+    },
+
+    async update(
+      actor: Actor,
+      organisationId: number,
+      webhookId: number,
+      input: UpdateWebhookInput,
+    ): Promise<Webhook> {
+      const current = await endpointOf(actor, organisationId, webhookId);
+      const url = input.url === undefined ? undefined : await checkedUrl(input.url);
+      const events = input.events === undefined ? undefined : checkedEvents(input.events);
+      const reactivated = input.status === 'active' && current.status !== 'active';
+      const row = await repo.updateEndpoint(db.kysely, current.id, {
+        ...(url === undefined ? {} : { url }),
+        ...(events === undefined ? {} : { events: JSON.stringify(events) }),
+        ...(input.description === undefined ? {} : { description: normalDescription(input.description) }),
+        ...(input.status === undefined ? {} : { status: input.status }),
+        // Active again: its failures start over.
+        ...(reactivated ? { failingSince: null, disabledAt: null } : {}),
+        updatedAt: nowIso(),
+      });
+      if (!row) throw notFound('Webhook');
+      if (reactivated) await wakeDelivery();
+      return view(row);
+    },
+
+    async delete(actor: Actor, organisationId: number, webhookId: number): Promise<void> {
+      await manage(actor, organisationId);
+      if (!(await repo.deleteEndpoint(organisationId, webhookId))) throw notFound('Webhook');
+    },
+
+    /** A new secret, answered this once; the old one signs nothing from now on. */
+    async rotateSecret(actor: Actor, organisationId: number, webhookId: number): Promise<WebhookWithSecret> {
+      const current = await endpointOf(actor, organisationId, webhookId);
+      const secret = newSecret();
+      const row = await repo.updateEndpoint(db.kysely, current.id, {
+        secretSealed: encryptSecret(key, secret, sealContext(current.id)),
+        updatedAt: nowIso(),
+      });
+      if (!row) throw notFound('Webhook');
+      return { ...view(row), secret };
+    },
+
+    /** Queues a `webhook.test` event to this endpoint only (whatever its status); answers its delivery. */
+    async test(actor: Actor, organisationId: number, webhookId: number): Promise<Delivery> {
+      const endpoint = await endpointOf(actor, organisationId, webhookId);
+      const now = nowIso();
+      const eventId = `test_${randomBytes(12).toString('hex')}`;
+      const event = {
+        id: eventId,
+        type: TEST_EVENT_TYPE,
+        occurredAt: now,
+        organisationId,
+        userId: actor.userId,
+        data: { webhookId: endpoint.id },
+      };
+      const [row] = await repo.insertDeliveries(db.kysely, [
+        {
+          endpointId: endpoint.id,
+          organisationId,
+          eventId,
+          eventType: TEST_EVENT_TYPE,
+          // A ping carries no personal data: nobody's delivery for privacy.
+          userId: null,
+          payload: JSON.stringify(event),
+          status: 'pending',
+          nextAttemptAt: now,
+          retryUntil: now,
+          createdAt: now,
+          updatedAt: now,
+        },
+      ]);
+      await wakeDelivery();
+      return deliveryView(row!);
+    },
+
+    async deliveries(
+      actor: Actor,
+      organisationId: number,
+      webhookId: number,
+      query: DeliveriesQuery,
+    ): Promise<DeliveryPage> {
+      const endpoint = await endpointOf(actor, organisationId, webhookId);
+      let before: number | null = null;
+      if (query.cursor !== undefined) {
+        const decoded = decodeCursor(query.cursor);
+        if (decoded?.length !== 1 || typeof decoded[0] !== 'number') throw invalidCursor();
+        before = decoded[0];
+      }
+      const rows = await repo.pageDeliveries(endpoint.id, before, query.limit + 1);
+      const items = rows.slice(0, query.limit).map(deliveryView);
+      const nextCursor = rows.length > query.limit ? encodeCursor([items[items.length - 1]!.id]) : null;
+      return { items, nextCursor };
+    },
+
+    /** Sends a delivery again (failed, succeeded or waiting), with a fresh 3-day window. */
+    async retry(
+      actor: Actor,
+      organisationId: number,
+      webhookId: number,
+      deliveryId: number,
+    ): Promise<Delivery> {
+      const endpoint = await endpointOf(actor, organisationId, webhookId);
+      const found = await repo.findDelivery(organisationId, deliveryId);
+      if (!found || found.endpointId !== endpoint.id) throw notFound('Delivery');
+      const now = Date.now();
+      const row = await repo.requeue(
+        found.id,
+        new Date(now).toISOString(),
+        new Date(now + (found.eventType === TEST_EVENT_TYPE ? 0 : RETRY_WINDOW_MS)).toISOString(),
+      );
+      if (!row)
+        throw conflict('CONFLICT', 'An attempt at this delivery is in flight; try again once it ends');
+      await wakeDelivery();
+      return deliveryView(row);
+    },
+
+    /** Dispatches new outbox events into deliveries (what the dispatch job runs). */
+    dispatch,
+    /** Sends the deliveries due now (what the delivery job runs); answers how many were attempted. */
+    deliverDue,
+    /** Deletes deliveries older than 30 days at `now`. */
+    purge,
+    /** Queues a dispatch now (e.g. after a write that emitted events); runs once if several ask. */
+    async wake(): Promise<void> {
+      await jobs.send(WEBHOOK_DISPATCH_JOB, {}, { singletonKey: 'wake' });
+    },
+  };
+}

@@ -1,0 +1,424 @@
+// Mail from the outbox (DECISIONS.md "Events, webhooks and notifications", Email):
+// templates with the organisation's branding, the iCalendar invitation parsed back (stable
+// UID, SEQUENCE raised by a reschedule, METHOD:CANCEL), real SMTP to the bundled catcher
+// on loopback, and each mail sent once. The events are real API records (booked,
+// moved, cancelled through HTTP) handed to the mail service by a fake outbox.
+import assert from 'node:assert/strict';
+import { after, afterEach, before, beforeEach, describe, mock, test } from 'node:test';
+import ICAL from 'ical.js';
+import { loadConfig } from '../../../src/config.js';
+import type { JobQueue } from '../../../src/jobs/queue.js';
+import type { MailableEvent, OutboxReader } from '../../../src/modules/mail/schemas.js';
+import { createMailService } from '../../../src/modules/mail/service.js';
+import {
+  type CaughtMessage,
+  type MailCatcher,
+  startMailCatcher,
+} from '../../../tools/emulators/mail/server.js';
+import { createTestApp, registerUser, TEST_ENV, type TestApp } from '../../helpers/app.js';
+import {
+  at,
+  createResource,
+  createType,
+  futureMonday,
+  type OrgOwner,
+  ownerWithOrganisation,
+} from '../../helpers/catalogue.js';
+import { call, expectStatus } from '../../helpers/organisations.js';
+
+/** Event ids increase across the file's outboxes, as the one outbox's do: the position is shared. */
+let next = 1;
+
+/** The outbox as the consumer reads it: events in id order after a position. */
+function fakeOutbox() {
+  const events: MailableEvent[] = [];
+  const reader: OutboxReader = {
+    async readAfter(afterId, limit) {
+      const after = afterId === null ? 0 : Number(afterId);
+      return events.filter((event) => Number(event.id) > after).slice(0, limit);
+    },
+  };
+  return {
+    reader,
+    push(type: string, organisationId: number | null, data: unknown): MailableEvent {
+      const event = {
+        id: String(next++),
+        type,
+        occurredAt: new Date().toISOString(),
+        organisationId,
+        userId: null,
+        data,
+      };
+      events.push(event);
+      return event;
+    },
+  };
+}
+
+const noJobs: JobQueue = {
+  kind: 'in-process',
+  work() {},
+  async send() {},
+  every() {},
+  async start() {},
+  async stop() {},
+  async idle() {},
+};
+
+function parseCalendar(content: string) {
+  const calendar = new ICAL.Component(ICAL.parse(content));
+  const event = calendar.getFirstSubcomponent('vevent');
+  assert.ok(event, 'the calendar has an event');
+  return {
+    method: calendar.getFirstPropertyValue('method'),
+    uid: event.getFirstPropertyValue('uid'),
+    sequence: Number(event.getFirstPropertyValue('sequence')),
+    status: event.getFirstPropertyValue('status'),
+    start: String(event.getFirstPropertyValue('dtstart')),
+    attendee: String(event.getFirstPropertyValue('attendee')),
+  };
+}
+
+const calendarOf = (message: CaughtMessage | undefined) => {
+  const part = message?.attachments.find((attachment) => attachment.contentType === 'text/calendar');
+  return part ? parseCalendar(part.content) : null;
+};
+
+describe('mail', () => {
+  let t: TestApp;
+  let catcher: MailCatcher;
+  let owner: OrgOwner;
+  let resourceId: number;
+  const monday = futureMonday();
+
+  before(async () => {
+    catcher = await startMailCatcher();
+    t = await createTestApp();
+    owner = await ownerWithOrganisation(t.app, {
+      name: 'Salon <Bella>',
+      timezone: 'Europe/Berlin',
+      email: 'hello@salon.example',
+      logoUrl: 'https://salon.example/logo.png',
+      address: '1 Main Street',
+    });
+    expectStatus(
+      await call(t.app, owner, 'PATCH', `/api/organisations/${owner.organisationId}/color`, {
+        color: '#a1b',
+      }),
+      200,
+    );
+    const type = await createType(t.app, owner, { name: 'Haircut' });
+    resourceId = (await createResource(t.app, owner, { name: 'Chair', resourceTypeId: type.id })).id;
+  });
+  after(async () => {
+    await t.close();
+    await catcher.close();
+  });
+  beforeEach(() => catcher.clear());
+  afterEach(() => mock.timers.reset());
+
+  function mailService(outbox: OutboxReader, env: Record<string, string> = {}) {
+    const config = loadConfig({
+      ...TEST_ENV,
+      SMTP_URL: catcher.smtpUrl,
+      MAIL_FROM: 'bookings@mail.example',
+      ...env,
+    });
+    return createMailService({ db: t.db, config, jobs: noJobs, outbox });
+  }
+
+  let slot = 0;
+  async function book(customer = { name: 'Ada <Lovelace>', email: `Ada.${slot}@Example.test` }) {
+    // Four a day from 08:00 UTC (inside the default opening hours in Berlin), Monday on.
+    const hour = 24 * Math.floor(slot / 4) + 8 + (slot % 4);
+    slot += 1;
+    const record = expectStatus(
+      await call(t.app, owner, 'POST', '/api/reservations', {
+        resourceId,
+        startTime: at(monday, hour),
+        endTime: at(monday, hour + 1),
+        customer,
+      }),
+      201,
+    );
+    return record as { id: number; status: string; startTime: string } & Record<string, unknown>;
+  }
+
+  test('a booking, two reschedules and a cancellation: one UID, SEQUENCE up, then CANCEL', async () => {
+    const outbox = fakeOutbox();
+    const mail = mailService(outbox.reader);
+    const booked = await book();
+    assert.equal(booked.status, 'confirmed');
+    outbox.push('reservation.created', owner.organisationId, booked);
+    let moved = booked;
+    for (const hour of [13, 14]) {
+      moved = expectStatus(
+        await call(t.app, owner, 'POST', `/api/reservations/${booked.id}/reschedule`, {
+          startTime: at(monday, hour),
+          endTime: at(monday, hour + 1),
+        }),
+        200,
+      );
+      outbox.push('reservation.rescheduled', owner.organisationId, moved);
+    }
+    const cancelled = expectStatus(
+      await call(t.app, owner, 'POST', `/api/reservations/${booked.id}/cancel`),
+      200,
+    );
+    outbox.push('reservation.cancelled', owner.organisationId, cancelled);
+
+    assert.deepEqual(await mail.drain(), { events: 4, sent: 4, failed: 0, stopped: false });
+    const messages = catcher.messages();
+    assert.equal(messages.length, 4);
+    const customerEmail = (booked.customer as { email: string }).email;
+    assert.match(customerEmail, /^ada\.\d+@example\.test$/i);
+    for (const message of messages) {
+      assert.deepEqual(message.envelope.to, [customerEmail.toLowerCase()], 'to the customer, lowercased');
+      assert.equal(message.from, 'bookings@mail.example');
+      assert.match(message.raw, /^From: "?Salon <Bella>"? <bookings@mail\.example>|^From: =\?/m);
+      assert.match(message.raw, /^Reply-To: hello@salon\.example/m);
+    }
+    const [confirmation, first, second, cancellation] = messages.map(calendarOf);
+    const uid = `reservation-${booked.id}@service.test`;
+    assert.deepEqual(
+      [confirmation, first, second, cancellation].map((c) => [c?.method, c?.uid, c?.sequence, c?.status]),
+      [
+        ['REQUEST', uid, 0, 'CONFIRMED'],
+        ['REQUEST', uid, 1, 'CONFIRMED'],
+        ['REQUEST', uid, 2, 'CONFIRMED'],
+        ['CANCEL', uid, 3, 'CANCELLED'],
+      ],
+    );
+    assert.equal(new Date(String(second?.start)).toISOString(), at(monday, 14));
+    assert.equal(String(confirmation?.attendee).toLowerCase(), `mailto:${customerEmail.toLowerCase()}`);
+    assert.match(String(messages[0]?.subject), /^Salon <Bella>: your booking on .* is confirmed$/);
+    assert.match(String(messages[1]?.subject), /your booking has moved/);
+    assert.match(String(messages[3]?.subject), /is cancelled$/);
+  });
+
+  test('templates: plain text and HTML, branded, times in the organisation zone, people escaped', async () => {
+    const outbox = fakeOutbox();
+    const mail = mailService(outbox.reader);
+    const booked = await book({ name: '<script>alert(1)</script>', email: 'grace@example.test' });
+    const [rendered] =
+      (await mail.mailFor(outbox.push('reservation.created', owner.organisationId, booked))) ?? [];
+    assert.ok(rendered);
+    assert.equal(rendered.kind, 'booking_confirmation');
+    assert.equal(rendered.to, 'grace@example.test');
+    assert.equal(rendered.key, `${rendered.eventId}/booking_confirmation/grace@example.test`);
+    // Europe/Berlin: the UTC start shows an hour or two later, with the zone named.
+    const local = new Intl.DateTimeFormat('en-GB', {
+      timeZone: 'Europe/Berlin',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    }).format(new Date(booked.startTime));
+    assert.match(rendered.text, new RegExp(`When: .*${local}.*\\(Europe/Berlin\\)`));
+    assert.match(rendered.text, /Service: Haircut/);
+    assert.match(rendered.text, new RegExp(`Reference: #${booked.id}`));
+    assert.match(rendered.text, /^Hello <script>alert\(1\)<\/script>,$/m, 'text is text');
+    assert.doesNotMatch(rendered.html, /<script>/);
+    assert.match(rendered.html, /Hello &lt;script&gt;alert\(1\)&lt;\/script&gt;,/);
+    assert.match(rendered.html, /Salon &lt;Bella&gt;/);
+    assert.match(rendered.html, /background:#aa11bb/, 'the organisation colour, #rgb widened');
+    assert.match(rendered.html, /<img src="https:\/\/salon\.example\/logo\.png" alt="Salon &lt;Bella&gt;"/);
+    assert.match(rendered.text, /Salon <Bella> · 1 Main Street · hello@salon\.example/);
+  });
+
+  test('a hold waiting for payment carries its checkout link; its expiry carries no invitation', async () => {
+    const outbox = fakeOutbox();
+    const mail = mailService(outbox.reader);
+    const booked = await book({ name: 'Pat', email: 'pat@example.test' });
+    const waiting = {
+      ...booked,
+      status: 'pending_payment',
+      expiresAt: at(monday, 1),
+      payment: {
+        status: 'requires_payment',
+        amount: 2550,
+        currency: 'eur',
+        checkoutUrl: 'https://pay.example/checkout/cs_1',
+        expiresAt: at(monday, 1),
+      },
+    };
+    outbox.push('reservation.created', owner.organisationId, waiting);
+    outbox.push('reservation.expired', owner.organisationId, {
+      ...waiting,
+      status: 'expired',
+      expiresAt: null,
+    });
+    assert.equal((await mail.drain()).sent, 2);
+    const [hold, expiry] = catcher.messages();
+    assert.match(String(hold?.subject), /complete your payment/);
+    assert.match(String(hold?.text), /Pay now: https:\/\/pay\.example\/checkout\/cs_1/);
+    assert.match(String(hold?.text), /Price: €25\.50/);
+    assert.match(String(hold?.html), /<a href="https:\/\/pay\.example\/checkout\/cs_1"/);
+    assert.equal(calendarOf(hold), null, 'a hold is in nobody’s calendar yet');
+    assert.match(String(expiry?.subject), /your hold on .* has expired/);
+    assert.equal(calendarOf(expiry), null, 'nothing to cancel in a calendar');
+  });
+
+  test('a membership invitation by email goes to the invitee, naming the inviter', async () => {
+    const outbox = fakeOutbox();
+    const mail = mailService(outbox.reader);
+    const invitation = expectStatus(
+      await call(t.app, owner, 'POST', `/api/organisations/${owner.organisationId}/users/assign`, {
+        email: 'new.colleague@example.test',
+        role: 'MANAGER',
+      }),
+      201,
+    );
+    outbox.push('membership.invited', owner.organisationId, invitation);
+    outbox.push('payment.refunded', owner.organisationId, { id: 1 });
+    assert.deepEqual(await mail.drain(), { events: 2, sent: 1, failed: 0, stopped: false });
+    const [message] = catcher.messages();
+    assert.deepEqual(message?.envelope.to, ['new.colleague@example.test']);
+    assert.equal(message?.subject, 'Owner invited you to join Salon <Bella>');
+    assert.match(String(message?.text), /as a manager/);
+    assert.match(String(message?.text), /See the invitation: http:\/\/frontend\.test\/invitations/);
+  });
+
+  test('each mail is sent once: again, after a lost position, and from two senders at once', async () => {
+    const outbox = fakeOutbox();
+    const booked = await book({ name: 'Once', email: 'once@example.test' });
+    outbox.push('reservation.created', owner.organisationId, booked);
+    const first = mailService(outbox.reader);
+    assert.equal((await first.drain()).sent, 1);
+    assert.equal((await first.drain()).sent, 0, 'the position moved past it');
+    // A crash after the send was marked but before the position moved: marked, not resent.
+    await t.db.kysely.deleteFrom('mailConsumerPositions').execute();
+    assert.deepEqual(await mailService(outbox.reader).drain(), {
+      events: 1,
+      sent: 0,
+      failed: 0,
+      stopped: false,
+    });
+
+    for (let n = 0; n < 5; n += 1) {
+      const more = await book({ name: `Many ${n}`, email: `many${n}@example.test` });
+      outbox.push('reservation.created', owner.organisationId, more);
+    }
+    const results = await Promise.all([
+      mailService(outbox.reader).drain(),
+      mailService(outbox.reader).drain(),
+    ]);
+    // One may stop at a mail the other holds; whatever is left, the next run sends.
+    const again = await mailService(outbox.reader).drain();
+    assert.equal(results[0].sent + results[1].sent + again.sent, 5);
+    const recipients = catcher.messages().map((message) => message.envelope.to[0]);
+    assert.equal(recipients.length, 6);
+    assert.equal(new Set(recipients).size, 6, 'nobody got a mail twice');
+  });
+
+  test('an SMTP outage stops the drain at that event; the next run sends it once', async () => {
+    const outbox = fakeOutbox();
+    const booked = await book({ name: 'Later', email: 'later@example.test' });
+    outbox.push('reservation.created', owner.organisationId, booked);
+    const down = mailService(outbox.reader, { SMTP_URL: 'smtp://127.0.0.1:1' });
+    const failed = await down.drain();
+    assert.equal(failed.stopped, true);
+    assert.equal(failed.sent, 0);
+    const row = await t.db.kysely
+      .selectFrom('mailMessages')
+      .select(['status', 'lastError', 'attempts'])
+      .where('recipient', '=', 'later@example.test')
+      .executeTakeFirstOrThrow();
+    assert.equal(row.status, 'sending');
+    assert.match(String(row.lastError), /ECONNREFUSED|connect/i);
+    assert.doesNotMatch(String(row.lastError), /smtp:\/\//);
+    assert.deepEqual(await mailService(outbox.reader).drain(), {
+      events: 1,
+      sent: 1,
+      failed: 0,
+      stopped: false,
+    });
+    assert.deepEqual(
+      catcher.messages().map((message) => message.envelope.to[0]),
+      ['later@example.test'],
+    );
+  });
+
+  test('a send that crashed mid-way is taken over after its lease, with the same Message-ID', async () => {
+    const outbox = fakeOutbox();
+    const booked = await book({ name: 'Crash', email: 'crash@example.test' });
+    const event = outbox.push('reservation.created', owner.organisationId, booked);
+    const mail = mailService(outbox.reader);
+    const [planned] = (await mail.mailFor(event)) ?? [];
+    assert.ok(planned);
+    const claimedAt = new Date(Date.now() - 60_000).toISOString();
+    await t.db.kysely
+      .insertInto('mailMessages')
+      .values({
+        dedupeKey: planned.key,
+        eventId: event.id,
+        kind: planned.kind,
+        organisationId: owner.organisationId,
+        recipient: planned.to,
+        subject: planned.subject,
+        messageId: 'x',
+        status: 'sending',
+        attempts: 1,
+        claimedAt,
+        createdAt: claimedAt,
+      })
+      .execute();
+    assert.equal((await mail.drain()).stopped, true, 'a fresh claim belongs to someone else');
+    assert.equal(catcher.messages().length, 0);
+    mock.timers.enable({ apis: ['Date'], now: Date.now() + 2 * 60_000 });
+    assert.equal((await mail.drain()).sent, 1);
+    assert.equal((await mail.drain()).sent, 0);
+    const sent = catcher.messages();
+    assert.equal(sent.length, 1);
+    assert.match(String(sent[0]?.messageId), /^<[0-9a-f]{32}@mail\.example>$/);
+    // The Message-ID derives from the dedupe key: a second attempt is recognisably the same mail.
+    await t.db.kysely
+      .updateTable('mailMessages')
+      .set({ status: 'sending', claimedAt: null })
+      .where('dedupeKey', '=', planned.key)
+      .execute();
+    await t.db.kysely.deleteFrom('mailConsumerPositions').execute();
+    await mail.drain();
+    assert.equal(catcher.messages()[1]?.messageId, sent[0]?.messageId);
+  });
+
+  test('events older than a day send nothing; the sent log is purged after 30 days', async () => {
+    const outbox = fakeOutbox();
+    const booked = await book({ name: 'Old', email: 'old@example.test' });
+    outbox.push('reservation.created', owner.organisationId, booked);
+    const mail = mailService(outbox.reader);
+    const now = Date.now();
+    mock.timers.enable({ apis: ['Date'], now: now + 25 * 60 * 60_000 });
+    assert.deepEqual(await mail.drain(), { events: 1, sent: 0, failed: 0, stopped: false });
+    mock.timers.reset();
+    const before = Number(
+      (
+        await t.db.kysely
+          .selectFrom('mailMessages')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+    assert.ok(before > 0);
+    mock.timers.enable({ apis: ['Date'], now: now + 31 * 24 * 60 * 60_000 });
+    assert.equal(await mail.purge(), before);
+  });
+
+  test('without SMTP_URL nothing is sent and nothing is read', async () => {
+    let reads = 0;
+    const mail = createMailService({
+      db: t.db,
+      config: loadConfig(TEST_ENV),
+      jobs: noJobs,
+      outbox: {
+        async readAfter() {
+          reads += 1;
+          return [];
+        },
+      },
+    });
+    assert.deepEqual(await mail.drain(), { events: 0, sent: 0, failed: 0, stopped: false });
+    assert.equal(reads, 0);
+    const user = await registerUser(t.app, 'Nobody');
+    assert.ok(user.id, 'the app itself runs without mail');
+  });
+});
