@@ -322,6 +322,28 @@ export async function seedEverything(app: FastifyInstance, db: Db): Promise<Seed
       createdAt: now,
     })
     .execute();
+  // Webhooks: the organisation's endpoint, and a delivery of the person's booking event written
+  // directly (the dispatcher would send it to the endpoint's address).
+  const endpoint = await P('POST', `/api/organisations/${organisation.id}/webhooks`, {
+    url: 'https://93.184.216.34/hooks',
+    events: ['reservation.created'],
+  });
+  await db.kysely
+    .insertInto('webhookDeliveries')
+    .values({
+      endpointId: endpoint.id,
+      organisationId: organisation.id,
+      eventId: `seed-${randomBytes(4).toString('hex')}`,
+      eventType: 'reservation.created',
+      userId: person.id,
+      payload: JSON.stringify({ type: 'reservation.created', data: ownBooking }),
+      status: 'failed',
+      nextAttemptAt: null,
+      retryUntil: now,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .execute();
   const sealedToken = `sealed-${randomBytes(8).toString('hex')}`;
   const connection = await db.kysely
     .insertInto('calendarSyncConnections')

@@ -206,8 +206,9 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
       at,
     });
     if (!recorded || isTest) return;
-    // Failing since the oldest delivery it has failed since its last success.
-    const failing = await repo.markFailing(endpoint.id, row.createdAt);
+    // Failing since the window start (creation or manual retry) of the first delivery it
+    // failed after its last success: that delivery's last retry, at its window's end, finds 3 days.
+    const failing = await repo.markFailing(endpoint.id, new Date(until - RETRY_WINDOW_MS).toISOString());
     if (failing?.failingSince && Date.now() - Date.parse(failing.failingSince) >= RETRY_WINDOW_MS)
       await disable(failing, at);
   }

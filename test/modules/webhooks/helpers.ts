@@ -6,6 +6,7 @@ import type { SignedInUser } from '../../helpers/app.js';
 import { as, expectStatus } from '../../helpers/workspace.js';
 
 export interface Received {
+  path: string;
   headers: Record<string, string>;
   body: string;
 }
@@ -22,6 +23,7 @@ export async function startReceiver() {
     request.on('end', () => {
       const index = received.length;
       received.push({
+        path: request.url ?? '',
         headers: Object.fromEntries(
           Object.entries(request.headers).map(([name, value]) => [name, String(value)]),
         ),

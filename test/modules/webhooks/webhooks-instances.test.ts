@@ -1,0 +1,239 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, mock, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../../src/app.js';
+import { loadConfig } from '../../../src/config.js';
+import { createDatabase, type Db } from '../../../src/db/database.js';
+import { createTestDatabase, TEST_ENV } from '../../helpers/app.js';
+import {
+  at,
+  createResource,
+  createType,
+  customer,
+  futureMonday,
+  type OrgOwner,
+  ownerWithOrganisation,
+} from '../../helpers/catalogue.js';
+import { sharedDatabase } from '../../helpers/mcp.js';
+import { as, expectStatus } from '../../helpers/workspace.js';
+import { type Receiver, startReceiver, verified, webhooksOf } from './helpers.js';
+
+const config = loadConfig({ ...TEST_ENV, WEBHOOK_ALLOW_PRIVATE: 'true' });
+const mon = futureMonday();
+
+/** Books `count` one-hour slots on a fresh room of the owner's organisation, through `app`. */
+async function bookMany(app: FastifyInstance, owner: OrgOwner, count: number) {
+  const type = await createType(app, owner, { name: 'Room' });
+  const room = await createResource(app, owner, { name: 'Room', resourceTypeId: type.id });
+  const ids: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const day = new Date(mon.getTime() + Math.floor(i / 8) * 86_400_000);
+    const booked = expectStatus(
+      await as(app, owner).post('/api/reservations', {
+        customer,
+        resourceId: room.id,
+        startTime: at(day, 9 + (i % 8)),
+        endTime: at(day, 10 + (i % 8)),
+      }),
+      201,
+    );
+    ids.push(booked.id);
+  }
+  return ids;
+}
+
+describe('webhook delivery across two instances on one PostgreSQL database (racing workers of one on SQLite)', () => {
+  let first: FastifyInstance;
+  let second: FastifyInstance;
+  let drop: () => Promise<void>;
+  let receiver: Receiver;
+  before(async () => {
+    if (process.env.TEST_DATABASE_URL) {
+      const shared = await sharedDatabase();
+      drop = shared.drop;
+      first = await buildApp(config, { db: shared.first, logger: false });
+      second = await buildApp(config, { db: shared.second, logger: false });
+    } else {
+      // SQLite is one instance (one writer): its dispatchers and workers race within it.
+      const created = await createTestDatabase();
+      drop = created.drop;
+      first = await buildApp(config, { db: created.db, logger: false });
+      second = first;
+    }
+    receiver = await startReceiver();
+  });
+  after(async () => {
+    await first.close();
+    if (second !== first) await second.close();
+    await drop();
+    await receiver.close();
+  });
+
+  test('both dispatching and sending at once deliver each event once per endpoint', async () => {
+    const owner = await ownerWithOrganisation(first, { timezone: 'UTC' });
+    const hooks = webhooksOf(first, owner, owner.organisationId);
+    const a = await hooks.created({ url: `${receiver.url}/a`, events: ['reservation.created'] });
+    const b = await hooks.created({ url: `${receiver.url}/b`, events: ['reservation.created'] });
+    // A slow receiver, so attempts of both instances overlap.
+    receiver.behave((_request, response) => setTimeout(() => response.writeHead(200).end(), 5));
+    const booked = await bookMany(second, owner, 24);
+    const services = [first.services.webhooks, second.services.webhooks];
+    for (let round = 0; round < 4; round++)
+      await Promise.all(
+        services.flatMap((s) => [s.dispatch(), s.deliverDue(), s.dispatch(), s.deliverDue()]),
+      );
+    await Promise.all(services.map((s) => s.deliverDue()));
+
+    for (const [hook, path] of [
+      [a, '/hooks/a'],
+      [b, '/hooks/b'],
+    ] as const) {
+      const requests = receiver.received.filter((request) => request.path === path);
+      const events = requests.map((request) => verified(hook.secret, request));
+      const ids = events.map((event) => event.id);
+      assert.equal(ids.length, booked.length, `${path}: one request per booking`);
+      assert.equal(new Set(ids).size, booked.length, `${path}: no event twice`);
+      assert.deepEqual(
+        events.map((event) => (event.data as { id: number }).id).sort((x, y) => x - y),
+        booked,
+      );
+    }
+  });
+});
+
+/** Starts the service in a child process on `db`; answers it and its URL once it serves. */
+async function startChild(url: string, schema: string | undefined) {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'instance.fixture.ts')],
+    {
+      env: {
+        ...process.env,
+        CHILD_DATABASE_URL: url,
+        ...(schema ? { CHILD_DATABASE_SCHEMA: schema } : {}),
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const served = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve((JSON.parse(line) as { url: string }).url);
+    });
+    child.on('exit', (code) => reject(new Error(`the instance exited (${code}) before serving`)));
+  });
+  return { child, url: served };
+}
+
+const killed = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    child.on('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+
+describe('an instance killed with SIGKILL', () => {
+  let app: FastifyInstance;
+  let db: Db;
+  let url: string;
+  let schema: string | undefined;
+  let drop: () => Promise<void>;
+  let receiver: Receiver;
+  before(async () => {
+    if (process.env.TEST_DATABASE_URL) {
+      const created = await createTestDatabase();
+      db = created.db;
+      drop = created.drop;
+      url = process.env.TEST_DATABASE_URL;
+      schema = db.schema;
+    } else {
+      const path = join(tmpdir(), `webhooks-crash-${process.pid}-${randomBytes(4).toString('hex')}.db`);
+      url = `sqlite:${path}`;
+      db = createDatabase(url);
+      drop = async () => {
+        await db.close();
+        for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+      };
+    }
+    // The instance that stays: it migrates the database before the child starts.
+    app = await buildApp(config, { db, logger: false });
+    receiver = await startReceiver();
+  });
+  after(async () => {
+    mock.timers.reset();
+    await app.close();
+    await drop();
+    await receiver.close();
+  });
+
+  test('after a booking commits and before its delivery: delivered once the service runs again', async () => {
+    const owner = await ownerWithOrganisation(app, { timezone: 'UTC' });
+    const hook = await webhooksOf(app, owner, owner.organisationId).created({
+      url: receiver.url,
+      events: ['reservation.created'],
+    });
+    const { child, url: childUrl } = await startChild(url, schema);
+    const type = await createType(app, owner, { name: 'Room' });
+    const room = await createResource(app, owner, { name: 'Room', resourceTypeId: type.id });
+    const response = await fetch(`${childUrl}/api/reservations`, {
+      method: 'POST',
+      headers: { ...owner.auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ customer, resourceId: room.id, startTime: at(mon, 9), endTime: at(mon, 10) }),
+    });
+    assert.equal(response.status, 201);
+    const booked = (await response.json()) as { id: number };
+    await killed(child);
+    assert.equal(receiver.received.length, 0);
+
+    await app.services.webhooks.dispatch();
+    await app.services.webhooks.deliverDue();
+    assert.equal(receiver.received.length, 1);
+    const event = verified(hook.secret, receiver.received[0]!);
+    assert.equal(event.type, 'reservation.created');
+    assert.equal((event.data as { id: number }).id, booked.id);
+    await webhooksOf(app, owner, owner.organisationId).delete(hook.id);
+    receiver.received.length = 0;
+  });
+
+  test('in the middle of an attempt: sent again once its lease runs out, with the same webhook-id', async () => {
+    const owner = await ownerWithOrganisation(app, { timezone: 'UTC' });
+    const hooks = webhooksOf(app, owner, owner.organisationId);
+    const hook = await hooks.created({ url: receiver.url, events: ['reservation.created'] });
+    const { child, url: childUrl } = await startChild(url, schema);
+    // The child's attempt reaches the receiver, which never answers it.
+    const hanging: Array<() => void> = [];
+    receiver.behave((_request, response) => hanging.push(() => response.destroy()));
+    const ping = await fetch(
+      `${childUrl}/api/organisations/${owner.organisationId}/webhooks/${hook.id}/test`,
+      {
+        method: 'POST',
+        headers: owner.auth,
+      },
+    );
+    assert.equal(ping.status, 202);
+    const delivery = (await ping.json()) as { id: number; eventId: string };
+    while (receiver.received.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await killed(child);
+    for (const release of hanging) release();
+
+    receiver.behave((_request, response) => response.writeHead(200).end());
+    mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    assert.equal(await app.services.webhooks.deliverDue(), 0, 'the dead attempt holds its lease');
+    mock.timers.tick(60_000);
+    assert.equal(await app.services.webhooks.deliverDue(), 1);
+    assert.equal(receiver.received.length, 2);
+    assert.deepEqual(
+      receiver.received.map((request) => request.headers['webhook-id']),
+      [delivery.eventId, delivery.eventId],
+    );
+    assert.equal(verified(hook.secret, receiver.received[1]!).type, 'webhook.test');
+    const logged = expectStatus(await hooks.deliveries(hook.id), 200).items[0];
+    assert.deepEqual([logged.id, logged.status, logged.attempts], [delivery.id, 'succeeded', 1]);
+  });
+});
