@@ -7,20 +7,7 @@
 // alternatives), 1 client for p50/p99, beside the bare Fastify floor of the same run; on
 // SQLite and PostgreSQL, the service started as `npm start` starts it.
 // Run: npm run bench -- alternatives (BENCH_SECONDS; BENCH_SKIP_PG=1 to skip PostgreSQL.)
-import { rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import {
-  api,
-  type LoadRow,
-  load,
-  type Server,
-  startFloor,
-  startService,
-  stop,
-  table,
-  withPostgresDatabase,
-} from './harness.js';
+import { api, load, onBothDatabases } from './harness.js';
 
 const LANES = 10;
 const HOUR = 3_600_000;
@@ -95,68 +82,34 @@ async function seed(base: string) {
   };
 }
 
-async function run(database: string, databaseUrl: string, floor: Server): Promise<LoadRow[]> {
-  const logFile = join(tmpdir(), `bench-alternatives-${process.pid}-${Date.now()}.log`);
-  const service = await startService({ DATABASE_URL: databaseUrl }, logFile);
-  let finished = false;
-  try {
-    const { auth, body } = await seed(service.base);
-    const probe = await fetch(`${service.base}/api/reservations?dryRun=true`, {
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
-      body,
-    });
-    const verdict = (await probe.json()) as { wouldSucceed: boolean; error?: { alternatives?: unknown[] } };
-    if (verdict.wouldSucceed || verdict.error?.alternatives?.length !== 5)
-      throw new Error(`the full day should refuse with 5 alternatives: ${JSON.stringify(verdict)}`);
-    const common = { server: service, method: 'POST' as const, headers: auth, body, connections: 1 };
-    const rows = [
-      await load({
-        ...common,
-        title: `${database}: full day, dry run with 5 alternatives, 1 client`,
-        path: '/api/reservations?dryRun=true',
-      }),
-      await load({
-        ...common,
-        title: `${database}: full day, 409 SLOT_UNAVAILABLE with 5 alternatives, 1 client`,
-        path: '/api/reservations',
-        accept: (status) => status === 409,
-      }),
-      await load({
-        title: `${database} run: floor (Fastify hello-world), 1 client`,
-        server: floor,
-        path: '/',
-        connections: 1,
-      }),
-    ];
-    finished = true;
-    return rows;
-  } finally {
-    await stop(service);
-    if (finished) rmSync(logFile, { force: true });
-    else console.error(`service log: ${logFile}`);
-  }
-}
-
-const floor = await startFloor();
-const runs: Array<{ rows: LoadRow[]; floorRps: number }> = [];
-const measure = async (database: string, databaseUrl: string) => {
-  const rows = await run(database, databaseUrl, floor);
-  runs.push({ rows, floorRps: rows[rows.length - 1]!.rps });
-};
-try {
-  const sqliteFile = join(tmpdir(), `bench-alternatives-${process.pid}.db`);
-  try {
-    await measure('SQLite', `sqlite:${sqliteFile}`);
-  } finally {
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${sqliteFile}${suffix}`, { force: true });
-  }
-  if (!process.env.BENCH_SKIP_PG) {
-    await withPostgresDatabase('bench_alternatives', (url) => measure('PostgreSQL', url));
-  }
-} finally {
-  await stop(floor);
-}
-
-console.log(`Node ${process.version}, load average ${loadavg()[0]!.toFixed(1)}\n`);
-for (const { rows, floorRps } of runs) console.log(`${table(rows, floorRps)}\n`);
+await onBothDatabases('alternatives', async (database, service, floor) => {
+  const { auth, body } = await seed(service.base);
+  const probe = await fetch(`${service.base}/api/reservations?dryRun=true`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body,
+  });
+  const verdict = (await probe.json()) as { wouldSucceed: boolean; error?: { alternatives?: unknown[] } };
+  if (verdict.wouldSucceed || verdict.error?.alternatives?.length !== 5)
+    throw new Error(`the full day should refuse with 5 alternatives: ${JSON.stringify(verdict)}`);
+  const common = { server: service, method: 'POST' as const, headers: auth, body, connections: 1 };
+  return [
+    await load({
+      ...common,
+      title: `${database}: full day, dry run with 5 alternatives, 1 client`,
+      path: '/api/reservations?dryRun=true',
+    }),
+    await load({
+      ...common,
+      title: `${database}: full day, 409 SLOT_UNAVAILABLE with 5 alternatives, 1 client`,
+      path: '/api/reservations',
+      accept: (status) => status === 409,
+    }),
+    await load({
+      title: `${database} run: floor (Fastify hello-world), 1 client`,
+      server: floor,
+      path: '/',
+      connections: 1,
+    }),
+  ];
+});

@@ -12,22 +12,8 @@
 // Run: npm run bench -- booking
 // (BENCH_SECONDS, BENCH_CONNECTIONS; PG_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres;
 // BENCH_SKIP_PG=1 to skip PostgreSQL.)
-import { rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type autocannon from 'autocannon';
-import {
-  api,
-  BENCH_CONNECTIONS,
-  type LoadRow,
-  load,
-  type Server,
-  startFloor,
-  startService,
-  stop,
-  table,
-  withPostgresDatabase,
-} from './harness.js';
+import { api, BENCH_CONNECTIONS, load, onBothDatabases } from './harness.js';
 
 const LANES = 4;
 const MINUTE = 60_000;
@@ -143,13 +129,11 @@ function holdsConfirmed(
   ];
 }
 
-async function run(database: string, databaseUrl: string, floor: Server): Promise<LoadRow[]> {
-  const logFile = join(tmpdir(), `bench-booking-${process.pid}-${Date.now()}.log`);
-  const service = await startService({ DATABASE_URL: databaseUrl }, logFile);
-  let finished = false;
-  try {
+await onBothDatabases(
+  'booking',
+  async (database, service, floor) => {
     const { auth, distinctType, fillingType, holdType } = await seed(service.base);
-    const rows = [
+    return [
       await load({
         title: `${database}: pool booking, distinct slots`,
         server: service,
@@ -168,42 +152,8 @@ async function run(database: string, databaseUrl: string, floor: Server): Promis
         path: '/api/reservations/holds',
         requests: holdsConfirmed(auth, holdType, (n) => n),
       }),
-    ];
-    rows.push(
       await load({ title: `${database} run: floor (Fastify hello-world)`, server: floor, path: '/' }),
-    );
-    finished = true;
-    return rows;
-  } finally {
-    await stop(service);
-    // A failed run keeps the service's log for a look.
-    if (finished) rmSync(logFile, { force: true });
-    else console.error(`service log: ${logFile}`);
-  }
-}
-
-const floor = await startFloor();
-/** Each database's rows with the floor measured in the same run. */
-const runs: Array<{ rows: LoadRow[]; floorRps: number }> = [];
-const measure = async (database: string, databaseUrl: string) => {
-  const rows = await run(database, databaseUrl, floor);
-  runs.push({ rows, floorRps: rows[rows.length - 1]!.rps });
-};
-try {
-  const sqliteFile = join(tmpdir(), `bench-booking-${process.pid}.db`);
-  try {
-    await measure('SQLite', `sqlite:${sqliteFile}`);
-  } finally {
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${sqliteFile}${suffix}`, { force: true });
-  }
-  if (!process.env.BENCH_SKIP_PG) {
-    await withPostgresDatabase('bench_booking', (url) => measure('PostgreSQL', url));
-  }
-} finally {
-  await stop(floor);
-}
-
-console.log(
-  `connections ${BENCH_CONNECTIONS}, Node ${process.version}, load average ${loadavg()[0]!.toFixed(1)}\n`,
+    ];
+  },
+  `connections ${BENCH_CONNECTIONS}, `,
 );
-for (const { rows, floorRps } of runs) console.log(`${table(rows, floorRps)}\n`);

@@ -3,8 +3,9 @@
 // hello-world floor in a process of its own, autocannon in the orchestrating
 // process, and the server processes' CPU time and resident memory read from /proc.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 
@@ -302,4 +303,48 @@ export async function withPostgresDatabase<T>(prefix: string, work: (url: string
   } finally {
     await admin.end();
   }
+}
+
+/**
+ * Runs `measure` on SQLite (a fresh file) and then PostgreSQL (a fresh database; skipped
+ * with BENCH_SKIP_PG=1), each with the service started as `npm start` starts it and the
+ * floor of the same run, and prints each database's rows against that floor (the last
+ * row `measure` answers must be the floor's). A failed run keeps the service's log.
+ */
+export async function onBothDatabases(
+  name: string,
+  measure: (database: string, service: Server, floor: Server) => Promise<LoadRow[]>,
+  header = '',
+): Promise<void> {
+  const floor = await startFloor();
+  const runs: Array<{ rows: LoadRow[]; floorRps: number }> = [];
+  const run = async (database: string, databaseUrl: string) => {
+    const logFile = join(tmpdir(), `bench-${name}-${process.pid}-${Date.now()}.log`);
+    const service = await startService({ DATABASE_URL: databaseUrl }, logFile);
+    let finished = false;
+    try {
+      const rows = await measure(database, service, floor);
+      runs.push({ rows, floorRps: rows[rows.length - 1]!.rps });
+      finished = true;
+    } finally {
+      await stop(service);
+      if (finished) rmSync(logFile, { force: true });
+      else console.error(`service log: ${logFile}`);
+    }
+  };
+  try {
+    const sqliteFile = join(tmpdir(), `bench-${name}-${process.pid}.db`);
+    try {
+      await run('SQLite', `sqlite:${sqliteFile}`);
+    } finally {
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${sqliteFile}${suffix}`, { force: true });
+    }
+    if (!process.env.BENCH_SKIP_PG) {
+      await withPostgresDatabase(`bench_${name}`, (url) => run('PostgreSQL', url));
+    }
+  } finally {
+    await stop(floor);
+  }
+  console.log(`${header}Node ${process.version}, load average ${loadavg()[0]!.toFixed(1)}\n`);
+  for (const { rows, floorRps } of runs) console.log(`${table(rows, floorRps)}\n`);
 }
