@@ -17,7 +17,7 @@ import type {
   ToolCallRecord,
   ToolDefinition,
 } from '../../src/mcp/types.js';
-import { createTestDatabase, TEST_ENV } from './app.js';
+import { createTestDatabase, type SignedInUser, TEST_ENV } from './app.js';
 import { checkResponsesAgainstSchemas } from './response-schemas.js';
 
 /** A fake agents module: agents by key and by id, and the tool calls it was told about. */
@@ -297,4 +297,26 @@ export async function connectClient(
   });
   await client.connect(transport);
   return { client, transport };
+}
+
+/**
+ * The SDK's client connected to a listening `app` as a new agent of `owner` holding the
+ * permission preset `permissionGroupId`, with a key of its own.
+ */
+export async function agentClient(
+  app: FastifyInstance,
+  owner: SignedInUser,
+  permissionGroupId: string,
+): Promise<Client> {
+  const address = app.server.address();
+  if (!address || typeof address === 'string') throw new Error('the app is not listening');
+  const post = async (url: string, payload: Record<string, unknown>) => {
+    const response = await app.inject({ method: 'POST', url, headers: owner.auth, payload });
+    if (response.statusCode !== 201) throw new Error(`${url}: ${response.statusCode} ${response.body}`);
+    return response.json() as { id: number; key: string };
+  };
+  const agent = await post('/api/agents', { name: 'Booker', permissionGroupId });
+  const { key } = await post(`/api/agents/${agent.id}/keys`, { label: 'k' });
+  const url = new URL(`http://127.0.0.1:${address.port}/api/mcp`);
+  return (await connectClient(url, { 'x-agent-key': key })).client;
 }

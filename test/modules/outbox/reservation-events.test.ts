@@ -11,7 +11,7 @@ import {
   type OrgOwner,
   ownerWithOrganisation,
 } from '../../helpers/catalogue.js';
-import { connectClient } from '../../helpers/mcp.js';
+import { agentClient } from '../../helpers/mcp.js';
 import { as, expectStatus } from '../../helpers/workspace.js';
 import { type FeedEvent, feedReader } from './helpers.js';
 
@@ -55,22 +55,7 @@ describe('reservation events', () => {
     room = await createResource(t.app, owner, { name: 'Room 1', resourceTypeId: type.id });
     feed = feedReader(t.app, owner, `/api/organisations/${owner.organisationId}/events`);
     await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const address = t.app.server.address();
-    if (!address || typeof address === 'string') throw new Error('no port');
-    const agent = expectStatus(
-      await as(t.app, owner).post('/api/agents', {
-        name: 'Booker',
-        permissionGroupId: 'reservations_operator',
-      }),
-      201,
-    );
-    const { key } = expectStatus(
-      await as(t.app, owner).post(`/api/agents/${agent.id}/keys`, { label: 'k' }),
-      201,
-    );
-    client = (
-      await connectClient(new URL(`http://127.0.0.1:${address.port}/api/mcp`), { 'x-agent-key': key })
-    ).client;
+    client = await agentClient(t.app, owner, 'reservations_operator');
   });
   after(async () => {
     await client.close().catch(() => {});

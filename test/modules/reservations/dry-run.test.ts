@@ -10,6 +10,7 @@ import {
   type OrgOwner,
   ownerWithOrganisation,
 } from '../../helpers/catalogue.js';
+import { at, slot, T0 } from '../../helpers/fixed-week.js';
 import { expectStatus } from '../../helpers/organisations.js';
 
 /**
@@ -18,16 +19,6 @@ import { expectStatus } from '../../helpers/organisations.js';
  * and writes nothing: no reservation, no idempotency record, no expiry marking, no raised
  * longest reservation (row counts prove it). The clock is fake (Date only), fixed at T0.
  */
-const MINUTE = 60_000;
-/** Monday 6 January 2031, 08:00:20 UTC. */
-const T0 = Date.parse('2031-01-06T08:00:20.000Z');
-const MONDAY = Date.parse('2031-01-06T00:00:00.000Z');
-const at = (day: number, hour: number, minute = 0) =>
-  new Date(MONDAY + ((day * 24 + hour) * 60 + minute) * MINUTE).toISOString();
-const slot = (day: number, hour: number, hours = 1) => ({
-  startTime: at(day, hour),
-  endTime: at(day, hour + hours),
-});
 
 describe('dry runs', () => {
   let t: TestApp;

@@ -14,7 +14,7 @@ import {
   type OrgOwner,
   ownerWithOrganisation,
 } from '../../helpers/catalogue.js';
-import { connectClient, MCP_TEST_ENV } from '../../helpers/mcp.js';
+import { agentClient, MCP_TEST_ENV } from '../../helpers/mcp.js';
 import { as, expectStatus } from '../../helpers/workspace.js';
 
 type ToolResult = { isError?: boolean; structuredContent?: unknown };
@@ -24,7 +24,6 @@ const errorOf = (result: ToolResult) => (result.structuredContent as { error: { 
 /** reservations_hold, _confirm and _release through the SDK's client, as an agent of the reservations operator preset. */
 describe('hold tools over MCP', () => {
   let app: FastifyInstance;
-  let url: URL;
   let dropDb: () => Promise<void>;
   let owner: OrgOwner;
   let client: Client;
@@ -35,24 +34,10 @@ describe('hold tools over MCP', () => {
     dropDb = drop;
     app = await buildApp(loadConfig(MCP_TEST_ENV), { db, logger: false });
     await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    if (!address || typeof address === 'string') throw new Error('no port');
-    url = new URL(`http://127.0.0.1:${address.port}/api/mcp`);
     owner = await ownerWithOrganisation(app, { timezone: 'UTC' });
     const type = await createType(app, owner);
     room = await createResource(app, owner, { name: 'Room 1', resourceTypeId: type.id });
-    const agent = expectStatus(
-      await as(app, owner).post('/api/agents', {
-        name: 'Booker',
-        permissionGroupId: 'reservations_operator',
-      }),
-      201,
-    );
-    const { key } = expectStatus(
-      await as(app, owner).post(`/api/agents/${agent.id}/keys`, { label: 'k' }),
-      201,
-    );
-    client = (await connectClient(url, { 'x-agent-key': key })).client;
+    client = await agentClient(app, owner, 'reservations_operator');
   });
   after(async () => {
     await client.close().catch(() => {});

@@ -11,6 +11,7 @@ import {
   type OrgOwner,
   ownerWithOrganisation,
 } from '../../helpers/catalogue.js';
+import { at, MINUTE, slot, T0 } from '../../helpers/fixed-week.js';
 import { expectStatus } from '../../helpers/organisations.js';
 
 /**
@@ -19,17 +20,6 @@ import { expectStatus } from '../../helpers/organisations.js';
  * reservation atomically, keeping its id; a time that does not fit leaves it as it was.
  * The clock is fake (Date only), fixed at T0.
  */
-const MINUTE = 60_000;
-/** Monday 6 January 2031, 08:00:20 UTC. */
-const T0 = Date.parse('2031-01-06T08:00:20.000Z');
-const MONDAY = Date.parse('2031-01-06T00:00:00.000Z');
-/** An instant `day` days after Monday 6 January 2031 at hour:minute UTC. */
-const at = (day: number, hour: number, minute = 0) =>
-  new Date(MONDAY + ((day * 24 + hour) * 60 + minute) * MINUTE).toISOString();
-const slot = (day: number, hour: number, hours = 1) => ({
-  startTime: at(day, hour),
-  endTime: at(day, hour + hours),
-});
 
 describe('reschedule', () => {
   let t: TestApp;
