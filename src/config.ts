@@ -50,6 +50,15 @@ const envSchema = z.object({
   OAUTH_REFRESH_TOKEN_TTL: seconds(7_776_000),
   OAUTH_CIMD_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
   WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
+  OUTBOX_POLL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60_000)
+    .default(100)
+    .describe(
+      'How often each instance looks for new events to deliver (webhooks, mail); 0: only every minute',
+    ),
   LOGIN_REFRESH_TOKEN_TTL: seconds(2_592_000),
   ENCRYPTION_KEY: z
     .string()
@@ -142,6 +151,8 @@ export interface Config {
   oauthCimdAllowPrivate: boolean;
   /** Development and tests only: webhook endpoints may be `http://` and on loopback or private addresses. */
   webhookAllowPrivate: boolean;
+  /** Milliseconds between an instance's looks for new outbox events; 0: none (the minute jobs only). */
+  outboxPollMs: number;
   loginRefreshTokenTtl: number;
   encryptionKey: Buffer;
   redisUrl: string | undefined;
@@ -306,6 +317,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     oauthRefreshTokenTtl: e.OAUTH_REFRESH_TOKEN_TTL,
     oauthCimdAllowPrivate: e.OAUTH_CIMD_ALLOW_PRIVATE === 'true',
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'true',
+    outboxPollMs: e.OUTBOX_POLL_MS,
     loginRefreshTokenTtl: e.LOGIN_REFRESH_TOKEN_TTL,
     encryptionKey: Buffer.from(e.ENCRYPTION_KEY, 'base64'),
     redisUrl: e.REDIS_URL,

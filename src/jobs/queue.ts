@@ -22,6 +22,12 @@ export interface JobQueue {
   send<T extends object>(name: string, data: T, options?: SendOptions): Promise<void>;
   /** Runs `name` every `minutes` (once per period across instances on pg-boss). */
   every(name: string, minutes: number): void;
+  /**
+   * Runs `handler` on this instance, `ms` after each run ends, while the queue runs: work
+   * every instance does for itself, such as noticing new outbox events. Not a job: no
+   * retries, no queue; a failure is logged and the next run comes as usual.
+   */
+  repeat(name: string, ms: number, handler: () => Promise<void>): void;
   start(): Promise<void>;
   stop(): Promise<void>;
   /** Resolves when no job is waiting or running (in-process only; tests use it). */
@@ -72,6 +78,7 @@ function pgBossQueue(
   });
   const handlers = new Map<string, { handler: JobHandler<object>; options: WorkOptions }>();
   const periodic = new Map<string, number>();
+  const repeats = localRepeats(log);
   let started = false;
 
   return {
@@ -85,6 +92,7 @@ function pgBossQueue(
     every(name, minutes) {
       periodic.set(name, minutes);
     },
+    repeat: repeats.add,
     async start() {
       await boss.start();
       started = true;
@@ -102,8 +110,10 @@ function pgBossQueue(
         });
       }
       for (const [name, minutes] of periodic) await boss.schedule(name, `*/${minutes} * * * *`, {});
+      repeats.start();
     },
     async stop() {
+      await repeats.stop();
       if (started) await boss.stop({ graceful: true, close: false, timeout: 5_000, wait: true });
     },
     async idle() {},
@@ -118,6 +128,7 @@ function inProcessQueue(log: Pick<FastifyBaseLogger, 'error' | 'warn'>): JobQueu
   let stopped = false;
   let idleWaiters: Array<() => void> = [];
   let pendingRetries = 0;
+  const repeats = localRepeats(log);
 
   const settle = () => {
     if (running > 0 || waiting.size > 0 || pendingRetries > 0) return;
@@ -182,8 +193,12 @@ function inProcessQueue(log: Pick<FastifyBaseLogger, 'error' | 'warn'>): JobQueu
       timer.unref();
       timers.add(timer);
     },
-    async start() {},
+    repeat: repeats.add,
+    async start() {
+      repeats.start();
+    },
     async stop() {
+      await repeats.stop();
       stopped = true;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
@@ -198,4 +213,47 @@ function inProcessQueue(log: Pick<FastifyBaseLogger, 'error' | 'warn'>): JobQueu
     },
   };
   return queue;
+}
+
+/** The `repeat` work of one queue: timers started with the queue, stopped (and awaited) with it. */
+function localRepeats(log: Pick<FastifyBaseLogger, 'error' | 'warn'>) {
+  const registered: Array<{ name: string; ms: number; handler: () => Promise<void> }> = [];
+  const timers = new Set<NodeJS.Timeout>();
+  const inFlight = new Set<Promise<void>>();
+  let running = false;
+
+  function schedule(entry: (typeof registered)[number]) {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      const run = entry
+        .handler()
+        .catch((error: unknown) => log.warn({ err: error, job: entry.name }, 'repeated work failed'))
+        .finally(() => {
+          inFlight.delete(run);
+          if (running) schedule(entry);
+        });
+      inFlight.add(run);
+    }, entry.ms);
+    timer.unref();
+    timers.add(timer);
+  }
+
+  return {
+    add(name: string, ms: number, handler: () => Promise<void>) {
+      const entry = { name, ms, handler };
+      registered.push(entry);
+      if (running) schedule(entry);
+    },
+    start() {
+      if (running) return;
+      running = true;
+      for (const entry of registered) schedule(entry);
+    },
+    async stop() {
+      running = false;
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      await Promise.all(inFlight);
+    },
+  };
 }

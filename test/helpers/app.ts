@@ -40,6 +40,8 @@ export const TEST_ENV: Record<string, string> = {
   RATE_LIMIT_MAX: '100000',
   // Tests that need pg-boss (several instances, one database) ask for JOB_QUEUE=auto.
   JOB_QUEUE: 'in-process',
+  // Delivery tests run the outbox's consumers themselves; the ones about latency turn it on.
+  OUTBOX_POLL_MS: '0',
   PUBLIC_URL: 'http://service.test',
   FRONTEND_URL: 'http://frontend.test',
 };

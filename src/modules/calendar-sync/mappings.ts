@@ -9,7 +9,7 @@ import type { CalendarService } from '../calendars/service.js';
 import type { RevokeJob, SyncQueue } from './jobs.js';
 import type { ProviderRegistry } from './providers/index.js';
 import { type ExternalCalendar, SYNC_PROVIDERS, type SyncProvider } from './providers/port.js';
-import { createSyncRepo, type SyncRepo } from './repo.js';
+import { type ConnectionRow, createSyncRepo, type Mapping, type SyncRepo } from './repo.js';
 import type { SyncCalendarsInput, SyncStatus } from './schemas.js';
 import { portOf } from './sync-context.js';
 import { NeedsReconnectError, type TokenKeeper } from './tokens.js';
@@ -22,6 +22,42 @@ export interface MappingDeps {
   queue: SyncQueue;
   calendars: CalendarService;
   automation: Pick<AutomationService, 'listRules'>;
+}
+
+/** One provider's entry of the sync status (GET /api/calendar-sync/status) from its rows. */
+export function providerStatusOf(
+  provider: SyncProvider,
+  connection: ConnectionRow | undefined,
+  activeMappings: readonly Mapping[],
+): SyncStatus['providers'][number] {
+  const list = connection ? (JSON.parse(connection.externalCalendars) as ExternalCalendar[]) : [];
+  return {
+    provider,
+    isConnected: connection?.state === 'connected',
+    connectionState: (connection?.state ??
+      'not_connected') as SyncStatus['providers'][number]['connectionState'],
+    calendars: list.map(({ externalId, name, primary }) => ({ externalId, name, primary })),
+    syncedCalendars: activeMappings
+      .filter((mapping) => mapping.provider === provider)
+      .map((mapping) => ({
+        externalId: mapping.externalCalendarId,
+        localCalendarId: mapping.localCalendarId,
+        localName: mapping.localName,
+        bidirectionalSync: mapping.bidirectionalSync,
+        importReminders: mapping.importReminders,
+        triggerAutomationRules: mapping.triggerAutomationRules,
+        selectedRuleIds: mapping.selectedRuleIds,
+        lastSyncedAt: mapping.lastSyncedAt,
+      })),
+    lastError:
+      connection?.lastErrorCode && connection.lastErrorAt
+        ? {
+            code: connection.lastErrorCode,
+            message: connection.lastErrorMessage ?? '',
+            at: connection.lastErrorAt,
+          }
+        : null,
+  };
 }
 
 /**
@@ -48,37 +84,13 @@ export function createMappings(deps: MappingDeps) {
         repo.listMappings(actor.userId, 'active'),
       ]);
       return {
-        providers: SYNC_PROVIDERS.map((provider) => {
-          const connection = connections.find((row) => row.provider === provider);
-          const list = connection ? (JSON.parse(connection.externalCalendars) as ExternalCalendar[]) : [];
-          return {
+        providers: SYNC_PROVIDERS.map((provider) =>
+          providerStatusOf(
             provider,
-            isConnected: connection?.state === 'connected',
-            connectionState: (connection?.state ??
-              'not_connected') as SyncStatus['providers'][number]['connectionState'],
-            calendars: list.map(({ externalId, name, primary }) => ({ externalId, name, primary })),
-            syncedCalendars: mappings
-              .filter((mapping) => mapping.provider === provider)
-              .map((mapping) => ({
-                externalId: mapping.externalCalendarId,
-                localCalendarId: mapping.localCalendarId,
-                localName: mapping.localName,
-                bidirectionalSync: mapping.bidirectionalSync,
-                importReminders: mapping.importReminders,
-                triggerAutomationRules: mapping.triggerAutomationRules,
-                selectedRuleIds: mapping.selectedRuleIds,
-                lastSyncedAt: mapping.lastSyncedAt,
-              })),
-            lastError:
-              connection?.lastErrorCode && connection.lastErrorAt
-                ? {
-                    code: connection.lastErrorCode,
-                    message: connection.lastErrorMessage ?? '',
-                    at: connection.lastErrorAt,
-                  }
-                : null,
-          };
-        }),
+            connections.find((row) => row.provider === provider),
+            mappings,
+          ),
+        ),
       };
     },
 

@@ -11,8 +11,15 @@ declare module '../../module.js' {
 
 export const calendarSyncModule = defineModule({
   name: 'calendarSync',
-  service: (deps, { calendars, events, automation }) =>
-    createCalendarSyncService({ ...deps, calendars, events, automation }),
+  service: (deps, services) =>
+    createCalendarSyncService({
+      ...deps,
+      calendars: services.calendars,
+      events: services.events,
+      automation: services.automation,
+      // The outbox is built on first use (it is listed after this module).
+      outbox: { append: (executor, events) => services.outbox.append(executor, events) },
+    }),
   routes: [{ prefix: '/api/calendar-sync', plugin: calendarSyncRoutes }],
   privacy: calendarSyncPrivacy,
 });

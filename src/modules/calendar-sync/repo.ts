@@ -147,23 +147,38 @@ export function createSyncRepo(db: Executor) {
         .execute();
     },
 
-    async setError(
-      id: number,
-      error: { code: string; message: string } | null,
-      now: string,
-      state?: 'needs_reconnect',
-    ): Promise<void> {
+    async setError(id: number, error: { code: string; message: string } | null, now: string): Promise<void> {
       await db
         .updateTable('calendarSyncConnections')
         .set({
           lastErrorCode: error?.code ?? null,
           lastErrorMessage: error?.message ?? null,
           lastErrorAt: error ? now : null,
-          ...(state ? { state } : {}),
           updatedAt: now,
         })
         .where('id', '=', id)
         .execute();
+    },
+
+    /** Marks a connected connection `needs_reconnect` with the error; answers the row, or undefined when it was not connected. */
+    async markNeedsReconnect(
+      id: number,
+      error: { code: string; message: string },
+      now: string,
+    ): Promise<ConnectionRow | undefined> {
+      return db
+        .updateTable('calendarSyncConnections')
+        .set({
+          state: 'needs_reconnect',
+          lastErrorCode: error.code,
+          lastErrorMessage: error.message,
+          lastErrorAt: now,
+          updatedAt: now,
+        })
+        .where('id', '=', id)
+        .where('state', '=', 'connected')
+        .returningAll()
+        .executeTakeFirst();
     },
 
     async deleteConnection(id: number): Promise<void> {

@@ -4,6 +4,7 @@ import type { JobQueue } from '../../jobs/queue.js';
 import type { AutomationService } from '../automation/service.js';
 import type { CalendarService } from '../calendars/service.js';
 import type { EventService } from '../events/service.js';
+import type { EventWriter } from '../outbox/service.js';
 import { createConnect } from './connect.js';
 import { createSyncEngine } from './engine.js';
 import { createSyncQueue } from './jobs.js';
@@ -31,6 +32,8 @@ export interface CalendarSyncDeps {
   calendars: CalendarService;
   events: Pick<EventService, 'mirrored'>;
   automation: Pick<AutomationService, 'listRules' | 'runForSyncedEvent'>;
+  /** Writes calendar_sync.needs_reconnect with the change. */
+  outbox: EventWriter;
   log?: SyncLogger & { error(object: object, message: string): void };
   /** Tests inject adapters; the configured HTTP adapters otherwise. */
   providers?: ProviderRegistry;
@@ -50,7 +53,7 @@ export function createCalendarSyncService(deps: CalendarSyncDeps) {
   const log = deps.log ?? quietLog;
   const providers = deps.providers ?? providersFor(config);
   const repo = createSyncRepo(db.kysely);
-  const tokens = createTokenKeeper({ key: config.encryptionKey, repo, providers });
+  const tokens = createTokenKeeper({ db, key: config.encryptionKey, repo, providers, outbox: deps.outbox });
   const webhookUrl = (provider: SyncProvider) => `${config.publicUrl}/api/calendar-sync/webhooks/${provider}`;
   const engine = createSyncEngine({ db, repo, events, providers, tokens, log, webhookUrl });
   const queue = createSyncQueue(jobs);

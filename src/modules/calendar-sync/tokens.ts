@@ -1,8 +1,11 @@
+import { type Db, inTransaction } from '../../db/database.js';
 import { decryptSecret, encryptSecret } from '../../lib/crypto.js';
 import { nowIso } from '../../lib/time.js';
+import type { EventWriter } from '../outbox/service.js';
+import { providerStatusOf } from './mappings.js';
 import type { ProviderRegistry } from './providers/index.js';
 import { GrantRevokedError, type SyncProvider, type TokenSet, UnauthorizedError } from './providers/port.js';
-import type { ConnectionRow, SealedTokens, SyncRepo } from './repo.js';
+import { type ConnectionRow, createSyncRepo, type SealedTokens, type SyncRepo } from './repo.js';
 
 /** Refresh an access token this long before it expires, so a call never starts with a dying one. */
 const REFRESH_MARGIN_MS = 2 * 60_000;
@@ -60,8 +63,15 @@ export function sealTokens(
  * 401. A refused refresh token marks the connection `needs_reconnect` and stops there, so a
  * revoked grant never becomes a retry loop.
  */
-export function createTokenKeeper(deps: { key: Buffer; repo: SyncRepo; providers: ProviderRegistry }) {
-  const { key, repo, providers } = deps;
+export function createTokenKeeper(deps: {
+  db: Db;
+  key: Buffer;
+  repo: SyncRepo;
+  providers: ProviderRegistry;
+  /** Writes calendar_sync.needs_reconnect with the change. */
+  outbox: EventWriter;
+}) {
+  const { db, key, repo, providers, outbox } = deps;
   const inFlight = new Map<number, Promise<string>>();
 
   async function markNeedsReconnect(
@@ -69,7 +79,23 @@ export function createTokenKeeper(deps: { key: Buffer; repo: SyncRepo; providers
     code: string,
     message: string,
   ): Promise<never> {
-    await repo.setError(connection.id, { code, message }, nowIso(), 'needs_reconnect');
+    const now = nowIso();
+    await inTransaction(db.kysely, async (trx) => {
+      const r = createSyncRepo(trx);
+      const marked = await r.markNeedsReconnect(connection.id, { code, message }, now);
+      // Marked already (by another job or instance): it was announced then.
+      if (!marked) return;
+      const provider = marked.provider as SyncProvider;
+      await outbox.append(trx, [
+        {
+          type: 'calendar_sync.needs_reconnect',
+          occurredAt: now,
+          organisationId: null,
+          userId: marked.userId,
+          data: providerStatusOf(provider, marked, await r.listMappings(marked.userId, 'active')),
+        },
+      ]);
+    });
     throw new NeedsReconnectError(message);
   }
 

@@ -16,11 +16,10 @@ declare module '../../db/types.js' {
 
 export const mailModule = defineModule({
   name: 'mail',
-  // The outbox is read when the consumer runs, through its service.
   service: (deps, services) =>
     createMailService({
       ...deps,
-      outbox: { readAfter: (afterId, limit) => services.outbox.readAfter(afterId, limit) },
+      outbox: services.outbox,
     }),
   privacy: mailPrivacy,
   migrations: { '0025_mail': mailMigration },

@@ -196,6 +196,19 @@ export function createMailRepo(db: Executor) {
       return row?.name ?? null;
     },
 
+    /** The email addresses of an organisation's owners. */
+    async ownerEmails(organisationId: number): Promise<string[]> {
+      const rows = await db
+        .selectFrom('organisationMemberships as m')
+        .innerJoin('users as u', 'u.id', 'm.userId')
+        .select('u.email')
+        .where('m.organisationId', '=', organisationId)
+        .where('m.role', '=', 'OWNER')
+        .orderBy('u.email')
+        .execute();
+      return rows.map((row) => row.email.toLowerCase());
+    },
+
     /**
      * Whom an open invitation is for (its email, or its account's) and who sent it;
      * undefined once it was accepted, declined or withdrawn.

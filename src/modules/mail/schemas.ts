@@ -13,11 +13,6 @@ export interface MailableEvent {
   data: unknown;
 }
 
-/** The outbox as the mail consumer reads it: every organisation's events in order after a position. */
-export interface OutboxReader {
-  readAfter(afterId: string | null, limit: number): Promise<MailableEvent[]>;
-}
-
 export const MAIL_KINDS = [
   'booking_confirmation',
   'booking_hold',
@@ -25,6 +20,7 @@ export const MAIL_KINDS = [
   'booking_cancellation',
   'booking_expiry',
   'membership_invitation',
+  'webhook_disabled',
 ] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];
 
@@ -90,6 +86,15 @@ export const mailedInvitation = z.object({
   email: z.string().optional(),
 });
 export type MailedInvitation = z.infer<typeof mailedInvitation>;
+
+/** The part of a webhook record (webhook.disabled) mail reads. */
+export const mailedWebhook = z.object({
+  id: z.number().int(),
+  url: z.string(),
+  description: z.string().nullable(),
+  disabledAt: z.string(),
+});
+export type MailedWebhook = z.infer<typeof mailedWebhook>;
 
 /** What the mails show of an organisation: its name and branding. */
 export interface Branding {

@@ -4,6 +4,8 @@ import { createTransport, type Transporter } from 'nodemailer';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { JobQueue } from '../../jobs/queue.js';
+import { coalescing } from '../../lib/coalescing.js';
+import type { OutboxConsumerPort } from '../outbox/service.js';
 import { bookingCalendar, reservationUid } from './calendar.js';
 import { createMailRepo } from './repo.js';
 import {
@@ -16,7 +18,7 @@ import {
   type MailKind,
   mailedInvitation,
   mailedReservation,
-  type OutboxReader,
+  mailedWebhook,
 } from './schemas.js';
 import {
   type BookingMailInput,
@@ -27,6 +29,7 @@ import {
   renderHold,
   renderInvitation,
   renderReschedule,
+  renderWebhookDisabled,
 } from './templates.js';
 
 export const MAIL_DRAIN_JOB = 'mail.drain';
@@ -49,8 +52,8 @@ export interface MailServiceDeps {
   config: Config;
   jobs: JobQueue;
   log?: FastifyBaseLogger;
-  /** The outbox's service (read when the consumer runs). */
-  outbox: OutboxReader;
+  /** The outbox: read by the drain, which it runs soon after new events. */
+  outbox: OutboxConsumerPort;
 }
 
 /** The SMTP server refused the mail for good (5xx): it is marked failed, not retried. */
@@ -219,7 +222,7 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
       booking_reschedule: renderReschedule,
       booking_cancellation: renderCancellation,
       booking_expiry: renderExpiry,
-    }[kind as Exclude<MailKind, 'membership_invitation'>](input);
+    }[kind as Exclude<MailKind, 'membership_invitation' | 'webhook_disabled'>](input);
     return [mail(event, kind, to, branding, rendered, await calendarFor(event, kind, input, to))];
   }
 
@@ -242,10 +245,26 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
     return [mail(event, 'membership_invitation', to, branding, rendered)];
   }
 
+  async function webhookDisabledMails(event: MailableEvent): Promise<Mail[] | null> {
+    const parsed = mailedWebhook.safeParse(event.data);
+    if (!parsed.success || event.organisationId === null) return null;
+    const branding = await brandingOf(event.organisationId);
+    if (!branding) return [];
+    const rendered = renderWebhookDisabled({
+      branding,
+      webhook: parsed.data,
+      manageUrl: `${config.frontendUrl}/app/organisations/${event.organisationId}/webhooks/${parsed.data.id}`,
+    });
+    return (await repo.ownerEmails(event.organisationId)).map((to) =>
+      mail(event, 'webhook_disabled', to, branding, rendered),
+    );
+  }
+
   /** What to send for an event, to whom: null when the event sends no mail. */
   async function mailFor(event: MailableEvent): Promise<Mail[] | null> {
     if (isReservationEvent(event.type)) return reservationMails(event);
     if (event.type === 'membership.invited') return invitationMails(event);
+    if (event.type === 'webhook.disabled') return webhookDisabledMails(event);
     return null;
   }
 
@@ -341,21 +360,14 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
 
   // One drain at a time in this process; across instances the claims and the
   // position's compare-and-set keep each mail to one send.
-  let running: Promise<DrainResult> | null = null;
+  const drainOnceAtATime = coalescing(drainOnce);
   /**
    * Sends the mail of every event after the stored position, in order, each once.
    * Stops at a transient SMTP failure (the next run starts from that event again).
    */
   function drain(): Promise<DrainResult> {
     if (!config.mail.smtpUrl) return Promise.resolve({ events: 0, sent: 0, failed: 0, stopped: false });
-    const previous = running ?? Promise.resolve(null);
-    const next = previous.then(drainOnce, drainOnce);
-    running = next;
-    const clear = () => {
-      if (running === next) running = null;
-    };
-    next.then(clear, clear);
-    return next;
+    return drainOnceAtATime();
   }
 
   async function purge(): Promise<number> {
@@ -365,6 +377,7 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
   if (config.mail.smtpUrl) {
     jobs.work(MAIL_DRAIN_JOB, async () => void (await drain()), { retryLimit: 0, deduplicate: true });
     jobs.every(MAIL_DRAIN_JOB, DRAIN_EVERY_MINUTES);
+    outbox.onNewEvents('mail', drain);
   }
   jobs.work(MAIL_PURGE_JOB, async () => void (await purge()), { retryLimit: 0, deduplicate: true });
   jobs.every(MAIL_PURGE_JOB, PURGE_EVERY_MINUTES);
@@ -374,10 +387,6 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
     send,
     drain,
     purge,
-    /** Queues a drain now (e.g. after a write that emitted events); runs once if several ask. */
-    async wake(): Promise<void> {
-      if (config.mail.smtpUrl) await jobs.send(MAIL_DRAIN_JOB, {}, { singletonKey: 'wake' });
-    },
     async close(): Promise<void> {
       transport?.close();
     },

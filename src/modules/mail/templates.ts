@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { Branding, MailedInvitation, MailedReservation } from './schemas.js';
+import type { Branding, MailedInvitation, MailedReservation, MailedWebhook } from './schemas.js';
 
 /**
  * The mails' words, in plain text and HTML, with the organisation's branding (name,
@@ -260,5 +260,29 @@ export function renderInvitation({
     ],
     details: [],
     action: { label: 'See the invitation', url: acceptUrl },
+  });
+}
+
+export interface WebhookDisabledMailInput {
+  branding: Branding;
+  webhook: MailedWebhook;
+  /** Where owners see the endpoint's delivery log and turn it on again. */
+  manageUrl: string;
+}
+
+export function renderWebhookDisabled({ branding, webhook, manageUrl }: WebhookDisabledMailInput): Rendered {
+  return render(branding, {
+    subject: `${branding.name}: a webhook endpoint was disabled`,
+    heading: 'Webhook endpoint disabled',
+    paragraphs: [
+      'Hello,',
+      `Deliveries to a webhook endpoint of ${branding.name} have failed for 3 days, so it was disabled on ${formatInstant(webhook.disabledAt, branding.timezone)}. Its pending deliveries were marked failed.`,
+      'Fix the receiver, set the endpoint active again, and retry the failed deliveries from its delivery log.',
+    ],
+    details: [
+      ['Endpoint', webhook.url],
+      ...(webhook.description ? [['Description', webhook.description] as [string, string]] : []),
+    ],
+    action: { label: 'See the endpoint', url: manageUrl },
   });
 }

@@ -5,6 +5,7 @@ import { conflict, forbidden, invalidInput, notFound } from '../../lib/errors.js
 import { isoAfterSeconds, nowIso } from '../../lib/time.js';
 import type { TenantGate } from '../../tenancy/gate.js';
 import { assertCan } from '../../tenancy/roles.js';
+import type { EventWriter } from '../outbox/service.js';
 import type { Invitee, OrganisationRepo, Person } from './repo.js';
 import type {
   AddMemberInput,
@@ -17,6 +18,7 @@ import type {
   OrganisationRole,
   ReceivedInvitation,
 } from './schemas.js';
+import { invitation as invitationRecord } from './schemas.js';
 
 /** How long an invitation stays open (DECISIONS.md "Membership by invitation"). */
 export const INVITATION_LIFETIME_SECONDS = 14 * 24 * 60 * 60;
@@ -26,6 +28,8 @@ const ADMIN_MANAGEABLE: readonly OrganisationRole[] = ['MANAGER', 'MEMBER'];
 
 interface MembersDeps {
   db: Db;
+  /** Writes membership.invited and .accepted with the change. */
+  events: EventWriter;
   repoFor(executor: Executor): OrganisationRepo;
   access: TenantGate<MembershipOf>;
   viewOf(membership: MembershipOf): MemberOrganisation;
@@ -41,7 +45,7 @@ interface MembersDeps {
  * for the person until they accept, the member list, role changes and removal, under the
  * role matrix and the rule that the last OWNER stays.
  */
-export function createMembers({ db, repoFor, access, viewOf, assertBelowPlanLimit }: MembersDeps) {
+export function createMembers({ db, events, repoFor, access, viewOf, assertBelowPlanLimit }: MembersDeps) {
   /**
    * Which members a manager may act on, once the matrix allowed `manageMembers`:
    * an OWNER acts on every role, an ADMIN only on MANAGER and MEMBER (as the
@@ -149,10 +153,21 @@ export function createMembers({ db, repoFor, access, viewOf, assertBelowPlanLimi
           invitedAt: nowIso(),
           expiresAt: isoAfterSeconds(INVITATION_LIFETIME_SECONDS),
         };
-        if (existing) {
-          return { invitation: await repo.renewInvitation(existing.invitationId, values), created: false };
-        }
-        return { invitation: await repo.insertInvitation({ ...values, ...invitee }), created: true };
+        const invited = existing
+          ? { invitation: await repo.renewInvitation(existing.invitationId, values), created: false }
+          : { invitation: await repo.insertInvitation({ ...values, ...invitee }), created: true };
+        // A renewal is announced too: its role or lifetime changed, and it is mailed again.
+        await events.append(trx, [
+          {
+            type: 'membership.invited',
+            occurredAt: values.invitedAt,
+            organisationId,
+            userId: invited.invitation.userId,
+            // The record as the API answers it (the inviter's id is the organisation's own business).
+            data: invitationRecord.parse(invited.invitation),
+          },
+        ]);
+        return invited;
       });
     try {
       return await attempt();
@@ -248,6 +263,16 @@ export function createMembers({ db, repoFor, access, viewOf, assertBelowPlanLimi
             now,
           });
           await repo.setActiveIfNone(actor.userId, organisationId, now);
+          const member = await repo.findMember(organisationId, actor.userId);
+          await events.append(trx, [
+            {
+              type: 'membership.accepted',
+              occurredAt: now,
+              organisationId,
+              userId: actor.userId,
+              data: member,
+            },
+          ]);
         }
         // Every invitation that reached the person here is used up (a member already: left over).
         await repo.deleteInvitationsOf(organisationId, person);

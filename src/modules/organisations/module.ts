@@ -12,7 +12,12 @@ declare module '../../module.js' {
 
 export const organisationsModule = defineModule({
   name: 'organisations',
-  service: (deps) => createOrganisationsService(deps),
+  // The outbox is built on first use (it reads memberships through this service).
+  service: (deps, services) =>
+    createOrganisationsService({
+      ...deps,
+      events: { append: (executor, events) => services.outbox.append(executor, events) },
+    }),
   routes: [{ prefix: '/api/organisations', plugin: organisationRoutes }],
   tools: organisationTools,
   privacy: organisationsPrivacy,

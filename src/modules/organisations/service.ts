@@ -8,6 +8,7 @@ import { nowIso } from '../../lib/time.js';
 import { normaliseSchedulePolicy } from '../../scheduling/schemas.js';
 import { createTenantGate, type Tenant } from '../../tenancy/gate.js';
 import { assertCan } from '../../tenancy/roles.js';
+import type { EventWriter } from '../outbox/service.js';
 import { DEFAULT_CURRENCY } from '../payments/currencies.js';
 import { createMembers } from './members.js';
 
@@ -35,7 +36,7 @@ export const PLAN_ORGANISATION_LIMITS: Record<Plan, number> = { STORE: 1, ENTERP
 
 export type OrganisationsService = ReturnType<typeof createOrganisationsService>;
 
-export function createOrganisationsService({ db }: { db: Db; config: Config }) {
+export function createOrganisationsService({ db, events }: { db: Db; config: Config; events: EventWriter }) {
   const repoFor = (executor: Executor) => createOrganisationRepo(executor, db.dialect);
   // The tenant gate (src/tenancy) runs its membership reads through this module's repo.
   const access = createTenantGate<MembershipOf>({
@@ -100,7 +101,7 @@ export function createOrganisationsService({ db }: { db: Db; config: Config }) {
     return values;
   }
 
-  const members = createMembers({ db, repoFor, access, viewOf, assertBelowPlanLimit });
+  const members = createMembers({ db, events, repoFor, access, viewOf, assertBelowPlanLimit });
 
   return {
     requireTenant: access.requireTenant,

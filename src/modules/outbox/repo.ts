@@ -78,6 +78,15 @@ export function createOutboxRepo(db: Db) {
       });
     },
 
+    /** The id of the newest event written (0: none): it grows with every event committed. */
+    async lastId(): Promise<number> {
+      const row = await db.kysely
+        .selectFrom('outboxEvents')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .executeTakeFirst();
+      return Number(row?.id ?? 0);
+    },
+
     /** Up to `limit` events after position `after` (null: from the first), in position order. */
     async readAfter(after: number | null, limit: number, filter: EventFilter = {}): Promise<StoredEvent[]> {
       let q = db.kysely

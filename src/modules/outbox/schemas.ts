@@ -1,6 +1,9 @@
 import { z } from 'zod';
 
-/** Every event type of DECISIONS.md "Events, webhooks and notifications", in its order. */
+/**
+ * Every event type of DECISIONS.md "Events, webhooks and notifications", in its order, and
+ * `webhook.disabled` (issue 24 asks for an event when an endpoint is disabled).
+ */
 export const EVENT_TYPES = [
   'reservation.created',
   'reservation.held',
@@ -19,6 +22,7 @@ export const EVENT_TYPES = [
   'agent.approval.decided',
   'calendar_sync.needs_reconnect',
   'privacy.request.completed',
+  'webhook.disabled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -1,6 +1,9 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../../config.js';
 import type { Db, Executor } from '../../db/database.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Actor } from '../../lib/actor.js';
+import { coalescing } from '../../lib/coalescing.js';
 import { nowIso } from '../../lib/time.js';
 import type { OrganisationsService } from '../organisations/service.js';
 import { createOutboxRepo, type EventFilter, type StoredEvent } from './repo.js';
@@ -20,6 +23,10 @@ const RETENTION_BATCH = 5_000;
 export type RecordMappers = Readonly<Record<string, (stored: unknown, occurredAt: string) => unknown>>;
 
 export type OutboxService = ReturnType<typeof createOutboxService>;
+/** The outbox as a module writing events with its changes uses it. */
+export type EventWriter = Pick<OutboxService, 'append'>;
+/** The outbox as its consumers (webhook dispatch, mail) use it. */
+export type OutboxConsumerPort = Pick<OutboxService, 'readAfter' | 'onNewEvents'>;
 
 /**
  * The transactional outbox (DECISIONS.md "Events, webhooks and notifications"): every
@@ -30,11 +37,13 @@ export type OutboxService = ReturnType<typeof createOutboxService>;
  */
 export function createOutboxService(deps: {
   db: Db;
-  jobs: Pick<JobQueue, 'work' | 'every'>;
+  config: Pick<Config, 'outboxPollMs'>;
+  jobs: Pick<JobQueue, 'work' | 'every' | 'repeat'>;
+  log?: Pick<FastifyBaseLogger, 'warn'>;
   organisations: Pick<OrganisationsService, 'requireMembership'>;
   records: RecordMappers;
 }) {
-  const { db, jobs, organisations, records } = deps;
+  const { db, config, jobs, log, organisations, records } = deps;
   const repo = createOutboxRepo(db);
 
   function toEvent(row: StoredEvent): OutboxEvent {
@@ -76,6 +85,21 @@ export function createOutboxService(deps: {
   jobs.work(OUTBOX_RETENTION_JOB, async () => void (await prune()), { retryLimit: 2, deduplicate: true });
   jobs.every(OUTBOX_RETENTION_JOB, 60);
 
+  // The consumers (webhook dispatch, mail) run on their minute jobs anyway; this makes them
+  // prompt. Every instance looks (one indexed max() per look) and runs them when an event
+  // was written since, whoever wrote it: events are written by triggers and by other
+  // instances, so no write path needs to remember to wake anyone.
+  const consumers: Array<() => Promise<void>> = [];
+  let seen: number | undefined;
+  if (config.outboxPollMs > 0) {
+    jobs.repeat('outbox.watch', config.outboxPollMs, async () => {
+      const last = await repo.lastId();
+      if (last === seen) return;
+      seen = last;
+      for (const consume of consumers) void consume();
+    });
+  }
+
   return {
     /**
      * Writes `events` through `executor`: in the caller's transaction (or statement), so
@@ -113,6 +137,21 @@ export function createOutboxService(deps: {
     /** The caller's own events: those whose userId is theirs. */
     personalFeed(actor: Actor, query: FeedQuery): Promise<FeedPage> {
       return page(query, { userId: actor.userId });
+    },
+
+    /**
+     * Runs `consume` soon after new events are written, on each instance; one run at a
+     * time (calls while it runs fold into one more). It must be safe to run on several
+     * instances at once, as the stored-position consumers are. A failure is logged; the
+     * next event or the consumer's minute job tries again.
+     */
+    onNewEvents(name: string, consume: () => Promise<unknown>): void {
+      const run = coalescing(consume);
+      consumers.push(async () => {
+        await run().catch((error: unknown) =>
+          log?.warn({ err: error, consumer: name }, 'outbox consumer failed'),
+        );
+      });
     },
 
     /** What the retention job runs: deletes events past 30 days at `now`; answers how many. */

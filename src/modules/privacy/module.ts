@@ -11,9 +11,15 @@ declare module '../../module.js' {
 
 export const privacyModule = defineModule({
   name: 'privacy',
-  // It runs every privacy declaration; of other services it needs only the account.
-  service: (deps, { auth }) =>
-    createPrivacyService({ ...deps, users: auth, declarations: deps.privacyDeclarations }),
+  // It runs every privacy declaration; of other services it needs only the account, and
+  // the outbox (built on first use) for the completion's event.
+  service: (deps, services) =>
+    createPrivacyService({
+      ...deps,
+      users: services.auth,
+      declarations: deps.privacyDeclarations,
+      events: { append: (executor, events) => services.outbox.append(executor, events) },
+    }),
   routes: [{ prefix: '/api/compliance/me/privacy', plugin: privacyRoutes }],
   privacy: privacyPrivacy,
 });

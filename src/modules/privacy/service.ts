@@ -16,6 +16,7 @@ import {
 import { nowIso } from '../../lib/time.js';
 import type { DataSubject, Delegates, PrivacyDeclaration } from '../../privacy/declaration.js';
 import type { AuthService } from '../auth/service.js';
+import type { EventWriter } from '../outbox/service.js';
 import { exportDocument, exportStream } from './export.js';
 import { createPrivacyRepo, type RequestFilter, type RequestRow, toRequest } from './repo.js';
 import {
@@ -73,9 +74,12 @@ export function createPrivacyService({
   jobs,
   users,
   declarations,
+  events,
 }: {
   db: Db;
   jobs: JobQueue;
+  /** Writes privacy.request.completed with the completion. */
+  events: EventWriter;
   users: Pick<AuthService, 'me'>;
   /** What every module holds about a person, in export order (src/privacy-declarations.ts). */
   declarations: readonly PrivacyDeclaration[];
@@ -114,7 +118,20 @@ export function createPrivacyService({
     await inTransaction(db.kysely, async (trx) => {
       const r = createPrivacyRepo(trx);
       const now = nowIso();
-      if (!(await r.transition(request.id, ['in_progress'], 'completed', now, { completedAt: now }))) return;
+      const completed = await r.transition(request.id, ['in_progress'], 'completed', now, {
+        completedAt: now,
+      });
+      if (!completed) return;
+      // The person's own feed tells them their report or export is ready.
+      await events.append(trx, [
+        {
+          type: 'privacy.request.completed',
+          occurredAt: now,
+          organisationId: null,
+          userId: completed.userId,
+          data: toRequest(completed),
+        },
+      ]);
       await r.audit({
         requestId: request.id,
         action: request.requestType === 'export' ? 'export_served' : 'access_served',
@@ -142,7 +159,26 @@ export function createPrivacyService({
     await inTransaction(db.kysely, async (trx) => {
       const r = createPrivacyRepo(trx);
       const now = nowIso();
-      if (!(await r.transition(request.id, ['in_progress'], 'completed', now, { completedAt: now }))) return;
+      const completed = await r.transition(request.id, ['in_progress'], 'completed', now, {
+        completedAt: now,
+      });
+      if (!completed) return;
+      // The person is gone: the event names nobody and carries none of the request's text.
+      await events.append(trx, [
+        {
+          type: 'privacy.request.completed',
+          occurredAt: now,
+          organisationId: null,
+          userId: null,
+          data: {
+            id: completed.id,
+            requestType: completed.requestType,
+            status: completed.status,
+            createdAt: completed.createdAt,
+            completedAt: completed.completedAt,
+          },
+        },
+      ]);
       if (!subject) {
         // The account is already gone (an earlier request erased it): nothing is left to do.
         await r.audit({

@@ -17,12 +17,11 @@ declare module '../../db/types.js' {
 
 export const webhooksModule = defineModule({
   name: 'webhooks',
-  // The outbox is read when the dispatcher runs, through its service.
   service: (deps, services) =>
     createWebhooksService({
       ...deps,
       organisations: services.organisations,
-      outbox: { readAfter: (afterId, limit) => services.outbox.readAfter(afterId, limit) },
+      outbox: services.outbox,
     }),
   routes: [{ prefix: '/api/organisations', plugin: webhookRoutes }],
   privacy: webhooksPrivacy,

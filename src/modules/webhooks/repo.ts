@@ -181,15 +181,15 @@ export function createWebhooksRepo(db: Db) {
         .execute();
     },
 
-    /** Disables an active or paused endpoint; true when this call did (once across instances). */
-    async disable(id: number, at: string): Promise<boolean> {
-      const result = await db.kysely
+    /** Disables an active or paused endpoint; answers it when this call did (once across instances). */
+    disable(executor: Executor, id: number, at: string): Promise<EndpointRow | undefined> {
+      return executor
         .updateTable('webhookEndpoints')
         .set({ status: 'disabled', disabledAt: at, updatedAt: at })
         .where('id', '=', id)
         .where('status', '!=', 'disabled')
+        .returningAll()
         .executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
     },
 
     // ---- the dispatcher's position ----
@@ -328,8 +328,8 @@ export function createWebhooksRepo(db: Db) {
     },
 
     /** Pending deliveries of a disabled endpoint stop: failed, nothing scheduled. */
-    async failPending(endpointId: number, at: string, reason: string): Promise<void> {
-      await db.kysely
+    async failPending(executor: Executor, endpointId: number, at: string, reason: string): Promise<void> {
+      await executor
         .updateTable('webhookDeliveries')
         .set({ status: 'failed', nextAttemptAt: null, lastError: reason, updatedAt: at })
         .where('endpointId', '=', endpointId)

@@ -90,20 +90,3 @@ export type DeliveryPage = z.infer<typeof deliveryPage>;
 
 export const isEventType = (type: string): type is EventType =>
   (EVENT_TYPES as readonly string[]).includes(type);
-
-/** The outbox as this module reads it (the outbox's service, read when the dispatcher runs). */
-export interface OutboxReader {
-  readAfter(
-    afterId: string | null,
-    limit: number,
-  ): Promise<
-    Array<{
-      id: string;
-      type: string;
-      occurredAt: string;
-      organisationId: number | null;
-      userId: number | null;
-      data: unknown;
-    }>
-  >;
-}

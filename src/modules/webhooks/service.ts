@@ -5,12 +5,14 @@ import type { Config } from '../../config.js';
 import { type Db, inTransaction } from '../../db/database.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Actor } from '../../lib/actor.js';
+import { coalescing } from '../../lib/coalescing.js';
 import { decryptSecret, encryptSecret } from '../../lib/crypto.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { conflict, invalidCursor, invalidField, notFound, validationFailed } from '../../lib/errors.js';
 import { ipLiteralOf, isPublicAddress } from '../../lib/public-address.js';
 import { nowIso } from '../../lib/time.js';
 import type { OrganisationsService } from '../organisations/service.js';
+import type { EventWriter, OutboxConsumerPort } from '../outbox/service.js';
 import { createWebhooksRepo, type DeliveryRow, type EndpointRow, type NewDelivery } from './repo.js';
 import {
   type CreateWebhookInput,
@@ -19,7 +21,6 @@ import {
   type DeliveryPage,
   isEventType,
   MAX_ENDPOINTS_PER_ORGANISATION,
-  type OutboxReader,
   TEST_EVENT_TYPE,
   type UpdateWebhookInput,
   URL_MAX,
@@ -70,8 +71,8 @@ export interface WebhooksServiceDeps {
   jobs: JobQueue;
   log?: FastifyBaseLogger;
   organisations: Pick<OrganisationsService, 'requireMembership'>;
-  /** The outbox's service (read when the dispatcher runs). */
-  outbox: OutboxReader;
+  /** The outbox: read by the dispatcher, which it runs soon after new events; webhook.disabled written to it. */
+  outbox: OutboxConsumerPort & EventWriter;
 }
 
 export type WebhooksService = ReturnType<typeof createWebhooksService>;
@@ -215,12 +216,26 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
 
   /**
    * After 3 days of failures: disabled, its pending deliveries failed (each can be retried
-   * once it is active again). The `webhook` event and the owners' email are not wired yet
-   * (docs/decisions.md "Webhooks").
+   * once it is active again), and `webhook.disabled` written with it: other endpoints and
+   * the feed learn of it, and the organisation's owners are mailed (the mail module).
    */
   async function disable(endpoint: EndpointRow, at: string): Promise<void> {
-    if (!(await repo.disable(endpoint.id, at))) return;
-    await repo.failPending(endpoint.id, at, 'the endpoint was disabled after 3 days of failures');
+    const disabled = await inTransaction(db.kysely, async (trx) => {
+      const row = await repo.disable(trx, endpoint.id, at);
+      if (!row) return false;
+      await repo.failPending(trx, endpoint.id, at, 'the endpoint was disabled after 3 days of failures');
+      await outbox.append(trx, [
+        {
+          type: 'webhook.disabled',
+          occurredAt: at,
+          organisationId: row.organisationId,
+          userId: null,
+          data: view(row),
+        },
+      ]);
+      return true;
+    });
+    if (!disabled) return;
     log?.warn(
       { webhookId: endpoint.id, organisationId: endpoint.organisationId },
       'webhook endpoint disabled after 3 days of failed deliveries',
@@ -322,6 +337,9 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
   }
 
   const wakeDelivery = () => jobs.send(WEBHOOK_DELIVER_JOB, {}, { singletonKey: 'due' });
+  // Sends on this instance, beside the dispatcher: a slow receiver holds up sending, never the
+  // turning of new events into deliveries.
+  const deliverSoon = coalescing(deliverDue);
 
   // Retries are the deliveries' own schedule (next_attempt_at), so a failed send is no job failure.
   jobs.work(
@@ -336,6 +354,10 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
   jobs.work(WEBHOOK_DELIVER_JOB, async () => void (await deliverDue()), { retryLimit: 0, deduplicate: true });
   jobs.work(WEBHOOK_PURGE_JOB, async () => void (await purge()), { retryLimit: 0, deduplicate: true });
   jobs.every(WEBHOOK_PURGE_JOB, 60);
+  outbox.onNewEvents('webhooks', async () => {
+    if ((await dispatch()).deliveries === 0) return;
+    deliverSoon().catch((error: unknown) => log?.warn({ err: error }, 'webhook delivery failed'));
+  });
 
   return {
     async create(
@@ -502,9 +524,5 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     deliverDue,
     /** Deletes deliveries older than 30 days at `now`. */
     purge,
-    /** Queues a dispatch now (e.g. after a write that emitted events); runs once if several ask. */
-    async wake(): Promise<void> {
-      await jobs.send(WEBHOOK_DISPATCH_JOB, {}, { singletonKey: 'wake' });
-    },
   };
 }

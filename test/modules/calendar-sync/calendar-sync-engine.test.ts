@@ -10,6 +10,7 @@ import {
   startSyncHarness,
   status,
 } from '../../helpers/calendar-sync.js';
+import { feedReader } from '../outbox/helpers.js';
 
 const DAY = 86_400_000;
 /** A day `n` days from today, `YYYY-MM-DD` (B lists a window around today). */
@@ -372,10 +373,18 @@ describe('calendar sync engine against the emulators', () => {
     assert.equal((await status(h.app, user, 'calendar_provider_a')).isConnected, true);
 
     // Revoked grant: marked needs_reconnect, visible in status, and the job does not retry.
+    const feed = feedReader(h.app, user, '/api/me/events');
+    await feed.next();
     h.a.revokeGrants('alice@a.test');
     h.a.clearRequests();
     await force(h, user);
     const item = await status(h.app, user, 'calendar_provider_a');
+    const announced = await feed.next();
+    assert.deepEqual(
+      announced.map((event) => [event.type, event.userId, event.organisationId]),
+      [['calendar_sync.needs_reconnect', user.id, null]],
+    );
+    assert.deepEqual(announced[0]!.data, item, 'the provider’s status entry');
     assert.equal(item.isConnected, false);
     assert.equal(item.connectionState, 'needs_reconnect');
     assert.equal(item.lastError.code, 'GRANT_REVOKED');
@@ -384,6 +393,7 @@ describe('calendar sync engine against the emulators', () => {
     assert.ok(calls <= 4, `a bounded number of provider calls (${calls})`);
     await force(h, user);
     assert.equal(h.a.requests().length, calls, 'no more calls while it needs a reconnect');
+    assert.deepEqual(await feed.next(), [], 'announced once');
 
     // Reconnecting resumes the mapped calendar.
     h.a.createEvent(

@@ -8,8 +8,10 @@ import { after, afterEach, before, beforeEach, describe, mock, test } from 'node
 import ICAL from 'ical.js';
 import { loadConfig } from '../../../src/config.js';
 import type { JobQueue } from '../../../src/jobs/queue.js';
-import type { MailableEvent, OutboxReader } from '../../../src/modules/mail/schemas.js';
+import type { MailableEvent } from '../../../src/modules/mail/schemas.js';
 import { createMailService } from '../../../src/modules/mail/service.js';
+import type { EventType, OutboxEvent } from '../../../src/modules/outbox/schemas.js';
+import type { OutboxConsumerPort } from '../../../src/modules/outbox/service.js';
 import {
   type CaughtMessage,
   type MailCatcher,
@@ -24,23 +26,24 @@ import {
   type OrgOwner,
   ownerWithOrganisation,
 } from '../../helpers/catalogue.js';
-import { call, expectStatus } from '../../helpers/organisations.js';
+import { addWithRole, call, expectStatus } from '../../helpers/organisations.js';
 
 /** Event ids increase across the file's outboxes, as the one outbox's do: the position is shared. */
 let next = 1;
 
 /** The outbox as the consumer reads it: events in id order after a position. */
 function fakeOutbox() {
-  const events: MailableEvent[] = [];
-  const reader: OutboxReader = {
+  const events: OutboxEvent[] = [];
+  const reader: OutboxConsumerPort = {
     async readAfter(afterId, limit) {
       const after = afterId === null ? 0 : Number(afterId);
       return events.filter((event) => Number(event.id) > after).slice(0, limit);
     },
+    onNewEvents() {},
   };
   return {
     reader,
-    push(type: string, organisationId: number | null, data: unknown): MailableEvent {
+    push(type: EventType, organisationId: number | null, data: unknown): MailableEvent {
       const event = {
         id: String(next++),
         type,
@@ -60,6 +63,7 @@ const noJobs: JobQueue = {
   work() {},
   async send() {},
   every() {},
+  repeat() {},
   async start() {},
   async stop() {},
   async idle() {},
@@ -117,7 +121,7 @@ describe('mail', () => {
   beforeEach(() => catcher.clear());
   afterEach(() => mock.timers.reset());
 
-  function mailService(outbox: OutboxReader, env: Record<string, string> = {}) {
+  function mailService(outbox: OutboxConsumerPort, env: Record<string, string> = {}) {
     const config = loadConfig({
       ...TEST_ENV,
       SMTP_URL: catcher.smtpUrl,
@@ -278,6 +282,42 @@ describe('mail', () => {
     assert.match(String(message?.text), /See the invitation: http:\/\/frontend\.test\/invitations/);
   });
 
+  test('a disabled webhook endpoint is mailed to every owner, and to nobody else', async () => {
+    const outbox = fakeOutbox();
+    const mail = mailService(outbox.reader);
+    const second = await registerUser(t.app, 'Second Owner');
+    const admin = await registerUser(t.app, 'An Admin');
+    await addWithRole(t.app, owner, owner.organisationId, second, 'OWNER');
+    await addWithRole(t.app, owner, owner.organisationId, admin, 'ADMIN');
+    outbox.push('webhook.disabled', owner.organisationId, {
+      id: 7,
+      url: 'https://hooks.example/orders',
+      events: ['reservation.created'],
+      description: 'Orders <system>',
+      status: 'disabled',
+      createdAt: '2027-01-01T00:00:00.000Z',
+      updatedAt: '2027-01-04T00:00:00.000Z',
+      disabledAt: '2027-01-04T00:00:00.000Z',
+    });
+    assert.deepEqual(await mail.drain(), { events: 1, sent: 2, failed: 0, stopped: false });
+    const messages = catcher.messages();
+    assert.deepEqual(
+      messages.map((message) => message.envelope.to[0]).sort(),
+      [owner.email, second.email].sort(),
+    );
+    for (const message of messages) {
+      assert.equal(message.subject, 'Salon <Bella>: a webhook endpoint was disabled');
+      assert.match(String(message.text), /Endpoint: https:\/\/hooks\.example\/orders/);
+      assert.match(String(message.html), /Orders &lt;system&gt;/);
+      assert.match(
+        String(message.text),
+        new RegExp(
+          `See the endpoint: http://frontend\\.test/app/organisations/${owner.organisationId}/webhooks/7`,
+        ),
+      );
+    }
+  });
+
   test('each mail is sent once: again, after a lost position, and from two senders at once', async () => {
     const outbox = fakeOutbox();
     const booked = await book({ name: 'Once', email: 'once@example.test' });
@@ -414,6 +454,7 @@ describe('mail', () => {
           reads += 1;
           return [];
         },
+        onNewEvents() {},
       },
     });
     assert.deepEqual(await mail.drain(), { events: 0, sent: 0, failed: 0, stopped: false });

@@ -278,6 +278,13 @@ describe('webhooks', () => {
     assert.equal(disabled.status, 'disabled');
     assert.equal(disabled.disabledAt, new Date().toISOString());
     assert.equal(receiver.received.length, attempts);
+    // Written with the change, for the feed, other endpoints and the owners' mail.
+    const announced = (await t.app.services.outbox.readAfter(null, 10_000)).filter(
+      (event) => event.type === 'webhook.disabled',
+    );
+    assert.equal(announced.length, 1);
+    assert.equal(announced[0]!.organisationId, owner.organisationId);
+    assert.deepEqual(announced[0]!.data, disabled);
 
     // A disabled endpoint gets nothing new; active again, a manual retry sends the delivery.
     receiver.behave((_request, response) => response.writeHead(200).end());

@@ -1,0 +1,115 @@
+// The outbox's consumers run soon after events are written, on every instance, with nobody
+// calling them: a booking reaches a webhook receiver and the customer's inbox within a
+// second, and each event is delivered once even with two instances looking.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../../src/app.js';
+import { loadConfig } from '../../../src/config.js';
+import { type MailCatcher, startMailCatcher } from '../../../tools/emulators/mail/server.js';
+import { TEST_ENV } from '../../helpers/app.js';
+import {
+  at,
+  createResource,
+  createType,
+  customer,
+  futureMonday,
+  ownerWithOrganisation,
+} from '../../helpers/catalogue.js';
+import { sharedDatabase } from '../../helpers/mcp.js';
+import { as, expectStatus } from '../../helpers/workspace.js';
+import { type Receiver, startReceiver, verified, webhooksOf } from '../webhooks/helpers.js';
+
+/** Resolves once `done()` holds, checking every 10 ms; fails after `ms`. */
+async function until(done: () => boolean, ms: number, what: string) {
+  const deadline = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > deadline) assert.fail(`not within ${ms} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('outbox consumers run promptly on every instance (two on one PostgreSQL; one SQLite file shared on SQLite)', () => {
+  let first: FastifyInstance;
+  let second: FastifyInstance;
+  let drop: () => Promise<void>;
+  let receiver: Receiver;
+  let catcher: MailCatcher;
+  before(async () => {
+    receiver = await startReceiver();
+    catcher = await startMailCatcher();
+    const config = loadConfig({
+      ...TEST_ENV,
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      SMTP_URL: catcher.smtpUrl,
+      OUTBOX_POLL_MS: '50',
+    });
+    const shared = await sharedDatabase();
+    drop = shared.drop;
+    first = await buildApp(config, { db: shared.first, logger: false });
+    second = await buildApp(config, { db: shared.second, logger: false });
+    await first.ready();
+    await second.ready();
+  });
+  after(async () => {
+    await first.close();
+    await second.close();
+    await drop();
+    await receiver.close();
+    await catcher.close();
+  });
+
+  test('each booking reaches the receiver and the inbox within a second, once', async () => {
+    const owner = await ownerWithOrganisation(first, { timezone: 'UTC' });
+    const hook = await webhooksOf(first, owner, owner.organisationId).created({
+      url: receiver.url,
+      events: ['reservation.created'],
+    });
+    const type = await createType(first, owner, { name: 'Room' });
+    const room = await createResource(first, owner, { name: 'Room', resourceTypeId: type.id });
+    const arrivedAt: number[] = [];
+    receiver.behave((_request, response, index) => {
+      arrivedAt[index] = Date.now();
+      response.writeHead(204).end();
+    });
+    const mon = futureMonday();
+    const bookedAt = new Map<number, number>();
+    for (let i = 0; i < 8; i++) {
+      const app = i % 2 === 0 ? first : second;
+      const booked = expectStatus(
+        await as(app, owner).post('/api/reservations', {
+          customer: { ...customer, email: `guest-${i}@example.test` },
+          resourceId: room.id,
+          startTime: at(mon, 9 + i),
+          endTime: at(mon, 10 + i),
+        }),
+        201,
+      );
+      bookedAt.set(booked.id, Date.now());
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+
+    await until(() => receiver.received.length >= 8, 3_000, 'eight webhook requests');
+    await until(() => catcher.messages().length >= 8, 3_000, 'eight confirmation mails');
+    // Both instances kept looking; nothing more may arrive.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    const events = receiver.received.map((request) => verified(hook.secret, request));
+    const ids = events.map((event) => (event.data as { id: number }).id);
+    assert.deepEqual(
+      [...ids].sort((a, b) => a - b),
+      [...bookedAt.keys()].sort((a, b) => a - b),
+    );
+    for (const [index, event] of events.entries()) {
+      const latency = arrivedAt[index]! - bookedAt.get((event.data as { id: number }).id)!;
+      assert.ok(latency < 1_000, `delivered ${latency} ms after its booking answered`);
+    }
+    assert.deepEqual(
+      catcher
+        .messages()
+        .map((message) => message.envelope.to[0])
+        .sort(),
+      [...Array(8).keys()].map((i) => `guest-${i}@example.test`).sort(),
+    );
+  });
+});
