@@ -22,7 +22,7 @@ type ToolResult = { isError?: boolean; structuredContent?: unknown };
  * the reservation's record as GET /api/reservations/:id answers it right after the change:
  * member (REST and MCP) and public bookings and holds, confirm (the one-statement fast path
  * and the read one), release, cancel (member and manage link), reschedule, expiry by the
- * job and by a booking's lane sweep. Payment paths: payment-events.test.ts.
+ * job and by a booking’s lane sweep. Payment paths: test/modules/reservations/payment.test.ts.
  */
 describe('reservation events', () => {
   let t: TestApp;

@@ -13,6 +13,7 @@ import {
   ownerWithOrganisation,
 } from '../../helpers/catalogue.js';
 import { as, expectError, expectStatus } from '../../helpers/workspace.js';
+import { feedReader } from '../outbox/helpers.js';
 
 const SECRET = 'sk_test_reservation_payments_0123';
 const WEBHOOK_SECRET = 'whsec_reservation_payments_0123456789';
@@ -29,6 +30,18 @@ describe('payment to confirmation', () => {
   let t: TestApp;
   let owner: OrgOwner;
   let accountId: string;
+  /** The organisation's event feed: each payment path writes exactly its events (issue 24). */
+  let feed: ReturnType<typeof feedReader>;
+  /** What `change` answers, and the events it wrote as [type, reservation id] (nothing else writes meanwhile). */
+  async function withEvents<T>(
+    change: () => Promise<T>,
+  ): Promise<{ result: T; events: Array<[string, number]> }> {
+    let result: T | undefined;
+    const { events } = await feed.around(async () => {
+      result = await change();
+    });
+    return { result: result as T, events: events.map((event) => [event.type, event.data.id]) };
+  }
   before(async () => {
     emulator = await startPaymentEmulator({ secretKey: SECRET, webhookSecret: WEBHOOK_SECRET });
     t = await createTestApp({
@@ -41,6 +54,7 @@ describe('payment to confirmation', () => {
     emulator.setWebhookUrl(`${address}${WEBHOOKS}`);
     owner = await withApiKey(await ownerWithOrganisation(t.app, { timezone: 'UTC' }));
     accountId = await connectPayments(owner);
+    feed = feedReader(t.app, owner, `/api/organisations/${owner.organisationId}/events`);
   });
   after(async () => {
     await t.close();
@@ -152,7 +166,10 @@ describe('payment to confirmation', () => {
     const start = Date.now();
     mock.timers.enable({ apis: ['Date'], now: start });
     const { slot } = await paidRoom();
-    const booked = expectStatus(await book(slot), 201);
+    const { result: booked, events: creating } = await withEvents(async () =>
+      expectStatus(await book(slot), 201),
+    );
+    assert.deepEqual(creating, [['reservation.created', booked.id]], 'created once its checkout exists');
     assert.equal(booked.status, 'pending_payment');
     assert.equal(
       booked.expiresAt,
@@ -187,7 +204,11 @@ describe('payment to confirmation', () => {
       'SLOT_UNAVAILABLE',
     );
 
-    const paid = await visit(checkoutUrl);
+    const { result: paid, events: paying } = await withEvents(() => visit(checkoutUrl));
+    assert.deepEqual(paying, [
+      ['payment.succeeded', booked.id],
+      ['reservation.confirmed', booked.id],
+    ]);
     assert.equal(paid.status, 302);
     assert.equal(paid.location, `http://frontend.test/payment/complete?reservation=${booked.id}`);
     assert.equal(lastEvent('checkout.completed').deliveries.at(-1)?.status, 200);
@@ -215,7 +236,10 @@ describe('payment to confirmation', () => {
     assert.equal(held.status, 'held');
     assert.equal(held.payment, null);
     mock.timers.setTime(start + 30_000);
-    const waiting = expectStatus(await as(t.app, owner).post(`/api/reservations/${held.id}/confirm`), 200);
+    const { result: waiting, events: confirming } = await withEvents(async () =>
+      expectStatus(await as(t.app, owner).post(`/api/reservations/${held.id}/confirm`), 200),
+    );
+    assert.deepEqual(confirming, [['reservation.held', held.id]], 'held again: now waiting for payment');
     assert.equal(waiting.status, 'pending_payment');
     assert.equal(waiting.expiresAt, new Date(start + 30_000 + 10 * 60_000).toISOString());
     assert.equal(waiting.payment.status, 'requires_payment');
@@ -229,7 +253,10 @@ describe('payment to confirmation', () => {
     // The hold's own 60 seconds no longer end it: the payment window does.
     mock.timers.setTime(start + 120_000);
     assert.equal((await get(held.id)).status, 'pending_payment');
-    await visit(waiting.payment.checkoutUrl);
+    assert.deepEqual((await withEvents(() => visit(waiting.payment.checkoutUrl))).events, [
+      ['payment.succeeded', held.id],
+      ['reservation.confirmed', held.id],
+    ]);
     const confirmed = await get(held.id);
     assert.equal(confirmed.status, 'confirmed');
     assert.equal(confirmed.payment.status, 'paid');
@@ -238,7 +265,8 @@ describe('payment to confirmation', () => {
   test('a declined payment leaves the booking pending_payment with payment.status failed; it can still be paid', async () => {
     const { slot } = await paidRoom();
     const booked = expectStatus(await book(slot), 201);
-    const declined = await visit(booked.payment.checkoutUrl, '?fail=1');
+    const { result: declined, events } = await withEvents(() => visit(booked.payment.checkoutUrl, '?fail=1'));
+    assert.deepEqual(events, [], 'a decline changes no status');
     assert.equal(declined.status, 402);
     const failed = await get(booked.id);
     assert.equal(failed.status, 'pending_payment');
@@ -258,7 +286,10 @@ describe('payment to confirmation', () => {
   test('an expired checkout expires the booking at once and frees its time', async () => {
     const { slot } = await paidRoom();
     const booked = expectStatus(await book(slot), 201);
-    const expired = await visit(booked.payment.checkoutUrl, '?expire=1');
+    const { result: expired, events } = await withEvents(() =>
+      visit(booked.payment.checkoutUrl, '?expire=1'),
+    );
+    assert.deepEqual(events, [['reservation.expired', booked.id]]);
     assert.equal(expired.location, `http://frontend.test/payment/cancelled?reservation=${booked.id}`);
     const after = await get(booked.id);
     assert.equal(after.status, 'expired');
@@ -298,7 +329,16 @@ describe('payment to confirmation', () => {
     await visit(booked.payment.checkoutUrl);
     mock.timers.setTime(start + 301_000);
     assert.equal((await get(booked.id)).status, 'expired');
-    const [delivery] = await emulator.releaseWebhooks();
+    const {
+      result: [delivery],
+      events,
+    } = await withEvents(() => emulator.releaseWebhooks());
+    // Its lapse was only read until now: the money's arrival records it first.
+    assert.deepEqual(events, [
+      ['reservation.expired', booked.id],
+      ['payment.succeeded', booked.id],
+      ['reservation.confirmed', booked.id],
+    ]);
     assert.equal(delivery?.status, 200);
     const confirmed = await get(booked.id);
     assert.equal(confirmed.status, 'confirmed');
@@ -324,7 +364,16 @@ describe('payment to confirmation', () => {
       await hold({ ...slot, customer: { name: 'B', email: 'b@example.test' } }),
       201,
     );
-    const [delivery] = await emulator.releaseWebhooks();
+    const {
+      result: [delivery],
+      events,
+    } = await withEvents(async () => {
+      const deliveries = await emulator.releaseWebhooks();
+      await emulator.settled();
+      return deliveries;
+    });
+    // The money never paid for the reservation: it is recorded as refunded, not as succeeded.
+    assert.deepEqual(events, [['payment.refunded', booked.id]]);
     assert.equal(delivery?.status, 200);
     const refunded = await get(booked.id);
     assert.equal(refunded.status, 'expired');
@@ -349,7 +398,16 @@ describe('payment to confirmation', () => {
     const booked = expectStatus(await book(slot), 201);
     await visit(booked.payment.checkoutUrl);
     assert.equal((await get(booked.id)).payment.status, 'paid');
-    const cancelled = expectStatus(await as(t.app, owner).post(`/api/reservations/${booked.id}/cancel`), 200);
+    const { result: cancelled, events } = await withEvents(async () => {
+      const answer = expectStatus(await as(t.app, owner).post(`/api/reservations/${booked.id}/cancel`), 200);
+      await emulator.settled();
+      return answer;
+    });
+    // One statement records both: the refund is made before the cancel is written.
+    assert.deepEqual(events, [
+      ['reservation.cancelled', booked.id],
+      ['payment.refunded', booked.id],
+    ]);
     assert.equal(cancelled.status, 'cancelled');
     assert.equal(cancelled.payment.status, 'refunded');
     assert.equal(cancelled.payment.amount, 2500);
