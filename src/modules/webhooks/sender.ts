@@ -28,6 +28,20 @@ export interface SignedRequest {
 
 class Refused extends Error {}
 
+/**
+ * Connections kept open between attempts (a receiver gets many events): a socket is only
+ * ever connected to an address the guard let through when it was made, so reusing it keeps
+ * the guard (one pool per guard setting, so a socket the lax one opened is never reused
+ * under the strict one). Idle sockets close after 30 s; at most 50 per receiver at once.
+ */
+const agentOptions = { keepAlive: true, maxSockets: 50, maxFreeSockets: 50, timeout: 30_000 };
+const pools = [false, true].map(() => ({
+  'http:': new http.Agent(agentOptions),
+  'https:': new https.Agent(agentOptions),
+}));
+const agentFor = (protocol: string, allowPrivate: boolean) =>
+  pools[allowPrivate ? 1 : 0]![protocol === 'https:' ? 'https:' : 'http:'];
+
 /** Standard Webhooks headers for one attempt: `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`. */
 export function signatureHeaders(request: Omit<SignedRequest, 'url'>): Record<string, string> {
   return {
@@ -70,7 +84,7 @@ export async function sendSigned(
           lookup: publicOnlyLookup(options.allowPrivate, (cause) =>
             Object.assign(new Refused('the endpoint does not resolve to a public address'), { cause }),
           ),
-          agent: false,
+          agent: agentFor(url.protocol, options.allowPrivate),
           signal: controller.signal,
         },
         (response) => {
