@@ -1,5 +1,6 @@
 import { defineModule } from '../../module.js';
 import { outbox } from './migrations/0023_outbox.js';
+import { outboxRetentionById } from './migrations/0034_outbox_retention_by_id.js';
 import { outboxPrivacy } from './privacy.js';
 import type { OutboxEventsTable } from './repo.js';
 import { organisationFeedRoutes, personalFeedRoutes } from './routes.js';
@@ -31,5 +32,5 @@ export const outboxModule = defineModule({
     { prefix: '/api/me', plugin: personalFeedRoutes },
   ],
   privacy: outboxPrivacy,
-  migrations: { '0023_outbox': outbox },
+  migrations: { '0023_outbox': outbox, '0034_outbox_retention_by_id': outboxRetentionById },
 });

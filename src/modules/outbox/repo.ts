@@ -109,14 +109,24 @@ export function createOutboxRepo(db: Db) {
       return rows.map((row) => ({ ...row, position: Number(row.position) }));
     },
 
-    /** Deletes up to `limit` events that occurred before `cutoff`; answers how many. */
+    /**
+     * Deletes the oldest events, up to `limit`, that occurred before `cutoff`; answers how
+     * many. It reads the first `limit` ids and deletes up to the first one not yet old:
+     * events are written in time order, so that is nearly all of the old ones, and one a
+     * little out of order waits for the next run (they are kept at least 30 days).
+     */
     async deleteBefore(cutoff: string, limit: number): Promise<number> {
-      const result = await db.kysely
-        .deleteFrom('outboxEvents')
-        .where('id', 'in', (eb) =>
-          eb.selectFrom('outboxEvents').select('id').where('occurredAt', '<', cutoff).limit(limit),
-        )
-        .executeTakeFirst();
+      const oldest = await db.kysely
+        .selectFrom('outboxEvents')
+        .select(['id', 'occurredAt'])
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      const until = Date.parse(cutoff);
+      const firstKept = oldest.findIndex((row) => Date.parse(row.occurredAt) >= until);
+      const last = oldest[(firstKept === -1 ? oldest.length : firstKept) - 1];
+      if (!last) return 0;
+      const result = await db.kysely.deleteFrom('outboxEvents').where('id', '<=', last.id).executeTakeFirst();
       return Number(result.numDeletedRows);
     },
   };
