@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { type Db, inTransaction } from '../../db/database.js';
+import { type Db, type Executor, inTransaction } from '../../db/database.js';
 import { InvalidCursorError } from '../../db/keyset.js';
 import type { DataSubjectRequestStatus } from '../../db/tables/privacy.js';
 import type { JobQueue } from '../../jobs/queue.js';
@@ -113,25 +113,24 @@ export function createPrivacyService({
     limit: query.limit,
   });
 
+  /** Marks an in-progress request completed, in `trx`; undefined when it no longer is in progress. */
+  const complete = (trx: Executor, request: RequestRow, now: string) =>
+    createPrivacyRepo(trx).transition(request.id, ['in_progress'], 'completed', now, { completedAt: now });
+  /** Writes `privacy.request.completed` with the completion. */
+  const announce = (trx: Executor, now: string, userId: number | null, data: unknown) =>
+    events.append(trx, [
+      { type: 'privacy.request.completed', occurredAt: now, organisationId: null, userId, data },
+    ]);
+
   /** Access and export requests: the person downloads both themselves; the job records it was served. */
   async function serve(request: RequestRow): Promise<void> {
     await inTransaction(db.kysely, async (trx) => {
       const r = createPrivacyRepo(trx);
       const now = nowIso();
-      const completed = await r.transition(request.id, ['in_progress'], 'completed', now, {
-        completedAt: now,
-      });
+      const completed = await complete(trx, request, now);
       if (!completed) return;
       // The person's own feed tells them their report or export is ready.
-      await events.append(trx, [
-        {
-          type: 'privacy.request.completed',
-          occurredAt: now,
-          organisationId: null,
-          userId: completed.userId,
-          data: toRequest(completed),
-        },
-      ]);
+      await announce(trx, now, completed.userId, toRequest(completed));
       await r.audit({
         requestId: request.id,
         action: request.requestType === 'export' ? 'export_served' : 'access_served',
@@ -159,26 +158,11 @@ export function createPrivacyService({
     await inTransaction(db.kysely, async (trx) => {
       const r = createPrivacyRepo(trx);
       const now = nowIso();
-      const completed = await r.transition(request.id, ['in_progress'], 'completed', now, {
-        completedAt: now,
-      });
+      const completed = await complete(trx, request, now);
       if (!completed) return;
       // The person is gone: the event names nobody and carries none of the request's text.
-      await events.append(trx, [
-        {
-          type: 'privacy.request.completed',
-          occurredAt: now,
-          organisationId: null,
-          userId: null,
-          data: {
-            id: completed.id,
-            requestType: completed.requestType,
-            status: completed.status,
-            createdAt: completed.createdAt,
-            completedAt: completed.completedAt,
-          },
-        },
-      ]);
+      const { id, requestType, status, createdAt, completedAt } = completed;
+      await announce(trx, now, null, { id, requestType, status, createdAt, completedAt });
       if (!subject) {
         // The account is already gone (an earlier request erased it): nothing is left to do.
         await r.audit({
