@@ -1,13 +1,21 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
+import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import { PROJECT_ROOT } from '../lib/project-root.js';
 
 /**
- * The service's own web pages (the OAuth consent page, later the calendar-sync landing),
- * served from static files under `web/`, read once at start.
+ * The service's own web pages. Two sources:
+ *
+ * - The web app (`frontend/`, built by Vite into `dist/frontend` on `npm install`): one
+ *   `index.html` answers every client-side route of DECISIONS.md "Pages" (`/book/<slug>`,
+ *   `/manage/<token>`, `/app/...`, and `/payment/<outcome>` where the
+ *   payment provider sends the customer back); its content-hashed files under `/assets/` are
+ *   cached for a year as immutable, the HTML is revalidated on every visit.
+ * - Static pages under `web/` (the OAuth consent page and the calendar-sync landing), read
+ *   once at start.
  *
  * Mapping: `web/<dir>/<name>.html` is the page `/<dir>/<name>` (`index.html` is its folder's
  * path, so `web/calendar-sync/index.html` or `web/calendar-sync.html` is `/calendar-sync`);
@@ -34,6 +42,17 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 export const DEFAULT_WEB_ROOT = join(PROJECT_ROOT, 'web');
+/**
+ * Further paths of a static page under `web/`: the approval page reads its id from
+ * `/approvals/<id>` (DECISIONS.md "Pages") as well as from `/approvals?id=<id>`.
+ */
+const STATIC_PAGE_PATHS: Record<string, string[]> = { '/approvals': ['/approvals/:id'] };
+
+/** Where `npm run build:web` writes the web app. */
+export const DEFAULT_FRONTEND_ROOT = join(PROJECT_ROOT, 'dist', 'frontend');
+
+/** The web app's client-side routes: each answers its `index.html`, the router draws the page. */
+export const APP_ROUTES = ['/book/:slug', '/manage/:token', '/payment/:outcome', '/app', '/app/*'] as const;
 
 export interface StaticFile {
   /** The URL path it is served at. */
@@ -93,22 +112,86 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
 export interface PagesOptions {
   /** The folder to serve (tests); `web/` at the repository root by default. */
   root?: string;
+  /** The built web app (tests); `dist/frontend` by default. */
+  frontendRoot?: string;
+}
+
+/**
+ * The API answer a page asks for first, fetched by the browser while it loads the scripts
+ * (a `Link: rel=preload` header: no inline script needed), so the page does not wait for it.
+ */
+const PRELOADS: Partial<Record<(typeof APP_ROUTES)[number], (params: Record<string, string>) => string>> = {
+  '/book/:slug': ({ slug }) => `/api/public/organisations/${encodeURIComponent(slug ?? '')}`,
+};
+
+/**
+ * The built web app: its `index.html` at every app route, its hashed assets under `/assets/`.
+ * Without a build (a checkout where `npm install` has not run) the app routes are not there,
+ * which the log says once; the API is unaffected.
+ */
+async function serveFrontend(app: Parameters<FastifyPluginAsync>[0], root: string) {
+  const indexPath = join(root, 'index.html');
+  if (!existsSync(indexPath)) {
+    app.log.warn({ root }, 'web app not built (npm run build:web): its pages are not served');
+    return;
+  }
+  const index = readFileSync(indexPath);
+  const etag = `"${createHash('sha256').update(index).digest('base64url').slice(0, 27)}"`;
+  for (const url of APP_ROUTES) {
+    app.get(url, { schema: { hide: true } }, async (request, reply) => {
+      setSecurityHeaders(reply);
+      const preload = PRELOADS[url]?.(request.params as Record<string, string>);
+      if (preload) reply.header('link', `<${preload}>; rel=preload; as=fetch; crossorigin=anonymous`);
+      // A manage link's token is in the path: the page must not leave it in a shared cache.
+      reply
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-cache, private')
+        .header('etag', etag);
+      if (matches(request.headers['if-none-match'], etag)) return reply.code(304).send();
+      return reply.send(index);
+    });
+  }
+  const assets = join(root, 'assets');
+  if (!existsSync(assets)) return;
+  await app.register(async (scope) => {
+    // helmet's API policy is on the reply already: the page headers replace it before sending.
+    scope.addHook('onSend', async (_request, reply, payload) => {
+      setSecurityHeaders(reply);
+      return payload;
+    });
+    await scope.register(fastifyStatic, {
+      root: assets,
+      prefix: '/assets/',
+      // Vite names every file by its content hash: a name never changes meaning.
+      immutable: true,
+      maxAge: '365d',
+      decorateReply: false,
+      index: false,
+      wildcard: false,
+      schemaHide: true,
+      // The build writes .br and .gz beside each script and sheet (frontend/vite.config.ts).
+      preCompressed: true,
+    });
+  });
 }
 
 const pages: FastifyPluginAsync<PagesOptions> = async (app, options) => {
+  await serveFrontend(app, options.frontendRoot ?? DEFAULT_FRONTEND_ROOT);
   for (const file of loadStaticFiles(options.root ?? DEFAULT_WEB_ROOT)) {
-    app.get(file.url, { schema: { hide: true } }, async (request, reply) => {
-      setSecurityHeaders(reply);
-      reply.type(file.contentType);
-      if (file.isPage) {
-        // The consent page carries OAuth parameters in its URL and shows per-user data.
-        return reply.header('cache-control', 'no-store').send(file.body);
-      }
-      // Asset names carry no content hash: browsers revalidate, an unchanged file is a 304.
-      reply.header('cache-control', 'no-cache').header('etag', file.etag);
-      if (matches(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
-      return reply.send(file.body);
-    });
+    const urls = [file.url, ...(file.isPage ? (STATIC_PAGE_PATHS[file.url] ?? []) : [])];
+    for (const url of urls)
+      app.get(url, { schema: { hide: true } }, async (request, reply) => {
+        setSecurityHeaders(reply);
+        reply.type(file.contentType);
+        if (file.isPage) {
+          // The consent page carries OAuth parameters in its URL and shows per-user data.
+          return reply.header('cache-control', 'no-store').send(file.body);
+        }
+        // Asset names carry no content hash: browsers revalidate, an unchanged file is a 304.
+        reply.header('cache-control', 'no-cache').header('etag', file.etag);
+        if (matches(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
+        return reply.send(file.body);
+      });
   }
 };
 

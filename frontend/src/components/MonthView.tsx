@@ -1,0 +1,96 @@
+import { type KeyboardEvent, useRef } from 'react';
+import { formatDay, formatMonth, type Month, monthGrid } from '../lib/time.js';
+
+const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
+
+/**
+ * A month of days; a day with free time is a button. Arrow keys move between days (one tab
+ * stop for the grid), Enter or Space picks.
+ */
+export function MonthView(props: {
+  month: Month;
+  freeDays: Set<string>;
+  selected: string | null;
+  loading: boolean;
+  canGoBack: boolean;
+  onMonth: (delta: number) => void;
+  onSelect: (day: string) => void;
+  locale?: string | undefined;
+}) {
+  const { month, freeDays, selected, loading, canGoBack, onMonth, onSelect, locale } = props;
+  const grid = useRef<HTMLTableElement>(null);
+  const weeks = monthGrid(month);
+  const days = weeks.flat().filter((d): d is string => d !== null);
+  const focusable = selected && freeDays.has(selected) ? selected : days.find((d) => freeDays.has(d));
+
+  function onKeyDown(event: KeyboardEvent<HTMLButtonElement>, day: string) {
+    const step = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -7, ArrowDown: 7 }[event.key];
+    if (!step) return;
+    event.preventDefault();
+    const free = days.filter((d) => freeDays.has(d));
+    let index = days.indexOf(day) + step;
+    while (index >= 0 && index < days.length && !freeDays.has(days[index]!)) index += Math.sign(step);
+    const target = days[index] ?? (step > 0 ? free.at(-1) : free[0]);
+    grid.current?.querySelector<HTMLButtonElement>(`button[data-day="${target}"]`)?.focus();
+  }
+
+  const label = formatMonth(month, locale);
+  return (
+    <section className="month" aria-labelledby="month-heading">
+      <div className="month-nav">
+        <button type="button" onClick={() => onMonth(-1)} disabled={!canGoBack} aria-label="Previous month">
+          ‹
+        </button>
+        <h3 id="month-heading" aria-live="polite">
+          {label}
+        </h3>
+        <button type="button" onClick={() => onMonth(1)} aria-label="Next month">
+          ›
+        </button>
+      </div>
+      <table ref={grid} aria-labelledby="month-heading" aria-busy={loading}>
+        <thead>
+          <tr>
+            {WEEKDAYS.map((d) => (
+              <th key={d} scope="col">
+                {d}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {weeks.map((week) => (
+            <tr key={week.find(Boolean) ?? ''}>
+              {week.map((day, i) =>
+                day === null ? (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: the blank cells of a week have no identity
+                  <td key={i} />
+                ) : (
+                  <td key={day}>
+                    <button
+                      type="button"
+                      className="day"
+                      data-day={day}
+                      disabled={!freeDays.has(day)}
+                      aria-pressed={selected === day}
+                      aria-label={`${formatDay(day, locale)}${freeDays.has(day) ? ', free times' : ', nothing free'}`}
+                      tabIndex={day === focusable ? 0 : -1}
+                      onKeyDown={(e) => onKeyDown(e, day)}
+                      onClick={() => onSelect(day)}
+                    >
+                      {Number(day.slice(8))}
+                    </button>
+                  </td>
+                ),
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {loading ? <p className="hint">Looking for free times…</p> : null}
+      {!loading && freeDays.size === 0 ? (
+        <p className="empty">Nothing is free in {label}. Try the next month.</p>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,380 @@
+// The public booking page and the manage page in a real browser (Debian's Chromium through
+// playwright-core) against a listening app and the payment emulator: a customer books a paid
+// time end to end (hold, the emulator's checkout, confirmation, .ics), then moves and cancels
+// it from the manage link; a free type is booked by keyboard alone at 360 px. axe-core checks
+// every page at 360 and 1280 px; screenshots go to test-artifacts/screenshots/ (git-ignored).
+// Run with `npm run test:browser`; the web app must be built (`npm install` or `npm run build:web`).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { AxeBuilder } from '@axe-core/playwright';
+import ICAL from 'ical.js';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
+import { PROJECT_ROOT } from '../../src/lib/project-root.js';
+import { type PaymentEmulator, startPaymentEmulator } from '../../tools/emulators/payment/server.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createResource, createType, type OrgOwner, ownerWithOrganisation } from '../helpers/catalogue.js';
+import { launchChromium } from '../helpers/chromium.js';
+import { as, expectStatus } from '../helpers/workspace.js';
+
+const SECRET = 'sk_test_booking_page_browser_0123';
+const WEBHOOK_SECRET = 'whsec_booking_page_browser_0123456789';
+export const SCREENSHOTS = join(PROJECT_ROOT, 'test-artifacts', 'screenshots');
+const LOGO = 'https://salon.example.com/logo.svg';
+const LOGO_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 56 56"><rect width="56" height="56" rx="10" fill="#7c3aed"/></svg>';
+const VIEWPORTS = { narrow: { width: 360, height: 780 }, wide: { width: 1280, height: 900 } };
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** No serious or critical accessibility violation on the page as it is now. */
+async function assertAccessible(page: Page, what: string) {
+  const result = await new AxeBuilder({ page }).analyze();
+  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(
+    bad.map(
+      (v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+    ),
+    [],
+    `${what}: accessibility violations`,
+  );
+}
+
+/** Screenshots of the page at both widths, each checked by axe; the page is left wide. */
+async function checkAtBothWidths(page: Page, name: string) {
+  for (const [label, size] of Object.entries(VIEWPORTS)) {
+    await page.setViewportSize(size);
+    await assertAccessible(page, `${name} at ${size.width} px`);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `${name} at ${size.width} px: no sideways scrolling (${overflow} px too wide)`);
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}-${label}-${size.width}.png`), fullPage: true });
+  }
+}
+
+describe('booking page and manage page (browser)', () => {
+  let t: TestApp;
+  let emulator: PaymentEmulator;
+  let origin: string;
+  let browser: Browser;
+  let owner: OrgOwner;
+  const slug = `salon-${process.pid}`;
+  let paidType: { id: number };
+  let freeType: { id: number };
+  let chair: { id: number };
+
+  before(async () => {
+    if (!existsSync(join(DEFAULT_FRONTEND_ROOT, 'index.html'))) {
+      const built = spawnSync('npm', ['run', 'build:web'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
+      assert.equal(built.status, 0, 'npm run build:web');
+    }
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    emulator = await startPaymentEmulator({ secretKey: SECRET, webhookSecret: WEBHOOK_SECRET });
+    const port = await freePort();
+    origin = `http://127.0.0.1:${port}`;
+    t = await createTestApp({
+      PUBLIC_URL: origin,
+      FRONTEND_URL: origin,
+      PAYMENT_API_BASE: emulator.url,
+      PAYMENT_SECRET_KEY: SECRET,
+      PAYMENT_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      PAYMENT_TIMEOUT_MS: '5000',
+    });
+    await t.app.listen({ port, host: '127.0.0.1' });
+    emulator.setWebhookUrl(`${origin}/api/payments/webhooks`);
+
+    owner = await ownerWithOrganisation(t.app, {
+      name: 'Salon Ute',
+      slug,
+      timezone: 'Europe/Berlin',
+      logoUrl: LOGO,
+      publicBookingHeadline: 'Book your appointment',
+      publicBookingDescription: 'Cuts and colour in the old town.',
+    });
+    expectStatus(
+      await as(t.app, owner).patch(`/api/organisations/${owner.organisationId}/color`, { color: '#7c3aed' }),
+      200,
+    );
+    const base = `/api/organisations/${owner.organisationId}/payment`;
+    const link = expectStatus(await as(t.app, owner).post(`${base}/onboarding-link`), 200);
+    assert.equal((await fetch(link.url, { redirect: 'manual' })).status, 302);
+    const payments = expectStatus(await as(t.app, owner).get(`${base}/status`), 200);
+    assert.equal(payments.providerConnectStatus, 'active');
+    paidType = await createType(t.app, owner, {
+      name: 'Haircut',
+      minBookingDuration: 60,
+      pricingEnabled: true,
+      paymentRequired: true,
+      priceAmount: 2500,
+      priceCurrency: 'eur',
+      customerInfoFields: ['hairLength'],
+    });
+    chair = await createResource(t.app, owner, { name: 'Chair 1', resourceTypeId: paidType.id });
+    freeType = await createType(t.app, owner, { name: 'Consultation', minBookingDuration: 30 });
+    await createResource(t.app, owner, { name: 'Desk', resourceTypeId: freeType.id });
+    browser = await launchChromium();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+    await emulator?.close();
+  });
+
+  /**
+   * A visitor in New York (the salon is in Berlin). Requests anywhere but this app and the
+   * payment provider are refused and recorded: the pages make no third-party requests.
+   */
+  async function visitor(viewport = VIEWPORTS.wide) {
+    const context: BrowserContext = await browser.newContext({
+      viewport,
+      timezoneId: 'America/New_York',
+      locale: 'en-US',
+      acceptDownloads: true,
+    });
+    const foreign: string[] = [];
+    await context.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url === LOGO) return route.fulfill({ contentType: 'image/svg+xml', body: LOGO_SVG });
+      if (url.startsWith(origin) || url.startsWith(emulator.url) || url.startsWith('data:'))
+        return route.continue();
+      foreign.push(url);
+      return route.abort();
+    });
+    const page = await context.newPage();
+    const catalogueFetches: string[] = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname === `/api/public/organisations/${slug}`) catalogueFetches.push(r.url());
+    });
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      // The browser logs every 4xx answer; a refusal the page shows in words is not a problem.
+      const refusal = /^Failed to load resource: the server responded with a status of 4\d\d/.test(m.text());
+      if ((m.type() === 'error' && !refusal) || /content security policy|refused to/i.test(m.text()))
+        problems.push(m.text());
+    });
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    return { context, page, foreign, problems, catalogueFetches };
+  }
+
+  const publicGet = async (token: string) => {
+    const r = await fetch(`${origin}/api/public/reservations/${token}`);
+    assert.equal(r.status, 200);
+    return (await r.json()) as {
+      id: number;
+      status: string;
+      startTime: string;
+      endTime: string;
+      payment: { status: string } | null;
+    };
+  };
+
+  test('a paid time: hold, a refused time offered again, pay at the provider, confirmation, .ics, move, cancel', async () => {
+    const { context, page, foreign, problems } = await visitor();
+    await page.goto(`${origin}/book/${slug}`);
+    await page.getByRole('heading', { level: 1, name: 'Book your appointment' }).waitFor();
+    assert.ok(await page.getByText('Cuts and colour in the old town.').isVisible());
+    // Brand colour on the page's buttons, set without inline styles.
+    assert.equal(
+      await page.evaluate(() =>
+        getComputedStyle(document.documentElement).getPropertyValue('--brand').trim(),
+      ),
+      '#7c3aed',
+    );
+
+    await page.getByRole('radio', { name: /Haircut/ }).check();
+    assert.ok(await page.getByText('€25.00').first().isVisible());
+    // The visitor's zone by default, the organisation's named and one click away.
+    assert.equal(await page.getByLabel('Times shown in').inputValue(), 'America/New_York');
+    assert.ok(await page.getByText('The organisation is in Europe/Berlin.').isVisible());
+    const times = page.locator('button.time');
+    await times.first().waitFor();
+    const firstNewYork = await times.first().textContent();
+    await page.getByRole('button', { name: 'Show its times' }).click();
+    assert.equal(await page.getByLabel('Times shown in').inputValue(), 'Europe/Berlin');
+    await times.first().waitFor();
+    await checkAtBothWidths(page, 'book-times');
+
+    // Pick a time; someone else takes it before the hold: the refusal offers other times as buttons.
+    const picked = times.nth(2);
+    const start = String(await picked.getAttribute('data-start'));
+    await picked.click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('heading', { name: 'Your details' }).waitFor();
+    await page.getByLabel('Your name').fill('Ada Lovelace');
+    await page.getByLabel('Email').fill('ada@example.test');
+    await page.getByLabel('Hair length').fill('short');
+    const end = new Date(Date.parse(start) + 3_600_000).toISOString();
+    const taken = await fetch(`${origin}/api/public/organisations/${slug}/holds`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        resourceId: chair.id,
+        startTime: start,
+        endTime: end,
+        customer: { name: 'Someone Else', email: 'else@example.test', hairLength: 'long' },
+      }),
+    });
+    assert.equal(taken.status, 201, await taken.clone().text());
+    await page.getByRole('button', { name: 'Hold this time' }).click();
+    const refusal = page.getByRole('alert');
+    await refusal.getByText('Sorry, that time is no longer free.').waitFor();
+    const alternatives = refusal.getByRole('button');
+    assert.ok((await alternatives.count()) >= 1, 'alternatives are offered');
+    await checkAtBothWidths(page, 'book-refused');
+    await alternatives.first().click();
+
+    // Held: review, then pay at the provider's page and come back to the manage page.
+    await page.getByRole('heading', { name: 'Review and pay' }).waitFor();
+    assert.ok(await page.getByText(/We are holding this time for you for \d+ more minutes/).isVisible());
+    await checkAtBothWidths(page, 'book-review');
+    await page.getByRole('button', { name: 'Pay €25.00' }).click();
+    await page.waitForURL(/\/manage\//);
+    await page.getByText('Thank you: your payment was received and your booking is confirmed.').waitFor();
+    assert.ok(await page.getByText('Status: Confirmed').isVisible());
+    const token = new URL(page.url()).pathname.split('/').at(-1)!;
+    const paid = await publicGet(token);
+    assert.equal(paid.status, 'confirmed');
+    assert.equal(paid.payment?.status, 'paid');
+    assert.notEqual(paid.startTime, start, 'the alternative, not the taken time');
+    await checkAtBothWidths(page, 'manage-confirmed');
+
+    // The .ics holds the booked time.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Add to calendar (.ics)' }).click(),
+    ]);
+    assert.equal(download.suggestedFilename(), `booking-${paid.id}.ics`);
+    const ics = readFileSync((await download.path())!, 'utf8');
+    const event = new ICAL.Event(new ICAL.Component(ICAL.parse(ics)).getFirstSubcomponent('vevent')!);
+    assert.equal(event.startDate.toJSDate().toISOString(), new Date(paid.startTime).toISOString());
+    assert.equal(event.endDate.toJSDate().toISOString(), new Date(paid.endTime).toISOString());
+    assert.equal(event.summary, 'Haircut · Salon Ute');
+    assert.ok(String(event.description).includes(`/manage/${token}`));
+
+    // Move it: pick another time in the manage page.
+    await page.getByRole('button', { name: 'Change time' }).click();
+    await page.getByRole('heading', { name: 'Pick a new time' }).waitFor();
+    const newTimes = page.locator('button.time');
+    await newTimes.first().waitFor();
+    let target = newTimes.first();
+    for (let i = 0; i < (await newTimes.count()); i++) {
+      const s = await newTimes.nth(i).getAttribute('data-start');
+      if (s && Date.parse(s) !== Date.parse(paid.startTime) && Date.parse(s) > Date.parse(paid.endTime)) {
+        target = newTimes.nth(i);
+        break;
+      }
+    }
+    const newStart = String(await target.getAttribute('data-start'));
+    await target.click();
+    await checkAtBothWidths(page, 'manage-reschedule');
+    await page.getByRole('button', { name: /^Move to / }).click();
+    await page.getByRole('button', { name: 'Change time' }).waitFor();
+    const moved = await publicGet(token);
+    assert.equal(Date.parse(moved.startTime), Date.parse(newStart));
+    assert.equal(moved.id, paid.id);
+    assert.equal(moved.status, 'confirmed');
+
+    // Cancel it: a paid booking is refunded.
+    await page.getByRole('button', { name: 'Cancel booking' }).click();
+    assert.ok(await page.getByText('Your payment will be refunded in full.').isVisible());
+    await checkAtBothWidths(page, 'manage-cancel');
+    await page.getByRole('button', { name: 'Yes, cancel it' }).click();
+    await page.getByText('Status: Cancelled').waitFor();
+    const cancelled = await publicGet(token);
+    assert.equal(cancelled.status, 'cancelled');
+    assert.equal(cancelled.payment?.status, 'refunded');
+    await checkAtBothWidths(page, 'manage-cancelled');
+
+    assert.ok(firstNewYork, 'times were shown in the visitor zone first');
+    assert.deepEqual(foreign, [], 'no third-party requests');
+    assert.deepEqual(problems, [], 'no script errors or CSP violations');
+    await context.close();
+  });
+
+  test('a free time by keyboard alone at 360 px: confirmation with the manage link', async () => {
+    const { context, page, foreign, problems, catalogueFetches } = await visitor(VIEWPORTS.narrow);
+    await page.goto(`${origin}/book/${slug}`);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    // The catalogue the HTML's Link header preloaded is the one the page used: one fetch, not two.
+    assert.equal(catalogueFetches.length, 1);
+    const press = (key: string) => page.keyboard.press(key);
+    /** Tabs forward until the focused element matches, as a keyboard user would. */
+    async function tabTo(match: (el: { tag: string; text: string; label: string }) => boolean, limit = 80) {
+      for (let i = 0; i < limit; i++) {
+        await press('Tab');
+        const el = await page.evaluate(() => {
+          const a = document.activeElement as HTMLElement | null;
+          return {
+            tag: a?.tagName.toLowerCase() ?? '',
+            text: a?.textContent?.trim() ?? '',
+            label:
+              a?.getAttribute('aria-label') ?? (a as HTMLInputElement | null)?.labels?.[0]?.textContent ?? '',
+          };
+        });
+        if (match(el)) return;
+      }
+      assert.fail('the element was never reached by Tab');
+    }
+
+    await tabTo((el) => el.tag === 'input' && /Haircut|Consultation/.test(el.label));
+    // Radios: Space picks the focused one, arrow keys move the choice.
+    const focusedLabel = async () =>
+      page.evaluate(() => (document.activeElement as HTMLInputElement).labels?.[0]?.textContent ?? '');
+    await press((await focusedLabel()).includes('Consultation') ? 'Space' : 'ArrowDown');
+    assert.ok(await page.getByRole('radio', { name: /Consultation/ }).isChecked());
+    await page.locator('button.time').first().waitFor();
+    // The month grid is one tab stop; arrows move between free days; Enter picks.
+    await tabTo((el) => el.tag === 'button' && /free times/.test(el.label));
+    await press('ArrowRight');
+    await press('Enter');
+    await tabTo((el) => el.tag === 'button' && /^\d{1,2}:\d{2}/.test(el.text));
+    const time = await page.evaluate(() => document.activeElement?.getAttribute('data-start'));
+    await press('Enter');
+    await tabTo((el) => el.text === 'Continue');
+    await press('Enter');
+    // Focus moves to the new step's heading; the fields follow in order.
+    await page.getByRole('heading', { name: 'Your details' }).waitFor();
+    await tabTo((el) => el.label === 'Your name');
+    await page.keyboard.type('Grace Hopper');
+    await press('Tab');
+    await page.keyboard.type('grace@example.test');
+    await tabTo((el) => el.text === 'Hold this time');
+    await press('Enter');
+    await page.getByRole('heading', { name: 'Review and confirm' }).waitFor();
+    await tabTo((el) => el.text === 'Confirm booking');
+    await press('Enter');
+    await page.getByRole('heading', { name: 'You are booked' }).waitFor();
+    await checkAtBothWidths(page, 'book-confirmed');
+    const manage = await page.getByRole('link', { name: 'Manage your booking' }).getAttribute('href');
+    assert.match(String(manage), new RegExp(`^${origin}/manage/[A-Za-z0-9_-]+$`));
+    const booked = await publicGet(String(manage).split('/').at(-1)!);
+    assert.equal(booked.status, 'confirmed');
+    assert.equal(Date.parse(booked.startTime), Date.parse(String(time)));
+    assert.deepEqual(foreign, []);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('an unknown organisation and an unknown manage link say so in words', async () => {
+    const { context, page } = await visitor(VIEWPORTS.narrow);
+    await page.goto(`${origin}/book/no-such-salon`);
+    await page.getByRole('heading', { name: 'Booking page not available' }).waitFor();
+    assert.ok(await page.getByText(/could not find this page/).isVisible());
+    await assertAccessible(page, 'unknown organisation');
+    await page.goto(`${origin}/manage/not-a-token`);
+    await page.getByRole('heading', { name: 'Booking not found' }).waitFor();
+    await checkAtBothWidths(page, 'manage-unknown');
+    await context.close();
+  });
+});
