@@ -123,6 +123,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       riskOf,
       resources: createResourceProvider(app.services),
       verifyAccessToken: app.services.oauth.verifyAccessToken,
+      gate: app.services.approvals.gate,
     }),
   });
 

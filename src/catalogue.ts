@@ -1,4 +1,4 @@
-import { type ActionRisk, type CatalogueAction, PROFILE_ACTION } from './mcp/types.js';
+import { type ActionRisk, ALWAYS_ALLOWED_ACTIONS, type CatalogueAction } from './mcp/types.js';
 import type {
   ActionCatalogue,
   ActionKeyOf,
@@ -72,9 +72,11 @@ function catalogueOrder(): CatalogueAction<ActionKey>[] {
   for (const action of declared) {
     if (keys.has(action.key)) throw new Error(`Two tools declare the action ${action.key}`);
     keys.add(action.key);
-    // The MCP runtime grants the profile to every agent; no other action can be always allowed.
-    if (action.alwaysAllowed !== (action.key === PROFILE_ACTION))
-      throw new Error(`Only ${PROFILE_ACTION} is always allowed, not ${action.key}`);
+    // The MCP runtime grants these to every agent; no other action can be always allowed.
+    if (action.alwaysAllowed !== ALWAYS_ALLOWED_ACTIONS.has(action.key))
+      throw new Error(
+        `${action.key} is always allowed exactly when the MCP runtime grants it to every agent`,
+      );
   }
   const ordered = declared.filter((action) => !LISTED_AFTER[action.key]);
   for (const action of declared) {
@@ -171,6 +173,7 @@ export const PERMISSION_GROUPS: readonly PermissionPreset[] = [
       'reservations.confirm',
       'reservations.release',
       'reservations.reschedule',
+      'reservations.series.get',
     ],
     requiresGlobalAdmin: false,
     highlights: [

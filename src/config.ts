@@ -50,6 +50,8 @@ const envSchema = z.object({
   OAUTH_REFRESH_TOKEN_TTL: seconds(7_776_000),
   OAUTH_CIMD_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
   WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
+  /** How long an agent's tool calls are kept in its activity (DECISIONS.md: default 90). */
+  AGENT_ACTIVITY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   OUTBOX_POLL_MS: z.coerce
     .number()
     .int()
@@ -153,6 +155,8 @@ export interface Config {
   webhookAllowPrivate: boolean;
   /** Milliseconds between an instance's looks for new outbox events; 0: none (the minute jobs only). */
   outboxPollMs: number;
+  /** Days an agent's tool calls stay in its activity. */
+  agentActivityRetentionDays: number;
   loginRefreshTokenTtl: number;
   encryptionKey: Buffer;
   redisUrl: string | undefined;
@@ -318,6 +322,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     oauthCimdAllowPrivate: e.OAUTH_CIMD_ALLOW_PRIVATE === 'true',
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'true',
     outboxPollMs: e.OUTBOX_POLL_MS,
+    agentActivityRetentionDays: e.AGENT_ACTIVITY_RETENTION_DAYS,
     loginRefreshTokenTtl: e.LOGIN_REFRESH_TOKEN_TTL,
     encryptionKey: Buffer.from(e.ENCRYPTION_KEY, 'base64'),
     redisUrl: e.REDIS_URL,

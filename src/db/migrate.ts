@@ -22,6 +22,9 @@ import { reservationHolds } from './migrations/0019_reservation_holds.js';
 import { bookingRules } from './migrations/0020_booking_rules.js';
 import { reservationPayments } from './migrations/0021_reservation_payments.js';
 import { reservationManageTokens } from './migrations/0022_reservation_manage_tokens.js';
+import { reservationSeries } from './migrations/0026_reservation_series.js';
+import { busyTime } from './migrations/0027_busy_time.js';
+import { agentPolicies } from './migrations/0028_agent_policies.js';
 import { columnsFor } from './migrations/columns.js';
 
 /**
@@ -53,6 +56,9 @@ function migrations(db: Db): Record<string, Migration> {
     '0020_booking_rules': bookingRules(),
     '0021_reservation_payments': reservationPayments(c),
     '0022_reservation_manage_tokens': reservationManageTokens(),
+    '0027_busy_time': busyTime(c, db.dialect),
+    '0028_agent_policies': agentPolicies(c),
+    '0026_reservation_series': reservationSeries(c),
   };
 }
 

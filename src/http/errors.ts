@@ -31,6 +31,7 @@ const STATUS: Record<ErrorCode, number> = {
   CSRF_FAILED: 403,
   BLOCKED: 403,
   AGENT_PAUSED: 403,
+  AGENT_LIMIT_REACHED: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
   IDEMPOTENCY_KEY_REUSED: 409,
@@ -40,6 +41,9 @@ const STATUS: Record<ErrorCode, number> = {
   INVALID_TRANSITION: 409,
   PAYMENT_NOT_READY: 409,
   BOOKING_RULE_VIOLATED: 409,
+  RECURRENCE_NOT_ENABLED: 409,
+  WAITLIST_NOT_ENABLED: 409,
+  SLOT_AVAILABLE: 409,
   NO_ACTIVE_ORGANISATION: 409,
   LAST_OWNER: 409,
   LANE_HAS_RESERVATIONS: 409,
@@ -98,6 +102,10 @@ export const errorEnvelope = z
       message: z.string(),
       details: errorDetails.optional(),
       alternatives: alternatives.optional(),
+      conflicts: z
+        .array(z.object({ startTime: z.string(), endTime: z.string(), alternatives }))
+        .optional()
+        .describe('On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit'),
       requestId: z.string(),
     }),
   })
@@ -134,6 +142,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, thrown: 
       message: error.message,
       ...(error.details ? { details: error.details } : {}),
       ...(error.alternatives ? { alternatives: error.alternatives } : {}),
+      ...(error.conflicts ? { conflicts: error.conflicts } : {}),
       requestId: request.id,
     },
   });

@@ -12,6 +12,7 @@ export const ERROR_CODES = [
   'CSRF_FAILED',
   'BLOCKED',
   'AGENT_PAUSED',
+  'AGENT_LIMIT_REACHED',
   'NOT_FOUND',
   'CONFLICT',
   'IDEMPOTENCY_KEY_REUSED',
@@ -21,6 +22,9 @@ export const ERROR_CODES = [
   'INVALID_TRANSITION',
   'PAYMENT_NOT_READY',
   'BOOKING_RULE_VIOLATED',
+  'RECURRENCE_NOT_ENABLED',
+  'WAITLIST_NOT_ENABLED',
+  'SLOT_AVAILABLE',
   'NO_ACTIVE_ORGANISATION',
   'LAST_OWNER',
   'LANE_HAS_RESERVATIONS',
@@ -65,6 +69,13 @@ export interface Alternative {
   resourceId: number | null;
 }
 
+/** An occurrence of a recurring booking that does not fit (SLOT_UNAVAILABLE of a series), with what would. */
+export interface OccurrenceConflict {
+  startTime: string;
+  endTime: string;
+  alternatives: Alternative[];
+}
+
 export class DomainError extends Error {
   constructor(
     readonly code: ErrorCode,
@@ -74,6 +85,8 @@ export class DomainError extends Error {
     readonly retryAfterSeconds?: number,
     /** For a refused booking, hold or reschedule: bookable times near the one asked for, nearest first. */
     readonly alternatives?: Alternative[],
+    /** For a refused recurring booking: every occurrence that does not fit. */
+    readonly conflicts?: OccurrenceConflict[],
   ) {
     super(message);
   }
@@ -81,7 +94,14 @@ export class DomainError extends Error {
 
 /** `error` offering `alternatives` (every other part as it was). */
 export const withAlternatives = (error: DomainError, alternatives: Alternative[]) =>
-  new DomainError(error.code, error.message, error.details, error.retryAfterSeconds, alternatives);
+  new DomainError(
+    error.code,
+    error.message,
+    error.details,
+    error.retryAfterSeconds,
+    alternatives,
+    error.conflicts,
+  );
 
 export const validationFailed = (message: string, details?: ErrorDetail[]) =>
   new DomainError('VALIDATION_FAILED', message, details);

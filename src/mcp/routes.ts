@@ -14,12 +14,13 @@ import { type AccessTokenVerifier, authenticateAgent, wwwAuthenticate } from './
 import { mcpGatewayRoutes } from './gateway.js';
 import {
   type AgentRequestContext,
+  approvedCallRunner,
   compileTools,
   createAgentServer,
   type McpResourceProvider,
 } from './server.js';
 import { createSessionStore } from './sessions.js';
-import type { ActionRisk, AgentDirectory, ResolvedAgent, ToolDefinition } from './types.js';
+import type { ActionRisk, AgentDirectory, ResolvedAgent, ToolCallGate, ToolDefinition } from './types.js';
 
 export interface McpRoutesOptions {
   agents: AgentDirectory;
@@ -28,6 +29,8 @@ export interface McpRoutesOptions {
   /** The catalogue risk of an action key, for the tool annotations. */
   riskOf(actionKey: string): ActionRisk;
   resources?: McpResourceProvider | undefined;
+  /** Agents' policies (approvals, limits) on every tool call; absent: every permitted call runs. */
+  gate?: ToolCallGate | undefined;
   /** OAuth access tokens (`Authorization: Bearer <not ag_sk_>`); absent: every such token is invalid. */
   verifyAccessToken?: AccessTokenVerifier | undefined;
   /** The clock of session expiry (tests). */
@@ -93,10 +96,13 @@ function negotiatedVersion(text: string): string | undefined {
 export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, options) => {
   const { config } = app;
   const deps = {
-    catalogue: compileTools(options.tools, options.riskOf),
+    catalogue: compileTools(options.tools, options.riskOf, { approvals: options.gate !== undefined }),
     agents: options.agents,
     resources: options.resources,
+    gate: options.gate,
   };
+  // An approved call runs through the very same tool path, as the agent is when it is approved.
+  options.gate?.bindRunner(approvedCallRunner(deps, app.log));
   const sessions = createSessionStore(app.db, options.now);
   const allowedOrigins = new Set(
     [config.publicUrl, config.frontendUrl, ...config.mcpAllowedOrigins].map(originOf).filter(Boolean),

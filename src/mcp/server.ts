@@ -13,12 +13,23 @@ import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import { type AccessScope, type Actor, agentActor } from '../lib/actor.js';
 import { controlCharacterIssues, replaceControlCharacters } from '../lib/control-characters.js';
-import { type Alternative, asDomainError, ERROR_CODES, type ErrorCode, InputError } from '../lib/errors.js';
+import {
+  type Alternative,
+  asDomainError,
+  ERROR_CODES,
+  type ErrorCode,
+  InputError,
+  type OccurrenceConflict,
+} from '../lib/errors.js';
 import {
   type ActionRisk,
   type AgentDirectory,
+  ALWAYS_ALLOWED_ACTIONS,
+  type ApprovedCallRunner,
+  type GateDecision,
   PROFILE_ACTION,
   type ResolvedAgent,
+  type ToolCallGate,
   type ToolDefinition,
 } from './types.js';
 
@@ -55,6 +66,9 @@ export interface AgentAccess {
 export interface CompiledTool {
   name: string;
   definition: ToolDefinition;
+  risk: ActionRisk;
+  /** Takes a `dryRun` argument: the policy prices a call by dry-running it. */
+  takesDryRun: boolean;
   inputSchema: Tool['inputSchema'];
   outputSchema: NonNullable<Tool['outputSchema']>;
   annotations: NonNullable<Tool['annotations']>;
@@ -85,22 +99,58 @@ function objectRooted(schema: Record<string, unknown>): CompiledTool['outputSche
   return schema as CompiledTool['outputSchema'];
 }
 
+/** What a call the policy sends for approval answers (DECISIONS.md "Agents acting safely"). */
+export const approvalRequiredAnswer = z.object({
+  approvalRequired: z.literal(true),
+  approval: z.object({
+    id: z.number().int(),
+    status: z.literal('pending'),
+    expiresAt: z.string(),
+    approveUrl: z.string().describe('Where the owner approves or denies the call'),
+  }),
+});
+const APPROVAL_REQUIRED_JSON = (() => {
+  const { $schema: _, ...schema } = z.toJSONSchema(approvalRequiredAnswer, { io: 'output' });
+  return schema;
+})();
+
+/**
+ * A writing tool's output schema widened by the approval answer: under a policy any
+ * write may answer it instead of running, and clients check results against the schema.
+ * Root keywords (`$schema`, `$defs`) stay at the root, where references resolve.
+ */
+function withApprovalAnswer(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema, $defs, ...rest } = schema;
+  const options = (rest.anyOf ?? rest.oneOf ?? [rest]) as unknown[];
+  return {
+    ...($schema === undefined ? {} : { $schema }),
+    ...($defs === undefined ? {} : { $defs }),
+    type: 'object',
+    anyOf: [...options, APPROVAL_REQUIRED_JSON],
+  };
+}
+
 /** Converts every tool's schemas once, at start: a tool whose schema cannot be expressed fails the start. */
 export function compileTools(
   tools: readonly ToolDefinition[],
   riskOf: (actionKey: string) => ActionRisk,
+  options: { approvals?: boolean } = {},
 ): ToolCatalogue {
   const byActionKey = new Map<string, CompiledTool>();
   const byName = new Map<string, CompiledTool>();
   for (const definition of tools) {
     const name = toolNameOf(definition.actionKey);
     if (byName.has(name)) throw new Error(`Two MCP tools are named ${name}`);
+    const risk = riskOf(definition.actionKey);
+    const output = z.toJSONSchema(definition.output, { io: 'output' }) as Record<string, unknown>;
     const compiled: CompiledTool = {
       name,
       definition,
+      risk,
+      takesDryRun: 'dryRun' in definition.input.shape,
       inputSchema: z.toJSONSchema(definition.input, { io: 'input' }) as Tool['inputSchema'],
-      outputSchema: objectRooted(z.toJSONSchema(definition.output, { io: 'output' })),
-      annotations: annotationsFor(riskOf(definition.actionKey), definition.title),
+      outputSchema: objectRooted(options.approvals && risk !== 'read' ? withApprovalAnswer(output) : output),
+      annotations: annotationsFor(risk, definition.title),
     };
     byActionKey.set(definition.actionKey, compiled);
     byName.set(name, compiled);
@@ -112,8 +162,8 @@ export function compileTools(
 function scopeFor(agent: ResolvedAgent, actionKey: string): AccessScope | null {
   const permission = agent.permissions.find((p) => p.actionKey === actionKey);
   if (permission) return permission.scope;
-  // The profile is always allowed; it touches no calendar or group, so its scope allows none.
-  return actionKey === PROFILE_ACTION ? { calendarIds: [], groupIds: [] } : null;
+  // The profile (and the rest always allowed) touch no calendar or group, so their scope allows none.
+  return ALWAYS_ALLOWED_ACTIONS.has(actionKey) ? { calendarIds: [], groupIds: [] } : null;
 }
 
 export function agentAccess(agent: ResolvedAgent): AgentAccess {
@@ -131,6 +181,8 @@ export interface AgentServerDeps {
   catalogue: ToolCatalogue;
   agents: AgentDirectory;
   resources?: McpResourceProvider | undefined;
+  /** Agents' policies; absent: every permitted call runs. */
+  gate?: ToolCallGate | undefined;
 }
 
 /** What one HTTP request hands the server factory. */
@@ -139,8 +191,15 @@ export interface AgentRequestContext {
   log: FastifyBaseLogger;
 }
 
-const errorResult = (code: ErrorCode, message: string, alternatives?: Alternative[]): CallToolResult => {
-  const structuredContent = { error: { code, message, ...(alternatives ? { alternatives } : {}) } };
+const errorResult = (
+  code: ErrorCode,
+  message: string,
+  alternatives?: Alternative[],
+  conflicts?: OccurrenceConflict[],
+): CallToolResult => {
+  const structuredContent = {
+    error: { code, message, ...(alternatives ? { alternatives } : {}), ...(conflicts ? { conflicts } : {}) },
+  };
   return {
     isError: true,
     structuredContent,
@@ -190,18 +249,50 @@ export function toolErrorOf(result: CallToolResult): { code: ErrorCode; message:
   return { code, message: typeof error?.message === 'string' ? error.message : 'Internal error' };
 }
 
+/** Ids a call names (`reservationId`, `eventId`, ...) or answers (`id`): what the activity shows it touched. */
+function targetIdsOf(input: unknown, output: unknown): number[] {
+  const ids = new Set<number>();
+  const collect = (value: unknown, key: string) => {
+    if ((key === 'id' || key.endsWith('Id')) && Number.isInteger(value) && (value as number) > 0)
+      ids.add(value as number);
+  };
+  if (input && typeof input === 'object')
+    for (const [key, value] of Object.entries(input)) if (key !== 'id') collect(value, key);
+  if (output && typeof output === 'object' && 'id' in output) collect((output as { id: unknown }).id, 'id');
+  return [...ids];
+}
+
+/** What a call the policy sends for approval answers: a result, not an error. */
+const approvalResult = (
+  approval: Extract<GateDecision, { kind: 'approval' }>['approval'],
+): CallToolResult => {
+  const structuredContent = { approvalRequired: true as const, approval };
+  return {
+    structuredContent,
+    content: [
+      {
+        type: 'text',
+        text: `${JSON.stringify(structuredContent)}\nThis call needs your person's approval: nothing was done yet. They decide at ${approval.approveUrl}; read the outcome with approvals_get {"approvalId": ${approval.id}}.`,
+      },
+    ],
+  };
+};
+
 /**
  * THE tool call, for `tools/call` of both protocol eras and the deprecated gateway's
  * `/execute`: checks the permission (a tool the agent may not call reads exactly like
- * an unknown one), validates the arguments, runs the tool as the agent's Actor under
- * that permission's scope, checks the output, maps every error to a refused result
+ * an unknown one), validates the arguments, applies the agent's policy (approval,
+ * amount threshold, daily limits), runs the tool as the agent's Actor under that
+ * permission's scope, checks the output, maps every error to a refused result
  * (nothing internal leaks), and records the call for the agent's activity.
+ * `approvalId`: an approved call being run (the approval step is behind it, limits are not).
  */
 export async function callAgentTool(
-  deps: Pick<AgentServerDeps, 'catalogue' | 'agents'>,
+  deps: Pick<AgentServerDeps, 'catalogue' | 'agents' | 'gate'>,
   { agent, log }: AgentRequestContext,
   reference: ToolReference,
   args: unknown,
+  { approvalId = null }: { approvalId?: number | null } = {},
 ): Promise<ToolCallOutcome> {
   const started = performance.now();
   // Recorded as the call's action key: PostgreSQL refuses a NUL in it, SQLite would store it.
@@ -213,6 +304,9 @@ export async function callAgentTool(
       ? deps.catalogue.byName.get(reference.name)
       : deps.catalogue.byActionKey.get(reference.actionKey);
   const actor = tool ? agentAccess(agent).actorFor(tool.definition.actionKey) : null;
+  let validInput: Record<string, unknown> | undefined;
+  let output: unknown;
+  let askedApproval: number | null = null;
   const result = await run();
   const error = toolErrorOf(result);
   const actionKey = tool?.definition.actionKey ?? requested;
@@ -223,6 +317,9 @@ export async function callAgentTool(
       outcome: error ? 'error' : 'ok',
       errorCode: error?.code ?? null,
       durationMs: Math.round(performance.now() - started),
+      arguments: validInput,
+      targetIds: targetIdsOf(validInput, error ? undefined : output),
+      approvalId: approvalId ?? askedApproval,
     });
   } catch (recordError) {
     log.error({ err: recordError, agentId: agent.id, actionKey }, 'recording an MCP tool call failed');
@@ -247,10 +344,34 @@ export async function callAgentTool(
         `Invalid arguments for tool ${tool.name}: ${issuesText(input.error.issues)}`,
       );
     }
-    let output: unknown;
+    validInput = input.data as Record<string, unknown>;
+    let settle: Extract<GateDecision, { kind: 'run' }>['settle'];
     try {
+      // Reads never wait for anyone: only what changes something goes through the policy.
+      if (deps.gate && tool.risk !== 'read') {
+        const parsed = input.data as Record<string, unknown>;
+        const decision = await deps.gate.admit({
+          agent,
+          actionKey: tool.definition.actionKey,
+          title: tool.definition.title,
+          risk: tool.risk,
+          input: parsed,
+          actor,
+          dryRun: tool.takesDryRun
+            ? () => tool.definition.run(actor, { ...parsed, dryRun: true })
+            : undefined,
+          approvalId,
+        });
+        if (decision.kind === 'refuse') return errorResult(decision.code, decision.message);
+        if (decision.kind === 'approval') {
+          askedApproval = decision.approval.id;
+          return approvalResult(decision.approval);
+        }
+        settle = decision.settle;
+      }
       output = await tool.definition.run(actor, input.data);
     } catch (thrown) {
+      await settleQuietly(false);
       const known = asDomainError(thrown);
       if (known) {
         // Refused fields are named as the tool's arguments: its input is the service's input.
@@ -258,11 +379,17 @@ export async function callAgentTool(
           known instanceof InputError
             ? known.placed(`arguments for tool ${tool.name}`, (path) => path || ARGUMENTS)
             : known;
-        return errorResult(shown.code, shown.message, shown.alternatives);
+        return errorResult(shown.code, shown.message, shown.alternatives, shown.conflicts);
       }
       log.error({ err: thrown, agentId: agent.id, tool: tool.name }, 'MCP tool failed');
       return errorResult('INTERNAL', 'Internal error');
     }
+    // A dry run that would fail counts nothing either.
+    const refusedDryRun =
+      output !== null &&
+      typeof output === 'object' &&
+      (output as { wouldSucceed?: unknown }).wouldSucceed === false;
+    await settleQuietly(!refusedDryRun);
     const checked = await tool.definition.output.safeParseAsync(output);
     if (!checked.success) {
       log.error(
@@ -275,7 +402,51 @@ export async function callAgentTool(
       structuredContent: checked.data,
       content: [{ type: 'text', text: JSON.stringify(checked.data) }],
     };
+
+    /** Tells the policy how the call went (a failed call gives its counted units back). */
+    async function settleQuietly(ok: boolean) {
+      if (!settle) return;
+      const done = settle;
+      settle = undefined;
+      try {
+        await done({ ok, output });
+      } catch (settleError) {
+        log.error(
+          { err: settleError, agentId: agent.id, tool: tool?.name },
+          'settling a tool call with its policy failed',
+        );
+      }
+    }
   }
+}
+
+/**
+ * How an approved call runs (the gate's runner): as the agent is now, read again, so a
+ * paused or disabled agent's approval fails, and a permission taken away since is gone.
+ */
+export function approvedCallRunner(
+  deps: Pick<AgentServerDeps, 'catalogue' | 'agents' | 'gate'>,
+  log: FastifyBaseLogger,
+): ApprovedCallRunner {
+  return async ({ agentId, actionKey, arguments: args, approvalId }) => {
+    const agent = await deps.agents.resolveAgent(agentId);
+    if (!agent || agent.status === 'disabled')
+      return {
+        ok: false,
+        code: 'FORBIDDEN',
+        message: 'The agent is disabled; its approved call did not run',
+      };
+    if (agent.status !== 'active')
+      return {
+        ok: false,
+        code: 'AGENT_PAUSED',
+        message: 'The agent is paused by its owner; its approved call did not run',
+      };
+    const { result } = await callAgentTool(deps, { agent, log }, { actionKey }, args, { approvalId });
+    const error = toolErrorOf(result);
+    if (error) return { ok: false, ...error };
+    return { ok: true, output: result.structuredContent };
+  };
 }
 
 /**

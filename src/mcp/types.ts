@@ -1,8 +1,22 @@
 import type { z } from 'zod';
 import type { AccessScope, Actor } from '../lib/actor.js';
+import type { ErrorCode } from '../lib/errors.js';
 
 /** The action every agent may call, whatever its permissions: the profile tool, to check before writing. */
 export const PROFILE_ACTION = 'agent.profile';
+/** How an agent reads what became of a call its owner was asked to approve. */
+export const APPROVALS_GET_ACTION = 'approvals.get';
+/** The clock and zone tools: they touch nothing of the owner's, and a model needs them before any booking. */
+export const TIME_ACTIONS = ['time.now', 'time.convert'] as const;
+/**
+ * Actions every agent has whatever its permissions (granting one changes nothing): the
+ * profile, reading its own approvals, and the time tools. None reaches another's data.
+ */
+export const ALWAYS_ALLOWED_ACTIONS: ReadonlySet<string> = new Set([
+  PROFILE_ACTION,
+  APPROVALS_GET_ACTION,
+  ...TIME_ACTIONS,
+]);
 
 /** What the MCP layer needs to know of an agent; the agents module answers it. */
 export interface ResolvedAgent {
@@ -32,6 +46,60 @@ export interface ToolCallRecord {
   /** The domain error code of a refused call, null on success. */
   errorCode: string | null;
   durationMs: number;
+  /** The validated arguments (the directory redacts them before keeping them); undefined when invalid. */
+  arguments?: unknown;
+  /** Ids the call named or answered. */
+  targetIds?: readonly number[];
+  /** The approval the call asked for, or ran under. */
+  approvalId?: number | null;
+}
+
+/** One tool call as an agent's policy sees it before it runs (src/mcp/server.ts `callAgentTool`). */
+export interface GatedCall {
+  agent: ResolvedAgent;
+  actionKey: string;
+  title: string;
+  risk: ActionRisk;
+  /** The validated arguments. */
+  input: Record<string, unknown>;
+  /** The Actor the call runs as (the permission's scope). */
+  actor: Actor;
+  /** Runs the same call with `dryRun: true` (tools that take one); undefined otherwise. */
+  dryRun: (() => Promise<unknown>) | undefined;
+  /** The approval whose call this is (an approved call being run); null for an agent's own call. */
+  approvalId: number | null;
+}
+
+/** What `tools/call` answers instead of running a call the policy sends for approval. */
+export interface PendingApproval {
+  id: number;
+  status: 'pending';
+  expiresAt: string;
+  approveUrl: string;
+}
+
+/** The policy's verdict on one call. `settle` runs after a call that ran (counts to release when it failed). */
+export type GateDecision =
+  | { kind: 'run'; settle?(outcome: { ok: boolean; output: unknown }): Promise<void> }
+  | { kind: 'approval'; approval: PendingApproval }
+  | { kind: 'refuse'; code: ErrorCode; message: string };
+
+/** An approved call, run once as the agent is now (its status, permissions and scope at that moment). */
+export type ApprovedCallRunner = (call: {
+  agentId: number;
+  actionKey: string;
+  arguments: unknown;
+  approvalId: number;
+}) => Promise<{ ok: true; output: unknown } | { ok: false; code: ErrorCode; message: string }>;
+
+/**
+ * Agents' policies (approval, amount threshold, daily limits) as the MCP runtime applies
+ * them on every tool call; a module provides it (the wiring passes it in).
+ */
+export interface ToolCallGate {
+  admit(call: GatedCall): Promise<GateDecision>;
+  /** The runtime hands over how to run an approved call; called once when the routes register. */
+  bindRunner(runner: ApprovedCallRunner): void;
 }
 
 export type ActionRisk = 'read' | 'write' | 'destructive';

@@ -1,10 +1,13 @@
 import { agentsModule } from './agents/module.js';
+import { approvalsModule } from './approvals/module.js';
 import { authModule } from './auth/module.js';
 import { automationModule } from './automation/module.js';
 import { availabilityModule } from './availability/module.js';
+import { bookingCalendarModule } from './booking-calendar/module.js';
 import { calendarSyncModule } from './calendar-sync/module.js';
 import { calendarsModule } from './calendars/module.js';
 import { eventsModule } from './events/module.js';
+import { feedsModule } from './feeds/module.js';
 import { householdModule } from './household/module.js';
 import { idempotencyModule } from './idempotency/module.js';
 import { mailModule } from './mail/module.js';
@@ -20,7 +23,9 @@ import { resourceTypesModule } from './resource-types/module.js';
 import { resourcesModule } from './resources/module.js';
 import { routinesModule } from './routines/module.js';
 import { tasksModule } from './tasks/module.js';
+import { timeModule } from './time/module.js';
 import { userGroupsModule } from './user-groups/module.js';
+import { waitlistModule } from './waitlist/module.js';
 import { webhooksModule } from './webhooks/module.js';
 
 /**
@@ -37,6 +42,7 @@ export const MODULES = [
   organisationsModule,
   resourcesModule,
   reservationsModule,
+  waitlistModule,
   idempotencyModule,
   calendarsModule,
   eventsModule,
@@ -47,6 +53,7 @@ export const MODULES = [
   automationModule,
   calendarSyncModule,
   agentsModule,
+  approvalsModule,
   oauthModule,
   privacyModule,
   platformModule,
@@ -57,4 +64,7 @@ export const MODULES = [
   outboxModule,
   mailModule,
   webhooksModule,
+  timeModule,
+  feedsModule,
+  bookingCalendarModule,
 ] as const;

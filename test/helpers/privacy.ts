@@ -226,6 +226,18 @@ export async function seedEverything(app: FastifyInstance, db: Db): Promise<Seed
     customer: { name: 'Grace Hopper', email: 'grace@example.test', phone: '+1 555 0100' },
     notes: 'Window seat',
   });
+  // The waitlist: the person waits for a class the colleague booked full.
+  const classType = await P('POST', '/api/resource-types', { name: 'Class', waitlistEnabled: true });
+  const classRoom = await P('POST', '/api/resources', { name: 'Class 1', resourceTypeId: classType.id });
+  const full = { resourceId: classRoom.id, startTime: at(monday, 15), endTime: at(monday, 16) };
+  await C('POST', '/api/reservations', {
+    ...full,
+    customer: { name: 'Grace Hopper', email: 'grace@example.test' },
+  });
+  await P('POST', '/api/reservations/waitlist', {
+    ...full,
+    customer: { name: personName, email: person.email },
+  });
 
   // Calendars and events; automation on event creation tags the next event and makes a task.
   const work = await P('POST', '/api/calendars', { name: 'Work', description: 'Client meetings' });
@@ -252,6 +264,9 @@ export async function seedEverything(app: FastifyInstance, db: Db): Promise<Seed
     startTime: '2025-06-03T09:00:00Z',
     endTime: '2025-06-03T10:00:00Z',
   });
+  // Subscription feeds the person made: their calendar's, and their organisation resource's.
+  await P('POST', `/api/calendars/${work.id}/feed`);
+  await P('POST', `/api/resources/${resource.id}/feed`);
 
   // People groups: the person's own (the colleague joins), and the neighbour's (the person joins).
   const personGroup = await P('POST', '/api/user-groups', { name: 'Book club' });
@@ -297,7 +312,37 @@ export async function seedEverything(app: FastifyInstance, db: Db): Promise<Seed
     outcome: 'ok',
     errorCode: null,
     durationMs: 3,
+    arguments: { title: 'Dentist', customer: { email: 'p@example.com' } },
+    targetIds: [7],
   });
+  // Its policy, a use of a daily limit, and an approval it asked for.
+  await P(
+    'PUT',
+    `/api/agents/${agent.id}/policy`,
+    { requireApproval: 'writes', limits: { bookingsPerDay: 3 } },
+    200,
+  );
+  assert.ok(
+    (await app.services.agents.reserveUsage(agent.id, [{ kind: 'booking', amount: 1, limit: 3 }])).ok,
+  );
+  const asked = await app.services.approvals.gate.admit({
+    agent: {
+      id: agent.id,
+      userId: person.id,
+      name: 'Planner',
+      status: 'active',
+      permissionGroupId: null,
+      permissions: [],
+    },
+    actionKey: 'tasks.create',
+    title: 'Create task',
+    risk: 'write',
+    input: { title: 'Call the plumber' },
+    actor: { userId: person.id, via: 'agent', agent: { id: agent.id, actions: new Set(), scope: {} } },
+    dryRun: undefined,
+    approvalId: null,
+  });
+  assert.equal(asked.kind, 'approval');
   const oauthGrant = await grant(app, person);
   assert.equal(await mcpInitialize(app, { 'x-agent-key': agentKey }), 200);
 

@@ -194,9 +194,24 @@ describe('deprecated MCP gateway (fake agents and tools)', () => {
         return call;
       }),
       [
-        { agentId: AGENT_A.id, actionKey: 'test.echo', outcome: 'ok', errorCode: null },
-        { agentId: AGENT_A.id, actionKey: 'test.echo', outcome: 'ok', errorCode: null },
-        { agentId: AGENT_A.id, actionKey: 'agent.profile', outcome: 'ok', errorCode: null },
+        ...[1, 2].map(() => ({
+          agentId: AGENT_A.id,
+          actionKey: 'test.echo',
+          outcome: 'ok',
+          errorCode: null,
+          arguments: { text: 'hi', times: 2 },
+          targetIds: [],
+          approvalId: null,
+        })),
+        {
+          agentId: AGENT_A.id,
+          actionKey: 'agent.profile',
+          outcome: 'ok',
+          errorCode: null,
+          arguments: {},
+          targetIds: [],
+          approvalId: null,
+        },
       ],
     );
   });
@@ -349,7 +364,13 @@ describe('deprecated MCP gateway (the real agents and tools)', () => {
     const actions = (await inject('GET', '/api/mcp/actions', headers)).json() as Array<{ actionKey: string }>;
     assert.deepEqual(
       actions.map((a) => a.actionKey).sort(),
-      ['agent.profile', ...agent.permissions.map((p: { actionKey: string }) => p.actionKey)].sort(),
+      [
+        'agent.profile',
+        'approvals.get',
+        'time.convert',
+        'time.now',
+        ...agent.permissions.map((p: { actionKey: string }) => p.actionKey),
+      ].sort(),
     );
 
     const calendars = (await inject('GET', '/api/calendars', user.auth)).json();

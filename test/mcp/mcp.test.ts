@@ -226,7 +226,16 @@ describe('MCP runtime', () => {
       const call = server.directory.calls[0]!;
       assert.deepEqual(
         { ...call, durationMs: 0 },
-        { agentId: AGENT_A.id, actionKey: 'test.echo', outcome: 'ok', errorCode: null, durationMs: 0 },
+        {
+          agentId: AGENT_A.id,
+          actionKey: 'test.echo',
+          outcome: 'ok',
+          errorCode: null,
+          durationMs: 0,
+          arguments: { text: 'hi', times: 2 },
+          targetIds: [],
+          approvalId: null,
+        },
       );
       assert.ok(call.durationMs >= 0);
 

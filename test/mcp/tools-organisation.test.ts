@@ -13,6 +13,7 @@ import { reservationTools } from '../../src/modules/reservations/tools.js';
 import { resourceTypeTools } from '../../src/modules/resource-types/tools.js';
 import { resourceTools } from '../../src/modules/resources/tools.js';
 import { userGroupTools } from '../../src/modules/user-groups/tools.js';
+import { waitlistTools } from '../../src/modules/waitlist/tools.js';
 import { createTestApp, registerUser, type TestApp } from '../helpers/app.js';
 import {
   at,
@@ -59,6 +60,7 @@ describe('MCP tools: organisation side, people groups and profile', () => {
       ...bindTools(resourceTools, s.resources),
       ...bindTools(availabilityTools, s.availability),
       ...bindTools(reservationTools, s.reservations),
+      ...bindTools(waitlistTools, s.waitlist),
       ...bindTools(userGroupTools, s.userGroups),
     ];
   });
@@ -78,7 +80,7 @@ describe('MCP tools: organisation side, people groups and profile', () => {
     const expected = ACTIONS.map((action) => action.key).filter((key) =>
       prefixes.some((prefix) => key.startsWith(prefix)),
     );
-    assert.equal(expected.length, 33);
+    assert.equal(expected.length, 38);
     assert.deepEqual(tools.map((tool) => tool.actionKey).sort(), expected.sort());
   });
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ZodError, z } from 'zod';
 import { ACTIONS } from '../../src/catalogue.js';
-import type { Actor } from '../../src/lib/actor.js';
+import { type Actor, agentActor } from '../../src/lib/actor.js';
 import { DomainError } from '../../src/lib/errors.js';
 import { bindTools, type ToolDefinition } from '../../src/mcp/types.js';
 import { automationTools } from '../../src/modules/automation/tools.js';
@@ -220,7 +220,8 @@ describe('workspace MCP tools (tasks, routines, household, automation)', () => {
 
   test('routines', async () => {
     const user = await registerUser(t.app);
-    const agent = scopedAgent(user.id, {});
+    // Running a routine makes tasks: the agent holds tasks.create as well.
+    const agent = agentActor(user.id, { id: 1, actions: new Set(['tasks.create']), scope: {} });
     const created = await call('routines.create', agent, {
       name: 'Weekly chores',
       timezone: 'Europe/Berlin',
@@ -364,7 +365,25 @@ describe('workspace MCP tools (tasks, routines, household, automation)', () => {
     const home = await defaultCalendarId(t.app, user);
     const work = (await createCalendar(t.app, user, { name: 'Work' })).id;
     const event = await createEvent(t.app, user, home, { title: 'Dentist' });
-    const agent = scopedAgent(user.id, {});
+    // A rule an agent writes runs as that agent, read at run time: a real one, allowed to tag events.
+    const real = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/agents',
+        headers: user.auth,
+        payload: { name: 'Rules' },
+      })
+    ).json() as { id: number };
+    const granted = await t.app.inject({
+      method: 'PUT',
+      url: `/api/agents/${real.id}/permissions`,
+      headers: user.auth,
+      payload: {
+        permissions: [{ actionKey: 'automation.rules.create' }, { actionKey: 'calendar.events.update' }],
+      },
+    });
+    assert.equal(granted.statusCode, 200, granted.body);
+    const agent = scopedAgent(user.id, {}, real.id);
 
     const rule = await call('automation.rules.create', agent, {
       name: 'Tag home',

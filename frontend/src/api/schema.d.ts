@@ -66,6 +66,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -97,6 +109,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -128,6 +152,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -159,6 +195,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -224,6 +272,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -255,6 +315,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -286,6 +358,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -317,6 +401,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -399,6 +495,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -430,6 +538,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -461,6 +581,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -492,6 +624,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -582,6 +726,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -613,6 +769,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -644,6 +812,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -675,6 +855,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -706,6 +898,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -811,6 +1015,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -842,6 +1058,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -873,6 +1101,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -904,6 +1144,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -935,6 +1187,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -1061,6 +1325,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -1092,6 +1368,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -1123,6 +1411,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -1154,6 +1454,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -1185,6 +1497,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -1302,6 +1626,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -1333,6 +1669,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -1364,6 +1712,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -1395,6 +1755,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -1426,6 +1798,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -1524,6 +1908,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -1555,6 +1951,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -1586,6 +1994,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -1617,6 +2037,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -1753,6 +2185,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -1784,6 +2228,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -1815,6 +2271,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -1846,6 +2314,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -1973,6 +2453,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description A series: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -2040,6 +2532,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -2071,6 +2575,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -2102,6 +2618,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -2133,6 +2661,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -2253,6 +2793,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description A series: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -2320,6 +2872,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -2351,6 +2915,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -2382,6 +2958,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -2413,6 +3001,280 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/organisations/{slug}/waitlist": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Wait for a full time through the organisation page (same body as booking) on a type with waitlistEnabled: 201 the entry with a manage link; a bookable time: 409 SLOT_AVAILABLE; without the flag: 409 WAITLIST_NOT_ENABLED. When the time frees, a held reservation is offered at that manage link */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        customer: {
+                            email: string;
+                            name: string;
+                            phone?: string;
+                        } & {
+                            [key: string]: string;
+                        };
+                        /** Format: date-time */
+                        endTime: string;
+                        notes?: string;
+                        price?: unknown;
+                        priceAmount?: unknown;
+                        priceCurrency?: unknown;
+                        /** @description A concrete resource (SINGLE_RESOURCE, BOTH) */
+                        resourceId?: number;
+                        /** @description Book from the pool (POOL, BOTH) */
+                        resourceTypeId?: number;
+                        /** Format: date-time */
+                        startTime: string;
+                        status?: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            createdAt: string;
+                            customer: {
+                                [key: string]: string;
+                            };
+                            endTime: string;
+                            id: number;
+                            /** @description The secret of the customer manage link, shown only in this answer (stored hashed). The hold of an offer carries the same link: confirm it at manageUrl */
+                            manageToken: string | null;
+                            /** @description <FRONTEND_URL>/manage/<manageToken> */
+                            manageUrl: string | null;
+                            offer: {
+                                expiresAt: string | null;
+                                /** @description The held reservation keeping the freed time: confirm it to accept */
+                                reservationId: number;
+                            } | null;
+                            /** @description While waiting: 1 for the next in line for this time; null once no longer waiting */
+                            position: number | null;
+                            /** @description The resource asked for; null for the type pool */
+                            resourceId: number | null;
+                            resourceTypeId: number;
+                            startTime: string;
+                            /**
+                             * @description waiting; offered (a held reservation keeps the freed time until offer.expiresAt); accepted (that hold was confirmed); expired (the offer lapsed or was let go); left
+                             * @enum {string}
+                             */
+                            status: "waiting" | "offered" | "accepted" | "expired" | "left";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -2514,6 +3376,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -2545,6 +3419,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -2650,6 +3536,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -2681,6 +3579,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -2712,6 +3622,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -2743,6 +3665,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -2846,6 +3780,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -2877,6 +3823,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -2908,6 +3866,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -2939,6 +3909,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -3054,6 +4036,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -3085,6 +4079,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -3116,6 +4122,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -3147,6 +4165,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -3252,6 +4282,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -3283,6 +4325,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -3314,6 +4368,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -3345,6 +4411,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -3440,6 +4518,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -3471,6 +4561,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -3502,6 +4604,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -3533,6 +4647,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -3654,6 +4780,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description A series: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -3721,6 +4859,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -3752,6 +4902,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -3783,6 +4945,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */
@@ -3814,6 +4988,18 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
                                 details?: {
                                     message: string;
                                     /** @description The refused field */

@@ -49,7 +49,27 @@ export interface AgentActivityTable {
   /** The domain error code of a refused call; null on success. */
   errorCode: string | null;
   durationMs: number;
+  /** The call's arguments as JSON, contact details and secrets redacted; null when none were kept. */
+  arguments: JsonText | null;
+  /** JSON array of the ids the call named or answered (reservation, event, ...); null when none. */
+  targetIds: JsonText | null;
+  /** The approval the call ran under (an approved call), or that it asked for. */
+  approvalId: number | null;
   createdAt: Timestamp;
+}
+
+export type ApprovalMode = 'never' | 'writes' | 'destructive';
+
+/** An agent's policy (DECISIONS.md "Agents acting safely"); no row: `never`, no limits. */
+export interface AgentPoliciesTable {
+  agentId: number;
+  requireApproval: ApprovalMode;
+  /** Calls that would charge more than this (minor units) need approval; null: no threshold. */
+  approvalOverAmount: number | null;
+  bookingsPerDay: number | null;
+  cancellationsPerDay: number | null;
+  spendPerDay: number | null;
+  updatedAt: Timestamp;
 }
 
 /**
@@ -67,10 +87,23 @@ export interface OauthRefreshTokensTable {
   createdAt: Timestamp;
 }
 
+export type UsageKind = 'booking' | 'cancellation' | 'spend';
+
+/** One counted use of a daily limit; rows older than 24 hours no longer count. */
+export interface AgentUsageTable {
+  id: Id;
+  agentId: number;
+  kind: UsageKind;
+  amount: number;
+  createdAt: Timestamp;
+}
+
 export interface AgentTables {
   agents: AgentsTable;
   agentPermissions: AgentPermissionsTable;
   agentKeys: AgentKeysTable;
   agentActivity: AgentActivityTable;
+  agentPolicies: AgentPoliciesTable;
+  agentUsage: AgentUsageTable;
   oauthRefreshTokens: OauthRefreshTokensTable;
 }

@@ -1,3 +1,4 @@
+import type { Generated } from 'kysely';
 import type { Bool, Id, JsonText, Timestamp } from '../column-types.js';
 
 export type AutomationTrigger = 'event.created' | 'event.synced' | 'task.completed' | 'manual';
@@ -14,6 +15,8 @@ export interface AutomationRulesTable {
   conditions: JsonText;
   /** JSON array of actions (`create_task`, `add_reminder`, `tag_event`). */
   actions: JsonText;
+  /** The agent that wrote the rule: it runs as that agent (its actions and scope then), never as the owner. */
+  createdByAgentId: Generated<number | null>;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }

@@ -1,3 +1,4 @@
+import type { Generated } from 'kysely';
 import type { Bool, Id, JsonText, Timestamp } from '../column-types.js';
 
 export interface CalendarsTable {
@@ -38,6 +39,10 @@ export interface EventsTable {
   externalId: string | null;
   externalEtag: string | null;
   externalLastSyncedAt: Timestamp | null;
+  /** `opaque` (busy) or `transparent` (free); migration 0027. */
+  transparency: Generated<'opaque' | 'transparent'>;
+  /** The reservation this event mirrors in its resource's booking calendar; null for every other event. */
+  bookingReservationId: number | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }

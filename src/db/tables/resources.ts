@@ -36,6 +36,8 @@ export interface ResourceTypesTable {
   bookingRules: JsonText | null;
   /** Minutes a paid booking keeps its time waiting for payment (5..1440). */
   paymentWindowMinutes: Generated<number>;
+  /** How long a waitlist offer holds freed time (minutes; migration 0026). */
+  waitlistOfferMinutes: Generated<number>;
   /** Longest reservation ever booked on the type, so overlap reads look back only that far. */
   longestReservationMinutes: Generated<number>;
   createdAt: Timestamp;
@@ -58,6 +60,10 @@ export interface ResourcesTable {
   /** Public booking token (a shareable link, shown to managers again, so kept readable). */
   publicToken: string;
   isActive: Bool;
+  /** Unavailable while the manager has an opaque event in any of their calendars (migration 0027). */
+  blockOnManagerCalendars: ColumnType<boolean | number, boolean | undefined, boolean>;
+  /** The manager's calendar confirmed reservations are mirrored into; null for none. */
+  bookingCalendarId: number | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }

@@ -20,6 +20,8 @@ export const agentsModule = defineModule({
       userGroups,
       sessions: deps.mcpSessions,
       catalogue: deps.catalogue,
+      jobs: deps.jobs,
+      retentionDays: deps.config.agentActivityRetentionDays,
     }),
   routes: [{ prefix: '/api/agents', plugin: agentRoutes }],
   tools: agentTools,

@@ -19,6 +19,8 @@ const held = (db: Executor, subject: DataSubject) => ({
     .where('agentPermissions.agentId', 'in', ownAgents(db, subject)),
   keys: db.selectFrom('agentKeys').where('agentKeys.agentId', 'in', ownAgents(db, subject)),
   activity: db.selectFrom('agentActivity').where('agentActivity.agentId', 'in', ownAgents(db, subject)),
+  policies: db.selectFrom('agentPolicies').where('agentPolicies.agentId', 'in', ownAgents(db, subject)),
+  usage: db.selectFrom('agentUsage').where('agentUsage.agentId', 'in', ownAgents(db, subject)),
   refreshTokens: db
     .selectFrom('oauthRefreshTokens')
     .where('oauthRefreshTokens.agentId', 'in', ownAgents(db, subject)),
@@ -37,6 +39,8 @@ export const agentsPrivacy: PrivacyDeclaration = {
     agent_permissions: personal('agents', 'deleted'),
     agent_keys: personal('agents', 'deleted (every key stops working)'),
     agent_activity: personal('agent_activity', 'deleted'),
+    agent_policies: personal('agents', 'deleted'),
+    agent_usage: personal('agent_activity', 'deleted'),
     oauth_refresh_tokens: personal('oauth_grants', 'deleted (every OAuth grant ends)'),
   },
   categories: [
@@ -48,9 +52,10 @@ export const agentsPrivacy: PrivacyDeclaration = {
     },
     {
       id: 'agent_activity',
-      label: "Your agents' tool calls: action, outcome, duration, time",
-      purpose: 'Showing you what your agents did for you',
-      retention: 'Until your account is erased',
+      label:
+        "Your agents' tool calls: action, arguments (contact details and secrets redacted), what they touched, outcome, duration, time; and what they used of their daily limits",
+      purpose: 'Showing you what your agents did for you, and holding them to the limits you set',
+      retention: 'AGENT_ACTIVITY_RETENTION_DAYS (default 90 days); limit uses 2 days',
     },
     {
       id: 'oauth_grants',
@@ -66,6 +71,8 @@ export const agentsPrivacy: PrivacyDeclaration = {
       agent_permissions: await countOf(q.permissions),
       agent_keys: await countOf(q.keys),
       agent_activity: await countOf(q.activity),
+      agent_policies: await countOf(q.policies),
+      agent_usage: await countOf(q.usage),
       oauth_refresh_tokens: await countOf(q.refreshTokens),
     };
   },
@@ -122,8 +129,33 @@ export const agentsPrivacy: PrivacyDeclaration = {
             'outcome',
             'errorCode',
             'durationMs',
+            'arguments',
+            'targetIds',
+            'approvalId',
             'createdAt',
           ]),
+      record: (row) => ({ ...row, arguments: json(row.arguments), targetIds: json(row.targetIds) }),
+    }),
+    exportSection({
+      name: 'agentPolicies',
+      table: 'agent_policies',
+      key: ['agentPolicies.agentId'],
+      rows: (db, s) =>
+        held(db, s).policies.select([
+          'agentPolicies.agentId',
+          'requireApproval',
+          'approvalOverAmount',
+          'bookingsPerDay',
+          'cancellationsPerDay',
+          'spendPerDay',
+          'updatedAt',
+        ]),
+    }),
+    exportSection({
+      name: 'agentUsage',
+      table: 'agent_usage',
+      key: ['agentUsage.id'],
+      rows: (db, s) => held(db, s).usage.select(['agentUsage.id', 'agentId', 'kind', 'amount', 'createdAt']),
     }),
     exportSection({
       name: 'oauthGrants',
@@ -153,6 +185,8 @@ export const agentsPrivacy: PrivacyDeclaration = {
       .executeTakeFirst();
     const keys = await trx.deleteFrom('agentKeys').where('agentId', 'in', agents).executeTakeFirst();
     const activity = await trx.deleteFrom('agentActivity').where('agentId', 'in', agents).executeTakeFirst();
+    const policies = await trx.deleteFrom('agentPolicies').where('agentId', 'in', agents).executeTakeFirst();
+    const usage = await trx.deleteFrom('agentUsage').where('agentId', 'in', agents).executeTakeFirst();
     const permissions = await trx
       .deleteFrom('agentPermissions')
       .where('agentId', 'in', agents)
@@ -162,6 +196,8 @@ export const agentsPrivacy: PrivacyDeclaration = {
       oauth_refresh_tokens: changed(tokens),
       agent_keys: changed(keys),
       agent_activity: changed(activity),
+      agent_policies: changed(policies),
+      agent_usage: changed(usage),
       agent_permissions: changed(permissions),
       agents: changed(deleted),
     };

@@ -1,7 +1,7 @@
 import { type Selectable, sql } from 'kysely';
 import { type Executor, precompiled } from '../../db/database.js';
 import { InvalidCursorError } from '../../db/keyset.js';
-import type { AgentStatus, AgentsTable } from '../../db/tables/agents.js';
+import type { AgentPoliciesTable, AgentStatus, AgentsTable, UsageKind } from '../../db/tables/agents.js';
 import type { AccessScope } from '../../lib/actor.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import type { ActivityItem, ActivityQuery, AgentKey } from './schemas.js';
@@ -15,7 +15,21 @@ export interface StoredPermission {
 }
 
 const keyColumns = ['id', 'label', 'prefix', 'createdAt', 'lastUsedAt', 'revokedAt'] as const;
-const activityColumns = ['id', 'actionKey', 'outcome', 'errorCode', 'durationMs', 'createdAt'] as const;
+const activityColumns = [
+  'id',
+  'actionKey',
+  'outcome',
+  'errorCode',
+  'durationMs',
+  'arguments',
+  'targetIds',
+  'approvalId',
+  'createdAt',
+] as const;
+
+export type PolicyRow = Selectable<AgentPoliciesTable>;
+/** Rows one statement of the retention purge deletes; it repeats until a batch comes back short. */
+const PURGE_BATCH = 5_000;
 
 function parseScope(text: string | null): AccessScope | null {
   return text === null ? null : (JSON.parse(text) as AccessScope);
@@ -34,6 +48,8 @@ export function createAgentRepo(db: Executor) {
       // A literal, so the key hash stays the only parameter of the precompiled query.
       .where('agents.status', '!=', sql.lit('disabled')),
   );
+  // The policy of every writing tool call.
+  const selectPolicy = precompiled(db.selectFrom('agentPolicies').selectAll().where('agentId', '=', 0));
   const selectPermissions = precompiled(
     db.selectFrom('agentPermissions').select(['actionKey', 'scope']).where('agentId', '=', 0).orderBy('id'),
   );
@@ -239,6 +255,68 @@ export function createAgentRepo(db: Executor) {
       return Number(result.numUpdatedRows);
     },
 
+    // Policy
+
+    async policyOf(agentId: number): Promise<PolicyRow | undefined> {
+      const [row] = await selectPolicy(db, agentId);
+      return row;
+    },
+
+    async upsertPolicy(row: PolicyRow): Promise<void> {
+      const { agentId, ...values } = row;
+      await db
+        .insertInto('agentPolicies')
+        .values(row)
+        .onConflict((oc) => oc.column('agentId').doUpdateSet(values))
+        .execute();
+    },
+
+    // Daily limits (run these in one transaction, lockPolicy first)
+
+    /**
+     * Serialises the limit checks of one agent: a write to its policy row holds the row
+     * lock on PostgreSQL until the transaction ends, and takes SQLite's write lock before
+     * anything is read, so no other instance counts between this read and its insert.
+     */
+    async lockPolicy(agentId: number): Promise<void> {
+      await db
+        .updateTable('agentPolicies')
+        .set((eb) => ({ updatedAt: eb.ref('updatedAt') }))
+        .where('agentId', '=', agentId)
+        .execute();
+    },
+
+    /** The uses of one kind since `since`, oldest first. */
+    usageSince(agentId: number, kind: UsageKind, since: string) {
+      return db
+        .selectFrom('agentUsage')
+        .select(['id', 'amount', 'createdAt'])
+        .where('agentId', '=', agentId)
+        .where('kind', '=', kind)
+        .where('createdAt', '>', since)
+        .orderBy('createdAt')
+        .orderBy('id')
+        .execute();
+    },
+
+    async insertUsage(agentId: number, kind: UsageKind, amount: number, now: string): Promise<number> {
+      const row = await db
+        .insertInto('agentUsage')
+        .values({ agentId, kind, amount, createdAt: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return row.id;
+    },
+
+    async deleteUsage(ids: readonly number[]): Promise<void> {
+      if (ids.length === 0) return;
+      await db.deleteFrom('agentUsage').where('id', 'in', ids).execute();
+    },
+
+    async purgeUsage(before: string): Promise<void> {
+      await db.deleteFrom('agentUsage').where('createdAt', '<', before).execute();
+    },
+
     // Activity
 
     async insertActivity(values: {
@@ -247,6 +325,9 @@ export function createAgentRepo(db: Executor) {
       outcome: 'ok' | 'error';
       errorCode: string | null;
       durationMs: number;
+      arguments: string | null;
+      targetIds: string | null;
+      approvalId: number | null;
       now: string;
     }): Promise<void> {
       const { now, ...call } = values;
@@ -256,12 +337,34 @@ export function createAgentRepo(db: Executor) {
         .execute();
     },
 
+    /** Deletes activity older than `before`, a batch at a time; answers how many. */
+    async purgeActivity(before: string): Promise<number> {
+      let total = 0;
+      for (;;) {
+        const result = await db
+          .deleteFrom('agentActivity')
+          .where(
+            'id',
+            'in',
+            db.selectFrom('agentActivity').select('id').where('createdAt', '<', before).limit(PURGE_BATCH),
+          )
+          .executeTakeFirst();
+        const deleted = Number(result.numDeletedRows);
+        total += deleted;
+        if (deleted < PURGE_BATCH) return total;
+      }
+    },
+
     /** Newest first, by id. Throws InvalidCursorError for a foreign cursor. */
     async listActivity(
       agentId: number,
       query: ActivityQuery,
     ): Promise<{ items: ActivityItem[]; nextCursor: string | null }> {
       let q = db.selectFrom('agentActivity').select(activityColumns).where('agentId', '=', agentId);
+      if (query.actionKey !== undefined) q = q.where('actionKey', '=', query.actionKey);
+      if (query.outcome !== undefined) q = q.where('outcome', '=', query.outcome);
+      if (query.from !== undefined) q = q.where('createdAt', '>=', query.from);
+      if (query.to !== undefined) q = q.where('createdAt', '<', query.to);
       if (query.cursor !== undefined) {
         const [id, extra] = decodeCursor(query.cursor) ?? [];
         if (!Number.isInteger(id) || extra !== undefined) throw new InvalidCursorError();
@@ -271,7 +374,11 @@ export function createAgentRepo(db: Executor) {
         .orderBy('id', 'desc')
         .limit(query.limit + 1)
         .execute();
-      const items = rows.slice(0, query.limit);
+      const items = rows.slice(0, query.limit).map((row) => ({
+        ...row,
+        arguments: row.arguments === null ? null : (JSON.parse(row.arguments) as Record<string, unknown>),
+        targetIds: row.targetIds === null ? [] : (JSON.parse(row.targetIds) as number[]),
+      }));
       const last = items[items.length - 1];
       return { items, nextCursor: rows.length > query.limit && last ? encodeCursor([last.id]) : null };
     },

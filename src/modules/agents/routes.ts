@@ -9,6 +9,8 @@ import {
   agent,
   agentKey,
   agentKeyParams,
+  agentPolicy,
+  agentPolicyBody,
   catalogueResponse,
   createAgentBody,
   createAgentKeyBody,
@@ -185,11 +187,48 @@ export const agentRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   app.get(
+    '/:id/policy',
+    {
+      schema: {
+        tags,
+        summary: "An agent's policy: when its calls wait for your approval, and its daily limits",
+        security: security.user,
+        params: idParam,
+        response: { 200: agentPolicy, ...errors },
+      },
+    },
+    async (request) => agents.getPolicy(actorOf(request), request.params.id),
+  );
+
+  app.put(
+    '/:id/policy',
+    {
+      schema: {
+        tags,
+        summary:
+          "Replace an agent's policy (absent fields take their defaults: never, no threshold, no limits)",
+        description:
+          'requireApproval: never, writes (every call that changes something) or destructive (deletes and ' +
+          'cancellations). approvalOverAmount: calls that would charge more (minor units) wait for approval ' +
+          'whatever the mode. limits: per rolling 24 hours; a call past one fails with AGENT_LIMIT_REACHED.',
+        security: security.user,
+        params: idParam,
+        body: agentPolicyBody,
+        response: { 200: agentPolicy, 409: errorEnvelope, ...errors },
+      },
+    },
+    async (request) => agents.setPolicy(actorOf(request), request.params.id, request.body),
+  );
+
+  app.get(
     '/:id/activity',
     {
       schema: {
         tags,
         summary: "An agent's MCP tool calls, newest first, one page at a time",
+        description:
+          'Filter by actionKey, outcome and a from/to time range. Arguments are shown with contact details ' +
+          `and secrets redacted; calls are kept AGENT_ACTIVITY_RETENTION_DAYS days (default 90).`,
         security: security.user,
         params: idParam,
         querystring: activityQuery,

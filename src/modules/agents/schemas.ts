@@ -128,7 +128,26 @@ export const createdAgentKey = z.object({
 });
 export type CreatedAgentKey = z.infer<typeof createdAgentKey>;
 
-export const activityQuery = z.strictObject({ ...pageQuery });
+const activityInstant = z.iso
+  .datetime({ offset: true })
+  .transform((value) => new Date(value).toISOString())
+  .describe('ISO 8601 instant with offset');
+
+export const activityQuery = z
+  .strictObject({
+    ...pageQuery,
+    actionKey: z.string().min(1).max(200).optional().describe('Only calls of this action key'),
+    outcome: z
+      .enum(['ok', 'error'])
+      .optional()
+      .describe('Only calls that succeeded (ok) or were refused (error)'),
+    from: activityInstant.optional().describe('Only calls made at or after this instant'),
+    to: activityInstant.optional().describe('Only calls made before this instant'),
+  })
+  .refine((q) => !q.from || !q.to || Date.parse(q.to) > Date.parse(q.from), {
+    message: 'must be after from',
+    path: ['to'],
+  });
 export type ActivityQuery = z.infer<typeof activityQuery>;
 
 export const activityItem = z.object({
@@ -137,9 +156,75 @@ export const activityItem = z.object({
   outcome: z.enum(['ok', 'error']),
   errorCode: z.string().nullable().describe('The error code of a refused call; null on success'),
   durationMs: z.number().int(),
+  arguments: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe(
+      'The arguments of the call, contact details and secrets shown as "[redacted]"; null when invalid',
+    ),
+  targetIds: z.array(z.number().int()).describe('Ids the call named or answered (reservation, event, ...)'),
+  approvalId: z
+    .number()
+    .int()
+    .nullable()
+    .describe('The approval the call asked for, or the approved call it ran; null when none'),
   createdAt: z.string(),
 });
 export type ActivityItem = z.infer<typeof activityItem>;
+
+export const APPROVAL_MODES = ['never', 'writes', 'destructive'] as const;
+const dailyLimit = z
+  .number()
+  .int()
+  .positive()
+  .nullable()
+  .default(null)
+  .describe('At most this much in any 24 hours; null: no limit');
+
+/** `PUT /api/agents/:id/policy`: the whole policy; an absent field takes its default. */
+export const agentPolicyBody = z.strictObject({
+  requireApproval: z
+    .enum(APPROVAL_MODES)
+    .default('never')
+    .describe(
+      'never; writes: every call that changes something waits for your approval; destructive: only calls that delete or cancel',
+    ),
+  approvalOverAmount: z
+    .number()
+    .int()
+    .min(0)
+    .nullable()
+    .default(null)
+    .describe(
+      'Calls that would charge more than this (minor units of the price currency) wait for your approval',
+    ),
+  limits: z
+    .strictObject({
+      bookingsPerDay: dailyLimit.describe('Bookings and holds in any 24 hours; null: no limit'),
+      cancellationsPerDay: dailyLimit.describe('Cancellations and releases in any 24 hours; null: no limit'),
+      spendPerDay: dailyLimit.describe('Sum of booking prices (minor units) in any 24 hours; null: no limit'),
+    })
+    .default({ bookingsPerDay: null, cancellationsPerDay: null, spendPerDay: null }),
+});
+export type AgentPolicyInput = z.infer<typeof agentPolicyBody>;
+
+export const agentPolicy = z.object({
+  requireApproval: z.enum(APPROVAL_MODES),
+  approvalOverAmount: z.number().int().nullable(),
+  limits: z.object({
+    bookingsPerDay: z.number().int().nullable(),
+    cancellationsPerDay: z.number().int().nullable(),
+    spendPerDay: z.number().int().nullable(),
+  }),
+});
+export type AgentPolicy = z.infer<typeof agentPolicy>;
+
+/** No row: approval never asked, no limits. */
+export const DEFAULT_POLICY: AgentPolicy = {
+  requireApproval: 'never',
+  approvalOverAmount: null,
+  limits: { bookingsPerDay: null, cancellationsPerDay: null, spendPerDay: null },
+};
 
 export const catalogueAction = z.object({
   key: z.string().describe('The MCP tool name is this key with "." replaced by "_"'),

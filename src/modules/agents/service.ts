@@ -1,6 +1,8 @@
 import { type Db, type Executor, inTransaction } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { InvalidCursorError } from '../../db/keyset.js';
+import type { UsageKind } from '../../db/tables/agents.js';
+import type { JobQueue } from '../../jobs/queue.js';
 import type { Actor } from '../../lib/actor.js';
 import { issueKey, lastUsedIsStale } from '../../lib/credential-keys.js';
 import { sha256 } from '../../lib/crypto.js';
@@ -17,7 +19,8 @@ import type { AgentDirectory, ResolvedAgent, ToolCallRecord } from '../../mcp/ty
 import type { ActionCatalogue, PermissionGroup } from '../../module.js';
 import type { CalendarService } from '../calendars/service.js';
 import type { UserGroupService } from '../user-groups/service.js';
-import { type AgentRow, createAgentRepo, type StoredPermission } from './repo.js';
+import { redactArguments } from './redact.js';
+import { type AgentRow, createAgentRepo, type PolicyRow, type StoredPermission } from './repo.js';
 import {
   type AccessScopeInput,
   type ActivityItem,
@@ -25,9 +28,12 @@ import {
   AGENT_NAME_MAX,
   type Agent,
   type AgentKey,
+  type AgentPolicy,
+  type AgentPolicyInput,
   type CatalogueResponse,
   type CreateAgentInput,
   type CreatedAgentKey,
+  DEFAULT_POLICY,
   type PermissionGroupEntry,
   type PermissionInput,
   type UpdateAgentInput,
@@ -87,6 +93,43 @@ function normaliseScope(scope: AccessScopeInput | null | undefined): StoredPermi
   return Object.keys(normalised).length > 0 ? normalised : null;
 }
 
+/** The job that deletes activity past AGENT_ACTIVITY_RETENTION_DAYS. */
+export const AGENT_ACTIVITY_RETENTION_JOB = 'agent_activity_retention';
+const RETENTION_EVERY_MINUTES = 60;
+/** A day of a daily limit: the last 24 hours. */
+const DAY_MS = 86_400_000;
+
+/** One unit a call would use of a daily limit. */
+export interface LimitUse {
+  kind: UsageKind;
+  amount: number;
+  limit: number;
+}
+
+class LimitReached extends Error {
+  constructor(readonly refusal: Extract<Reservation, { ok: false }>) {
+    super('limit reached');
+  }
+}
+
+/** What `reserveUsage` answers: the rows to give back if the call fails, or the limit that is used up. */
+export type Reservation =
+  | { ok: true; ids: number[] }
+  | { ok: false; kind: UsageKind; limit: number; freesAt: string | null };
+
+const policyView = (row: PolicyRow | undefined): AgentPolicy =>
+  row
+    ? {
+        requireApproval: row.requireApproval,
+        approvalOverAmount: row.approvalOverAmount,
+        limits: {
+          bookingsPerDay: row.bookingsPerDay,
+          cancellationsPerDay: row.cancellationsPerDay,
+          spendPerDay: row.spendPerDay,
+        },
+      }
+    : DEFAULT_POLICY;
+
 /** Agents manage nothing about agents: an agent that could would widen its own rights. */
 function requirePerson(actor: Actor) {
   if (actor.agent) throw forbidden('Agents cannot manage agents, their permissions or keys');
@@ -109,8 +152,14 @@ export function createAgentService({
   userGroups,
   sessions,
   catalogue,
+  jobs,
+  retentionDays = 90,
 }: {
   db: Db;
+  /** Runs the activity retention purge; absent in unit wiring. */
+  jobs?: JobQueue;
+  /** AGENT_ACTIVITY_RETENTION_DAYS. */
+  retentionDays?: number;
   calendars: Pick<CalendarService, 'list'>;
   userGroups: Pick<UserGroupService, 'list'>;
   sessions: AgentSessions;
@@ -118,6 +167,19 @@ export function createAgentService({
   catalogue: ActionCatalogue;
 }) {
   const repo = createAgentRepo(db.kysely);
+
+  if (jobs) {
+    jobs.work(
+      AGENT_ACTIVITY_RETENTION_JOB,
+      async () => {
+        await repo.purgeActivity(new Date(Date.now() - retentionDays * 86_400_000).toISOString());
+        // Uses older than the window count for nothing any more.
+        await repo.purgeUsage(new Date(Date.now() - 2 * DAY_MS).toISOString());
+      },
+      { retryLimit: 0, deduplicate: true },
+    );
+    jobs.every(AGENT_ACTIVITY_RETENTION_JOB, RETENTION_EVERY_MINUTES);
+  }
 
   async function requireOwned(actor: Actor, agentId: number): Promise<AgentRow> {
     const found = await repo.findOwned(actor.userId, agentId);
@@ -257,12 +319,17 @@ export function createAgentService({
     },
 
     async recordToolCall(call: ToolCallRecord): Promise<void> {
+      const args = call.arguments === undefined ? null : redactArguments(call.arguments);
       await repo.insertActivity({
         agentId: call.agentId,
         actionKey: call.actionKey.slice(0, ACTIVITY_KEY_MAX),
         outcome: call.outcome,
         errorCode: call.outcome === 'error' ? call.errorCode : null,
         durationMs: Math.max(0, Math.round(call.durationMs)),
+        arguments:
+          args === null || typeof args !== 'object' || Array.isArray(args) ? null : JSON.stringify(args),
+        targetIds: call.targetIds && call.targetIds.length > 0 ? JSON.stringify(call.targetIds) : null,
+        approvalId: call.approvalId ?? null,
         now: nowIso(),
       });
     },
@@ -391,6 +458,77 @@ export function createAgentService({
       if (!key) throw notFound('Agent key');
       return key;
     },
+
+    async getPolicy(actor: Actor, agentId: number): Promise<AgentPolicy> {
+      requirePerson(actor);
+      await requireOwned(actor, agentId);
+      return policyView(await repo.policyOf(agentId));
+    },
+
+    /** Replaces the policy; a disabled agent's stays as it was (409). */
+    async setPolicy(actor: Actor, agentId: number, input: AgentPolicyInput): Promise<AgentPolicy> {
+      requirePerson(actor);
+      await requireChangeable(actor, agentId);
+      const row: PolicyRow = {
+        agentId,
+        requireApproval: input.requireApproval,
+        approvalOverAmount: input.approvalOverAmount,
+        bookingsPerDay: input.limits.bookingsPerDay,
+        cancellationsPerDay: input.limits.cancellationsPerDay,
+        spendPerDay: input.limits.spendPerDay,
+        updatedAt: nowIso(),
+      };
+      await repo.upsertPolicy(row);
+      return policyView(row);
+    },
+
+    /** The policy the MCP runtime applies to a call of the agent (no owner check: the caller is the runtime). */
+    async policyOf(agentId: number): Promise<AgentPolicy> {
+      return policyView(await repo.policyOf(agentId));
+    },
+
+    /**
+     * Counts a call's uses against the agent's daily limits, all or none, atomically across
+     * instances (the agent's policy row is locked while counting). A use past a limit
+     * answers which limit and when enough of the window frees for it.
+     */
+    async reserveUsage(agentId: number, uses: readonly LimitUse[]): Promise<Reservation> {
+      if (uses.length === 0) return { ok: true, ids: [] };
+      try {
+        return await inTransaction(db.kysely, async (trx) => {
+          const agents = createAgentRepo(trx);
+          await agents.lockPolicy(agentId);
+          const now = new Date();
+          const since = new Date(now.getTime() - DAY_MS).toISOString();
+          const ids: number[] = [];
+          for (const use of uses) {
+            const used = await agents.usageSince(agentId, use.kind, since);
+            let total = used.reduce((sum, row) => sum + row.amount, 0);
+            if (total + use.amount > use.limit) {
+              // The oldest uses leave the window first: when enough have left, the use fits.
+              let freesAt: string | null = null;
+              for (const row of used) {
+                total -= row.amount;
+                if (total + use.amount <= use.limit) {
+                  freesAt = new Date(Date.parse(row.createdAt) + DAY_MS).toISOString();
+                  break;
+                }
+              }
+              // Rolls back the uses of the other kinds counted just before: all or none.
+              throw new LimitReached({ ok: false, kind: use.kind, limit: use.limit, freesAt });
+            }
+            ids.push(await agents.insertUsage(agentId, use.kind, use.amount, now.toISOString()));
+          }
+          return { ok: true as const, ids };
+        });
+      } catch (error) {
+        if (error instanceof LimitReached) return error.refusal;
+        throw error;
+      }
+    },
+
+    /** Gives a failed call's uses back. */
+    releaseUsage: (ids: readonly number[]) => repo.deleteUsage(ids),
 
     /** The agent's tool calls, newest first. */
     async activity(

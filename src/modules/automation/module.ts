@@ -12,8 +12,15 @@ declare module '../../module.js' {
 
 export const automationModule = defineModule({
   name: 'automation',
-  service: (deps, { calendars, events, tasks }) =>
-    createAutomationService({ ...deps, calendars, events, tasks }),
+  service: (deps, services) =>
+    createAutomationService({
+      ...deps,
+      calendars: services.calendars,
+      events: services.events,
+      tasks: services.tasks,
+      // Read when a rule runs: whether the agent that wrote it is active, and what it may do now.
+      agents: () => services.agents,
+    }),
   routes: [{ prefix: '/api/automation', plugin: automationRoutes }],
   tools: automationTools,
   privacy: automationPrivacy,

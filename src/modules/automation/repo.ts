@@ -25,6 +25,8 @@ export interface RuleValues {
   trigger: AutomationTrigger;
   conditions: RuleConditions;
   actions: RuleAction[];
+  /** The agent that wrote it (null: the owner); absent in an update: unchanged. */
+  createdByAgentId?: number | null;
 }
 
 export interface AuditValues {
@@ -56,6 +58,7 @@ function toRule(row: Selectable<AutomationRulesTable>): Rule {
     trigger: row.trigger,
     conditions: JSON.parse(row.conditions) as RuleConditions,
     actions: JSON.parse(row.actions) as RuleAction[],
+    createdByAgentId: row.createdByAgentId ?? null,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };

@@ -105,6 +105,13 @@ export const rule = z.object({
   trigger: automationTrigger,
   conditions: z.object({ titleContains: z.string().optional(), calendarId: z.number().int().optional() }),
   actions: z.array(ruleAction),
+  createdByAgentId: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      'The agent that last wrote the rule: it runs as that agent (its actions and scope at run time), and not at all while the agent is not active; null: yours',
+    ),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

@@ -1,9 +1,17 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Db } from '../../db/database.js';
 import { InvalidCursorError } from '../../db/keyset.js';
-import { type Actor, calendarInScope, calendarScope } from '../../lib/actor.js';
-import { conflict, DomainError, invalidCursor, notFound, validationFailed } from '../../lib/errors.js';
+import { type Actor, agentActor, calendarInScope, calendarScope } from '../../lib/actor.js';
+import {
+  conflict,
+  DomainError,
+  forbidden,
+  invalidCursor,
+  notFound,
+  validationFailed,
+} from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
+import { PROFILE_ACTION, type ResolvedAgent } from '../../mcp/types.js';
 import type { CalendarService } from '../calendars/service.js';
 import type { Event } from '../events/schemas.js';
 import type { EventService } from '../events/service.js';
@@ -37,6 +45,22 @@ const invalid = (path: string, message: string) =>
   validationFailed(`Invalid rule: ${path}: ${message}`, [{ path, message }]);
 
 const EVENT_ACTIONS = new Set<RuleAction['type']>(['add_reminder', 'tag_event']);
+
+/**
+ * The action an agent needs for each rule action: a rule acting for an agent does what
+ * the agent itself could do with its tools, nothing more (tagging changes the event).
+ */
+export const RULE_ACTION_KEYS: Readonly<Record<RuleAction['type'], string>> = {
+  create_task: 'tasks.create',
+  add_reminder: 'calendar.events.update',
+  tag_event: 'calendar.events.update',
+};
+
+/** Who a rule's actions act as: a person (the actor itself), or an agent as it is now. */
+type RunAs =
+  | { kind: 'person' }
+  | { kind: 'agent'; agent: ResolvedAgent }
+  | { kind: 'inactive'; reason: string };
 const EVENT_TRIGGERS = new Set<AutomationTrigger>(['event.created', 'event.synced']);
 
 /** A rule pinned to a calendar outside the actor's scope is, for that actor, a rule that does not exist. */
@@ -97,11 +121,14 @@ export function createAutomationService({
   calendars,
   events,
   tasks,
+  agents,
 }: {
   db: Db;
   calendars: CalendarService;
   events: EventService;
   tasks: TaskService;
+  /** The agents directory, read when a rule runs (absent: rules never act for an agent's rights). */
+  agents?: () => { resolveAgent(agentId: number): Promise<ResolvedAgent | null> };
 }) {
   const repo = createAutomationRepo(db.kysely);
   const runningRule = new AsyncLocalStorage<number>();
@@ -152,6 +179,38 @@ export function createAutomationService({
         action.type === 'tag_event' ? { ...action, label: action.label.trim() } : action,
       ),
     };
+  }
+
+  /**
+   * A rule an agent wrote acts as that agent, read again now: a paused or disabled agent's
+   * rules do not run, and each action needs the agent's own permission for it, under that
+   * permission's scope (DECISIONS.md "Agents acting safely"). An agent cannot borrow its
+   * owner's rights by planting a rule, nor by rewriting one (an update makes it the agent's).
+   */
+  async function runAsOf(actor: Actor, rule: Rule): Promise<RunAs> {
+    // A rule its owner wrote does what the owner wrote, within the scope of whoever runs it.
+    const agentId = rule.createdByAgentId;
+    if (agentId === null) return { kind: 'person' };
+    const agent = agents ? await agents().resolveAgent(agentId) : null;
+    if (agent?.status !== 'active' || agent.userId !== actor.userId)
+      return {
+        kind: 'inactive',
+        reason: `The agent ${agentId} this rule acts for is ${agent?.status ?? 'disabled'}: the rule does not run`,
+      };
+    return { kind: 'agent', agent };
+  }
+
+  /** The Actor for one rule action: the agent under that action's own permission and scope, or refused. */
+  function actorFor(actor: Actor, runAs: RunAs, action: RuleAction): Actor {
+    if (runAs.kind !== 'agent') return actor;
+    const key = RULE_ACTION_KEYS[action.type];
+    const permission = runAs.agent.permissions.find((p) => p.actionKey === key);
+    if (!permission)
+      throw forbidden(
+        `The agent this rule acts for may not ${key}, so the rule may not ${action.type} either`,
+      );
+    const actions = new Set([...runAs.agent.permissions.map((p) => p.actionKey), PROFILE_ACTION]);
+    return agentActor(runAs.agent.userId, { id: runAs.agent.id, actions, scope: permission.scope });
   }
 
   async function perform(actor: Actor, rule: Rule, action: RuleAction, subject: Subject, runAt: number) {
@@ -217,6 +276,8 @@ export function createAutomationService({
         nowIso(),
       );
     if (!matches(rule.conditions, subject)) return recordSkipped ? record('skipped', null, []) : null;
+    const runAs = await runAsOf(actor, rule);
+    if (runAs.kind === 'inactive') return record('skipped', runAs.reason, []);
 
     const results: ActionResult[] = [];
     let failure: string | null = null;
@@ -231,7 +292,7 @@ export function createAutomationService({
           results.push({
             type: action.type,
             outcome: 'succeeded',
-            ...(await perform(actor, rule, action, subject, runAt)),
+            ...(await perform(actorFor(actor, runAs, action), rule, action, subject, runAt)),
           });
         } catch (error) {
           const message = describeFailure(error);
@@ -282,7 +343,13 @@ export function createAutomationService({
       const checked = await checkRule(actor, input.trigger, input.conditions ?? {}, input.actions);
       return repo.insertRule(
         actor.userId,
-        { name: input.name.trim(), enabled: input.enabled ?? true, trigger: input.trigger, ...checked },
+        {
+          name: input.name.trim(),
+          enabled: input.enabled ?? true,
+          trigger: input.trigger,
+          ...checked,
+          createdByAgentId: actor.agent?.id ?? null,
+        },
         nowIso(),
       );
     },
@@ -304,6 +371,8 @@ export function createAutomationService({
           ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
           trigger,
           ...checked,
+          // What an agent rewrites runs as that agent: it cannot borrow its owner's rule for more rights.
+          ...(actor.agent ? { createdByAgentId: actor.agent.id } : {}),
         },
         nowIso(),
       );

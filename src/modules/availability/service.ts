@@ -24,7 +24,13 @@ import {
   type Window,
   widen,
 } from './engine.js';
-import { type CatalogueRow, createAvailabilityRepo, createBookingReads, createVersionReads } from './repo.js';
+import {
+  type CatalogueRow,
+  createAvailabilityRepo,
+  createBookingReads,
+  createVersionReads,
+  managerBusy,
+} from './repo.js';
 import type { RangeQuery, ResourceAvailability, TypeAvailability } from './schemas.js';
 
 /** What availability needs of an organisation: its zone and scheduling defaults. */
@@ -178,6 +184,41 @@ export function bookablesOf(
     }));
 }
 
+/**
+ * Adds the busy time of managers to the lanes of the resources that block on their
+ * manager's calendars (issue 26): every lane of such a resource is taken while its
+ * manager has an opaque event. Read through `executor` only when one of `bookables` does.
+ * The spans join the lane's reservations, so the engine counts them the same way
+ * (buffers included) and answers show them as taken, nothing more.
+ */
+async function withManagerBusy(
+  executor: Executor,
+  rows: readonly CatalogueRow[],
+  bookables: readonly Bookable[],
+  busy: Map<number, Interval[]>,
+  range: Interval,
+): Promise<Map<number, Interval[]>> {
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const blocking: Array<{ bookable: Bookable; managerId: number }> = [];
+  for (const bookable of bookables) {
+    const row = byId.get(bookable.resourceId);
+    if (row?.blockOnManagerCalendars && row.managedById !== null)
+      blocking.push({ bookable, managerId: row.managedById });
+  }
+  if (blocking.length === 0) return busy;
+  const byManager = await managerBusy(
+    executor,
+    blocking.map((b) => b.managerId),
+    range,
+  );
+  for (const { bookable, managerId } of blocking) {
+    const taken = byManager.get(managerId);
+    if (!taken || taken.length === 0) continue;
+    for (const laneId of bookable.laneIds) busy.set(laneId, [...(busy.get(laneId) ?? []), ...taken]);
+  }
+  return busy;
+}
+
 function lanesOf(bookables: Bookable[], busy: Map<number, Interval[]>): Lane[] {
   return bookables.flatMap((b) =>
     b.laneIds.map((id) => ({ resourceId: id, schedule: b.schedule, busy: busy.get(id) ?? [] })),
@@ -271,10 +312,12 @@ export function createAvailabilityService({
     }
     const span = bookableSpan(type.bookingRules, nowMs);
     const rules = rulesOf(type, span);
+    const widened = widen(range, rules);
     const read =
       bookable && type.isActive
-        ? await repo.busyByLane(bookable.laneIds, widen(range, rules), lookbackOf(type), db.dialect, nowMs)
+        ? await repo.busyByLane(bookable.laneIds, widened, lookbackOf(type), db.dialect, nowMs)
         : undefined;
+    if (bookable && read) await withManagerBusy(db.kysely, family, [bookable], read.byLane, widened);
     const lanes = bookable && read ? lanesOf([bookable], read.byLane) : [];
     const schedule =
       bookable?.schedule ??
@@ -303,18 +346,19 @@ export function createAvailabilityService({
     const range = { start: Date.parse(query.from), end: Date.parse(query.to) };
     const nowMs = Date.now();
     const type = await typeOrThrow(db.kysely, org.organisationId, resourceTypeId);
-    const bookables = type.isActive
-      ? bookablesOf(await repo.ofType(org.organisationId, resourceTypeId), type, org.schedulePolicy)
-      : [];
+    const rows = type.isActive ? await repo.ofType(org.organisationId, resourceTypeId) : [];
+    const bookables = bookablesOf(rows, type, org.schedulePolicy);
     const span = bookableSpan(type.bookingRules, nowMs);
     const rules = rulesOf(type, span);
+    const widened = widen(range, rules);
     const { byLane: busy, keptUntil } = await repo.busyByLane(
       bookables.flatMap((b) => b.laneIds),
-      widen(range, rules),
+      widened,
       lookbackOf(type),
       db.dialect,
       nowMs,
     );
+    await withManagerBusy(db.kysely, rows, bookables, busy, widened);
     // The pool of a type with one resource is that resource's answer: computed once.
     const computed = new Map<string, ReturnType<typeof compute>>();
     const answerOf = (group: Bookable[], mode: 'continuous' | 'shifts') => {
@@ -410,6 +454,7 @@ export function createAvailabilityService({
       ignore?: IgnoredTime,
     ): Promise<LaneOffer[]> {
       const rules = rulesOf(type);
+      const around = { start: request.start - rules.bufferMs, end: request.end + rules.bufferMs };
       const {
         catalogue: rows,
         busy,
@@ -418,12 +463,14 @@ export function createAvailabilityService({
         executor,
         org.organisationId,
         type.id,
-        { start: request.start - rules.bufferMs, end: request.end + rules.bufferMs },
+        around,
         lookbackOf(type),
         new Date().toISOString(),
       );
       withoutIgnored(busy, ignore);
       let candidates = candidatesOf(rows, type, org, target);
+      // The manager's busy time, in the booking's own executor: every write path books through here.
+      await withManagerBusy(executor, rows, candidates, busy, around);
       if (target.resourceId !== undefined && candidates.length === 0) {
         const exists = rows.some((row) => row.id === target.resourceId && row.parentResourceId === null);
         if (!exists) {
@@ -476,7 +523,8 @@ export function createAvailabilityService({
     ): Promise<Interval[]> {
       if (!type.isActive) return [];
       const nowMs = Date.now();
-      const candidates = candidatesOf(await repo.ofType(org.organisationId, type.id), type, org, target);
+      const rows = await repo.ofType(org.organisationId, type.id);
+      const candidates = candidatesOf(rows, type, org, target);
       if (candidates.length === 0) return [];
       const length = request.end - request.start;
       const rules = rulesOf(type, bookableSpan(type.bookingRules, nowMs));
@@ -491,7 +539,9 @@ export function createAvailabilityService({
           db.dialect,
           nowMs,
         );
-        const lanes = lanesOf(candidates, withoutIgnored(byLane, options.ignore));
+        const range = { start: from - margin, end: to + margin };
+        await withManagerBusy(db.kysely, rows, candidates, withoutIgnored(byLane, options.ignore), range);
+        const lanes = lanesOf(candidates, byLane);
         return nearestFits(lanes, org.timezone, request, rules, {
           from,
           to,

@@ -66,6 +66,7 @@ function sameContent(row: SyncedEventRow, values: EventValues, withReminders: bo
     row.allDay === values.allDay &&
     row.timezone === values.timezone &&
     (row.recurrence ?? null) === recurrenceColumn(values.recurrence) &&
+    row.transparency === values.transparency &&
     (!withReminders || row.reminders === JSON.stringify(values.reminders))
   );
 }
@@ -120,6 +121,7 @@ function localValues(
     timezone,
     recurrence,
     reminders: mapping.importReminders ? (event.reminders ?? []) : [],
+    transparency: event.transparency ?? 'opaque',
   };
   try {
     return checkEvent(mapping.localCalendarId, fields);

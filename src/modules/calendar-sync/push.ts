@@ -24,6 +24,7 @@ function toWrite(event: Event, withReminders: boolean): EventWrite {
     endTime: event.endTime,
     timezone: event.timezone,
     recurrence: recurrence.length > 0 ? recurrence : null,
+    transparency: event.transparency,
     ...(withReminders ? { reminders: event.reminders } : {}),
   };
 }

@@ -102,6 +102,27 @@ export function createCalendarRepo(db: Executor) {
       return row && toCalendar(row, userId);
     },
 
+    /** A calendar by id, as its owner sees it (no actor: a feed URL is its own credential). */
+    async findById(calendarId: number): Promise<Calendar | undefined> {
+      const row = await db
+        .selectFrom('calendars')
+        .select(calendarColumns)
+        .where('id', '=', calendarId)
+        .executeTakeFirst();
+      return row && toCalendar(row, row.ownerId);
+    },
+
+    /** Whether `ownerId` owns the calendar (no actor: resources check a manager's booking calendar). */
+    async isOwnedBy(calendarId: number, ownerId: number): Promise<boolean> {
+      const row = await db
+        .selectFrom('calendars')
+        .select('id')
+        .where('id', '=', calendarId)
+        .where('ownerId', '=', ownerId)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
     async listOwned(ownerId: number, calendarIds?: readonly number[]): Promise<Calendar[]> {
       const rows = await db
         .selectFrom('calendars')

@@ -3,7 +3,14 @@ import { z } from 'zod';
 import { actorOf } from '../../http/auth.js';
 import { errorEnvelope, errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
-import { createEventBody, event, eventOccurrence, eventRangeQuery } from '../events/schemas.js';
+import {
+  createEventBody,
+  event,
+  eventOccurrence,
+  eventRangeQuery,
+  freeBusy,
+  freeBusyBody,
+} from '../events/schemas.js';
 import { calendar, createCalendarBody, updateCalendarBody } from './schemas.js';
 
 const tags = ['calendars'];
@@ -39,6 +46,22 @@ export const calendarRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => reply.code(201).send(await calendars.create(actorOf(request), request.body)),
+  );
+
+  app.post(
+    '/free-busy',
+    {
+      onRequest: app.requireUser,
+      schema: {
+        tags,
+        summary:
+          'Busy time of your own calendars in [from, to) (at most 62 days): merged opaque events, never what they are',
+        security: security.user,
+        body: freeBusyBody,
+        response: { 200: freeBusy, ...errors },
+      },
+    },
+    async (request) => events.freeBusy(actorOf(request), request.body),
   );
 
   app.get(

@@ -63,6 +63,16 @@ export function createCalendarService({ db }: { db: Db }) {
     requireReadable,
     requireOwned,
 
+    /** A calendar by id without an actor (a subscription feed, whose secret URL is the credential). */
+    findForFeed: (calendarId: number): Promise<Calendar | undefined> => repo.findById(calendarId),
+
+    /**
+     * Whether the person owns the calendar, without an actor (a resource's booking calendar
+     * must be its manager's), read through the caller's transaction when it holds one.
+     */
+    isOwnedBy: (calendarId: number, ownerId: number, executor: Executor = db.kysely): Promise<boolean> =>
+      createCalendarRepo(executor).isOwnedBy(calendarId, ownerId),
+
     /**
      * The actor's own calendars in the given ids, all of them or a 404 naming none
      * (attaching calendars to a group). Ids outside the actor's scope count as absent.

@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { EventsTable } from '../../db/tables/calendars.js';
 import { chunks } from '../../lib/chunks.js';
+import type { BusyEventRow } from './busy.js';
 import type {
   Event,
   EventValues,
@@ -24,6 +25,7 @@ export function toEvent(row: Selectable<EventsTable>): Event {
     timezone: row.timezone,
     recurrence: row.recurrence ? (JSON.parse(row.recurrence) as string[]) : [],
     reminders: JSON.parse(row.reminders) as Reminder[],
+    transparency: row.transparency,
     external:
       row.externalProvider && row.externalId
         ? {
@@ -62,11 +64,17 @@ function externalColumns(external: ExternalRef | null | undefined) {
 
 export function createEventRepo(db: Executor) {
   return {
-    async insert(values: EventValues, external: ExternalRef | null | undefined, now: string): Promise<Event> {
+    async insert(
+      values: EventValues,
+      external: ExternalRef | null | undefined,
+      now: string,
+      bookingReservationId: number | null = null,
+    ): Promise<Event> {
       const row = await db
         .insertInto('events')
         .values({
           ...values,
+          bookingReservationId,
           recurrence: recurrenceColumn(values.recurrence),
           reminders: JSON.stringify(values.reminders),
           ...externalColumns(external),
@@ -110,6 +118,47 @@ export function createEventRepo(db: Executor) {
         .orderBy('id')
         .execute();
       return rows.map(toEvent);
+    },
+
+    /** Every event of the calendar that has an occurrence ending after `since` (a feed), in start order. */
+    async listSince(calendarId: number, since: string): Promise<Event[]> {
+      const rows = await db
+        .selectFrom('events')
+        .selectAll()
+        .where('calendarId', '=', calendarId)
+        .where((eb) => eb.or([eb('occursUntil', 'is', null), eb('occursUntil', '>', since)]))
+        .orderBy('startTime')
+        .orderBy('id')
+        .execute();
+      return rows.map(toEvent);
+    },
+
+    /** The events mirroring these reservations in booking calendars (one at most each). */
+    async mirrorsOf(reservationIds: readonly number[]): Promise<Array<Event & { reservationId: number }>> {
+      if (reservationIds.length === 0) return [];
+      const rows = await db
+        .selectFrom('events')
+        .selectAll()
+        .where('bookingReservationId', 'in', [...reservationIds])
+        .execute();
+      return rows.map((row) => ({ ...toEvent(row), reservationId: row.bookingReservationId! }));
+    },
+
+    /** The opaque events of these calendars that may overlap [from, to): the busy read of free/busy. */
+    async listBusy(
+      calendarIds: readonly number[],
+      from: string,
+      to: string,
+    ): Promise<Array<BusyEventRow & { calendarId: number }>> {
+      if (calendarIds.length === 0) return [];
+      return db
+        .selectFrom('events')
+        .select(['calendarId', 'startTime', 'endTime', 'allDay', 'timezone', 'recurrence', 'occursUntil'])
+        .where('calendarId', 'in', [...calendarIds])
+        .where('transparency', '=', 'opaque')
+        .where('startTime', '<', to)
+        .where((eb) => eb.or([eb('occursUntil', 'is', null), eb('occursUntil', '>', from)]))
+        .execute();
     },
 
     async update(
@@ -168,6 +217,7 @@ export function createSyncedEventRepo(db: Executor) {
             'timezone',
             'recurrence',
             'reminders',
+            'transparency',
           ])
           .where('calendarId', '=', calendarId)
           .where('externalProvider', '=', provider)

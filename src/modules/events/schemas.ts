@@ -30,6 +30,13 @@ const recurrence = z
   );
 
 const title = z.string().trim().min(1).max(500);
+
+export const transparency = z
+  .enum(['opaque', 'transparent'])
+  .describe(
+    'opaque: the time counts as busy (free/busy, resources blocking on their manager); transparent: free',
+  );
+export type Transparency = z.infer<typeof transparency>;
 const description = z.string().max(10_000).nullable();
 const location = z.string().trim().max(1000).nullable();
 
@@ -43,6 +50,7 @@ export const createEventBody = z.strictObject({
   timezone: timeZone.optional().describe("IANA time zone; default the calendar's"),
   recurrence: recurrence.optional(),
   reminders: z.array(reminderInput).max(20).optional().describe('Default none'),
+  transparency: transparency.optional().describe('Default opaque (busy)'),
 });
 export type EventInput = z.infer<typeof createEventBody>;
 
@@ -57,6 +65,7 @@ export const updateEventBody = z.strictObject({
   timezone: timeZone.optional(),
   recurrence: recurrence.optional(),
   reminders: z.array(reminderInput).max(20).optional(),
+  transparency: transparency.optional(),
 });
 export type EventPatch = z.infer<typeof updateEventBody>;
 
@@ -82,6 +91,7 @@ export const event = z.object({
   timezone: z.string(),
   recurrence: z.array(z.string()),
   reminders: z.array(reminder),
+  transparency,
   external: externalRef.nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -100,6 +110,7 @@ export const eventOccurrence = z.object({
   timezone: z.string(),
   isRecurring: z.boolean(),
   reminders: z.array(reminder),
+  transparency,
   external: externalRef.nullable(),
 });
 export type EventOccurrence = z.infer<typeof eventOccurrence>;
@@ -109,6 +120,32 @@ export const eventRangeQuery = z.object({
   to: instant.describe('End of the range (exclusive); at most 366 days after from'),
 });
 export type EventRange = z.infer<typeof eventRangeQuery>;
+
+export const freeBusyBody = z.strictObject({
+  from: instant.describe('Start of the range (inclusive)'),
+  to: instant.describe('End of the range (exclusive); at most 62 days after from'),
+  calendarIds: z
+    .array(entityId)
+    .min(1)
+    .max(100)
+    .optional()
+    .describe(
+      'Calendars of yours to answer for; default every calendar you own (within an agent its calendar scope)',
+    ),
+});
+export type FreeBusyQuery = z.infer<typeof freeBusyBody>;
+
+export const freeBusy = z.object({
+  calendars: z.array(
+    z.object({
+      calendarId: z.number().int(),
+      busy: z
+        .array(z.object({ start: z.string(), end: z.string() }))
+        .describe('Merged busy (opaque) time within the range, in order; never what the events are'),
+    }),
+  ),
+});
+export type FreeBusy = z.infer<typeof freeBusy>;
 
 /** What an event is written with: its fields as stored, the calendar it belongs to. */
 export interface EventValues {
@@ -122,6 +159,7 @@ export interface EventValues {
   timezone: string;
   recurrence: string[] | null;
   reminders: Reminder[];
+  transparency: Transparency;
   occursUntil: string | null;
 }
 
@@ -139,6 +177,7 @@ export interface SyncedEventRow {
   timezone: string;
   recurrence: string | null;
   reminders: string;
+  transparency: Transparency;
 }
 
 /** Where an event mirrors a provider's event, as stored beside it. */

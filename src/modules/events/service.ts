@@ -2,10 +2,11 @@ import { DateTime } from 'luxon';
 import type { Db, Executor } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Actor } from '../../lib/actor.js';
-import { conflict, notFound, validationFailed } from '../../lib/errors.js';
+import { conflict, invalidField, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { isValidTimeZone } from '../calendars/schemas.js';
 import type { CalendarService } from '../calendars/service.js';
+import { type BusySpan, busySpans } from './busy.js';
 import {
   type CompiledRecurrence,
   compileRecurrence,
@@ -23,11 +24,16 @@ import {
   type EventRange,
   type EventValues,
   type ExternalRef,
+  type FreeBusy,
+  type FreeBusyQuery,
   instant,
   REMINDER_MAX_MINUTES,
   type Reminder,
+  type Transparency,
 } from './schemas.js';
 
+/** Longest range one free/busy question may cover. */
+export const MAX_FREE_BUSY_DAYS = 62;
 /** Longest range one event listing may cover. */
 export const MAX_RANGE_DAYS = 366;
 /** Most occurrences one event listing answers; a denser range must be asked for in parts. */
@@ -37,6 +43,11 @@ export const MAX_OCCURRENCES = 10_000;
 export interface EventWriteOptions {
   /** Sets (or with null clears) the read-only `external` block. */
   external?: ExternalRef | null;
+  /**
+   * Create only: the event mirrors this reservation in its resource's booking calendar
+   * (src/modules/booking-calendar); busy reads leave it out, as the reservation takes the time.
+   */
+  bookingReservationId?: number;
 }
 
 /** Reminder minutes outside 0..1440 are clamped, not refused (also for reminders imported by sync). */
@@ -76,6 +87,20 @@ function isLocalMidnight(iso: string, zone: string): boolean {
   return local.hour === 0 && local.minute === 0 && local.second === 0 && local.millisecond === 0;
 }
 
+/** Spans in start order, overlapping and touching ones joined, clipped to [from, to). */
+function mergeSpans(spans: BusySpan[], from: number, to: number): BusySpan[] {
+  const merged: BusySpan[] = [];
+  for (const span of spans.sort((a, b) => a.start - b.start)) {
+    const start = Math.max(span.start, from);
+    const end = Math.min(span.end, to);
+    if (end <= start) continue;
+    const last = merged[merged.length - 1];
+    if (last && start <= last.end) last.end = Math.max(last.end, end);
+    else merged.push({ start, end });
+  }
+  return merged;
+}
+
 export interface EventFields {
   title: string;
   description: string | null;
@@ -86,6 +111,8 @@ export interface EventFields {
   timezone: string;
   recurrence: readonly string[] | null;
   reminders: readonly Reminder[];
+  /** Absent: opaque (busy). */
+  transparency?: Transparency | undefined;
 }
 
 /** Applies every event rule (times, all-day, recurrence, reminders); answers the values to store. */
@@ -124,6 +151,7 @@ export function checkEvent(calendarId: number, fields: EventFields): EventValues
     timezone,
     recurrence: compiled ? [...(fields.recurrence ?? [])] : null,
     reminders: normaliseReminders(fields.reminders),
+    transparency: fields.transparency ?? 'opaque',
     occursUntil: seriesEnd(series, compiled),
   };
 }
@@ -264,6 +292,49 @@ export function createEventService({
       return readable(actor, eventId);
     },
 
+    /** The events mirroring these reservations in their resources' booking calendars (src/modules/booking-calendar). */
+    mirrorsOf(reservationIds: readonly number[]) {
+      return repo.mirrorsOf(reservationIds);
+    },
+
+    /**
+     * Every event of a calendar with an occurrence ending after `since`, without an actor:
+     * for a subscription feed, whose secret URL its owner made is the credential.
+     */
+    listForFeed(calendarId: number, since: string): Promise<Event[]> {
+      return repo.listSince(calendarId, since);
+    },
+
+    /**
+     * Busy time of the actor's own calendars within [from, to): the given ones (each must be
+     * the actor's and within an agent's calendar scope, else 404 naming none), or all of
+     * them. Opaque events only (mirrors of bookings included: the person is busy), recurring
+     * ones expanded in their zone, merged and clipped per calendar. Times only.
+     */
+    async freeBusy(actor: Actor, query: FreeBusyQuery): Promise<FreeBusy> {
+      const from = Date.parse(query.from);
+      const to = Date.parse(query.to);
+      if (!(to > from)) throw invalidField('to', 'must be after from');
+      if (to - from > MAX_FREE_BUSY_DAYS * 86_400_000)
+        throw invalidField('to', `the range may cover at most ${MAX_FREE_BUSY_DAYS} days`);
+      const owned = query.calendarIds
+        ? await calendars.requireOwnedMany(actor, query.calendarIds)
+        : (await calendars.list(actor)).filter((calendar) => calendar.accessRole === 'owner');
+      const ids = query.calendarIds ? [...new Set(query.calendarIds)] : owned.map((calendar) => calendar.id);
+      const rows = await repo.listBusy(ids, new Date(from).toISOString(), new Date(to).toISOString());
+      const byCalendar = new Map<number, typeof rows>(ids.map((id) => [id, []]));
+      for (const row of rows) byCalendar.get(row.calendarId)?.push(row);
+      return {
+        calendars: ids.map((calendarId) => ({
+          calendarId,
+          busy: mergeSpans(busySpans(byCalendar.get(calendarId) ?? [], from, to), from, to).map((span) => ({
+            start: new Date(span.start).toISOString(),
+            end: new Date(span.end).toISOString(),
+          })),
+        })),
+      };
+    },
+
     async create(
       actor: Actor,
       calendarId: number,
@@ -281,8 +352,11 @@ export function createEventService({
         timezone: input.timezone ?? calendar.timezone,
         recurrence: input.recurrence ?? null,
         reminders: input.reminders ?? [],
+        transparency: input.transparency ?? 'opaque',
       });
-      const created = await repo.insert(values, options.external, nowIso()).catch(externalClash);
+      const created = await repo
+        .insert(values, options.external, nowIso(), options.bookingReservationId ?? null)
+        .catch(externalClash);
       if (onEventCreated) {
         try {
           await onEventCreated(actor, created);
@@ -316,6 +390,7 @@ export function createEventService({
         timezone: pick('timezone', event.timezone),
         recurrence: pick('recurrence', event.recurrence),
         reminders: pick('reminders', event.reminders),
+        transparency: pick('transparency', event.transparency),
       });
       const updated = await repo.update(eventId, values, options.external, nowIso()).catch(externalClash);
       await changed(actor, 'updated', updated);

@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { entityId } from '../../http/schemas.js';
 import { defineTool } from '../../mcp/types.js';
-import { createEventBody, event, eventOccurrence, eventRangeQuery, updateEventBody } from './schemas.js';
+import {
+  createEventBody,
+  event,
+  eventOccurrence,
+  eventRangeQuery,
+  freeBusy,
+  freeBusyBody,
+  updateEventBody,
+} from './schemas.js';
 import type { EventService } from './service.js';
 
 const eventRef = { eventId: entityId };
@@ -23,6 +31,20 @@ export const eventTools = [
     run: async (events: EventService, actor, { calendarId, from, to }) => ({
       occurrences: await events.listOccurrences(actor, calendarId, { from, to }),
     }),
+  }),
+  defineTool({
+    actionKey: 'calendar.freeBusy.read',
+    title: 'Read free/busy',
+    description:
+      'Busy time of your own calendars in [from, to) (at most 62 days): merged busy periods per calendar, without what the events are. calendarIds: some of yours; default all of them.',
+    catalogue: {
+      description: 'Busy periods of own calendars within a range, without event details.',
+      risk: 'read',
+      scopeKinds: ['calendar'],
+    },
+    input: freeBusyBody,
+    output: freeBusy,
+    run: (events: EventService, actor, query) => events.freeBusy(actor, query),
   }),
   defineTool({
     actionKey: 'calendar.events.get',

@@ -10,7 +10,7 @@ declare module '../../module.js' {
 
 export const publicBookingModule = defineModule({
   name: 'publicBooking',
-  service: (deps, { availability, reservations, resourceTypes, resources }) =>
-    createPublicBookingService({ ...deps, availability, reservations, resourceTypes, resources }),
+  service: (deps, { availability, reservations, resourceTypes, resources, waitlist }) =>
+    createPublicBookingService({ ...deps, availability, reservations, resourceTypes, resources, waitlist }),
   routes: [{ prefix: '/api/public', plugin: publicBookingRoutes }],
 });

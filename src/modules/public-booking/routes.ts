@@ -18,6 +18,7 @@ import {
   manageTokenParam,
   publicCatalogue,
   publicResourcePage,
+  publicWaitlistEntry,
   slugAvailabilityQuery,
   slugParam,
   tokenParam,
@@ -97,6 +98,24 @@ export const publicBookingRoutes: FastifyPluginAsyncZod = async (app) => {
       request.query.dryRun
         ? publicBooking.dryRunBookBySlug(request.params.slug, request.body)
         : reply.code(201).send(await publicBooking.bookBySlug(request.params.slug, request.body)),
+  );
+
+  app.post(
+    '/organisations/:slug/waitlist',
+    {
+      config,
+      schema: {
+        tags,
+        summary:
+          'Wait for a full time through the organisation page (same body as booking) on a type with waitlistEnabled: 201 the entry with a manage link; a bookable time: 409 SLOT_AVAILABLE; without the flag: 409 WAITLIST_NOT_ENABLED. When the time frees, a held reservation is offered at that manage link',
+        security: security.public,
+        params: slugParam,
+        body: reservationBody,
+        response: { 201: publicWaitlistEntry, ...errors },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await publicBooking.joinWaitlistBySlug(request.params.slug, request.body)),
   );
 
   app.post(

@@ -3,6 +3,7 @@ import { positiveId } from '../../http/schemas.js';
 import { availabilityMode } from '../../scheduling/schemas.js';
 import { rangeQuery } from '../availability/schemas.js';
 import { publicReservation, rescheduleBody } from '../reservations/schemas.js';
+import { waitlistEntry } from '../waitlist/schemas.js';
 
 export const slugParam = z.strictObject({ slug: z.string().min(1).max(63) });
 export const tokenParam = z.strictObject({ token: z.string().min(1).max(128) });
@@ -101,3 +102,15 @@ export type ManagedReservation = z.infer<typeof managedReservation>;
 /** A customer's move of their reservation: the new time only (same resource or pool, no override). */
 export const manageRescheduleBody = rescheduleBody.pick({ startTime: true, endTime: true });
 export type ManageRescheduleInput = z.infer<typeof manageRescheduleBody>;
+
+/** A waitlist entry made through the organisation page, with the customer's manage link (shown once). */
+export const publicWaitlistEntry = waitlistEntry.extend({
+  manageToken: z
+    .string()
+    .nullable()
+    .describe(
+      'The secret of the customer manage link, shown only in this answer (stored hashed). The hold of an offer carries the same link: confirm it at manageUrl',
+    ),
+  manageUrl: z.string().nullable().describe('<FRONTEND_URL>/manage/<manageToken>'),
+});
+export type PublicWaitlistEntry = z.infer<typeof publicWaitlistEntry>;

@@ -18,8 +18,14 @@ import type { ResourceType } from '../resource-types/schemas.js';
 import type { ResourceTypesService } from '../resource-types/service.js';
 import type { Resource } from '../resources/schemas.js';
 import type { ResourcesService } from '../resources/service.js';
+import type { WaitlistService } from '../waitlist/service.js';
 import { createPublicBookingRepo } from './repo.js';
-import type { BookedPublicReservation, ManagedReservation, ManageRescheduleInput } from './schemas.js';
+import type {
+  BookedPublicReservation,
+  ManagedReservation,
+  ManageRescheduleInput,
+  PublicWaitlistEntry,
+} from './schemas.js';
 
 type PublicOrganisationRow = NonNullable<
   Awaited<ReturnType<ReturnType<typeof createPublicBookingRepo>['organisationBySlug']>>
@@ -102,8 +108,9 @@ export function createPublicBookingService(deps: {
   reservations: ReservationsService;
   resourceTypes: ResourceTypesService;
   resources: ResourcesService;
+  waitlist: WaitlistService;
 }) {
-  const { db, config, availability, reservations, resourceTypes, resources } = deps;
+  const { db, config, availability, reservations, resourceTypes, resources, waitlist } = deps;
   const repo = createPublicBookingRepo(db.kysely);
 
   /**
@@ -211,6 +218,19 @@ export function createPublicBookingService(deps: {
         manageTokenHash: link.hash,
       });
       return withManageLink(booked, link);
+    },
+
+    /**
+     * Waiting for a full time through the organisation page: the entry, with the customer's
+     * manage link (shown once). When the time frees, the offer's hold carries the same
+     * link, so the customer confirms it at their manage page.
+     */
+    async joinWaitlistBySlug(slug: string, input: ReservationInput): Promise<PublicWaitlistEntry> {
+      const org = await organisationOrThrow(slug);
+      await checkVisible(org, input);
+      const link = newManageLink();
+      const entry = await waitlist.joinPublic(scheduleOf(org), input, link.hash);
+      return { ...entry, manageToken: link.token, manageUrl: link.url };
     },
 
     /** A hold through the organisation page: the time is kept for `holdSeconds`. */

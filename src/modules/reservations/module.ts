@@ -1,5 +1,6 @@
 import { defineModule } from '../../module.js';
 import { reservationsPrivacy } from './privacy.js';
+import type { ReservationSeriesTable } from './repo.js';
 import { reservationRoutes } from './routes.js';
 import { createReservationsService, type ReservationsService } from './service.js';
 import { reservationTools } from './tools.js';
@@ -7,6 +8,12 @@ import { reservationTools } from './tools.js';
 declare module '../../module.js' {
   interface Services {
     reservations: ReservationsService;
+  }
+}
+
+declare module '../../db/types.js' {
+  interface Database {
+    reservationSeries: ReservationSeriesTable;
   }
 }
 

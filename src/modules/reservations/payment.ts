@@ -118,7 +118,9 @@ export function createReservationPayments(deps: {
     const checkout: ProviderCheckout = event.checkout;
     // Only the account the checkout was made on speaks for it, and only for what was charged.
     if (checkout.accountId !== event.accountId) return 'unknown';
-    const row = await repo.findByCheckout(checkout.id, event.accountId);
+    const rows = await repo.findAllByCheckout(checkout.id, event.accountId);
+    if (rows.length > 1) return applySeriesEvent(event, checkout, rows, now);
+    const row = rows[0];
     if (!row) return 'unknown';
     if (checkout.metadata.reservation_id !== undefined && checkout.metadata.reservation_id !== String(row.id))
       return 'unknown';
@@ -137,6 +139,51 @@ export function createReservationPayments(deps: {
         return lateMoney(current, checkout.paymentId, now, current.status === 'cancelled');
       }
     }
+  }
+  /**
+   * A checkout event of a paid series: it confirms, declines or expires every occurrence
+   * waiting on it, as a whole. Money that comes late (or after occurrences were let go) is
+   * refunded in full: a series does not take back part of its time.
+   */
+  async function applySeriesEvent(
+    event: ActionablePaymentEvent & { checkout: ProviderCheckout },
+    checkout: ProviderCheckout,
+    rows: Awaited<ReturnType<ReservationRepo['findAllByCheckout']>>,
+    now: string,
+  ): Promise<PaymentEventOutcome> {
+    const lead = rows[0]!;
+    if (
+      checkout.metadata.reservation_id !== undefined &&
+      checkout.metadata.reservation_id !== String(lead.id)
+    )
+      return 'unknown';
+    if (checkout.amount !== lead.paymentAmount || checkout.currency !== lead.paymentCurrency)
+      return 'unknown';
+    let changed = 0;
+    switch (event.type) {
+      case 'checkout.failed':
+        for (const row of rows) if (await repo.markFailed(row.id, now)) changed++;
+        return changed > 0 ? 'applied' : 'unchanged';
+      case 'checkout.expired':
+        for (const row of rows) if (await repo.expireUnpaid(row.id, now)) changed++;
+        return changed > 0 ? 'applied' : 'unchanged';
+      case 'checkout.completed': {
+        for (const row of rows) if (await repo.markPaid(row.id, checkout.paymentId, now)) changed++;
+        if (changed === rows.length) return 'applied';
+        const current = await repo.findAllByCheckout(checkout.id, event.accountId);
+        if (current.some((row) => row.paymentStatus === 'refunded'))
+          return changed > 0 ? 'applied' : 'unchanged';
+        if (changed > 0 && current.every((row) => row.paymentStatus === 'paid' || row.status === 'cancelled'))
+          return 'applied';
+        if (changed === 0 && current.every((row) => row.paymentStatus === 'paid')) return 'unchanged';
+        // Late for some of it: the whole payment goes back, and no occurrence keeps it.
+        const refunded = await refund(checkout.id);
+        for (const row of current)
+          await repo.recordRefund(row.id, { refundId: refunded.id, paymentId: refunded.paymentId }, now);
+        return 'applied';
+      }
+    }
+    return 'unknown';
   }
   payments.handleEvents(applyEvent);
 
@@ -163,6 +210,31 @@ export function createReservationPayments(deps: {
       // Gone meanwhile (nothing else removes an unpaid booking without a checkout).
       await closeCheckout(checkout.paymentCheckoutId);
       throw conflict('CONFLICT', 'The reservation changed while its payment was being set up; try again');
+    },
+
+    /**
+     * The one checkout of a paid series just booked, for its total, stored on every
+     * occurrence. If the provider fails, the series is removed, its times free.
+     */
+    async startForSeries(booked: Reservation[], accountId: string): Promise<Reservation[]> {
+      const lead = booked[0]!;
+      let checkout: CheckoutColumns;
+      try {
+        const each = booked.map(chargeOf);
+        const charge = { amount: each.reduce((sum, c) => sum + c.amount, 0), currency: each[0]!.currency };
+        checkout = await openCheckout(lead, accountId, charge, lead.expiresAt!);
+      } catch (error) {
+        await repo.discardUnpaidSeries(lead.seriesId!);
+        throw error;
+      }
+      const stored = await repo.attachSeriesCheckout(
+        booked.map((r) => r.id),
+        checkout,
+        nowIso(),
+      );
+      if (stored.length === booked.length) return stored;
+      await closeCheckout(checkout.paymentCheckoutId);
+      throw conflict('CONFLICT', 'The series changed while its payment was being set up; try again');
     },
 
     /**
@@ -194,12 +266,31 @@ export function createReservationPayments(deps: {
      * Before cancelling `found`: refunds its payment in full when it is paid (so a failed
      * refund changes nothing and the cancel can be retried). Answers the refund to record.
      */
-    async refundBeforeCancel(found: Reservation) {
+    async refundBeforeCancel(found: Reservation, options: { wholeSeries?: boolean } = {}) {
       if (found.payment?.status !== 'paid') return undefined;
+      // One occurrence of a paid series is let go without money back: the payment is the
+      // series'. Cancelling the whole series before it starts refunds it (series.ts).
+      if (found.seriesId !== null && !options.wholeSeries) return undefined;
       const stored = await repo.storedPayment(found.id);
       if (stored?.status !== 'paid') return undefined;
       const made = await refund(stored.checkoutId);
       return { refundId: made.id, paymentId: made.paymentId };
+    },
+
+    /**
+     * A paid series cancelled whole before its first occurrence: its one payment is refunded
+     * in full and recorded on every occurrence. Answers whether money went back.
+     */
+    async refundSeries(occurrences: Reservation[]): Promise<boolean> {
+      const paid = occurrences.find((r) => r.payment?.status === 'paid');
+      if (!paid) return false;
+      const stored = await repo.storedPayment(paid.id);
+      if (stored?.status !== 'paid') return false;
+      const made = await refund(stored.checkoutId);
+      const now = nowIso();
+      for (const r of occurrences)
+        await repo.recordRefund(r.id, { refundId: made.id, paymentId: made.paymentId }, now);
+      return true;
     },
 
     /**

@@ -8,6 +8,7 @@ import {
   json,
   type PrivacyDeclaration,
   personal,
+  unlinked,
 } from '../../privacy/declaration.js';
 
 /** What an anonymised reservation keeps as its customer. */
@@ -33,6 +34,10 @@ export const reservationsPrivacy: PrivacyDeclaration = {
       'bookings',
       'kept for the organisation’s accounting, without the creator link (or the link to you as the staff member who overrode its booking rules) and, for your own bookings, without name, email, phone, answers or notes',
     ),
+    reservation_series: unlinked(
+      'bookings',
+      'kept with its occurrences, without the link to you as the member who booked it',
+    ),
   },
   categories: [
     {
@@ -44,7 +49,12 @@ export const reservationsPrivacy: PrivacyDeclaration = {
     },
   ],
   async holdings(db, subject) {
-    return { reservations: await countOf(made(db, subject)) };
+    return {
+      reservations: await countOf(made(db, subject)),
+      reservation_series: await countOf(
+        db.selectFrom('reservationSeries').where('reservationSeries.createdByUserId', '=', subject.userId),
+      ),
+    };
   },
   exports: [
     exportSection({
@@ -103,6 +113,14 @@ export const reservationsPrivacy: PrivacyDeclaration = {
       .set({ rulesOverriddenByUserId: null, updatedAt: now })
       .where('rulesOverriddenByUserId', '=', userId)
       .executeTakeFirst();
-    return { reservations: changed(anonymised) + changed(unlinked) + changed(overrides) };
+    const series = await trx
+      .updateTable('reservationSeries')
+      .set({ createdByUserId: null })
+      .where('createdByUserId', '=', userId)
+      .executeTakeFirst();
+    return {
+      reservations: changed(anonymised) + changed(unlinked) + changed(overrides),
+      reservation_series: changed(series),
+    };
   },
 };

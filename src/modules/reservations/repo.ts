@@ -1,4 +1,4 @@
-import { type Selectable, sql } from 'kysely';
+import { type Generated, type Selectable, sql } from 'kysely';
 import { compiledOnce, type Dialect, type Executor, inTransaction } from '../../db/database.js';
 import { afterNullableKey, decodeNullableKey, encodeNullableKey } from '../../db/keyset.js';
 import { EXPIRING_STATUSES, keepsTimeAt, lapsedAt } from '../../db/reservation-time.js';
@@ -127,6 +127,8 @@ export interface NewReservation {
   expiresAt: string | null;
   /** A public booking's manage token, hashed (the token itself is never stored); none for member bookings. */
   manageTokenHash?: string | null;
+  /** The recurring series it is an occurrence of; none for a booking standing alone. */
+  seriesId?: number | null;
 }
 
 /**
@@ -168,6 +170,7 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
       eb.val<number | null>(null).as('rulesOverriddenByUserId'),
       eb.val<string | null>(null).as('expiresAt'),
       eb.val<string | null>(null).as('manageTokenHash'),
+      eb.val<number | null>(null).as('seriesId'),
       eb.val('').as('createdAt'),
       eb.val('').as('updatedAt'),
     ])
@@ -196,6 +199,7 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
         'rulesOverriddenByUserId',
         'expiresAt',
         'manageTokenHash',
+        'seriesId',
         'createdAt',
         'updatedAt',
       ])
@@ -259,6 +263,7 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
           values.rulesOverriddenByUserId,
           values.expiresAt,
           values.manageTokenHash ?? null,
+          values.seriesId ?? null,
           now,
           now,
           values.resourceId,
@@ -617,6 +622,46 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
         .executeTakeFirst();
     },
 
+    /** Every reservation a checkout was made for (a paid series' occurrences share one), by id. */
+    async findAllByCheckout(checkoutId: string, accountId: string): Promise<Selectable<ReservationsTable>[]> {
+      return db
+        .selectFrom('reservations')
+        .selectAll()
+        .where('paymentCheckoutId', '=', checkoutId)
+        .where('paymentAccountId', '=', accountId)
+        .orderBy('id')
+        .execute();
+    },
+
+    /** Stores the one checkout of a paid series on each of its occurrences just booked. */
+    async attachSeriesCheckout(
+      ids: number[],
+      checkout: CheckoutColumns,
+      now: string,
+    ): Promise<Reservation[]> {
+      const rows = await db
+        .updateTable('reservations')
+        .set({ ...checkout, paymentStatus: 'requires_payment', updatedAt: now })
+        .where('id', 'in', ids)
+        .where('paymentCheckoutId', 'is', null)
+        .returningAll()
+        .execute();
+      return rows
+        .map((row) => toReservation(row, Date.parse(now)))
+        .sort((a, b) => a.startTime.localeCompare(b.startTime));
+    },
+
+    /** Deletes a paid series whose checkout could not be made, as if it was never booked. */
+    async discardUnpaidSeries(seriesId: number): Promise<void> {
+      await db
+        .deleteFrom('reservations')
+        .where('seriesId', '=', seriesId)
+        .where('status', '=', 'pending_payment')
+        .where('paymentCheckoutId', 'is', null)
+        .execute();
+      await db.deleteFrom('reservationSeries').where('id', '=', seriesId).execute();
+    },
+
     /** One reservation by id, whatever its organisation: for the payment flow, which found it already. */
     async findById(id: number): Promise<Reservation | undefined> {
       const row = await db.selectFrom('reservations').selectAll().where('id', '=', id).executeTakeFirst();
@@ -806,6 +851,70 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
         .returningAll()
         .executeTakeFirst();
       return row && toReservation(row, Date.parse(now));
+    },
+  };
+}
+
+/** A recurring series (migration 0026): its rule and first occurrence; the occurrences are reservations. */
+export interface ReservationSeriesTable {
+  id: Generated<number>;
+  organisationId: number;
+  resourceTypeId: number;
+  /** The RFC 5545 lines as the request gave them, as JSON text. */
+  recurrence: string;
+  startTime: string;
+  endTime: string;
+  createdByUserId: number | null;
+  createdAt: string;
+}
+
+/** A series as the service reads it. */
+export interface StoredSeries {
+  id: number;
+  organisationId: number;
+  resourceTypeId: number;
+  recurrence: string[];
+  createdByUserId: number | null;
+}
+
+/** The queries of recurring series (series.ts). */
+export function createSeriesRepo(db: Executor) {
+  return {
+    /** A new series, through `executor` (the transaction that books its occurrences). */
+    async insert(
+      executor: Executor,
+      values: Omit<StoredSeries, 'id'> & { startTime: string; endTime: string },
+      now: string,
+    ): Promise<number> {
+      const row = await executor
+        .insertInto('reservationSeries')
+        .values({ ...values, recurrence: JSON.stringify(values.recurrence), createdAt: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return row.id;
+    },
+
+    async find(organisationId: number, id: number): Promise<StoredSeries | undefined> {
+      const row = await db
+        .selectFrom('reservationSeries')
+        .select(['id', 'organisationId', 'resourceTypeId', 'recurrence', 'createdByUserId'])
+        .where('organisationId', '=', organisationId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row && { ...row, recurrence: JSON.parse(row.recurrence) as string[] };
+    },
+
+    /** A series' occurrences, by start time. */
+    async occurrences(organisationId: number, seriesId: number): Promise<Reservation[]> {
+      const rows = await db
+        .selectFrom('reservations')
+        .selectAll()
+        .where('seriesId', '=', seriesId)
+        .where('organisationId', '=', organisationId)
+        .orderBy('startTime')
+        .orderBy('id')
+        .execute();
+      return rows.map((row) => toReservation(row));
     },
   };
 }

@@ -5,12 +5,16 @@ import { idempotencyHeaders, idempotencyHooks } from '../../http/idempotency.js'
 import { dryRunQuery, idParam, page, security } from '../../http/schemas.js';
 import {
   cancelReservationBody,
+  cancelSeriesBody,
   createHoldBody,
   createReservationBody,
   dryRunAnswer,
   listReservationsQuery,
   rescheduleBody,
   reservation,
+  reservationSeries,
+  seriesBooking,
+  seriesDryRun,
 } from './schemas.js';
 
 const tags = ['reservations'];
@@ -35,18 +39,49 @@ export const reservationRoutes: FastifyPluginAsyncZod = async (app) => {
       ...idempotent,
       schema: {
         tags,
-        summary: `Book a resource or a pool of the active organisation (409 SLOT_UNAVAILABLE when it does not fit, 409 BOOKING_RULE_VIOLATED when it breaks the type's booking rules${alternativesNote})`,
+        summary: `Book a resource or a pool of the active organisation (409 SLOT_UNAVAILABLE when it does not fit, 409 BOOKING_RULE_VIOLATED when it breaks the type's booking rules${alternativesNote}). With recurrence (types with recurringEnabled, else 409 RECURRENCE_NOT_ENABLED): a series, every occurrence or none: 201 {seriesId, reservations}, or 409 SLOT_UNAVAILABLE with error.conflicts naming each occurrence that does not fit`,
         security: security.user,
         headers: idempotencyHeaders,
         querystring: dryRunQuery,
         body: createReservationBody,
-        response: { 201: reservation, 200: dryRun, ...errors },
+        response: { 201: reservation.or(seriesBooking), 200: dryRun.or(seriesDryRun), ...errors },
       },
     },
     async (request, reply) =>
       request.query.dryRun
         ? reservations.dryRunCreate(actorOf(request), request.body)
-        : reply.code(201).send(await reservations.create(actorOf(request), request.body)),
+        : reply.code(201).send(await reservations.createAny(actorOf(request), request.body)),
+  );
+
+  app.get(
+    '/series/:id',
+    {
+      schema: {
+        tags,
+        summary:
+          'A recurring series: its RFC 5545 lines and every occurrence (cancelled ones too), by start time',
+        security: security.user,
+        params: idParam,
+        response: { 200: reservationSeries, ...errors },
+      },
+    },
+    async (request) => reservations.getSeries(actorOf(request), request.params.id),
+  );
+
+  app.post(
+    '/series/:id/cancel',
+    {
+      schema: {
+        tags,
+        summary:
+          "Cancel every occurrence of a series not yet started (OWNER, ADMIN, MANAGER or its creator); answers the series. Within the type's cancelNoticeMinutes of the next occurrence: 409 BOOKING_RULE_VIOLATED unless staff pass overrideRules",
+        security: security.user,
+        params: idParam,
+        body: cancelSeriesBody.nullish(),
+        response: { 200: reservationSeries, ...errors },
+      },
+    },
+    async (request) => reservations.cancelSeries(actorOf(request), request.params.id, request.body ?? {}),
   );
 
   app.post(

@@ -51,9 +51,19 @@ const overrideRules = z
     "Write past the resource type's booking rules (OWNER, ADMIN or MANAGER; recorded on the reservation as rulesOverriddenByUserId; 403 for a MEMBER)",
   );
 
+/** RFC 5545 lines of a recurring booking (DECISIONS.md "Recurring reservations and the waitlist"). */
+export const recurrence = z
+  .array(z.string().trim().min(1).max(1000))
+  .min(1)
+  .max(50)
+  .optional()
+  .describe(
+    'Book a series (types with recurringEnabled): RFC 5545 lines, e.g. ["RRULE:FREQ=WEEKLY;COUNT=10", "EXDATE;TZID=Europe/Berlin:20260302T090000"]. startTime/endTime are the first occurrence; occurrences keep its wall-clock time in the organisation time zone. The RRULE needs COUNT or UNTIL; at most 104 occurrences within 2 years. All or nothing: 201 {seriesId, reservations}',
+  );
+
 /** A member's booking (POST /api/reservations, reservations_create): the booking body, plus staff's override. */
 export const createReservationBody = z
-  .strictObject({ ...targetFields, ...bookingFields, overrideRules })
+  .strictObject({ ...targetFields, ...bookingFields, overrideRules, recurrence })
   .refine(namesTarget, targetRequired);
 export type CreateReservationInput = z.infer<typeof createReservationBody>;
 
@@ -191,6 +201,10 @@ export const dryRunRefusal = z.object({
   message: z.string(),
   details: errorDetails.optional(),
   alternatives: alternatives.optional(),
+  conflicts: z
+    .array(z.object({ startTime: z.string(), endTime: z.string(), alternatives }))
+    .optional()
+    .describe('A series: every occurrence that does not fit'),
 });
 export type DryRunRefusal = z.infer<typeof dryRunRefusal>;
 
@@ -214,3 +228,32 @@ export type DryRunAnswer<T> =
 
 /** What an MCP tool that may be dry-run answers: the record, or a dry run's verdict. */
 export const reservationOrDryRun = z.union([reservation, dryRunSuccess(reservation), dryRunFailure]);
+
+/** A booked series (201 of a create with `recurrence`): its id and every occurrence, by start. */
+export const seriesBooking = z.object({
+  seriesId: z.number().int(),
+  reservations: z.array(reservation),
+});
+export type SeriesBooking = z.infer<typeof seriesBooking>;
+
+/** GET /api/reservations/series/:id: the series' lines and its occurrences (cancelled ones too), by start. */
+export const reservationSeries = z.object({
+  id: z.number().int(),
+  recurrence: z.array(z.string()),
+  reservations: z.array(reservation),
+});
+export type ReservationSeries = z.infer<typeof reservationSeries>;
+
+/** A series' dry run: the occurrences it would book (ids null), or the refusal with every misfit. */
+export const seriesDryRunSuccess = z.object({
+  wouldSucceed: z.literal(true),
+  seriesId: z.null().describe('Null: a dry run writes nothing'),
+  reservations: z.array(reservation.extend({ id: z.null() })),
+});
+export const seriesDryRun = z.discriminatedUnion('wouldSucceed', [seriesDryRunSuccess, dryRunFailure]);
+export type SeriesDryRun =
+  | { wouldSucceed: true; seriesId: null; reservations: WouldBeReservation[] }
+  | { wouldSucceed: false; error: DryRunRefusal };
+
+/** POST /api/reservations/series/:id/cancel: staff may override the cancel notice. */
+export const cancelSeriesBody = z.strictObject({ overrideRules });

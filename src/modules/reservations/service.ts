@@ -32,8 +32,11 @@ import type {
   RescheduleInput,
   Reservation,
   ReservationInput,
+  ReservationSeries,
+  SeriesBooking,
   WouldBeReservation,
 } from './schemas.js';
+import { createSeries } from './series.js';
 import { requestedTimes } from './times.js';
 
 /**
@@ -157,6 +160,19 @@ export function createReservationsService(deps: {
     db.dialect === 'sqlite' ? inTransaction(db.kysely, work) : work(db.kysely);
 
   const alternatives = createAlternatives({ db, repo, availability, resourceTypes });
+  const series = createSeries({
+    db,
+    repo,
+    availability,
+    resourceTypes,
+    alternatives,
+    payment,
+    typeIdOf,
+    bookableType,
+    customerDaysOf,
+    expireLapsed,
+    cancelFound,
+  });
   const rescheduling = createRescheduling({
     db,
     repo,
@@ -168,6 +184,54 @@ export function createReservationsService(deps: {
     customerDaysOf,
     expireLapsed,
   });
+
+  /** The type a booking names: its resourceTypeId, or the type of its resourceId (400 when there is no such resource). */
+  async function typeIdOf(org: OrganisationSchedule, input: ReservationInput): Promise<number> {
+    let typeId = input.resourceTypeId;
+    if (input.resourceId !== undefined) {
+      const resource = await resources.findInOrganisation(org.organisationId, input.resourceId);
+      if (!resource || resource.isCapacityChild) {
+        throw invalidField(
+          'resourceId',
+          'no such bookable resource (capacity lanes are booked through their parent)',
+        );
+      }
+      if (typeId !== undefined && typeId !== resource.resourceTypeId) {
+        throw invalidField('resourceTypeId', 'does not match the type of resourceId');
+      }
+      typeId = resource.resourceTypeId;
+    }
+    return typeId!;
+  }
+
+  /**
+   * The type a booking books, read through `executor` and checked against the booking: its
+   * mode takes the target given, it is active, and the customer answers its fields.
+   */
+  async function bookableType(
+    executor: Executor,
+    org: OrganisationSchedule,
+    input: ReservationInput,
+    channel: BookingChannel,
+  ) {
+    const type = await resourceTypes.findStored(executor, org.organisationId, input.resourceTypeId!);
+    if (!type) throw invalidField('resourceTypeId', 'no such resource type');
+    if (type.bookingMode === 'SINGLE_RESOURCE' && input.resourceId === undefined) {
+      throw invalidField(
+        'resourceId',
+        'is required: this resource type books a concrete resource (SINGLE_RESOURCE)',
+      );
+    }
+    if (type.bookingMode === 'POOL' && input.resourceId !== undefined && !channel.resourceFixedByToken) {
+      throw invalidField(
+        'resourceId',
+        'is not accepted: this resource type books from its pool (POOL); send resourceTypeId',
+      );
+    }
+    if (!type.isActive) throw conflict('SLOT_UNAVAILABLE', 'This resource type is not bookable');
+    checkCustomer(input.customer, type);
+    return type;
+  }
 
   /**
    * Books exactly the requested time: the booking mode decides whether a concrete
@@ -186,50 +250,29 @@ export function createReservationsService(deps: {
     input: ReservationInput,
     channel: BookingChannel,
     hold: { seconds: number } | undefined,
-    options: { dryRun: true },
+    options: { dryRun: true; alternatives?: false },
   ): Promise<WouldBeReservation>;
+  /** `alternatives: false`: a refusal carries none (a waitlist offer only asks whether the time fits). */
+  function book(
+    org: OrganisationSchedule,
+    input: ReservationInput,
+    channel: BookingChannel,
+    hold: { seconds: number } | undefined,
+    options: { dryRun?: false; alternatives: false },
+  ): Promise<Reservation>;
   async function book(
     org: OrganisationSchedule,
     input: ReservationInput,
     channel: BookingChannel,
     hold?: { seconds: number },
-    options: { dryRun?: boolean } = {},
+    options: { dryRun?: boolean; alternatives?: false } = {},
   ): Promise<Reservation | WouldBeReservation> {
     const { start, end } = requestedTimes(input);
-
-    let typeId = input.resourceTypeId;
-    if (input.resourceId !== undefined) {
-      const resource = await resources.findInOrganisation(org.organisationId, input.resourceId);
-      if (!resource || resource.isCapacityChild) {
-        throw invalidField(
-          'resourceId',
-          'no such bookable resource (capacity lanes are booked through their parent)',
-        );
-      }
-      if (typeId !== undefined && typeId !== resource.resourceTypeId) {
-        throw invalidField('resourceTypeId', 'does not match the type of resourceId');
-      }
-      typeId = resource.resourceTypeId;
-    }
+    const typeId = await typeIdOf(org, input);
     /** The connected account a paid booking's checkout charges, once the type asks for payment. */
     let chargeTo: string | undefined;
     const booked = await bookingScope(async (executor) => {
-      const type = await resourceTypes.findStored(executor, org.organisationId, typeId!);
-      if (!type) throw invalidField('resourceTypeId', 'no such resource type');
-      if (type.bookingMode === 'SINGLE_RESOURCE' && input.resourceId === undefined) {
-        throw invalidField(
-          'resourceId',
-          'is required: this resource type books a concrete resource (SINGLE_RESOURCE)',
-        );
-      }
-      if (type.bookingMode === 'POOL' && input.resourceId !== undefined && !channel.resourceFixedByToken) {
-        throw invalidField(
-          'resourceId',
-          'is not accepted: this resource type books from its pool (POOL); send resourceTypeId',
-        );
-      }
-      if (!type.isActive) throw conflict('SLOT_UNAVAILABLE', 'This resource type is not bookable');
-      checkCustomer(input.customer, type);
+      const type = await bookableType(executor, org, { ...input, resourceTypeId: typeId }, channel);
       // An organisation that cannot take payment books nothing that would wait for it.
       if (type.paymentRequired && !hold)
         chargeTo = await payment.chargeableAccount(org.organisationId, executor);
@@ -316,9 +359,10 @@ export function createReservationsService(deps: {
         );
       });
     }).catch(async (error: unknown) => {
+      if (options.alternatives === false) throw error;
       throw await alternatives.offeredWith(error, {
         org,
-        resourceTypeId: typeId!,
+        resourceTypeId: typeId,
         resourceId: input.resourceId,
         start,
         end,
@@ -479,15 +523,19 @@ export function createReservationsService(deps: {
    * A member's booking or hold: in their active organisation, recorded as made by them (an
    * agent's as made by its owner), past the type's booking rules when staff ask to.
    */
-  async function memberBooking(actor: Actor, input: CreateReservationInput, source: ReservationSource) {
+  async function memberBooking(
+    actor: Actor,
+    input: CreateReservationInput | Omit<CreateHoldInput, 'holdSeconds'>,
+    source: ReservationSource,
+  ) {
     const tenant = await organisations.requireTenant(actor, { can: 'book' });
-    const { overrideRules, ...booking } = input;
+    const { overrideRules, recurrence, ...booking } = input as CreateReservationInput;
     const channel: BookingChannel = {
       source,
       createdByUserId: actor.userId,
       overrideRulesBy: overrideBy(actor.userId, tenant.role, overrideRules),
     };
-    return { tenant, booking, channel };
+    return { tenant, booking, channel, recurrence };
   }
 
   /** The reservation the actor may move, and who overrides the rules for it (see `changeable`). */
@@ -501,9 +549,55 @@ export function createReservationsService(deps: {
     book,
 
     /** Books for the actor; an agent's booking is recorded as made by its owner. */
-    async create(actor: Actor, input: CreateReservationInput, source: ReservationSource = 'api') {
+    async create(
+      actor: Actor,
+      input: CreateReservationInput & { recurrence?: undefined },
+      source: ReservationSource = 'api',
+    ): Promise<Reservation> {
       const { tenant, booking, channel } = await memberBooking(actor, input, source);
       return book(tenant, booking, channel);
+    },
+
+    /** A booking with `recurrence`: a series, every occurrence or none (series.ts). */
+    async createSeries(
+      actor: Actor,
+      input: CreateReservationInput & { recurrence: string[] },
+      source: ReservationSource = 'api',
+    ): Promise<SeriesBooking> {
+      const { tenant, booking, channel } = await memberBooking(actor, input, source);
+      return series.book(tenant, booking, input.recurrence, channel);
+    },
+
+    /** `create` or `createSeries`, as the input asks. */
+    createAny(actor: Actor, input: CreateReservationInput, source: ReservationSource = 'api') {
+      const { recurrence } = input;
+      return recurrence
+        ? this.createSeries(actor, { ...input, recurrence }, source)
+        : this.create(actor, { ...input, recurrence: undefined }, source);
+    },
+
+    /** A recurring series of the active organisation with its occurrences. */
+    async getSeries(actor: Actor, id: number): Promise<ReservationSeries> {
+      const { organisationId } = await organisations.requireTenant(actor, { can: 'readReservations' });
+      return series.findIn(organisationId, id);
+    },
+
+    /**
+     * Cancels every occurrence of a series not yet started (its creator, or a role with
+     * `cancelAnyReservation`); staff may override the cancel notice.
+     */
+    async cancelSeries(
+      actor: Actor,
+      id: number,
+      input: CancelReservationInput = {},
+    ): Promise<ReservationSeries> {
+      const tenant = await organisations.requireTenant(actor, { can: 'book' });
+      return series.cancel(
+        tenant,
+        actor.userId,
+        id,
+        overrideBy(actor.userId, tenant.role, input.overrideRules),
+      );
     },
 
     async list(actor: Actor, query: ListReservationsQuery) {
@@ -562,7 +656,8 @@ export function createReservationsService(deps: {
 
     /** A booking's dry run: answers what `create` would (`wouldSucceed`, the record or the refusal), writing nothing. */
     async dryRunCreate(actor: Actor, input: CreateReservationInput, source: ReservationSource = 'api') {
-      const { tenant, booking, channel } = await memberBooking(actor, input, source);
+      const { tenant, booking, channel, recurrence } = await memberBooking(actor, input, source);
+      if (recurrence) return series.dryRun(tenant, booking, recurrence, channel);
       return dryRunOf(() => book(tenant, booking, channel, undefined, { dryRun: true }));
     },
 

@@ -3,13 +3,19 @@ import { entityId, page } from '../../http/schemas.js';
 import { defineTool } from '../../mcp/types.js';
 import {
   cancelReservationBody,
+  cancelSeriesBody,
   createHoldBody,
   createReservationBody,
   dryRunArgument,
+  dryRunFailure,
+  dryRunSuccess,
   listReservationsQuery,
   rescheduleBody,
   reservation,
   reservationOrDryRun,
+  reservationSeries,
+  seriesBooking,
+  seriesDryRunSuccess,
 } from './schemas.js';
 import type { ReservationsService } from './service.js';
 
@@ -52,17 +58,24 @@ export const reservationTools = [
     actionKey: 'reservations.create',
     title: 'Create reservation',
     description:
-      "Books a future time in your active organisation: resourceId for a concrete resource, resourceTypeId for a pool slot, as the type's booking mode allows. The customer answers the type's customerInfoFields; price and status come from the type. On a type with paymentRequired it is pending_payment until its customer pays at payment.checkoutUrl (amounts in minor units) before expiresAt, else it expires; PAYMENT_NOT_READY (nothing booked) when the organisation's payment account cannot take charges. Fails with SLOT_UNAVAILABLE when the time is not free, and with BOOKING_RULE_VIOLATED when it breaks the type's bookingRules (notice, advance window, bookings per customer per day); an owner who is OWNER, ADMIN or MANAGER may pass overrideRules: true to book anyway, which is recorded." +
+      "Books a future time in your active organisation: resourceId for a concrete resource, resourceTypeId for a pool slot, as the type's booking mode allows. The customer answers the type's customerInfoFields; price and status come from the type. On a type with paymentRequired it is pending_payment until its customer pays at payment.checkoutUrl (amounts in minor units) before expiresAt, else it expires; PAYMENT_NOT_READY (nothing booked) when the organisation's payment account cannot take charges. Fails with SLOT_UNAVAILABLE when the time is not free, and with BOOKING_RULE_VIOLATED when it breaks the type's bookingRules (notice, advance window, bookings per customer per day); an owner who is OWNER, ADMIN or MANAGER may pass overrideRules: true to book anyway, which is recorded. With recurrence (RFC 5545 lines, e.g. [\"RRULE:FREQ=WEEKLY;COUNT=10\"]; types with recurringEnabled, else RECURRENCE_NOT_ENABLED) it books a series from startTime/endTime as the first occurrence, at the same local time in the organisation's zone, every occurrence or none: the answer is {seriesId, reservations}; a SLOT_UNAVAILABLE error then carries error.conflicts [{startTime, endTime, alternatives}] naming every occurrence that does not fit. COUNT or UNTIL is required; at most 104 occurrences within 2 years." +
       tryingIt,
     catalogue: {
-      description: 'Books a resource or a pool slot; price comes from the resource type.',
+      description:
+        'Books a resource or a pool slot, or a recurring series; price comes from the resource type.',
       risk: 'write',
       scopeKinds: [],
     },
     input: createReservationBody.extend({ dryRun: dryRunArgument }),
-    output: reservationOrDryRun,
+    output: z.union([
+      reservation,
+      dryRunSuccess(reservation),
+      dryRunFailure,
+      seriesBooking,
+      seriesDryRunSuccess,
+    ]),
     run: (reservations: ReservationsService, actor, { dryRun, ...input }) =>
-      dryRun ? reservations.dryRunCreate(actor, input, 'mcp') : reservations.create(actor, input, 'mcp'),
+      dryRun ? reservations.dryRunCreate(actor, input, 'mcp') : reservations.createAny(actor, input, 'mcp'),
   }),
   defineTool({
     actionKey: 'reservations.hold',
@@ -140,5 +153,34 @@ export const reservationTools = [
     output: reservation,
     run: (reservations: ReservationsService, actor, { reservationId }) =>
       reservations.release(actor, reservationId),
+  }),
+  defineTool({
+    actionKey: 'reservations.series.get',
+    title: 'Read reservation series',
+    description:
+      'A recurring series of your active organisation: its RFC 5545 recurrence lines and every occurrence (cancelled ones too) by start time. Cancel or reschedule one occurrence with reservations_cancel or reservations_reschedule on its id.',
+    catalogue: {
+      description: 'One recurring series with its occurrences.',
+      risk: 'read',
+      scopeKinds: [],
+    },
+    input: z.strictObject({ seriesId: entityId }),
+    output: reservationSeries,
+    run: (reservations: ReservationsService, actor, { seriesId }) => reservations.getSeries(actor, seriesId),
+  }),
+  defineTool({
+    actionKey: 'reservations.series.cancel',
+    title: 'Cancel reservation series',
+    description:
+      "Cancels every occurrence of a recurring series that has not started yet (occurrences already past stay as they are) and answers the series. Within the type's cancelNoticeMinutes of the next occurrence it fails with BOOKING_RULE_VIOLATED unless an OWNER, ADMIN or MANAGER passes overrideRules: true. Allowed for the series' creator, or an OWNER, ADMIN or MANAGER.",
+    catalogue: {
+      description: 'Cancels the remaining occurrences of a series; this cannot be undone.',
+      risk: 'destructive',
+      scopeKinds: [],
+    },
+    input: z.strictObject({ seriesId: entityId, ...cancelSeriesBody.shape }),
+    output: reservationSeries,
+    run: (reservations: ReservationsService, actor, { seriesId, ...input }) =>
+      reservations.cancelSeries(actor, seriesId, input),
   }),
 ];

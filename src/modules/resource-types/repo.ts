@@ -41,6 +41,7 @@ export interface ResourceTypeValues {
   priceAmount: number | null;
   priceCurrency: string | null;
   paymentWindowMinutes: number;
+  waitlistOfferMinutes: number;
   bookingRules: BookingRules | null;
   isActive: boolean;
 }

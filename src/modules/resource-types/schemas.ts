@@ -80,6 +80,14 @@ const paymentWindowMinutes = z
   .min(PAYMENT_WINDOW_MINUTES.min, `must be at least ${PAYMENT_WINDOW_MINUTES.min} minutes`)
   .max(PAYMENT_WINDOW_MINUTES.max, `must be at most ${PAYMENT_WINDOW_MINUTES.max} minutes (24 hours)`);
 
+/** How long a waitlist offer's hold keeps freed time for the next in line (minutes). */
+export const WAITLIST_OFFER_MINUTES = { min: 5, max: 1440, default: 30 } as const;
+const waitlistOfferMinutes = z
+  .number()
+  .int()
+  .min(WAITLIST_OFFER_MINUTES.min, `must be at least ${WAITLIST_OFFER_MINUTES.min} minutes`)
+  .max(WAITLIST_OFFER_MINUTES.max, `must be at most ${WAITLIST_OFFER_MINUTES.max} minutes (24 hours)`);
+
 const typeFields = {
   description: text(2000),
   minBookingDuration: z.number().int().min(1).max(44_640).describe('Minutes'),
@@ -98,6 +106,9 @@ const typeFields = {
   priceCurrency: currencyCode.nullable(),
   paymentWindowMinutes: paymentWindowMinutes.describe(
     `Minutes a paid booking keeps its time waiting for payment (${PAYMENT_WINDOW_MINUTES.min}..${PAYMENT_WINDOW_MINUTES.max}, default ${PAYMENT_WINDOW_MINUTES.default})`,
+  ),
+  waitlistOfferMinutes: waitlistOfferMinutes.describe(
+    `Minutes a waitlist offer holds freed time for the next in line (${WAITLIST_OFFER_MINUTES.min}..${WAITLIST_OFFER_MINUTES.max}, default ${WAITLIST_OFFER_MINUTES.default})`,
   ),
   bookingRules: bookingRules.nullable().describe('Replaced as a whole; null removes every rule'),
   organisationId: serverDerived('is not accepted: resource types belong to your active organisation'),
@@ -142,6 +153,10 @@ export const resourceType = z.object({
     .number()
     .int()
     .describe('Minutes a paid booking keeps its time waiting for payment; then it expires'),
+  waitlistOfferMinutes: z
+    .number()
+    .int()
+    .describe('Minutes a waitlist offer holds freed time for the next in line; then it moves on'),
   bookingRules: bookingRules.nullable(),
   isActive: z.boolean(),
   createdAt: z.string(),

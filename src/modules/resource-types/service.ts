@@ -15,6 +15,7 @@ import {
   PAYMENT_WINDOW_MINUTES,
   type ResourceType,
   type UpdateResourceTypeInput,
+  WAITLIST_OFFER_MINUTES,
 } from './schemas.js';
 
 export type { StoredResourceType } from './repo.js';
@@ -36,6 +37,7 @@ const DEFAULTS: ResourceTypeValues = {
   priceAmount: null,
   priceCurrency: null,
   paymentWindowMinutes: PAYMENT_WINDOW_MINUTES.default,
+  waitlistOfferMinutes: WAITLIST_OFFER_MINUTES.default,
   bookingRules: null,
   isActive: true,
 };

@@ -12,8 +12,8 @@ declare module '../../module.js' {
 
 export const resourcesModule = defineModule({
   name: 'resources',
-  service: (deps, { organisations, resourceTypes }) =>
-    createResourcesService({ ...deps, organisations, resourceTypes }),
+  service: (deps, { organisations, resourceTypes, calendars }) =>
+    createResourcesService({ ...deps, organisations, resourceTypes, calendars }),
   routes: [{ prefix: '/api/resources', plugin: resourceRoutes }],
   tools: resourceTools,
   privacy: resourcesPrivacy,

@@ -19,6 +19,8 @@ export function toResource(row: Omit<ResourceRow, 'publicToken'>): Resource {
     description: row.description,
     capacity: row.capacity,
     managedById: row.managedById,
+    blockOnManagerCalendars: Boolean(row.blockOnManagerCalendars),
+    bookingCalendarId: row.bookingCalendarId,
     schedulePolicy,
     operatingHoursOverrides: schedulePolicy?.operatingHours ?? null,
     parentResourceId: row.parentResourceId,
@@ -38,6 +40,8 @@ const listedColumns = [
   'description',
   'capacity',
   'managedById',
+  'blockOnManagerCalendars',
+  'bookingCalendarId',
   'schedulePolicy',
   'parentResourceId',
   'isCapacityChild',
@@ -68,6 +72,8 @@ export interface ResourceValues {
   description: string | null;
   capacity: number;
   managedById: number | null;
+  blockOnManagerCalendars: boolean;
+  bookingCalendarId: number | null;
   schedulePolicy: SchedulePolicy | null;
   isActive: boolean;
 }
@@ -189,6 +195,9 @@ export function createResourceRepo(db: Executor, dialect: Dialect) {
           description: null,
           capacity: 1,
           managedById: parent.managedById,
+          // Availability and the booking calendar read the parent's settings; a lane holds none.
+          blockOnManagerCalendars: false,
+          bookingCalendarId: null,
           schedulePolicy: null,
           isActive: parent.isActive,
           parentResourceId: parent.id,

@@ -18,6 +18,16 @@ const resourceFields = {
   capacity: z.number().int().min(1).max(MAX_CAPACITY).describe('Above 1, one capacity lane per unit'),
   resourceTypeId: entityId,
   managedById: entityId.nullable().describe('A member of the organisation'),
+  blockOnManagerCalendars: z
+    .boolean()
+    .describe(
+      'Default false. true: unavailable while the manager has a busy (opaque) event in any of their calendars; needs managedById',
+    ),
+  bookingCalendarId: entityId
+    .nullable()
+    .describe(
+      'A calendar of the manager: each confirmed reservation is mirrored there as an event; null for none',
+    ),
   operatingHoursOverrides: operatingHours
     .nullable()
     .describe('Compatibility bridge: the same as schedulePolicy.operatingHours'),
@@ -54,6 +64,8 @@ export const resource = z.object({
   description: z.string().nullable(),
   capacity: z.number().int(),
   managedById: z.number().int().nullable(),
+  blockOnManagerCalendars: z.boolean(),
+  bookingCalendarId: z.number().int().nullable(),
   schedulePolicy: schedulePolicy.nullable(),
   operatingHoursOverrides: operatingHours.nullable(),
   parentResourceId: z.number().int().nullable(),

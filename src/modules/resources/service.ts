@@ -8,6 +8,7 @@ import { conflict, invalidInput, notFound } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { type ResolvedSchedule, resolveSchedule } from '../../scheduling/resolve.js';
 import { normaliseSchedulePolicy, type SchedulePolicy } from '../../scheduling/schemas.js';
+import type { CalendarService } from '../calendars/service.js';
 import type { OrganisationsService } from '../organisations/service.js';
 import type { ResourceTypesService } from '../resource-types/service.js';
 import { createResourceRepo, type ResourceRepo, type ResourceValues, toResource } from './repo.js';
@@ -58,8 +59,9 @@ export function createResourcesService(deps: {
   config: Config;
   organisations: OrganisationsService;
   resourceTypes: ResourceTypesService;
+  calendars: Pick<CalendarService, 'isOwnedBy'>;
 }) {
-  const { db, config, organisations, resourceTypes } = deps;
+  const { db, config, organisations, resourceTypes, calendars } = deps;
   const repoFor = (executor: Db['kysely'] | Parameters<typeof createResourceRepo>[0]) =>
     createResourceRepo(executor, db.dialect);
   const repo = repoFor(db.kysely);
@@ -121,6 +123,23 @@ export function createResourcesService(deps: {
     ) {
       throw invalidInput('managedById is not a member of your active organisation', [
         { path: 'managedById', message: 'must be a member of the organisation' },
+      ]);
+    }
+    if (values.blockOnManagerCalendars && values.managedById === null) {
+      throw invalidInput('blockOnManagerCalendars needs a manager: set managedById', [
+        {
+          path: 'blockOnManagerCalendars',
+          message: 'a resource without managedById has no calendars to block on',
+        },
+      ]);
+    }
+    if (
+      values.bookingCalendarId !== null &&
+      (values.managedById === null ||
+        !(await calendars.isOwnedBy(values.bookingCalendarId, values.managedById, executor)))
+    ) {
+      throw invalidInput("bookingCalendarId is not a calendar of the resource's manager", [
+        { path: 'bookingCalendarId', message: 'must be a calendar owned by the managedById member' },
       ]);
     }
   }
@@ -192,6 +211,8 @@ export function createResourcesService(deps: {
         description: input.description ?? null,
         capacity: input.capacity ?? 1,
         managedById: input.managedById ?? null,
+        blockOnManagerCalendars: input.blockOnManagerCalendars ?? false,
+        bookingCalendarId: input.bookingCalendarId ?? null,
         schedulePolicy: mergePolicy(null, input),
         isActive: true,
       };
@@ -219,6 +240,9 @@ export function createResourcesService(deps: {
           description: input.description !== undefined ? input.description : current.description,
           capacity: input.capacity ?? current.capacity,
           managedById: input.managedById !== undefined ? input.managedById : current.managedById,
+          blockOnManagerCalendars: input.blockOnManagerCalendars ?? current.blockOnManagerCalendars,
+          bookingCalendarId:
+            input.bookingCalendarId !== undefined ? input.bookingCalendarId : current.bookingCalendarId,
           schedulePolicy: mergePolicy(current.schedulePolicy, input),
           isActive: input.isActive ?? current.isActive,
         };

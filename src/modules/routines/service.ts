@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { type Db, inTransaction } from '../../db/database.js';
 import type { Actor } from '../../lib/actor.js';
-import { notFound, validationFailed } from '../../lib/errors.js';
+import { forbidden, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { isValidTimeZone } from '../calendars/schemas.js';
 import {
@@ -220,6 +220,9 @@ export function createRoutineService({ db, tasks }: { db: Db; tasks: TaskService
      */
     async run(actor: Actor, routineId: number, input: RunRoutineInput = {}): Promise<RoutineRun> {
       const routine = await requireOwned(actor, routineId);
+      // Running one makes tasks: an agent needs tasks.create too, or a routine it wrote would make any task.
+      if (actor.agent && !actor.agent.actions.has('tasks.create'))
+        throw forbidden('Running a routine creates tasks: this agent may not tasks.create');
       const schedule = scheduleOf(routine.startDate, routine.timezone, routine.recurrence);
       let occurrenceDate: string;
       if (input.occurrenceDate !== undefined) {

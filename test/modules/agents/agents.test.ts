@@ -641,7 +641,13 @@ describe('agents', () => {
     );
     const profile = catalogue.actions.find((a: { key: string }) => a.key === 'agent.profile');
     assert.equal(profile.alwaysAllowed, true);
-    assert.equal(catalogue.actions.filter((a: { alwaysAllowed: boolean }) => a.alwaysAllowed).length, 1);
+    assert.deepEqual(
+      catalogue.actions
+        .filter((a: { alwaysAllowed: boolean }) => a.alwaysAllowed)
+        .map((a: { key: string }) => a.key)
+        .sort(),
+      ['agent.profile', 'approvals.get', 'time.convert', 'time.now'],
+    );
 
     const ownCalendars = expectStatus(await as(user).get('/api/calendars'), 200);
     assert.deepEqual(catalogue.scopingResources, {
@@ -721,11 +727,14 @@ describe('agents', () => {
     );
     assert.deepEqual(Object.keys(first.items[0]).sort(), [
       'actionKey',
+      'approvalId',
+      'arguments',
       'createdAt',
       'durationMs',
       'errorCode',
       'id',
       'outcome',
+      'targetIds',
     ]);
     assert.equal(first.items[1].outcome, 'error');
     assert.equal(first.items[1].errorCode, 'NOT_FOUND');

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { personActor } from '../../../src/lib/actor.js';
+import { findAction } from '../../../src/catalogue.js';
+import { type AccessScope, type Actor, personActor } from '../../../src/lib/actor.js';
 import type { CreateRuleInput } from '../../../src/modules/automation/schemas.js';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../../helpers/app.js';
 import {
@@ -32,6 +33,26 @@ describe('automation rules', () => {
     t = await createTestApp();
   });
   after(() => t.close());
+
+  /**
+   * A real agent of `user` holding `actionKeys` (calendar-scoped ones under `scope`), as its
+   * Actor under `scope`: a rule an agent writes runs as that agent, read at run time.
+   */
+  async function realAgent(user: SignedInUser, scope: AccessScope, actionKeys: string[]): Promise<Actor> {
+    const created = expectStatus(await as(t.app, user).post('/api/agents', { name: 'Agent' }), 201);
+    const permissions = actionKeys.map((actionKey) => ({
+      actionKey,
+      scope: findAction(actionKey)?.scopeKinds.includes('calendar') ? scope : null,
+    }));
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: `/api/agents/${created.id}/permissions`,
+      headers: user.auth,
+      payload: { permissions },
+    });
+    assert.equal(put.statusCode, 200, put.body);
+    return scopedAgent(user.id, scope, created.id);
+  }
 
   async function createRule(user: SignedInUser, body: Record<string, unknown>): Promise<{ id: number }> {
     return expectStatus(await as(t.app, user).post('/api/automation/rules', { name: 'Rule', ...body }), 201);
@@ -66,6 +87,7 @@ describe('automation rules', () => {
       'actions',
       'conditions',
       'createdAt',
+      'createdByAgentId',
       'enabled',
       'id',
       'name',
@@ -519,7 +541,11 @@ describe('automation rules', () => {
     const work = await createCalendar(t.app, user, { name: 'Work' });
     const event = await createEvent(t.app, user, personal);
     const { automation } = t.app.services;
-    const scoped = scopedAgent(user.id, { calendarIds: [work.id] });
+    const scoped = await realAgent(user, { calendarIds: [work.id] }, [
+      'automation.rules.create',
+      'automation.rules.trigger',
+      'calendar.events.update',
+    ]);
     const rule = await automation.createRule(scoped, {
       name: 'Scoped',
       trigger: 'manual',
@@ -561,7 +587,16 @@ describe('automation rules', () => {
     const inX = await createEvent(t.app, user, x.id, { title: 'In X' });
     const inY = await createEvent(t.app, user, y.id, { title: 'In Y' });
     const { automation } = t.app.services;
-    const agent = scopedAgent(user.id, { calendarIds: [x.id] });
+    const agent = await realAgent(user, { calendarIds: [x.id] }, [
+      'automation.rules.list',
+      'automation.rules.get',
+      'automation.rules.create',
+      'automation.rules.update',
+      'automation.rules.trigger',
+      'automation.audit.list',
+      'automation.eventTags.list',
+      'tasks.create',
+    ]);
     const tagOn = (calendarId: number, label: string) =>
       createRule(user, {
         name: label,

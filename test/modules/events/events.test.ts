@@ -61,8 +61,10 @@ describe('events', () => {
       'startTime',
       'timezone',
       'title',
+      'transparency',
       'updatedAt',
     ]);
+    assert.equal(created.transparency, 'opaque', 'busy by default');
     assert.equal(created.startTime, '2025-06-02T07:00:00.000Z');
     assert.equal(created.endTime, '2025-06-02T08:00:00.000Z');
     assert.equal(created.timezone, 'Europe/Berlin');

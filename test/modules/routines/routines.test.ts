@@ -352,7 +352,12 @@ describe('routines', () => {
     const foreign = await createRoutine(other);
     const { routines } = t.app.services;
     // Limited to no calendar and no group: routines belong to neither, so nothing is hidden.
-    const agent = scopedAgent(user.id, { calendarIds: [], groupIds: [] });
+    const scope = { calendarIds: [], groupIds: [] };
+    // Running a routine makes tasks: the agent holds tasks.create (issue 25).
+    const agent = {
+      ...scopedAgent(user.id, scope),
+      agent: { id: 1, actions: new Set(['tasks.create']), scope },
+    };
 
     assert.deepEqual(
       (await routines.list(agent)).map((routine) => routine.id),

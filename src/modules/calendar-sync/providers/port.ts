@@ -1,5 +1,5 @@
 import { DomainError } from '../../../lib/errors.js';
-import type { Reminder } from '../../events/schemas.js';
+import type { Reminder, Transparency } from '../../events/schemas.js';
 
 export const SYNC_PROVIDERS = ['calendar_provider_a', 'calendar_provider_b'] as const;
 export type SyncProvider = (typeof SYNC_PROVIDERS)[number];
@@ -48,6 +48,8 @@ export interface ExternalEvent {
   recurrence: string[] | null;
   /** Reminders as the provider resolves them; null when it does not say. */
   reminders: Reminder[] | null;
+  /** Whether the time shows as busy (A `transparency`, B `showAs`); absent: opaque. */
+  transparency?: Transparency;
 }
 
 /** What the service writes to a provider. Times are instants; `timezone` is IANA. */
@@ -62,6 +64,8 @@ export interface EventWrite {
   recurrence: string[] | null;
   /** Absent: the provider's reminders are left alone. */
   reminders?: Reminder[];
+  /** Absent: the provider's free/busy flag is left alone. */
+  transparency?: Transparency;
 }
 
 export interface ChangePage {

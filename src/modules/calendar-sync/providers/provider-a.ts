@@ -48,6 +48,7 @@ const gEvent = z.object({
   end: gTime.optional(),
   recurrence: z.array(z.string()).nullish(),
   recurringEventId: z.string().optional(),
+  transparency: z.string().nullish(),
   originalStartTime: gTime.optional(),
   reminders: z
     .object({ useDefault: z.boolean().optional(), overrides: z.array(gReminder).optional() })
@@ -122,6 +123,8 @@ function toEvent(item: GEvent, defaults: Reminder[]): ExternalEvent {
     timezone: item.start?.timeZone ?? null,
     recurrence: item.recurrence && item.recurrence.length > 0 ? item.recurrence : null,
     reminders,
+    // Google's default (absent) is opaque: busy.
+    transparency: item.transparency === 'transparent' ? 'transparent' : 'opaque',
   };
 }
 
@@ -138,6 +141,7 @@ function toGoogle(event: EventWrite): Record<string, unknown> {
     location: event.location ?? '',
     start: time(event.startTime),
     end: time(event.endTime),
+    ...(event.transparency ? { transparency: event.transparency } : {}),
     // Never cleared from here: a series this service could only import as its first occurrence
     // (an hourly rule), or a moved occurrence, must not lose its rule through a local edit.
     ...(event.recurrence ? { recurrence: event.recurrence } : {}),

@@ -43,6 +43,7 @@ const gEvent = z.object({
   start: gTime.nullish(),
   end: gTime.nullish(),
   isAllDay: z.boolean().nullish(),
+  showAs: z.string().nullish(),
   isCancelled: z.boolean().nullish(),
   type: z.string().nullish(),
   seriesMasterId: z.string().nullish(),
@@ -128,6 +129,8 @@ function toEvent(item: GEvent): ExternalEvent {
     timezone: ianaZone(item.originalStartTimeZone) ?? null,
     // Occurrences arrive expanded; a series master (from a direct read) keeps no RRULE here.
     recurrence: null,
+    // Only `free` is free time; tentative, busy, oof and workingElsewhere all keep the person away.
+    transparency: item.showAs === 'free' ? 'transparent' : 'opaque',
     reminders:
       item.isReminderOn === undefined || item.isReminderOn === null
         ? null
@@ -154,6 +157,7 @@ function toGraph(event: EventWrite): Record<string, unknown> {
     end: wall(event.endTime),
     isAllDay: event.allDay,
     recurrence,
+    ...(event.transparency ? { showAs: event.transparency === 'transparent' ? 'free' : 'busy' } : {}),
     // Graph holds one reminder per event: the earliest local one.
     ...(event.reminders
       ? {

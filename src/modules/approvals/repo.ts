@@ -1,0 +1,125 @@
+import type { Selectable } from 'kysely';
+import type { Id, JsonText, Timestamp } from '../../db/column-types.js';
+import type { Executor } from '../../db/database.js';
+import { InvalidCursorError } from '../../db/keyset.js';
+import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import type { ApprovalStatus, ListApprovalsQuery } from './schemas.js';
+
+/** A tool call waiting for (or past) its owner's decision. */
+export interface AgentApprovalsTable {
+  id: Id;
+  agentId: number;
+  /** The agent's owner: the one person who decides. */
+  userId: number;
+  actionKey: string;
+  /** The validated arguments as JSON: exactly what runs. */
+  arguments: JsonText;
+  summary: string;
+  /** The price the call would charge (its dry run), minor units; null when it charges nothing known. */
+  amount: number | null;
+  currency: string | null;
+  status: ApprovalStatus;
+  result: JsonText | null;
+  createdAt: Timestamp;
+  decidedAt: Timestamp | null;
+  expiresAt: Timestamp;
+}
+
+export interface ApprovalTables {
+  agentApprovals: AgentApprovalsTable;
+}
+
+export type ApprovalRow = Selectable<AgentApprovalsTable>;
+
+export function createApprovalRepo(db: Executor) {
+  return {
+    insert(values: Omit<ApprovalRow, 'id'>): Promise<ApprovalRow> {
+      return db.insertInto('agentApprovals').values(values).returningAll().executeTakeFirstOrThrow();
+    },
+
+    /** The owner's approval; another person's answers undefined, exactly like an absent one. */
+    findOwned(userId: number, id: number): Promise<ApprovalRow | undefined> {
+      return db
+        .selectFrom('agentApprovals')
+        .selectAll()
+        .where('id', '=', id)
+        .where('userId', '=', userId)
+        .executeTakeFirst();
+    },
+
+    /** The agent's own approval; another agent's answers undefined. */
+    findForAgent(agentId: number, id: number): Promise<ApprovalRow | undefined> {
+      return db
+        .selectFrom('agentApprovals')
+        .selectAll()
+        .where('id', '=', id)
+        .where('agentId', '=', agentId)
+        .executeTakeFirst();
+    },
+
+    /** Newest first. Throws InvalidCursorError for a foreign cursor. */
+    async list(
+      userId: number,
+      query: ListApprovalsQuery,
+    ): Promise<{ rows: ApprovalRow[]; nextCursor: string | null }> {
+      let q = db.selectFrom('agentApprovals').selectAll().where('userId', '=', userId);
+      if (query.status !== undefined) q = q.where('status', '=', query.status);
+      if (query.cursor !== undefined) {
+        const [id, extra] = decodeCursor(query.cursor) ?? [];
+        if (!Number.isInteger(id) || extra !== undefined) throw new InvalidCursorError();
+        q = q.where('id', '<', id as number);
+      }
+      const rows = await q
+        .orderBy('id', 'desc')
+        .limit(query.limit + 1)
+        .execute();
+      const page = rows.slice(0, query.limit);
+      const last = page[page.length - 1];
+      return { rows: page, nextCursor: rows.length > query.limit && last ? encodeCursor([last.id]) : null };
+    },
+
+    /**
+     * Moves a pending, unexpired approval of the owner to `status`; undefined when it was
+     * not pending (decided already, by this or another instance) or has expired. The
+     * one statement that makes a decision happen once.
+     */
+    decide(
+      userId: number,
+      id: number,
+      status: 'approved' | 'denied',
+      now: string,
+    ): Promise<ApprovalRow | undefined> {
+      return db
+        .updateTable('agentApprovals')
+        .set({ status, decidedAt: now })
+        .where('id', '=', id)
+        .where('userId', '=', userId)
+        .where('status', '=', 'pending')
+        .where('expiresAt', '>', now)
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    /** Records what the approved call did. */
+    finish(id: number, status: 'executed' | 'failed', result: string): Promise<ApprovalRow | undefined> {
+      return db
+        .updateTable('agentApprovals')
+        .set({ status, result })
+        .where('id', '=', id)
+        .where('status', '=', 'approved')
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    /** Expires every pending approval past its time; answers them. */
+    expireDue(now: string): Promise<ApprovalRow[]> {
+      return db
+        .updateTable('agentApprovals')
+        .set({ status: 'expired', decidedAt: now })
+        .where('status', '=', 'pending')
+        .where('expiresAt', '<=', now)
+        .returningAll()
+        .execute();
+    },
+  };
+}

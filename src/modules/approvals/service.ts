@@ -1,0 +1,374 @@
+import { type Db, inTransaction } from '../../db/database.js';
+import { InvalidCursorError } from '../../db/keyset.js';
+import type { JobQueue } from '../../jobs/queue.js';
+import type { Actor } from '../../lib/actor.js';
+import { conflict, type DomainError, forbidden, invalidCursor, notFound } from '../../lib/errors.js';
+import { nowIso } from '../../lib/time.js';
+import type {
+  ApprovedCallRunner,
+  GateDecision,
+  GatedCall,
+  PendingApproval,
+  ToolCallGate,
+} from '../../mcp/types.js';
+import type { AgentService, LimitUse } from '../agents/service.js';
+import type { OrganisationsService } from '../organisations/service.js';
+import type { EventWriter } from '../outbox/service.js';
+import type { ReservationsService } from '../reservations/service.js';
+import type { ResourceTypesService } from '../resource-types/service.js';
+import type { ResourcesService } from '../resources/service.js';
+import { ACTION_TRAITS, type BookedTime, formatMoney, formatRange, type Quote, quoteOf } from './policy.js';
+import { type ApprovalRow, createApprovalRepo } from './repo.js';
+import { APPROVAL_TTL_MS, type Approval, type ListApprovalsQuery } from './schemas.js';
+
+/** The job that expires approvals nobody decided within 24 hours. */
+export const APPROVAL_EXPIRY_JOB = 'agent_approval_expiry';
+const EXPIRY_EVERY_MINUTES = 5;
+
+const LIMIT_NAMES = {
+  booking: 'bookingsPerDay',
+  cancellation: 'cancellationsPerDay',
+  spend: 'spendPerDay',
+} as const;
+
+/** Everything this module reads of others, read when used (the registry may build them later). */
+export interface ApprovalDependencies {
+  agents: AgentService;
+  outbox: EventWriter;
+  organisations: Pick<OrganisationsService, 'requireTenant'>;
+  resources: Pick<ResourcesService, 'get'>;
+  resourceTypes: Pick<ResourceTypesService, 'get'>;
+  reservations: Pick<ReservationsService, 'get'>;
+}
+
+const parsed = (text: string | null) =>
+  text === null ? null : (JSON.parse(text) as Record<string, unknown>);
+
+/** The API record; a pending approval past its time reads as expired before the sweep gets to it. */
+function view(row: ApprovalRow, now = Date.now()): Approval {
+  const lapsed = row.status === 'pending' && Date.parse(row.expiresAt) <= now;
+  return {
+    id: row.id,
+    agentId: row.agentId,
+    actionKey: row.actionKey,
+    arguments: parsed(row.arguments) ?? {},
+    summary: row.summary,
+    status: lapsed ? 'expired' : row.status,
+    result: parsed(row.result),
+    createdAt: row.createdAt,
+    decidedAt: lapsed ? row.expiresAt : row.decidedAt,
+    expiresAt: row.expiresAt,
+  };
+}
+
+function requirePerson(actor: Actor) {
+  if (actor.agent) throw forbidden('Agents cannot decide approvals: only their owner can');
+}
+
+export type ApprovalsService = ReturnType<typeof createApprovalsService>;
+
+/**
+ * Agents acting safely (DECISIONS.md): the gate the MCP runtime asks before every
+ * writing tool call (approval mode, amount threshold, daily limits), and the approvals
+ * it creates: the stored call, its summary, the owner's decision, and the one run of
+ * an approved call, as the agent is at that moment.
+ */
+export function createApprovalsService({
+  db,
+  frontendUrl,
+  jobs,
+  deps,
+}: {
+  db: Db;
+  frontendUrl: string;
+  jobs?: JobQueue;
+  deps: () => ApprovalDependencies;
+}) {
+  const repo = createApprovalRepo(db.kysely);
+  let runner: ApprovedCallRunner | undefined;
+
+  const approveUrl = (id: number) => `${frontendUrl.replace(/\/+$/, '')}/approvals/${id}`;
+
+  if (jobs) {
+    jobs.work(APPROVAL_EXPIRY_JOB, async () => void (await expireDue()), {
+      retryLimit: 0,
+      deduplicate: true,
+    });
+    jobs.every(APPROVAL_EXPIRY_JOB, EXPIRY_EVERY_MINUTES);
+  }
+
+  /** Expires what is due, each with its `agent.approval.decided` event; answers how many. */
+  async function expireDue(): Promise<number> {
+    return inTransaction(db.kysely, async (trx) => {
+      const expired = await createApprovalRepo(trx).expireDue(nowIso());
+      if (expired.length > 0)
+        await deps().outbox.append(
+          trx,
+          expired.map((row) => ({
+            type: 'agent.approval.decided' as const,
+            organisationId: null,
+            userId: row.userId,
+            data: view(row),
+          })),
+        );
+      return expired.length;
+    });
+  }
+
+  /** "Room A" for a booked time: its resource, else its pool's type; null when neither can be read. */
+  async function placeOf(actor: Actor, time: BookedTime): Promise<string | null> {
+    const { resources, resourceTypes } = deps();
+    try {
+      if (time.resourceId !== null) return (await resources.get(actor, time.resourceId)).name;
+      if (time.resourceTypeId !== null) return (await resourceTypes.get(actor, time.resourceTypeId)).name;
+    } catch {
+      // Named by id below: a summary never fails the call it describes.
+    }
+    return null;
+  }
+
+  async function zoneOf(actor: Actor): Promise<string> {
+    try {
+      return (await deps().organisations.requireTenant(actor)).timezone;
+    } catch {
+      return 'UTC';
+    }
+  }
+
+  /** The call in words for its owner: "Book Room A, Tue 3 Mar 10:00-11:00 Europe/Berlin, 40.00 EUR". */
+  async function summarise(call: GatedCall, quote: Quote | null): Promise<string> {
+    const traits = ACTION_TRAITS[call.actionKey];
+    let times = quote?.times ?? [];
+    const reservationId = call.input.reservationId;
+    if (times.length === 0 && traits && typeof reservationId === 'number') {
+      try {
+        times = [await deps().reservations.get(call.actor, reservationId)];
+      } catch {
+        times = [];
+      }
+    }
+    if (traits && times.length > 0) {
+      const zone = await zoneOf(call.actor);
+      const [first] = times as [BookedTime];
+      const place =
+        (await placeOf(call.actor, first)) ??
+        (first.resourceId !== null
+          ? `resource ${first.resourceId}`
+          : `resource type ${first.resourceTypeId}`);
+      const parts = [
+        `${traits.verb} ${place}`,
+        formatRange(first.startTime, first.endTime, zone) +
+          (times.length > 1 ? ` (and ${times.length - 1} more)` : ''),
+      ];
+      if (quote?.amount != null && quote.currency) parts.push(formatMoney(quote.amount, quote.currency));
+      const subject = typeof reservationId === 'number' ? ` (reservation ${reservationId})` : '';
+      return `${parts.join(', ')}${subject}`;
+    }
+    // Any other tool: its title and its plain arguments.
+    const plain = Object.entries(call.input)
+      .filter(([, value]) => ['string', 'number', 'boolean'].includes(typeof value))
+      .map(([key, value]) => `${key}: ${String(value).slice(0, 80)}`);
+    return (plain.length > 0 ? `${call.title} (${plain.join(', ')})` : call.title).slice(0, 500);
+  }
+
+  /** Stores the call and tells the owner (`agent.approval.requested`). */
+  async function request(call: GatedCall, quote: Quote | null): Promise<PendingApproval> {
+    const summary = await summarise(call, quote);
+    const now = new Date();
+    const row = await inTransaction(db.kysely, async (trx) => {
+      const created = await createApprovalRepo(trx).insert({
+        agentId: call.agent.id,
+        userId: call.agent.userId,
+        actionKey: call.actionKey,
+        arguments: JSON.stringify(call.input),
+        summary,
+        amount: quote?.amount ?? null,
+        currency: quote?.currency ?? null,
+        status: 'pending',
+        result: null,
+        createdAt: now.toISOString(),
+        decidedAt: null,
+        expiresAt: new Date(now.getTime() + APPROVAL_TTL_MS).toISOString(),
+      });
+      await deps().outbox.append(trx, [
+        {
+          type: 'agent.approval.requested',
+          organisationId: null,
+          userId: created.userId,
+          data: view(created),
+        },
+      ]);
+      return created;
+    });
+    return { id: row.id, status: 'pending', expiresAt: row.expiresAt, approveUrl: approveUrl(row.id) };
+  }
+
+  const gate: ToolCallGate = {
+    bindRunner(run) {
+      runner = run;
+    },
+
+    async admit(call: GatedCall): Promise<GateDecision> {
+      // A dry run changes nothing: nothing to approve or count.
+      if (call.input.dryRun === true) return { kind: 'run' };
+      const policy = await deps().agents.policyOf(call.agent.id);
+      const traits = ACTION_TRAITS[call.actionKey];
+      const byMode =
+        policy.requireApproval === 'writes'
+          ? call.risk !== 'read'
+          : policy.requireApproval === 'destructive' && call.risk === 'destructive';
+      const asking = call.approvalId === null;
+      const spendCounted = traits?.counts === 'booking' && policy.limits.spendPerDay !== null;
+      // The price, from a dry run of the same call, when anything depends on it.
+      let quote: Quote | null = null;
+      if (
+        traits?.priced &&
+        call.dryRun &&
+        (spendCounted || (asking && (byMode || policy.approvalOverAmount !== null)))
+      )
+        quote = quoteOf(await call.dryRun());
+      if (asking) {
+        const overAmount =
+          policy.approvalOverAmount !== null &&
+          quote?.amount != null &&
+          quote.amount > policy.approvalOverAmount;
+        if (byMode || overAmount) return { kind: 'approval', approval: await request(call, quote) };
+      }
+      const uses: LimitUse[] = [];
+      const { bookingsPerDay, cancellationsPerDay, spendPerDay } = policy.limits;
+      if (traits?.counts === 'booking' && bookingsPerDay !== null)
+        uses.push({ kind: 'booking', amount: 1, limit: bookingsPerDay });
+      if (traits?.counts === 'cancellation' && cancellationsPerDay !== null)
+        uses.push({ kind: 'cancellation', amount: 1, limit: cancellationsPerDay });
+      if (spendCounted && spendPerDay !== null && quote?.amount)
+        uses.push({ kind: 'spend', amount: quote.amount, limit: spendPerDay });
+      if (uses.length === 0) return { kind: 'run' };
+      const reserved = await deps().agents.reserveUsage(call.agent.id, uses);
+      if (!reserved.ok) {
+        const frees = reserved.freesAt ? `; it frees at ${reserved.freesAt}` : '';
+        return {
+          kind: 'refuse',
+          code: 'AGENT_LIMIT_REACHED',
+          message: `The agent's limit ${LIMIT_NAMES[reserved.kind]} (${reserved.limit} in any 24 hours) is reached${frees}`,
+        };
+      }
+      return {
+        kind: 'run',
+        // A call that failed used nothing: its units go back.
+        settle: async ({ ok }) => {
+          if (!ok) await deps().agents.releaseUsage(reserved.ids);
+        },
+      };
+    },
+  };
+
+  async function requireOwned(actor: Actor, id: number): Promise<ApprovalRow> {
+    requirePerson(actor);
+    const row = await repo.findOwned(actor.userId, id);
+    if (!row) throw notFound('Approval');
+    return row;
+  }
+
+  /** Why a decision cannot be made now (the approval is not pending any more). */
+  function undecidable(row: ApprovalRow): DomainError {
+    const current = view(row);
+    if (current.status === 'expired')
+      return conflict(
+        'CONFLICT',
+        'This approval has expired: it was not decided within 24 hours, and its call never ran',
+      );
+    return conflict('CONFLICT', `This approval is already ${current.status}`);
+  }
+
+  /** Records the decision's outcome with its `agent.approval.decided` event. */
+  async function finish(
+    id: number,
+    status: 'executed' | 'failed',
+    result: unknown,
+  ): Promise<ApprovalRow | undefined> {
+    return inTransaction(db.kysely, async (trx) => {
+      const row = await createApprovalRepo(trx).finish(id, status, JSON.stringify(result));
+      if (row)
+        await deps().outbox.append(trx, [
+          { type: 'agent.approval.decided', organisationId: null, userId: row.userId, data: view(row) },
+        ]);
+      return row;
+    });
+  }
+
+  return {
+    gate,
+    expireDue,
+
+    async list(
+      actor: Actor,
+      query: ListApprovalsQuery,
+    ): Promise<{ items: Approval[]; nextCursor: string | null }> {
+      requirePerson(actor);
+      try {
+        const { rows, nextCursor } = await repo.list(actor.userId, query);
+        return { items: rows.map((row) => view(row)), nextCursor };
+      } catch (error) {
+        if (error instanceof InvalidCursorError) throw invalidCursor();
+        throw error;
+      }
+    },
+
+    async get(actor: Actor, id: number): Promise<Approval> {
+      return view(await requireOwned(actor, id));
+    },
+
+    /**
+     * Approves and runs the stored call once: the pending -> approved step is one
+     * conditional update, so of a double click or two instances one runs it; the other
+     * answers the approval as it stands. The call runs as the agent is now: a paused or
+     * disabled agent's call fails, and is recorded so.
+     */
+    async approve(actor: Actor, id: number): Promise<Approval> {
+      const current = await requireOwned(actor, id);
+      const decided = await repo.decide(actor.userId, id, 'approved', nowIso());
+      if (!decided) {
+        const now = (await repo.findOwned(actor.userId, id)) ?? current;
+        if (['approved', 'executed', 'failed'].includes(now.status)) return view(now);
+        throw undecidable(now);
+      }
+      const run = runner;
+      const outcome = run
+        ? await run({
+            agentId: decided.agentId,
+            actionKey: decided.actionKey,
+            arguments: parsed(decided.arguments),
+            approvalId: decided.id,
+          }).catch(() => ({ ok: false as const, code: 'INTERNAL' as const, message: 'Internal error' }))
+        : { ok: false as const, code: 'UNAVAILABLE' as const, message: 'The tool runtime is not available' };
+      const finished = outcome.ok
+        ? await finish(id, 'executed', outcome.output)
+        : await finish(id, 'failed', { error: { code: outcome.code, message: outcome.message } });
+      return view(finished ?? decided);
+    },
+
+    async deny(actor: Actor, id: number): Promise<Approval> {
+      await requireOwned(actor, id);
+      const denied = await inTransaction(db.kysely, async (trx) => {
+        const row = await createApprovalRepo(trx).decide(actor.userId, id, 'denied', nowIso());
+        if (row)
+          await deps().outbox.append(trx, [
+            { type: 'agent.approval.decided', organisationId: null, userId: row.userId, data: view(row) },
+          ]);
+        return row;
+      });
+      if (denied) return view(denied);
+      const now = await requireOwned(actor, id);
+      if (now.status === 'denied') return view(now);
+      throw undecidable(now);
+    },
+
+    /** `approvals_get`: the calling agent's own approval; another agent's is NOT_FOUND. */
+    async getForAgent(actor: Actor, id: number): Promise<Approval> {
+      if (!actor.agent) throw notFound('Approval');
+      const row = await repo.findForAgent(actor.agent.id, id);
+      if (!row) throw notFound('Approval');
+      return view(row);
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import { defineModule } from '../../module.js';
+import { feeds } from './migrations/0030_feeds.js';
+import { feedsPrivacy } from './privacy.js';
+import type { FeedTables } from './repo.js';
+import { feedRoutes } from './routes.js';
+import { createFeedsService, type FeedsService } from './service.js';
+
+declare module '../../module.js' {
+  interface Services {
+    feeds: FeedsService;
+  }
+}
+
+declare module '../../db/types.js' {
+  interface Database extends FeedTables {}
+}
+
+export const feedsModule = defineModule({
+  name: 'feeds',
+  service: (deps, services) =>
+    createFeedsService({
+      ...deps,
+      calendars: services.calendars,
+      events: services.events,
+      organisations: services.organisations,
+      resources: services.resources,
+    }),
+  routes: [{ prefix: '/api', plugin: feedRoutes }],
+  privacy: feedsPrivacy,
+  migrations: { '0030_feeds': feeds },
+});

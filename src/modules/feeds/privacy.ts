@@ -1,0 +1,56 @@
+import type { Executor } from '../../db/database.js';
+import {
+  changed,
+  countOf,
+  type DataSubject,
+  exportSection,
+  type PrivacyDeclaration,
+  personal,
+} from '../../privacy/declaration.js';
+
+const madeBy = (db: Executor, { userId }: DataSubject) =>
+  db.selectFrom('feedTokens').where('feedTokens.createdById', '=', userId);
+
+/**
+ * Subscription feeds the person made: which calendar or resource, and when (never the
+ * token, which is not kept). Erasure deletes their calendars' feeds and unlinks them from
+ * the resource feeds they made for their organisation, which stay the organisation's.
+ */
+export const feedsPrivacy: PrivacyDeclaration = {
+  module: 'feeds',
+  tables: { feed_tokens: personal('subscription_feeds', 'calendar feeds deleted; resource feeds unlinked') },
+  categories: [
+    {
+      id: 'subscription_feeds',
+      label: 'Calendar subscription links you made',
+      purpose: 'Serving your calendars and resources to the calendar apps you subscribed',
+      retention: 'Until revoked, or the calendar or resource is deleted',
+    },
+  ],
+  async holdings(db, subject) {
+    return { feed_tokens: await countOf(madeBy(db, subject)) };
+  },
+  exports: [
+    exportSection({
+      name: 'subscriptionFeeds',
+      table: 'feed_tokens',
+      key: ['feedTokens.id'],
+      rows: (db, s) =>
+        madeBy(db, s).select(['feedTokens.id', 'calendarId', 'resourceId', 'organisationId', 'createdAt']),
+      record: (row) => row,
+    }),
+  ],
+  async erase(trx, { userId }) {
+    const deleted = await trx
+      .deleteFrom('feedTokens')
+      .where('createdById', '=', userId)
+      .where('calendarId', 'is not', null)
+      .executeTakeFirst();
+    const unlinked = await trx
+      .updateTable('feedTokens')
+      .set({ createdById: null })
+      .where('createdById', '=', userId)
+      .executeTakeFirst();
+    return { feed_tokens: changed(deleted) + changed(unlinked) };
+  },
+};

@@ -1,0 +1,111 @@
+import type { Generated } from 'kysely';
+import type { Timestamp } from '../../db/column-types.js';
+import type { Executor } from '../../db/database.js';
+import { keepsTimeAt } from '../../db/reservation-time.js';
+
+export interface FeedTokensTable {
+  id: Generated<number>;
+  /** SHA-256 (hex) of the token in the URL; the token itself is never stored. */
+  tokenHash: string;
+  calendarId: number | null;
+  resourceId: number | null;
+  organisationId: number | null;
+  createdById: number | null;
+  createdAt: Timestamp;
+}
+
+export interface FeedTables {
+  feedTokens: FeedTokensTable;
+}
+
+export type FeedSubject = { calendarId: number } | { resourceId: number; organisationId: number };
+
+export interface FeedRow {
+  calendarId: number | null;
+  resourceId: number | null;
+  organisationId: number | null;
+}
+
+export function createFeedRepo(db: Executor) {
+  return {
+    /** Replaces the subject's feed (if any) with one for `tokenHash`, in the caller's transaction. */
+    async replace(subject: FeedSubject, tokenHash: string, createdById: number, now: string): Promise<void> {
+      await this.remove(subject);
+      await db
+        .insertInto('feedTokens')
+        .values({
+          tokenHash,
+          calendarId: 'calendarId' in subject ? subject.calendarId : null,
+          resourceId: 'resourceId' in subject ? subject.resourceId : null,
+          organisationId: 'organisationId' in subject ? subject.organisationId : null,
+          createdById,
+          createdAt: now,
+        })
+        .execute();
+    },
+
+    /** Deletes the subject's feed; whether there was one. */
+    async remove(subject: FeedSubject): Promise<boolean> {
+      const query = db.deleteFrom('feedTokens');
+      const result = await ('calendarId' in subject
+        ? query.where('calendarId', '=', subject.calendarId)
+        : query.where('resourceId', '=', subject.resourceId)
+      ).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+
+    async findByHash(tokenHash: string): Promise<FeedRow | undefined> {
+      return db
+        .selectFrom('feedTokens')
+        .select(['calendarId', 'resourceId', 'organisationId'])
+        .where('tokenHash', '=', tokenHash)
+        .executeTakeFirst();
+    },
+
+    /**
+     * What a resource feed shows: the reservations keeping time on the resource or its
+     * lanes within [from, to), times and status only (a feed URL travels into other
+     * people's calendar apps: no customer data).
+     */
+    async reservationsOf(resourceId: number, from: string, to: string, now: string) {
+      return db
+        .selectFrom('reservations')
+        .select([
+          'reservations.id',
+          'reservations.startTime',
+          'reservations.endTime',
+          'reservations.status',
+          'reservations.updatedAt',
+        ])
+        .where((eb) =>
+          eb.or([
+            eb('reservations.resourceId', '=', resourceId),
+            eb(
+              'reservations.resourceId',
+              'in',
+              eb
+                .selectFrom('resources')
+                .select('resources.id')
+                .where('resources.parentResourceId', '=', resourceId),
+            ),
+          ]),
+        )
+        .where(keepsTimeAt(now))
+        .where('reservations.startTime', '<', to)
+        .where('reservations.endTime', '>', from)
+        .orderBy('reservations.startTime')
+        .orderBy('reservations.id')
+        .execute();
+    },
+
+    /** The organisation's zone: a resource feed's times are written in it. */
+    async organisationZone(organisationId: number): Promise<string | undefined> {
+      const row = await db
+        .selectFrom('organisations')
+        .select('timezone')
+        .where('id', '=', organisationId)
+        .executeTakeFirst();
+      return row?.timezone;
+    },
+  };
+}

@@ -1,0 +1,30 @@
+import { defineModule } from '../../module.js';
+import { waitlist } from './migrations/0029_waitlist.js';
+import { waitlistPrivacy } from './privacy.js';
+import type { WaitlistConsumerTable, WaitlistEntriesTable } from './repo.js';
+import { waitlistRoutes } from './routes.js';
+import { createWaitlistService, type WaitlistService } from './service.js';
+import { waitlistTools } from './tools.js';
+
+declare module '../../module.js' {
+  interface Services {
+    waitlist: WaitlistService;
+  }
+}
+
+declare module '../../db/types.js' {
+  interface Database {
+    waitlistEntries: WaitlistEntriesTable;
+    waitlistConsumer: WaitlistConsumerTable;
+  }
+}
+
+export const waitlistModule = defineModule({
+  name: 'waitlist',
+  service: (deps, { organisations, reservations, resourceTypes, resources, outbox }) =>
+    createWaitlistService({ ...deps, organisations, reservations, resourceTypes, resources, outbox }),
+  routes: [{ prefix: '/api/reservations/waitlist', plugin: waitlistRoutes }],
+  tools: waitlistTools,
+  privacy: waitlistPrivacy,
+  migrations: { '0029_waitlist': waitlist },
+});

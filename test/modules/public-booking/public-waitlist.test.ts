@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createTestApp, type TestApp } from '../../helpers/app.js';
+import {
+  at,
+  createResource,
+  createType,
+  customer,
+  futureMonday,
+  type OrgOwner,
+  ownerWithOrganisation,
+} from '../../helpers/catalogue.js';
+import { as, expectError, expectStatus } from '../../helpers/workspace.js';
+
+/**
+ * The public waitlist (DECISIONS.md "Recurring reservations and the waitlist"): a customer
+ * waits for a full time through the organisation page with a manage link; when the time
+ * frees, the offer's hold is theirs at that same link, and confirming it there accepts it.
+ */
+describe('public waitlist by slug', () => {
+  let t: TestApp;
+  let owner: OrgOwner;
+  let room: { id: number };
+  let plainRoom: { id: number };
+  const slug = `waitlist-${process.pid}`;
+  const mon = futureMonday();
+  const slot = (hour: number, resourceId = room.id) => ({
+    resourceId,
+    startTime: at(mon, hour),
+    endTime: at(mon, hour + 1),
+  });
+  before(async () => {
+    t = await createTestApp({ PUBLIC_RATE_LIMIT_MAX: '1000' });
+    owner = await ownerWithOrganisation(t.app, { name: 'Waiting Ltd', slug, timezone: 'UTC' });
+    const type = await createType(t.app, owner, { name: 'Class', waitlistEnabled: true });
+    room = await createResource(t.app, owner, { name: 'Class 1', resourceTypeId: type.id });
+    const plain = await createType(t.app, owner, { name: 'Plain' });
+    plainRoom = await createResource(t.app, owner, { name: 'Plain 1', resourceTypeId: plain.id });
+  });
+  after(() => t.close());
+
+  const join = (body: Record<string, unknown>) =>
+    t.app.inject({
+      method: 'POST',
+      url: `/api/public/organisations/${slug}/waitlist`,
+      payload: { customer: { name: 'Pat Public', email: 'pat@example.test' }, ...body },
+    });
+
+  test('join with a manage link; the offer arrives at that link and is confirmed there', async () => {
+    const booked = expectStatus(
+      await as(t.app, owner).post('/api/reservations', { customer, ...slot(9) }),
+      201,
+    );
+    const entry = expectStatus(await join(slot(9)), 201);
+    assert.equal(entry.status, 'waiting');
+    assert.equal(entry.position, 1);
+    assert.match(entry.manageToken, /^[A-Za-z0-9_-]{20,}$/);
+    assert.equal(entry.manageUrl, `http://frontend.test/manage/${entry.manageToken}`);
+    expectError(await join(slot(11)), 409, 'SLOT_AVAILABLE');
+    expectError(await join(slot(9, plainRoom.id)), 409, 'WAITLIST_NOT_ENABLED');
+    expectError(await join({ ...slot(9), resourceId: 999_999 }), 404, 'NOT_FOUND');
+
+    expectStatus(await as(t.app, owner).post(`/api/reservations/${booked.id}/cancel`), 200);
+    await t.app.services.waitlist.processOffers();
+    const offer = expectStatus(
+      await t.app.inject({ method: 'GET', url: `/api/public/reservations/${entry.manageToken}` }),
+      200,
+    );
+    assert.equal(offer.status, 'held');
+    assert.equal(offer.startTime, slot(9).startTime);
+    const confirmed = expectStatus(
+      await t.app.inject({ method: 'POST', url: `/api/public/reservations/${entry.manageToken}/confirm` }),
+      200,
+    );
+    assert.equal(confirmed.status, 'confirmed');
+    await t.app.services.waitlist.processOffers();
+    const staffView = expectStatus(await as(t.app, owner).get(`/api/reservations/waitlist/${entry.id}`), 200);
+    assert.equal(staffView.status, 'accepted');
+  });
+});
