@@ -26,6 +26,22 @@ export const PAGE_PATHS = [
   '/api/auth/logout',
   '/api/organisations',
   '/api/organisations/active',
+  '/api/organisations/{id}',
+  '/api/organisations/{id}/users',
+  '/api/organisations/{id}/users/list',
+  '/api/organisations/{id}/users/{userId}',
+  '/api/organisations/{id}/users/{userId}/role',
+  '/api/organisations/{id}/invitations/{invitationId}',
+  '/api/organisations/{id}/webhooks',
+  '/api/organisations/{id}/webhooks/',
+  '/api/resource-types',
+  '/api/resource-types/{id}',
+  '/api/resources',
+  '/api/resources/{id}',
+  '/api/reservations',
+  '/api/reservations/{id}',
+  '/api/reservations/{id}/cancel',
+  '/api/reservations/{id}/reschedule',
 ];
 const typed = (path: string) =>
   PAGE_PATHS.some((page) => (page.endsWith('/') ? path.startsWith(page) : path === page));

@@ -1532,6 +1532,4269 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/organisations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One organisation of the caller (an OWNER also sees it archived) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Organisation with the caller’s membership */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            address: string | null;
+                            color: string | null;
+                            createdAt: string;
+                            defaultCurrency: string;
+                            description: string | null;
+                            email: string | null;
+                            id: number;
+                            isActive: boolean;
+                            isActiveOrganisation: boolean;
+                            isOwner: boolean;
+                            logoUrl: string | null;
+                            name: string;
+                            phone: string | null;
+                            publicBookingDescription: string | null;
+                            publicBookingHeadline: string | null;
+                            /** @enum {string} */
+                            role: "OWNER" | "ADMIN" | "MANAGER" | "MEMBER";
+                            /** @description Present when configured */
+                            schedulePolicy?: {
+                                /** @enum {string} */
+                                availabilityMode?: "continuous" | "shifts";
+                                operatingHours?: {
+                                    closeTime: string;
+                                    dayOfWeek: number;
+                                    /** @description false keeps the entry but closes the day; default true */
+                                    isActive?: boolean;
+                                    openTime: string;
+                                }[];
+                                shiftSchedule?: {
+                                    dayOfWeek: number;
+                                    slots: {
+                                        endTime: string;
+                                        startTime: string;
+                                    }[];
+                                }[];
+                            };
+                            slug: string | null;
+                            timezone: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Archive the organisation (OWNER); never hard-deletes */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Organisation with the caller’s membership */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            address: string | null;
+                            color: string | null;
+                            createdAt: string;
+                            defaultCurrency: string;
+                            description: string | null;
+                            email: string | null;
+                            id: number;
+                            isActive: boolean;
+                            isActiveOrganisation: boolean;
+                            isOwner: boolean;
+                            logoUrl: string | null;
+                            name: string;
+                            phone: string | null;
+                            publicBookingDescription: string | null;
+                            publicBookingHeadline: string | null;
+                            /** @enum {string} */
+                            role: "OWNER" | "ADMIN" | "MANAGER" | "MEMBER";
+                            /** @description Present when configured */
+                            schedulePolicy?: {
+                                /** @enum {string} */
+                                availabilityMode?: "continuous" | "shifts";
+                                operatingHours?: {
+                                    closeTime: string;
+                                    dayOfWeek: number;
+                                    /** @description false keeps the entry but closes the day; default true */
+                                    isActive?: boolean;
+                                    openTime: string;
+                                }[];
+                                shiftSchedule?: {
+                                    dayOfWeek: number;
+                                    slots: {
+                                        endTime: string;
+                                        startTime: string;
+                                    }[];
+                                }[];
+                            };
+                            slug: string | null;
+                            timezone: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Update profile, timezone and scheduling defaults (OWNER, ADMIN); isActive archives or restores (OWNER) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        address?: string | null;
+                        description?: string | null;
+                        email?: string | null;
+                        /** @description false archives (OWNER only); true restores an archived one */
+                        isActive?: boolean;
+                        logoUrl?: string | null;
+                        name?: string;
+                        phone?: string | null;
+                        publicBookingDescription?: string | null;
+                        publicBookingHeadline?: string | null;
+                        schedulePolicy?: {
+                            /** @enum {string} */
+                            availabilityMode?: "continuous" | "shifts";
+                            operatingHours?: {
+                                closeTime: string;
+                                dayOfWeek: number;
+                                /** @description false keeps the entry but closes the day; default true */
+                                isActive?: boolean;
+                                openTime: string;
+                            }[];
+                            shiftSchedule?: {
+                                dayOfWeek: number;
+                                slots: {
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                            }[];
+                        } | null;
+                        slug?: string | null;
+                        timezone?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Organisation with the caller’s membership */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            address: string | null;
+                            color: string | null;
+                            createdAt: string;
+                            defaultCurrency: string;
+                            description: string | null;
+                            email: string | null;
+                            id: number;
+                            isActive: boolean;
+                            isActiveOrganisation: boolean;
+                            isOwner: boolean;
+                            logoUrl: string | null;
+                            name: string;
+                            phone: string | null;
+                            publicBookingDescription: string | null;
+                            publicBookingHeadline: string | null;
+                            /** @enum {string} */
+                            role: "OWNER" | "ADMIN" | "MANAGER" | "MEMBER";
+                            /** @description Present when configured */
+                            schedulePolicy?: {
+                                /** @enum {string} */
+                                availabilityMode?: "continuous" | "shifts";
+                                operatingHours?: {
+                                    closeTime: string;
+                                    dayOfWeek: number;
+                                    /** @description false keeps the entry but closes the day; default true */
+                                    isActive?: boolean;
+                                    openTime: string;
+                                }[];
+                                shiftSchedule?: {
+                                    dayOfWeek: number;
+                                    slots: {
+                                        endTime: string;
+                                        startTime: string;
+                                    }[];
+                                }[];
+                            };
+                            slug: string | null;
+                            timezone: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/organisations/{id}/invitations/{invitationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Withdraw an invitation, by account or by email (OWNER; ADMIN for MANAGER and MEMBER ones) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                    invitationId: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Withdrawn */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/organisations/{id}/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Invite a person by userId or email as MEMBER (OWNER, ADMIN); inviting again renews the invitation */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Invite by email address instead of userId */
+                        email?: string;
+                        userId?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description The open invitation, renewed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            expiresAt: string;
+                            /** @description Withdraw with DELETE /api/organisations/{id}/invitations/{invitationId} */
+                            invitationId: number;
+                            invitedAt: string;
+                            organisationId: number;
+                            /** @enum {string} */
+                            role: "OWNER" | "ADMIN" | "MANAGER" | "MEMBER";
+                            /** @enum {string} */
+                            status: "invited";
+                            /** @description Null for an invitation by email */
+                            userId: number | null;
+                        };
+                    };
+                };
+                /** @description Invited */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            expiresAt: string;
+                            /** @description Withdraw with DELETE /api/organisations/{id}/invitations/{invitationId} */
+                            invitationId: number;
+                            invitedAt: string;
+                            organisationId: number;
+                            /** @enum {string} */
+                            role: "OWNER" | "ADMIN" | "MANAGER" | "MEMBER";
+                            /** @enum {string} */
+                            status: "invited";
+                            /** @description Null for an invitation by email */
+                            userId: number | null;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/organisations/{id}/users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a member or withdraw the invitation of that userId (OWNER; ADMIN for MANAGER and MEMBER; anyone may remove themselves); never the last OWNER */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                    userId: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Removed */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/organisations/{id}/users/{userId}/role": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change a member's role (OWNER; ADMIN for MANAGER and MEMBER); never the last OWNER */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                    userId: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        role: "OWNER" | "ADMIN" | "MANAGER" | "MEMBER";
+                    };
+                };
+            };
+            responses: {
+                /** @description Organisation member */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            assignedById: number | null;
+                            email: string;
+                            joinedAt: string;
+                            name: string;
+                            /** @enum {string} */
+                            role: "OWNER" | "ADMIN" | "MANAGER" | "MEMBER";
+                            /** @enum {string} */
+                            status: "active";
+                            updatedAt: string;
+                            userId: number;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/organisations/{id}/users/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Active members, then invitations, which show nothing about the invited person (any member) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            assignedById: number | null;
+                            email: string;
+                            joinedAt: string;
+                            name: string;
+                            /** @enum {string} */
+                            role: "OWNER" | "ADMIN" | "MANAGER" | "MEMBER";
+                            /** @enum {string} */
+                            status: "active";
+                            updatedAt: string;
+                            userId: number;
+                        } | {
+                            expiresAt: string;
+                            /** @description Withdraw with DELETE /api/organisations/{id}/invitations/{invitationId} */
+                            invitationId: number;
+                            invitedAt: string;
+                            organisationId: number;
+                            /** @enum {string} */
+                            role: "OWNER" | "ADMIN" | "MANAGER" | "MEMBER";
+                            /** @enum {string} */
+                            status: "invited";
+                            /** @description Null for an invitation by email */
+                            userId: number | null;
+                        })[];
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/organisations/{id}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation's webhook endpoints (OWNER, ADMIN) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                createdAt: string;
+                                description: string | null;
+                                /** @description when the service disabled it after 3 days of failures */
+                                disabledAt: string | null;
+                                events: ("reservation.created" | "reservation.held" | "reservation.confirmed" | "reservation.rescheduled" | "reservation.cancelled" | "reservation.expired" | "payment.succeeded" | "payment.refunded" | "waitlist.joined" | "waitlist.offered" | "waitlist.expired" | "membership.invited" | "membership.accepted" | "agent.approval.requested" | "agent.approval.decided" | "calendar_sync.needs_reconnect" | "privacy.request.completed" | "webhook.disabled")[];
+                                id: number;
+                                /** @enum {string} */
+                                status: "active" | "paused" | "disabled";
+                                updatedAt: string;
+                                url: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Add a webhook endpoint (OWNER, ADMIN); its secret is answered this once
+         * @description The URL must be https on a public address, at most 2048 characters; at most 20 endpoints per organisation. Each delivery is a POST of the event as JSON with the Standard Webhooks headers webhook-id (the event id), webhook-timestamp and webhook-signature (`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` keyed by the secret). A 2xx within 10 s succeeds; otherwise it is retried with exponential backoff for up to 3 days, after which the endpoint is disabled.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        description?: string | null;
+                        /** @description event types to deliver: reservation.created, reservation.held, reservation.confirmed, reservation.rescheduled, reservation.cancelled, reservation.expired, payment.succeeded, payment.refunded, waitlist.joined, waitlist.offered, waitlist.expired, membership.invited, membership.accepted, agent.approval.requested, agent.approval.decided, calendar_sync.needs_reconnect, privacy.request.completed, webhook.disabled */
+                        events: string[];
+                        /** @description https URL on a public address, at most 2048 characters */
+                        url: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            createdAt: string;
+                            description: string | null;
+                            /** @description when the service disabled it after 3 days of failures */
+                            disabledAt: string | null;
+                            events: ("reservation.created" | "reservation.held" | "reservation.confirmed" | "reservation.rescheduled" | "reservation.cancelled" | "reservation.expired" | "payment.succeeded" | "payment.refunded" | "waitlist.joined" | "waitlist.offered" | "waitlist.expired" | "membership.invited" | "membership.accepted" | "agent.approval.requested" | "agent.approval.decided" | "calendar_sync.needs_reconnect" | "privacy.request.completed" | "webhook.disabled")[];
+                            id: number;
+                            /** @description whsec_...: the signing secret, shown this once */
+                            secret: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "disabled";
+                            updatedAt: string;
+                            url: string;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/organisations/{id}/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One webhook endpoint (OWNER, ADMIN) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                    webhookId: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            createdAt: string;
+                            description: string | null;
+                            /** @description when the service disabled it after 3 days of failures */
+                            disabledAt: string | null;
+                            events: ("reservation.created" | "reservation.held" | "reservation.confirmed" | "reservation.rescheduled" | "reservation.cancelled" | "reservation.expired" | "payment.succeeded" | "payment.refunded" | "waitlist.joined" | "waitlist.offered" | "waitlist.expired" | "membership.invited" | "membership.accepted" | "agent.approval.requested" | "agent.approval.decided" | "calendar_sync.needs_reconnect" | "privacy.request.completed" | "webhook.disabled")[];
+                            id: number;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "disabled";
+                            updatedAt: string;
+                            url: string;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a webhook endpoint and its delivery log (OWNER, ADMIN) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                    webhookId: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint: url, events, description, status active or paused (OWNER, ADMIN)
+         * @description Setting `active` again on a disabled endpoint starts its failures over.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                    webhookId: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        description?: string | null;
+                        /** @description event types to deliver: reservation.created, reservation.held, reservation.confirmed, reservation.rescheduled, reservation.cancelled, reservation.expired, payment.succeeded, payment.refunded, waitlist.joined, waitlist.offered, waitlist.expired, membership.invited, membership.accepted, agent.approval.requested, agent.approval.decided, calendar_sync.needs_reconnect, privacy.request.completed, webhook.disabled */
+                        events?: string[];
+                        /**
+                         * @description paused: no deliveries until active again; `disabled` is set by the service
+                         * @enum {string}
+                         */
+                        status?: "active" | "paused";
+                        /** @description https URL on a public address, at most 2048 characters */
+                        url?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            createdAt: string;
+                            description: string | null;
+                            /** @description when the service disabled it after 3 days of failures */
+                            disabledAt: string | null;
+                            events: ("reservation.created" | "reservation.held" | "reservation.confirmed" | "reservation.rescheduled" | "reservation.cancelled" | "reservation.expired" | "payment.succeeded" | "payment.refunded" | "waitlist.joined" | "waitlist.offered" | "waitlist.expired" | "membership.invited" | "membership.accepted" | "agent.approval.requested" | "agent.approval.decided" | "calendar_sync.needs_reconnect" | "privacy.request.completed" | "webhook.disabled")[];
+                            id: number;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "disabled";
+                            updatedAt: string;
+                            url: string;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/organisations/{id}/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The endpoint's deliveries, newest first, one page at a time (OWNER, ADMIN) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description nextCursor of the previous page */
+                    cursor?: string;
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    id: number;
+                    webhookId: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                attempts: number;
+                                createdAt: string;
+                                /** @description the webhook-id header of every attempt */
+                                eventId: string;
+                                eventType: string;
+                                id: number;
+                                lastError: string | null;
+                                lastStatusCode: number | null;
+                                nextAttemptAt: string | null;
+                                /** @enum {string} */
+                                status: "pending" | "succeeded" | "failed";
+                                webhookId: number;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/organisations/{id}/webhooks/{webhookId}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a delivery again now, with a fresh 3-day retry window (OWNER, ADMIN) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    deliveryId: number;
+                    id: number;
+                    webhookId: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            attempts: number;
+                            createdAt: string;
+                            /** @description the webhook-id header of every attempt */
+                            eventId: string;
+                            eventType: string;
+                            id: number;
+                            lastError: string | null;
+                            lastStatusCode: number | null;
+                            nextAttemptAt: string | null;
+                            /** @enum {string} */
+                            status: "pending" | "succeeded" | "failed";
+                            webhookId: number;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/organisations/{id}/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the signing secret (OWNER, ADMIN); the new one is answered this once
+         * @description The old secret signs nothing from this moment on.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                    webhookId: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            createdAt: string;
+                            description: string | null;
+                            /** @description when the service disabled it after 3 days of failures */
+                            disabledAt: string | null;
+                            events: ("reservation.created" | "reservation.held" | "reservation.confirmed" | "reservation.rescheduled" | "reservation.cancelled" | "reservation.expired" | "payment.succeeded" | "payment.refunded" | "waitlist.joined" | "waitlist.offered" | "waitlist.expired" | "membership.invited" | "membership.accepted" | "agent.approval.requested" | "agent.approval.decided" | "calendar_sync.needs_reconnect" | "privacy.request.completed" | "webhook.disabled")[];
+                            id: number;
+                            /** @description whsec_...: the signing secret, shown this once */
+                            secret: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "disabled";
+                            updatedAt: string;
+                            url: string;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/organisations/{id}/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a `webhook.test` event to this endpoint only (OWNER, ADMIN)
+         * @description Sent once, whatever the endpoint status, off the request; answers its delivery to follow in the log.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                    webhookId: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            attempts: number;
+                            createdAt: string;
+                            /** @description the webhook-id header of every attempt */
+                            eventId: string;
+                            eventType: string;
+                            id: number;
+                            lastError: string | null;
+                            lastStatusCode: number | null;
+                            nextAttemptAt: string | null;
+                            /** @enum {string} */
+                            status: "pending" | "succeeded" | "failed";
+                            webhookId: number;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/organisations/active": {
         parameters: {
             query?: never;
@@ -5021,6 +9284,4807 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/reservations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Reservations of the active organisation, by start time, paged by cursor */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description nextCursor of the previous page */
+                    cursor?: string;
+                    /** @description Reservations ending after this */
+                    from?: string;
+                    limit?: number;
+                    /** @description A resource; a parent matches its lanes too */
+                    resourceId?: number;
+                    resourceTypeId?: number;
+                    status?: "held" | "pending_payment" | "confirmed" | "cancelled" | "expired";
+                    /** @description Reservations starting before this */
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                cancelledAt: string | null;
+                                createdAt: string;
+                                createdByUserId: number | null;
+                                customer: {
+                                    [key: string]: string;
+                                };
+                                endTime: string;
+                                /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
+                                expiresAt: string | null;
+                                id: number;
+                                notes: string | null;
+                                payment: {
+                                    amount: number;
+                                    checkoutUrl: string | null;
+                                    currency: string;
+                                    expiresAt: string | null;
+                                    /** @enum {string} */
+                                    status: "requires_payment" | "paid" | "refunded" | "failed" | "expired";
+                                } | null;
+                                priceAmount: number | null;
+                                priceCurrency: string | null;
+                                /** @description The resource or capacity lane holding the time */
+                                resourceId: number | null;
+                                resourceTypeId: number | null;
+                                /** @description The staff member who last booked, moved or cancelled it past its type's booking rules; null when none */
+                                rulesOverriddenByUserId: number | null;
+                                /** @description The recurring series it belongs to; null when it stands alone */
+                                seriesId: number | null;
+                                /** @enum {string} */
+                                source: "api" | "public_slug" | "public_token" | "mcp";
+                                startTime: string;
+                                /** @enum {string} */
+                                status: "held" | "pending_payment" | "confirmed" | "cancelled" | "expired";
+                                updatedAt: string;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Book a resource or a pool of the active organisation (409 SLOT_UNAVAILABLE when it does not fit, 409 BOOKING_RULE_VIOLATED when it breaks the type's booking rules (both with error.alternatives: up to 5 bookable times nearest the requested start); ?dryRun=true writes nothing and answers 200 {wouldSucceed, reservation | error}). With recurrence (types with recurringEnabled, else 409 RECURRENCE_NOT_ENABLED): a series, every occurrence or none: 201 {seriesId, reservations}, or 409 SLOT_UNAVAILABLE with error.conflicts naming each occurrence that does not fit */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description true: write nothing and answer 200 {wouldSucceed, reservation | error} */
+                    dryRun?: "true" | "false";
+                };
+                header?: {
+                    /** @description Retry-safe request: the same key with the same body within 24 hours answers the first result again (header Idempotent-Replayed: true); with another body 409 IDEMPOTENCY_KEY_REUSED */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        customer: {
+                            email: string;
+                            name: string;
+                            phone?: string;
+                        } & {
+                            [key: string]: string;
+                        };
+                        /** Format: date-time */
+                        endTime: string;
+                        notes?: string;
+                        /** @description Write past the resource type's booking rules (OWNER, ADMIN or MANAGER; recorded on the reservation as rulesOverriddenByUserId; 403 for a MEMBER) */
+                        overrideRules?: boolean;
+                        price?: unknown;
+                        priceAmount?: unknown;
+                        priceCurrency?: unknown;
+                        /** @description Book a series (types with recurringEnabled): RFC 5545 lines, e.g. ["RRULE:FREQ=WEEKLY;COUNT=10", "EXDATE;TZID=Europe/Berlin:20260302T090000"]. startTime/endTime are the first occurrence; occurrences keep its wall-clock time in the organisation time zone. The RRULE needs COUNT or UNTIL; at most 104 occurrences within 2 years. All or nothing: 201 {seriesId, reservations} */
+                        recurrence?: string[];
+                        /** @description A concrete resource (SINGLE_RESOURCE, BOTH) */
+                        resourceId?: number;
+                        /** @description Book from the pool (POOL, BOTH) */
+                        resourceTypeId?: number;
+                        /** Format: date-time */
+                        startTime: string;
+                        status?: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            reservation: {
+                                cancelledAt: string | null;
+                                createdAt: string;
+                                createdByUserId: number | null;
+                                customer: {
+                                    [key: string]: string;
+                                };
+                                endTime: string;
+                                /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
+                                expiresAt: string | null;
+                                /** @description Null: a dry run writes nothing */
+                                id: null;
+                                notes: string | null;
+                                payment: {
+                                    amount: number;
+                                    checkoutUrl: string | null;
+                                    currency: string;
+                                    expiresAt: string | null;
+                                    /** @enum {string} */
+                                    status: "requires_payment" | "paid" | "refunded" | "failed" | "expired";
+                                } | null;
+                                priceAmount: number | null;
+                                priceCurrency: string | null;
+                                /** @description The resource or capacity lane holding the time */
+                                resourceId: number | null;
+                                resourceTypeId: number | null;
+                                /** @description The staff member who last booked, moved or cancelled it past its type's booking rules; null when none */
+                                rulesOverriddenByUserId: number | null;
+                                /** @description The recurring series it belongs to; null when it stands alone */
+                                seriesId: number | null;
+                                /** @enum {string} */
+                                source: "api" | "public_slug" | "public_token" | "mcp";
+                                startTime: string;
+                                /** @enum {string} */
+                                status: "held" | "pending_payment" | "confirmed" | "cancelled" | "expired";
+                                updatedAt: string;
+                            };
+                            /** @enum {boolean} */
+                            wouldSucceed: true;
+                        } | {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description A series: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                            };
+                            /** @enum {boolean} */
+                            wouldSucceed: false;
+                        }) | ({
+                            reservations: {
+                                cancelledAt: string | null;
+                                createdAt: string;
+                                createdByUserId: number | null;
+                                customer: {
+                                    [key: string]: string;
+                                };
+                                endTime: string;
+                                /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
+                                expiresAt: string | null;
+                                id: null;
+                                notes: string | null;
+                                payment: {
+                                    amount: number;
+                                    checkoutUrl: string | null;
+                                    currency: string;
+                                    expiresAt: string | null;
+                                    /** @enum {string} */
+                                    status: "requires_payment" | "paid" | "refunded" | "failed" | "expired";
+                                } | null;
+                                priceAmount: number | null;
+                                priceCurrency: string | null;
+                                /** @description The resource or capacity lane holding the time */
+                                resourceId: number | null;
+                                resourceTypeId: number | null;
+                                /** @description The staff member who last booked, moved or cancelled it past its type's booking rules; null when none */
+                                rulesOverriddenByUserId: number | null;
+                                /** @description The recurring series it belongs to; null when it stands alone */
+                                seriesId: number | null;
+                                /** @enum {string} */
+                                source: "api" | "public_slug" | "public_token" | "mcp";
+                                startTime: string;
+                                /** @enum {string} */
+                                status: "held" | "pending_payment" | "confirmed" | "cancelled" | "expired";
+                                updatedAt: string;
+                            }[];
+                            /** @description Null: a dry run writes nothing */
+                            seriesId: null;
+                            /** @enum {boolean} */
+                            wouldSucceed: true;
+                        } | {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description A series: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                            };
+                            /** @enum {boolean} */
+                            wouldSucceed: false;
+                        });
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            cancelledAt: string | null;
+                            createdAt: string;
+                            createdByUserId: number | null;
+                            customer: {
+                                [key: string]: string;
+                            };
+                            endTime: string;
+                            /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
+                            expiresAt: string | null;
+                            id: number;
+                            notes: string | null;
+                            payment: {
+                                amount: number;
+                                checkoutUrl: string | null;
+                                currency: string;
+                                expiresAt: string | null;
+                                /** @enum {string} */
+                                status: "requires_payment" | "paid" | "refunded" | "failed" | "expired";
+                            } | null;
+                            priceAmount: number | null;
+                            priceCurrency: string | null;
+                            /** @description The resource or capacity lane holding the time */
+                            resourceId: number | null;
+                            resourceTypeId: number | null;
+                            /** @description The staff member who last booked, moved or cancelled it past its type's booking rules; null when none */
+                            rulesOverriddenByUserId: number | null;
+                            /** @description The recurring series it belongs to; null when it stands alone */
+                            seriesId: number | null;
+                            /** @enum {string} */
+                            source: "api" | "public_slug" | "public_token" | "mcp";
+                            startTime: string;
+                            /** @enum {string} */
+                            status: "held" | "pending_payment" | "confirmed" | "cancelled" | "expired";
+                            updatedAt: string;
+                        } | {
+                            reservations: {
+                                cancelledAt: string | null;
+                                createdAt: string;
+                                createdByUserId: number | null;
+                                customer: {
+                                    [key: string]: string;
+                                };
+                                endTime: string;
+                                /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
+                                expiresAt: string | null;
+                                id: number;
+                                notes: string | null;
+                                payment: {
+                                    amount: number;
+                                    checkoutUrl: string | null;
+                                    currency: string;
+                                    expiresAt: string | null;
+                                    /** @enum {string} */
+                                    status: "requires_payment" | "paid" | "refunded" | "failed" | "expired";
+                                } | null;
+                                priceAmount: number | null;
+                                priceCurrency: string | null;
+                                /** @description The resource or capacity lane holding the time */
+                                resourceId: number | null;
+                                resourceTypeId: number | null;
+                                /** @description The staff member who last booked, moved or cancelled it past its type's booking rules; null when none */
+                                rulesOverriddenByUserId: number | null;
+                                /** @description The recurring series it belongs to; null when it stands alone */
+                                seriesId: number | null;
+                                /** @enum {string} */
+                                source: "api" | "public_slug" | "public_token" | "mcp";
+                                startTime: string;
+                                /** @enum {string} */
+                                status: "held" | "pending_payment" | "confirmed" | "cancelled" | "expired";
+                                updatedAt: string;
+                            }[];
+                            seriesId: number;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/reservations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One reservation */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            cancelledAt: string | null;
+                            createdAt: string;
+                            createdByUserId: number | null;
+                            customer: {
+                                [key: string]: string;
+                            };
+                            endTime: string;
+                            /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
+                            expiresAt: string | null;
+                            id: number;
+                            notes: string | null;
+                            payment: {
+                                amount: number;
+                                checkoutUrl: string | null;
+                                currency: string;
+                                expiresAt: string | null;
+                                /** @enum {string} */
+                                status: "requires_payment" | "paid" | "refunded" | "failed" | "expired";
+                            } | null;
+                            priceAmount: number | null;
+                            priceCurrency: string | null;
+                            /** @description The resource or capacity lane holding the time */
+                            resourceId: number | null;
+                            resourceTypeId: number | null;
+                            /** @description The staff member who last booked, moved or cancelled it past its type's booking rules; null when none */
+                            rulesOverriddenByUserId: number | null;
+                            /** @description The recurring series it belongs to; null when it stands alone */
+                            seriesId: number | null;
+                            /** @enum {string} */
+                            source: "api" | "public_slug" | "public_token" | "mcp";
+                            startTime: string;
+                            /** @enum {string} */
+                            status: "held" | "pending_payment" | "confirmed" | "cancelled" | "expired";
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/reservations/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a reservation (OWNER, ADMIN, MANAGER or its creator); within the type's cancelNoticeMinutes 409 BOOKING_RULE_VIOLATED unless staff pass overrideRules */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Write past the resource type's booking rules (OWNER, ADMIN or MANAGER; recorded on the reservation as rulesOverriddenByUserId; 403 for a MEMBER) */
+                        overrideRules?: boolean;
+                    } | null;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            cancelledAt: string | null;
+                            createdAt: string;
+                            createdByUserId: number | null;
+                            customer: {
+                                [key: string]: string;
+                            };
+                            endTime: string;
+                            /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
+                            expiresAt: string | null;
+                            id: number;
+                            notes: string | null;
+                            payment: {
+                                amount: number;
+                                checkoutUrl: string | null;
+                                currency: string;
+                                expiresAt: string | null;
+                                /** @enum {string} */
+                                status: "requires_payment" | "paid" | "refunded" | "failed" | "expired";
+                            } | null;
+                            priceAmount: number | null;
+                            priceCurrency: string | null;
+                            /** @description The resource or capacity lane holding the time */
+                            resourceId: number | null;
+                            resourceTypeId: number | null;
+                            /** @description The staff member who last booked, moved or cancelled it past its type's booking rules; null when none */
+                            rulesOverriddenByUserId: number | null;
+                            /** @description The recurring series it belongs to; null when it stands alone */
+                            seriesId: number | null;
+                            /** @enum {string} */
+                            source: "api" | "public_slug" | "public_token" | "mcp";
+                            startTime: string;
+                            /** @enum {string} */
+                            status: "held" | "pending_payment" | "confirmed" | "cancelled" | "expired";
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/reservations/{id}/reschedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Move a held, pending_payment or confirmed reservation to another time (and resource, where the booking mode takes one), keeping its id, status, expiry and payment (OWNER, ADMIN, MANAGER or its creator): 409 SLOT_UNAVAILABLE leaves it as it was, 409 BOOKING_RULE_VIOLATED unless staff pass overrideRules, 409 INVALID_TRANSITION in another status (both with error.alternatives: up to 5 bookable times nearest the requested start); ?dryRun=true writes nothing and answers 200 {wouldSucceed, reservation | error} */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description true: write nothing and answer 200 {wouldSucceed, reservation | error} */
+                    dryRun?: "true" | "false";
+                };
+                header?: {
+                    /** @description Retry-safe request: the same key with the same body within 24 hours answers the first result again (header Idempotent-Replayed: true); with another body 409 IDEMPOTENCY_KEY_REUSED */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        endTime: string;
+                        /** @description Write past the resource type's booking rules (OWNER, ADMIN or MANAGER; recorded on the reservation as rulesOverriddenByUserId; 403 for a MEMBER) */
+                        overrideRules?: boolean;
+                        /** @description Move it to this resource (SINGLE_RESOURCE, BOTH); without, it stays on its resource, or in the pool of a POOL type */
+                        resourceId?: number;
+                        /** Format: date-time */
+                        startTime: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            cancelledAt: string | null;
+                            createdAt: string;
+                            createdByUserId: number | null;
+                            customer: {
+                                [key: string]: string;
+                            };
+                            endTime: string;
+                            /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
+                            expiresAt: string | null;
+                            id: number;
+                            notes: string | null;
+                            payment: {
+                                amount: number;
+                                checkoutUrl: string | null;
+                                currency: string;
+                                expiresAt: string | null;
+                                /** @enum {string} */
+                                status: "requires_payment" | "paid" | "refunded" | "failed" | "expired";
+                            } | null;
+                            priceAmount: number | null;
+                            priceCurrency: string | null;
+                            /** @description The resource or capacity lane holding the time */
+                            resourceId: number | null;
+                            resourceTypeId: number | null;
+                            /** @description The staff member who last booked, moved or cancelled it past its type's booking rules; null when none */
+                            rulesOverriddenByUserId: number | null;
+                            /** @description The recurring series it belongs to; null when it stands alone */
+                            seriesId: number | null;
+                            /** @enum {string} */
+                            source: "api" | "public_slug" | "public_token" | "mcp";
+                            startTime: string;
+                            /** @enum {string} */
+                            status: "held" | "pending_payment" | "confirmed" | "cancelled" | "expired";
+                            updatedAt: string;
+                        } | ({
+                            reservation: {
+                                cancelledAt: string | null;
+                                createdAt: string;
+                                createdByUserId: number | null;
+                                customer: {
+                                    [key: string]: string;
+                                };
+                                endTime: string;
+                                /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
+                                expiresAt: string | null;
+                                /** @description Null: a dry run writes nothing */
+                                id: null;
+                                notes: string | null;
+                                payment: {
+                                    amount: number;
+                                    checkoutUrl: string | null;
+                                    currency: string;
+                                    expiresAt: string | null;
+                                    /** @enum {string} */
+                                    status: "requires_payment" | "paid" | "refunded" | "failed" | "expired";
+                                } | null;
+                                priceAmount: number | null;
+                                priceCurrency: string | null;
+                                /** @description The resource or capacity lane holding the time */
+                                resourceId: number | null;
+                                resourceTypeId: number | null;
+                                /** @description The staff member who last booked, moved or cancelled it past its type's booking rules; null when none */
+                                rulesOverriddenByUserId: number | null;
+                                /** @description The recurring series it belongs to; null when it stands alone */
+                                seriesId: number | null;
+                                /** @enum {string} */
+                                source: "api" | "public_slug" | "public_token" | "mcp";
+                                startTime: string;
+                                /** @enum {string} */
+                                status: "held" | "pending_payment" | "confirmed" | "cancelled" | "expired";
+                                updatedAt: string;
+                            };
+                            /** @enum {boolean} */
+                            wouldSucceed: true;
+                        } | {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description A series: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                            };
+                            /** @enum {boolean} */
+                            wouldSucceed: false;
+                        });
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resource-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Resource types of the active organisation */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The type's own mode; null inherits the organisation's */
+                            availabilityMode: ("continuous" | "shifts") | null;
+                            /** @enum {string} */
+                            bookingMode: "SINGLE_RESOURCE" | "POOL" | "BOTH";
+                            bookingRules: {
+                                /** @description A cancellation comes at least this many minutes before the start */
+                                cancelNoticeMinutes?: number;
+                                /** @description A booking ends at most this many days (of 24 hours) from now */
+                                maxAdvanceDays?: number;
+                                /** @description Live reservations of the type one customer email may have starting on one day of the organisation's zone */
+                                maxPerCustomerPerDay?: number;
+                                /** @description A booking starts at least this many minutes from now */
+                                minNoticeMinutes?: number;
+                                /** @description A reschedule comes at least this many minutes before the current start */
+                                rescheduleNoticeMinutes?: number;
+                            } | null;
+                            bufferTime: number;
+                            color: string | null;
+                            createdAt: string;
+                            customerInfoFields: string[];
+                            description: string | null;
+                            icon: string | null;
+                            id: number;
+                            isActive: boolean;
+                            minBookingDuration: number;
+                            name: string;
+                            organisationId: number;
+                            paymentRequired: boolean;
+                            /** @description Minutes a paid booking keeps its time waiting for payment; then it expires */
+                            paymentWindowMinutes: number;
+                            priceAmount: number | null;
+                            priceCurrency: string | null;
+                            pricingEnabled: boolean;
+                            recurringEnabled: boolean;
+                            schedulePolicy: {
+                                /** @enum {string} */
+                                availabilityMode?: "continuous" | "shifts";
+                                operatingHours?: {
+                                    closeTime: string;
+                                    dayOfWeek: number;
+                                    /** @description false keeps the entry but closes the day; default true */
+                                    isActive?: boolean;
+                                    openTime: string;
+                                }[];
+                                shiftSchedule?: {
+                                    dayOfWeek: number;
+                                    slots: {
+                                        endTime: string;
+                                        startTime: string;
+                                    }[];
+                                }[];
+                            } | null;
+                            updatedAt: string;
+                            waitlistEnabled: boolean;
+                            /** @description Minutes a waitlist offer holds freed time for the next in line; then it moves on */
+                            waitlistOfferMinutes: number;
+                        }[];
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a resource type in the active organisation (OWNER, ADMIN, MANAGER) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Same as schedulePolicy.availabilityMode
+                         * @enum {string}
+                         */
+                        availabilityMode?: "continuous" | "shifts";
+                        /** @enum {string} */
+                        bookingMode?: "SINGLE_RESOURCE" | "POOL" | "BOTH";
+                        /** @description Replaced as a whole; null removes every rule */
+                        bookingRules?: {
+                            /** @description A cancellation comes at least this many minutes before the start */
+                            cancelNoticeMinutes?: number;
+                            /** @description A booking ends at most this many days (of 24 hours) from now */
+                            maxAdvanceDays?: number;
+                            /** @description Live reservations of the type one customer email may have starting on one day of the organisation's zone */
+                            maxPerCustomerPerDay?: number;
+                            /** @description A booking starts at least this many minutes from now */
+                            minNoticeMinutes?: number;
+                            /** @description A reschedule comes at least this many minutes before the current start */
+                            rescheduleNoticeMinutes?: number;
+                        } | null;
+                        /** @description Minutes kept clear around every reservation */
+                        bufferTime?: number;
+                        color?: string | null;
+                        customerInfoFields?: string[];
+                        description?: string | null;
+                        icon?: string | null;
+                        /** @description Minutes */
+                        minBookingDuration?: number;
+                        name: string;
+                        organisationId?: unknown;
+                        paymentRequired?: boolean;
+                        /** @description Minutes a paid booking keeps its time waiting for payment (5..1440, default 30) */
+                        paymentWindowMinutes?: number;
+                        /** @description Minor units */
+                        priceAmount?: number | null;
+                        priceCurrency?: string | null;
+                        pricingEnabled?: boolean;
+                        recurringEnabled?: boolean;
+                        schedulePolicy?: {
+                            /** @enum {string} */
+                            availabilityMode?: "continuous" | "shifts";
+                            operatingHours?: {
+                                closeTime: string;
+                                dayOfWeek: number;
+                                /** @description false keeps the entry but closes the day; default true */
+                                isActive?: boolean;
+                                openTime: string;
+                            }[];
+                            shiftSchedule?: {
+                                dayOfWeek: number;
+                                slots: {
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                            }[];
+                        } | null;
+                        waitlistEnabled?: boolean;
+                        /** @description Minutes a waitlist offer holds freed time for the next in line (5..1440, default 30) */
+                        waitlistOfferMinutes?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The type's own mode; null inherits the organisation's */
+                            availabilityMode: ("continuous" | "shifts") | null;
+                            /** @enum {string} */
+                            bookingMode: "SINGLE_RESOURCE" | "POOL" | "BOTH";
+                            bookingRules: {
+                                /** @description A cancellation comes at least this many minutes before the start */
+                                cancelNoticeMinutes?: number;
+                                /** @description A booking ends at most this many days (of 24 hours) from now */
+                                maxAdvanceDays?: number;
+                                /** @description Live reservations of the type one customer email may have starting on one day of the organisation's zone */
+                                maxPerCustomerPerDay?: number;
+                                /** @description A booking starts at least this many minutes from now */
+                                minNoticeMinutes?: number;
+                                /** @description A reschedule comes at least this many minutes before the current start */
+                                rescheduleNoticeMinutes?: number;
+                            } | null;
+                            bufferTime: number;
+                            color: string | null;
+                            createdAt: string;
+                            customerInfoFields: string[];
+                            description: string | null;
+                            icon: string | null;
+                            id: number;
+                            isActive: boolean;
+                            minBookingDuration: number;
+                            name: string;
+                            organisationId: number;
+                            paymentRequired: boolean;
+                            /** @description Minutes a paid booking keeps its time waiting for payment; then it expires */
+                            paymentWindowMinutes: number;
+                            priceAmount: number | null;
+                            priceCurrency: string | null;
+                            pricingEnabled: boolean;
+                            recurringEnabled: boolean;
+                            schedulePolicy: {
+                                /** @enum {string} */
+                                availabilityMode?: "continuous" | "shifts";
+                                operatingHours?: {
+                                    closeTime: string;
+                                    dayOfWeek: number;
+                                    /** @description false keeps the entry but closes the day; default true */
+                                    isActive?: boolean;
+                                    openTime: string;
+                                }[];
+                                shiftSchedule?: {
+                                    dayOfWeek: number;
+                                    slots: {
+                                        endTime: string;
+                                        startTime: string;
+                                    }[];
+                                }[];
+                            } | null;
+                            updatedAt: string;
+                            waitlistEnabled: boolean;
+                            /** @description Minutes a waitlist offer holds freed time for the next in line; then it moves on */
+                            waitlistOfferMinutes: number;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resource-types/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One resource type */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The type's own mode; null inherits the organisation's */
+                            availabilityMode: ("continuous" | "shifts") | null;
+                            /** @enum {string} */
+                            bookingMode: "SINGLE_RESOURCE" | "POOL" | "BOTH";
+                            bookingRules: {
+                                /** @description A cancellation comes at least this many minutes before the start */
+                                cancelNoticeMinutes?: number;
+                                /** @description A booking ends at most this many days (of 24 hours) from now */
+                                maxAdvanceDays?: number;
+                                /** @description Live reservations of the type one customer email may have starting on one day of the organisation's zone */
+                                maxPerCustomerPerDay?: number;
+                                /** @description A booking starts at least this many minutes from now */
+                                minNoticeMinutes?: number;
+                                /** @description A reschedule comes at least this many minutes before the current start */
+                                rescheduleNoticeMinutes?: number;
+                            } | null;
+                            bufferTime: number;
+                            color: string | null;
+                            createdAt: string;
+                            customerInfoFields: string[];
+                            description: string | null;
+                            icon: string | null;
+                            id: number;
+                            isActive: boolean;
+                            minBookingDuration: number;
+                            name: string;
+                            organisationId: number;
+                            paymentRequired: boolean;
+                            /** @description Minutes a paid booking keeps its time waiting for payment; then it expires */
+                            paymentWindowMinutes: number;
+                            priceAmount: number | null;
+                            priceCurrency: string | null;
+                            pricingEnabled: boolean;
+                            recurringEnabled: boolean;
+                            schedulePolicy: {
+                                /** @enum {string} */
+                                availabilityMode?: "continuous" | "shifts";
+                                operatingHours?: {
+                                    closeTime: string;
+                                    dayOfWeek: number;
+                                    /** @description false keeps the entry but closes the day; default true */
+                                    isActive?: boolean;
+                                    openTime: string;
+                                }[];
+                                shiftSchedule?: {
+                                    dayOfWeek: number;
+                                    slots: {
+                                        endTime: string;
+                                        startTime: string;
+                                    }[];
+                                }[];
+                            } | null;
+                            updatedAt: string;
+                            waitlistEnabled: boolean;
+                            /** @description Minutes a waitlist offer holds freed time for the next in line; then it moves on */
+                            waitlistOfferMinutes: number;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a resource type without resources (409 RESOURCE_TYPE_IN_USE otherwise) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Change a resource type (OWNER, ADMIN, MANAGER) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Same as schedulePolicy.availabilityMode
+                         * @enum {string}
+                         */
+                        availabilityMode?: "continuous" | "shifts";
+                        /** @enum {string} */
+                        bookingMode?: "SINGLE_RESOURCE" | "POOL" | "BOTH";
+                        /** @description Replaced as a whole; null removes every rule */
+                        bookingRules?: {
+                            /** @description A cancellation comes at least this many minutes before the start */
+                            cancelNoticeMinutes?: number;
+                            /** @description A booking ends at most this many days (of 24 hours) from now */
+                            maxAdvanceDays?: number;
+                            /** @description Live reservations of the type one customer email may have starting on one day of the organisation's zone */
+                            maxPerCustomerPerDay?: number;
+                            /** @description A booking starts at least this many minutes from now */
+                            minNoticeMinutes?: number;
+                            /** @description A reschedule comes at least this many minutes before the current start */
+                            rescheduleNoticeMinutes?: number;
+                        } | null;
+                        /** @description Minutes kept clear around every reservation */
+                        bufferTime?: number;
+                        color?: string | null;
+                        customerInfoFields?: string[];
+                        description?: string | null;
+                        icon?: string | null;
+                        isActive?: boolean;
+                        /** @description Minutes */
+                        minBookingDuration?: number;
+                        name?: string;
+                        organisationId?: unknown;
+                        paymentRequired?: boolean;
+                        /** @description Minutes a paid booking keeps its time waiting for payment (5..1440, default 30) */
+                        paymentWindowMinutes?: number;
+                        /** @description Minor units */
+                        priceAmount?: number | null;
+                        priceCurrency?: string | null;
+                        pricingEnabled?: boolean;
+                        recurringEnabled?: boolean;
+                        schedulePolicy?: {
+                            /** @enum {string} */
+                            availabilityMode?: "continuous" | "shifts";
+                            operatingHours?: {
+                                closeTime: string;
+                                dayOfWeek: number;
+                                /** @description false keeps the entry but closes the day; default true */
+                                isActive?: boolean;
+                                openTime: string;
+                            }[];
+                            shiftSchedule?: {
+                                dayOfWeek: number;
+                                slots: {
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                            }[];
+                        } | null;
+                        waitlistEnabled?: boolean;
+                        /** @description Minutes a waitlist offer holds freed time for the next in line (5..1440, default 30) */
+                        waitlistOfferMinutes?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The type's own mode; null inherits the organisation's */
+                            availabilityMode: ("continuous" | "shifts") | null;
+                            /** @enum {string} */
+                            bookingMode: "SINGLE_RESOURCE" | "POOL" | "BOTH";
+                            bookingRules: {
+                                /** @description A cancellation comes at least this many minutes before the start */
+                                cancelNoticeMinutes?: number;
+                                /** @description A booking ends at most this many days (of 24 hours) from now */
+                                maxAdvanceDays?: number;
+                                /** @description Live reservations of the type one customer email may have starting on one day of the organisation's zone */
+                                maxPerCustomerPerDay?: number;
+                                /** @description A booking starts at least this many minutes from now */
+                                minNoticeMinutes?: number;
+                                /** @description A reschedule comes at least this many minutes before the current start */
+                                rescheduleNoticeMinutes?: number;
+                            } | null;
+                            bufferTime: number;
+                            color: string | null;
+                            createdAt: string;
+                            customerInfoFields: string[];
+                            description: string | null;
+                            icon: string | null;
+                            id: number;
+                            isActive: boolean;
+                            minBookingDuration: number;
+                            name: string;
+                            organisationId: number;
+                            paymentRequired: boolean;
+                            /** @description Minutes a paid booking keeps its time waiting for payment; then it expires */
+                            paymentWindowMinutes: number;
+                            priceAmount: number | null;
+                            priceCurrency: string | null;
+                            pricingEnabled: boolean;
+                            recurringEnabled: boolean;
+                            schedulePolicy: {
+                                /** @enum {string} */
+                                availabilityMode?: "continuous" | "shifts";
+                                operatingHours?: {
+                                    closeTime: string;
+                                    dayOfWeek: number;
+                                    /** @description false keeps the entry but closes the day; default true */
+                                    isActive?: boolean;
+                                    openTime: string;
+                                }[];
+                                shiftSchedule?: {
+                                    dayOfWeek: number;
+                                    slots: {
+                                        endTime: string;
+                                        startTime: string;
+                                    }[];
+                                }[];
+                            } | null;
+                            updatedAt: string;
+                            waitlistEnabled: boolean;
+                            /** @description Minutes a waitlist offer holds freed time for the next in line; then it moves on */
+                            waitlistOfferMinutes: number;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/resources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Resources of the active organisation, each parent followed by its lanes */
+        get: {
+            parameters: {
+                query?: {
+                    resourceTypeId?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            blockOnManagerCalendars: boolean;
+                            bookingCalendarId: number | null;
+                            capacity: number;
+                            capacityLaneIndex: number | null;
+                            createdAt: string;
+                            description: string | null;
+                            id: number;
+                            isActive: boolean;
+                            isCapacityChild: boolean;
+                            managedById: number | null;
+                            name: string;
+                            operatingHoursOverrides: {
+                                closeTime: string;
+                                dayOfWeek: number;
+                                /** @description false keeps the entry but closes the day; default true */
+                                isActive?: boolean;
+                                openTime: string;
+                            }[] | null;
+                            organisationId: number;
+                            parentResourceId: number | null;
+                            resourceTypeId: number;
+                            schedulePolicy: {
+                                /** @enum {string} */
+                                availabilityMode?: "continuous" | "shifts";
+                                operatingHours?: {
+                                    closeTime: string;
+                                    dayOfWeek: number;
+                                    /** @description false keeps the entry but closes the day; default true */
+                                    isActive?: boolean;
+                                    openTime: string;
+                                }[];
+                                shiftSchedule?: {
+                                    dayOfWeek: number;
+                                    slots: {
+                                        endTime: string;
+                                        startTime: string;
+                                    }[];
+                                }[];
+                            } | null;
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a resource; capacity N > 1 seeds N capacity lanes (OWNER, ADMIN, MANAGER) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Default false. true: unavailable while the manager has a busy (opaque) event in any of their calendars; needs managedById */
+                        blockOnManagerCalendars?: boolean;
+                        /** @description A calendar of the manager: each confirmed reservation is mirrored there as an event; null for none */
+                        bookingCalendarId?: number | null;
+                        /** @description Above 1, one capacity lane per unit */
+                        capacity?: number;
+                        capacityLaneIndex?: unknown;
+                        description?: string | null;
+                        isCapacityChild?: unknown;
+                        /** @description A member of the organisation */
+                        managedById?: number | null;
+                        name: string;
+                        /** @description Compatibility bridge: the same as schedulePolicy.operatingHours */
+                        operatingHoursOverrides?: {
+                            closeTime: string;
+                            dayOfWeek: number;
+                            /** @description false keeps the entry but closes the day; default true */
+                            isActive?: boolean;
+                            openTime: string;
+                        }[] | null;
+                        organisationId?: unknown;
+                        parentResourceId?: unknown;
+                        resourceTypeId: number;
+                        schedulePolicy?: {
+                            /** @enum {string} */
+                            availabilityMode?: "continuous" | "shifts";
+                            operatingHours?: {
+                                closeTime: string;
+                                dayOfWeek: number;
+                                /** @description false keeps the entry but closes the day; default true */
+                                isActive?: boolean;
+                                openTime: string;
+                            }[];
+                            shiftSchedule?: {
+                                dayOfWeek: number;
+                                slots: {
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                            }[];
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            blockOnManagerCalendars: boolean;
+                            bookingCalendarId: number | null;
+                            capacity: number;
+                            capacityLaneIndex: number | null;
+                            createdAt: string;
+                            description: string | null;
+                            id: number;
+                            isActive: boolean;
+                            isCapacityChild: boolean;
+                            managedById: number | null;
+                            name: string;
+                            operatingHoursOverrides: {
+                                closeTime: string;
+                                dayOfWeek: number;
+                                /** @description false keeps the entry but closes the day; default true */
+                                isActive?: boolean;
+                                openTime: string;
+                            }[] | null;
+                            organisationId: number;
+                            parentResourceId: number | null;
+                            resourceTypeId: number;
+                            schedulePolicy: {
+                                /** @enum {string} */
+                                availabilityMode?: "continuous" | "shifts";
+                                operatingHours?: {
+                                    closeTime: string;
+                                    dayOfWeek: number;
+                                    /** @description false keeps the entry but closes the day; default true */
+                                    isActive?: boolean;
+                                    openTime: string;
+                                }[];
+                                shiftSchedule?: {
+                                    dayOfWeek: number;
+                                    slots: {
+                                        endTime: string;
+                                        startTime: string;
+                                    }[];
+                                }[];
+                            } | null;
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One resource */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            blockOnManagerCalendars: boolean;
+                            bookingCalendarId: number | null;
+                            capacity: number;
+                            capacityLaneIndex: number | null;
+                            createdAt: string;
+                            description: string | null;
+                            id: number;
+                            isActive: boolean;
+                            isCapacityChild: boolean;
+                            managedById: number | null;
+                            name: string;
+                            operatingHoursOverrides: {
+                                closeTime: string;
+                                dayOfWeek: number;
+                                /** @description false keeps the entry but closes the day; default true */
+                                isActive?: boolean;
+                                openTime: string;
+                            }[] | null;
+                            organisationId: number;
+                            parentResourceId: number | null;
+                            resourceTypeId: number;
+                            schedulePolicy: {
+                                /** @enum {string} */
+                                availabilityMode?: "continuous" | "shifts";
+                                operatingHours?: {
+                                    closeTime: string;
+                                    dayOfWeek: number;
+                                    /** @description false keeps the entry but closes the day; default true */
+                                    isActive?: boolean;
+                                    openTime: string;
+                                }[];
+                                shiftSchedule?: {
+                                    dayOfWeek: number;
+                                    slots: {
+                                        endTime: string;
+                                        startTime: string;
+                                    }[];
+                                }[];
+                            } | null;
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a resource without lanes (409 RESOURCE_HAS_CHILD_LANES otherwise) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Change a resource; lanes follow capacity, name, type and active state (OWNER, ADMIN, MANAGER) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Default false. true: unavailable while the manager has a busy (opaque) event in any of their calendars; needs managedById */
+                        blockOnManagerCalendars?: boolean;
+                        /** @description A calendar of the manager: each confirmed reservation is mirrored there as an event; null for none */
+                        bookingCalendarId?: number | null;
+                        /** @description Above 1, one capacity lane per unit */
+                        capacity?: number;
+                        capacityLaneIndex?: unknown;
+                        description?: string | null;
+                        isActive?: boolean;
+                        isCapacityChild?: unknown;
+                        /** @description A member of the organisation */
+                        managedById?: number | null;
+                        name?: string;
+                        /** @description Compatibility bridge: the same as schedulePolicy.operatingHours */
+                        operatingHoursOverrides?: {
+                            closeTime: string;
+                            dayOfWeek: number;
+                            /** @description false keeps the entry but closes the day; default true */
+                            isActive?: boolean;
+                            openTime: string;
+                        }[] | null;
+                        organisationId?: unknown;
+                        parentResourceId?: unknown;
+                        resourceTypeId?: number;
+                        schedulePolicy?: {
+                            /** @enum {string} */
+                            availabilityMode?: "continuous" | "shifts";
+                            operatingHours?: {
+                                closeTime: string;
+                                dayOfWeek: number;
+                                /** @description false keeps the entry but closes the day; default true */
+                                isActive?: boolean;
+                                openTime: string;
+                            }[];
+                            shiftSchedule?: {
+                                dayOfWeek: number;
+                                slots: {
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                            }[];
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            blockOnManagerCalendars: boolean;
+                            bookingCalendarId: number | null;
+                            capacity: number;
+                            capacityLaneIndex: number | null;
+                            createdAt: string;
+                            description: string | null;
+                            id: number;
+                            isActive: boolean;
+                            isCapacityChild: boolean;
+                            managedById: number | null;
+                            name: string;
+                            operatingHoursOverrides: {
+                                closeTime: string;
+                                dayOfWeek: number;
+                                /** @description false keeps the entry but closes the day; default true */
+                                isActive?: boolean;
+                                openTime: string;
+                            }[] | null;
+                            organisationId: number;
+                            parentResourceId: number | null;
+                            resourceTypeId: number;
+                            schedulePolicy: {
+                                /** @enum {string} */
+                                availabilityMode?: "continuous" | "shifts";
+                                operatingHours?: {
+                                    closeTime: string;
+                                    dayOfWeek: number;
+                                    /** @description false keeps the entry but closes the day; default true */
+                                    isActive?: boolean;
+                                    openTime: string;
+                                }[];
+                                shiftSchedule?: {
+                                    dayOfWeek: number;
+                                    slots: {
+                                        endTime: string;
+                                        startTime: string;
+                                    }[];
+                                }[];
+                            } | null;
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
         trace?: never;
     };
 }

@@ -1,0 +1,591 @@
+// Types (rules, price, flags) and resources (capacity, manager, busy-time blocking) of the
+// active organisation: list, create, edit. The API checks everything; its refusals land on
+// the form's fields by their path (`body.bookingRules.minNoticeMinutes`).
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { Link, Route, Routes, useNavigate, useParams } from 'react-router';
+import { unwrap } from '../api/client.js';
+import { fieldErrors } from '../api/errors.js';
+import { formatPrice } from '../components/Reservation.js';
+import { isStaff, useActiveOrganisation } from './active.js';
+import type { Organisation, Resource, ResourceBody, ResourceType, ResourceTypeBody } from './records.js';
+import { authed } from './session.js';
+import { Check, Field, FormError, LoadError, Loading, Select } from './ui.js';
+
+const typesQuery = { queryKey: ['resource-types'], queryFn: () => unwrap(authed.GET('/api/resource-types')) };
+const resourcesQuery = { queryKey: ['resources'], queryFn: () => unwrap(authed.GET('/api/resources')) };
+
+export default function Catalogue(props: { screen: 'types' | 'resources' }) {
+  const org = useActiveOrganisation();
+  if (org.isPending) return <Loading />;
+  if (org.isError) return <LoadError error={org.error} />;
+  if (!org.active) return <NoActive />;
+  return props.screen === 'types' ? (
+    <Routes>
+      <Route index element={<TypeList org={org.active} />} />
+      <Route path="new" element={<TypeEditor org={org.active} />} />
+      <Route path=":id" element={<TypeEditor org={org.active} />} />
+    </Routes>
+  ) : (
+    <Routes>
+      <Route index element={<ResourceList org={org.active} />} />
+      <Route path="new" element={<ResourceEditor org={org.active} />} />
+      <Route path=":id" element={<ResourceEditor org={org.active} />} />
+    </Routes>
+  );
+}
+
+export function NoActive() {
+  return (
+    <main className="page">
+      <p className="empty">
+        Choose an active organisation first: <Link to="/app">your organisations</Link>.
+      </p>
+    </main>
+  );
+}
+
+function TypeList(props: { org: Organisation }) {
+  const types = useQuery(typesQuery);
+  return (
+    <main className="page">
+      <h1>Types</h1>
+      <p className="hint">What {props.org.name} offers: each type has its rules, price and booking mode.</p>
+      {types.isPending ? <Loading /> : null}
+      {types.isError ? <LoadError error={types.error} /> : null}
+      {types.data?.length === 0 ? <p className="empty">No types yet. Create the first one.</p> : null}
+      {types.data?.length ? (
+        <ul className="record-list">
+          {types.data.map((t) => (
+            <li key={t.id}>
+              <div>
+                <strong>{t.name}</strong>{' '}
+                <span className="hint">
+                  {t.minBookingDuration} min · {modeWords[t.bookingMode]}
+                  {t.pricingEnabled && t.priceAmount != null && t.priceCurrency
+                    ? ` · ${formatPrice(t.priceAmount, t.priceCurrency)}`
+                    : ''}
+                </span>
+              </div>
+              <Link to={`/app/types/${t.id}`} aria-label={`Edit ${t.name}`}>
+                Edit
+              </Link>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {isStaff(props.org.role) ? (
+        <p>
+          <Link className="button primary" to="/app/types/new">
+            New type
+          </Link>
+        </p>
+      ) : null}
+    </main>
+  );
+}
+
+const modeWords: Record<ResourceType['bookingMode'], string> = {
+  SINGLE_RESOURCE: 'customers pick a resource',
+  POOL: 'any free resource',
+  BOTH: 'a resource or any free one',
+};
+
+const RULES = [
+  ['minNoticeMinutes', 'Minimum notice (minutes before the start)'],
+  ['maxAdvanceDays', 'Book at most this many days ahead'],
+  ['cancelNoticeMinutes', 'Cancel at least this many minutes before'],
+  ['rescheduleNoticeMinutes', 'Reschedule at least this many minutes before'],
+  ['maxPerCustomerPerDay', 'Bookings per customer per day'],
+] as const;
+type RuleName = (typeof RULES)[number][0];
+
+/** Minor units per major unit of a currency: 100 for EUR, 1 for JPY. */
+function minorPerMajor(currency: string): number {
+  try {
+    const f = new Intl.NumberFormat('en', { style: 'currency', currency: currency.toUpperCase() });
+    return 10 ** (f.resolvedOptions().maximumFractionDigits ?? 2);
+  } catch {
+    return 100;
+  }
+}
+
+interface TypeForm {
+  name: string;
+  description: string;
+  minBookingDuration: string;
+  bufferTime: string;
+  bookingMode: ResourceType['bookingMode'];
+  customerInfoFields: string;
+  waitlistEnabled: boolean;
+  recurringEnabled: boolean;
+  pricingEnabled: boolean;
+  paymentRequired: boolean;
+  price: string;
+  priceCurrency: string;
+  rules: Record<RuleName, string>;
+}
+
+function typeForm(t: ResourceType | undefined, org: Organisation): TypeForm {
+  const currency = t?.priceCurrency ?? org.defaultCurrency ?? 'EUR';
+  const rules = (t?.bookingRules ?? {}) as Partial<Record<RuleName, number>>;
+  return {
+    name: t?.name ?? '',
+    description: t?.description ?? '',
+    minBookingDuration: String(t?.minBookingDuration ?? 60),
+    bufferTime: String(t?.bufferTime ?? 0),
+    bookingMode: t?.bookingMode ?? 'SINGLE_RESOURCE',
+    customerInfoFields: (t?.customerInfoFields ?? []).join(', '),
+    waitlistEnabled: t?.waitlistEnabled ?? false,
+    recurringEnabled: t?.recurringEnabled ?? false,
+    pricingEnabled: t?.pricingEnabled ?? false,
+    paymentRequired: t?.paymentRequired ?? false,
+    price: t?.priceAmount != null ? String(t.priceAmount / minorPerMajor(currency)) : '',
+    priceCurrency: currency.toUpperCase(),
+    rules: Object.fromEntries(RULES.map(([k]) => [k, rules[k] != null ? String(rules[k]) : ''])) as Record<
+      RuleName,
+      string
+    >,
+  };
+}
+
+/** A number field's text as the API wants it: a number when it reads as one, else the text (refused in words). */
+const numberOf = (text: string) =>
+  text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
+
+function typeBody(f: TypeForm): ResourceTypeBody {
+  const rules = Object.fromEntries(
+    RULES.filter(([k]) => f.rules[k].trim() !== '').map(([k]) => [k, numberOf(f.rules[k])]),
+  );
+  const price = f.price.trim() === '' ? null : Math.round(Number(f.price) * minorPerMajor(f.priceCurrency));
+  return {
+    name: f.name,
+    description: f.description.trim() || null,
+    minBookingDuration: numberOf(f.minBookingDuration),
+    bufferTime: numberOf(f.bufferTime),
+    bookingMode: f.bookingMode,
+    customerInfoFields: f.customerInfoFields
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    waitlistEnabled: f.waitlistEnabled,
+    recurringEnabled: f.recurringEnabled,
+    pricingEnabled: f.pricingEnabled,
+    paymentRequired: f.paymentRequired,
+    // Text that is no amount goes as it is: the API refuses it on the price field.
+    priceAmount: f.pricingEnabled ? (price !== null && !Number.isFinite(price) ? f.price : price) : null,
+    priceCurrency: f.pricingEnabled ? f.priceCurrency : null,
+    bookingRules: Object.keys(rules).length ? rules : null,
+  } as ResourceTypeBody;
+}
+
+function TypeEditor(props: { org: Organisation }) {
+  const { id } = useParams();
+  const typeId = id ? Number(id) : null;
+  const types = useQuery(typesQuery);
+  if (typeId !== null && types.isPending) return <Loading />;
+  if (typeId !== null && types.isError) return <LoadError error={types.error} />;
+  const existing = typeId !== null ? types.data?.find((t) => t.id === typeId) : undefined;
+  if (typeId !== null && !existing)
+    return (
+      <main className="page">
+        <p className="empty">
+          This type does not exist (any more). <Link to="/app/types">All types</Link>
+        </p>
+      </main>
+    );
+  return <TypeFormScreen key={existing?.id ?? 'new'} org={props.org} existing={existing} />;
+}
+
+function TypeFormScreen(props: { org: Organisation; existing: ResourceType | undefined }) {
+  const { org, existing } = props;
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const [form, setForm] = useState(() => typeForm(existing, org));
+  const set =
+    <K extends keyof TypeForm>(key: K) =>
+    (value: TypeForm[K]) =>
+      setForm((f) => ({ ...f, [key]: value }));
+  const save = useMutation({
+    mutationFn: () =>
+      existing
+        ? unwrap(
+            authed.PATCH('/api/resource-types/{id}', {
+              params: { path: { id: existing.id } },
+              body: typeBody(form),
+            }),
+          )
+        : unwrap(authed.POST('/api/resource-types', { body: typeBody(form) })),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: ['resource-types'] });
+      navigate('/app/types');
+    },
+  });
+  const errors = fieldErrors(save.error);
+  const shown = [
+    'name',
+    'description',
+    'minBookingDuration',
+    'bufferTime',
+    'bookingMode',
+    'customerInfoFields',
+    'priceAmount',
+    'priceCurrency',
+    ...RULES.map(([k]) => `bookingRules.${k}`),
+  ];
+  return (
+    <main className="page">
+      <p>
+        <Link to="/app/types">All types</Link>
+      </p>
+      <h1>{existing ? `Edit ${existing.name}` : 'New type'}</h1>
+      <form
+        noValidate
+        onSubmit={(e: FormEvent) => {
+          e.preventDefault();
+          save.mutate();
+        }}
+      >
+        <Field name="name" label="Name" value={form.name} error={errors.name} onChange={set('name')} />
+        <Field
+          name="description"
+          label="Description"
+          required={false}
+          value={form.description}
+          error={errors.description}
+          onChange={set('description')}
+        />
+        <div className="grid-2">
+          <Field
+            name="minBookingDuration"
+            label="Length (minutes)"
+            type="number"
+            min={1}
+            value={form.minBookingDuration}
+            error={errors.minBookingDuration}
+            onChange={set('minBookingDuration')}
+          />
+          <Field
+            name="bufferTime"
+            label="Buffer around each booking (minutes)"
+            type="number"
+            min={0}
+            value={form.bufferTime}
+            error={errors.bufferTime}
+            onChange={set('bufferTime')}
+          />
+        </div>
+        <Select
+          name="bookingMode"
+          label="How customers book"
+          value={form.bookingMode}
+          error={errors.bookingMode}
+          onChange={(v) => set('bookingMode')(v as TypeForm['bookingMode'])}
+        >
+          {Object.entries(modeWords).map(([mode, words]) => (
+            <option key={mode} value={mode}>
+              {words[0]!.toUpperCase() + words.slice(1)}
+            </option>
+          ))}
+        </Select>
+        <Field
+          name="customerInfoFields"
+          label="Extra customer fields (comma separated, e.g. phone, licencePlate)"
+          required={false}
+          value={form.customerInfoFields}
+          error={
+            errors.customerInfoFields ??
+            Object.entries(errors).find(([k]) => k.startsWith('customerInfoFields.'))?.[1]
+          }
+          onChange={set('customerInfoFields')}
+        />
+        <fieldset>
+          <legend>Booking rules (empty: no rule)</legend>
+          <div className="grid-2">
+            {RULES.map(([key, label]) => (
+              <Field
+                key={key}
+                name={`bookingRules.${key}`}
+                label={label}
+                type="number"
+                min={0}
+                required={false}
+                value={form.rules[key]}
+                error={errors[`bookingRules.${key}`]}
+                onChange={(v) => setForm((f) => ({ ...f, rules: { ...f.rules, [key]: v } }))}
+              />
+            ))}
+          </div>
+        </fieldset>
+        <fieldset>
+          <legend>Price</legend>
+          <Check
+            name="pricingEnabled"
+            label="This type has a price"
+            checked={form.pricingEnabled}
+            error={errors.pricingEnabled}
+            onChange={set('pricingEnabled')}
+          />
+          {form.pricingEnabled ? (
+            <>
+              <div className="grid-2">
+                <Field
+                  name="priceAmount"
+                  label="Price"
+                  type="number"
+                  min={0}
+                  step="0.01"
+                  value={form.price}
+                  error={errors.priceAmount}
+                  onChange={set('price')}
+                />
+                <Field
+                  name="priceCurrency"
+                  label="Currency (e.g. EUR)"
+                  value={form.priceCurrency}
+                  error={errors.priceCurrency}
+                  onChange={(v) => set('priceCurrency')(v.toUpperCase())}
+                />
+              </div>
+              <Check
+                name="paymentRequired"
+                label="Customers pay when they book"
+                checked={form.paymentRequired}
+                error={errors.paymentRequired}
+                onChange={set('paymentRequired')}
+              />
+            </>
+          ) : null}
+        </fieldset>
+        <fieldset>
+          <legend>Options</legend>
+          <Check
+            name="waitlistEnabled"
+            label="Customers may join a waitlist when it is full"
+            checked={form.waitlistEnabled}
+            error={errors.waitlistEnabled}
+            onChange={set('waitlistEnabled')}
+          />
+          <Check
+            name="recurringEnabled"
+            label="Customers may book a series"
+            checked={form.recurringEnabled}
+            error={errors.recurringEnabled}
+            onChange={set('recurringEnabled')}
+          />
+        </fieldset>
+        {save.isError ? <FormError error={save.error} shown={shown} /> : null}
+        <div className="actions">
+          <button type="submit" className="primary" disabled={save.isPending}>
+            {existing ? 'Save type' : 'Create type'}
+          </button>
+        </div>
+      </form>
+    </main>
+  );
+}
+
+function ResourceList(props: { org: Organisation }) {
+  const resources = useQuery(resourcesQuery);
+  const types = useQuery(typesQuery);
+  const typeName = (id: number) => types.data?.find((t) => t.id === id)?.name ?? '';
+  return (
+    <main className="page">
+      <h1>Resources</h1>
+      <p className="hint">The people, rooms or things of {props.org.name} that customers book.</p>
+      {resources.isPending ? <Loading /> : null}
+      {resources.isError ? <LoadError error={resources.error} /> : null}
+      {resources.data?.length === 0 ? (
+        <p className="empty">No resources yet. {types.data?.length === 0 ? 'Create a type first.' : ''}</p>
+      ) : null}
+      {resources.data?.length ? (
+        <ul className="record-list">
+          {resources.data.map((r) => (
+            <li key={r.id}>
+              <div>
+                <strong>{r.name}</strong>{' '}
+                <span className="hint">
+                  {typeName(r.resourceTypeId)}
+                  {r.capacity > 1 ? ` · capacity ${r.capacity}` : ''}
+                </span>
+              </div>
+              <Link to={`/app/resources/${r.id}`} aria-label={`Edit ${r.name}`}>
+                Edit
+              </Link>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {isStaff(props.org.role) ? (
+        <p>
+          <Link className="button primary" to="/app/resources/new">
+            New resource
+          </Link>
+        </p>
+      ) : null}
+    </main>
+  );
+}
+
+function ResourceEditor(props: { org: Organisation }) {
+  const { id } = useParams();
+  const resourceId = id ? Number(id) : null;
+  const resources = useQuery(resourcesQuery);
+  const types = useQuery(typesQuery);
+  const members = useQuery({
+    queryKey: ['members', props.org.id],
+    queryFn: () =>
+      unwrap(authed.GET('/api/organisations/{id}/users/list', { params: { path: { id: props.org.id } } })),
+  });
+  if (types.isPending || (resourceId !== null && resources.isPending)) return <Loading />;
+  if (types.isError) return <LoadError error={types.error} />;
+  const existing = resourceId !== null ? resources.data?.find((r) => r.id === resourceId) : undefined;
+  if (resourceId !== null && !existing)
+    return (
+      <main className="page">
+        <p className="empty">
+          This resource does not exist (any more). <Link to="/app/resources">All resources</Link>
+        </p>
+      </main>
+    );
+  if (types.data.length === 0)
+    return (
+      <main className="page">
+        <p className="empty">
+          A resource belongs to a type: <Link to="/app/types/new">create a type</Link> first.
+        </p>
+      </main>
+    );
+  const people = (members.data ?? []).flatMap((m) =>
+    m.status === 'active' ? [{ id: m.userId, name: m.name }] : [],
+  );
+  return (
+    <ResourceFormScreen key={existing?.id ?? 'new'} existing={existing} types={types.data} people={people} />
+  );
+}
+
+function ResourceFormScreen(props: {
+  existing: Resource | undefined;
+  types: ResourceType[];
+  people: { id: number; name: string }[];
+}) {
+  const { existing, types, people } = props;
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const [form, setForm] = useState({
+    name: existing?.name ?? '',
+    description: existing?.description ?? '',
+    resourceTypeId: String(existing?.resourceTypeId ?? types[0]!.id),
+    capacity: String(existing?.capacity ?? 1),
+    managedById: existing?.managedById != null ? String(existing.managedById) : '',
+    blockOnManagerCalendars: existing?.blockOnManagerCalendars ?? false,
+  });
+  const set = (key: keyof typeof form) => (value: string | boolean) =>
+    setForm((f) => ({ ...f, [key]: value }));
+  const body = () =>
+    ({
+      name: form.name,
+      description: form.description.trim() || null,
+      resourceTypeId: Number(form.resourceTypeId),
+      capacity: numberOf(form.capacity),
+      managedById: form.managedById ? Number(form.managedById) : null,
+      blockOnManagerCalendars: form.blockOnManagerCalendars,
+    }) as ResourceBody;
+  const save = useMutation({
+    mutationFn: () =>
+      existing
+        ? unwrap(authed.PATCH('/api/resources/{id}', { params: { path: { id: existing.id } }, body: body() }))
+        : unwrap(authed.POST('/api/resources', { body: body() })),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: ['resources'] });
+      navigate('/app/resources');
+    },
+  });
+  const errors = fieldErrors(save.error);
+  return (
+    <main className="page">
+      <p>
+        <Link to="/app/resources">All resources</Link>
+      </p>
+      <h1>{existing ? `Edit ${existing.name}` : 'New resource'}</h1>
+      <form
+        noValidate
+        onSubmit={(e: FormEvent) => {
+          e.preventDefault();
+          save.mutate();
+        }}
+      >
+        <Field name="name" label="Name" value={form.name} error={errors.name} onChange={set('name')} />
+        <Field
+          name="description"
+          label="Description"
+          required={false}
+          value={form.description}
+          error={errors.description}
+          onChange={set('description')}
+        />
+        <Select
+          name="resourceTypeId"
+          label="Type"
+          value={form.resourceTypeId}
+          error={errors.resourceTypeId}
+          onChange={set('resourceTypeId')}
+        >
+          {types.map((t) => (
+            <option key={t.id} value={t.id}>
+              {t.name}
+            </option>
+          ))}
+        </Select>
+        <Field
+          name="capacity"
+          label="Capacity (bookings at the same time)"
+          type="number"
+          min={1}
+          value={form.capacity}
+          error={errors.capacity}
+          onChange={set('capacity')}
+        />
+        <Select
+          name="managedById"
+          label="Manager"
+          value={form.managedById}
+          error={errors.managedById}
+          onChange={set('managedById')}
+        >
+          <option value="">Nobody</option>
+          {people.map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.name}
+            </option>
+          ))}
+        </Select>
+        <Check
+          name="blockOnManagerCalendars"
+          label="Unavailable while the manager is busy in their calendars"
+          checked={form.blockOnManagerCalendars}
+          error={errors.blockOnManagerCalendars}
+          onChange={set('blockOnManagerCalendars')}
+        />
+        {save.isError ? (
+          <FormError
+            error={save.error}
+            shown={[
+              'name',
+              'description',
+              'resourceTypeId',
+              'capacity',
+              'managedById',
+              'blockOnManagerCalendars',
+            ]}
+          />
+        ) : null}
+        <div className="actions">
+          <button type="submit" className="primary" disabled={save.isPending}>
+            {existing ? 'Save resource' : 'Create resource'}
+          </button>
+        </div>
+      </form>
+    </main>
+  );
+}
