@@ -26,14 +26,19 @@ export interface MirroredReservation {
 }
 
 export function createBookingCalendarRepo(db: Db) {
+  let positionMade = false;
   return {
     /** The mirror's position (null: nothing applied yet), its row made on first use. */
     async readPosition(now: string): Promise<string | null> {
-      await db.kysely
-        .insertInto('bookingCalendarPositions')
-        .values({ consumer: CONSUMER, lastEventId: null, updatedAt: now })
-        .onConflict((oc) => oc.column('consumer').doNothing())
-        .execute();
+      // The row is made once per process (a write on every run would cost every run a write).
+      if (!positionMade) {
+        await db.kysely
+          .insertInto('bookingCalendarPositions')
+          .values({ consumer: CONSUMER, lastEventId: null, updatedAt: now })
+          .onConflict((oc) => oc.column('consumer').doNothing())
+          .execute();
+        positionMade = true;
+      }
       const row = await db.kysely
         .selectFrom('bookingCalendarPositions')
         .select('lastEventId')
@@ -56,6 +61,17 @@ export function createBookingCalendarRepo(db: Db) {
         .where('lastEventId', from === null ? 'is' : '=', from)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
+    },
+
+    /** Whether any resource has a booking calendar. */
+    async anyBookingCalendar(): Promise<boolean> {
+      const row = await db.kysely
+        .selectFrom('resources')
+        .select('id')
+        .where('bookingCalendarId', 'is not', null)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
     },
 
     /**

@@ -116,6 +116,12 @@ export function createBookingCalendarService(deps: {
   async function mirrorOnce(): Promise<{ events: number; applied: number; more: boolean }> {
     const now = nowIso();
     const position = await repo.readPosition(now);
+    // No booking calendar and no mirror anywhere: no event can change a mirror. Skip them unread.
+    const last = await outbox.lastPosition();
+    if (!(await repo.anyBookingCalendar()) && !(await events.anyMirror())) {
+      if (last !== null && last !== position) await repo.advancePosition(db.kysely, position, last, now);
+      return { events: 0, applied: 0, more: false };
+    }
     const batch = await outbox.readAfter(position, BATCH);
     if (batch.length === 0) return { events: 0, applied: 0, more: false };
     const ids = [

@@ -134,6 +134,17 @@ export function createEventRepo(db: Executor) {
     },
 
     /** The events mirroring these reservations in booking calendars (one at most each). */
+    /** Whether any event mirrors a reservation. */
+    async anyMirror(): Promise<boolean> {
+      const row = await db
+        .selectFrom('events')
+        .select('id')
+        .where('bookingReservationId', 'is not', null)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
     async mirrorsOf(reservationIds: readonly number[]): Promise<Array<Event & { reservationId: number }>> {
       if (reservationIds.length === 0) return [];
       const rows = await db

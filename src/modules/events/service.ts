@@ -297,6 +297,11 @@ export function createEventService({
       return repo.mirrorsOf(reservationIds);
     },
 
+    /** Whether any event mirrors a reservation (none, and no booking calendar: the mirror has nothing to do). */
+    anyMirror(): Promise<boolean> {
+      return repo.anyMirror();
+    },
+
     /**
      * Every event of a calendar with an occurrence ending after `since`, without an actor:
      * for a subscription feed, whose secret URL its owner made is the credential.

@@ -53,7 +53,7 @@ export interface MailServiceDeps {
   jobs: JobQueue;
   log?: FastifyBaseLogger;
   /** The outbox: read by the drain, which it runs soon after new events. */
-  outbox: OutboxConsumerPort;
+  outbox: Pick<OutboxConsumerPort, 'readAfter' | 'onNewEvents'>;
 }
 
 /** The SMTP server refused the mail for good (5xx): it is marked failed, not retried. */

@@ -87,6 +87,15 @@ export function createOutboxRepo(db: Db) {
       return Number(row?.id ?? 0);
     },
 
+    /** The newest position readers can be given (0: none); call after `sequence`. */
+    async lastPosition(): Promise<number> {
+      const row = await db.kysely
+        .selectFrom('outboxEvents')
+        .select((eb) => eb.fn.max(sql.ref<number>(position)).as('position'))
+        .executeTakeFirst();
+      return Number(row?.position ?? 0);
+    },
+
     /** Up to `limit` events after position `after` (null: from the first), in position order. */
     async readAfter(after: number | null, limit: number, filter: EventFilter = {}): Promise<StoredEvent[]> {
       let q = db.kysely

@@ -26,7 +26,7 @@ export type OutboxService = ReturnType<typeof createOutboxService>;
 /** The outbox as a module writing events with its changes uses it. */
 export type EventWriter = Pick<OutboxService, 'append'>;
 /** The outbox as its consumers (webhook dispatch, mail) use it. */
-export type OutboxConsumerPort = Pick<OutboxService, 'readAfter' | 'onNewEvents'>;
+export type OutboxConsumerPort = Pick<OutboxService, 'readAfter' | 'lastPosition' | 'onNewEvents'>;
 
 /**
  * The transactional outbox (DECISIONS.md "Events, webhooks and notifications"): every
@@ -126,6 +126,17 @@ export function createOutboxService(deps: {
      */
     readAfter(afterId: string | null, limit: number): Promise<OutboxEvent[]> {
       return read(afterId, limit, {});
+    },
+
+    /**
+     * The id of the newest event a reader can be given now (null: none): a consumer with
+     * nothing to do for any event moves its position here without reading them. Read it
+     * before deciding there is nothing to do, so every event up to it was committed before.
+     */
+    async lastPosition(): Promise<string | null> {
+      await repo.sequence();
+      const last = await repo.lastPosition();
+      return last === 0 ? null : String(last);
     },
 
     /** An organisation's feed (OWNER, ADMIN; another organisation 404). */

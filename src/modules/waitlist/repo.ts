@@ -227,6 +227,17 @@ export function createWaitlistRepo(db: Executor) {
       );
     },
 
+    /** Whether any entry waits or holds an offer (none: the consumer has nothing to settle or offer). */
+    async anyOpen(): Promise<boolean> {
+      const row = await db
+        .selectFrom('waitlistEntries')
+        .select('id')
+        .where('status', 'in', ['waiting', 'offered'])
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
     // ---- the consumer's lease and position ----
 
     /** Takes the lease until `until` when nobody holds it at `now`; answers the position, or undefined. */
@@ -242,6 +253,17 @@ export function createWaitlistRepo(db: Executor) {
         .where((eb) => eb.or([eb('claimedUntil', 'is', null), eb('claimedUntil', '<', now)]))
         .returning('position')
         .executeTakeFirst();
+    },
+
+    /** Moves the position to `to` while nobody holds the lease (an idle consumer skipping events); one statement. */
+    async skipTo(to: string, now: string): Promise<void> {
+      await db
+        .updateTable('waitlistConsumer')
+        .set({ position: to })
+        .where('name', '=', CONSUMER)
+        .where((eb) => eb.or([eb('claimedUntil', 'is', null), eb('claimedUntil', '<', now)]))
+        .where((eb) => eb.or([eb('position', 'is', null), eb('position', '!=', to)]))
+        .execute();
     },
 
     /** Moves the position on, while `claim` still holds the lease (extending it to `until`). */

@@ -279,6 +279,14 @@ export function createWaitlistService(deps: {
    * entries: what no event announces (a capacity raised, a schedule widened).
    */
   async function run(options: { sweep?: boolean } = {}): Promise<{ events: number; offered: number }> {
+    // Nobody waits and no offer is open: no event can settle or offer anything. Skip them
+    // unread, without the lease's writes (an entry joining meanwhile is for a time full at
+    // its join; the sweep covers the rest).
+    const newest = await outbox.lastPosition();
+    if (!(await repo.anyOpen())) {
+      if (newest !== null) await repo.skipTo(newest, nowIso());
+      return { events: 0, offered: 0 };
+    }
     const claim = randomUUID();
     const leaseEnd = () => new Date(Date.now() + LEASE_MS).toISOString();
     const lease = await repo.claimLease(claim, nowIso(), leaseEnd());

@@ -68,6 +68,7 @@ const ENDPOINT_LIMIT_LOCK = 0x77686570;
 export function createWebhooksRepo(db: Db) {
   const pg = db.dialect === 'postgres';
 
+  let positionMade = false;
   return {
     // ---- endpoints ----
 
@@ -150,6 +151,17 @@ export function createWebhooksRepo(db: Db) {
       return Number(result.numDeletedRows) > 0;
     },
 
+    /** Whether any organisation has an active endpoint (none: the dispatcher has nothing to do). */
+    async anyActiveEndpoint(): Promise<boolean> {
+      const row = await db.kysely
+        .selectFrom('webhookEndpoints')
+        .select('id')
+        .where('status', '=', 'active')
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
     /** Active endpoints of these organisations (the dispatcher's targets). */
     async activeEndpoints(organisationIds: readonly number[]): Promise<EndpointRow[]> {
       if (organisationIds.length === 0) return [];
@@ -196,11 +208,15 @@ export function createWebhooksRepo(db: Db) {
 
     /** The dispatcher's position (null: nothing dispatched yet), its row made on first use. */
     async readPosition(now: string): Promise<string | null> {
-      await db.kysely
-        .insertInto('webhookDispatchPositions')
-        .values({ consumer: DISPATCHER, lastEventId: null, updatedAt: now })
-        .onConflict((oc) => oc.column('consumer').doNothing())
-        .execute();
+      // The row is made once per process (a write on every run would cost every run a write).
+      if (!positionMade) {
+        await db.kysely
+          .insertInto('webhookDispatchPositions')
+          .values({ consumer: DISPATCHER, lastEventId: null, updatedAt: now })
+          .onConflict((oc) => oc.column('consumer').doNothing())
+          .execute();
+        positionMade = true;
+      }
       const row = await db.kysely
         .selectFrom('webhookDispatchPositions')
         .select('lastEventId')

@@ -275,6 +275,13 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
   async function dispatchOnce(): Promise<{ events: number; deliveries: number; more: boolean }> {
     const now = nowIso();
     const position = await repo.readPosition(now);
+    // With no active endpoint anywhere, no event can make a delivery: skip them unread.
+    const newest = await outbox.lastPosition();
+    if (!(await repo.anyActiveEndpoint())) {
+      if (newest !== null && newest !== position)
+        await repo.advancePosition(db.kysely, position, newest, now);
+      return { events: 0, deliveries: 0, more: false };
+    }
     const events = await outbox.readAfter(position, DISPATCH_BATCH);
     if (events.length === 0) return { events: 0, deliveries: 0, more: false };
     const organisationIds = [

@@ -34,7 +34,7 @@ let next = 1;
 /** The outbox as the consumer reads it: events in id order after a position. */
 function fakeOutbox() {
   const events: OutboxEvent[] = [];
-  const reader: OutboxConsumerPort = {
+  const reader: Pick<OutboxConsumerPort, 'readAfter' | 'onNewEvents'> = {
     async readAfter(afterId, limit) {
       const after = afterId === null ? 0 : Number(afterId);
       return events.filter((event) => Number(event.id) > after).slice(0, limit);
@@ -121,7 +121,10 @@ describe('mail', () => {
   beforeEach(() => catcher.clear());
   afterEach(() => mock.timers.reset());
 
-  function mailService(outbox: OutboxConsumerPort, env: Record<string, string> = {}) {
+  function mailService(
+    outbox: Pick<OutboxConsumerPort, 'readAfter' | 'onNewEvents'>,
+    env: Record<string, string> = {},
+  ) {
     const config = loadConfig({
       ...TEST_ENV,
       SMTP_URL: catcher.smtpUrl,
