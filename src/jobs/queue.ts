@@ -48,6 +48,8 @@ export interface SendOptions {
 }
 
 const DEFAULT_RETRY = { retryLimit: 5, retryDelaySeconds: 10 };
+/** The longest a failing `repeat` waits between runs. */
+const REPEAT_BACKOFF_MAX_MS = 30_000;
 
 export function createJobQueue(
   db: Db,
@@ -217,30 +219,43 @@ function inProcessQueue(log: Pick<FastifyBaseLogger, 'error' | 'warn'>): JobQueu
 
 /** The `repeat` work of one queue: timers started with the queue, stopped (and awaited) with it. */
 function localRepeats(log: Pick<FastifyBaseLogger, 'error' | 'warn'>) {
-  const registered: Array<{ name: string; ms: number; handler: () => Promise<void> }> = [];
+  const registered: Array<{ name: string; ms: number; handler: () => Promise<void>; failures: number }> = [];
   const timers = new Set<NodeJS.Timeout>();
   const inFlight = new Set<Promise<void>>();
   let running = false;
+
+  // A failing run (the database down, say) waits twice as long each time, up to 30 s, and is
+  // logged once per streak: work every 100 ms must not flood the log or the database.
+  const delayOf = (entry: (typeof registered)[number]) =>
+    entry.failures === 0 ? entry.ms : Math.min(entry.ms * 2 ** entry.failures, REPEAT_BACKOFF_MAX_MS);
 
   function schedule(entry: (typeof registered)[number]) {
     const timer = setTimeout(() => {
       timers.delete(timer);
       const run = entry
         .handler()
-        .catch((error: unknown) => log.warn({ err: error, job: entry.name }, 'repeated work failed'))
+        .then(
+          () => {
+            entry.failures = 0;
+          },
+          (error: unknown) => {
+            if (entry.failures === 0) log.warn({ err: error, job: entry.name }, 'repeated work failed');
+            entry.failures += 1;
+          },
+        )
         .finally(() => {
           inFlight.delete(run);
           if (running) schedule(entry);
         });
       inFlight.add(run);
-    }, entry.ms);
+    }, delayOf(entry));
     timer.unref();
     timers.add(timer);
   }
 
   return {
     add(name: string, ms: number, handler: () => Promise<void>) {
-      const entry = { name, ms, handler };
+      const entry = { name, ms, handler, failures: 0 };
       registered.push(entry);
       if (running) schedule(entry);
     },

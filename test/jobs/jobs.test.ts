@@ -40,6 +40,33 @@ describe('job queue, in-process', () => {
     await drop();
   });
 
+  test('repeated work runs after each run ends, backs off while failing, is logged once per streak, stops with the queue', async () => {
+    const { db, drop } = await createTestDatabase();
+    const warnings: string[] = [];
+    const queue = createJobQueue(db, 'in-process', {
+      error: () => {},
+      warn: (...args: unknown[]) => void warnings.push(String(args[1])),
+    });
+    const ran: number[] = [];
+    let outage = true;
+    queue.repeat('look', 10, async () => {
+      ran.push(Date.now());
+      if (outage && ran.length <= 4) throw new Error('database down');
+    });
+    await queue.start();
+    await waitFor(() => ran.length >= 6, 5_000);
+    outage = false;
+    const gaps = ran.slice(1).map((at, i) => at - ran[i]!);
+    // 10 ms, then 20, 40, 80, 160 while failing: each wait at least twice the one before.
+    assert.ok(gaps[3]! >= 70 && gaps[3]! > gaps[0]!, `backed off: ${gaps.join(', ')} ms`);
+    assert.deepEqual(warnings, ['repeated work failed'], 'one line for the whole streak');
+    await queue.stop();
+    const stopped = ran.length;
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    assert.equal(ran.length, stopped, 'nothing runs after stop');
+    await drop();
+  });
+
   test('a waiting job absorbs another with the same singleton key', async () => {
     const { db, drop } = await createTestDatabase();
     const queue = createJobQueue(db, 'in-process', quiet);
