@@ -25,7 +25,7 @@ export type RecordMappers = Readonly<Record<string, (stored: unknown, occurredAt
 export type OutboxService = ReturnType<typeof createOutboxService>;
 /** The outbox as a module writing events with its changes uses it. */
 export type EventWriter = Pick<OutboxService, 'append'>;
-/** The outbox as its consumers (webhook dispatch, mail) use it. */
+/** The outbox as its consumers (webhook dispatch, mail, waitlist offers, the booking-calendar mirror) use it. */
 export type OutboxConsumerPort = Pick<OutboxService, 'readAfter' | 'lastPosition' | 'onNewEvents'>;
 
 /**
@@ -85,8 +85,8 @@ export function createOutboxService(deps: {
   jobs.work(OUTBOX_RETENTION_JOB, async () => void (await prune()), { retryLimit: 2, deduplicate: true });
   jobs.every(OUTBOX_RETENTION_JOB, 60);
 
-  // The consumers (webhook dispatch, mail) run on their minute jobs anyway; this makes them
-  // prompt. Every instance looks (one indexed max() per look) and runs them when an event
+  // The consumers (webhook dispatch, mail, waitlist offers, the booking-calendar mirror) run
+  // on their own jobs anyway; this makes them prompt. Every instance looks (one indexed max() per look) and runs them when an event
   // was written since, whoever wrote it: events are written by triggers and by other
   // instances, so no write path needs to remember to wake anyone.
   const consumers: Array<() => Promise<void>> = [];
