@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +18,7 @@ import {
   type OrgOwner,
   ownerWithOrganisation,
 } from '../../helpers/catalogue.js';
+import { killed, startChild } from '../../helpers/child-instance.js';
 import { sharedDatabase } from '../../helpers/mcp.js';
 import { as, expectStatus } from '../../helpers/workspace.js';
 
@@ -128,34 +128,6 @@ describe('waitlist offers across two instances on one PostgreSQL database (racin
     assert.equal(held.length, hours.length, 'one hold per freed time');
   });
 });
-
-/** Starts the service in a child process on `url`; answers it and its URL once it serves. */
-async function startChild(url: string, schema: string | undefined) {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(import.meta.dirname, 'instance.fixture.ts')],
-    {
-      env: { ...process.env, CHILD_DATABASE_URL: url, ...(schema ? { CHILD_DATABASE_SCHEMA: schema } : {}) },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const served = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve((JSON.parse(line) as { url: string }).url);
-    });
-    child.on('exit', (code) => reject(new Error(`the instance exited (${code}) before serving`)));
-  });
-  return { child, url: served };
-}
-
-const killed = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    child.on('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
 
 describe('an instance killed with SIGKILL between a cancel and its offer', () => {
   let app: FastifyInstance;

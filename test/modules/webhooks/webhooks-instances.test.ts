@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +18,7 @@ import {
   type OrgOwner,
   ownerWithOrganisation,
 } from '../../helpers/catalogue.js';
+import { killed, startChild } from '../../helpers/child-instance.js';
 import { sharedDatabase } from '../../helpers/mcp.js';
 import { as, expectStatus } from '../../helpers/workspace.js';
 import { type Receiver, startReceiver, verified, webhooksOf } from './helpers.js';
@@ -106,38 +106,6 @@ describe('webhook delivery across two instances on one PostgreSQL database (raci
   });
 });
 
-/** Starts the service in a child process on `db`; answers it and its URL once it serves. */
-async function startChild(url: string, schema: string | undefined) {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(import.meta.dirname, 'instance.fixture.ts')],
-    {
-      env: {
-        ...process.env,
-        CHILD_DATABASE_URL: url,
-        ...(schema ? { CHILD_DATABASE_SCHEMA: schema } : {}),
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const served = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve((JSON.parse(line) as { url: string }).url);
-    });
-    child.on('exit', (code) => reject(new Error(`the instance exited (${code}) before serving`)));
-  });
-  return { child, url: served };
-}
-
-const killed = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    child.on('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-
 describe('an instance killed with SIGKILL', () => {
   let app: FastifyInstance;
   let db: Db;
@@ -178,7 +146,7 @@ describe('an instance killed with SIGKILL', () => {
       url: receiver.url,
       events: ['reservation.created'],
     });
-    const { child, url: childUrl } = await startChild(url, schema);
+    const { child, url: childUrl } = await startChild(url, schema, { WEBHOOK_ALLOW_PRIVATE: 'true' });
     const type = await createType(app, owner, { name: 'Room' });
     const room = await createResource(app, owner, { name: 'Room', resourceTypeId: type.id });
     const response = await fetch(`${childUrl}/api/reservations`, {
@@ -205,7 +173,7 @@ describe('an instance killed with SIGKILL', () => {
     const owner = await ownerWithOrganisation(app, { timezone: 'UTC' });
     const hooks = webhooksOf(app, owner, owner.organisationId);
     const hook = await hooks.created({ url: receiver.url, events: ['reservation.created'] });
-    const { child, url: childUrl } = await startChild(url, schema);
+    const { child, url: childUrl } = await startChild(url, schema, { WEBHOOK_ALLOW_PRIVATE: 'true' });
     // The child's attempt reaches the receiver, which never answers it.
     const hanging: Array<() => void> = [];
     receiver.behave((_request, response) => hanging.push(() => response.destroy()));
