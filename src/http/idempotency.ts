@@ -111,19 +111,27 @@ export function idempotencyHooks(
   scopeOf: (request: FastifyRequest) => IdempotencyScope,
   options: {
     /**
-     * Top-level fields of a JSON answer holding a secret shown once (a manage token): the
-     * stored copy, and so a replay, has them null. A secret is never kept in clear.
+     * Fields of a JSON answer, or of the records in its lists, holding a secret shown once (a
+     * manage token): the stored copy, and so a replay, has them null. A secret is never kept
+     * in clear.
      */
     secretFields?: readonly string[];
   } = {},
 ) {
   const secretFields = options.secretFields ?? [];
+  // Nulls the secrets of an answer and of the records of its lists (a series' occurrences).
+  const withoutSecrets = (answer: object) => {
+    for (const field of secretFields)
+      if (Object.hasOwn(answer, field)) (answer as Record<string, unknown>)[field] = null;
+    for (const value of Object.values(answer))
+      if (Array.isArray(value))
+        for (const item of value) if (item !== null && typeof item === 'object') withoutSecrets(item);
+  };
   const storedAnswer = (payload: string): string => {
     if (secretFields.length === 0) return payload;
     const answer: unknown = JSON.parse(payload);
     if (answer === null || typeof answer !== 'object') return payload;
-    for (const field of secretFields)
-      if (Object.hasOwn(answer, field)) (answer as Record<string, unknown>)[field] = null;
+    withoutSecrets(answer);
     return JSON.stringify(answer);
   };
   const claims = new WeakMap<FastifyRequest, number>();

@@ -13,6 +13,7 @@ import type { Config } from '../config.js';
 export const TOKEN_PATH_PREFIXES = [
   '/api/public/resources/',
   '/api/public/reservations/',
+  '/api/public/waitlist/',
   '/api/feeds/',
   '/manage/',
 ] as const;

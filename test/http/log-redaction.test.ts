@@ -78,6 +78,7 @@ describe('tokens in paths are redacted from logs', () => {
       // The manage and feed paths later issues add are covered by the same rule now.
       { method: 'GET', url: `/api/public/reservations/${token}`, status: 404 },
       { method: 'POST', url: `/api/public/reservations/${token}/cancel`, status: 404 },
+      { method: 'DELETE', url: `/api/public/waitlist/${token}`, status: 404 },
       { method: 'GET', url: `/api/feeds/${token}.ics`, status: 404 },
       // The web app's manage page (built by `npm install`).
       { method: 'GET', url: `/manage/${token}`, status: 200 },
@@ -100,6 +101,7 @@ describe('tokens in paths are redacted from logs', () => {
       // (Fastify writes no access line for a URL it cannot decode.)
       '/api/public/reservations/[token]',
       '/api/public/reservations/[token]/cancel',
+      '/api/public/waitlist/[token]',
       '/api/feeds/[token]',
       '/manage/[token]',
     ]);

@@ -6151,6 +6151,10 @@ export interface paths {
                                 priceAmount: number | null;
                                 priceCurrency: string | null;
                                 pricingEnabled: boolean;
+                                /** @description Takes a series: recurrence on the booking */
+                                recurringEnabled: boolean;
+                                /** @description A full time can be waited for (POST .../waitlist) */
+                                waitlistEnabled: boolean;
                             }[];
                         };
                     };
@@ -6968,7 +6972,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Book through the organisation page (same body as POST /api/reservations; ?dryRun=true writes nothing and answers 200 {wouldSucceed, reservation | error}) */
+        /** Book through the organisation page (same body as POST /api/reservations; ?dryRun=true writes nothing and answers 200 {wouldSucceed, reservation | error}). With recurrence (types with recurringEnabled, else 409 RECURRENCE_NOT_ENABLED): a series, every occurrence or none: 201 {seriesId, reservations}, each occurrence with its own manage link, or 409 SLOT_UNAVAILABLE with error.conflicts */
         post: {
             parameters: {
                 query?: {
@@ -7000,6 +7004,8 @@ export interface paths {
                         price?: unknown;
                         priceAmount?: unknown;
                         priceCurrency?: unknown;
+                        /** @description Book a series (types with recurringEnabled): RFC 5545 lines, e.g. ["RRULE:FREQ=WEEKLY;COUNT=10", "EXDATE;TZID=Europe/Berlin:20260302T090000"]. startTime/endTime are the first occurrence; occurrences keep its wall-clock time in the organisation time zone. The RRULE needs COUNT or UNTIL; at most 104 occurrences within 2 years. All or nothing: 201 {seriesId, reservations} */
+                        recurrence?: string[];
                         /** @description A concrete resource (SINGLE_RESOURCE, BOTH) */
                         resourceId?: number;
                         /** @description Book from the pool (POOL, BOTH) */
@@ -7017,7 +7023,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
+                        "application/json": ({
                             reservation: {
                                 customer: {
                                     [key: string]: string;
@@ -7079,7 +7085,69 @@ export interface paths {
                             };
                             /** @enum {boolean} */
                             wouldSucceed: false;
-                        };
+                        }) | ({
+                            reservations: {
+                                customer: {
+                                    [key: string]: string;
+                                };
+                                endTime: string;
+                                /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
+                                expiresAt: string | null;
+                                id: null;
+                                payment: {
+                                    amount: number;
+                                    checkoutUrl: string | null;
+                                    currency: string;
+                                    expiresAt: string | null;
+                                    /** @enum {string} */
+                                    status: "requires_payment" | "paid" | "refunded" | "failed" | "expired";
+                                } | null;
+                                priceAmount: number | null;
+                                priceCurrency: string | null;
+                                resourceTypeId: number | null;
+                                /** @description The recurring series it belongs to; null when it stands alone */
+                                seriesId: number | null;
+                                startTime: string;
+                                /** @enum {string} */
+                                status: "held" | "pending_payment" | "confirmed" | "cancelled" | "expired";
+                            }[];
+                            seriesId: null;
+                            /** @enum {boolean} */
+                            wouldSucceed: true;
+                        } | {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description A series: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                            };
+                            /** @enum {boolean} */
+                            wouldSucceed: false;
+                        });
                     };
                 };
                 /** @description Default Response */
@@ -7116,6 +7184,38 @@ export interface paths {
                             startTime: string;
                             /** @enum {string} */
                             status: "held" | "pending_payment" | "confirmed" | "cancelled" | "expired";
+                        } | {
+                            /** @description Every occurrence by start time, each with its own manage link (view, cancel or move that occurrence; cancel the whole series from any of them) */
+                            reservations: {
+                                customer: {
+                                    [key: string]: string;
+                                };
+                                endTime: string;
+                                /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
+                                expiresAt: string | null;
+                                id: number;
+                                /** @description The secret of the customer manage link, shown only in this answer (stored hashed); null when an Idempotency-Key replays the answer */
+                                manageToken: string | null;
+                                /** @description <FRONTEND_URL>/manage/<manageToken>: the page where the customer views, confirms, cancels or moves it */
+                                manageUrl: string | null;
+                                payment: {
+                                    amount: number;
+                                    checkoutUrl: string | null;
+                                    currency: string;
+                                    expiresAt: string | null;
+                                    /** @enum {string} */
+                                    status: "requires_payment" | "paid" | "refunded" | "failed" | "expired";
+                                } | null;
+                                priceAmount: number | null;
+                                priceCurrency: string | null;
+                                resourceTypeId: number | null;
+                                /** @description The recurring series it belongs to; null when it stands alone */
+                                seriesId: number | null;
+                                startTime: string;
+                                /** @enum {string} */
+                                status: "held" | "pending_payment" | "confirmed" | "cancelled" | "expired";
+                            }[];
+                            seriesId: number;
                         };
                     };
                 };
@@ -8463,6 +8563,416 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/reservations/{token}/series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The series the reservation of a manage token belongs to: every occurrence (404 for a reservation of no series) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            organisation: {
+                                color: string | null;
+                                description: string | null;
+                                logoUrl: string | null;
+                                name: string;
+                                publicBookingDescription: string | null;
+                                publicBookingHeadline: string | null;
+                                slug: string | null;
+                                timezone: string;
+                            };
+                            /** @description Every occurrence by start time, cancelled ones too */
+                            reservations: {
+                                customer: {
+                                    [key: string]: string;
+                                };
+                                endTime: string;
+                                /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
+                                expiresAt: string | null;
+                                id: number;
+                                payment: {
+                                    amount: number;
+                                    checkoutUrl: string | null;
+                                    currency: string;
+                                    expiresAt: string | null;
+                                    /** @enum {string} */
+                                    status: "requires_payment" | "paid" | "refunded" | "failed" | "expired";
+                                } | null;
+                                priceAmount: number | null;
+                                priceCurrency: string | null;
+                                resourceTypeId: number | null;
+                                /** @description The recurring series it belongs to; null when it stands alone */
+                                seriesId: number | null;
+                                startTime: string;
+                                /** @enum {string} */
+                                status: "held" | "pending_payment" | "confirmed" | "cancelled" | "expired";
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/reservations/{token}/series/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel every occurrence not yet started of the manage token's series, each within its type's cancel notice */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            organisation: {
+                                color: string | null;
+                                description: string | null;
+                                logoUrl: string | null;
+                                name: string;
+                                publicBookingDescription: string | null;
+                                publicBookingHeadline: string | null;
+                                slug: string | null;
+                                timezone: string;
+                            };
+                            /** @description Every occurrence by start time, cancelled ones too */
+                            reservations: {
+                                customer: {
+                                    [key: string]: string;
+                                };
+                                endTime: string;
+                                /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
+                                expiresAt: string | null;
+                                id: number;
+                                payment: {
+                                    amount: number;
+                                    checkoutUrl: string | null;
+                                    currency: string;
+                                    expiresAt: string | null;
+                                    /** @enum {string} */
+                                    status: "requires_payment" | "paid" | "refunded" | "failed" | "expired";
+                                } | null;
+                                priceAmount: number | null;
+                                priceCurrency: string | null;
+                                resourceTypeId: number | null;
+                                /** @description The recurring series it belongs to; null when it stands alone */
+                                seriesId: number | null;
+                                startTime: string;
+                                /** @enum {string} */
+                                status: "held" | "pending_payment" | "confirmed" | "cancelled" | "expired";
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/resources/{token}": {
         parameters: {
             query?: never;
@@ -8525,6 +9035,10 @@ export interface paths {
                                 priceAmount: number | null;
                                 priceCurrency: string | null;
                                 pricingEnabled: boolean;
+                                /** @description Takes a series: recurrence on the booking */
+                                recurringEnabled: boolean;
+                                /** @description A full time can be waited for (POST .../waitlist) */
+                                waitlistEnabled: boolean;
                             };
                         };
                     };
@@ -9281,6 +9795,390 @@ export interface paths {
             };
         };
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/waitlist/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A customer's waitlist entry by the manage token its joining answered: its status, position and offer */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            createdAt: string;
+                            customer: {
+                                [key: string]: string;
+                            };
+                            endTime: string;
+                            id: number;
+                            offer: {
+                                expiresAt: string | null;
+                                /** @description The held reservation keeping the freed time: confirm it to accept */
+                                reservationId: number;
+                            } | null;
+                            organisation: {
+                                color: string | null;
+                                description: string | null;
+                                logoUrl: string | null;
+                                name: string;
+                                publicBookingDescription: string | null;
+                                publicBookingHeadline: string | null;
+                                slug: string | null;
+                                timezone: string;
+                            };
+                            /** @description While waiting: 1 for the next in line for this time; null once no longer waiting */
+                            position: number | null;
+                            /** @description The resource asked for; null for the type pool */
+                            resourceId: number | null;
+                            resourceTypeId: number;
+                            startTime: string;
+                            /**
+                             * @description waiting; offered (a held reservation keeps the freed time until offer.expiresAt); accepted (that hold was confirmed); expired (the offer lapsed or was let go); left
+                             * @enum {string}
+                             */
+                            status: "waiting" | "offered" | "accepted" | "expired" | "left";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Leave the waitlist by the manage token (an offer not yet confirmed is let go; 409 INVALID_TRANSITION once accepted, expired or left) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            createdAt: string;
+                            customer: {
+                                [key: string]: string;
+                            };
+                            endTime: string;
+                            id: number;
+                            offer: {
+                                expiresAt: string | null;
+                                /** @description The held reservation keeping the freed time: confirm it to accept */
+                                reservationId: number;
+                            } | null;
+                            organisation: {
+                                color: string | null;
+                                description: string | null;
+                                logoUrl: string | null;
+                                name: string;
+                                publicBookingDescription: string | null;
+                                publicBookingHeadline: string | null;
+                                slug: string | null;
+                                timezone: string;
+                            };
+                            /** @description While waiting: 1 for the next in line for this time; null once no longer waiting */
+                            position: number | null;
+                            /** @description The resource asked for; null for the type pool */
+                            resourceId: number | null;
+                            resourceTypeId: number;
+                            startTime: string;
+                            /**
+                             * @description waiting; offered (a held reservation keeps the freed time until offer.expiresAt); accepted (that hold was confirmed); expired (the offer lapsed or was let go); left
+                             * @enum {string}
+                             */
+                            status: "waiting" | "offered" | "accepted" | "expired" | "left";
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;

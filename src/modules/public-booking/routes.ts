@@ -9,15 +9,20 @@ import {
   holdBody,
   publicReservation,
   reservationBody,
+  slugReservationBody,
   tokenReservationBody,
 } from '../reservations/schemas.js';
 import {
   bookedPublicReservation,
+  bookedPublicSeries,
   managedReservation,
+  managedSeries,
+  managedWaitlistEntry,
   manageRescheduleBody,
   manageTokenParam,
   publicCatalogue,
   publicResourcePage,
+  publicSeriesDryRun,
   publicWaitlistEntry,
   slugAvailabilityQuery,
   slugParam,
@@ -85,13 +90,17 @@ export const publicBookingRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary:
-          'Book through the organisation page (same body as POST /api/reservations; ?dryRun=true writes nothing and answers 200 {wouldSucceed, reservation | error})',
+          'Book through the organisation page (same body as POST /api/reservations; ?dryRun=true writes nothing and answers 200 {wouldSucceed, reservation | error}). With recurrence (types with recurringEnabled, else 409 RECURRENCE_NOT_ENABLED): a series, every occurrence or none: 201 {seriesId, reservations}, each occurrence with its own manage link, or 409 SLOT_UNAVAILABLE with error.conflicts',
         security: security.public,
         params: slugParam,
         headers: idempotencyHeaders,
         querystring: dryRunQuery,
-        body: reservationBody,
-        response: { 201: bookedPublicReservation, 200: dryRun, ...errors },
+        body: slugReservationBody,
+        response: {
+          201: bookedPublicReservation.or(bookedPublicSeries),
+          200: dryRun.or(publicSeriesDryRun),
+          ...errors,
+        },
       },
     },
     async (request, reply) =>
@@ -256,5 +265,61 @@ export const publicBookingRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => publicBooking.rescheduleManaged(request.params.token, request.body),
+  );
+
+  app.get(
+    '/reservations/:token/series',
+    {
+      config,
+      schema: {
+        ...manageSchema,
+        summary:
+          'The series the reservation of a manage token belongs to: every occurrence (404 for a reservation of no series)',
+        response: { 200: managedSeries, ...errorResponses(404, 429) },
+      },
+    },
+    async (request) => publicBooking.managedSeries(request.params.token),
+  );
+
+  app.post(
+    '/reservations/:token/series/cancel',
+    {
+      config,
+      schema: {
+        ...manageSchema,
+        summary:
+          "Cancel every occurrence not yet started of the manage token's series, each within its type's cancel notice",
+        response: { 200: managedSeries, ...errors },
+      },
+    },
+    async (request) => publicBooking.cancelManagedSeries(request.params.token),
+  );
+
+  app.get(
+    '/waitlist/:token',
+    {
+      config,
+      schema: {
+        ...manageSchema,
+        summary:
+          "A customer's waitlist entry by the manage token its joining answered: its status, position and offer",
+        response: { 200: managedWaitlistEntry, ...errorResponses(404, 429) },
+      },
+    },
+    async (request) => publicBooking.managedWaitlistEntry(request.params.token),
+  );
+
+  app.delete(
+    '/waitlist/:token',
+    {
+      config,
+      schema: {
+        ...manageSchema,
+        summary:
+          'Leave the waitlist by the manage token (an offer not yet confirmed is let go; 409 INVALID_TRANSITION once accepted, expired or left)',
+        response: { 200: managedWaitlistEntry, ...errors },
+      },
+    },
+    async (request) => publicBooking.leaveManagedWaitlist(request.params.token),
   );
 };

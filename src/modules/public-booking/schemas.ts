@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { positiveId } from '../../http/schemas.js';
 import { availabilityMode } from '../../scheduling/schemas.js';
 import { rangeQuery } from '../availability/schemas.js';
-import { publicReservation, rescheduleBody } from '../reservations/schemas.js';
+import { dryRunFailure, publicReservation, rescheduleBody } from '../reservations/schemas.js';
 import { waitlistEntry } from '../waitlist/schemas.js';
 
 export const slugParam = z.strictObject({ slug: z.string().min(1).max(63) });
@@ -46,6 +46,8 @@ export const publicResourceType = z.object({
   customerInfoFields: z.array(z.string()),
   pricingEnabled: z.boolean(),
   paymentRequired: z.boolean(),
+  recurringEnabled: z.boolean().describe('Takes a series: recurrence on the booking'),
+  waitlistEnabled: z.boolean().describe('A full time can be waited for (POST .../waitlist)'),
   priceAmount: z.number().int().nullable(),
   priceCurrency: z.string().nullable(),
   color: z.string().nullable(),
@@ -99,6 +101,35 @@ export type BookedPublicReservation = z.infer<typeof bookedPublicReservation>;
 export const managedReservation = publicReservation.extend({ organisation: publicOrganisation });
 export type ManagedReservation = z.infer<typeof managedReservation>;
 
+/** A series booked through the organisation page: every occurrence with its own manage link, shown once. */
+export const bookedPublicSeries = z.object({
+  seriesId: z.number().int(),
+  reservations: z
+    .array(bookedPublicReservation)
+    .describe(
+      'Every occurrence by start time, each with its own manage link (view, cancel or move that occurrence; cancel the whole series from any of them)',
+    ),
+});
+export type BookedPublicSeries = z.infer<typeof bookedPublicSeries>;
+
+/** A public series' dry run: the occurrences it would book (ids null, no manage links), or the refusal. */
+export const publicSeriesDryRun = z.discriminatedUnion('wouldSucceed', [
+  z.object({
+    wouldSucceed: z.literal(true),
+    seriesId: z.null(),
+    reservations: z.array(publicReservation.extend({ id: z.null() })),
+  }),
+  dryRunFailure,
+]);
+
+/** The series a manage link's occurrence belongs to, as its customer sees it. */
+export const managedSeries = z.object({
+  id: z.number().int(),
+  reservations: z.array(publicReservation).describe('Every occurrence by start time, cancelled ones too'),
+  organisation: publicOrganisation,
+});
+export type ManagedSeries = z.infer<typeof managedSeries>;
+
 /** A customer's move of their reservation: the new time only (same resource or pool, no override). */
 export const manageRescheduleBody = rescheduleBody.pick({ startTime: true, endTime: true });
 export type ManageRescheduleInput = z.infer<typeof manageRescheduleBody>;
@@ -114,3 +145,7 @@ export const publicWaitlistEntry = waitlistEntry.extend({
   manageUrl: z.string().nullable().describe('<FRONTEND_URL>/manage/<manageToken>'),
 });
 export type PublicWaitlistEntry = z.infer<typeof publicWaitlistEntry>;
+
+/** What a waitlist entry's manage link shows: the customer's own entry and whose it is. */
+export const managedWaitlistEntry = waitlistEntry.extend({ organisation: publicOrganisation });
+export type ManagedWaitlistEntry = z.infer<typeof managedWaitlistEntry>;

@@ -11,6 +11,7 @@ import type {
   PublicReservation,
   Reservation,
   ReservationInput,
+  SlugReservationInput,
   WouldBeReservation,
 } from '../reservations/schemas.js';
 import type { ReservationsService } from '../reservations/service.js';
@@ -22,7 +23,10 @@ import type { WaitlistService } from '../waitlist/service.js';
 import { createPublicBookingRepo } from './repo.js';
 import type {
   BookedPublicReservation,
+  BookedPublicSeries,
   ManagedReservation,
+  ManagedSeries,
+  ManagedWaitlistEntry,
   ManageRescheduleInput,
   PublicWaitlistEntry,
 } from './schemas.js';
@@ -55,6 +59,8 @@ function publicType(type: ResourceType, org: PublicOrganisationRow) {
     customerInfoFields: type.customerInfoFields,
     pricingEnabled: type.pricingEnabled,
     paymentRequired: type.paymentRequired,
+    recurringEnabled: type.recurringEnabled,
+    waitlistEnabled: type.waitlistEnabled,
     priceAmount: type.pricingEnabled ? type.priceAmount : null,
     priceCurrency: type.pricingEnabled ? type.priceCurrency : null,
     color: type.color,
@@ -131,15 +137,24 @@ export function createPublicBookingService(deps: {
   });
 
   /**
-   * The reservation a manage link names and its (active) organisation. A malformed or
-   * unknown token, or one of an organisation no longer public, is the same 404.
+   * What a manage link names (`find` by the SHA-256 of its token) and its (active)
+   * organisation. A malformed or unknown token, or one of an organisation no longer public,
+   * is the same 404.
    */
-  async function managed(token: string) {
-    const found = MANAGE_TOKEN.test(token)
-      ? await reservations.findByManageTokenHash(sha256(token))
-      : undefined;
+  async function byManageLink<T extends { organisationId: number }>(
+    token: string,
+    find: (tokenHash: string) => Promise<T | undefined>,
+    what: string,
+  ) {
+    const found = MANAGE_TOKEN.test(token) ? await find(sha256(token)) : undefined;
     const org = found && (await repo.organisationById(found.organisationId));
-    if (!found || !org) throw notFound('Reservation');
+    if (!found || !org) throw notFound(what);
+    return { org, found };
+  }
+
+  /** The reservation a manage link names and its organisation. */
+  async function managed(token: string) {
+    const { org, found } = await byManageLink(token, reservations.findByManageTokenHash, 'Reservation');
     return { org, found: found.reservation };
   }
   const managedView = (org: PublicOrganisationRow, r: Reservation): ManagedReservation => ({
@@ -178,6 +193,53 @@ export function createPublicBookingService(deps: {
     }
   }
 
+  /**
+   * A series through the organisation page: every occurrence or none, as a member's series
+   * books; each occurrence gets its own manage link (shown once), and any of them cancels the
+   * whole series.
+   */
+  async function bookSeries(
+    org: PublicOrganisationRow,
+    booking: ReservationInput,
+    recurrence: string[],
+  ): Promise<BookedPublicSeries> {
+    const links: Array<ReturnType<typeof newManageLink>> = [];
+    const { seriesId, reservations: booked } = await reservations.bookSeries(
+      scheduleOf(org),
+      booking,
+      recurrence,
+      {
+        source: 'public_slug',
+        createdByUserId: null,
+        // A retried attempt asks for the same occurrence again: it keeps its link.
+        manageTokenHashOf: (n) => {
+          links[n] ??= newManageLink();
+          return links[n].hash;
+        },
+      },
+    );
+    return { seriesId, reservations: booked.map((r, n) => withManageLink(r, links[n]!)) };
+  }
+
+  /** The series of the occurrence a manage link names; 404 for a reservation of no series. */
+  async function managedSeriesOf(token: string) {
+    const { org, found } = await managed(token);
+    if (found.seriesId === null) throw notFound('Reservation series');
+    return { org, seriesId: found.seriesId };
+  }
+  const managedSeriesView = (
+    org: PublicOrganisationRow,
+    series: { id: number; reservations: Reservation[] },
+  ): ManagedSeries => ({
+    id: series.id,
+    reservations: series.reservations.map(toPublicReservation),
+    organisation: publicOrganisation(org),
+  });
+
+  /** The waitlist entry a manage link names and its organisation. */
+  const managedEntry = (token: string) =>
+    byManageLink(token, waitlist.findByManageTokenHash, 'Waitlist entry');
+
   return {
     async catalogue(slug: string) {
       const org = await organisationOrThrow(slug);
@@ -208,11 +270,13 @@ export function createPublicBookingService(deps: {
         : availability.forType(scheduleOf(org), query.resourceTypeId!, range);
     },
 
-    async bookBySlug(slug: string, input: ReservationInput) {
+    async bookBySlug(slug: string, input: SlugReservationInput) {
       const org = await organisationOrThrow(slug);
       await checkVisible(org, input);
+      const { recurrence, ...booking } = input;
+      if (recurrence) return bookSeries(org, booking, recurrence);
       const link = newManageLink();
-      const booked = await reservations.book(scheduleOf(org), input, {
+      const booked = await reservations.book(scheduleOf(org), booking, {
         source: 'public_slug',
         createdByUserId: null,
         manageTokenHash: link.hash,
@@ -249,13 +313,20 @@ export function createPublicBookingService(deps: {
     },
 
     /** `bookBySlug`'s dry run: its verdict, nothing written (no manage link either). */
-    async dryRunBookBySlug(slug: string, input: ReservationInput) {
+    async dryRunBookBySlug(slug: string, input: SlugReservationInput) {
       const org = await organisationOrThrow(slug);
       await checkVisible(org, input);
+      const { recurrence, ...booking } = input;
       const channel = { source: 'public_slug' as const, createdByUserId: null };
+      if (recurrence) {
+        const answer = await reservations.dryRunSeries(scheduleOf(org), booking, recurrence, channel);
+        return answer.wouldSucceed
+          ? { ...answer, reservations: answer.reservations.map(toPublicReservation) }
+          : answer;
+      }
       return publicDryRun(
         await reservations.dryRunOf(() =>
-          reservations.book(scheduleOf(org), input, channel, undefined, { dryRun: true }),
+          reservations.book(scheduleOf(org), booking, channel, undefined, { dryRun: true }),
         ),
       );
     },
@@ -348,6 +419,33 @@ export function createPublicBookingService(deps: {
     async rescheduleManaged(token: string, input: ManageRescheduleInput): Promise<ManagedReservation> {
       const { org, found } = await managed(token);
       return managedView(org, await reservations.rescheduleFound(scheduleOf(org), found, input, null));
+    },
+
+    /** The series of the occurrence a manage link names, every occurrence as its customer sees it. */
+    async managedSeries(token: string): Promise<ManagedSeries> {
+      const { org, seriesId } = await managedSeriesOf(token);
+      return managedSeriesView(org, await reservations.seriesFound(org.id, seriesId));
+    },
+
+    /**
+     * Cancels every occurrence not yet started of the series a manage link's occurrence
+     * belongs to, each within the type's cancel notice (no override on a public link).
+     */
+    async cancelManagedSeries(token: string): Promise<ManagedSeries> {
+      const { org, seriesId } = await managedSeriesOf(token);
+      return managedSeriesView(org, await reservations.cancelSeriesFound(org.id, seriesId, null));
+    },
+
+    /** The waitlist entry a customer's manage link names (before and after its offer). */
+    async managedWaitlistEntry(token: string): Promise<ManagedWaitlistEntry> {
+      const { org, found } = await managedEntry(token);
+      return { ...found.entry, organisation: publicOrganisation(org) };
+    },
+
+    /** Leaves the waitlist through the manage link; an offer not yet taken is let go. */
+    async leaveManagedWaitlist(token: string): Promise<ManagedWaitlistEntry> {
+      const { org, found } = await managedEntry(token);
+      return { ...(await found.leave()), organisation: publicOrganisation(org) };
     },
   };
 }

@@ -61,6 +61,12 @@ export const recurrence = z
     'Book a series (types with recurringEnabled): RFC 5545 lines, e.g. ["RRULE:FREQ=WEEKLY;COUNT=10", "EXDATE;TZID=Europe/Berlin:20260302T090000"]. startTime/endTime are the first occurrence; occurrences keep its wall-clock time in the organisation time zone. The RRULE needs COUNT or UNTIL; at most 104 occurrences within 2 years. All or nothing: 201 {seriesId, reservations}',
   );
 
+/** A booking through an organisation's page (POST /api/public/organisations/:slug/reservations): may be a series. */
+export const slugReservationBody = z
+  .strictObject({ ...targetFields, ...bookingFields, recurrence })
+  .refine(namesTarget, targetRequired);
+export type SlugReservationInput = z.infer<typeof slugReservationBody>;
+
 /** A member's booking (POST /api/reservations, reservations_create): the booking body, plus staff's override. */
 export const createReservationBody = z
   .strictObject({ ...targetFields, ...bookingFields, overrideRules, recurrence })

@@ -213,7 +213,7 @@ export function createSeries(deps: {
       const customerDays = deps.customerDaysOf(trx, org, type.id);
       const booked: Array<Reservation | WouldBeReservation> = [];
       const misfits: Occurrence[] = [];
-      for (const occurrence of occurrences) {
+      for (const [n, occurrence] of occurrences.entries()) {
         const at = { start: Date.parse(occurrence.start), end: Date.parse(occurrence.end) };
         const rulesOverriddenByUserId = await assertBookingRules(
           { action: 'book', ...at, customerEmail: input.customer.email },
@@ -252,7 +252,7 @@ export function createSeries(deps: {
           createdByUserId: channel.createdByUserId,
           rulesOverriddenByUserId,
           expiresAt,
-          manageTokenHash: null,
+          manageTokenHash: channel.manageTokenHashOf?.(n) ?? null,
           seriesId,
         };
         if (dryRun) {
@@ -381,6 +381,11 @@ export function createSeries(deps: {
       throw forbidden(
         `Only ${ROLE_MATRIX.cancelAnyReservation.join(', ')} or the member who booked a series can cancel it`,
       );
+    return cancelFound(organisationId, id, overriding);
+  }
+
+  /** `cancel` for a caller already entitled to the series (a customer's manage link of one occurrence). */
+  async function cancelFound(organisationId: number, id: number, overriding: number | null) {
     const now = Date.now();
     const all = await seriesRepo.occurrences(organisationId, id);
     const ahead = all.filter(
@@ -405,7 +410,7 @@ export function createSeries(deps: {
     return findIn(organisationId, id);
   }
 
-  return { book, dryRun, findIn, cancel, repo: seriesRepo };
+  return { book, dryRun, findIn, cancel, cancelFound, repo: seriesRepo };
 }
 
 /** Occurrences that do not fit: the attempt's transaction is rolled back, then they are named. */

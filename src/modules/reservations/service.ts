@@ -63,6 +63,8 @@ export interface BookingChannel {
   overrideRulesBy?: number | null;
   /** A public booking's manage token, hashed: the customer's link to this one reservation. */
   manageTokenHash?: string | null;
+  /** A public series: the hashed manage token of its occurrence `n` (from 0), each its own link. */
+  manageTokenHashOf?: (n: number) => string;
 }
 
 /** The customer must answer exactly the type's customerInfoFields beyond name, email and phone. */
@@ -687,10 +689,16 @@ export function createReservationsService(deps: {
     dryRunOf,
 
     // The same changes for a caller already entitled to `found` (a customer's manage link).
+    /** A reservation of the organisation, undefined when there is none. */
+    findIn: (organisationId: number, id: number) => repo.find(organisationId, id),
     rescheduleFound,
     cancelFound,
     confirmHeld,
     releaseHeld,
+    bookSeries: series.book,
+    dryRunSeries: series.dryRun,
+    seriesFound: series.findIn,
+    cancelSeriesFound: series.cancelFound,
 
     /**
      * The reservation a customer's manage link names (by the SHA-256 of its token), with its

@@ -1,5 +1,6 @@
 import { defineModule } from '../../module.js';
 import { waitlist } from './migrations/0029_waitlist.js';
+import { waitlistManageToken } from './migrations/0035_waitlist_manage_token.js';
 import { waitlistPrivacy } from './privacy.js';
 import type { WaitlistConsumerTable, WaitlistEntriesTable } from './repo.js';
 import { waitlistRoutes } from './routes.js';
@@ -26,5 +27,5 @@ export const waitlistModule = defineModule({
   routes: [{ prefix: '/api/reservations/waitlist', plugin: waitlistRoutes }],
   tools: waitlistTools,
   privacy: waitlistPrivacy,
-  migrations: { '0029_waitlist': waitlist },
+  migrations: { '0029_waitlist': waitlist, '0035_waitlist_manage_token': waitlistManageToken },
 });

@@ -79,6 +79,14 @@ export function createWaitlistRepo(db: Executor) {
         .executeTakeFirst();
     },
 
+    async findByManageTokenHash(tokenHash: string): Promise<EntryRow | undefined> {
+      return db
+        .selectFrom('waitlistEntries')
+        .selectAll()
+        .where('manageTokenHash', '=', tokenHash)
+        .executeTakeFirst();
+    },
+
     async findById(id: number): Promise<EntryRow | undefined> {
       return db.selectFrom('waitlistEntries').selectAll().where('id', '=', id).executeTakeFirst();
     },

@@ -4,6 +4,7 @@ import { type Db, inTransaction } from '../../db/database.js';
 import type { ReservationSource } from '../../db/tables/resources.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Actor } from '../../lib/actor.js';
+import { safeEqual } from '../../lib/crypto.js';
 import {
   conflict,
   DomainError,
@@ -153,6 +154,21 @@ export function createWaitlistService(deps: {
     if (!row || (row.createdByUserId !== actor.userId && !can(tenant.role, 'cancelAnyReservation')))
       throw notFound('Waitlist entry');
     return row;
+  }
+
+  /**
+   * Leaves the waitlist. An offer not yet taken is let go: its hold is released, and the
+   * time goes to the next in line.
+   */
+  async function leaveFound(found: EntryRow): Promise<WaitlistEntry> {
+    const left = await repo.transition(db.kysely, found.id, ['waiting', 'offered'], 'left', nowIso());
+    if (!left) throw conflict('INVALID_TRANSITION', `A ${found.status} waitlist entry cannot be left`);
+    if (found.status === 'offered' && found.offerReservationId !== null) {
+      const offer = await reservations.findIn(found.organisationId, found.offerReservationId);
+      if (offer?.status === 'held')
+        await reservations.releaseHeld(found.organisationId, offer).catch(() => undefined);
+    }
+    return recordOf(left);
   }
 
   // ---- offers ----
@@ -366,20 +382,23 @@ export function createWaitlistService(deps: {
       return { items: await Promise.all(rows.map(recordOf)) };
     },
 
-    /**
-     * Leaves the waitlist (its creator, or staff; anyone else's entry is 404). An offer not
-     * yet taken is let go: its hold is released, and the time goes to the next in line.
-     */
+    /** Leaves the waitlist (its creator, or staff; anyone else's entry is 404): see `leaveFound`. */
     async leave(actor: Actor, id: number): Promise<WaitlistEntry> {
-      const found = await visible(actor, id);
-      const left = await repo.transition(db.kysely, found.id, ['waiting', 'offered'], 'left', nowIso());
-      if (!left) throw conflict('INVALID_TRANSITION', `A ${found.status} waitlist entry cannot be left`);
-      if (found.status === 'offered' && found.offerReservationId !== null) {
-        const reservation = await reservations.get(actor, found.offerReservationId).catch(() => undefined);
-        if (reservation?.status === 'held')
-          await reservations.releaseHeld(found.organisationId, reservation).catch(() => undefined);
-      }
-      return recordOf(left);
+      return leaveFound(await visible(actor, id));
+    },
+
+    /**
+     * The entry a customer's manage link names (by the SHA-256 of its token) and its
+     * organisation; undefined for any other hash. Compared in constant time after the index.
+     */
+    async findByManageTokenHash(
+      tokenHash: string,
+    ): Promise<
+      { organisationId: number; entry: WaitlistEntry; leave: () => Promise<WaitlistEntry> } | undefined
+    > {
+      const row = await repo.findByManageTokenHash(tokenHash);
+      if (!row?.manageTokenHash || !safeEqual(row.manageTokenHash, tokenHash)) return undefined;
+      return { organisationId: row.organisationId, entry: await recordOf(row), leave: () => leaveFound(row) };
     },
 
     /** One run of the offer consumer (what the job and the outbox watch run); `sweep` offers every waiting type. */

@@ -77,4 +77,53 @@ describe('public waitlist by slug', () => {
     const staffView = expectStatus(await as(t.app, owner).get(`/api/reservations/waitlist/${entry.id}`), 200);
     assert.equal(staffView.status, 'accepted');
   });
+
+  const entryAt = (token: string, method: 'GET' | 'DELETE' = 'GET') =>
+    t.app.inject({ method, url: `/api/public/waitlist/${token}` });
+
+  test('the manage link reads the entry before its offer, and leaves it', async () => {
+    const booked = expectStatus(
+      await as(t.app, owner).post('/api/reservations', { customer, ...slot(13) }),
+      201,
+    );
+    const first = expectStatus(await join(slot(13)), 201);
+    const second = expectStatus(await join(slot(13)), 201);
+    const seen = expectStatus(await entryAt(second.manageToken), 200);
+    assert.equal(seen.id, second.id);
+    assert.equal(seen.status, 'waiting');
+    assert.equal(seen.position, 2);
+    assert.equal(seen.offer, null);
+    assert.equal(seen.organisation.slug, slug);
+    // No reservation yet at that link.
+    expectError(
+      await t.app.inject({ method: 'GET', url: `/api/public/reservations/${second.manageToken}` }),
+      404,
+      'NOT_FOUND',
+    );
+
+    const left = expectStatus(await entryAt(first.manageToken, 'DELETE'), 200);
+    assert.equal(left.status, 'left');
+    assert.equal(left.position, null);
+    expectError(await entryAt(first.manageToken, 'DELETE'), 409, 'INVALID_TRANSITION');
+    assert.equal(expectStatus(await entryAt(second.manageToken), 200).position, 1, 'the next moves up');
+
+    // The one left behind gets the offer; leaving then lets its hold go.
+    expectStatus(await as(t.app, owner).post(`/api/reservations/${booked.id}/cancel`), 200);
+    await t.app.services.waitlist.processOffers();
+    const offered = expectStatus(await entryAt(second.manageToken), 200);
+    assert.equal(offered.status, 'offered');
+    assert.equal(typeof offered.offer.reservationId, 'number');
+    assert.equal(expectStatus(await entryAt(second.manageToken, 'DELETE'), 200).status, 'left');
+    const hold = expectStatus(
+      await as(t.app, owner).get(`/api/reservations/${offered.offer.reservationId}`),
+      200,
+    );
+    assert.equal(hold.status, 'cancelled', 'the offer is released');
+  });
+
+  test('an unknown or malformed waitlist link is 404', async () => {
+    expectError(await entryAt('x'.repeat(43)), 404, 'NOT_FOUND');
+    expectError(await entryAt('short'), 404, 'NOT_FOUND');
+    expectError(await entryAt('x'.repeat(43), 'DELETE'), 404, 'NOT_FOUND');
+  });
 });
