@@ -42,6 +42,16 @@ export const PAGE_PATHS = [
   '/api/reservations/{id}',
   '/api/reservations/{id}/cancel',
   '/api/reservations/{id}/reschedule',
+  '/api/resources/{id}/schedule',
+  '/api/auth/me',
+  '/api/agents',
+  '/api/agents/',
+  '/api/approvals',
+  '/api/approvals/',
+  '/api/organisations/{id}/payment/',
+  '/api/calendar-sync/',
+  '/api/calendars',
+  '/api/compliance/me/privacy/',
 ];
 const typed = (path: string) =>
   PAGE_PATHS.some((page) => (page.endsWith('/') ? path.startsWith(page) : path === page));

@@ -13,6 +13,12 @@ const Catalogue = lazy(() => import('./Catalogue.js'));
 const Reservations = lazy(() => import('./Reservations.js'));
 const Webhooks = lazy(() => import('./Webhooks.js'));
 const Members = lazy(() => import('./Members.js'));
+const Profile = lazy(() => import('./Profile.js'));
+const Payments = lazy(() => import('./Payments.js'));
+const Agents = lazy(() => import('./Agents.js'));
+const Approvals = lazy(() => import('./Approvals.js'));
+const CalendarSync = lazy(() => import('./CalendarSync.js'));
+const Privacy = lazy(() => import('./Privacy.js'));
 
 export default function ConsoleApp() {
   const session = useSession();
@@ -48,6 +54,12 @@ export default function ConsoleApp() {
           <NavLink to="/app/resources">Resources</NavLink>
           <NavLink to="/app/reservations">Reservations</NavLink>
           <NavLink to="/app/webhooks">Webhooks</NavLink>
+          <NavLink to="/app/payments">Payments</NavLink>
+          <NavLink to="/app/agents">Agents</NavLink>
+          <NavLink to="/app/approvals">Approvals</NavLink>
+          <NavLink to="/app/calendar-sync">Calendar sync</NavLink>
+          <NavLink to="/app/privacy">Privacy</NavLink>
+          <NavLink to="/app/profile">Profile</NavLink>
         </nav>
       ) : null}
       <Suspense fallback={<Loading />}>
@@ -62,6 +74,12 @@ export default function ConsoleApp() {
               <Route path="reservations/*" element={<Reservations />} />
               <Route path="webhooks/*" element={<Webhooks />} />
               <Route path="members" element={<Members />} />
+              <Route path="profile/*" element={<Profile />} />
+              <Route path="payments/*" element={<Payments />} />
+              <Route path="agents/*" element={<Agents />} />
+              <Route path="approvals/*" element={<Approvals />} />
+              <Route path="calendar-sync/*" element={<CalendarSync />} />
+              <Route path="privacy/*" element={<Privacy />} />
               <Route path="*" element={<Navigate to="/app" replace />} />
             </>
           ) : (

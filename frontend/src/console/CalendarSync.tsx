@@ -1,0 +1,4 @@
+// Placeholder: the screen is being built (issue 27).
+export default function CalendarSync() {
+  return <h1>CalendarSync</h1>;
+}
