@@ -184,7 +184,22 @@ export function createResourcesService(deps: {
     }
   }
 
+  /** Told after a write that may add bookable time to a type (see `onTimeAdded`). */
+  const timeAddedListeners: Array<(organisationId: number, resourceTypeId: number) => void> = [];
+  const timeAdded = (organisationId: number, resourceTypeId: number) => {
+    for (const listener of timeAddedListeners) listener(organisationId, resourceTypeId);
+  };
+
   return {
+    /**
+     * Registers `listener`, told after a committed write that may add bookable time to a
+     * type: a new resource, a capacity raised, a resource activated, moved to the type or
+     * given another schedule (the waitlist offers it at once instead of at its next sweep).
+     */
+    onTimeAdded(listener: (organisationId: number, resourceTypeId: number) => void) {
+      timeAddedListeners.push(listener);
+    },
+
     /**
      * Answers are cached under the version of the organisation's resources: a hit costs
      * one version read, and its answer, frozen, is serialised once (src/http/serialize.ts).
@@ -217,19 +232,22 @@ export function createResourcesService(deps: {
         isActive: true,
       };
       const now = nowIso();
-      return inTransaction(db.kysely, async (trx) => {
+      const created = await inTransaction(db.kysely, async (trx) => {
         const r = repoFor(trx);
         await checkReferences(trx, organisationId, values);
         const row = await r.insert(organisationId, values, now);
         await syncLanes(r, organisationId, { ...values, id: row.id }, now);
         return toResource(row);
       });
+      timeAdded(organisationId, created.resourceTypeId);
+      return created;
     },
 
     async update(actor: Actor, id: number, input: UpdateResourceInput): Promise<Resource> {
       const { organisationId } = await organisations.requireTenant(actor, { can: 'writeCatalogue' });
       const now = nowIso();
-      return inTransaction(db.kysely, async (trx) => {
+      let addsTime = false;
+      const updated = await inTransaction(db.kysely, async (trx) => {
         const r = repoFor(trx);
         const locked = await lockForChange(trx, organisationId, id, input.resourceTypeId);
         const current = toResource(locked.row);
@@ -257,8 +275,16 @@ export function createResourcesService(deps: {
         }
         const row = await r.update(id, values, now);
         await syncLanes(r, organisationId, { ...values, id }, now);
+        addsTime =
+          values.isActive &&
+          (values.capacity > current.capacity ||
+            !current.isActive ||
+            values.resourceTypeId !== current.resourceTypeId ||
+            JSON.stringify(values.schedulePolicy) !== JSON.stringify(current.schedulePolicy));
         return toResource(row);
       });
+      if (addsTime) timeAdded(organisationId, updated.resourceTypeId);
+      return updated;
     },
 
     /** Deletes a resource without lanes (409 RESOURCE_HAS_CHILD_LANES otherwise). */

@@ -58,7 +58,7 @@ export function createWaitlistService(deps: {
   resourceTypes: ResourceTypesService;
   resources: ResourcesService;
   outbox: OutboxService;
-  jobs: Pick<JobQueue, 'work' | 'every'>;
+  jobs: Pick<JobQueue, 'work' | 'every' | 'send'>;
   log?: FastifyBaseLogger | undefined;
 }) {
   const { db, organisations, reservations, resourceTypes, resources, outbox, jobs } = deps;
@@ -359,6 +359,13 @@ export function createWaitlistService(deps: {
   });
   jobs.every(WAITLIST_OFFERS_JOB, 1);
   outbox.onNewEvents('waitlist', () => run());
+  // Time no event announces (a capacity raised, a resource added): the sweep, queued now. A
+  // crash before it is queued leaves it to the once-a-minute sweep.
+  resources.onTimeAdded(() => {
+    jobs
+      .send(WAITLIST_OFFERS_JOB, {}, { singletonKey: WAITLIST_OFFERS_JOB })
+      .catch((err: unknown) => deps.log?.warn({ err }, 'could not queue the waitlist sweep'));
+  });
 
   return {
     /** A member's entry (made by them) in their active organisation. */

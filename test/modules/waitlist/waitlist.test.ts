@@ -190,4 +190,26 @@ describe('waitlist', () => {
     await offers();
     assert.equal((await entry(second, two.id)).status, 'offered');
   });
+
+  test('a capacity raised is offered at once, without waiting for the sweep', async () => {
+    const type = await createType(t.app, owner, { name: 'Class', waitlistEnabled: true });
+    const studio = await createResource(t.app, owner, { name: 'Studio', resourceTypeId: type.id });
+    expectStatus(
+      await as(t.app, owner).post('/api/reservations', { customer, ...slot(9, studio.id) }),
+      201,
+    );
+    const waiting = expectStatus(await join(first, slot(9, studio.id), 'class@example.test'), 201);
+    await t.app.jobs.idle();
+    assert.equal((await entry(first, waiting.id)).status, 'waiting');
+    expectStatus(await as(t.app, owner).patch(`/api/resources/${studio.id}`, { capacity: 2 }), 200);
+    await t.app.jobs.idle();
+    const offered = await entry(first, waiting.id);
+    assert.equal(offered.status, 'offered');
+    const hold = expectStatus(
+      await as(t.app, owner).get(`/api/reservations/${offered.offer!.reservationId}`),
+      200,
+    );
+    assert.equal(hold.status, 'held');
+    assert.equal(hold.startTime, slot(9).startTime);
+  });
 });
