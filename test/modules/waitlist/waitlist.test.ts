@@ -194,10 +194,7 @@ describe('waitlist', () => {
   test('a capacity raised is offered at once, without waiting for the sweep', async () => {
     const type = await createType(t.app, owner, { name: 'Class', waitlistEnabled: true });
     const studio = await createResource(t.app, owner, { name: 'Studio', resourceTypeId: type.id });
-    expectStatus(
-      await as(t.app, owner).post('/api/reservations', { customer, ...slot(9, studio.id) }),
-      201,
-    );
+    expectStatus(await as(t.app, owner).post('/api/reservations', { customer, ...slot(9, studio.id) }), 201);
     const waiting = expectStatus(await join(first, slot(9, studio.id), 'class@example.test'), 201);
     await t.app.jobs.idle();
     assert.equal((await entry(first, waiting.id)).status, 'waiting');
