@@ -8,7 +8,14 @@ import { unwrap } from '../api/client.js';
 import { fieldErrors } from '../api/errors.js';
 import { formatPrice } from '../components/Reservation.js';
 import { isStaff, useActiveOrganisation } from './active.js';
-import type { Organisation, Resource, ResourceBody, ResourceType, ResourceTypeBody } from './records.js';
+import {
+  minorPerMajor,
+  type Organisation,
+  type Resource,
+  type ResourceBody,
+  type ResourceType,
+  type ResourceTypeBody,
+} from './records.js';
 import { authed } from './session.js';
 import { Check, Field, FormError, LoadError, Loading, Select } from './ui.js';
 
@@ -99,16 +106,6 @@ const RULES = [
   ['maxPerCustomerPerDay', 'Bookings per customer per day'],
 ] as const;
 type RuleName = (typeof RULES)[number][0];
-
-/** Minor units per major unit of a currency: 100 for EUR, 1 for JPY. */
-function minorPerMajor(currency: string): number {
-  try {
-    const f = new Intl.NumberFormat('en', { style: 'currency', currency: currency.toUpperCase() });
-    return 10 ** (f.resolvedOptions().maximumFractionDigits ?? 2);
-  } catch {
-    return 100;
-  }
-}
 
 interface TypeForm {
   name: string;

@@ -1,4 +1,202 @@
-// Placeholder: the screen is being built (issue 27).
+// The active organisation's payment connection (OWNER, ADMIN): its status as the provider
+// reports it, onboarding at the provider (the browser goes to the provider's link and comes
+// back), the provider's dashboard, and disconnecting.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useSearchParams } from 'react-router';
+import { unwrap } from '../api/client.js';
+import { errorText } from '../api/errors.js';
+import { isAdmin, type PaymentStatus } from './account-api.js';
+import { Status, yesNo } from './account-ui.js';
+import { useActiveOrganisation } from './active.js';
+import { NoActive } from './Catalogue.js';
+import type { Organisation } from './records.js';
+import { authed } from './session.js';
+import { LoadError, Loading } from './ui.js';
+
 export default function Payments() {
-  return <h1>Payments</h1>;
+  const org = useActiveOrganisation();
+  if (org.isPending) return <Loading />;
+  if (org.isError) return <LoadError error={org.error} />;
+  if (!org.active) return <NoActive />;
+  return <PaymentConnection key={org.active.id} org={org.active} />;
+}
+
+const STATE_WORDS: Record<PaymentStatus['providerConnectStatus'], string> = {
+  not_connected: 'Not connected',
+  pending: 'Onboarding not finished',
+  active: 'Connected',
+};
+
+function PaymentConnection(props: { org: Organisation }) {
+  const { org } = props;
+  const queryClient = useQueryClient();
+  const [params] = useSearchParams();
+  const returned = params.get('onboarding');
+  const key = ['payment-status', org.id];
+  const status = useQuery({
+    queryKey: key,
+    enabled: isAdmin(org.role),
+    queryFn: () =>
+      unwrap(authed.GET('/api/organisations/{id}/payment/status', { params: { path: { id: org.id } } })),
+  });
+  // Both links send the browser to the provider; it comes back here when onboarding is done.
+  const onboard = useMutation({
+    mutationFn: () =>
+      unwrap(
+        authed.POST('/api/organisations/{id}/payment/onboarding-link', { params: { path: { id: org.id } } }),
+      ),
+    onSuccess: (link) => window.location.assign(link.url),
+  });
+  const dashboard = useMutation({
+    mutationFn: () =>
+      unwrap(
+        authed.POST('/api/organisations/{id}/payment/dashboard-link', { params: { path: { id: org.id } } }),
+      ),
+    onSuccess: (link) => window.location.assign(link.url),
+  });
+  const [confirming, setConfirming] = useState(false);
+  const disconnect = useMutation({
+    mutationFn: () =>
+      unwrap(authed.POST('/api/organisations/{id}/payment/disconnect', { params: { path: { id: org.id } } })),
+    onSuccess: (answer) => {
+      setConfirming(false);
+      queryClient.setQueryData(key, answer);
+    },
+  });
+  const failed = onboard.error ?? dashboard.error ?? disconnect.error;
+
+  if (!isAdmin(org.role))
+    return (
+      <main className="page">
+        <h1>Payments</h1>
+        <p className="empty">Only owners and admins of {org.name} see and change its payment connection.</p>
+      </main>
+    );
+  const s = status.data;
+  return (
+    <main className="page">
+      <h1>Payments</h1>
+      <p className="hint">
+        {org.name} takes payment for priced types through its own account at the payment provider.
+      </p>
+      {returned === 'complete' ? <p className="notice">Back from the payment provider.</p> : null}
+      {returned === 'refresh' ? (
+        <p role="alert" className="error">
+          The onboarding link ran out before it was finished. Continue onboarding below for a new one.
+        </p>
+      ) : null}
+      {status.isPending ? <Loading /> : null}
+      {status.isError ? <LoadError error={status.error} /> : null}
+      {s ? (
+        <section aria-labelledby="payment-state">
+          <h2 id="payment-state">
+            Payment account{' '}
+            <span className={`badge payment-${s.providerConnectStatus}`}>
+              {STATE_WORDS[s.providerConnectStatus]}
+            </span>
+          </h2>
+          {s.providerConnectStatus === 'not_connected' ? (
+            <p className="empty">
+              No payment account yet: priced types cannot be booked until one is connected.
+            </p>
+          ) : (
+            <dl className="summary">
+              <dt>Account</dt>
+              <dd className="url">{s.providerAccountId}</dd>
+              <dt>Takes charges</dt>
+              <dd>{yesNo(s.chargesEnabled)}</dd>
+              <dt>Pays out</dt>
+              <dd>{yesNo(s.payoutsEnabled)}</dd>
+              <dt>Details submitted</dt>
+              <dd>{yesNo(s.detailsSubmitted)}</dd>
+              <dt>Default currency</dt>
+              <dd>{s.defaultCurrency.toUpperCase()}</dd>
+              {s.disabledReason ? (
+                <>
+                  <dt>Held back because</dt>
+                  <dd>{s.disabledReason}</dd>
+                </>
+              ) : null}
+              {s.currentlyDue.length ? (
+                <>
+                  <dt>Still due</dt>
+                  <dd>{s.currentlyDue.join(', ')}</dd>
+                </>
+              ) : null}
+              {s.pendingVerification.length ? (
+                <>
+                  <dt>Being verified</dt>
+                  <dd>{s.pendingVerification.join(', ')}</dd>
+                </>
+              ) : null}
+            </dl>
+          )}
+          {failed ? (
+            <p role="alert" className="error">
+              {errorText(failed)}
+            </p>
+          ) : null}
+          <Status>
+            {onboard.isPending || onboard.isSuccess || dashboard.isPending || dashboard.isSuccess
+              ? 'Taking you to the payment provider…'
+              : disconnect.isSuccess
+                ? 'The payment account is disconnected.'
+                : ''}
+          </Status>
+          <div className="actions">
+            {s.providerConnectStatus !== 'active' || s.requiresOnboarding ? (
+              <button
+                type="button"
+                className="primary"
+                disabled={onboard.isPending}
+                onClick={() => onboard.mutate()}
+              >
+                {s.providerConnectStatus === 'not_connected'
+                  ? 'Connect a payment account'
+                  : 'Continue onboarding'}
+              </button>
+            ) : null}
+            {s.providerConnectStatus === 'active' ? (
+              <button
+                type="button"
+                className="secondary"
+                disabled={dashboard.isPending}
+                onClick={() => dashboard.mutate()}
+              >
+                Open the provider's dashboard
+              </button>
+            ) : null}
+            {s.providerConnectStatus !== 'not_connected' && !confirming ? (
+              <button type="button" className="danger secondary" onClick={() => setConfirming(true)}>
+                Disconnect
+              </button>
+            ) : null}
+          </div>
+          {confirming ? (
+            <section className="confirm-box" aria-labelledby="disconnect-heading">
+              <h3 id="disconnect-heading">Disconnect the payment account?</h3>
+              <p>
+                Priced types cannot be booked until an account is connected again. The account itself stays at
+                the provider.
+              </p>
+              <div className="actions">
+                <button
+                  type="button"
+                  className="danger primary"
+                  disabled={disconnect.isPending}
+                  onClick={() => disconnect.mutate()}
+                >
+                  Yes, disconnect
+                </button>
+                <button type="button" className="secondary" onClick={() => setConfirming(false)}>
+                  Keep it
+                </button>
+              </div>
+            </section>
+          ) : null}
+        </section>
+      ) : null}
+    </main>
+  );
 }

@@ -50,3 +50,13 @@ export const WEBHOOK_EVENTS = [
 type Missing = Exclude<WebhookEvent, (typeof WEBHOOK_EVENTS)[number]>;
 /** Fails to compile while an event of the API is missing above. */
 export const everyEventListed: [Missing] extends [never] ? true : Missing = true;
+
+/** Minor units per major unit of a currency: 100 for EUR, 1 for JPY. */
+export function minorPerMajor(currency: string): number {
+  try {
+    const f = new Intl.NumberFormat('en', { style: 'currency', currency: currency.toUpperCase() });
+    return 10 ** (f.resolvedOptions().maximumFractionDigits ?? 2);
+  } catch {
+    return 100;
+  }
+}

@@ -78,13 +78,17 @@ export function createPaymentsService(deps: {
   const requireBilling = (actor: Actor, organisationId: number) =>
     organisations.requireMembership(actor, organisationId, { can: 'manageBilling' });
 
-  /** Where the provider sends the user back after onboarding (or when the link expired). */
   /** Who acts on verified checkout and refund events (the reservations service registers itself). */
   let eventHandler: PaymentEventHandler | undefined;
 
+  /**
+   * Where the provider sends the user back after onboarding (or when the link expired): the
+   * console's payment screen, which says how it went (the organisation is named for the record:
+   * the screen shows the active one).
+   */
   const returnUrls = (organisationId: number) => {
-    const page = `${config.frontendUrl}/organisations/${organisationId}/payment`;
-    return { returnUrl: `${page}?onboarding=complete`, refreshUrl: `${page}?onboarding=refresh` };
+    const page = `${config.frontendUrl}/app/payments?organisation=${organisationId}`;
+    return { returnUrl: `${page}&onboarding=complete`, refreshUrl: `${page}&onboarding=refresh` };
   };
 
   async function syncFromProvider(organisationId: number, accountId: string) {

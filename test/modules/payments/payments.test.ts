@@ -94,7 +94,7 @@ describe('payment connection', () => {
     assert.equal(visit.status, 302);
     assert.equal(
       visit.headers.get('location'),
-      `${TEST_ENV.FRONTEND_URL}/organisations/${team.organisationId}/payment?onboarding=complete`,
+      `${TEST_ENV.FRONTEND_URL}/app/payments?organisation=${team.organisationId}&onboarding=complete`,
     );
 
     // 4. Reading the status syncs from the provider: active.
@@ -128,7 +128,7 @@ describe('payment connection', () => {
     // 7. A used link sends the user to the refresh URL instead.
     const reused = await fetch(link.url, { redirect: 'manual' });
     assert.equal(reused.status, 302);
-    assert.match(reused.headers.get('location') ?? '', /\?onboarding=refresh$/);
+    assert.match(reused.headers.get('location') ?? '', /&onboarding=refresh$/);
 
     // 8. Disconnect forgets the account; the status no longer asks the provider.
     const disconnected = expectStatus(await disconnect(team), 200);
