@@ -2,6 +2,17 @@ import { useMemo } from 'react';
 import { icsOf } from '../lib/ics.js';
 import { formatDateTime, formatTime } from '../lib/time.js';
 
+export type ReservationStatus = 'held' | 'pending_payment' | 'confirmed' | 'cancelled' | 'expired';
+
+/** A reservation's status in words, for the manage page and a series' list of dates. */
+export const STATUS_WORDS: Record<ReservationStatus, string> = {
+  held: 'Held for you, not yet confirmed',
+  pending_payment: 'Waiting for payment',
+  confirmed: 'Confirmed',
+  cancelled: 'Cancelled',
+  expired: 'Expired: the time was not confirmed or paid in time',
+};
+
 /** An amount in minor units in the currency's own words: 2500 EUR is "€25.00". */
 export function formatPrice(amount: number, currency: string, locale?: string): string {
   const format = new Intl.NumberFormat(locale, { style: 'currency', currency: currency.toUpperCase() });

@@ -3,23 +3,64 @@ import { type FormEvent, type RefObject, useEffect, useId, useRef, useState } fr
 import { useParams } from 'react-router';
 import {
   type Alternative,
+  ApiError,
   api,
   type BookedReservation,
   type Catalogue,
   idempotencyKey,
   type ManagedReservation,
   type PublicType,
+  type ReservationBody,
   unwrap,
 } from '../api/client.js';
 import { alternativesOf, errorText, fieldErrors } from '../api/errors.js';
 import { Branding } from '../components/Branding.js';
 import { formatPrice, IcsLink, Summary } from '../components/Reservation.js';
+import {
+  type BookedSeries,
+  type PreviewOccurrence,
+  previewSeries,
+  RepeatControl,
+  type SeriesBody,
+  SeriesBooked,
+  SeriesRefusalText,
+  SeriesReview,
+} from '../components/Series.js';
 import { SlotPicker, type Target } from '../components/SlotPicker.js';
+import {
+  type JoinedEntry,
+  joinWaitlist,
+  WaitlistAsk,
+  WaitlistJoined,
+  waitlistErrorText,
+} from '../components/Waitlist.js';
 import { ZonePicker } from '../components/ZonePicker.js';
 import { fieldLabel, rememberManageToken } from '../lib/manage-links.js';
+import { MAX_WEEKS, MIN_WEEKS, parseWeeks, weeklyRecurrence } from '../lib/recurrence.js';
 import { type BookableTime, formatDateTime, minutesLeft, visitorZone } from '../lib/time.js';
 
-type Step = 'choose' | 'details' | 'review' | 'done';
+type Step = 'choose' | 'details' | 'review' | 'done' | 'series-review' | 'series-done' | 'waitlisted';
+
+/** What the customer typed in the details form, by field key. */
+type Values = Record<string, string>;
+/** The repeat control: does not repeat, or weekly for `weeks` weeks (as typed). */
+interface Repeat {
+  weekly: boolean;
+  weeks: string;
+}
+
+/** The booking body of a time with the customer's details (a hold, a series, a waitlist entry). */
+function bookingBody(type: PublicType, at: BookableTime, values: Values): ReservationBody {
+  const customer: Record<string, string> = {};
+  for (const [k, v] of Object.entries(values)) if (k !== 'notes' && v.trim()) customer[k] = v.trim();
+  return {
+    ...(at.resourceId !== null ? { resourceId: at.resourceId } : { resourceTypeId: type.id }),
+    startTime: at.start,
+    endTime: at.end,
+    customer: customer as { name: string; email: string },
+    ...(values.notes?.trim() ? { notes: values.notes.trim() } : {}),
+  };
+}
 
 /** Moves focus to a step's heading when it appears, so keyboard and screen-reader users follow. */
 function useFocusOnShow<T extends HTMLElement>(key: unknown) {
@@ -59,6 +100,13 @@ function Booking({ slug, catalogue }: { slug: string; catalogue: Catalogue }) {
   const [step, setStep] = useState<Step>('choose');
   const [held, setHeld] = useState<BookedReservation | null>(null);
   const [booked, setBooked] = useState<ManagedReservation | null>(null);
+  const [values, setValues] = useState<Values>({});
+  const [repeat, setRepeat] = useState<Repeat>({ weekly: false, weeks: '4' });
+  // A time asked for on the waitlist directly (it is taken, so no slot offers it).
+  const [waitOnly, setWaitOnly] = useState(false);
+  const [preview, setPreview] = useState<{ body: SeriesBody; occurrences: PreviewOccurrence[] } | null>(null);
+  const [series, setSeries] = useState<BookedSeries | null>(null);
+  const [entry, setEntry] = useState<JoinedEntry | null>(null);
   const headingRef = useFocusOnShow<HTMLHeadingElement>(step);
 
   // A type's resource: the pool ("any") where the type books from it, else the first resource.
@@ -103,6 +151,7 @@ function Booking({ slug, catalogue }: { slug: string; catalogue: Catalogue }) {
                       setTypeId(t.id);
                       setResourceChoice(null);
                       setTime(null);
+                      setRepeat((r) => ({ ...r, weekly: false }));
                     }}
                   />
                   <span>
@@ -145,12 +194,31 @@ function Booking({ slug, catalogue }: { slug: string; catalogue: Catalogue }) {
                 selected={time?.start ?? null}
                 onSelect={setTime}
               />
+              {type.waitlistEnabled ? (
+                <WaitlistAsk
+                  zone={zone}
+                  durationMinutes={type.minBookingDuration}
+                  resourceId={choice === 'any' ? null : choice}
+                  onAsk={(at) => {
+                    setTime(at);
+                    setWaitOnly(true);
+                    setStep('details');
+                  }}
+                />
+              ) : null}
               {time ? (
                 <div className="actions sticky">
                   <p>
                     <strong>{formatDateTime(time.start, zone)}</strong>
                   </p>
-                  <button type="button" className="primary" onClick={() => setStep('details')}>
+                  <button
+                    type="button"
+                    className="primary"
+                    onClick={() => {
+                      setWaitOnly(false);
+                      setStep('details');
+                    }}
+                  >
                     Continue
                   </button>
                 </div>
@@ -166,11 +234,24 @@ function Booking({ slug, catalogue }: { slug: string; catalogue: Catalogue }) {
           type={type}
           time={time}
           zone={zone}
+          values={values}
+          onValues={setValues}
+          repeat={type.recurringEnabled && !waitOnly ? repeat : null}
+          onRepeat={setRepeat}
+          waitOnly={waitOnly}
           onBack={() => setStep('choose')}
           onHeld={(reservation, heldTime) => {
             setTime(heldTime);
             setHeld(reservation);
             setStep('review');
+          }}
+          onPreview={(body, occurrences) => {
+            setPreview({ body, occurrences });
+            setStep('series-review');
+          }}
+          onWaitlisted={(joined) => {
+            setEntry(joined);
+            setStep('waitlisted');
           }}
         />
       ) : null}
@@ -190,6 +271,33 @@ function Booking({ slug, catalogue }: { slug: string; catalogue: Catalogue }) {
             setStep('choose');
           }}
         />
+      ) : null}
+      {step === 'series-review' && type && preview ? (
+        <SeriesReview
+          headingRef={headingRef}
+          slug={slug}
+          type={type}
+          body={preview.body}
+          occurrences={preview.occurrences}
+          zone={zone}
+          onBack={() => setStep('details')}
+          onBooked={(booked) => {
+            setSeries(booked);
+            setStep('series-done');
+          }}
+        />
+      ) : null}
+      {step === 'series-done' && type && series ? (
+        <SeriesBooked
+          headingRef={headingRef}
+          organisationName={organisation.name}
+          typeName={type.name}
+          series={series}
+          zone={zone}
+        />
+      ) : null}
+      {step === 'waitlisted' && type && entry ? (
+        <WaitlistJoined headingRef={headingRef} typeName={type.name} entry={entry} zone={zone} />
       ) : null}
       {step === 'done' && type && booked && held ? (
         <section aria-labelledby="done-heading" className="done">
@@ -261,22 +369,25 @@ function DetailsStep(props: {
   type: PublicType;
   time: BookableTime;
   zone: string;
+  values: Values;
+  onValues: (update: (values: Values) => Values) => void;
+  /** The repeat control's state on a type that takes a series; null: no repeat control. */
+  repeat: Repeat | null;
+  onRepeat: (repeat: Repeat) => void;
+  /** The time is taken: the form joins its waitlist (no hold). */
+  waitOnly: boolean;
   onBack: () => void;
   onHeld: (reservation: BookedReservation, time: BookableTime) => void;
+  onPreview: (body: SeriesBody, occurrences: PreviewOccurrence[]) => void;
+  onWaitlisted: (entry: JoinedEntry) => void;
 }) {
-  const { headingRef, slug, type, time, zone, onBack, onHeld } = props;
-  const [values, setValues] = useState<Record<string, string>>({});
+  const { headingRef, slug, type, time, zone, values, onBack, onHeld } = props;
+  const { repeat, waitOnly } = props;
+  const setValues = props.onValues;
+  const [weeksError, setWeeksError] = useState<string | undefined>();
   const hold = useMutation({
     mutationFn: async (at: BookableTime) => {
-      const customer: Record<string, string> = {};
-      for (const [k, v] of Object.entries(values)) if (k !== 'notes' && v.trim()) customer[k] = v.trim();
-      const body = {
-        ...(at.resourceId !== null ? { resourceId: at.resourceId } : { resourceTypeId: type.id }),
-        startTime: at.start,
-        endTime: at.end,
-        customer: customer as { name: string; email: string },
-        ...(values.notes?.trim() ? { notes: values.notes.trim() } : {}),
-      };
+      const body = bookingBody(type, at, values);
       // Without ?dryRun the answer is the 201 hold (the 200 is a dry run's verdict).
       const reservation = (await unwrap(
         api.POST('/api/public/organisations/{slug}/holds', {
@@ -291,8 +402,35 @@ function DetailsStep(props: {
       onHeld(reservation, at);
     },
   });
-  const errors = fieldErrors(hold.error);
+  const check = useMutation({
+    mutationFn: async (weeks: number) => {
+      const body: SeriesBody = { ...bookingBody(type, time, values), recurrence: weeklyRecurrence(weeks) };
+      return { body, occurrences: await previewSeries(slug, body) };
+    },
+    onSuccess: ({ body, occurrences }) => props.onPreview(body, occurrences),
+  });
+  const join = useMutation({
+    mutationFn: (at: BookableTime) => joinWaitlist(slug, bookingBody(type, at, values)),
+    onSuccess: props.onWaitlisted,
+  });
+  // The last refusal of the form: a hold, the series' dry run, or joining the waitlist.
+  const last = [hold, check, join].reduce<(typeof hold | typeof check | typeof join) | null>(
+    (found, m) => (m.isError && (!found || m.submittedAt > found.submittedAt) ? m : found),
+    null,
+  );
+  const errors = fieldErrors(last?.error);
   const alternatives = alternativesOf(hold.error);
+  // A taken time on a type with a waitlist: offer to wait for it (the time last asked for).
+  const taken =
+    last === hold &&
+    hold.error instanceof ApiError &&
+    hold.error.code === 'SLOT_UNAVAILABLE' &&
+    type.waitlistEnabled &&
+    hold.variables
+      ? hold.variables
+      : null;
+  const weekly = repeat?.weekly ?? false;
+  const busy = hold.isPending || check.isPending || join.isPending;
   const fields: { key: string; label: string; type: string; required: boolean; autoComplete?: string }[] = [
     { key: 'name', label: 'Your name', type: 'text', required: true, autoComplete: 'name' },
     { key: 'email', label: 'Email', type: 'email', required: true, autoComplete: 'email' },
@@ -304,7 +442,11 @@ function DetailsStep(props: {
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    hold.mutate(time);
+    if (waitOnly) return join.mutate(time);
+    if (!weekly) return hold.mutate(time);
+    const weeks = parseWeeks(repeat?.weeks ?? '');
+    setWeeksError(weeks === null ? `Enter a number of weeks from ${MIN_WEEKS} to ${MAX_WEEKS}.` : undefined);
+    if (weeks !== null) check.mutate(weeks);
   }
 
   return (
@@ -313,12 +455,24 @@ function DetailsStep(props: {
         Your details
       </h2>
       <p>
+        {waitOnly ? 'Join the waitlist: ' : ''}
         {type.name}, <strong>{formatDateTime(time.start, zone)}</strong>{' '}
         <button type="button" className="link" onClick={onBack}>
           Change
         </button>
       </p>
       <form onSubmit={submit} noValidate={false}>
+        {repeat ? (
+          <RepeatControl
+            weekly={repeat.weekly}
+            weeks={repeat.weeks}
+            error={weeksError ?? errors['recurrence.0']}
+            onChange={(weekly, weeks) => {
+              setWeeksError(undefined);
+              props.onRepeat({ weekly, weeks });
+            }}
+          />
+        ) : null}
         {fields.map((f) => {
           const error = errors[`customer.${f.key}`];
           return (
@@ -353,7 +507,7 @@ function DetailsStep(props: {
             onChange={(e) => setValues((v) => ({ ...v, notes: e.target.value }))}
           />
         </div>
-        {hold.isError ? (
+        {last === hold ? (
           <Refusal
             error={hold.error}
             alternatives={alternatives}
@@ -361,9 +515,41 @@ function DetailsStep(props: {
             onPick={(a) => hold.mutate(a)}
           />
         ) : null}
+        {last === check ? <SeriesRefusalText error={check.error} zone={zone} /> : null}
+        {last === join ? (
+          <div role="alert" className="error">
+            <p>{waitlistErrorText(join.error)}</p>
+            {join.error instanceof ApiError && join.error.code === 'SLOT_AVAILABLE' && join.variables ? (
+              <button type="button" className="secondary" onClick={() => hold.mutate(join.variables!)}>
+                Hold this time
+              </button>
+            ) : null}
+          </div>
+        ) : null}
+        {taken ? (
+          <div className="waitlist-offer">
+            <p>
+              Or wait for <strong>{formatDateTime(taken.start, zone)}</strong>: if it becomes free, it is held
+              for you and you are told by email.
+            </p>
+            <button type="button" className="secondary" disabled={busy} onClick={() => join.mutate(taken)}>
+              Join the waitlist for this time
+            </button>
+          </div>
+        ) : null}
         <div className="actions">
-          <button type="submit" className="primary" disabled={hold.isPending}>
-            {hold.isPending ? 'Holding…' : 'Hold this time'}
+          <button type="submit" className="primary" disabled={busy}>
+            {waitOnly
+              ? join.isPending
+                ? 'Joining…'
+                : 'Join the waitlist'
+              : weekly
+                ? check.isPending
+                  ? 'Checking the dates…'
+                  : 'Check the dates'
+                : hold.isPending
+                  ? 'Holding…'
+                  : 'Hold this time'}
           </button>
         </div>
       </form>

@@ -1,22 +1,16 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useLocation, useParams } from 'react-router';
-import { api, idempotencyKey, type ManagedReservation, unwrap } from '../api/client.js';
+import { ApiError, api, idempotencyKey, type ManagedReservation, unwrap } from '../api/client.js';
 import { alternativesOf, errorText } from '../api/errors.js';
 import { Branding } from '../components/Branding.js';
-import { IcsLink, Summary } from '../components/Reservation.js';
+import { IcsLink, STATUS_WORDS, Summary } from '../components/Reservation.js';
+import { ManageSeries } from '../components/Series.js';
 import { SlotPicker } from '../components/SlotPicker.js';
+import { type WaitlistEntry, WaitlistEntryView } from '../components/Waitlist.js';
 import { ZonePicker } from '../components/ZonePicker.js';
 import { type BookableTime, durationMinutes, formatDateTime, visitorZone } from '../lib/time.js';
 import { Refusal } from './BookPage.js';
-
-const STATUS_WORDS: Record<ManagedReservation['status'], string> = {
-  held: 'Held for you, not yet confirmed',
-  pending_payment: 'Waiting for payment',
-  confirmed: 'Confirmed',
-  cancelled: 'Cancelled',
-  expired: 'Expired: the time was not confirmed or paid in time',
-};
 
 /** Where the page was sent from: the payment provider's return adds `payment`. */
 export interface ManageState {
@@ -33,7 +27,19 @@ export function ManagePage() {
     // A payment just made is confirmed by the provider's webhook: look again until it lands.
     refetchInterval: (q) => (q.state.data?.status === 'pending_payment' ? 3000 : false),
   });
-  if (reservation.isPending) return <p className="loading">Loading your booking…</p>;
+  // No reservation at this link: it may be a waitlist entry's, before its offer. A held
+  // reservation may be a waitlist offer (the entry's link names its hold): say so.
+  const missing = reservation.error instanceof ApiError && reservation.error.status === 404;
+  const entry = useQuery({
+    queryKey: ['waitlist', token],
+    enabled: missing || reservation.data?.status === 'held',
+    queryFn: () => unwrap(api.GET('/api/public/waitlist/{token}', { params: { path: { token } } })),
+    // While waiting, look for the offer now and then (the entry view then shows the hold).
+    refetchInterval: (q) => (missing && q.state.data?.status === 'waiting' ? 30_000 : false),
+  });
+  if (reservation.isPending || (missing && entry.isPending))
+    return <p className="loading">Loading your booking…</p>;
+  if (missing && entry.isSuccess) return <WaitlistEntryView token={token} entry={entry.data} />;
   if (reservation.isError)
     return (
       <main className="page">
@@ -41,15 +47,18 @@ export function ManagePage() {
         <p role="alert">{errorText(reservation.error)}</p>
       </main>
     );
-  return <Managed token={token} reservation={reservation.data} fromPayment={state.payment} />;
+  const offer = reservation.data.status === 'held' && entry.data?.status === 'offered' ? entry.data : null;
+  return <Managed token={token} reservation={reservation.data} fromPayment={state.payment} offer={offer} />;
 }
 
 function Managed(props: {
   token: string;
   reservation: ManagedReservation;
   fromPayment?: ManageState['payment'];
+  /** The waitlist entry whose offer this held reservation is. */
+  offer?: WaitlistEntry | null;
 }) {
-  const { token, reservation: r, fromPayment } = props;
+  const { token, reservation: r, fromPayment, offer } = props;
   const queryClient = useQueryClient();
   const organisation = r.organisation;
   const [zone, setZone] = useState(visitorZone);
@@ -65,6 +74,7 @@ function Managed(props: {
   const what = type?.name ?? 'Your booking';
   const settle = (next: ManagedReservation) => {
     queryClient.setQueryData(['managed', token], next);
+    if (next.seriesId !== null) void queryClient.invalidateQueries({ queryKey: ['series', token] });
     setMode('view');
     setTime(null);
   };
@@ -116,6 +126,13 @@ function Managed(props: {
       {fromPayment === 'cancelled' && r.status === 'pending_payment' ? (
         <p className="notice" role="status">
           The payment was not completed. You can still pay before the time is released.
+        </p>
+      ) : null}
+      {offer ? (
+        <p className="notice" role="status">
+          Good news from the waitlist: this time became free and is held for you
+          {r.expiresAt ? ` until ${formatDateTime(r.expiresAt, zone)}` : ''}. Confirm it to book it; if you do
+          not, it is offered to the next person in line.
         </p>
       ) : null}
       <p className={`status status-${r.status}`}>
@@ -180,7 +197,11 @@ function Managed(props: {
       {mode === 'cancel' ? (
         <section className="confirm-box" aria-labelledby="cancel-heading">
           <h2 id="cancel-heading">Cancel this booking?</h2>
-          {r.payment?.status === 'paid' ? <p>Your payment will be refunded in full.</p> : null}
+          {r.seriesId !== null ? (
+            <p>Only this date is cancelled: the other dates of the series stay booked.</p>
+          ) : r.payment?.status === 'paid' ? (
+            <p>Your payment will be refunded in full.</p>
+          ) : null}
           <div className="actions">
             <button
               type="button"
@@ -231,6 +252,9 @@ function Managed(props: {
             </button>
           </div>
         </section>
+      ) : null}
+      {r.seriesId !== null && mode !== 'reschedule' ? (
+        <ManageSeries token={token} currentId={r.id} zone={zone} />
       ) : null}
       {!active && slug ? (
         <p>

@@ -1,0 +1,356 @@
+// A weekly series on the booking page (the repeat control, the dry run's dates, booking them,
+// the links of every date) and on the manage page (the series' dates, cancelling all of them).
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type RefObject, useId, useState } from 'react';
+import { ApiError, api, idempotencyKey, type PublicType, unwrap } from '../api/client.js';
+import { errorText } from '../api/errors.js';
+import type { paths } from '../api/schema.js';
+import { rememberManageToken } from '../lib/manage-links.js';
+import { conflictsOf, MAX_WEEKS, MIN_WEEKS, type SeriesConflict, totalPrice } from '../lib/recurrence.js';
+import { formatDateTime, formatTime } from '../lib/time.js';
+import { formatPrice, STATUS_WORDS } from './Reservation.js';
+
+type BookPath = paths['/api/public/organisations/{slug}/reservations']['post'];
+/** The booking body with `recurrence`. */
+export type SeriesBody = NonNullable<BookPath['requestBody']>['content']['application/json'];
+type Created = BookPath['responses'][201]['content']['application/json'];
+/** A booked series: every occurrence with its own manage link. */
+export type BookedSeries = Extract<Created, { reservations: unknown }>;
+type DryRunAnswer = BookPath['responses'][200]['content']['application/json'];
+/** The occurrences a dry run says would be booked (no ids, no links). */
+export type PreviewOccurrence = Extract<
+  DryRunAnswer,
+  { wouldSucceed: true; reservations: unknown }
+>['reservations'][number];
+type SeriesAnswer =
+  paths['/api/public/reservations/{token}/series']['get']['responses'][200]['content']['application/json'];
+
+/** A refusal of a series, with every occurrence that does not fit. */
+export class SeriesRefusal extends ApiError {
+  constructor(
+    error: ApiError,
+    readonly conflicts: SeriesConflict[],
+  ) {
+    super(error.status, error.code, error.message, error.details, error.alternatives);
+  }
+}
+
+/** `unwrap`, keeping the envelope's `conflicts` (a refused series) on the error it throws. */
+async function unwrapSeries<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>) {
+  let body: unknown;
+  try {
+    return await unwrap(
+      call.then((r) => {
+        body = r.error;
+        return r;
+      }),
+    );
+  } catch (error) {
+    const conflicts = conflictsOf(body);
+    if (error instanceof ApiError && conflicts.length > 0) throw new SeriesRefusal(error, conflicts);
+    throw error;
+  }
+}
+
+/** The dry run of a series: its occurrences, or a SeriesRefusal / ApiError naming what does not fit. */
+export async function previewSeries(slug: string, body: SeriesBody): Promise<PreviewOccurrence[]> {
+  // With ?dryRun the answer is the 200 verdict (the 201 is a booking's).
+  const answer = (await unwrapSeries(
+    api.POST('/api/public/organisations/{slug}/reservations', {
+      params: { path: { slug }, query: { dryRun: 'true' } },
+      body,
+    }),
+  )) as DryRunAnswer;
+  if (answer.wouldSucceed && 'reservations' in answer) return answer.reservations;
+  if (!answer.wouldSucceed) {
+    const e = answer.error;
+    const error = new ApiError(409, e.code, e.message, e.details ?? [], e.alternatives ?? []);
+    const conflicts = conflictsOf(answer);
+    throw conflicts.length > 0 ? new SeriesRefusal(error, conflicts) : error;
+  }
+  // A single booking's verdict: the type took no recurrence.
+  throw new ApiError(409, 'RECURRENCE_NOT_ENABLED', 'This service cannot be booked as a series.');
+}
+
+/** "Repeat": does not repeat, or every week for a number of weeks. */
+export function RepeatControl(props: {
+  weekly: boolean;
+  weeks: string;
+  error?: string | undefined;
+  onChange: (weekly: boolean, weeks: string) => void;
+}) {
+  const { weekly, weeks, error, onChange } = props;
+  const id = useId();
+  return (
+    <fieldset className="repeat">
+      <legend>Repeat</legend>
+      <div className="field">
+        <label htmlFor={`${id}-repeat`}>How often</label>
+        <select
+          id={`${id}-repeat`}
+          value={weekly ? 'weekly' : 'once'}
+          onChange={(e) => onChange(e.target.value === 'weekly', weeks)}
+        >
+          <option value="once">Does not repeat</option>
+          <option value="weekly">Every week</option>
+        </select>
+      </div>
+      {weekly ? (
+        <div className="field">
+          <label htmlFor={`${id}-weeks`}>Number of weeks (this one included)</label>
+          <input
+            id={`${id}-weeks`}
+            type="number"
+            inputMode="numeric"
+            min={MIN_WEEKS}
+            max={MAX_WEEKS}
+            required
+            value={weeks}
+            aria-invalid={error ? true : undefined}
+            aria-describedby={error ? `${id}-weeks-error` : `${id}-weeks-hint`}
+            onChange={(e) => onChange(true, e.target.value)}
+          />
+          {error ? (
+            <p className="field-error" id={`${id}-weeks-error`}>
+              {error}
+            </p>
+          ) : (
+            <p className="hint" id={`${id}-weeks-hint`}>
+              From {MIN_WEEKS} to {MAX_WEEKS}, same day and time each week.
+            </p>
+          )}
+        </div>
+      ) : null}
+    </fieldset>
+  );
+}
+
+/** A refused series in words: each date that does not fit, with the times free instead. */
+export function SeriesRefusalText({ error, zone }: { error: unknown; zone: string }) {
+  if (!(error instanceof SeriesRefusal))
+    return (
+      <div role="alert" className="error">
+        <p>{errorText(error)}</p>
+      </div>
+    );
+  return (
+    <div role="alert" className="error">
+      <p>
+        {error.conflicts.length === 1
+          ? 'One date does not fit'
+          : `${error.conflicts.length} dates do not fit`}
+        , so nothing was booked:
+      </p>
+      <ul className="conflicts">
+        {error.conflicts.map((c) => (
+          <li key={c.startTime}>
+            <strong>{formatDateTime(c.startTime, zone)}</strong>
+            {c.alternatives.length > 0
+              ? ` is taken. Free nearby: ${c.alternatives.map((a) => formatDateTime(a.startTime, zone)).join('; ')}.`
+              : ' is taken, with no free time nearby.'}
+          </li>
+        ))}
+      </ul>
+      <p>Choose another time or fewer weeks, or book the free times one by one.</p>
+    </div>
+  );
+}
+
+/** The dry run's dates, then "Book the series" (a paid series goes on to its one checkout). */
+export function SeriesReview(props: {
+  headingRef: RefObject<HTMLHeadingElement | null>;
+  slug: string;
+  type: PublicType;
+  body: SeriesBody;
+  occurrences: PreviewOccurrence[];
+  zone: string;
+  onBack: () => void;
+  onBooked: (series: BookedSeries) => void;
+}) {
+  const { headingRef, slug, type, body, occurrences, zone, onBack, onBooked } = props;
+  const total = totalPrice(occurrences);
+  const paid = type.paymentRequired && total !== null;
+  const book = useMutation({
+    mutationFn: async () => {
+      // Without ?dryRun the answer is the 201 booking.
+      const created = (await unwrapSeries(
+        api.POST('/api/public/organisations/{slug}/reservations', {
+          params: { path: { slug }, header: { 'idempotency-key': idempotencyKey() } },
+          body,
+        }),
+      )) as Created;
+      if (!('reservations' in created)) throw new ApiError(500, 'INTERNAL', 'Not a series.');
+      return created;
+    },
+    onSuccess: (series) => {
+      for (const r of series.reservations) if (r.manageToken) rememberManageToken(r.id, r.manageToken);
+      const checkout = series.reservations.find(
+        (r) => r.status === 'pending_payment' && r.payment?.checkoutUrl,
+      )?.payment?.checkoutUrl;
+      if (checkout) location.assign(checkout);
+      else onBooked(series);
+    },
+  });
+  return (
+    <section aria-labelledby="series-review-heading">
+      <h2 id="series-review-heading" ref={headingRef} tabIndex={-1}>
+        Check the dates
+      </h2>
+      <p>
+        {type.name}, every week, {occurrences.length} times. Every date is free:
+      </p>
+      <ol className="series-dates">
+        {occurrences.map((o) => (
+          <li key={o.startTime}>
+            {formatDateTime(o.startTime, zone)} – {formatTime(o.endTime, zone)}
+          </li>
+        ))}
+      </ol>
+      <p className="hint">Times in {zone.replaceAll('_', ' ')}.</p>
+      {total ? (
+        <p>
+          <strong>Total:</strong> {formatPrice(total.amount, total.currency)}
+        </p>
+      ) : null}
+      {book.isError ? <SeriesRefusalText error={book.error} zone={zone} /> : null}
+      <div className="actions">
+        <button
+          type="button"
+          className="primary"
+          disabled={book.isPending || book.isSuccess}
+          onClick={() => book.mutate()}
+        >
+          {book.isPending
+            ? 'Booking…'
+            : paid
+              ? `Book the series and pay ${formatPrice(total.amount, total.currency)}`
+              : 'Book the series'}
+        </button>
+        <button type="button" className="secondary" onClick={onBack}>
+          Change
+        </button>
+      </div>
+      {paid ? <p className="hint">You will be taken to the secure payment page, then back here.</p> : null}
+    </section>
+  );
+}
+
+/** The booked series: every date with its own manage link. */
+export function SeriesBooked(props: {
+  headingRef: RefObject<HTMLHeadingElement | null>;
+  organisationName: string;
+  typeName: string;
+  series: BookedSeries;
+  zone: string;
+}) {
+  const { headingRef, organisationName, typeName, series, zone } = props;
+  return (
+    <section aria-labelledby="series-done-heading" className="done">
+      <h2 id="series-done-heading" ref={headingRef} tabIndex={-1}>
+        Your series is booked
+      </h2>
+      <p>
+        {typeName} with {organisationName}, {series.reservations.length} dates. Keep these links: each one
+        manages its own date (see, move or cancel it) and can also cancel the whole series.
+      </p>
+      <ol className="series-dates">
+        {series.reservations.map((r) => {
+          const when = formatDateTime(r.startTime, zone);
+          return (
+            <li key={r.id}>
+              <span>
+                {when} – {formatTime(r.endTime, zone)}
+                {r.status !== 'confirmed' ? ` (${STATUS_WORDS[r.status]})` : ''}
+              </span>{' '}
+              {r.manageUrl ? (
+                <a href={r.manageUrl} className="manage-link" aria-label={`Manage this date: ${when}`}>
+                  Manage this date
+                </a>
+              ) : null}
+            </li>
+          );
+        })}
+      </ol>
+      <p className="hint">Times in {zone.replaceAll('_', ' ')}.</p>
+    </section>
+  );
+}
+
+/** On the manage page: every date of the reservation's series, and cancelling all of them. */
+export function ManageSeries(props: { token: string; currentId: number; zone: string }) {
+  const { token, currentId, zone } = props;
+  const queryClient = useQueryClient();
+  const [confirming, setConfirming] = useState(false);
+  const series = useQuery({
+    queryKey: ['series', token],
+    queryFn: () =>
+      unwrap(api.GET('/api/public/reservations/{token}/series', { params: { path: { token } } })),
+  });
+  const cancel = useMutation({
+    mutationFn: () =>
+      unwrap(api.POST('/api/public/reservations/{token}/series/cancel', { params: { path: { token } } })),
+    onSuccess: (next: SeriesAnswer) => {
+      queryClient.setQueryData(['series', token], next);
+      setConfirming(false);
+      return queryClient.invalidateQueries({ queryKey: ['managed', token] });
+    },
+  });
+  if (series.isPending) return <p className="loading">Loading the dates of your series…</p>;
+  if (series.isError)
+    return (
+      <div role="alert" className="error">
+        <p>The other dates of this series could not be loaded: {errorText(series.error)}</p>
+      </div>
+    );
+  const now = Date.now();
+  const cancellable = series.data.reservations.some(
+    (r) =>
+      Date.parse(r.startTime) > now &&
+      (r.status === 'held' || r.status === 'pending_payment' || r.status === 'confirmed'),
+  );
+  return (
+    <section aria-labelledby="series-heading" className="series">
+      <h2 id="series-heading">Every date of this series</h2>
+      <ol className="series-dates">
+        {series.data.reservations.map((r) => (
+          <li key={r.id} aria-current={r.id === currentId ? 'true' : undefined}>
+            {formatDateTime(r.startTime, zone)} – {formatTime(r.endTime, zone)}:{' '}
+            <span className={`status-${r.status}`}>{STATUS_WORDS[r.status]}</span>
+            {r.id === currentId ? <strong> (this booking)</strong> : null}
+          </li>
+        ))}
+      </ol>
+      {cancel.isError ? (
+        <div role="alert" className="error">
+          <p>{errorText(cancel.error)}</p>
+        </div>
+      ) : null}
+      {cancellable && !confirming ? (
+        <div className="actions">
+          <button type="button" className="secondary danger" onClick={() => setConfirming(true)}>
+            Cancel the whole series
+          </button>
+        </div>
+      ) : null}
+      {cancellable && confirming ? (
+        <section className="confirm-box" aria-labelledby="series-cancel-heading">
+          <h3 id="series-cancel-heading">Cancel every date of this series?</h3>
+          <p>Every date not yet started is cancelled; dates already past stay as they are.</p>
+          <div className="actions">
+            <button
+              type="button"
+              className="primary danger"
+              disabled={cancel.isPending}
+              onClick={() => cancel.mutate()}
+            >
+              Yes, cancel the series
+            </button>
+            <button type="button" className="secondary" onClick={() => setConfirming(false)}>
+              Keep the series
+            </button>
+          </div>
+        </section>
+      ) : null}
+    </section>
+  );
+}
