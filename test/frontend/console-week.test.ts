@@ -8,15 +8,8 @@ import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { ApiError } from '../../frontend/src/api/client.js';
 import { Field, FormError } from '../../frontend/src/console/ui.js';
-import {
-  addDays,
-  byDayOfWeek,
-  instantOf,
-  localOf,
-  mondayOf,
-  weekDays,
-  weekRange,
-} from '../../frontend/src/console/week.js';
+import { addDays, byDayOfWeek, mondayOf, weekDays, weekRange } from '../../frontend/src/console/week.js';
+import { instantOf, localOf } from '../../frontend/src/lib/time.js';
 
 describe('console week', () => {
   test('a week starts on Monday, across a month and a year', () => {

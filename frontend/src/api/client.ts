@@ -22,6 +22,8 @@ export type ErrorEnvelope =
   paths['/api/public/reservations/{token}/cancel']['post']['responses'][409]['content']['application/json'];
 export type Alternative = NonNullable<ErrorEnvelope['error']['alternatives']>[number];
 export type ErrorDetail = NonNullable<ErrorEnvelope['error']['details']>[number];
+/** An occurrence of a refused series that does not fit, with the times free instead. */
+export type Conflict = NonNullable<ErrorEnvelope['error']['conflicts']>[number];
 
 /** A refusal of the API (its error envelope), or a request that never got an answer. */
 export class ApiError extends Error {
@@ -31,6 +33,7 @@ export class ApiError extends Error {
     message: string,
     readonly details: ErrorDetail[] = [],
     readonly alternatives: Alternative[] = [],
+    readonly conflicts: Conflict[] = [],
   ) {
     super(message);
     this.name = 'ApiError';
@@ -45,7 +48,7 @@ function isEnvelope(body: unknown): body is ErrorEnvelope {
   );
 }
 
-/** The answer's body, or an ApiError with the envelope's code, words, fields and alternatives. */
+/** The answer's body, or an ApiError with the envelope's code, words, fields, alternatives and conflicts. */
 export async function unwrap<T>(
   call: Promise<{ data?: T; error?: unknown; response: Response }>,
 ): Promise<NonNullable<T>> {
@@ -59,7 +62,14 @@ export async function unwrap<T>(
   if (response.ok && data !== undefined && data !== null) return data as NonNullable<T>;
   if (isEnvelope(error)) {
     const e = error.error;
-    throw new ApiError(response.status, e.code, e.message, e.details ?? [], e.alternatives ?? []);
+    throw new ApiError(
+      response.status,
+      e.code,
+      e.message,
+      e.details ?? [],
+      e.alternatives ?? [],
+      e.conflicts ?? [],
+    );
   }
   throw new ApiError(response.status, 'INTERNAL', `The service answered ${response.status}.`);
 }

@@ -5,6 +5,9 @@ import { ApiError } from './client.js';
 const WORDS: Record<string, string> = {
   NETWORK: 'We could not reach the booking service. Check your connection and try again.',
   SLOT_UNAVAILABLE: 'Sorry, that time is no longer free.',
+  SLOT_AVAILABLE: 'This time is free again, so there is no need to wait: hold it now.',
+  WAITLIST_NOT_ENABLED: 'This service has no waitlist.',
+  RECURRENCE_NOT_ENABLED: 'This service cannot be booked as a series.',
   HOLD_EXPIRED: 'The time we held for you has run out. Please pick a time again.',
   PAYMENT_NOT_READY:
     'This organisation cannot take payments at the moment, so nothing was booked. Please try again later.',

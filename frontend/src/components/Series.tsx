@@ -6,7 +6,7 @@ import { ApiError, api, idempotencyKey, type PublicType, unwrap } from '../api/c
 import { errorText } from '../api/errors.js';
 import type { paths } from '../api/schema.js';
 import { rememberManageToken } from '../lib/manage-links.js';
-import { conflictsOf, MAX_WEEKS, MIN_WEEKS, type SeriesConflict, totalPrice } from '../lib/recurrence.js';
+import { MAX_WEEKS, MIN_WEEKS, totalPrice } from '../lib/recurrence.js';
 import { formatDateTime, formatTime } from '../lib/time.js';
 import { formatPrice, STATUS_WORDS } from './Reservation.js';
 
@@ -25,37 +25,10 @@ export type PreviewOccurrence = Extract<
 type SeriesAnswer =
   paths['/api/public/reservations/{token}/series']['get']['responses'][200]['content']['application/json'];
 
-/** A refusal of a series, with every occurrence that does not fit. */
-export class SeriesRefusal extends ApiError {
-  constructor(
-    error: ApiError,
-    readonly conflicts: SeriesConflict[],
-  ) {
-    super(error.status, error.code, error.message, error.details, error.alternatives);
-  }
-}
-
-/** `unwrap`, keeping the envelope's `conflicts` (a refused series) on the error it throws. */
-async function unwrapSeries<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>) {
-  let body: unknown;
-  try {
-    return await unwrap(
-      call.then((r) => {
-        body = r.error;
-        return r;
-      }),
-    );
-  } catch (error) {
-    const conflicts = conflictsOf(body);
-    if (error instanceof ApiError && conflicts.length > 0) throw new SeriesRefusal(error, conflicts);
-    throw error;
-  }
-}
-
-/** The dry run of a series: its occurrences, or a SeriesRefusal / ApiError naming what does not fit. */
+/** The dry run of a series: its occurrences, or an ApiError naming what does not fit (its `conflicts`). */
 export async function previewSeries(slug: string, body: SeriesBody): Promise<PreviewOccurrence[]> {
   // With ?dryRun the answer is the 200 verdict (the 201 is a booking's).
-  const answer = (await unwrapSeries(
+  const answer = (await unwrap(
     api.POST('/api/public/organisations/{slug}/reservations', {
       params: { path: { slug }, query: { dryRun: 'true' } },
       body,
@@ -64,9 +37,7 @@ export async function previewSeries(slug: string, body: SeriesBody): Promise<Pre
   if (answer.wouldSucceed && 'reservations' in answer) return answer.reservations;
   if (!answer.wouldSucceed) {
     const e = answer.error;
-    const error = new ApiError(409, e.code, e.message, e.details ?? [], e.alternatives ?? []);
-    const conflicts = conflictsOf(answer);
-    throw conflicts.length > 0 ? new SeriesRefusal(error, conflicts) : error;
+    throw new ApiError(409, e.code, e.message, e.details ?? [], e.alternatives ?? [], e.conflicts ?? []);
   }
   // A single booking's verdict: the type took no recurrence.
   throw new ApiError(409, 'RECURRENCE_NOT_ENABLED', 'This service cannot be booked as a series.');
@@ -127,7 +98,7 @@ export function RepeatControl(props: {
 
 /** A refused series in words: each date that does not fit, with the times free instead. */
 export function SeriesRefusalText({ error, zone }: { error: unknown; zone: string }) {
-  if (!(error instanceof SeriesRefusal))
+  if (!(error instanceof ApiError) || error.conflicts.length === 0)
     return (
       <div role="alert" className="error">
         <p>{errorText(error)}</p>
@@ -173,7 +144,7 @@ export function SeriesReview(props: {
   const book = useMutation({
     mutationFn: async () => {
       // Without ?dryRun the answer is the 201 booking.
-      const created = (await unwrapSeries(
+      const created = (await unwrap(
         api.POST('/api/public/organisations/{slug}/reservations', {
           params: { path: { slug }, header: { 'idempotency-key': idempotencyKey() } },
           body,

@@ -2,11 +2,10 @@
 // the manage page (an entry before its offer: status, place, leaving it).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type RefObject, useEffect, useId, useState } from 'react';
-import { ApiError, api, type ReservationBody, unwrap } from '../api/client.js';
+import { api, type ReservationBody, unwrap } from '../api/client.js';
 import { errorText } from '../api/errors.js';
 import type { paths } from '../api/schema.js';
-import { instantOf } from '../console/week.js';
-import { type BookableTime, formatDateTime, formatTime, visitorZone } from '../lib/time.js';
+import { type BookableTime, formatDateTime, formatTime, instantOf, visitorZone } from '../lib/time.js';
 import { Branding } from './Branding.js';
 import { ZonePicker } from './ZonePicker.js';
 
@@ -28,15 +27,6 @@ const ENTRY_WORDS: Record<WaitlistEntry['status'], string> = {
 /** Joins the waitlist for the time of `body`; 409 SLOT_AVAILABLE when it can be booked now. */
 export function joinWaitlist(slug: string, body: ReservationBody): Promise<JoinedEntry> {
   return unwrap(api.POST('/api/public/organisations/{slug}/waitlist', { params: { path: { slug } }, body }));
-}
-
-/** A refusal to join in words: a time that is free again says so. */
-export function waitlistErrorText(error: unknown): string {
-  if (error instanceof ApiError && error.code === 'SLOT_AVAILABLE')
-    return 'This time is free again, so there is no need to wait: hold it now.';
-  if (error instanceof ApiError && error.code === 'WAITLIST_NOT_ENABLED')
-    return 'This service has no waitlist.';
-  return errorText(error);
 }
 
 const positionWords = (position: number) =>

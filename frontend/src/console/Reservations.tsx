@@ -7,13 +7,13 @@ import { Link, Route, Routes, useParams, useSearchParams } from 'react-router';
 import { idempotencyKey, unwrap } from '../api/client.js';
 import { alternativesOf, errorText } from '../api/errors.js';
 import { formatPrice } from '../components/Reservation.js';
-import { dayKey, formatDateTime, formatDay, formatTime } from '../lib/time.js';
+import { dayKey, formatDateTime, formatDay, formatTime, instantOf, localOf } from '../lib/time.js';
 import { isStaff, useActiveOrganisation } from './active.js';
 import { NoActive } from './Catalogue.js';
 import { type Organisation, type Reservation, STATUSES, statusWords } from './records.js';
 import { authed } from './session.js';
 import { Field, LoadError, Loading, Select } from './ui.js';
-import { addDays, byDayOfWeek, instantOf, localOf, mondayOf, weekRange } from './week.js';
+import { addDays, byDayOfWeek, mondayOf, weekRange } from './week.js';
 
 export default function Reservations() {
   const org = useActiveOrganisation();

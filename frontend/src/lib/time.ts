@@ -238,3 +238,49 @@ export function minutesLeft(until: string, now: number): number {
 export function durationMinutes(start: string, end: string): number {
   return Math.round((Date.parse(end) - Date.parse(start)) / MINUTE);
 }
+
+const HALF_DAY = 12 * 60 * 60_000;
+
+/** How far `zone`'s wall clock is ahead of UTC at `instant`, in milliseconds. */
+function offsetAt(instant: number, zone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: zone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  })
+    .formatToParts(new Date(instant))
+    .reduce<Record<string, number>>((acc, p) => Object.assign(acc, { [p.type]: Number(p.value) }), {});
+  const wall = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
+  return wall - Math.floor(instant / 1000) * 1000;
+}
+
+/**
+ * The instant of a wall-clock time (`YYYY-MM-DDTHH:mm`, as a datetime-local input gives it)
+ * in `zone`. A time the clocks skip (spring forward) lands after the gap; a time they pass
+ * twice (autumn) is its first occurrence. Null when the text is not such a time.
+ */
+export function instantOf(local: string, zone: string): string | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(local);
+  if (!m) return null;
+  const [, y, mo, d, h, mi] = m.map(Number) as [number, number, number, number, number, number];
+  const guess = Date.UTC(y, mo - 1, d, h, mi);
+  if (Number.isNaN(guess)) return null;
+  // The earlier of the offsets around the guess wins, so a repeated hour reads as its first pass.
+  const candidates = [offsetAt(guess - HALF_DAY, zone), offsetAt(guess + HALF_DAY, zone)]
+    .map((offset) => guess - offset)
+    .filter((t) => localOf(new Date(t).toISOString(), zone) === local)
+    .sort((a, b) => a - b);
+  const at = candidates[0] ?? guess - offsetAt(guess - HALF_DAY, zone);
+  return new Date(at).toISOString();
+}
+
+/** The wall-clock time (`YYYY-MM-DDTHH:mm`) of `instant` in `zone`, for a datetime-local input. */
+export function localOf(instant: string, zone: string): string {
+  const ms = Date.parse(instant);
+  return new Date(ms + offsetAt(ms, zone)).toISOString().slice(0, 16);
+}

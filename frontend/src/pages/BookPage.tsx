@@ -27,13 +27,7 @@ import {
   SeriesReview,
 } from '../components/Series.js';
 import { SlotPicker, type Target } from '../components/SlotPicker.js';
-import {
-  type JoinedEntry,
-  joinWaitlist,
-  WaitlistAsk,
-  WaitlistJoined,
-  waitlistErrorText,
-} from '../components/Waitlist.js';
+import { type JoinedEntry, joinWaitlist, WaitlistAsk, WaitlistJoined } from '../components/Waitlist.js';
 import { ZonePicker } from '../components/ZonePicker.js';
 import { fieldLabel, rememberManageToken } from '../lib/manage-links.js';
 import { MAX_WEEKS, MIN_WEEKS, parseWeeks, weeklyRecurrence } from '../lib/recurrence.js';
@@ -518,7 +512,7 @@ function DetailsStep(props: {
         {last === check ? <SeriesRefusalText error={check.error} zone={zone} /> : null}
         {last === join ? (
           <div role="alert" className="error">
-            <p>{waitlistErrorText(join.error)}</p>
+            <p>{errorText(join.error)}</p>
             {join.error instanceof ApiError && join.error.code === 'SLOT_AVAILABLE' && join.variables ? (
               <button type="button" className="secondary" onClick={() => hold.mutate(join.variables!)}>
                 Hold this time
