@@ -6,7 +6,8 @@
 // request asks a range one millisecond longer than the last, so each misses the answer
 // cache: the uncached cost. Target: p50 at most 8 ms (SQLite) and 15 ms (PostgreSQL) at
 // 10,000 events, and at most 5x from 1,000 to 10,000 events.
-// Run: npm run bench -- busy-time (BENCH_SKIP_PG=1 to skip PostgreSQL).
+// Run: npm run bench -- busy-time (BENCH_SKIP_PG=1 to skip PostgreSQL; BENCH_PROFILE_DIR=<dir>:
+// the service writes V8 CPU profiles there when it stops.)
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -18,6 +19,7 @@ import {
   api,
   type LoadRow,
   load,
+  profiledEnv,
   type Server,
   startFloor,
   startService,
@@ -274,7 +276,10 @@ const floor = await startFloor();
 const runs: LoadRow[][] = [];
 try {
   const sqliteUrl = `sqlite:${join(workdir, 'busy-time.db')}`;
-  const sqlite = await startService({ DATABASE_URL: sqliteUrl }, join(workdir, 'sqlite.log'));
+  const sqlite = await startService(
+    { DATABASE_URL: sqliteUrl, ...profiledEnv('sqlite') },
+    join(workdir, 'sqlite.log'),
+  );
   try {
     runs.push(await measure('SQLite', sqliteUrl, sqlite, floor));
   } finally {
@@ -282,7 +287,10 @@ try {
   }
   if (!process.env.BENCH_SKIP_PG) {
     await withPostgresDatabase('bench_busy_time', async (url) => {
-      const postgres = await startService({ DATABASE_URL: url }, join(workdir, 'postgres.log'));
+      const postgres = await startService(
+        { DATABASE_URL: url, ...profiledEnv('postgres') },
+        join(workdir, 'postgres.log'),
+      );
       try {
         runs.push(await measure('PostgreSQL', url, postgres, floor));
       } finally {

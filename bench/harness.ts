@@ -61,6 +61,21 @@ export async function startFloor(): Promise<Server> {
  * to `logFile`. `env` adds to the environment: DATABASE_URL, and the rate limits
  * a load generator on one address would otherwise hit within a second.
  */
+/**
+ * With BENCH_PROFILE_DIR: the environment that makes a server started by `startService` write
+ * its V8 CPU profile to `<dir>/<name>/` when it stops (bench/cpu-profile.cjs, preloaded: Node 20
+ * refuses --cpu-prof in NODE_OPTIONS). Without it, nothing.
+ */
+export function profiledEnv(name: string): Record<string, string> {
+  const dir = process.env.BENCH_PROFILE_DIR;
+  return dir
+    ? {
+        NODE_OPTIONS: `--require ${join(ROOT, 'bench', 'cpu-profile.cjs')}`,
+        BENCH_PROFILE_OUT: join(dir, name),
+      }
+    : {};
+}
+
 export async function startService(env: Record<string, string>, logFile: string): Promise<Server> {
   const port = await freePort();
   const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {

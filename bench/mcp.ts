@@ -16,7 +16,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { cpuUs, type Server as HarnessServer, ROOT, startService, stop } from './harness.js';
+import { cpuUs, type Server as HarnessServer, profiledEnv, ROOT, startService, stop } from './harness.js';
 
 const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
@@ -133,8 +133,9 @@ function exited(child: ChildProcess, name: string): Promise<never> {
 }
 
 /**
- * With BENCH_PROFILE_DIR: V8 CPU profiles, written to `<dir>/<name>/` when the server stops (the
- * largest file is the main thread's; tsx's loader thread writes one too).
+ * With BENCH_PROFILE_DIR, the floor's V8 CPU profiles (its own command line, so --cpu-prof), written
+ * to `<dir>/<name>/` when it stops (the largest file is the main thread's; tsx's loader thread
+ * writes one too). The service's: `profiledEnv`.
  */
 function profileFlags(name: string): string[] {
   const dir = process.env.BENCH_PROFILE_DIR;
@@ -326,7 +327,7 @@ async function orchestrate() {
   let logBytes = 0;
   try {
     const started = await startService(
-      { DATABASE_URL: `sqlite:${dbFile}`, NODE_OPTIONS: profileFlags('service').join(' ') },
+      { DATABASE_URL: `sqlite:${dbFile}`, ...profiledEnv('service') },
       logFile,
     );
     service = { ...started, url: `${started.base}/api/mcp` };
