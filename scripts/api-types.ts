@@ -52,6 +52,8 @@ export const PAGE_PATHS = [
   '/api/calendar-sync/',
   '/api/calendars',
   '/api/compliance/me/privacy/',
+  '/api/oauth/consent-details',
+  '/api/oauth/consent',
 ];
 const typed = (path: string) =>
   PAGE_PATHS.some((page) => (page.endsWith('/') ? path.startsWith(page) : path === page));

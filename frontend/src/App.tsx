@@ -1,4 +1,4 @@
-import { lazy, Suspense } from 'react';
+import { lazy, type ReactNode, Suspense } from 'react';
 import { Route, Routes } from 'react-router';
 import { BookPage } from './pages/BookPage.js';
 import { ManagePage } from './pages/ManagePage.js';
@@ -6,6 +6,13 @@ import { NotFound } from './pages/NotFound.js';
 import { PaymentReturn } from './pages/PaymentReturn.js';
 
 const ConsoleApp = lazy(() => import('./console/ConsoleApp.js'));
+// Signed-in pages people reach from outside the console: each loads when visited, so the
+// booking page's first load carries none of them.
+const ApprovalPage = lazy(() => import('./pages/ApprovalPage.js'));
+const ConsentPage = lazy(() => import('./pages/ConsentPage.js'));
+const CalendarSyncPage = lazy(() => import('./pages/CalendarSyncPage.js'));
+
+const later = (page: ReactNode) => <Suspense fallback={<p className="loading">Loading…</p>}>{page}</Suspense>;
 
 /** The pages of DECISIONS.md "Pages"; the service answers each path with this app. */
 export function App() {
@@ -14,14 +21,11 @@ export function App() {
       <Route path="/book/:slug" element={<BookPage />} />
       <Route path="/manage/:token" element={<ManagePage />} />
       <Route path="/payment/:outcome" element={<PaymentReturn />} />
-      <Route
-        path="/app/*"
-        element={
-          <Suspense fallback={<p className="loading">Loading…</p>}>
-            <ConsoleApp />
-          </Suspense>
-        }
-      />
+      <Route path="/approvals" element={later(<ApprovalPage />)} />
+      <Route path="/approvals/:id" element={later(<ApprovalPage />)} />
+      <Route path="/oauth/consent" element={later(<ConsentPage />)} />
+      <Route path="/calendar-sync" element={later(<CalendarSyncPage />)} />
+      <Route path="/app/*" element={later(<ConsoleApp />)} />
       <Route path="*" element={<NotFound />} />
     </Routes>
   );

@@ -1,27 +1,19 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { extname, join, relative, sep } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import { PROJECT_ROOT } from '../lib/project-root.js';
 
 /**
- * The service's own web pages. Two sources:
- *
- * - The web app (`frontend/`, built by Vite into `dist/frontend` on `npm install`): one
- *   `index.html` answers every client-side route of DECISIONS.md "Pages" (`/book/<slug>`,
- *   `/manage/<token>`, `/app/...`, and `/payment/<outcome>` where the
- *   payment provider sends the customer back); its content-hashed files under `/assets/` are
- *   cached for a year as immutable, the HTML is revalidated on every visit.
- * - Static pages under `web/` (the OAuth consent page and the calendar-sync landing), read
- *   once at start.
- *
- * Mapping: `web/<dir>/<name>.html` is the page `/<dir>/<name>` (`index.html` is its folder's
- * path, so `web/calendar-sync/index.html` or `web/calendar-sync.html` is `/calendar-sync`);
- * every other file with a known type keeps its path (`web/oauth/consent.js` is
- * `/oauth/consent.js`). Anything else under `web/` (dotfiles, notes) is never served, and an
- * unknown path is the normal 404 envelope.
+ * The service's own web pages: the web app (`frontend/`, built by Vite into `dist/frontend` on
+ * `npm install`). One `index.html` answers every client-side route of DECISIONS.md "Pages"
+ * (`/book/<slug>`, `/manage/<token>`, `/payment/<outcome>` where the payment provider sends the
+ * customer back, `/approvals/<id>`, `/oauth/consent`, `/calendar-sync`, `/app/...`); its
+ * content-hashed files under `/assets/` are cached for a year as immutable, the HTML is
+ * revalidated on every visit (never stored at all for the consent page). Any other path is the
+ * normal 404 envelope.
  */
 
 /** Pages may load their own scripts, styles and https/data images and talk to their own origin; nothing else. */
@@ -29,65 +21,29 @@ export const PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; " +
   "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.webp': 'image/webp',
-  '.txt': 'text/plain; charset=utf-8',
-};
-
-export const DEFAULT_WEB_ROOT = join(PROJECT_ROOT, 'web');
-/**
- * Further paths of a static page under `web/`: the approval page reads its id from
- * `/approvals/<id>` (DECISIONS.md "Pages") as well as from `/approvals?id=<id>`.
- */
-const STATIC_PAGE_PATHS: Record<string, string[]> = { '/approvals': ['/approvals/:id'] };
-
 /** Where `npm run build:web` writes the web app. */
 export const DEFAULT_FRONTEND_ROOT = join(PROJECT_ROOT, 'dist', 'frontend');
 
 /** The web app's client-side routes: each answers its `index.html`, the router draws the page. */
-export const APP_ROUTES = ['/book/:slug', '/manage/:token', '/payment/:outcome', '/app', '/app/*'] as const;
+export const APP_ROUTES = [
+  '/book/:slug',
+  '/manage/:token',
+  '/payment/:outcome',
+  // The approval page reads its id from the path, or from `?id=` (the older link form).
+  '/approvals',
+  '/approvals/:id',
+  '/oauth/consent',
+  '/calendar-sync',
+  '/app',
+  '/app/*',
+] as const;
 
-export interface StaticFile {
-  /** The URL path it is served at. */
-  url: string;
-  contentType: string;
-  body: Buffer;
-  etag: string;
-  isPage: boolean;
-}
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    if (entry.name.startsWith('.')) return [];
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return filesUnder(path);
-    return entry.isFile() ? [path] : [];
-  });
-}
-
-/** Every servable file under `root`, with the URL path it is served at. */
-export function loadStaticFiles(root: string): StaticFile[] {
-  return filesUnder(root).flatMap((path) => {
-    const ext = extname(path).toLowerCase();
-    const contentType = CONTENT_TYPES[ext];
-    if (!contentType) return [];
-    const rel = relative(root, path).split(sep).join('/');
-    const isPage = ext === '.html';
-    let url = `/${rel}`;
-    if (isPage) url = url.replace(/(^|\/)index\.html$/, '$1').replace(/\.html$/, '') || '/';
-    if (url.length > 1) url = url.replace(/\/$/, '');
-    const body = readFileSync(path);
-    const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-    return [{ url, contentType, body, etag, isPage }];
-  });
-}
+/**
+ * Pages never stored by the browser: the consent page's address carries the OAuth request
+ * (state, PKCE challenge) of one signed-in person, and a copy restored from a cache would show a
+ * request already decided.
+ */
+const NO_STORE_ROUTES: ReadonlySet<string> = new Set(['/oauth/consent']);
 
 function setSecurityHeaders(reply: FastifyReply) {
   // helmet's strict API policy was written on the raw response in onRequest; a page gets its own.
@@ -110,8 +66,6 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
 }
 
 export interface PagesOptions {
-  /** The folder to serve (tests); `web/` at the repository root by default. */
-  root?: string;
   /** The built web app (tests); `dist/frontend` by default. */
   frontendRoot?: string;
 }
@@ -142,11 +96,10 @@ async function serveFrontend(app: Parameters<FastifyPluginAsync>[0], root: strin
       setSecurityHeaders(reply);
       const preload = PRELOADS[url]?.(request.params as Record<string, string>);
       if (preload) reply.header('link', `<${preload}>; rel=preload; as=fetch; crossorigin=anonymous`);
+      reply.type('text/html; charset=utf-8');
+      if (NO_STORE_ROUTES.has(url)) return reply.header('cache-control', 'no-store').send(index);
       // A manage link's token is in the path: the page must not leave it in a shared cache.
-      reply
-        .type('text/html; charset=utf-8')
-        .header('cache-control', 'no-cache, private')
-        .header('etag', etag);
+      reply.header('cache-control', 'no-cache, private').header('etag', etag);
       if (matches(request.headers['if-none-match'], etag)) return reply.code(304).send();
       return reply.send(index);
     });
@@ -177,22 +130,6 @@ async function serveFrontend(app: Parameters<FastifyPluginAsync>[0], root: strin
 
 const pages: FastifyPluginAsync<PagesOptions> = async (app, options) => {
   await serveFrontend(app, options.frontendRoot ?? DEFAULT_FRONTEND_ROOT);
-  for (const file of loadStaticFiles(options.root ?? DEFAULT_WEB_ROOT)) {
-    const urls = [file.url, ...(file.isPage ? (STATIC_PAGE_PATHS[file.url] ?? []) : [])];
-    for (const url of urls)
-      app.get(url, { schema: { hide: true } }, async (request, reply) => {
-        setSecurityHeaders(reply);
-        reply.type(file.contentType);
-        if (file.isPage) {
-          // The consent page carries OAuth parameters in its URL and shows per-user data.
-          return reply.header('cache-control', 'no-store').send(file.body);
-        }
-        // Asset names carry no content hash: browsers revalidate, an unchanged file is a 304.
-        reply.header('cache-control', 'no-cache').header('etag', file.etag);
-        if (matches(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
-        return reply.send(file.body);
-      });
-  }
 };
 
 export default fp(pages, { name: 'pages', dependencies: ['helmet'] });

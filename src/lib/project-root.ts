@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The project's own folder (where package.json and web/ live): the nearest
+ * The project's own folder (where package.json lives): the nearest
  * ancestor of this file that holds a package.json. The same answer whether this
  * runs from src/ (tsx) or from the compiled dist/src/ (`npm start`).
  */

@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createTestApp, registerUser, type TestApp } from '../helpers/app.js';
 import {
   at,
   createResource,
@@ -23,6 +24,21 @@ async function freePort(): Promise<number> {
   const { port } = probe.address() as AddressInfo;
   await new Promise((resolve) => probe.close(resolve));
   return port;
+}
+
+/** No serious or critical accessibility violation, on a phone and on a desktop. */
+async function checkAtBothWidths(page: Page, name: string) {
+  for (const width of [360, 1280]) {
+    await page.setViewportSize({ width, height: 800 });
+    const result = await new AxeBuilder({ page }).analyze();
+    const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    assert.deepEqual(
+      bad.map((v) => `${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      [],
+      `${name} at ${width} px`,
+    );
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
 }
 
 describe('approval page (browser)', () => {
@@ -113,6 +129,7 @@ describe('approval page (browser)', () => {
     assert.equal(response?.status(), 200);
     assert.match(String(response?.headers()['content-security-policy']), /script-src 'self'/);
     await page.locator('#view-signin').waitFor();
+    await checkAtBothWidths(page, 'approval sign-in');
     await tabTo(page, 'email');
     await page.keyboard.type(owner.email);
     await page.keyboard.press('Tab');
@@ -122,12 +139,16 @@ describe('approval page (browser)', () => {
     const summary = await page.locator('#summary').textContent();
     assert.match(String(summary), /^Book Room A, .* Europe\/Berlin, 40\.00 EUR$/);
     assert.equal(await focusedId(page), 'approval-title');
+    assert.equal(await page.locator('#approval-status').textContent(), 'pending');
+    await checkAtBothWidths(page, 'approval pending');
     await tabTo(page, 'approve');
     await page.keyboard.press('Enter');
     await page.locator('#approval-outcome:not([hidden])').waitFor();
     assert.equal(await page.locator('#approval-outcome').textContent(), 'Approved: the call ran.');
     assert.equal(await page.locator('#approval-status').textContent(), 'executed');
     assert.equal(await booked(first.startTime), 1);
+    assert.equal(await page.locator('#approve').count(), 0, 'a decided request offers no decision');
+    await checkAtBothWidths(page, 'approval executed');
 
     // The next one, in the same signed-in tab: denied, nothing booked.
     const second = await ask();
@@ -147,6 +168,64 @@ describe('approval page (browser)', () => {
     assert.equal(await page.locator('#approval-outcome').textContent(), 'Denied: the call never ran.');
     assert.equal(await booked(second.startTime), 0);
     assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  test('a wrong password, a decision made elsewhere meanwhile, and links that name no request: said in words', async () => {
+    const asked = await ask();
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${origin}/approvals/${asked.id}`);
+    await page.locator('#view-signin').waitFor();
+    await page.getByLabel('Email').fill(owner.email);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').getByText('Email or password is incorrect.').waitFor();
+    assert.equal(await page.getByLabel('Password').getAttribute('aria-invalid'), 'true');
+    assert.equal(await focusedId(page), 'password');
+    await checkAtBothWidths(page, 'approval sign-in refused');
+    await page.getByLabel('Password').fill(owner.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('#view-approval').waitFor();
+
+    // Denied from elsewhere (another tab, the console) while this page still offers Approve.
+    const denied = await t.app.inject({
+      method: 'POST',
+      url: `/api/approvals/${asked.id}/deny`,
+      headers: owner.auth,
+    });
+    assert.equal(denied.statusCode, 200, denied.body);
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.locator('#approval-outcome').waitFor();
+    assert.equal(await page.locator('#approval-outcome').textContent(), 'Denied: the call never ran.');
+    assert.ok(((await page.getByRole('alert').textContent()) ?? '').length > 0, 'the refusal is said');
+    assert.equal(await booked(asked.startTime), 0);
+
+    // A link that names no request.
+    await page.goto(`${origin}/approvals/not-a-number`);
+    await page.locator('#view-failure').waitFor();
+    assert.equal(await page.locator('#failure-message').textContent(), 'This link does not name a request.');
+
+    // Someone else's request, signed in as another person.
+    const stranger = await registerUser(t.app, 'Stranger');
+    const other = await browser.newContext();
+    const login = await other.request.post(`${origin}/api/auth/login`, {
+      data: { email: stranger.email, password: stranger.password },
+    });
+    assert.equal(login.status(), 200);
+    const strangerPage = await other.newPage();
+    await strangerPage.goto(`${origin}/approvals/${asked.id}`);
+    await strangerPage.locator('#view-failure').waitFor();
+    assert.match(
+      String(await strangerPage.locator('#failure-message').textContent()),
+      /^There is no such request for your account\./,
+    );
+    assert.equal(await strangerPage.locator('#summary').count(), 0);
+    await checkAtBothWidths(strangerPage, 'approval not found');
+    assert.deepEqual(errors, []);
+    await other.close();
     await context.close();
   });
 });

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext } from 'playwright-core';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
   type CalendarProviderAEmulator,
   startCalendarProviderAEmulator,
@@ -39,6 +40,21 @@ function crossSite(env: Record<string, string>): Record<string, string> {
       name.endsWith('_AUTH_URL') ? value.replace('//127.0.0.1:', '//localhost:') : value,
     ]),
   );
+}
+
+/** No serious or critical accessibility violation, on a phone and on a desktop. */
+async function checkAtBothWidths(page: Page, name: string) {
+  for (const width of [360, 1280]) {
+    await page.setViewportSize({ width, height: 800 });
+    const result = await new AxeBuilder({ page }).analyze();
+    const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    assert.deepEqual(
+      bad.map((v) => `${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      [],
+      `${name} at ${width} px`,
+    );
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
 }
 
 describe('calendar-sync landing page (browser)', () => {
@@ -93,6 +109,7 @@ describe('calendar-sync landing page (browser)', () => {
     const { page, problems } = await openPage(context);
     await page.goto(`${origin}/calendar-sync?connect=calendar_provider_a`);
     await page.locator('#view-signin').waitFor({ state: 'visible' });
+    await checkAtBothWidths(page, 'calendar-sync sign-in');
     await page.getByLabel('Email').fill(user.email);
     await page.getByLabel('Password').fill(user.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -114,6 +131,11 @@ describe('calendar-sync landing page (browser)', () => {
 
     // The Connect button does the same for the other provider (the session lives in the cookie).
     await page.locator('#view-status').waitFor({ state: 'visible' });
+    // The outcome is shown once: the address bar no longer carries it.
+    assert.equal(new URL(page.url()).search, '');
+    const providerA = page.locator('.provider', { hasText: 'Calendar provider A' });
+    assert.equal(await providerA.locator('.state').textContent(), 'Connected');
+    await checkAtBothWidths(page, 'calendar-sync connected');
     const providerB = page.locator('.provider', { hasText: 'Calendar provider B' });
     await providerB.getByRole('button', { name: 'Connect' }).click();
     await page.locator('#result', { hasText: 'Calendar provider B is connected' }).waitFor();

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../helpers/app.js';
 import { launchChromium } from '../helpers/chromium.js';
@@ -68,6 +69,21 @@ class Callback {
   close() {
     return new Promise((resolve) => this.server.close(resolve));
   }
+}
+
+/** No serious or critical accessibility violation, on a phone and on a desktop. */
+async function checkAtBothWidths(page: Page, name: string) {
+  for (const width of [360, 1280]) {
+    await page.setViewportSize({ width, height: 800 });
+    const result = await new AxeBuilder({ page }).analyze();
+    const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    assert.deepEqual(
+      bad.map((v) => `${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      [],
+      `${name} at ${width} px`,
+    );
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
 }
 
 describe('OAuth consent page (browser)', () => {
@@ -184,6 +200,8 @@ describe('OAuth consent page (browser)', () => {
     assert.equal(new URL(page.url()).pathname, '/oauth/consent');
     assert.equal(new URL(page.url()).searchParams.get('state'), state);
     assert.ok(response);
+    await page.locator('#view-signin').waitFor({ state: 'visible' });
+    await checkAtBothWidths(page, 'consent sign-in');
     await signInThroughForm(page);
     await consentShown(page);
 
@@ -207,6 +225,8 @@ describe('OAuth consent page (browser)', () => {
     assert.equal(await radios.first().isChecked(), true);
     const firstGroup = await radios.first().inputValue();
     assert.ok((await page.locator('.group').first().locator('.highlights li').count()) > 0);
+    assert.equal(await page.locator('#consent-title').evaluate((h) => h === document.activeElement), true);
+    await checkAtBothWidths(page, 'consent');
 
     await page.getByRole('button', { name: 'Approve' }).click();
     await page.waitForURL((url) => url.href.startsWith(callback.uri));
@@ -343,7 +363,18 @@ describe('OAuth consent page (browser)', () => {
         ),
       );
     });
-    for (const path of ['/oauth/consent', '/oauth/consent.js', '/oauth/consent.css']) {
+    // The page is the web app: its scripts and style sheets (the page's own chunk among them) are
+    // the app's hashed assets.
+    const assets = [...responses.keys()].filter((path) => /^\/assets\/.+\.(js|css)$/.test(path));
+    assert.ok(
+      assets.some((path) => /\/ConsentPage-[^/]+\.js$/.test(path)),
+      `the consent page's own script was loaded: ${assets.join(', ')}`,
+    );
+    assert.ok(
+      assets.some((path) => path.endsWith('.css')),
+      'a style sheet was loaded',
+    );
+    for (const path of ['/oauth/consent', ...assets]) {
       const headers = responses.get(path);
       assert.ok(headers, `${path} was loaded`);
       const csp = headers['content-security-policy'] ?? '';
@@ -399,6 +430,7 @@ describe('OAuth consent page (browser)', () => {
       const message = (await page.locator('#failure-message').textContent()) ?? '';
       assert.ok(message.length > 0, name);
       assert.equal(await page.locator('#view-consent').isHidden(), true, name);
+      await checkAtBothWidths(page, `consent failure ${name}`);
       await page.screenshot({ path: join(screenshots, `failure-${name}.png`), fullPage: true });
       assert.equal(new URL(page.url()).pathname, '/oauth/consent', name);
     }
@@ -434,6 +466,58 @@ describe('OAuth consent page (browser)', () => {
     // Only https or data: logos are shown.
     assert.equal(await page.locator('#client-logo').isHidden(), true);
     assert.equal(await page.locator('#client-logo').getAttribute('src'), null);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('a wrong password is said in the alert, marks both fields and keeps the request', async () => {
+    const context = await browser.newContext();
+    const { page, problems } = await openPage(context);
+    const state = `wrong-${randomBytes(4).toString('hex')}`;
+    await page.goto(authorizeUrl(state, pkce().challenge));
+    await page.locator('#view-signin').waitFor({ state: 'visible' });
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').getByText('Enter your email address.').waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'email');
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').getByText('Email or password is incorrect.').waitFor();
+    assert.equal(await page.getByLabel('Email').getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.getByLabel('Password').getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'password');
+    await checkAtBothWidths(page, 'consent sign-in refused');
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await consentShown(page);
+    assert.equal(
+      new URL(page.url()).searchParams.get('state'),
+      state,
+      'the OAuth request stays in the address',
+    );
+    await page.getByRole('button', { name: 'Deny' }).click();
+    await page.waitForURL((url) => url.href.startsWith(callback.uri));
+    assert.equal(callback.byState(state).get('error'), 'access_denied');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('"Use another account" signs out here and at the service, and keeps the request', async () => {
+    const context = await signedInContext();
+    const { page, problems } = await openPage(context);
+    const state = `switch-${randomBytes(4).toString('hex')}`;
+    await page.goto(authorizeUrl(state, pkce().challenge));
+    await consentShown(page);
+    await page.getByRole('button', { name: 'Use another account' }).click();
+    await page.locator('#view-signin').waitFor({ state: 'visible' });
+    await page.getByRole('status').getByText('Signed out. Sign in with another account.').waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'email');
+    // The session is gone at the service too: a reload asks for a sign-in again.
+    await page.reload();
+    await page.locator('#view-signin').waitFor({ state: 'visible' });
+    assert.equal(new URL(page.url()).searchParams.get('state'), state);
+    await signInThroughForm(page);
+    await consentShown(page);
     assert.deepEqual(problems, []);
     await context.close();
   });

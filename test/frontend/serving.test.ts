@@ -14,8 +14,6 @@ import helmet from '../../src/plugins/helmet.js';
 const INDEX =
   '<!doctype html><html lang="en"><head><script type="module" crossorigin src="/assets/index-AbC123.js"></script>' +
   '<link rel="stylesheet" href="/assets/index-DeF456.css"></head><body><div id="root"></div></body></html>';
-const APPROVAL_PAGE =
-  '<!doctype html><title>Approval</title><script type="module" src="/approvals/approvals.js"></script>';
 const SCRIPT = `console.log(${JSON.stringify('x'.repeat(2000))});`;
 
 describe('the web app, served', () => {
@@ -30,9 +28,7 @@ describe('the web app, served', () => {
     writeFileSync(join(root, 'assets', 'index-DeF456.css'), 'body{margin:0}');
     app = Fastify();
     await app.register(helmet);
-    mkdirSync(join(root, 'web', 'approvals'), { recursive: true });
-    writeFileSync(join(root, 'web', 'approvals', 'index.html'), APPROVAL_PAGE);
-    await app.register(pages, { frontendRoot: root, root: join(root, 'web') });
+    await app.register(pages, { frontendRoot: root });
   });
   after(async () => {
     await app.close();
@@ -44,10 +40,13 @@ describe('the web app, served', () => {
       '/book/salon-ute',
       '/manage/abc_DEF-123',
       '/payment/complete?reservation=4',
+      '/approvals/9',
+      '/approvals?id=9',
+      '/calendar-sync?success=connected&provider=calendar_provider_a',
       '/app',
       '/app/organisations/3/types',
     ];
-    assert.equal(APP_ROUTES.length, 5);
+    assert.equal(APP_ROUTES.length, 9);
     for (const path of paths) {
       const r = await app.inject({ method: 'GET', url: path });
       assert.equal(r.statusCode, 200, path);
@@ -103,14 +102,13 @@ describe('the web app, served', () => {
     assert.match(String(css.headers['content-type']), /text\/css/);
   });
 
-  test('the approval page of web/ answers /approvals/<id> too (it reads the id from the path)', async () => {
-    for (const path of ['/approvals?id=9', '/approvals/9']) {
-      const r = await app.inject({ method: 'GET', url: path });
-      assert.equal(r.statusCode, 200, path);
-      assert.equal(r.body, APPROVAL_PAGE);
-      assert.equal(r.headers['content-security-policy'], PAGE_CSP);
-      assert.equal(r.headers['cache-control'], 'no-store');
-    }
+  test('the OAuth consent page is the app too, never stored (its address carries the OAuth request)', async () => {
+    const r = await app.inject({ method: 'GET', url: '/oauth/consent?client_id=x&state=y' });
+    assert.equal(r.statusCode, 200);
+    assert.equal(r.body, INDEX);
+    assert.equal(r.headers['content-security-policy'], PAGE_CSP);
+    assert.equal(r.headers['cache-control'], 'no-store');
+    assert.equal(r.headers.etag, undefined);
   });
 
   test('unknown assets and paths outside the pages are 404; no directory listing', async () => {

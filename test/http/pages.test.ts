@@ -1,78 +1,122 @@
+// The signed-in pages people reach from outside the console (/approvals, /oauth/consent,
+// /calendar-sync) are routes of the web app (issue 27): the app's index.html with the page
+// policy, the consent page never stored; the static pages they replaced are gone.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import Fastify from 'fastify';
-import pages, { DEFAULT_WEB_ROOT, loadStaticFiles, PAGE_CSP } from '../../src/http/pages.js';
+import Fastify, { type FastifyInstance } from 'fastify';
+import pages, { APP_ROUTES, PAGE_CSP } from '../../src/http/pages.js';
+import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import helmet from '../../src/plugins/helmet.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 const API_CSP = "default-src 'none';frame-ancestors 'none';base-uri 'none';form-action 'self'";
+const INDEX =
+  '<!doctype html><html lang="en"><head><script type="module" crossorigin src="/assets/index-AbC123.js"></script>' +
+  '</head><body><div id="root"></div></body></html>';
 
-function assertPageHeaders(headers: Record<string, unknown>) {
-  assert.equal(headers['content-security-policy'], PAGE_CSP);
-  assert.equal(headers['x-frame-options'], 'DENY');
-  assert.equal(headers['referrer-policy'], 'no-referrer');
-  assert.equal(headers['x-content-type-options'], 'nosniff');
+function assertPageHeaders(headers: Record<string, unknown>, path: string) {
+  // Exactly one policy: two would both apply, and the API one would block the page's script.
+  assert.equal(headers['content-security-policy'], PAGE_CSP, path);
+  assert.equal(headers['x-frame-options'], 'DENY', path);
+  assert.equal(headers['referrer-policy'], 'no-referrer', path);
+  assert.equal(headers['x-content-type-options'], 'nosniff', path);
+  assert.equal(headers['content-type'], 'text/html; charset=utf-8', path);
 }
 
-describe('web pages', () => {
+describe('the signed-in pages, served by the web app', () => {
+  let app: FastifyInstance;
+  let root: string;
+  before(async () => {
+    root = mkdtempSync(join(tmpdir(), 'pages-'));
+    mkdirSync(join(root, 'assets'));
+    writeFileSync(join(root, 'index.html'), INDEX);
+    writeFileSync(join(root, 'assets', 'index-AbC123.js'), 'export {};');
+    app = Fastify();
+    await app.register(helmet);
+    await app.register(pages, { frontendRoot: root });
+  });
+  after(async () => {
+    await app.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  test('each is an app route', () => {
+    for (const route of ['/approvals', '/approvals/:id', '/oauth/consent', '/calendar-sync'])
+      assert.ok((APP_ROUTES as readonly string[]).includes(route), route);
+  });
+
+  test('the consent page: the app, the page CSP instead of the API one, never stored', async () => {
+    const query =
+      'response_type=code&client_id=x&redirect_uri=http%3A%2F%2F127.0.0.1%2Fcb&code_challenge=c&state=y';
+    const r = await app.inject({ method: 'GET', url: `/oauth/consent?${query}` });
+    assert.equal(r.statusCode, 200);
+    assert.equal(r.body, INDEX);
+    assertPageHeaders(r.headers, '/oauth/consent');
+    // It carries one person's OAuth request: no copy in any cache, nothing to revalidate.
+    assert.equal(r.headers['cache-control'], 'no-store');
+    assert.equal(r.headers.etag, undefined);
+    const again = await app.inject({
+      method: 'GET',
+      url: '/oauth/consent',
+      headers: { 'if-none-match': '*' },
+    });
+    assert.equal(again.statusCode, 200);
+    assert.equal(again.body, INDEX);
+  });
+
+  test('the approval page (by path or ?id=) and the calendar-sync landing: revalidated, private', async () => {
+    for (const path of [
+      '/approvals/9',
+      '/approvals?id=9',
+      '/calendar-sync',
+      '/calendar-sync?success=connected&provider=calendar_provider_a',
+      '/calendar-sync?connect=calendar_provider_b',
+    ]) {
+      const r = await app.inject({ method: 'GET', url: path });
+      assert.equal(r.statusCode, 200, path);
+      assert.equal(r.body, INDEX, path);
+      assertPageHeaders(r.headers, path);
+      assert.equal(r.headers['cache-control'], 'no-cache, private', path);
+      const again = await app.inject({
+        method: 'GET',
+        url: path,
+        headers: { 'if-none-match': String(r.headers.etag) },
+      });
+      assert.equal(again.statusCode, 304, path);
+    }
+  });
+
+  test('paths beside them are not pages', async () => {
+    for (const path of ['/approvals/9/x', '/oauth', '/oauth/consent/x', '/calendar-sync/x']) {
+      const r = await app.inject({ method: 'GET', url: path });
+      assert.equal(r.statusCode, 404, path);
+    }
+  });
+});
+
+describe('the static pages they replaced', () => {
   let t: TestApp;
   before(async () => {
     t = await createTestApp();
   });
   after(() => t.close());
 
-  test('the consent page: HTML, the page CSP instead of the API one, never cached', async () => {
-    const r = await t.app.inject({ method: 'GET', url: '/oauth/consent?client_id=x&state=y' });
-    assert.equal(r.statusCode, 200);
-    assert.equal(r.headers['content-type'], 'text/html; charset=utf-8');
-    assertPageHeaders(r.headers);
-    assert.equal(r.headers['cache-control'], 'no-store');
-    assert.match(r.body, /<script type="module" src="\/oauth\/consent\.js"><\/script>/);
-    assert.equal(r.body, readFileSync(join(DEFAULT_WEB_ROOT, 'oauth/consent.html'), 'utf8'));
-    // Exactly one policy: two would both apply, and the API one would block the page's script.
-    assert.equal(typeof r.headers['content-security-policy'], 'string');
-  });
-
-  test('no inline script or style in the page', async () => {
-    const r = await t.app.inject({ method: 'GET', url: '/oauth/consent' });
-    assert.doesNotMatch(r.body, /<script(?![^>]*\bsrc=)[^>]*>/i);
-    assert.doesNotMatch(r.body, /<style\b/i);
-    assert.doesNotMatch(r.body, /\sstyle=/i);
-    assert.doesNotMatch(r.body, /\son[a-z]+=/i);
-  });
-
-  test('assets: content types, revalidation by ETag', async () => {
-    const js = await t.app.inject({ method: 'GET', url: '/oauth/consent.js' });
-    assert.equal(js.statusCode, 200);
-    assert.equal(js.headers['content-type'], 'text/javascript; charset=utf-8');
-    assertPageHeaders(js.headers);
-    assert.equal(js.headers['cache-control'], 'no-cache');
-    assert.match(String(js.headers.etag), /^"[A-Za-z0-9_-]+"$/);
-
-    const css = await t.app.inject({ method: 'GET', url: '/oauth/consent.css' });
-    assert.equal(css.statusCode, 200);
-    assert.equal(css.headers['content-type'], 'text/css; charset=utf-8');
-
-    const again = await t.app.inject({
-      method: 'GET',
-      url: '/oauth/consent.js',
-      headers: { 'if-none-match': String(js.headers.etag) },
-    });
-    assert.equal(again.statusCode, 304);
-    assert.equal(again.body, '');
-    const head = await t.app.inject({ method: 'HEAD', url: '/oauth/consent.css' });
-    assert.equal(head.statusCode, 200);
-    assert.equal(head.headers['content-type'], 'text/css; charset=utf-8');
-  });
-
-  test('unknown assets and the raw .html path are 404 in the normal envelope', async () => {
-    for (const url of ['/oauth/missing.js', '/oauth/consent.html', '/oauth/../package.json', '/oauth/']) {
+  test('their old scripts, styles and raw HTML paths are the normal 404 envelope', async () => {
+    for (const url of [
+      '/oauth/consent.js',
+      '/oauth/consent.css',
+      '/oauth/consent.html',
+      '/calendar-sync/calendar-sync.js',
+      '/calendar-sync/calendar-sync.css',
+      '/oauth/../package.json',
+      '/oauth/',
+    ]) {
       const r = await t.app.inject({ method: 'GET', url });
       assert.equal(r.statusCode, 404, url);
-      assert.equal(r.json().error.code, 'NOT_FOUND');
+      assert.equal(r.json().error.code, 'NOT_FOUND', url);
     }
   });
 
@@ -83,42 +127,27 @@ describe('web pages', () => {
   });
 });
 
-describe('web folder mapping', () => {
-  let root: string;
-  before(() => {
-    root = mkdtempSync(join(tmpdir(), 'pages-'));
-    mkdirSync(join(root, 'calendar-sync'));
-    mkdirSync(join(root, 'oauth'));
-    writeFileSync(join(root, 'calendar-sync', 'index.html'), '<!doctype html><title>sync</title>');
-    writeFileSync(join(root, 'calendar-sync', 'landing.js'), 'export {};');
-    writeFileSync(join(root, 'oauth', 'consent.html'), '<!doctype html><title>consent</title>');
-    writeFileSync(join(root, 'oauth', 'logo.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
-    writeFileSync(join(root, 'oauth', 'NOTES.md'), 'not served');
-    writeFileSync(join(root, 'oauth', '.secret.js'), 'not served');
-  });
-  after(() => rmSync(root, { recursive: true, force: true }));
+describe('the page modules (the CSP allows no inline script or style)', () => {
+  const source = (path: string) => readFileSync(join(PROJECT_ROOT, 'frontend', path), 'utf8');
 
-  test('a page per HTML file, index.html at its folder, other known types by path', () => {
-    const files = loadStaticFiles(root)
-      .map((file) => [file.url, file.contentType, file.isPage] as const)
-      .sort(([a], [b]) => a.localeCompare(b));
-    assert.deepEqual(files, [
-      ['/calendar-sync', 'text/html; charset=utf-8', true],
-      ['/calendar-sync/landing.js', 'text/javascript; charset=utf-8', false],
-      ['/oauth/consent', 'text/html; charset=utf-8', true],
-      ['/oauth/logo.svg', 'image/svg+xml', false],
-    ]);
+  test("the app's HTML has no inline script or style", () => {
+    const html = source('index.html');
+    assert.doesNotMatch(html, /<script(?![^>]*\bsrc=)[^>]*>/i);
+    assert.doesNotMatch(html, /<style\b/i);
+    assert.doesNotMatch(html, /\sstyle=/i);
+    assert.doesNotMatch(html, /\son[a-z]+=/i);
   });
 
-  test('a new page is served by adding its file, with the page headers over helmet', async () => {
-    const app = Fastify();
-    await app.register(helmet);
-    await app.register(pages, { root });
-    const r = await app.inject({ method: 'GET', url: '/calendar-sync?success=connected' });
-    assert.equal(r.statusCode, 200);
-    assertPageHeaders(r.headers);
-    assert.equal(r.headers['cache-control'], 'no-store');
-    assert.equal((await app.inject({ method: 'GET', url: '/oauth/NOTES.md' })).statusCode, 404);
-    await app.close();
+  test('the three pages draw server values as text: no HTML injection, no inline styles', () => {
+    for (const path of [
+      'src/pages/ApprovalPage.tsx',
+      'src/pages/ConsentPage.tsx',
+      'src/pages/CalendarSyncPage.tsx',
+      'src/pages/account-page.tsx',
+    ]) {
+      const code = source(path);
+      assert.doesNotMatch(code, /dangerouslySetInnerHTML|innerHTML|outerHTML|insertAdjacentHTML/, path);
+      assert.doesNotMatch(code, /\sstyle=\{/, path);
+    }
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../../src/config.js';
+import { PAGE_CSP } from '../../../src/http/pages.js';
 import { decryptSecret } from '../../../src/lib/crypto.js';
 import { registerUser, TEST_ENV } from '../../helpers/app.js';
 import {
@@ -518,17 +519,18 @@ describe('calendar sync: connect, callback, mapping, disconnect, force', () => {
     assert.equal((await status(h.app, alice, 'calendar_provider_a')).syncedCalendars.length, 1);
   });
 
-  test('the landing page is served with the page policy', async () => {
+  test('the landing page is the web app, served with the page policy', async () => {
     const page = await h.app.inject({
       method: 'GET',
       url: '/calendar-sync?success=connected&provider=calendar_provider_a',
     });
     assert.equal(page.statusCode, 200);
     assert.equal(page.headers['content-type'], 'text/html; charset=utf-8');
-    assert.match(page.body, /<script type="module" src="\/calendar-sync\/calendar-sync\.js"><\/script>/);
+    assert.equal(page.headers['content-security-policy'], PAGE_CSP);
+    assert.match(page.body, /<script type="module" crossorigin src="\/assets\/index-[\w-]+\.js"><\/script>/);
     assert.doesNotMatch(page.body, /<script(?![^>]*\bsrc=)[^>]*>/i);
+    // The static page it replaced is gone.
     const script = await h.app.inject({ method: 'GET', url: '/calendar-sync/calendar-sync.js' });
-    assert.equal(script.statusCode, 200);
-    assert.doesNotMatch(script.body, /innerHTML/);
+    assert.equal(script.statusCode, 404);
   });
 });

@@ -1,0 +1,422 @@
+// The OAuth consent page (`/oauth/consent?<the authorize request's query>`): the authorize
+// endpoint sends the browser here; the person signs in, sees the client and where it will send
+// them back, picks what it may do, and approves or denies. The parameters go on unchanged to
+// `GET /api/oauth/consent-details` and `POST /api/oauth/consent`; the answer's redirect is
+// followed only back to the registered address. Every client-supplied value is drawn as text.
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { unwrap } from '../api/client.js';
+import type { paths } from '../api/schema.js';
+import {
+  asSignedIn,
+  currentUser,
+  detailedMessageOf,
+  resume,
+  SignedOut,
+  signedApi,
+  signIn,
+  signOut,
+} from '../lib/page-session.js';
+import { AccountPage, Loading, SignInForm, useAnnouncer, useFocus, usePageTitle } from './account-page.js';
+
+type Details = paths['/api/oauth/consent-details']['get']['responses'][200]['content']['application/json'];
+type DetailsQuery = paths['/api/oauth/consent-details']['get']['parameters']['query'];
+type ConsentBody = paths['/api/oauth/consent']['post']['requestBody']['content']['application/json'];
+type Group = Details['availablePermissionGroups'][number];
+type View =
+  | { name: 'loading' }
+  | { name: 'signin' }
+  | { name: 'consent'; details: Details }
+  | { name: 'failure'; message: string };
+
+/** The authorize request's parameters the details call checks, passed on as they came. */
+const DETAIL_PARAMS = [
+  'client_id',
+  'redirect_uri',
+  'code_challenge',
+  'code_challenge_method',
+  'response_type',
+  'resource',
+] as const;
+const REQUIRED_PARAMS = ['client_id', 'redirect_uri', 'code_challenge'] as const;
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** A logo is shown only from https or an inline image. */
+function safeImageUrl(value: string | null | undefined): string | null {
+  if (!value) return null;
+  try {
+    const url = new URL(value);
+    if (url.protocol === 'https:') return url.href;
+    if (url.protocol === 'data:' && /^data:image\/(png|gif|jpeg|webp|svg\+xml)[;,]/i.test(value))
+      return value;
+  } catch {
+    // not a URL
+  }
+  return null;
+}
+
+function webUrl(value: string | null | undefined): URL | null {
+  if (!value) return null;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Only a redirect back to the registered address (http or https) is followed. */
+function safeRedirect(value: string, registeredUri: string | null): string | null {
+  const target = webUrl(value);
+  const registered = webUrl(registeredUri);
+  if (!target || !registered) return null;
+  if (target.origin !== registered.origin || target.pathname !== registered.pathname) return null;
+  return target.href;
+}
+
+const SESSION_ENDED = 'Your session has ended. Sign in again to continue.';
+
+export default function ConsentPage() {
+  usePageTitle('Connect an app');
+  // The query as the page was opened with it; nothing on this page changes the address.
+  const params = useMemo(() => new URLSearchParams(window.location.search), []);
+  const announcer = useAnnouncer();
+  const { announce, alertError, clear } = announcer;
+  const focus = useFocus();
+  const [view, setView] = useState<View>({ name: 'loading' });
+  const [busy, setBusy] = useState(false);
+
+  const show = useCallback(
+    (next: View, focusId: string) => {
+      setView(next);
+      focus(focusId);
+    },
+    [focus],
+  );
+  const showFailure = useCallback(
+    (message: string) => {
+      clear();
+      show({ name: 'failure', message }, 'failure-title');
+    },
+    [clear, show],
+  );
+  const showSignIn = useCallback(
+    (message?: string) => {
+      clear();
+      setBusy(false);
+      show({ name: 'signin' }, 'email');
+      if (message) alertError(message);
+    },
+    [clear, show, alertError],
+  );
+
+  const loadDetails = useCallback(async () => {
+    const query: Record<string, string> = {};
+    for (const name of DETAIL_PARAMS) {
+      const value = params.get(name);
+      if (value !== null) query[name] = value;
+    }
+    announce('Loading the request…');
+    try {
+      const details = await asSignedIn(() =>
+        unwrap(signedApi.GET('/api/oauth/consent-details', { params: { query: query as DetailsQuery } })),
+      );
+      clear();
+      show({ name: 'consent', details }, 'consent-title');
+    } catch (error) {
+      if (error instanceof SignedOut) showSignIn(SESSION_ENDED);
+      // No redirect on a bad request: the redirect address itself may be what is wrong.
+      else showFailure(detailedMessageOf(error));
+    }
+  }, [params, announce, clear, show, showSignIn, showFailure]);
+
+  useEffect(() => {
+    const missing = REQUIRED_PARAMS.filter((name) => !params.get(name));
+    if (missing.length > 0) {
+      showFailure(`The link that opened this page is incomplete (missing ${missing.join(', ')}).`);
+      return;
+    }
+    resume().then(
+      (signedIn) => (signedIn ? loadDetails() : showSignIn()),
+      (error: unknown) => showFailure(detailedMessageOf(error)),
+    );
+  }, [params, loadDetails, showSignIn, showFailure]);
+
+  // Back from the app's page: a page restored from the back-forward cache would show a spent request.
+  useEffect(() => {
+    const onShow = (event: PageTransitionEvent) => {
+      if (event.persisted) window.location.reload();
+    };
+    window.addEventListener('pageshow', onShow);
+    return () => window.removeEventListener('pageshow', onShow);
+  }, []);
+
+  async function onSignIn(email: string, password: string) {
+    clear();
+    setBusy(true);
+    announce('Signing in…');
+    try {
+      await signIn(email, password);
+    } finally {
+      setBusy(false);
+    }
+    await loadDetails();
+  }
+
+  async function onSwitchAccount() {
+    if (busy) return;
+    setBusy(true);
+    announce('Signing out…');
+    await signOut();
+    showSignIn();
+    announce('Signed out. Sign in with another account.');
+  }
+
+  async function decide(approve: boolean, chosen: string | null) {
+    if (busy) return;
+    if (approve && !chosen) {
+      alertError('Choose what the app may do first.');
+      return;
+    }
+    clear();
+    setBusy(true);
+    announce(approve ? 'Approving…' : 'Denying…');
+    const body: ConsentBody = {
+      clientId: params.get('client_id') ?? '',
+      redirectUri: params.get('redirect_uri') ?? '',
+      state: params.get('state') ?? '',
+      codeChallenge: params.get('code_challenge') ?? '',
+      approve,
+      permissionGroupId: chosen,
+    };
+    // RFC 8707: the resource of the authorize request, when the app named one.
+    const resource = params.get('resource');
+    if (resource !== null) body.resource = resource;
+    let redirectUrl: string;
+    try {
+      ({ redirectUrl } = await asSignedIn(() => unwrap(signedApi.POST('/api/oauth/consent', { body }))));
+    } catch (error) {
+      setBusy(false);
+      announce('');
+      if (error instanceof SignedOut) showSignIn(SESSION_ENDED);
+      else alertError(detailedMessageOf(error));
+      return;
+    }
+    const target = safeRedirect(redirectUrl, params.get('redirect_uri'));
+    if (!target) {
+      setBusy(false);
+      showFailure('The service answered with an unexpected address, so this page stays here.');
+      return;
+    }
+    announce(`Sending you back to ${new URL(target).host}…`);
+    window.location.assign(target);
+  }
+
+  return (
+    <AccountPage busy={busy || view.name === 'loading'} announcer={announcer}>
+      {view.name === 'loading' ? <Loading what="the request" /> : null}
+
+      {view.name === 'signin' ? (
+        <section id="view-signin" aria-labelledby="signin-title">
+          <h1 id="signin-title" tabIndex={-1}>
+            Sign in to continue
+          </h1>
+          <p className="hint">
+            An app wants to connect to your Reservation Service account. Sign in to review its request.
+          </p>
+          <SignInForm busy={busy} announcer={announcer} onSignIn={onSignIn} />
+        </section>
+      ) : null}
+
+      {view.name === 'consent' ? (
+        <Consent
+          details={view.details}
+          redirectParam={params.get('redirect_uri')}
+          busy={busy}
+          onDecide={decide}
+          onSwitchAccount={onSwitchAccount}
+        />
+      ) : null}
+
+      {view.name === 'failure' ? (
+        <section id="view-failure" aria-labelledby="failure-title">
+          <h1 id="failure-title" tabIndex={-1}>
+            This request cannot be completed
+          </h1>
+          <p id="failure-message" className="failure-message">
+            {view.message}
+          </p>
+          <p className="hint">Go back to the app you came from and start connecting again.</p>
+        </section>
+      ) : null}
+    </AccountPage>
+  );
+}
+
+function Consent(props: {
+  details: Details;
+  redirectParam: string | null;
+  busy: boolean;
+  onDecide: (approve: boolean, chosen: string | null) => void;
+  onSwitchAccount: () => void;
+}) {
+  const { details, redirectParam, busy, onDecide, onSwitchAccount } = props;
+  const name = details.clientName || details.clientId || 'An app';
+  const logoUrl = safeImageUrl(details.clientLogoUrl);
+  const [logoShown, setLogoShown] = useState(false);
+  const homepage = webUrl(details.clientHomepageUrl);
+  const redirect = webUrl(details.redirectUri ?? redirectParam);
+  const groups = details.availablePermissionGroups.filter((group) => group.canAssign !== false);
+  const [chosen, setChosen] = useState<string | null>(groups[0]?.id ?? null);
+  const email = currentUser()?.email;
+
+  return (
+    <section id="view-consent" aria-labelledby="consent-title">
+      <div className="client">
+        {/* Hidden until it loads: a broken or slow logo never shows as a broken image. */}
+        <img
+          id="client-logo"
+          className="logo"
+          alt={logoUrl ? `${name} logo` : ''}
+          width={56}
+          height={56}
+          referrerPolicy="no-referrer"
+          src={logoUrl ?? undefined}
+          hidden={!logoShown}
+          onLoad={() => setLogoShown(true)}
+          onError={() => setLogoShown(false)}
+        />
+        <div className="client-text">
+          <h1 id="consent-title" tabIndex={-1}>
+            <span id="client-name">{name}</span> wants to access your account
+          </h1>
+          {homepage ? (
+            <p id="client-homepage" className="homepage">
+              <a
+                id="client-homepage-link"
+                href={homepage.href}
+                target="_blank"
+                rel="noopener noreferrer"
+                title={`${name}'s homepage: ${homepage.href}`}
+              >
+                {homepage.host}
+              </a>
+            </p>
+          ) : null}
+        </div>
+      </div>
+      {details.clientDescription ? (
+        <p id="client-description" className="client-description">
+          {details.clientDescription}
+        </p>
+      ) : null}
+
+      <p className="redirect">
+        You will be sent back to{' '}
+        <strong id="redirect-host" className="host">
+          {redirect ? redirect.host : (details.redirectUri ?? '')}
+        </strong>
+        {redirect && LOOPBACK_HOSTS.has(redirect.hostname) ? (
+          <span id="redirect-note" className="hint">
+            {' '}
+            (an app on this device)
+          </span>
+        ) : null}
+      </p>
+
+      {groups.length > 0 ? (
+        <fieldset id="groups" className="groups">
+          <legend>Choose what the app may do</legend>
+          <div id="group-list" className="group-list">
+            {groups.map((group, index) => (
+              <GroupChoice
+                key={group.id}
+                group={group}
+                index={index}
+                checked={chosen === group.id}
+                onChoose={() => setChosen(group.id)}
+              />
+            ))}
+          </div>
+        </fieldset>
+      ) : (
+        <p id="no-groups" className="notice">
+          You have no permission set you can grant to an app. You can only deny this request.
+        </p>
+      )}
+
+      <p className="hint">
+        The app named and described itself; Reservation Service has not checked it. Approve only if you trust
+        the address above. You can revoke the app's access at any time from your agents.
+      </p>
+
+      <div className="actions decision">
+        <button
+          id="deny"
+          type="button"
+          className="secondary"
+          disabled={busy}
+          onClick={() => onDecide(false, null)}
+        >
+          Deny
+        </button>
+        {groups.length > 0 ? (
+          <button
+            id="approve"
+            type="button"
+            className="primary"
+            disabled={busy}
+            onClick={() => onDecide(true, chosen)}
+          >
+            Approve
+          </button>
+        ) : null}
+      </div>
+
+      <p className="account account-line hint">
+        Signed in as <span id="account-email">{email || 'your account'}</span>.{' '}
+        <button id="switch-account" type="button" className="link" disabled={busy} onClick={onSwitchAccount}>
+          Use another account
+        </button>
+      </p>
+    </section>
+  );
+}
+
+function GroupChoice(props: { group: Group; index: number; checked: boolean; onChoose: () => void }) {
+  const { group, index, checked, onChoose } = props;
+  const id = `group-${index}`;
+  const describedBy = [
+    group.description ? `${id}-description` : null,
+    group.highlights.length > 0 ? `${id}-highlights` : null,
+  ].filter(Boolean);
+  return (
+    <div className="group">
+      <input
+        type="radio"
+        name="permission-group"
+        id={id}
+        value={group.id}
+        checked={checked}
+        onChange={onChoose}
+        aria-describedby={describedBy.length > 0 ? describedBy.join(' ') : undefined}
+      />
+      <div className="group-body">
+        <label htmlFor={id} className="group-label">
+          {group.label || group.id}
+        </label>
+        {group.description ? (
+          <p id={`${id}-description`} className="group-description">
+            {group.description}
+          </p>
+        ) : null}
+        {group.highlights.length > 0 ? (
+          <ul id={`${id}-highlights`} className="highlights">
+            {group.highlights.map((text) => (
+              <li key={text}>{text}</li>
+            ))}
+          </ul>
+        ) : null}
+      </div>
+    </div>
+  );
+}

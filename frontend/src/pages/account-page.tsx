@@ -1,0 +1,173 @@
+// What the approval, consent and calendar-sync pages share: the frame with its live regions,
+// focus moved to each view's heading, and the sign-in form. Keyboard-only works throughout:
+// native buttons and fields, focus on the heading of every new view, outcomes announced.
+import { type FormEvent, type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
+import { ApiError } from '../api/client.js';
+import { useBrandColour } from '../components/Branding.js';
+import { messageOf } from '../lib/page-session.js';
+import './account-pages.css';
+
+/** The tab's title, and no indexing (these pages carry requests meant for one person). */
+export function usePageTitle(title: string) {
+  useBrandColour(null);
+  useEffect(() => {
+    document.title = `${title} · Reservation Service`;
+    const robots = document.createElement('meta');
+    robots.name = 'robots';
+    robots.content = 'noindex, nofollow';
+    document.head.append(robots);
+    return () => robots.remove();
+  }, [title]);
+}
+
+export interface Announcer {
+  status: string;
+  alert: { text: string; n: number };
+  /** Progress and outcomes, said politely. */
+  announce: (text: string) => void;
+  /** A problem, said at once; the same message twice is said twice. */
+  alertError: (text: string) => void;
+  clear: () => void;
+}
+
+export function useAnnouncer(): Announcer {
+  const [status, setStatus] = useState('');
+  const [alert, setAlert] = useState({ text: '', n: 0 });
+  const announce = useCallback((text: string) => setStatus(text), []);
+  const alertError = useCallback((text: string) => setAlert((a) => ({ text, n: a.n + 1 })), []);
+  const clear = useCallback(() => {
+    setStatus('');
+    setAlert((a) => ({ text: '', n: a.n + 1 }));
+  }, []);
+  return { status, alert, announce, alertError, clear };
+}
+
+/** Moves focus to an element by id once it is drawn; asking again for the same id moves it again. */
+export function useFocus() {
+  const [request, setRequest] = useState({ id: '', n: 0 });
+  useEffect(() => {
+    if (request.id) document.getElementById(request.id)?.focus();
+  }, [request]);
+  return useCallback((id: string) => setRequest((r) => ({ id, n: r.n + 1 })), []);
+}
+
+/** The page's frame: the service's name, the live regions, then the current view. */
+export function AccountPage(props: {
+  busy: boolean;
+  announcer: Announcer;
+  children: ReactNode;
+  result?: ReactNode;
+}) {
+  const { busy, announcer, children, result } = props;
+  return (
+    <main id="main" className="page account-page" aria-busy={busy}>
+      <p className="service-name">Reservation Service</p>
+      {result}
+      <div id="status" className="announce" role="status" aria-live="polite">
+        {announcer.status}
+      </div>
+      <div id="alert" className="alert" role="alert" aria-live="assertive">
+        {announcer.alert.text ? <p key={announcer.alert.n}>{announcer.alert.text}</p> : null}
+      </div>
+      {children}
+    </main>
+  );
+}
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <section id="view-loading" aria-label={`Loading ${what}`}>
+      <p className="loading">Loading…</p>
+    </section>
+  );
+}
+
+/**
+ * Email and password, checked here first (the field at fault is marked and focused), then
+ * `onSignIn`; its refusal lands in the page's alert region and focus returns to the password.
+ */
+export function SignInForm(props: {
+  busy: boolean;
+  announcer: Announcer;
+  onSignIn: (email: string, password: string) => Promise<void>;
+}) {
+  const { busy, announcer, onSignIn } = props;
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [invalid, setInvalid] = useState({ email: false, password: false });
+  const emailRef = useRef<HTMLInputElement>(null);
+  const passwordRef = useRef<HTMLInputElement>(null);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (busy) return;
+    const trimmed = email.trim();
+    const emailValid = trimmed !== '' && (emailRef.current?.validity.valid ?? true);
+    setInvalid({ email: !emailValid, password: !password });
+    if (!emailValid) {
+      announcer.alertError(trimmed ? 'Enter a valid email address.' : 'Enter your email address.');
+      emailRef.current?.focus();
+      return;
+    }
+    if (!password) {
+      announcer.alertError('Enter your password.');
+      passwordRef.current?.focus();
+      return;
+    }
+    try {
+      await onSignIn(trimmed, password);
+      setPassword('');
+    } catch (error) {
+      announcer.announce('');
+      if (error instanceof ApiError && error.status === 401) {
+        setInvalid({ email: true, password: true });
+        announcer.alertError('Email or password is incorrect.');
+      } else if (error instanceof ApiError && error.status === 400) {
+        announcer.alertError('Enter a valid email address and your password.');
+      } else {
+        announcer.alertError(messageOf(error));
+      }
+      passwordRef.current?.focus();
+    }
+  }
+
+  return (
+    <form id="signin-form" method="post" noValidate onSubmit={submit}>
+      <div className="field">
+        <label htmlFor="email">Email</label>
+        <input
+          ref={emailRef}
+          id="email"
+          name="email"
+          type="email"
+          autoComplete="username"
+          autoCapitalize="none"
+          spellCheck={false}
+          required
+          value={email}
+          aria-invalid={invalid.email || undefined}
+          onChange={(e) => setEmail(e.target.value)}
+        />
+      </div>
+      <div className="field">
+        <label htmlFor="password">Password</label>
+        <input
+          ref={passwordRef}
+          id="password"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          aria-invalid={invalid.password || undefined}
+          onChange={(e) => setPassword(e.target.value)}
+        />
+      </div>
+      <div className="actions">
+        <button id="signin-button" type="submit" className="primary wide" disabled={busy}>
+          Sign in
+        </button>
+      </div>
+    </form>
+  );
+}
