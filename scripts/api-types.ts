@@ -27,6 +27,7 @@ export const PAGE_PATHS = [
   '/api/organisations',
   '/api/organisations/active',
   '/api/organisations/{id}',
+  '/api/organisations/{id}/color',
   '/api/organisations/{id}/users',
   '/api/organisations/{id}/users/list',
   '/api/organisations/{id}/users/{userId}',

@@ -7,7 +7,7 @@ import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
 import { unwrap } from '../api/client.js';
 import { fieldErrors } from '../api/errors.js';
-import { isAdmin, setColour } from './account-api.js';
+import { isAdmin } from './account-api.js';
 import { ResourceSchedule, ScheduleEditor } from './account-schedule.js';
 import { Status, Swatch, TextArea } from './account-ui.js';
 import { useActiveOrganisation } from './active.js';
@@ -140,7 +140,12 @@ function BrandingForm(props: { org: Organisation }) {
       );
       // The colour has its own route; an empty field leaves the colour as it is (the API cannot clear it).
       if (form.color.trim() && form.color.trim().toLowerCase() !== org.color)
-        await unwrap(setColour(org.id, form.color.trim()));
+        await unwrap(
+          authed.PATCH('/api/organisations/{id}/color', {
+            params: { path: { id: org.id } },
+            body: { color: form.color.trim() },
+          }),
+        );
     },
     onSettled: () => queryClient.invalidateQueries({ queryKey: ['organisations'] }),
   });

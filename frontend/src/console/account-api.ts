@@ -39,22 +39,6 @@ export const PROVIDER_NAMES: Record<ProviderName, string> = {
   calendar_provider_b: 'Calendar provider B',
 };
 
-type ColourAnswer = { data?: Organisation; error?: unknown; response: Response };
-/**
- * `PATCH /api/organisations/{id}/color` (OWNER, ADMIN). The route is not among the pages' typed
- * paths yet (scripts/api-types.ts PAGE_PATHS), so its call is typed here by hand; once it is,
- * this becomes a plain `authed.PATCH`.
- */
-export function setColour(id: number, color: string): Promise<ColourAnswer> {
-  const untyped = authed as unknown as {
-    PATCH: (
-      path: string,
-      init: { params: { path: { id: number } }; body: { color: string } },
-    ) => Promise<ColourAnswer>;
-  };
-  return untyped.PATCH('/api/organisations/{id}/color', { params: { path: { id } }, body: { color } });
-}
-
 /** The file name of a Content-Disposition header, or `fallback`. */
 export function attachmentName(header: string | null, fallback: string): string {
   const match = header ? /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(header) : null;
