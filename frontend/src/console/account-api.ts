@@ -1,8 +1,6 @@
 // The API records of the account screens (profile, payments, calendar sync, privacy), from the
 // generated schema, and the few calls those screens share.
 import type { paths } from '../api/schema.js';
-import type { Organisation } from './records.js';
-import { authed } from './session.js';
 
 type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 type Get<P extends keyof paths> = paths[P] extends { get: { responses: { 200: infer R } } } ? Json<R> : never;
