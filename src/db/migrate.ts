@@ -25,6 +25,7 @@ import { reservationManageTokens } from './migrations/0022_reservation_manage_to
 import { reservationSeries } from './migrations/0026_reservation_series.js';
 import { busyTime } from './migrations/0027_busy_time.js';
 import { agentPolicies } from './migrations/0028_agent_policies.js';
+import { mcpSessionCapabilities } from './migrations/0036_mcp_session_capabilities.js';
 import { columnsFor } from './migrations/columns.js';
 
 /**
@@ -59,6 +60,7 @@ function migrations(db: Db): Record<string, Migration> {
     '0027_busy_time': busyTime(c, db.dialect),
     '0028_agent_policies': agentPolicies(c),
     '0026_reservation_series': reservationSeries(c),
+    '0036_mcp_session_capabilities': mcpSessionCapabilities(c),
   };
 }
 

@@ -1,5 +1,6 @@
 import {
   type AuthInfo,
+  type ClientCapabilities,
   createMcpHandler,
   isInitializeRequest,
   isLegacyRequest,
@@ -11,6 +12,12 @@ import { security } from '../http/schemas.js';
 import { forbidden } from '../lib/errors.js';
 import { jsonRpcError, sendWebResponse, toWebRequest } from './bridge.js';
 import { type AccessTokenVerifier, authenticateAgent, wwwAuthenticate } from './credentials.js';
+import {
+  approvalStateCodec,
+  createLegacyElicitations,
+  DEFAULT_ELICITATION_TIMEOUT_MS,
+  declaresUrlElicitation,
+} from './elicitation.js';
 import { mcpGatewayRoutes } from './gateway.js';
 import {
   type AgentRequestContext,
@@ -19,7 +26,7 @@ import {
   createAgentServer,
   type McpResourceProvider,
 } from './server.js';
-import { createSessionStore } from './sessions.js';
+import { createSessionStore, type SessionCapabilities } from './sessions.js';
 import type { ActionRisk, AgentDirectory, ResolvedAgent, ToolCallGate, ToolDefinition } from './types.js';
 
 export interface McpRoutesOptions {
@@ -35,6 +42,11 @@ export interface McpRoutesOptions {
   verifyAccessToken?: AccessTokenVerifier | undefined;
   /** The clock of session expiry (tests). */
   now?: (() => Date) | undefined;
+  /**
+   * How long a 2025-era call sent for approval waits for the client's answer to its URL
+   * elicitation before answering without it (default 30 s; tests shorten it).
+   */
+  elicitationTimeoutMs?: number | undefined;
 }
 
 const SESSION_HEADER = 'mcp-session-id';
@@ -75,6 +87,16 @@ const headerOf = (request: FastifyRequest, name: string): string | undefined => 
   return Array.isArray(value) ? value[0] : value;
 };
 
+const messagesOf = (body: unknown): unknown[] => (Array.isArray(body) ? body : [body]);
+
+/** The client capabilities an `initialize` request declares. */
+const declaredCapabilities = (body: unknown) =>
+  (
+    messagesOf(body).find(isInitializeRequest) as
+      | { params?: { capabilities?: ClientCapabilities } }
+      | undefined
+  )?.params?.capabilities;
+
 /** The protocol version an `initialize` answer negotiated; undefined when it is an error. */
 function negotiatedVersion(text: string): string | undefined {
   try {
@@ -100,7 +122,21 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
     agents: options.agents,
     resources: options.resources,
     gate: options.gate,
+    // What a 2026-07-28 call that asked through URL elicitation carries to its retry, signed.
+    approvalState: options.gate ? approvalStateCodec(config.encryptionKey) : undefined,
   };
+  const elicitations = createLegacyElicitations({
+    timeoutMs: options.elicitationTimeoutMs ?? DEFAULT_ELICITATION_TIMEOUT_MS,
+  });
+  /** A body with a call the policy may send for approval (only writes go through it). */
+  const mayAskApproval = (body: unknown) =>
+    deps.gate !== undefined &&
+    messagesOf(body).some((message) => {
+      const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown } };
+      if (method !== 'tools/call' || typeof params?.name !== 'string') return false;
+      const tool = deps.catalogue.byName.get(params.name);
+      return tool !== undefined && tool.risk !== 'read';
+    });
   // An approved call runs through the very same tool path, as the agent is when it is approved.
   options.gate?.bindRunner(approvedCallRunner(deps, app.log));
   const sessions = createSessionStore(app.db, options.now);
@@ -109,11 +145,14 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
   );
   const agentOf = new WeakMap<FastifyRequest, ResolvedAgent>();
 
-  const modern = createMcpHandler((ctx) => createAgentServer(deps, contextOf(ctx.authInfo)), {
-    legacy: 'reject',
-    // Rejections are answered to the client; only worth a debug line here.
-    onerror: (error) => app.log.debug({ err: error }, 'MCP request rejected'),
-  });
+  const modern = createMcpHandler(
+    (ctx) => createAgentServer(deps, { ...contextOf(ctx.authInfo), elicitation: 'input-required' }),
+    {
+      legacy: 'reject',
+      // Rejections are answered to the client; only worth a debug line here.
+      onerror: (error) => app.log.debug({ err: error }, 'MCP request rejected'),
+    },
+  );
   // Before the server waits for open connections: ends any open subscription stream.
   app.addHook('preClose', async () => {
     await modern.close();
@@ -147,21 +186,36 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
     reply: FastifyReply,
     web: Request,
     context: AgentRequestContext,
-    sessionId: string | null,
+    session: ({ id: string } & SessionCapabilities) | null,
   ) {
-    const server = createAgentServer(deps, context);
+    const sessionId = session?.id ?? null;
+    // A call that may be sent for approval, in a session whose client declared URL elicitation,
+    // answers on an event stream: the elicitation goes to the client on it before the result.
+    const asking = session?.urlElicitation === true && mayAskApproval(request.body);
     const transport = new WebStandardStreamableHTTPServerTransport({
       // Only `initialize` mints an id; later requests were checked against the database already.
       sessionIdGenerator: sessionId === null ? () => sessions.newId() : undefined,
-      enableJsonResponse: true,
+      enableJsonResponse: !asking,
     });
+    const server = createAgentServer(
+      deps,
+      asking && sessionId !== null
+        ? { ...context, elicitation: elicitations.askerFor(sessionId, transport) }
+        : context,
+    );
     await server.connect(transport);
+    let streaming = false;
     try {
       const response = await transport.handleRequest(web, {
         parsedBody: request.body,
         authInfo: authInfoOf(context),
       });
-      if (sessionId !== null) return await sendWebResponse(reply, response, { [SESSION_HEADER]: sessionId });
+      if (sessionId !== null) {
+        // A stream outlives this function: the server closes when the reply is done (or cut).
+        streaming = response.headers.get('content-type')?.startsWith('text/event-stream') === true;
+        if (streaming) reply.raw.once('close', () => void server.close());
+        return await sendWebResponse(reply, response, { [SESSION_HEADER]: sessionId });
+      }
       const text = await response.text();
       const minted = response.headers.get(SESSION_HEADER);
       const version = response.ok ? negotiatedVersion(text) : undefined;
@@ -170,12 +224,17 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
         if (name !== 'content-length' && name !== SESSION_HEADER) reply.header(name, value);
       });
       if (minted && version) {
-        await sessions.create({ id: minted, agentId: context.agent.id, protocolVersion: version });
+        await sessions.create({
+          id: minted,
+          agentId: context.agent.id,
+          protocolVersion: version,
+          urlElicitation: declaresUrlElicitation(declaredCapabilities(request.body)),
+        });
         reply.header(SESSION_HEADER, minted);
       }
       return reply.send(text);
     } finally {
-      await server.close();
+      if (!streaming) await server.close();
     }
   }
 
@@ -194,10 +253,11 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
     if (!sessionId) {
       return jsonRpcError(reply, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     }
-    if (!(await sessions.touch(sessionId, context.agent.id))) {
-      return jsonRpcError(reply, 404, -32001, 'Session not found');
-    }
-    return serveLegacyPost(request, reply, web, context, sessionId);
+    const capabilities = await sessions.touch(sessionId, context.agent.id);
+    if (!capabilities) return jsonRpcError(reply, 404, -32001, 'Session not found');
+    // The client's answer to an elicitation: to the call of this session waiting for it.
+    if (elicitations.deliver(sessionId, body)) return reply.code(202).send();
+    return serveLegacyPost(request, reply, web, context, { id: sessionId, ...capabilities });
   }
 
   const schema = (summary: string) => ({ tags, summary, description, security: security.agent });

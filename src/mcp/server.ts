@@ -1,12 +1,16 @@
 import { performance } from 'node:perf_hooks';
 import {
   type CallToolResult,
+  inputRequired,
+  inputResponse,
   ProtocolError,
   ProtocolErrorCode,
   type ReadResourceResult,
+  type RequestStateCodec,
   type Resource,
   ResourceNotFoundError,
   Server,
+  type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
 import type { FastifyBaseLogger } from 'fastify';
@@ -22,11 +26,21 @@ import {
   type OccurrenceConflict,
 } from '../lib/errors.js';
 import {
+  type ApprovalRequestState,
+  approvalElicitation,
+  argumentsDigest,
+  declaresUrlElicitation,
+  type ElicitationAnswer,
+  type LegacyElicit,
+  requestCapabilities,
+} from './elicitation.js';
+import {
   type ActionRisk,
   type AgentDirectory,
   ALWAYS_ALLOWED_ACTIONS,
   type ApprovedCallRunner,
   type GateDecision,
+  type PendingApproval,
   PROFILE_ACTION,
   type ResolvedAgent,
   type ToolCallGate,
@@ -41,6 +55,8 @@ const INSTRUCTIONS =
   'Calendars, tasks, reservations and the rest of the reservation service, acting for the agent owner ' +
   'within the permissions the owner granted. tools/list shows what this agent may call; call ' +
   'agent_profile to check who you act as before writing.';
+/** The key of the approval's URL elicitation in a 2026-07-28 input-required result. */
+const APPROVAL_INPUT = 'approval';
 /** Longest unknown tool name echoed back or kept in the activity log (action keys are at most 100). */
 const MAX_LOGGED_NAME = 100;
 
@@ -183,12 +199,20 @@ export interface AgentServerDeps {
   resources?: McpResourceProvider | undefined;
   /** Agents' policies; absent: every permitted call runs. */
   gate?: ToolCallGate | undefined;
+  /** Signs and verifies what a 2026-07-28 call that asked through URL elicitation carries to its retry. */
+  approvalState?: RequestStateCodec<ApprovalRequestState> | undefined;
 }
 
 /** What one HTTP request hands the server factory. */
 export interface AgentRequestContext {
   agent: ResolvedAgent;
   log: FastifyBaseLogger;
+  /**
+   * How a call sent for approval may also ask the person through URL-mode elicitation:
+   * `input-required` (a 2026-07-28 request, when it declares the capability), the asker
+   * of a 2025-era session whose client declared it, or absent (never).
+   */
+  elicitation?: 'input-required' | LegacyElicit | undefined;
 }
 
 const errorResult = (
@@ -238,6 +262,8 @@ export interface ToolCallOutcome {
   result: CallToolResult;
   /** The tool that ran; undefined when the name is unknown or not permitted. */
   tool: CompiledTool | undefined;
+  /** The approval the call was sent for instead of running; undefined otherwise. */
+  approval?: PendingApproval | undefined;
 }
 
 /** The `{code, message}` of a refused call; null when the call succeeded. */
@@ -263,9 +289,12 @@ function targetIdsOf(input: unknown, output: unknown): number[] {
 }
 
 /** What a call the policy sends for approval answers: a result, not an error. */
-const approvalResult = (
-  approval: Extract<GateDecision, { kind: 'approval' }>['approval'],
-): CallToolResult => {
+const approvalResult = ({
+  id,
+  expiresAt,
+  approveUrl,
+}: Pick<PendingApproval, 'id' | 'expiresAt' | 'approveUrl'>): CallToolResult => {
+  const approval = { id, status: 'pending' as const, expiresAt, approveUrl };
   const structuredContent = { approvalRequired: true as const, approval };
   return {
     structuredContent,
@@ -306,7 +335,7 @@ export async function callAgentTool(
   const actor = tool ? agentAccess(agent).actorFor(tool.definition.actionKey) : null;
   let validInput: Record<string, unknown> | undefined;
   let output: unknown;
-  let askedApproval: number | null = null;
+  let askedApproval: PendingApproval | undefined;
   const result = await run();
   const error = toolErrorOf(result);
   const actionKey = tool?.definition.actionKey ?? requested;
@@ -319,12 +348,12 @@ export async function callAgentTool(
       durationMs: Math.round(performance.now() - started),
       arguments: validInput,
       targetIds: targetIdsOf(validInput, error ? undefined : output),
-      approvalId: approvalId ?? askedApproval,
+      approvalId: approvalId ?? askedApproval?.id ?? null,
     });
   } catch (recordError) {
     log.error({ err: recordError, agentId: agent.id, actionKey }, 'recording an MCP tool call failed');
   }
-  return { result, tool: actor ? tool : undefined };
+  return { result, tool: actor ? tool : undefined, approval: askedApproval };
 
   async function run(): Promise<CallToolResult> {
     // Not permitted reads exactly like not existing.
@@ -364,7 +393,7 @@ export async function callAgentTool(
         });
         if (decision.kind === 'refuse') return errorResult(decision.code, decision.message);
         if (decision.kind === 'approval') {
-          askedApproval = decision.approval.id;
+          askedApproval = decision.approval;
           return approvalResult(decision.approval);
         }
         settle = decision.settle;
@@ -457,20 +486,71 @@ export function approvedCallRunner(
 export function createAgentServer(deps: AgentServerDeps, context: AgentRequestContext): Server {
   const { agent, log } = context;
   const access = agentAccess(agent);
+  const { approvalState } = deps;
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: {}, ...(deps.resources ? { resources: {} } : {}) },
     instructions: INSTRUCTIONS,
     supportedProtocolVersions: SUPPORTED_PROTOCOL_VERSIONS,
+    // A retry's state is checked (signature, expiry, agent) before the handler sees it.
+    ...(approvalState ? { requestState: { verify: approvalState.verify } } : {}),
   });
 
   server.setRequestHandler('tools/list', () => ({
     tools: permittedTools(deps.catalogue, access).map(toolListing),
   }));
 
-  server.setRequestHandler('tools/call', async (request) => {
+  const project = (result: CallToolResult, tool: CompiledTool | undefined) =>
+    server.projectCallToolResult(result, result.isError ? undefined : tool?.outputSchema);
+
+  /** Declining to open the link is not a denial: the answer is only noted, the approval stays pending. */
+  const noteAnswer = (approvalId: number, answer: ElicitationAnswer) =>
+    log.info({ agentId: agent.id, approvalId, elicitation: answer }, 'approval elicitation answered');
+
+  /** The approval a 2026-07-28 retry's verified state names, when the state is this call's. */
+  function retriedApproval(ctx: ServerContext, name: string, args: unknown) {
+    const state = ctx.mcpReq.requestState<ApprovalRequestState>();
+    if (!state || typeof state !== 'object' || state.v !== 1) return undefined;
+    if (state.agentId !== agent.id || state.tool !== name || state.args !== argumentsDigest(args))
+      return undefined;
+    const answer = inputResponse(ctx.mcpReq.inputResponses, APPROVAL_INPUT);
+    noteAnswer(state.approval.id, answer.kind === 'elicit' ? answer.action : 'error');
+    return state.approval;
+  }
+
+  server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name, arguments: args } = request.params;
-    const { result, tool } = await callAgentTool(deps, context, { name }, args);
-    return server.projectCallToolResult(result, result.isError ? undefined : tool?.outputSchema);
+    const { elicitation } = context;
+    if (elicitation === 'input-required') {
+      // The retry of a call that asked: it answers the approval it created, and creates none.
+      const retried = retriedApproval(ctx, name, args);
+      if (retried) return project(approvalResult(retried), deps.catalogue.byName.get(name));
+    }
+    const { result, tool, approval } = await callAgentTool(deps, context, { name }, args);
+    // Only a call sent for approval asks anything: every other call answers as it is.
+    if (approval && tool && elicitation) {
+      const asking = approvalElicitation(agent.name, approval, tool.definition.title);
+      if (elicitation !== 'input-required') {
+        noteAnswer(approval.id, await elicitation(asking, ctx.mcpReq.id, ctx.mcpReq.signal));
+      } else if (approvalState && declaresUrlElicitation(requestCapabilities(ctx))) {
+        const { id, expiresAt, approveUrl } = approval;
+        return inputRequired({
+          inputRequests: {
+            [APPROVAL_INPUT]: inputRequired.elicitUrl({ url: asking.url, message: asking.message }),
+          },
+          requestState: await approvalState.mint(
+            {
+              v: 1,
+              agentId: agent.id,
+              tool: name,
+              args: argumentsDigest(args),
+              approval: { id, expiresAt, approveUrl },
+            },
+            ctx,
+          ),
+        });
+      }
+    }
+    return project(result, tool);
   });
 
   const { resources } = deps;

@@ -9,14 +9,23 @@ const newSessionId = () => randomBytes(24).toString('base64url');
 /** Anything else cannot be one of ours: answered 404 without a database round trip. */
 const SESSION_ID = /^[A-Za-z0-9_-]{16,128}$/;
 
+/** What a session's `initialize` declared that later requests need. */
+export interface SessionCapabilities {
+  /** The client takes URL-mode elicitation (asked through it when a call needs approval). */
+  urlElicitation: boolean;
+}
+
 export interface McpSessionStore {
   newId(): string;
-  create(session: { id: string; agentId: number; protocolVersion: string }): Promise<void>;
+  create(
+    session: { id: string; agentId: number; protocolVersion: string } & SessionCapabilities,
+  ): Promise<void>;
   /**
-   * Marks the session used and answers true when it is open, belongs to `agentId` and
-   * was used within the idle limit; false otherwise (unknown, ended, idle, another agent's).
+   * Marks the session used and answers its capabilities when it is open, belongs to
+   * `agentId` and was used within the idle limit; undefined otherwise (unknown, ended, idle,
+   * another agent's).
    */
-  touch(id: string, agentId: number): Promise<boolean>;
+  touch(id: string, agentId: number): Promise<SessionCapabilities | undefined>;
   /** Ends an open session of `agentId` (DELETE); false when there was none to end. */
   end(id: string, agentId: number): Promise<boolean>;
 }
@@ -38,25 +47,35 @@ export function createSessionStore(db: Db, now: () => Date = () => new Date()): 
       .where('id', '=', '')
       .where('agentId', '=', 0)
       .where('endedAt', 'is', null)
-      .where('lastUsedAt', '>=', ''),
+      .where('lastUsedAt', '>=', '')
+      .returning('urlElicitation'),
   );
   return {
     newId: newSessionId,
 
-    async create({ id, agentId, protocolVersion }) {
+    async create({ id, agentId, protocolVersion, urlElicitation }) {
       const at = now().toISOString();
       await kysely
         .insertInto('mcpSessions')
-        .values({ id, agentId, protocolVersion, createdAt: at, lastUsedAt: at, endedAt: null })
+        .values({
+          id,
+          agentId,
+          protocolVersion,
+          createdAt: at,
+          lastUsedAt: at,
+          endedAt: null,
+          urlElicitation,
+        })
         .execute();
     },
 
     async touch(id, agentId) {
-      if (!SESSION_ID.test(id)) return false;
+      if (!SESSION_ID.test(id)) return undefined;
       const s = open(id, agentId);
       // The parameters in the order they appear in the SQL.
-      const result = await touchSession(kysely, s.at, s.id, s.agentId, s.cutoff);
-      return Number(result.numAffectedRows) === 1;
+      const { rows } = await touchSession(kysely, s.at, s.id, s.agentId, s.cutoff);
+      const row = rows[0];
+      return row && { urlElicitation: Boolean(row.urlElicitation) };
     },
 
     async end(id, agentId) {

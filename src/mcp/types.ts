@@ -76,6 +76,8 @@ export interface PendingApproval {
   status: 'pending';
   expiresAt: string;
   approveUrl: string;
+  /** The call in words for its owner ("Book Room A, ..."): what an elicitation tells the person; not in the result. */
+  summary?: string;
 }
 
 /** The policy's verdict on one call. `settle` runs after a call that ran (counts to release when it failed). */

@@ -1,3 +1,4 @@
+import type { ColumnType } from 'kysely';
 import type { Timestamp } from '../column-types.js';
 
 /**
@@ -13,6 +14,8 @@ export interface McpSessionsTable {
   createdAt: Timestamp;
   lastUsedAt: Timestamp;
   endedAt: Timestamp | null;
+  /** The client declared URL-mode elicitation at `initialize` (asked through it for approvals). */
+  urlElicitation: ColumnType<boolean | number, boolean | undefined, boolean>;
 }
 
 export interface McpTables {

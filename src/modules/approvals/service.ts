@@ -200,7 +200,14 @@ export function createApprovalsService({
       ]);
       return created;
     });
-    return { id: row.id, status: 'pending', expiresAt: row.expiresAt, approveUrl: approveUrl(row.id) };
+    return {
+      id: row.id,
+      status: 'pending',
+      expiresAt: row.expiresAt,
+      approveUrl: approveUrl(row.id),
+      // For the URL-mode elicitation that asks the person (src/mcp/elicitation.ts).
+      summary,
+    };
   }
 
   const gate: ToolCallGate = {
