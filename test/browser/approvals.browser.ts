@@ -1,12 +1,10 @@
 // The approval page in a real browser (the system Chromium through playwright-core), keyboard
 // only: sign in, read the request, approve one and deny another. Run with `npm run test:browser`.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { createTestApp, registerUser, type TestApp } from '../helpers/app.js';
+import { checkAtBothWidths, freePort } from '../helpers/browser.js';
 import {
   at,
   createResource,
@@ -17,29 +15,6 @@ import {
   ownerWithOrganisation,
 } from '../helpers/catalogue.js';
 import { launchChromium } from '../helpers/chromium.js';
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-/** No serious or critical accessibility violation, on a phone and on a desktop. */
-async function checkAtBothWidths(page: Page, name: string) {
-  for (const width of [360, 1280]) {
-    await page.setViewportSize({ width, height: 800 });
-    const result = await new AxeBuilder({ page }).analyze();
-    const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    assert.deepEqual(
-      bad.map((v) => `${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-      [],
-      `${name} at ${width} px`,
-    );
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
 
 describe('approval page (browser)', () => {
   let t: TestApp;

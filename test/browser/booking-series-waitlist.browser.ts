@@ -9,49 +9,20 @@
 // after `npm run build:web`.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { localOf } from '../../frontend/src/lib/time.js';
 import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { checkAtBothWidths, freePort } from '../helpers/browser.js';
 import { createResource, createType, type OrgOwner, ownerWithOrganisation } from '../helpers/catalogue.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { as, expectStatus } from '../helpers/workspace.js';
 
-const SCREENSHOTS = join(PROJECT_ROOT, 'test-artifacts', 'screenshots');
 const VISITOR_ZONE = 'America/New_York';
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-/** No serious or critical axe violation and no sideways scrolling at 360 and 1280 px; screenshots. */
-async function checkAtBothWidths(page: Page, name: string) {
-  for (const width of [360, 1280]) {
-    await page.setViewportSize({ width, height: 800 });
-    const result = await new AxeBuilder({ page }).analyze();
-    const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    assert.deepEqual(
-      bad.map((v) => `${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-      [],
-      `${name} at ${width} px`,
-    );
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    assert.ok(overflow <= 0, `${name} at ${width} px: no sideways scrolling (${overflow} px too wide)`);
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true });
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
 
 describe('series and waitlist on the booking and manage pages (browser)', () => {
   let t: TestApp;
@@ -68,7 +39,6 @@ describe('series and waitlist on the booking and manage pages (browser)', () => 
       const built = spawnSync('npm', ['run', 'build:web'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
       assert.equal(built.status, 0, 'npm run build:web');
     }
-    mkdirSync(SCREENSHOTS, { recursive: true });
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
     t = await createTestApp({ PUBLIC_URL: origin, FRONTEND_URL: origin, PUBLIC_RATE_LIMIT_MAX: '1000' });

@@ -6,61 +6,26 @@
 // Run with `npm run test:browser`; the web app must be built (`npm install` or `npm run build:web`).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
 import ICAL from 'ical.js';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { type PaymentEmulator, startPaymentEmulator } from '../../tools/emulators/payment/server.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { assertAccessible, checkAtBothWidths, freePort } from '../helpers/browser.js';
 import { createResource, createType, type OrgOwner, ownerWithOrganisation } from '../helpers/catalogue.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { as, expectStatus } from '../helpers/workspace.js';
 
 const SECRET = 'sk_test_booking_page_browser_0123';
 const WEBHOOK_SECRET = 'whsec_booking_page_browser_0123456789';
-export const SCREENSHOTS = join(PROJECT_ROOT, 'test-artifacts', 'screenshots');
 const LOGO = 'https://salon.example.com/logo.svg';
 const LOGO_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 56 56"><rect width="56" height="56" rx="10" fill="#7c3aed"/></svg>';
 const VIEWPORTS = { narrow: { width: 360, height: 780 }, wide: { width: 1280, height: 900 } };
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-/** No serious or critical accessibility violation on the page as it is now. */
-async function assertAccessible(page: Page, what: string) {
-  const result = await new AxeBuilder({ page }).analyze();
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(
-    bad.map(
-      (v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-    ),
-    [],
-    `${what}: accessibility violations`,
-  );
-}
-
-/** Screenshots of the page at both widths, each checked by axe; the page is left wide. */
-async function checkAtBothWidths(page: Page, name: string) {
-  for (const [label, size] of Object.entries(VIEWPORTS)) {
-    await page.setViewportSize(size);
-    await assertAccessible(page, `${name} at ${size.width} px`);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    assert.ok(overflow <= 0, `${name} at ${size.width} px: no sideways scrolling (${overflow} px too wide)`);
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}-${label}-${size.width}.png`), fullPage: true });
-  }
-}
 
 describe('booking page and manage page (browser)', () => {
   let t: TestApp;
@@ -78,7 +43,6 @@ describe('booking page and manage page (browser)', () => {
       const built = spawnSync('npm', ['run', 'build:web'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
       assert.equal(built.status, 0, 'npm run build:web');
     }
-    mkdirSync(SCREENSHOTS, { recursive: true });
     emulator = await startPaymentEmulator({ secretKey: SECRET, webhookSecret: WEBHOOK_SECRET });
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;

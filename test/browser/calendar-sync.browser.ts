@@ -3,10 +3,8 @@
 // sends back, across a cross-site redirect through the provider emulators. Run with
 // `npm run test:browser`.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import {
   type CalendarProviderAEmulator,
   startCalendarProviderAEmulator,
@@ -16,18 +14,8 @@ import {
   startCalendarProviderBEmulator,
 } from '../../tools/emulators/calendar-provider-b/server.js';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../helpers/app.js';
+import { checkAtBothWidths, freePort } from '../helpers/browser.js';
 import { launchChromium } from '../helpers/chromium.js';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * The emulators' settings with their consent pages on `localhost`, so the way back from the
@@ -40,21 +28,6 @@ function crossSite(env: Record<string, string>): Record<string, string> {
       name.endsWith('_AUTH_URL') ? value.replace('//127.0.0.1:', '//localhost:') : value,
     ]),
   );
-}
-
-/** No serious or critical accessibility violation, on a phone and on a desktop. */
-async function checkAtBothWidths(page: Page, name: string) {
-  for (const width of [360, 1280]) {
-    await page.setViewportSize({ width, height: 800 });
-    const result = await new AxeBuilder({ page }).analyze();
-    const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    assert.deepEqual(
-      bad.map((v) => `${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-      [],
-      `${name} at ${width} px`,
-    );
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
 }
 
 describe('calendar-sync landing page (browser)', () => {

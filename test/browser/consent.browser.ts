@@ -8,9 +8,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../helpers/app.js';
+import { checkAtBothWidths, freePort } from '../helpers/browser.js';
 import { launchChromium } from '../helpers/chromium.js';
 
 /** An https logo; the browser context answers it (no network in tests). */
@@ -28,12 +28,6 @@ async function listen(server: Server, port = 0): Promise<number> {
 }
 
 /** A free port found first, so PUBLIC_URL and FRONTEND_URL can name the origin the app listens on. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  const port = await listen(probe);
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 function pkce() {
   const verifier = randomBytes(32).toString('base64url');
@@ -69,21 +63,6 @@ class Callback {
   close() {
     return new Promise((resolve) => this.server.close(resolve));
   }
-}
-
-/** No serious or critical accessibility violation, on a phone and on a desktop. */
-async function checkAtBothWidths(page: Page, name: string) {
-  for (const width of [360, 1280]) {
-    await page.setViewportSize({ width, height: 800 });
-    const result = await new AxeBuilder({ page }).analyze();
-    const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    assert.deepEqual(
-      bad.map((v) => `${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-      [],
-      `${name} at ${width} px`,
-    );
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
 }
 
 describe('OAuth consent page (browser)', () => {

@@ -7,12 +7,9 @@
 // test-artifacts/screenshots/. Run with `node scripts/run-browser-tests.mjs <this file>`.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
@@ -22,35 +19,12 @@ import {
 } from '../../tools/emulators/calendar-provider-a/server.js';
 import { type PaymentEmulator, startPaymentEmulator } from '../../tools/emulators/payment/server.js';
 import { createTestApp, type TestApp, uniqueEmail } from '../helpers/app.js';
+import { checkAtBothWidths, freePort } from '../helpers/browser.js';
 import { launchChromium } from '../helpers/chromium.js';
 
-const SCREENSHOTS = join(PROJECT_ROOT, 'test-artifacts', 'screenshots');
 const SECRET = 'sk_test_console_account_browser_0123';
 const WEBHOOK_SECRET = 'whsec_console_account_browser_0123456789';
 const CALENDAR_ACCOUNT = 'owner@a.test';
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-async function checkAtBothWidths(page: Page, name: string) {
-  for (const width of [360, 1280]) {
-    await page.setViewportSize({ width, height: 800 });
-    const result = await new AxeBuilder({ page }).analyze();
-    const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    assert.deepEqual(
-      bad.map((v) => `${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-      [],
-      `${name} at ${width} px`,
-    );
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true });
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
 
 /** The emulator's consent page on `localhost`: the way back to the service is cross-site, as with a real provider. */
 function crossSite(env: Record<string, string>): Record<string, string> {
@@ -75,7 +49,6 @@ describe('console account screens (browser)', () => {
       const built = spawnSync('npm', ['run', 'build:web'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
       assert.equal(built.status, 0, 'npm run build:web');
     }
-    mkdirSync(SCREENSHOTS, { recursive: true });
     payments = await startPaymentEmulator({ secretKey: SECRET, webhookSecret: WEBHOOK_SECRET });
     calendarA = await startCalendarProviderAEmulator({ accounts: [CALENDAR_ACCOUNT] });
     calendarA.createCalendar(CALENDAR_ACCOUNT, { summary: 'Work shifts', timeZone: 'Europe/Berlin' });

@@ -4,43 +4,17 @@
 // test-artifacts/screenshots/. Run with `npm run test:browser`.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { createTestApp, type TestApp, uniqueEmail } from '../helpers/app.js';
+import { checkAtBothWidths, freePort } from '../helpers/browser.js';
 import { ownerWithOrganisation } from '../helpers/catalogue.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { as, expectStatus } from '../helpers/workspace.js';
-
-const SCREENSHOTS = join(PROJECT_ROOT, 'test-artifacts', 'screenshots');
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-async function checkAtBothWidths(page: Page, name: string) {
-  for (const width of [360, 1280]) {
-    await page.setViewportSize({ width, height: 800 });
-    const result = await new AxeBuilder({ page }).analyze();
-    const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    assert.deepEqual(
-      bad.map((v) => `${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-      [],
-      `${name} at ${width} px`,
-    );
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true });
-  }
-}
 
 describe('console (browser)', () => {
   let t: TestApp;
@@ -52,7 +26,6 @@ describe('console (browser)', () => {
       const built = spawnSync('npm', ['run', 'build:web'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
       assert.equal(built.status, 0, 'npm run build:web');
     }
-    mkdirSync(SCREENSHOTS, { recursive: true });
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
     t = await createTestApp({ PUBLIC_URL: origin, FRONTEND_URL: origin });
