@@ -8,6 +8,7 @@ import type { paths } from '../api/schema.js';
 import { rememberManageToken } from '../lib/manage-links.js';
 import { MAX_WEEKS, MIN_WEEKS, totalPrice } from '../lib/recurrence.js';
 import { formatDateTime, formatTime } from '../lib/time.js';
+import { ConfirmBox } from './ConfirmBox.js';
 import { formatPrice, STATUS_WORDS } from './Reservation.js';
 
 type BookPath = paths['/api/public/organisations/{slug}/reservations']['post'];
@@ -304,23 +305,17 @@ export function ManageSeries(props: { token: string; currentId: number; zone: st
         </div>
       ) : null}
       {cancellable && confirming ? (
-        <section className="confirm-box" aria-labelledby="series-cancel-heading">
-          <h3 id="series-cancel-heading">Cancel every date of this series?</h3>
+        <ConfirmBox
+          title="Cancel every date of this series?"
+          level={3}
+          confirm="Yes, cancel the series"
+          keep="Keep the series"
+          pending={cancel.isPending}
+          onConfirm={() => cancel.mutate()}
+          onKeep={() => setConfirming(false)}
+        >
           <p>Every date not yet started is cancelled; dates already past stay as they are.</p>
-          <div className="actions">
-            <button
-              type="button"
-              className="primary danger"
-              disabled={cancel.isPending}
-              onClick={() => cancel.mutate()}
-            >
-              Yes, cancel the series
-            </button>
-            <button type="button" className="secondary" onClick={() => setConfirming(false)}>
-              Keep the series
-            </button>
-          </div>
-        </section>
+        </ConfirmBox>
       ) : null}
     </section>
   );

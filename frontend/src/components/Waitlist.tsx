@@ -7,6 +7,7 @@ import { errorText } from '../api/errors.js';
 import type { paths } from '../api/schema.js';
 import { type BookableTime, formatDateTime, formatTime, instantOf, visitorZone } from '../lib/time.js';
 import { Branding } from './Branding.js';
+import { ConfirmBox } from './ConfirmBox.js';
 import { ZonePicker } from './ZonePicker.js';
 
 /** A waitlist entry as joining answers it, with its manage link. */
@@ -187,23 +188,16 @@ export function WaitlistEntryView({ token, entry }: { token: string; entry: Wait
         </div>
       ) : null}
       {open && confirming ? (
-        <section className="confirm-box" aria-labelledby="leave-heading">
-          <h2 id="leave-heading">Leave the waitlist?</h2>
+        <ConfirmBox
+          title="Leave the waitlist?"
+          confirm="Yes, leave it"
+          keep="Keep my place"
+          pending={leave.isPending}
+          onConfirm={() => leave.mutate()}
+          onKeep={() => setConfirming(false)}
+        >
           <p>You lose your place in line{entry.status === 'offered' ? ' and the time held for you' : ''}.</p>
-          <div className="actions">
-            <button
-              type="button"
-              className="primary danger"
-              disabled={leave.isPending}
-              onClick={() => leave.mutate()}
-            >
-              Yes, leave it
-            </button>
-            <button type="button" className="secondary" onClick={() => setConfirming(false)}>
-              Keep my place
-            </button>
-          </div>
-        </section>
+        </ConfirmBox>
       ) : null}
       {!open && slug ? (
         <p>

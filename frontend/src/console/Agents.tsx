@@ -7,6 +7,7 @@ import { type FormEvent, useState } from 'react';
 import { Link, Route, Routes, useNavigate, useParams } from 'react-router';
 import { unwrap } from '../api/client.js';
 import { errorText, fieldErrors } from '../api/errors.js';
+import { ConfirmBox } from '../components/ConfirmBox.js';
 import { formatDateTime } from '../lib/time.js';
 import { useActiveOrganisation } from './active.js';
 import AgentActivity from './agents-activity.js';
@@ -34,7 +35,7 @@ import {
   personZone,
 } from './agents-records.js';
 import { authed } from './session.js';
-import { Field, FormError, LoadError, Loading, Select } from './ui.js';
+import { Field, FormError, LoadError, Loading, Select, ShownOnce } from './ui.js';
 
 export default function Agents() {
   return (
@@ -340,28 +341,22 @@ function StatusActions(props: { agent: Agent }) {
         </p>
       ) : null}
       {confirming ? (
-        <section className="confirm-box" aria-labelledby="disable-heading">
-          <h3 id="disable-heading">Disable {agent.name}?</h3>
+        <ConfirmBox
+          title={`Disable ${agent.name}?`}
+          level={3}
+          confirm="Yes, disable it"
+          keep="Keep it"
+          pending={disable.isPending}
+          onConfirm={() => disable.mutate()}
+          onKeep={() => setConfirming(false)}
+        >
           <p>Its keys and sign-ins are revoked at once, and it cannot be turned on again.</p>
           {disable.isError ? (
             <p role="alert" className="error">
               {errorText(disable.error)}
             </p>
           ) : null}
-          <div className="actions">
-            <button
-              type="button"
-              className="primary danger"
-              disabled={disable.isPending}
-              onClick={() => disable.mutate()}
-            >
-              Yes, disable it
-            </button>
-            <button type="button" className="secondary" onClick={() => setConfirming(false)}>
-              Keep it
-            </button>
-          </div>
-        </section>
+        </ConfirmBox>
       ) : null}
     </section>
   );
@@ -477,46 +472,6 @@ function PermissionsSection(props: { agent: Agent; catalog: Catalog; groups: Per
   );
 }
 
-/** A new key, this once, with a copy button: it lives in this component's state only. */
-function KeyOnce(props: { label: string; value: string; onDone: () => void }) {
-  const [copied, setCopied] = useState<'yes' | 'no' | null>(null);
-  return (
-    <section className="notice secret" aria-labelledby="key-heading">
-      <h3 id="key-heading">Key “{props.label}”</h3>
-      <p>
-        Copy it now: it is shown this once. Give it to your assistant as its MCP key (header x-agent-key).
-      </p>
-      <p>
-        <code id="agent-key">{props.value}</code>
-      </p>
-      <div className="actions">
-        <button
-          type="button"
-          className="primary"
-          onClick={() =>
-            navigator.clipboard.writeText(props.value).then(
-              () => setCopied('yes'),
-              () => setCopied('no'),
-            )
-          }
-        >
-          Copy key
-        </button>
-        <button type="button" className="secondary" onClick={props.onDone}>
-          I have stored it
-        </button>
-      </div>
-      <p role="status">
-        {copied === 'yes'
-          ? 'Copied.'
-          : copied === 'no'
-            ? 'The browser refused to copy: select the text.'
-            : ''}
-      </p>
-    </section>
-  );
-}
-
 function KeysSection(props: { agent: Agent }) {
   const { agent } = props;
   const queryClient = useQueryClient();
@@ -550,7 +505,17 @@ function KeysSection(props: { agent: Agent }) {
   return (
     <section aria-labelledby="keys-heading">
       <h2 id="keys-heading">Keys</h2>
-      {shown ? <KeyOnce {...shown} onDone={() => setShown(null)} /> : null}
+      {shown ? (
+        <ShownOnce
+          title={`Key “${shown.label}”`}
+          level={3}
+          hint="Copy it now: it is shown this once. Give it to your assistant as its MCP key (header x-agent-key)."
+          value={shown.value}
+          valueId="agent-key"
+          copyLabel="Copy key"
+          onDone={() => setShown(null)}
+        />
+      ) : null}
       {keys.isPending ? <Loading /> : null}
       {keys.isError ? <LoadError error={keys.error} /> : null}
       {keys.data?.length === 0 ? <p className="empty">No keys yet.</p> : null}

@@ -7,6 +7,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { unwrap } from '../api/client.js';
 import { errorText, fieldErrors } from '../api/errors.js';
+import { ConfirmBox } from '../components/ConfirmBox.js';
 import { PROVIDER_NAMES, type SyncProvider } from './account-api.js';
 import { Status } from './account-ui.js';
 import { authed } from './session.js';
@@ -131,23 +132,17 @@ function ProviderCard(props: { item: SyncProvider }) {
         ) : null}
       </div>
       {confirming ? (
-        <section className="confirm-box" aria-labelledby={`${headingId}-confirm`}>
-          <h3 id={`${headingId}-confirm`}>Disconnect {name}?</h3>
+        <ConfirmBox
+          title={`Disconnect ${name}?`}
+          level={3}
+          confirm="Yes, disconnect"
+          keep="Keep it"
+          pending={disconnect.isPending}
+          onConfirm={() => disconnect.mutate()}
+          onKeep={() => setConfirming(false)}
+        >
           <p>The local calendars and their events stay; they stop syncing.</p>
-          <div className="actions">
-            <button
-              type="button"
-              className="danger primary"
-              disabled={disconnect.isPending}
-              onClick={() => disconnect.mutate()}
-            >
-              Yes, disconnect
-            </button>
-            <button type="button" className="secondary" onClick={() => setConfirming(false)}>
-              Keep it
-            </button>
-          </div>
-        </section>
+        </ConfirmBox>
       ) : null}
       {item.syncedCalendars.length > 0 ? (
         <>

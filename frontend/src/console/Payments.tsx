@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { unwrap } from '../api/client.js';
 import { errorText } from '../api/errors.js';
+import { ConfirmBox } from '../components/ConfirmBox.js';
 import { isAdmin, type PaymentStatus } from './account-api.js';
 import { Status, yesNo } from './account-ui.js';
 import { useActiveOrganisation } from './active.js';
@@ -174,26 +175,20 @@ function PaymentConnection(props: { org: Organisation }) {
             ) : null}
           </div>
           {confirming ? (
-            <section className="confirm-box" aria-labelledby="disconnect-heading">
-              <h3 id="disconnect-heading">Disconnect the payment account?</h3>
+            <ConfirmBox
+              title="Disconnect the payment account?"
+              level={3}
+              confirm="Yes, disconnect"
+              keep="Keep it"
+              pending={disconnect.isPending}
+              onConfirm={() => disconnect.mutate()}
+              onKeep={() => setConfirming(false)}
+            >
               <p>
                 Priced types cannot be booked until an account is connected again. The account itself stays at
                 the provider.
               </p>
-              <div className="actions">
-                <button
-                  type="button"
-                  className="danger primary"
-                  disabled={disconnect.isPending}
-                  onClick={() => disconnect.mutate()}
-                >
-                  Yes, disconnect
-                </button>
-                <button type="button" className="secondary" onClick={() => setConfirming(false)}>
-                  Keep it
-                </button>
-              </div>
-            </section>
+            </ConfirmBox>
           ) : null}
         </section>
       ) : null}

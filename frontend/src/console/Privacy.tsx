@@ -13,9 +13,9 @@ import {
   download,
   type PrivacyRequest,
 } from './account-api.js';
-import { Status, TextArea } from './account-ui.js';
+import { Status } from './account-ui.js';
 import { authed } from './session.js';
-import { Field, FormError, LoadError, Loading, Select } from './ui.js';
+import { Field, FormError, LoadError, Loading, Select, TextArea } from './ui.js';
 
 const CONSENT_WORDS: Record<ConsentType, string> = {
   privacy_policy: 'Privacy policy',

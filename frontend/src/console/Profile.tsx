@@ -9,11 +9,11 @@ import { unwrap } from '../api/client.js';
 import { fieldErrors } from '../api/errors.js';
 import { isAdmin } from './account-api.js';
 import { ResourceSchedule, ScheduleEditor } from './account-schedule.js';
-import { Status, Swatch, TextArea } from './account-ui.js';
+import { Status, Swatch } from './account-ui.js';
 import { useActiveOrganisation } from './active.js';
 import type { Organisation } from './records.js';
 import { authed } from './session.js';
-import { Field, FormError, LoadError, Loading } from './ui.js';
+import { Field, FormError, LoadError, Loading, TextArea } from './ui.js';
 
 export default function Profile() {
   const org = useActiveOrganisation();

@@ -17,7 +17,7 @@ import {
   type WebhookEvent,
 } from './records.js';
 import { authed } from './session.js';
-import { Field, FormError, LoadError, Loading } from './ui.js';
+import { Field, FormError, LoadError, Loading, ShownOnce } from './ui.js';
 
 export default function Webhooks() {
   const org = useActiveOrganisation();
@@ -51,7 +51,17 @@ function WebhookList(props: { org: Organisation }) {
         {org.name} sends each chosen event to these addresses, signed with the endpoint's secret (Standard
         Webhooks).
       </p>
-      {secret ? <SecretOnce {...secret} onDone={() => setSecret(null)} /> : null}
+      {secret ? (
+        <ShownOnce
+          title={`Signing secret of ${secret.url}`}
+          level={2}
+          hint="Copy it now: it is shown this once. Your receiver verifies every delivery with it."
+          value={secret.secret}
+          valueId="webhook-secret"
+          copyLabel="Copy secret"
+          onDone={() => setSecret(null)}
+        />
+      ) : null}
       {hooks.isPending ? <Loading /> : null}
       {hooks.isError ? <LoadError error={hooks.error} /> : null}
       {hooks.data?.length === 0 ? <p className="empty">No endpoints yet.</p> : null}
@@ -81,44 +91,6 @@ function WebhookList(props: { org: Organisation }) {
 
 function StatusBadge(props: { status: Webhook['status'] }) {
   return <span className={`badge webhook-${props.status}`}>{props.status}</span>;
-}
-
-/** The secret of a new endpoint, this once, with a copy button. */
-function SecretOnce(props: { url: string; secret: string; onDone: () => void }) {
-  const [copied, setCopied] = useState<'yes' | 'no' | null>(null);
-  return (
-    <section className="notice secret" aria-labelledby="secret-heading">
-      <h2 id="secret-heading">Signing secret of {props.url}</h2>
-      <p>Copy it now: it is shown this once. Your receiver verifies every delivery with it.</p>
-      <p>
-        <code id="webhook-secret">{props.secret}</code>
-      </p>
-      <div className="actions">
-        <button
-          type="button"
-          className="primary"
-          onClick={() =>
-            navigator.clipboard.writeText(props.secret).then(
-              () => setCopied('yes'),
-              () => setCopied('no'),
-            )
-          }
-        >
-          Copy secret
-        </button>
-        <button type="button" className="secondary" onClick={props.onDone}>
-          I have stored it
-        </button>
-      </div>
-      <p role="status">
-        {copied === 'yes'
-          ? 'Copied.'
-          : copied === 'no'
-            ? 'The browser refused to copy: select the text.'
-            : ''}
-      </p>
-    </section>
-  );
 }
 
 function NewWebhook(props: { org: Organisation; onCreated: (s: { url: string; secret: string }) => void }) {

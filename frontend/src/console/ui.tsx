@@ -1,7 +1,48 @@
 // The console's form pieces: a label on every input, the API's message under the field it
 // refused (aria-describedby), and the summary of a refusal that names no shown field.
-import type { ReactNode } from 'react';
+import { type ReactNode, useId, useState } from 'react';
 import { errorText, fieldErrors } from '../api/errors.js';
+
+/** The attributes a labelled control takes from its frame: its id, and what describes it. */
+interface ControlAttributes {
+  id: string;
+  name: string;
+  'aria-invalid': true | undefined;
+  'aria-describedby': string | undefined;
+}
+
+/** A label, the control it names, its hint and the API's message for it (aria-describedby). */
+function Labelled(props: {
+  name: string;
+  label: string;
+  error?: string | undefined;
+  hint?: string | undefined;
+  control: (attributes: ControlAttributes) => ReactNode;
+}) {
+  const { name, label, error, hint } = props;
+  const described = [error ? `e-${name}` : null, hint ? `h-${name}` : null].filter(Boolean).join(' ');
+  return (
+    <div className="field">
+      <label htmlFor={`f-${name}`}>{label}</label>
+      {props.control({
+        id: `f-${name}`,
+        name,
+        'aria-invalid': error ? true : undefined,
+        'aria-describedby': described || undefined,
+      })}
+      {hint ? (
+        <p className="hint" id={`h-${name}`}>
+          {hint}
+        </p>
+      ) : null}
+      {error ? (
+        <p className="field-error" id={`e-${name}`}>
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
 
 /** One labelled input with the API's message for it. */
 export function Field(props: {
@@ -17,47 +58,43 @@ export function Field(props: {
   step?: string;
   onChange: (value: string) => void;
 }) {
-  const {
-    name,
-    label,
-    type = 'text',
-    autoComplete,
-    required = true,
-    value,
-    error,
-    hint,
-    min,
-    step,
-    onChange,
-  } = props;
-  const described = [error ? `e-${name}` : null, hint ? `h-${name}` : null].filter(Boolean).join(' ');
+  const { type = 'text', autoComplete, required = true, value, min, step, onChange } = props;
   return (
-    <div className="field">
-      <label htmlFor={`f-${name}`}>{label}</label>
-      <input
-        id={`f-${name}`}
-        name={name}
-        type={type}
-        autoComplete={autoComplete}
-        required={required}
-        value={value}
-        min={min}
-        step={step}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={described || undefined}
-        onChange={(e) => onChange(e.target.value)}
-      />
-      {hint ? (
-        <p className="hint" id={`h-${name}`}>
-          {hint}
-        </p>
-      ) : null}
-      {error ? (
-        <p className="field-error" id={`e-${name}`}>
-          {error}
-        </p>
-      ) : null}
-    </div>
+    <Labelled
+      {...props}
+      control={(attributes) => (
+        <input
+          {...attributes}
+          type={type}
+          autoComplete={autoComplete}
+          required={required}
+          value={value}
+          min={min}
+          step={step}
+          onChange={(e) => onChange(e.target.value)}
+        />
+      )}
+    />
+  );
+}
+
+/** A labelled multi-line input with the API's message for it. */
+export function TextArea(props: {
+  name: string;
+  label: string;
+  value: string;
+  error?: string | undefined;
+  hint?: string;
+  onChange: (value: string) => void;
+}) {
+  const { value, onChange } = props;
+  return (
+    <Labelled
+      {...props}
+      control={(attributes) => (
+        <textarea {...attributes} rows={3} value={value} onChange={(e) => onChange(e.target.value)} />
+      )}
+    />
   );
 }
 
@@ -158,5 +195,59 @@ export function LoadError(props: { error: unknown }) {
     <p role="alert" className="error">
       {errorText(props.error)}
     </p>
+  );
+}
+
+/**
+ * A secret shown this once (a webhook's signing secret, an agent's key), with a copy button:
+ * it lives only in the caller's state, and "I have stored it" lets it go.
+ */
+export function ShownOnce(props: {
+  title: string;
+  /** The heading's level where it stands. */
+  level: 2 | 3;
+  /** What the secret is for, and that it is shown this once. */
+  hint: string;
+  value: string;
+  /** The id of the element holding the value (tests read it). */
+  valueId: string;
+  copyLabel: string;
+  onDone: () => void;
+}) {
+  const [copied, setCopied] = useState<'yes' | 'no' | null>(null);
+  const headingId = useId();
+  const Heading = props.level === 3 ? 'h3' : 'h2';
+  return (
+    <section className="notice secret" aria-labelledby={headingId}>
+      <Heading id={headingId}>{props.title}</Heading>
+      <p>{props.hint}</p>
+      <p>
+        <code id={props.valueId}>{props.value}</code>
+      </p>
+      <div className="actions">
+        <button
+          type="button"
+          className="primary"
+          onClick={() =>
+            navigator.clipboard.writeText(props.value).then(
+              () => setCopied('yes'),
+              () => setCopied('no'),
+            )
+          }
+        >
+          {props.copyLabel}
+        </button>
+        <button type="button" className="secondary" onClick={props.onDone}>
+          I have stored it
+        </button>
+      </div>
+      <p role="status">
+        {copied === 'yes'
+          ? 'Copied.'
+          : copied === 'no'
+            ? 'The browser refused to copy: select the text.'
+            : ''}
+      </p>
+    </section>
   );
 }

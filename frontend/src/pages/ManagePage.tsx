@@ -4,6 +4,7 @@ import { useLocation, useParams } from 'react-router';
 import { ApiError, api, idempotencyKey, type ManagedReservation, unwrap } from '../api/client.js';
 import { alternativesOf, errorText } from '../api/errors.js';
 import { Branding } from '../components/Branding.js';
+import { ConfirmBox } from '../components/ConfirmBox.js';
 import { IcsLink, STATUS_WORDS, Summary } from '../components/Reservation.js';
 import { ManageSeries } from '../components/Series.js';
 import { SlotPicker } from '../components/SlotPicker.js';
@@ -195,27 +196,20 @@ function Managed(props: {
         </div>
       ) : null}
       {mode === 'cancel' ? (
-        <section className="confirm-box" aria-labelledby="cancel-heading">
-          <h2 id="cancel-heading">Cancel this booking?</h2>
+        <ConfirmBox
+          title="Cancel this booking?"
+          confirm="Yes, cancel it"
+          keep="Keep my booking"
+          pending={cancel.isPending}
+          onConfirm={() => cancel.mutate()}
+          onKeep={() => setMode('view')}
+        >
           {r.seriesId !== null ? (
             <p>Only this date is cancelled: the other dates of the series stay booked.</p>
           ) : r.payment?.status === 'paid' ? (
             <p>Your payment will be refunded in full.</p>
           ) : null}
-          <div className="actions">
-            <button
-              type="button"
-              className="primary danger"
-              disabled={cancel.isPending}
-              onClick={() => cancel.mutate()}
-            >
-              Yes, cancel it
-            </button>
-            <button type="button" className="secondary" onClick={() => setMode('view')}>
-              Keep my booking
-            </button>
-          </div>
-        </section>
+        </ConfirmBox>
       ) : null}
       {mode === 'reschedule' && slug && r.resourceTypeId ? (
         <section aria-labelledby="move-heading">
