@@ -324,7 +324,8 @@ export async function withPostgresDatabase<T>(prefix: string, work: (url: string
  * Runs `measure` on SQLite (a fresh file) and then PostgreSQL (a fresh database; skipped
  * with BENCH_SKIP_PG=1), each with the service started as `npm start` starts it and the
  * floor of the same run, and prints each database's rows against that floor (the last
- * row `measure` answers must be the floor's). A failed run keeps the service's log.
+ * row `measure` answers must be the floor's). A failed run keeps the service's log. With
+ * BENCH_PROFILE_DIR each service writes its CPU profile (`profiledEnv`).
  */
 export async function onBothDatabases(
   name: string,
@@ -335,7 +336,10 @@ export async function onBothDatabases(
   const runs: Array<{ rows: LoadRow[]; floorRps: number }> = [];
   const run = async (database: string, databaseUrl: string) => {
     const logFile = join(tmpdir(), `bench-${name}-${process.pid}-${Date.now()}.log`);
-    const service = await startService({ DATABASE_URL: databaseUrl }, logFile);
+    const service = await startService(
+      { DATABASE_URL: databaseUrl, ...profiledEnv(database.toLowerCase()) },
+      logFile,
+    );
     let finished = false;
     try {
       const rows = await measure(database, service, floor);
