@@ -141,7 +141,11 @@ function inProcessQueue(log: Pick<FastifyBaseLogger, 'error' | 'warn'>): JobQueu
 
   async function run(name: string, data: object, attempt: number): Promise<void> {
     const entry = handlers.get(name);
-    if (!entry || stopped) return;
+    if (!entry || stopped) {
+      // A job sent just before `stop` leaves the waiting set here: `idle` may be waiting on it.
+      settle();
+      return;
+    }
     const retry = { ...DEFAULT_RETRY, ...entry.options };
     running += 1;
     try {

@@ -40,6 +40,25 @@ describe('job queue, in-process', () => {
     await drop();
   });
 
+  test('a job sent right before stop does not keep stop waiting', async () => {
+    const { db, drop } = await createTestDatabase();
+    const queue = createJobQueue(db, 'in-process', quiet);
+    let ran = 0;
+    queue.work('late', async () => {
+      ran += 1;
+    });
+    await queue.start();
+    await queue.send('late', {});
+    // The job waits for the next turn; stop comes first and must still finish.
+    const stopped = await Promise.race([
+      queue.stop().then(() => 'stopped'),
+      new Promise((resolve) => setTimeout(() => resolve('hung'), 2_000)),
+    ]);
+    assert.equal(stopped, 'stopped');
+    assert.equal(ran, 0, 'a stopped queue runs nothing more');
+    await drop();
+  });
+
   test('repeated work runs after each run ends, backs off while failing, is logged once per streak, stops with the queue', async () => {
     const { db, drop } = await createTestDatabase();
     const warnings: string[] = [];
