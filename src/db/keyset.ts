@@ -42,6 +42,26 @@ export function nullsLast(column: string): RawBuilder<unknown> {
   return sql`${sql.ref(column)} is null`;
 }
 
+/**
+ * Newest-first paging by id (activity, audit, approvals, consent history): the id a page
+ * continues before, from its cursor; a cursor no list gave out is InvalidCursorError.
+ */
+export function idBefore(cursor: string): number {
+  const [id, extra] = decodeCursor(cursor) ?? [];
+  if (!Number.isInteger(id) || extra !== undefined) throw new InvalidCursorError();
+  return id as number;
+}
+
+/** The page of rows read newest first with `limit + 1`, and the cursor of the next page (null: none). */
+export function newestFirstPage<R extends { id: number }>(
+  rows: R[],
+  limit: number,
+): { page: R[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { page, nextCursor: rows.length > limit && last ? encodeCursor([last.id]) : null };
+}
+
 /** `%text%` for `like ... escape '\'`, with the wildcards of `text` escaped. */
 export function containsPattern(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

@@ -17,7 +17,7 @@ import { localOf } from '../../frontend/src/lib/time.js';
 import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { checkAtBothWidths, freePort } from '../helpers/browser.js';
+import { checkAtBothWidths, freePort, problemsOf } from '../helpers/browser.js';
 import { createResource, createType, type OrgOwner, ownerWithOrganisation } from '../helpers/catalogue.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { as, expectStatus } from '../helpers/workspace.js';
@@ -79,14 +79,7 @@ describe('series and waitlist on the booking and manage pages (browser)', () => 
       return route.abort();
     });
     const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      // The browser logs every 4xx answer; a refusal the page handles is not a problem.
-      const refusal = /^Failed to load resource: the server responded with a status of 4\d\d/.test(m.text());
-      if ((m.type() === 'error' && !refusal) || /content security policy|refused to/i.test(m.text()))
-        problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    const problems = problemsOf(page);
     return { context, page, foreign, problems };
   }
 

@@ -15,7 +15,7 @@ import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { type PaymentEmulator, startPaymentEmulator } from '../../tools/emulators/payment/server.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { assertAccessible, checkAtBothWidths, freePort } from '../helpers/browser.js';
+import { assertAccessible, checkAtBothWidths, freePort, problemsOf } from '../helpers/browser.js';
 import { createResource, createType, type OrgOwner, ownerWithOrganisation } from '../helpers/catalogue.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { as, expectStatus } from '../helpers/workspace.js';
@@ -120,14 +120,7 @@ describe('booking page and manage page (browser)', () => {
     page.on('request', (r) => {
       if (new URL(r.url()).pathname === `/api/public/organisations/${slug}`) catalogueFetches.push(r.url());
     });
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      // The browser logs every 4xx answer; a refusal the page shows in words is not a problem.
-      const refusal = /^Failed to load resource: the server responded with a status of 4\d\d/.test(m.text());
-      if ((m.type() === 'error' && !refusal) || /content security policy|refused to/i.test(m.text()))
-        problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    const problems = problemsOf(page);
     return { context, page, foreign, problems, catalogueFetches };
   }
 

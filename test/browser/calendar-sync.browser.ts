@@ -14,7 +14,7 @@ import {
   startCalendarProviderBEmulator,
 } from '../../tools/emulators/calendar-provider-b/server.js';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../helpers/app.js';
-import { checkAtBothWidths, freePort } from '../helpers/browser.js';
+import { checkAtBothWidths, freePort, problemsOf } from '../helpers/browser.js';
 import { launchChromium } from '../helpers/chromium.js';
 
 /**
@@ -62,11 +62,7 @@ describe('calendar-sync landing page (browser)', () => {
   /** A page that remembers CSP violations and script errors. */
   async function openPage(context: BrowserContext) {
     const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      if (/content security policy|refused to/i.test(message.text())) problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    const problems = problemsOf(page);
     return { page, problems };
   }
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../helpers/app.js';
-import { checkAtBothWidths, freePort } from '../helpers/browser.js';
+import { checkAtBothWidths, freePort, problemsOf } from '../helpers/browser.js';
 import { launchChromium } from '../helpers/chromium.js';
 
 /** An https logo; the browser context answers it (no network in tests). */
@@ -121,12 +121,8 @@ describe('OAuth consent page (browser)', () => {
   async function openPage(context: BrowserContext) {
     await context.route(LOGO, (route) => route.fulfill({ contentType: 'image/svg+xml', body: LOGO_SVG }));
     const page = await context.newPage();
-    const problems: string[] = [];
+    const problems = problemsOf(page);
     const logins: string[] = [];
-    page.on('console', (message) => {
-      if (/content security policy|refused to/i.test(message.text())) problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     page.on('request', (request) => {
       if (new URL(request.url()).pathname === '/api/auth/login') logins.push(request.url());
     });

@@ -18,8 +18,8 @@ import {
   startCalendarProviderAEmulator,
 } from '../../tools/emulators/calendar-provider-a/server.js';
 import { type PaymentEmulator, startPaymentEmulator } from '../../tools/emulators/payment/server.js';
-import { createTestApp, type TestApp, uniqueEmail } from '../helpers/app.js';
-import { checkAtBothWidths, freePort } from '../helpers/browser.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { checkAtBothWidths, freePort, problemsOf, registerThroughPages } from '../helpers/browser.js';
 import { launchChromium } from '../helpers/chromium.js';
 
 const SECRET = 'sk_test_console_account_browser_0123';
@@ -78,33 +78,19 @@ describe('console account screens (browser)', () => {
   /** A page that records script errors and CSP refusals. */
   async function openPage(context: BrowserContext) {
     const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (e) => problems.push(e.message));
-    page.on('console', (m) => {
-      if (/content security policy|refused to/i.test(m.text())) problems.push(m.text());
-    });
+    const problems = problemsOf(page);
     return { page, problems };
   }
 
   /** A new person registered through the pages, with an organisation of their own (active, with a slug). */
   async function registerWithOrganisation(page: Page, name: string) {
     people += 1;
-    const email = uniqueEmail('account');
-    const password = 'a long enough password';
     const slug = `account-${process.pid}-${people}`;
-    await page.goto(`${origin}/app/register`);
-    await page.getByLabel('Your name').fill(name);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel(/^Password/).fill(password);
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.getByRole('heading', { name: 'Your organisations' }).waitFor();
-    await page.getByLabel('Name', { exact: true }).fill(`${name}'s salon`);
-    await page.getByLabel(/^Booking page address/).fill(slug);
-    await page.getByRole('button', { name: 'Create organisation' }).click();
-    await page
-      .locator('.org-list li', { hasText: `${name}'s salon` })
-      .getByText('Active')
-      .waitFor();
+    const { email, password } = await registerThroughPages(page, origin, {
+      name,
+      organisation: `${name}'s salon`,
+      slug,
+    });
     const login = await t.app.inject({
       method: 'POST',
       url: '/api/auth/login',

@@ -9,33 +9,17 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { addDays, mondayOf } from '../../frontend/src/console/week.js';
 import { dayKey, formatDay, instantOf } from '../../frontend/src/lib/time.js';
 import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { createTestApp, registerUser, type TestApp, uniqueEmail } from '../helpers/app.js';
-import { checkAtBothWidths, freePort } from '../helpers/browser.js';
+import { checkAtBothWidths, freePort, problemsOf, registerThroughPages } from '../helpers/browser.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { type Receiver, startReceiver } from '../modules/webhooks/helpers.js';
 
 const ZONE = 'Europe/Berlin';
-
-/** A new person, registered through the page, with an organisation of their own (active). */
-async function registerWithOrganisation(page: Page, origin: string, organisation: string) {
-  const email = uniqueEmail('screens');
-  const password = 'a long enough password';
-  await page.goto(`${origin}/app/register`);
-  await page.getByLabel('Your name').fill('Ute Owner');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel(/^Password/).fill(password);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await page.getByRole('heading', { name: 'Your organisations' }).waitFor();
-  await page.getByLabel('Name', { exact: true }).fill(organisation);
-  await page.getByRole('button', { name: 'Create organisation' }).click();
-  await page.locator('.org-list li', { hasText: organisation }).getByText('Active').waitFor();
-  return { email, password };
-}
 
 describe('console screens (browser)', () => {
   let t: TestApp;
@@ -71,11 +55,7 @@ describe('console screens (browser)', () => {
       locale: 'en-GB',
     });
     const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (e) => problems.push(e.message));
-    page.on('console', (m) => {
-      if (/content security policy|refused to/i.test(m.text())) problems.push(m.text());
-    });
+    const problems = problemsOf(page);
     const email = uniqueEmail('screens');
     const password = 'a long enough password';
 
@@ -226,7 +206,7 @@ describe('console screens (browser)', () => {
     const page = await context.newPage();
     const problems: string[] = [];
     page.on('pageerror', (e) => problems.push(e.message));
-    await registerWithOrganisation(page, origin, 'Hook Shop');
+    await registerThroughPages(page, origin, { name: 'Ute Owner', organisation: 'Hook Shop' });
 
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Webhooks' }).click();
     await page.getByText('No endpoints yet.').waitFor();
@@ -283,7 +263,7 @@ describe('console screens (browser)', () => {
     const page = await context.newPage();
     const problems: string[] = [];
     page.on('pageerror', (e) => problems.push(e.message));
-    const owner = await registerWithOrganisation(page, origin, 'Team Shop');
+    const owner = await registerThroughPages(page, origin, { name: 'Ute Owner', organisation: 'Team Shop' });
     const invitee = await registerUser(t.app, 'Ina Vited');
 
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Members' }).click();

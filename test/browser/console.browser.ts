@@ -11,7 +11,7 @@ import type { Browser } from 'playwright-core';
 import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { createTestApp, type TestApp, uniqueEmail } from '../helpers/app.js';
-import { checkAtBothWidths, freePort } from '../helpers/browser.js';
+import { checkAtBothWidths, freePort, problemsOf } from '../helpers/browser.js';
 import { ownerWithOrganisation } from '../helpers/catalogue.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { as, expectStatus } from '../helpers/workspace.js';
@@ -41,11 +41,7 @@ describe('console (browser)', () => {
   test('register, create organisations, switch the active one; sign out and in; a reload keeps the session', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (e) => problems.push(e.message));
-    page.on('console', (m) => {
-      if (/content security policy|refused to/i.test(m.text())) problems.push(m.text());
-    });
+    const problems = problemsOf(page);
     const email = uniqueEmail('console');
     const password = 'a long enough password';
 

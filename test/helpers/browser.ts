@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
+import { uniqueEmail } from './app.js';
 
 /** Where the pages' screenshots go (kept as CI artifacts; the README names the folder). */
 export const SCREENSHOTS = join(PROJECT_ROOT, 'test-artifacts', 'screenshots');
@@ -46,4 +47,44 @@ export async function checkAtBothWidths(page: Page, name: string): Promise<void>
     await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true });
   }
   await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+/**
+ * What went wrong on `page` while a test drove it: script errors, CSP refusals and console
+ * errors. The browser logs every 4xx answer as a console error; a refusal the page handles
+ * in words is not a problem.
+ */
+export function problemsOf(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    const refusal = /^Failed to load resource: the server responded with a status of 4\d\d/.test(m.text());
+    if ((m.type() === 'error' && !refusal) || /content security policy|refused to/i.test(m.text()))
+      problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  return problems;
+}
+
+/**
+ * A new person registered through the console's pages, with an organisation of their own made
+ * there (active; with `slug`, a booking page address too). Answers the credentials.
+ */
+export async function registerThroughPages(
+  page: Page,
+  origin: string,
+  person: { name: string; organisation: string; slug?: string },
+): Promise<{ email: string; password: string }> {
+  const email = uniqueEmail('browser');
+  const password = 'a long enough password';
+  await page.goto(`${origin}/app/register`);
+  await page.getByLabel('Your name').fill(person.name);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel(/^Password/).fill(password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('heading', { name: 'Your organisations' }).waitFor();
+  await page.getByLabel('Name', { exact: true }).fill(person.organisation);
+  if (person.slug) await page.getByLabel(/^Booking page address/).fill(person.slug);
+  await page.getByRole('button', { name: 'Create organisation' }).click();
+  await page.locator('.org-list li', { hasText: person.organisation }).getByText('Active').waitFor();
+  return { email, password };
 }

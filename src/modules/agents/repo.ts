@@ -1,9 +1,8 @@
 import { type Selectable, sql } from 'kysely';
 import { type Executor, precompiled } from '../../db/database.js';
-import { InvalidCursorError } from '../../db/keyset.js';
+import { idBefore, newestFirstPage } from '../../db/keyset.js';
 import type { AgentPoliciesTable, AgentStatus, AgentsTable, UsageKind } from '../../db/tables/agents.js';
 import type { AccessScope } from '../../lib/actor.js';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import type { ActivityItem, ActivityQuery, AgentKey } from './schemas.js';
 
 export type AgentRow = Selectable<AgentsTable>;
@@ -365,22 +364,18 @@ export function createAgentRepo(db: Executor) {
       if (query.outcome !== undefined) q = q.where('outcome', '=', query.outcome);
       if (query.from !== undefined) q = q.where('createdAt', '>=', query.from);
       if (query.to !== undefined) q = q.where('createdAt', '<', query.to);
-      if (query.cursor !== undefined) {
-        const [id, extra] = decodeCursor(query.cursor) ?? [];
-        if (!Number.isInteger(id) || extra !== undefined) throw new InvalidCursorError();
-        q = q.where('id', '<', id as number);
-      }
+      if (query.cursor !== undefined) q = q.where('id', '<', idBefore(query.cursor));
       const rows = await q
         .orderBy('id', 'desc')
         .limit(query.limit + 1)
         .execute();
-      const items = rows.slice(0, query.limit).map((row) => ({
+      const { page, nextCursor } = newestFirstPage(rows, query.limit);
+      const items = page.map((row) => ({
         ...row,
         arguments: row.arguments === null ? null : (JSON.parse(row.arguments) as Record<string, unknown>),
         targetIds: row.targetIds === null ? [] : (JSON.parse(row.targetIds) as number[]),
       }));
-      const last = items[items.length - 1];
-      return { items, nextCursor: rows.length > query.limit && last ? encodeCursor([last.id]) : null };
+      return { items, nextCursor };
     },
   };
 }

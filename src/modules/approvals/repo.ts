@@ -1,8 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Id, JsonText, Timestamp } from '../../db/column-types.js';
 import type { Executor } from '../../db/database.js';
-import { InvalidCursorError } from '../../db/keyset.js';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { idBefore, newestFirstPage } from '../../db/keyset.js';
 import type { ApprovalStatus, ListApprovalsQuery } from './schemas.js';
 
 /** A tool call waiting for (or past) its owner's decision. */
@@ -64,18 +63,13 @@ export function createApprovalRepo(db: Executor) {
     ): Promise<{ rows: ApprovalRow[]; nextCursor: string | null }> {
       let q = db.selectFrom('agentApprovals').selectAll().where('userId', '=', userId);
       if (query.status !== undefined) q = q.where('status', '=', query.status);
-      if (query.cursor !== undefined) {
-        const [id, extra] = decodeCursor(query.cursor) ?? [];
-        if (!Number.isInteger(id) || extra !== undefined) throw new InvalidCursorError();
-        q = q.where('id', '<', id as number);
-      }
+      if (query.cursor !== undefined) q = q.where('id', '<', idBefore(query.cursor));
       const rows = await q
         .orderBy('id', 'desc')
         .limit(query.limit + 1)
         .execute();
-      const page = rows.slice(0, query.limit);
-      const last = page[page.length - 1];
-      return { rows: page, nextCursor: rows.length > query.limit && last ? encodeCursor([last.id]) : null };
+      const { page, nextCursor } = newestFirstPage(rows, query.limit);
+      return { rows: page, nextCursor };
     },
 
     /**

@@ -1,12 +1,11 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import { InvalidCursorError } from '../../db/keyset.js';
+import { idBefore, newestFirstPage } from '../../db/keyset.js';
 import type {
   AutomationAuditTable,
   AutomationRulesTable,
   AutomationSubjectType,
 } from '../../db/tables/automation.js';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import type {
   ActionResult,
   AuditEntry,
@@ -190,18 +189,13 @@ export function createAutomationRepo(db: Executor) {
       }
       if (query.ruleId !== undefined) q = q.where('ruleId', '=', query.ruleId);
       if (query.outcome !== undefined) q = q.where('outcome', '=', query.outcome);
-      if (query.cursor !== undefined) {
-        const [id, extra] = decodeCursor(query.cursor) ?? [];
-        if (!Number.isInteger(id) || extra !== undefined) throw new InvalidCursorError();
-        q = q.where('id', '<', id as number);
-      }
+      if (query.cursor !== undefined) q = q.where('id', '<', idBefore(query.cursor));
       const rows = await q
         .orderBy('id', 'desc')
         .limit(query.limit + 1)
         .execute();
-      const items = rows.slice(0, query.limit).map(toAuditEntry);
-      const last = items[items.length - 1];
-      return { items, nextCursor: rows.length > query.limit && last ? encodeCursor([last.id]) : null };
+      const { page, nextCursor } = newestFirstPage(rows, query.limit);
+      return { items: page.map(toAuditEntry), nextCursor };
     },
 
     /** Tags the event; a tag it already has stays as it is. */

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import { containsIgnoringCase, InvalidCursorError } from '../../db/keyset.js';
+import { containsIgnoringCase, idBefore, newestFirstPage } from '../../db/keyset.js';
 import type {
   ConsentDecision,
   ConsentType,
@@ -8,7 +8,6 @@ import type {
   DataSubjectRequestsTable,
   DataSubjectRequestType,
 } from '../../db/tables/privacy.js';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import type { Consent, DataSubjectRequest, PolicyAcceptance } from './schemas.js';
 
 export type RequestRow = Selectable<DataSubjectRequestsTable>;
@@ -151,22 +150,14 @@ export function createPrivacyRepo(db: Executor) {
     ): Promise<{ items: Consent[]; nextCursor: string | null }> {
       let q = db.selectFrom('consentDecisions').where('userId', '=', userId);
       if (query.consentType) q = q.where('consentType', '=', query.consentType);
-      if (query.cursor !== undefined) {
-        const [id, extra] = decodeCursor(query.cursor) ?? [];
-        if (!Number.isInteger(id) || extra !== undefined) throw new InvalidCursorError();
-        q = q.where('id', '<', id as number);
-      }
+      if (query.cursor !== undefined) q = q.where('id', '<', idBefore(query.cursor));
       const rows = await q
         .select(['id', ...consentColumns])
         .orderBy('id', 'desc')
         .limit(query.limit + 1)
         .execute();
-      const page = rows.slice(0, query.limit);
-      const last = page[page.length - 1];
-      return {
-        items: page.map(({ id: _id, ...consent }) => consent),
-        nextCursor: rows.length > query.limit && last ? encodeCursor([last.id]) : null,
-      };
+      const { page, nextCursor } = newestFirstPage(rows, query.limit);
+      return { items: page.map(({ id: _id, ...consent }) => consent), nextCursor };
     },
 
     // Policy acceptance
