@@ -4,6 +4,7 @@ import {
   createMcpHandler,
   isInitializeRequest,
   isLegacyRequest,
+  type JSONRPCRequest,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
@@ -18,6 +19,7 @@ import {
   DEFAULT_ELICITATION_TIMEOUT_MS,
   declaresUrlElicitation,
 } from './elicitation.js';
+import { SingleExchangeTransport, singleExchangeRequest } from './exchange.js';
 import { mcpGatewayRoutes } from './gateway.js';
 import {
   type AgentRequestContext,
@@ -25,6 +27,7 @@ import {
   compileTools,
   createAgentServer,
   type McpResourceProvider,
+  SUPPORTED_PROTOCOL_VERSIONS,
 } from './server.js';
 import { createSessionStore, type SessionCapabilities } from './sessions.js';
 import type { ActionRisk, AgentDirectory, ResolvedAgent, ToolCallGate, ToolDefinition } from './types.js';
@@ -238,17 +241,53 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
     }
   }
 
+  /** The common 2025-era call: one request of an open session, answered as JSON without the web bridge. */
+  async function serveSingleExchange(
+    reply: FastifyReply,
+    context: AgentRequestContext,
+    sessionId: string,
+    message: JSONRPCRequest,
+  ) {
+    const transport = new SingleExchangeTransport();
+    const server = createAgentServer(deps, context);
+    await server.connect(transport);
+    try {
+      const answer = await transport.exchange(message, authInfoOf(context));
+      return reply
+        .code(200)
+        .header('content-type', 'application/json')
+        .header(SESSION_HEADER, sessionId)
+        .send(JSON.stringify(answer));
+    } finally {
+      await server.close();
+    }
+  }
+
   async function post(request: FastifyRequest, reply: FastifyReply) {
     const context = contextFor(request);
     const body = request.body;
     if (body === undefined) return jsonRpcError(reply, 400, -32700, 'Parse error: the request body is empty');
-    const web = toWebRequest(request, reply, config.publicUrl);
-    if (!(await isLegacyRequest(web, body))) {
-      const response = await modern.fetch(web, { authInfo: authInfoOf(context), parsedBody: body });
-      return sendWebResponse(reply, response);
+    const single = singleExchangeRequest(
+      {
+        body,
+        contentType: headerOf(request, 'content-type'),
+        accept: headerOf(request, 'accept'),
+        protocolVersion: headerOf(request, 'mcp-protocol-version'),
+        mcpMethod: headerOf(request, 'mcp-method'),
+        mcpName: headerOf(request, 'mcp-name'),
+      },
+      SUPPORTED_PROTOCOL_VERSIONS,
+    );
+    let web: Request | undefined;
+    if (!single) {
+      web = toWebRequest(request, reply, config.publicUrl);
+      if (!(await isLegacyRequest(web, body))) {
+        const response = await modern.fetch(web, { authInfo: authInfoOf(context), parsedBody: body });
+        return sendWebResponse(reply, response);
+      }
+      const initializing = Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body);
+      if (initializing) return serveLegacyPost(request, reply, web, context, null);
     }
-    const initializing = Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body);
-    if (initializing) return serveLegacyPost(request, reply, web, context, null);
     const sessionId = headerOf(request, SESSION_HEADER);
     if (!sessionId) {
       return jsonRpcError(reply, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
@@ -257,6 +296,11 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
     if (!capabilities) return jsonRpcError(reply, 404, -32001, 'Session not found');
     // The client's answer to an elicitation: to the call of this session waiting for it.
     if (elicitations.deliver(sessionId, body)) return reply.code(202).send();
+    // A call that may ask its approval through the client needs the SDK's event stream.
+    if (single && !(capabilities.urlElicitation && mayAskApproval(body))) {
+      return serveSingleExchange(reply, context, sessionId, single);
+    }
+    web ??= toWebRequest(request, reply, config.publicUrl);
     return serveLegacyPost(request, reply, web, context, { id: sessionId, ...capabilities });
   }
 

@@ -3,6 +3,8 @@ import { compiledOnce, type Db, type Executor } from '../db/database.js';
 
 /** A session unused for this long is over (404), as if it had been deleted. */
 export const SESSION_IDLE_MS = 24 * 60 * 60 * 1000;
+/** How stale a session's last-used mark may get before a request writes it again. */
+const SESSION_MARK_MS = 60 * 1000;
 
 /** 24 random bytes in base64url: 192 bits, 32 characters. */
 const newSessionId = () => randomBytes(24).toString('base64url');
@@ -21,7 +23,7 @@ export interface McpSessionStore {
     session: { id: string; agentId: number; protocolVersion: string } & SessionCapabilities,
   ): Promise<void>;
   /**
-   * Marks the session used and answers its capabilities when it is open, belongs to
+   * Marks the session used (at most once a minute) and answers its capabilities when it is open, belongs to
    * `agentId` and was used within the idle limit; undefined otherwise (unknown, ended, idle,
    * another agent's).
    */
@@ -37,18 +39,21 @@ export function createSessionStore(db: Db, now: () => Date = () => new Date()): 
     const cutoff = new Date(at.getTime() - SESSION_IDLE_MS).toISOString();
     return { at: at.toISOString(), cutoff, id, agentId };
   };
-  // Built and compiled once: it runs on every request of a session, and Kysely's
-  // build-and-compile costs more than the database's execution of it (bench/mcp.ts).
-  // One statement checks and marks: any instance sharing the database serves the session.
-  const touchSession = compiledOnce(
+  // Built and compiled once: they run on every request of a session, and Kysely's
+  // build-and-compile costs more than the database's execution of them (bench/mcp.ts).
+  // The check reads the database, so any instance sharing it serves the session; the mark
+  // is a write, so it is made only when the last one is over a minute old (as API keys are).
+  const openSession = compiledOnce(
     kysely
-      .updateTable('mcpSessions')
-      .set({ lastUsedAt: '' })
+      .selectFrom('mcpSessions')
+      .select(['urlElicitation', 'lastUsedAt'])
       .where('id', '=', '')
       .where('agentId', '=', 0)
       .where('endedAt', 'is', null)
-      .where('lastUsedAt', '>=', '')
-      .returning('urlElicitation'),
+      .where('lastUsedAt', '>=', ''),
+  );
+  const markUsed = compiledOnce(
+    kysely.updateTable('mcpSessions').set({ lastUsedAt: '' }).where('id', '=', ''),
   );
   return {
     newId: newSessionId,
@@ -73,9 +78,12 @@ export function createSessionStore(db: Db, now: () => Date = () => new Date()): 
       if (!SESSION_ID.test(id)) return undefined;
       const s = open(id, agentId);
       // The parameters in the order they appear in the SQL.
-      const { rows } = await touchSession(kysely, s.at, s.id, s.agentId, s.cutoff);
+      const { rows } = await openSession(kysely, s.id, s.agentId, s.cutoff);
       const row = rows[0];
-      return row && { urlElicitation: Boolean(row.urlElicitation) };
+      if (!row) return undefined;
+      if (Date.parse(s.at) - Date.parse(row.lastUsedAt) >= SESSION_MARK_MS)
+        await markUsed(kysely, s.at, s.id);
+      return { urlElicitation: Boolean(row.urlElicitation) };
     },
 
     async end(id, agentId) {

@@ -357,6 +357,42 @@ describe('MCP runtime', () => {
       assert.ok((await list.json()).result.tools.length >= 4);
     });
 
+    test('a session request is checked as the SDK transport checks it, single or batched', async () => {
+      const id = await openSession(server.url, headersA);
+      const session = { ...headersA, 'mcp-session-id': id };
+      const single = await raw(
+        server.url,
+        { ...session, 'mcp-protocol-version': '2025-11-25' },
+        listToolsBody,
+      );
+      assert.equal(single.status, 200);
+      assert.match(single.headers.get('content-type') ?? '', /^application\/json/);
+      assert.equal(single.headers.get('mcp-session-id'), id);
+      assert.deepEqual(Object.keys(await single.json()).sort(), ['id', 'jsonrpc', 'result']);
+      // What a single request is held to, with the SDK's own answers.
+      const notAcceptable = await raw(server.url, { ...session, accept: 'application/json' }, listToolsBody);
+      assert.equal(notAcceptable.status, 406);
+      const wrongType = await raw(server.url, { ...session, 'content-type': 'text/plain' }, listToolsBody);
+      assert.equal(wrongType.status, 415);
+      const unsupported = await raw(
+        server.url,
+        { ...session, 'mcp-protocol-version': '1999-01-01' },
+        listToolsBody,
+      );
+      assert.equal(unsupported.status, 400);
+      assert.match((await unsupported.json()).error.message, /Unsupported protocol version/);
+      const unknownMethod = await raw(server.url, session, { jsonrpc: '2.0', id: 7, method: 'no/such' });
+      assert.equal(unknownMethod.status, 200);
+      assert.deepEqual((await unknownMethod.json()).id, 7);
+      // A batch goes through the SDK transport and is answered as one.
+      const batch = await raw(server.url, session, [listToolsBody, { ...listToolsBody, id: 3 }]);
+      assert.equal(batch.status, 200);
+      assert.deepEqual(
+        ((await batch.json()) as Array<{ id: number }>).map((answer) => answer.id).sort(),
+        [2, 3],
+      );
+    });
+
     test('requests after initialize need the session id; unknown ids are 404', async () => {
       const missing = await raw(server.url, headersA, listToolsBody);
       assert.equal(missing.status, 400);

@@ -1,5 +1,5 @@
 import { type Selectable, sql } from 'kysely';
-import { type Executor, precompiled } from '../../db/database.js';
+import { compiledOnce, type Executor, precompiled } from '../../db/database.js';
 import { idBefore, newestFirstPage } from '../../db/keyset.js';
 import type { AgentPoliciesTable, AgentStatus, AgentsTable, UsageKind } from '../../db/tables/agents.js';
 import type { AccessScope } from '../../lib/actor.js';
@@ -51,6 +51,20 @@ export function createAgentRepo(db: Executor) {
   const selectPolicy = precompiled(db.selectFrom('agentPolicies').selectAll().where('agentId', '=', 0));
   const selectPermissions = precompiled(
     db.selectFrom('agentPermissions').select(['actionKey', 'scope']).where('agentId', '=', 0).orderBy('id'),
+  );
+  // The record of every tool call (parameters in the order of these columns).
+  const insertActivity = compiledOnce(
+    db.insertInto('agentActivity').values({
+      agentId: 0,
+      actionKey: '',
+      outcome: 'ok',
+      errorCode: null,
+      durationMs: 0,
+      arguments: null,
+      targetIds: null,
+      approvalId: null,
+      createdAt: '',
+    }),
   );
 
   return {
@@ -329,11 +343,19 @@ export function createAgentRepo(db: Executor) {
       approvalId: number | null;
       now: string;
     }): Promise<void> {
-      const { now, ...call } = values;
-      await db
-        .insertInto('agentActivity')
-        .values({ ...call, createdAt: now })
-        .execute();
+      const call = values;
+      await insertActivity(
+        db,
+        call.agentId,
+        call.actionKey,
+        call.outcome,
+        call.errorCode,
+        call.durationMs,
+        call.arguments,
+        call.targetIds,
+        call.approvalId,
+        call.now,
+      );
     },
 
     /** Deletes activity older than `before`, a batch at a time; answers how many. */
