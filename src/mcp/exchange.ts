@@ -8,6 +8,7 @@ import {
   isJsonContentType,
   type JSONRPCMessage,
   type JSONRPCRequest,
+  type RequestId,
   type Transport,
 } from '@modelcontextprotocol/server';
 
@@ -49,36 +50,47 @@ export function singleExchangeRequest(
 }
 
 /**
- * An SDK `Transport` whose whole life is one JSON-RPC request answered as JSON, for the
- * common 2025-era call. The SDK's streamable HTTP transport would wrap the same exchange in
- * a web `Request` and `Response` and read the answer back out of a stream, which cost more
- * than the tool call itself (docs/performance.md). As that transport does in JSON mode,
- * messages other than the answer (progress, logging) have no channel here and are dropped.
+ * An SDK `Transport` that serves JSON-RPC requests one exchange at a time, each answered as
+ * JSON: for the common 2025-era call. The SDK's streamable HTTP transport would wrap each
+ * exchange in a web `Request` and `Response` and read the answer back out of a stream, and
+ * needs a server built and closed per request when sessions live in the database; together
+ * that cost more than the tool call itself (docs/performance.md). One server on this
+ * transport serves every agent: each request carries its agent in `authInfo`, and its id is
+ * replaced by one of the transport's own while it runs, so two clients' equal ids never meet.
+ * As the SDK's transport does in JSON mode, messages other than the answer (progress,
+ * logging) have no channel here and are dropped.
  */
-export class SingleExchangeTransport implements Transport {
+export class ExchangeTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: Transport['onmessage'];
-  #answer: ((message: JSONRPCMessage) => void) | undefined;
+  readonly #pending = new Map<number, { id: RequestId; answer: (message: JSONRPCMessage) => void }>();
+  #nextId = 0;
 
   async start(): Promise<void> {}
 
   async send(message: JSONRPCMessage): Promise<void> {
-    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) this.#answer?.(message);
+    if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message)) return;
+    const pending = this.#pending.get(message.id as number);
+    if (!pending) return;
+    this.#pending.delete(message.id as number);
+    pending.answer({ ...message, id: pending.id });
   }
 
   async close(): Promise<void> {
-    this.#answer = undefined;
+    this.#pending.clear();
     this.onclose?.();
   }
 
-  /** Hands the request to the connected server; resolves with its answer. */
+  /** Hands the request to the connected server; resolves with its answer, under the request's own id. */
   exchange(request: JSONRPCRequest, authInfo: AuthInfo): Promise<JSONRPCMessage> {
-    if (this.#answer || !this.onmessage) throw new Error('A single-exchange transport serves one request');
-    const answered = new Promise<JSONRPCMessage>((resolve) => {
-      this.#answer = resolve;
+    const deliver = this.onmessage;
+    if (!deliver) throw new Error('No server is connected to this transport');
+    const id = ++this.#nextId;
+    const answered = new Promise<JSONRPCMessage>((answer) => {
+      this.#pending.set(id, { id: request.id, answer });
     });
-    this.onmessage(request, { authInfo });
+    deliver({ ...request, id }, { authInfo });
     return answered;
   }
 }

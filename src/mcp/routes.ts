@@ -19,7 +19,7 @@ import {
   DEFAULT_ELICITATION_TIMEOUT_MS,
   declaresUrlElicitation,
 } from './elicitation.js';
-import { SingleExchangeTransport, singleExchangeRequest } from './exchange.js';
+import { ExchangeTransport, singleExchangeRequest } from './exchange.js';
 import { mcpGatewayRoutes } from './gateway.js';
 import {
   type AgentRequestContext,
@@ -149,7 +149,10 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
   const agentOf = new WeakMap<FastifyRequest, ResolvedAgent>();
 
   const modern = createMcpHandler(
-    (ctx) => createAgentServer(deps, { ...contextOf(ctx.authInfo), elicitation: 'input-required' }),
+    (ctx) => {
+      const context: AgentRequestContext = { ...contextOf(ctx.authInfo), elicitation: 'input-required' };
+      return createAgentServer(deps, () => context);
+    },
     {
       legacy: 'reject',
       // Rejections are answered to the client; only worth a debug line here.
@@ -200,12 +203,11 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
       sessionIdGenerator: sessionId === null ? () => sessions.newId() : undefined,
       enableJsonResponse: !asking,
     });
-    const server = createAgentServer(
-      deps,
+    const serverContext =
       asking && sessionId !== null
         ? { ...context, elicitation: elicitations.askerFor(sessionId, transport) }
-        : context,
-    );
+        : context;
+    const server = createAgentServer(deps, () => serverContext);
     await server.connect(transport);
     let streaming = false;
     try {
@@ -241,26 +243,26 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
     }
   }
 
-  /** The common 2025-era call: one request of an open session, answered as JSON without the web bridge. */
+  // The common 2025-era call (one request of an open session) goes to one server of this
+  // instance on a transport without the web bridge; each request names its agent in authInfo.
+  const exchanges = new ExchangeTransport();
+  await createAgentServer(deps, (ctx) => contextOf(ctx.http?.authInfo)).connect(exchanges);
+  app.addHook('onClose', async () => {
+    await exchanges.close();
+  });
+
   async function serveSingleExchange(
     reply: FastifyReply,
     context: AgentRequestContext,
     sessionId: string,
     message: JSONRPCRequest,
   ) {
-    const transport = new SingleExchangeTransport();
-    const server = createAgentServer(deps, context);
-    await server.connect(transport);
-    try {
-      const answer = await transport.exchange(message, authInfoOf(context));
-      return reply
-        .code(200)
-        .header('content-type', 'application/json')
-        .header(SESSION_HEADER, sessionId)
-        .send(JSON.stringify(answer));
-    } finally {
-      await server.close();
-    }
+    const answer = await exchanges.exchange(message, authInfoOf(context));
+    return reply
+      .code(200)
+      .header('content-type', 'application/json')
+      .header(SESSION_HEADER, sessionId)
+      .send(JSON.stringify(answer));
   }
 
   async function post(request: FastifyRequest, reply: FastifyReply) {

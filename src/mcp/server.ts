@@ -479,13 +479,16 @@ export function approvedCallRunner(
 }
 
 /**
- * A fresh SDK server for one request of one agent: it lists and runs only the
- * tools that agent is permitted. The SDK owns the protocol (both eras); this
- * file owns what the tools mean.
+ * An SDK server for the agents its requests come from: each request lists and runs only the
+ * tools its agent is permitted. `contextOf` names the request's agent: a fixed one for a server
+ * built for one request, or the one each request's `authInfo` carries for a server shared by
+ * many (src/mcp/exchange.ts). The SDK owns the protocol (both eras); this file owns what the
+ * tools mean.
  */
-export function createAgentServer(deps: AgentServerDeps, context: AgentRequestContext): Server {
-  const { agent, log } = context;
-  const access = agentAccess(agent);
+export function createAgentServer(
+  deps: AgentServerDeps,
+  contextOf: (ctx: ServerContext) => AgentRequestContext,
+): Server {
   const { approvalState } = deps;
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: {}, ...(deps.resources ? { resources: {} } : {}) },
@@ -495,34 +498,36 @@ export function createAgentServer(deps: AgentServerDeps, context: AgentRequestCo
     ...(approvalState ? { requestState: { verify: approvalState.verify } } : {}),
   });
 
-  server.setRequestHandler('tools/list', () => ({
-    tools: permittedTools(deps.catalogue, access).map(toolListing),
+  server.setRequestHandler('tools/list', (_request, ctx) => ({
+    tools: permittedTools(deps.catalogue, agentAccess(contextOf(ctx).agent)).map(toolListing),
   }));
 
   const project = (result: CallToolResult, tool: CompiledTool | undefined) =>
     server.projectCallToolResult(result, result.isError ? undefined : tool?.outputSchema);
 
   /** Declining to open the link is not a denial: the answer is only noted, the approval stays pending. */
-  const noteAnswer = (approvalId: number, answer: ElicitationAnswer) =>
+  const noteAnswer = ({ agent, log }: AgentRequestContext, approvalId: number, answer: ElicitationAnswer) =>
     log.info({ agentId: agent.id, approvalId, elicitation: answer }, 'approval elicitation answered');
 
   /** The approval a 2026-07-28 retry's verified state names, when the state is this call's. */
-  function retriedApproval(ctx: ServerContext, name: string, args: unknown) {
+  function retriedApproval(context: AgentRequestContext, ctx: ServerContext, name: string, args: unknown) {
+    const { agent } = context;
     const state = ctx.mcpReq.requestState<ApprovalRequestState>();
     if (!state || typeof state !== 'object' || state.v !== 1) return undefined;
     if (state.agentId !== agent.id || state.tool !== name || state.args !== argumentsDigest(args))
       return undefined;
     const answer = inputResponse(ctx.mcpReq.inputResponses, APPROVAL_INPUT);
-    noteAnswer(state.approval.id, answer.kind === 'elicit' ? answer.action : 'error');
+    noteAnswer(context, state.approval.id, answer.kind === 'elicit' ? answer.action : 'error');
     return state.approval;
   }
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name, arguments: args } = request.params;
-    const { elicitation } = context;
+    const context = contextOf(ctx);
+    const { agent, elicitation } = context;
     if (elicitation === 'input-required') {
       // The retry of a call that asked: it answers the approval it created, and creates none.
-      const retried = retriedApproval(ctx, name, args);
+      const retried = retriedApproval(context, ctx, name, args);
       if (retried) return project(approvalResult(retried), deps.catalogue.byName.get(name));
     }
     const { result, tool, approval } = await callAgentTool(deps, context, { name }, args);
@@ -530,7 +535,7 @@ export function createAgentServer(deps: AgentServerDeps, context: AgentRequestCo
     if (approval && tool && elicitation) {
       const asking = approvalElicitation(agent.name, approval, tool.definition.title);
       if (elicitation !== 'input-required') {
-        noteAnswer(approval.id, await elicitation(asking, ctx.mcpReq.id, ctx.mcpReq.signal));
+        noteAnswer(context, approval.id, await elicitation(asking, ctx.mcpReq.id, ctx.mcpReq.signal));
       } else if (approvalState && declaresUrlElicitation(requestCapabilities(ctx))) {
         const { id, expiresAt, approveUrl } = approval;
         return inputRequired({
@@ -556,7 +561,11 @@ export function createAgentServer(deps: AgentServerDeps, context: AgentRequestCo
   const { resources } = deps;
   if (resources) {
     // A refusal reads as "not found"; anything unexpected is logged and answered without internals.
-    const guarded = async <T>(work: () => Promise<T>, uri?: string): Promise<T> => {
+    const guarded = async <T>(
+      { agent, log }: AgentRequestContext,
+      work: () => Promise<T>,
+      uri?: string,
+    ): Promise<T> => {
       try {
         return await work();
       } catch (error) {
@@ -571,13 +580,15 @@ export function createAgentServer(deps: AgentServerDeps, context: AgentRequestCo
         throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
       }
     };
-    server.setRequestHandler('resources/list', async () => ({
-      resources: await guarded(() => resources.list(access)),
-    }));
+    server.setRequestHandler('resources/list', async (_request, ctx) => {
+      const context = contextOf(ctx);
+      return { resources: await guarded(context, () => resources.list(agentAccess(context.agent))) };
+    });
     server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
-    server.setRequestHandler('resources/read', async (request) => {
+    server.setRequestHandler('resources/read', async (request, ctx) => {
       const { uri } = request.params;
-      const contents = await guarded(() => resources.read(access, uri), uri);
+      const context = contextOf(ctx);
+      const contents = await guarded(context, () => resources.read(agentAccess(context.agent), uri), uri);
       if (!contents) throw new ResourceNotFoundError(uri);
       return { contents };
     });

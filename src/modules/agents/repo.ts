@@ -1,5 +1,5 @@
 import { type Selectable, sql } from 'kysely';
-import { compiledOnce, type Executor, precompiled } from '../../db/database.js';
+import { compiledOnce, type Dialect, type Executor, precompiled } from '../../db/database.js';
 import { idBefore, newestFirstPage } from '../../db/keyset.js';
 import type { AgentPoliciesTable, AgentStatus, AgentsTable, UsageKind } from '../../db/tables/agents.js';
 import type { AccessScope } from '../../lib/actor.js';
@@ -34,14 +34,27 @@ function parseScope(text: string | null): AccessScope | null {
   return text === null ? null : (JSON.parse(text) as AccessScope);
 }
 
-export function createAgentRepo(db: Executor) {
-  // The two lookups of every MCP request authenticated by a static key.
+/**
+ * An agent's permissions as one JSON text of `[actionKey, scope]` pairs in id order, read in the
+ * statement that reads the agent: the key lookup of every MCP request is then one round trip.
+ */
+const permissionsJson = (dialect: Dialect) =>
+  dialect === 'postgres'
+    ? sql<string>`(select coalesce(json_agg(json_build_array(p.action_key, p.scope) order by p.id), '[]')::text
+        from agent_permissions p where p.agent_id = agents.id)`
+    : sql<string>`(select json_group_array(json_array(p.action_key, p.scope))
+        from (select action_key, scope from agent_permissions where agent_id = agents.id order by id) p)`;
+
+export function createAgentRepo(db: Executor, dialect: Dialect) {
+  // The lookup of every MCP request authenticated by a static key: the key, its agent, and
+  // the agent's permissions, in one statement.
   const selectLiveKey = precompiled(
     db
       .selectFrom('agentKeys')
       .innerJoin('agents', 'agents.id', 'agentKeys.agentId')
       .selectAll('agents')
       .select(['agentKeys.id as keyId', 'agentKeys.lastUsedAt as keyLastUsedAt'])
+      .select(permissionsJson(dialect).as('permissionsJson'))
       .where('agentKeys.keyHash', '=', '')
       .where('agentKeys.revokedAt', 'is', null)
       // A literal, so the key hash stays the only parameter of the precompiled query.
@@ -247,8 +260,13 @@ export function createAgentRepo(db: Executor) {
     async findLiveKey(keyHash: string) {
       const [row] = await selectLiveKey(db, keyHash);
       if (!row) return undefined;
-      const { keyId, keyLastUsedAt, ...agent } = row;
-      return { keyId, keyLastUsedAt, agent: agent as AgentRow };
+      const { keyId, keyLastUsedAt, permissionsJson, ...agent } = row;
+      const pairs = JSON.parse(permissionsJson) as Array<[string, string | null]>;
+      const permissions: StoredPermission[] = pairs.map(([actionKey, scope]) => ({
+        actionKey,
+        scope: parseScope(scope),
+      }));
+      return { keyId, keyLastUsedAt, agent: agent as AgentRow, permissions };
     },
 
     async touchKey(id: number, now: string): Promise<void> {

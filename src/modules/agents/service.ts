@@ -166,7 +166,7 @@ export function createAgentService({
   /** The actions and presets, derived by the wiring from every module's tools (src/catalogue.ts). */
   catalogue: ActionCatalogue;
 }) {
-  const repo = createAgentRepo(db.kysely);
+  const repo = createAgentRepo(db.kysely, db.dialect);
 
   if (jobs) {
     jobs.work(
@@ -287,7 +287,7 @@ export function createAgentService({
     permissions: readonly StoredPermission[],
   ): Promise<Agent> {
     return inTransaction(db.kysely, async (trx) => {
-      const agents = createAgentRepo(trx);
+      const agents = createAgentRepo(trx, db.dialect);
       const row = await agents.update(agentId, { permissionGroupId }, nowIso());
       if (!row) throw disabledConflict();
       await agents.replacePermissions(agentId, permissions);
@@ -295,12 +295,12 @@ export function createAgentService({
     });
   }
 
-  async function resolved(row: AgentRow): Promise<ResolvedAgent> {
-    const [permissions] = await Promise.all([
-      repo.permissionsOf(row.id),
+  async function resolved(row: AgentRow, permissions?: readonly StoredPermission[]): Promise<ResolvedAgent> {
+    const [read] = await Promise.all([
+      permissions ?? repo.permissionsOf(row.id),
       lastUsedIsStale(row.lastUsedAt) ? repo.touch(row.id, nowIso()) : undefined,
     ]);
-    return toResolved(row, permissions);
+    return toResolved(row, read);
   }
 
   const directory: AgentDirectory = {
@@ -309,7 +309,7 @@ export function createAgentService({
       const found = await repo.findLiveKey(sha256(key));
       if (!found) return null;
       if (lastUsedIsStale(found.keyLastUsedAt)) await repo.touchKey(found.keyId, nowIso());
-      return resolved(found.agent);
+      return resolved(found.agent, found.permissions);
     },
 
     async resolveAgent(agentId: number): Promise<ResolvedAgent | null> {
@@ -385,7 +385,7 @@ export function createAgentService({
           ? undefined
           : await assignableGroup(actor, input.permissionGroupId, 'permissionGroupId');
       return inTransaction(db.kysely, async (trx) => {
-        const agents = createAgentRepo(trx);
+        const agents = createAgentRepo(trx, db.dialect);
         const row = await agents.insert({
           userId: actor.userId,
           name: input.name,
@@ -414,7 +414,7 @@ export function createAgentService({
       requirePerson(actor);
       await requireOwned(actor, agentId);
       const row = await inTransaction(db.kysely, async (trx) => {
-        const agents = createAgentRepo(trx);
+        const agents = createAgentRepo(trx, db.dialect);
         const now = nowIso();
         const disabled = await agents.update(agentId, { status: 'disabled' }, now, { evenIfDisabled: true });
         await agents.revokeAllKeys(agentId, now);
@@ -496,7 +496,7 @@ export function createAgentService({
       if (uses.length === 0) return { ok: true, ids: [] };
       try {
         return await inTransaction(db.kysely, async (trx) => {
-          const agents = createAgentRepo(trx);
+          const agents = createAgentRepo(trx, db.dialect);
           await agents.lockPolicy(agentId);
           const now = new Date();
           const since = new Date(now.getTime() - DAY_MS).toISOString();
@@ -560,7 +560,7 @@ export function createAgentService({
       const permissions = materialise(group);
       const attempt = () =>
         inTransaction(db.kysely, async (trx) => {
-          const agents = createAgentRepo(trx);
+          const agents = createAgentRepo(trx, db.dialect);
           const now = nowIso();
           const existing = await agents.findByOAuthClient(actor.userId, input.clientId);
           const row = existing
