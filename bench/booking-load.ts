@@ -1,0 +1,119 @@
+// The pool-booking load shared by bench/booking.ts and bench/outbox-cost.ts: a POOL type (opening
+// hours 06:00-22:00 every day, 30-minute bookings, 15-minute buffer) with one parent of LANES lanes,
+// seeded through the HTTP API, and autocannon requests that book a new slot each.
+import type autocannon from 'autocannon';
+import { api } from './harness.js';
+
+export const LANES = 4;
+const MINUTE = 60_000;
+const DAY = 1440 * MINUTE;
+/** 30-minute slots every 45 minutes from 06:00 to 22:00 UTC: the 15 minutes between are the buffer. */
+const SLOT_MINUTES = 30;
+const STEP_MINUTES = 45;
+const SLOTS_PER_DAY = Math.floor((22 * 60 - 6 * 60 - SLOT_MINUTES) / STEP_MINUTES) + 1;
+const customer = { name: 'Bench Booker', email: 'booker@example.test' };
+
+/** Midnight UTC three days from now: every slot from there on is in the future. */
+function firstDay(): number {
+  const d = new Date();
+  d.setUTCHours(0, 0, 0, 0);
+  return d.getTime() + 3 * DAY;
+}
+
+export async function seed(base: string) {
+  const { accessToken } = await api<{ accessToken: string }>(base, 'POST', '/api/auth/register', {
+    email: `bench-booking-${process.pid}-${Date.now()}@example.test`,
+    password: 'benchmark password',
+    name: 'Bench',
+  });
+  const auth = { authorization: `Bearer ${accessToken}` };
+  await api(base, 'POST', '/api/organisations', { name: 'Bench', timezone: 'UTC' }, auth);
+  const hours = [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({
+    dayOfWeek,
+    openTime: '06:00',
+    closeTime: '22:00',
+  }));
+  const newType = (name: string) =>
+    api<{ id: number }>(
+      base,
+      'POST',
+      '/api/resource-types',
+      {
+        name,
+        bookingMode: 'POOL',
+        minBookingDuration: SLOT_MINUTES,
+        bufferTime: STEP_MINUTES - SLOT_MINUTES,
+        schedulePolicy: { operatingHours: hours },
+      },
+      auth,
+    );
+  const types: number[] = [];
+  for (const name of ['Distinct', 'Filling', 'Held']) {
+    const type = await newType(name);
+    await api(base, 'POST', '/api/resources', { name, resourceTypeId: type.id, capacity: LANES }, auth);
+    types.push(type.id);
+  }
+  return { auth, distinctType: types[0]!, fillingType: types[1]!, holdType: types[2]! };
+}
+
+/** One POST per request, the nth asking for `slotOf(n)`, counted across warm-up and run. */
+export function bookings(
+  auth: Record<string, string>,
+  resourceTypeId: number,
+  slotOf: (n: number) => number,
+): autocannon.Request[] {
+  const day0 = firstDay();
+  let n = 0;
+  return [
+    {
+      method: 'POST',
+      path: '/api/reservations',
+      headers: { ...auth, 'content-type': 'application/json' },
+      setupRequest: (request) => {
+        const slot = slotOf(n++);
+        const start =
+          day0 +
+          Math.floor(slot / SLOTS_PER_DAY) * DAY +
+          (6 * 60 + (slot % SLOTS_PER_DAY) * STEP_MINUTES) * MINUTE;
+        return {
+          ...request,
+          body: JSON.stringify({
+            resourceTypeId,
+            startTime: new Date(start).toISOString(),
+            endTime: new Date(start + SLOT_MINUTES * MINUTE).toISOString(),
+            customer,
+          }),
+        };
+      },
+    },
+  ];
+}
+
+/**
+ * Hold then confirm, each client in turn: a hold of the nth slot, then the confirm of the
+ * hold it answered. Two requests per pair.
+ */
+export function holdsConfirmed(
+  auth: Record<string, string>,
+  resourceTypeId: number,
+  slotOf: (n: number) => number,
+): autocannon.Request[] {
+  const [hold] = bookings(auth, resourceTypeId, slotOf);
+  return [
+    {
+      ...hold!,
+      path: '/api/reservations/holds',
+      onResponse: (_status, body, context) => {
+        (context as { holdId?: number }).holdId = (JSON.parse(body) as { id: number }).id;
+      },
+    },
+    {
+      method: 'POST',
+      headers: auth,
+      setupRequest: (request, context) => ({
+        ...request,
+        path: `/api/reservations/${(context as { holdId?: number }).holdId}/confirm`,
+      }),
+    },
+  ];
+}
