@@ -26,12 +26,20 @@ export interface EffectiveSchedule {
   shiftSchedule: ShiftSchedule | null;
 }
 
+/**
+ * Intervals as one flat array of instants, `[start0, end0, start1, end1, ...]` (epoch ms,
+ * each half-open). A month of a busy lane is hundreds of intervals, read and walked on
+ * every answer: as numbers in one array they cost no object each.
+ */
+export type Spans = Float64Array;
+export const NO_SPANS: Spans = new Float64Array(0);
+
 /** One schedulable unit: a capacity lane, or a resource without lanes. */
 export interface Lane {
   resourceId: number;
   schedule: EffectiveSchedule;
-  /** Existing reservations on this lane, any order. */
-  busy: Interval[];
+  /** What takes the lane's time (reservations, its manager's busy time): by start, none overlapping the next (`disjointSpans`). */
+  busy: Spans;
 }
 
 export interface Rules {
@@ -50,11 +58,6 @@ export interface WindowRules {
 /** Where bookings may lie at some instant, and the first instant at which that changes. */
 export interface BookableSpan extends Interval {
   changesAt: number;
-}
-
-export interface Window extends Interval {
-  freeLanes: number;
-  totalLanes: number;
 }
 
 export interface Slot extends Interval {
@@ -234,51 +237,153 @@ export function shiftSlots(schedule: ShiftSchedule | null, zone: string, range: 
   return slots.sort((a, b) => a.start - b.start || a.end - b.end);
 }
 
-/** Existing reservations widened by the buffer on both sides, merged. */
-function blocked(busy: Interval[], bufferMs: number): Interval[] {
-  return mergeIntervals(busy.map((b) => ({ start: b.start - bufferMs, end: b.end + bufferMs })));
-}
-
-/** Open time of one lane not blocked by a (buffered) reservation, kept where at least `minBookingMs` long. */
-function freeSegments(open: Interval[], blockedSorted: Interval[], minBookingMs: number): Interval[] {
-  const free: Interval[] = [];
-  let b = 0;
-  for (const o of open) {
-    let cursor = o.start;
-    while (b < blockedSorted.length && blockedSorted[b]!.end <= cursor) b++;
-    let k = b;
-    while (k < blockedSorted.length && blockedSorted[k]!.start < o.end) {
-      const block = blockedSorted[k]!;
-      if (block.start > cursor) free.push({ start: cursor, end: block.start });
-      cursor = Math.max(cursor, block.end);
-      k++;
+/**
+ * `spans` sorted by start, in place (pairs kept together; equal starts in either order). Spans read from the database
+ * come in start order, or nearly: a few out of place are moved, more are sorted whole.
+ */
+export function sortedSpans(spans: Spans): Spans {
+  let descents = 0;
+  for (let k = 2; k < spans.length; k += 2) if (spans[k]! < spans[k - 2]!) descents++;
+  if (descents === 0) return spans;
+  if (descents <= 32) {
+    // Insertion sort: cheap while few are out of place.
+    for (let k = 2; k < spans.length; k += 2) {
+      const start = spans[k]!;
+      const end = spans[k + 1]!;
+      let at = k;
+      for (; at > 0 && spans[at - 2]! > start; at -= 2) {
+        spans[at] = spans[at - 2]!;
+        spans[at + 1] = spans[at - 1]!;
+      }
+      spans[at] = start;
+      spans[at + 1] = end;
     }
-    if (cursor < o.end) free.push({ start: cursor, end: o.end });
+    return spans;
   }
-  return free.filter((f) => f.end - f.start >= minBookingMs);
+  // Bottom-up merge sort of the pairs, by start then end.
+  let from: Spans = spans;
+  let to: Spans = new Float64Array(spans.length);
+  for (let width = 2; width < spans.length; width *= 2) {
+    for (let lo = 0; lo < spans.length; lo += 2 * width) {
+      const mid = Math.min(lo + width, spans.length);
+      const hi = Math.min(lo + 2 * width, spans.length);
+      let i = lo;
+      let j = mid;
+      for (let k = lo; k < hi; k += 2) {
+        const left =
+          i < mid &&
+          (j >= hi || from[i]! < from[j]! || (from[i] === from[j] && from[i + 1]! <= from[j + 1]!));
+        const at = left ? i : j;
+        to[k] = from[at]!;
+        to[k + 1] = from[at + 1]!;
+        if (left) i += 2;
+        else j += 2;
+      }
+    }
+    [from, to] = [to, from];
+  }
+  if (from !== spans) spans.set(from);
+  return spans;
 }
 
 /**
- * Continuous mode: maximal windows where at least one lane is free for the
- * minimum booking duration, split where the number of free lanes changes.
+ * The union of spans sorted by start, overlapping or touching ones joined (so the result
+ * is by start and none overlaps the next). A single list with no overlap is answered as it
+ * is: reservations on a lane touch but never overlap, and answers stay the same whether
+ * touching spans are joined or not (the buffer is laid around each, and free time between
+ * spans that touch, or overlap once buffered, is none either way).
  */
-export function continuousWindows(lanes: Lane[], zone: string, range: Interval, rules: Rules): Window[] {
+export function disjointSpans(a: Spans, b: Spans = NO_SPANS): Spans {
+  if (b.length === 0 || a.length === 0) {
+    const only = a.length === 0 ? b : a;
+    let disjoint = true;
+    for (let k = 2; disjoint && k < only.length; k += 2) disjoint = only[k]! >= only[k - 1]!;
+    if (disjoint) return only;
+  }
+  const out = new Float64Array(a.length + b.length);
+  let n = 0;
+  for (let i = 0, j = 0; i < a.length || j < b.length; ) {
+    let start: number;
+    let end: number;
+    if (j >= b.length || (i < a.length && a[i]! <= b[j]!)) {
+      start = a[i]!;
+      end = a[i + 1]!;
+      i += 2;
+    } else {
+      start = b[j]!;
+      end = b[j + 1]!;
+      j += 2;
+    }
+    if (n > 0 && start <= out[n - 1]!) {
+      if (end > out[n - 1]!) out[n - 1] = end;
+    } else {
+      out[n++] = start;
+      out[n++] = end;
+    }
+  }
+  return n === out.length ? out : out.subarray(0, n);
+}
+
+/**
+ * Open time of one lane (its opening hours `open`, cut to `within` when given) not blocked
+ * by what takes its time (`busy`, each span widened by `bufferMs` on both sides), appended to
+ * `out` as start, end pairs where at least `minMs` long. No object per interval: this runs
+ * for every lane of every answer.
+ */
+function freeTime(
+  open: Interval[],
+  within: Interval | undefined,
+  busy: Spans,
+  bufferMs: number,
+  minMs: number,
+  out: number[],
+): void {
+  const blocks = busy.length;
+  let b = 0;
+  for (const o of open) {
+    let cursor = within ? Math.max(o.start, within.start) : o.start;
+    const end = within ? Math.min(o.end, within.end) : o.end;
+    if (end <= cursor) continue;
+    while (b < blocks && busy[b + 1]! + bufferMs <= cursor) b += 2;
+    for (let k = b; k < blocks && busy[k]! - bufferMs < end; k += 2) {
+      const blockStart = busy[k]! - bufferMs;
+      if (blockStart > cursor && blockStart - cursor >= minMs) out.push(cursor, blockStart);
+      cursor = Math.max(cursor, busy[k + 1]! + bufferMs);
+    }
+    if (cursor < end && end - cursor >= minMs) out.push(cursor, end);
+  }
+}
+
+/**
+ * Continuous mode: maximal windows where at least one lane is free for the minimum
+ * booking duration, split where the number of free lanes changes, each handed to `emit`
+ * as it closes, in start order (so an answer builds its own objects, and no other).
+ */
+export function continuousWindows(
+  lanes: Lane[],
+  zone: string,
+  range: Interval,
+  rules: Rules,
+  emit: (start: number, end: number, freeLanes: number) => void,
+): void {
   // Judge each free stretch by its whole length, not by the part inside the range.
   const wide = widen(range, rules);
   // Free stretches open and close as plain numbers sorted apart, then swept together:
   // sorting one array of edge objects was the largest cost with many lanes.
   const opens: number[] = [];
   const closes: number[] = [];
+  const stretches: number[] = [];
   for (const lane of lanes) {
     const hours = perSchedule(lane.schedule, `open|${zone}|${wide.start}|${wide.end}`, () =>
       openIntervals(lane.schedule.operatingHours, zone, wide),
     );
     // Outside the bookable span nothing is offered: free time there is cut off, and what
     // is left must still be the minimum long.
-    const open = rules.bookable ? clip(hours, rules.bookable) : hours;
-    for (const f of freeSegments(open, blocked(lane.busy, rules.bufferMs), rules.minBookingMs)) {
-      const start = Math.max(f.start, range.start);
-      const end = Math.min(f.end, range.end);
+    stretches.length = 0;
+    freeTime(hours, rules.bookable, lane.busy, rules.bufferMs, rules.minBookingMs, stretches);
+    for (let k = 0; k < stretches.length; k += 2) {
+      const start = Math.max(stretches[k]!, range.start);
+      const end = Math.min(stretches[k + 1]!, range.end);
       if (end > start) {
         opens.push(start);
         closes.push(end);
@@ -287,44 +392,41 @@ export function continuousWindows(lanes: Lane[], zone: string, range: Interval, 
   }
   const starts = Float64Array.from(opens).sort();
   const ends = Float64Array.from(closes).sort();
-  const windows: Window[] = [];
+  // The window being built: from `since` with `free` lanes free (none open while 0).
   let free = 0;
+  let since = 0;
   let s = 0;
   let e = 0;
   while (s < starts.length || e < ends.length) {
     const at = s < starts.length && starts[s]! < ends[e]! ? starts[s]! : ends[e]!;
-    const before = free;
+    let now = free;
     while (s < starts.length && starts[s] === at) {
-      free++;
+      now++;
       s++;
     }
     while (e < ends.length && ends[e] === at) {
-      free--;
+      now--;
       e++;
     }
-    if (free === before) continue;
-    const last = windows[windows.length - 1];
-    if (last && last.end === Number.POSITIVE_INFINITY) last.end = at;
-    if (free > 0)
-      windows.push({ start: at, end: Number.POSITIVE_INFINITY, freeLanes: free, totalLanes: lanes.length });
+    if (now === free) continue;
+    if (free > 0) emit(since, at, free);
+    free = now;
+    since = at;
   }
-  return windows;
 }
 
-/** True when some interval of `sorted` (by start) overlaps [start, end). */
-function overlapsAny(sorted: Interval[], start: number, end: number): boolean {
-  // Binary search for the first interval ending after `start`; reservations on one lane never overlap.
+/** True when some span of `busy` (by start, none overlapping the next) overlaps [start, end). */
+function overlapsAny(busy: Spans, start: number, end: number): boolean {
+  // Binary search for the first span ending after `start`: ends rise with starts.
   let lo = 0;
-  let hi = sorted.length;
+  let hi = busy.length / 2;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (sorted[mid]!.end <= start) lo = mid + 1;
+    if (busy[2 * mid + 1]! <= start) lo = mid + 1;
     else hi = mid;
   }
-  return lo < sorted.length && sorted[lo]!.start < end;
+  return 2 * lo < busy.length && busy[2 * lo]! < end;
 }
-
-const byStart = (intervals: Interval[]) => mergeIntervals(intervals);
 
 /**
  * Shifts mode: every configured slot in the range, with how many lanes have it free. A
@@ -333,7 +435,6 @@ const byStart = (intervals: Interval[]) => mergeIntervals(intervals);
 export function shiftAvailability(lanes: Lane[], zone: string, range: Interval, bookable?: Interval): Slot[] {
   const slots = new Map<string, Slot>();
   for (const lane of lanes) {
-    const busy = byStart(lane.busy);
     const laneSlots = perSchedule(lane.schedule, `slots|${zone}|${range.start}|${range.end}`, () =>
       shiftSlots(lane.schedule.shiftSchedule, zone, range),
     );
@@ -346,7 +447,7 @@ export function shiftAvailability(lanes: Lane[], zone: string, range: Interval, 
       }
       slot.totalLanes += 1;
       const allowed = !bookable || (s.start >= bookable.start && s.end <= bookable.end);
-      if (allowed && !overlapsAny(busy, s.start, s.end)) {
+      if (allowed && !overlapsAny(lane.busy, s.start, s.end)) {
         slot.freeLanes += 1;
         slot.available = true;
       }
@@ -386,9 +487,11 @@ export function scheduleAdmits(
 /** The buffer a reservation keeps clear around itself on a lane of this mode (shifts keep none). */
 export const bufferOf = (mode: AvailabilityMode, rules: Rules) => (mode === 'shifts' ? 0 : rules.bufferMs);
 
-/** Whether `request` keeps `bufferMs` clear of every reservation in `busy` (any order). */
-export function isClear(busy: Interval[], request: Interval, bufferMs: number): boolean {
-  return busy.every((b) => b.end + bufferMs <= request.start || b.start - bufferMs >= request.end);
+/** Whether `request` keeps `bufferMs` clear of every span in `busy` (any order). */
+export function isClear(busy: Spans, request: Interval, bufferMs: number): boolean {
+  for (let k = 0; k < busy.length; k += 2)
+    if (busy[k + 1]! + bufferMs > request.start && busy[k]! - bufferMs < request.end) return false;
+  return true;
 }
 
 /** How alternatives to a refused time are looked for (`nearestFits`). */
@@ -429,15 +532,15 @@ export function nearestFits(
     return true;
   };
   const ranges: Interval[] = [];
+  const free: number[] = [];
   // Free time is read beyond the searched starts, so a stretch's edges are its own, not the search's.
   const wide = { start: from - length - rules.bufferMs, end: to + length + rules.bufferMs };
   for (const lane of lanes) {
     if (lane.schedule.availabilityMode === 'shifts') {
-      const busy = byStart(lane.busy);
       for (const slot of shiftSlots(lane.schedule.shiftSchedule, zone, { start: from, end: to + length })) {
         if (slot.end - slot.start !== length || slot.start > to) continue;
         if (rules.bookable && (slot.start < rules.bookable.start || slot.end > rules.bookable.end)) continue;
-        if (!overlapsAny(busy, slot.start, slot.end)) take(slot.start);
+        if (!overlapsAny(lane.busy, slot.start, slot.end)) take(slot.start);
       }
       continue;
     }
@@ -445,10 +548,10 @@ export function nearestFits(
     const hours = perSchedule(lane.schedule, `open|${zone}|${wide.start}|${wide.end}`, () =>
       openIntervals(lane.schedule.operatingHours, zone, wide),
     );
-    const open = rules.bookable ? clip(hours, rules.bookable) : hours;
     // Each stretch at least the request long gives the starts [its start, its end - length].
-    for (const f of freeSegments(open, blocked(lane.busy, rules.bufferMs), length))
-      ranges.push({ start: f.start, end: f.end - length });
+    free.length = 0;
+    freeTime(hours, rules.bookable, lane.busy, rules.bufferMs, length, free);
+    for (let k = 0; k < free.length; k += 2) ranges.push({ start: free[k]!, end: free[k + 1]! - length });
   }
   for (const range of mergeIntervals(ranges)) {
     const lo = Math.max(range.start, from);

@@ -1,4 +1,5 @@
 import { defineModule } from '../../module.js';
+import { busyRead } from './migrations/0037_busy_read.js';
 import { availabilityPrivacy } from './privacy.js';
 import { availabilityRoutes } from './routes.js';
 import { type AvailabilityService, createAvailabilityService } from './service.js';
@@ -17,4 +18,5 @@ export const availabilityModule = defineModule({
   routes: [{ prefix: '/api', plugin: availabilityRoutes }],
   tools: availabilityTools,
   privacy: availabilityPrivacy,
+  migrations: { '0037_busy_read': busyRead },
 });

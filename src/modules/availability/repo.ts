@@ -3,8 +3,8 @@ import { type Dialect, type Executor, precompiled } from '../../db/database.js';
 import { keepsTimeAt, lapsedAt } from '../../db/reservation-time.js';
 import type { ResourcesTable } from '../../db/tables/resources.js';
 import type { Database } from '../../db/types.js';
-import { busySpans } from '../events/busy.js';
-import { type Interval, mergeIntervals } from './engine.js';
+import { type BusyEventRow, busySpans } from '../events/busy.js';
+import { disjointSpans, type Interval, NO_SPANS, type Spans, sortedSpans } from './engine.js';
 
 export type CatalogueRow = Selectable<ResourcesTable>;
 
@@ -14,56 +14,92 @@ const digits = (text: string, from: number, to: number) => {
   return n;
 };
 
+/** Whether `text` holds `YYYY-MM-DDTHH:mm:ss.sssZ` at `at`, the form every stored timestamp has. */
+const isStoredIso = (text: string, at: number) =>
+  text.charCodeAt(at + 4) === 45 &&
+  text.charCodeAt(at + 10) === 84 &&
+  text.charCodeAt(at + 19) === 46 &&
+  text.charCodeAt(at + 23) === 90;
+
+/** Days from 1970-01-01 to a date of the proleptic Gregorian calendar (month 1..12), as Date.UTC counts them. */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
+}
+
 /**
- * Stored timestamps are always `YYYY-MM-DDTHH:mm:ss.sssZ`; reading the digits is
- * several times cheaper than Date.parse, and an overlap read parses thousands.
+ * The instant of the stored timestamp at `at` in `text`, by arithmetic on its digits:
+ * several times cheaper than Date.parse, and cheaper than Date.UTC's call.
  */
+const storedIsoAt = (text: string, at: number) =>
+  daysFromCivil(digits(text, at, at + 4), digits(text, at + 5, at + 7), digits(text, at + 8, at + 10)) *
+    86_400_000 +
+  digits(text, at + 11, at + 13) * 3_600_000 +
+  digits(text, at + 14, at + 16) * 60_000 +
+  digits(text, at + 17, at + 19) * 1000 +
+  digits(text, at + 20, at + 23);
+
+/** Stored timestamps are always `YYYY-MM-DDTHH:mm:ss.sssZ`; anything else goes through Date.parse. */
 function isoToMillis(text: string): number {
-  if (text.length !== 24) return Date.parse(text);
-  return Date.UTC(
-    digits(text, 0, 4),
-    digits(text, 5, 7) - 1,
-    digits(text, 8, 10),
-    digits(text, 11, 13),
-    digits(text, 14, 16),
-    digits(text, 17, 19),
-    digits(text, 20, 23),
-  );
+  return text.length === 24 && isStoredIso(text, 0) ? storedIsoAt(text, 0) : Date.parse(text);
 }
 
-/** Instants of one lane as `start,end,start,end...`: epoch milliseconds (PostgreSQL) or stored ISO text (SQLite). */
-function intervalsOf(joined: string): Interval[] {
-  const intervals: Interval[] = [];
-  if (joined.charCodeAt(0) >= 48 && joined.charCodeAt(4) === 45) {
-    // ISO text: fixed 24-character fields when every separator sits where that puts it.
-    let fixed = (joined.length + 1) % 25 === 0;
-    for (let at = 24; fixed && at < joined.length; at += 25) fixed = joined.charCodeAt(at) === 44;
-    if (fixed) {
-      for (let at = 0; at < joined.length; at += 50)
-        intervals.push({
-          start: isoToMillis(joined.slice(at, at + 24)),
-          end: isoToMillis(joined.slice(at + 25, at + 49)),
-        });
-      return intervals;
-    }
-    const parts = joined.split(',');
-    for (let i = 0; i < parts.length; i += 2)
-      intervals.push({ start: isoToMillis(parts[i]!), end: isoToMillis(parts[i + 1]!) });
-    return intervals;
+/**
+ * Instants joined as `start,end,start,end...` (see `aggregatedTimes`): epoch milliseconds
+ * (PostgreSQL) or stored ISO text (SQLite), read in place into spans by start. An overlap
+ * read parses thousands: no substring or object per instant.
+ */
+function spansOf(joined: string): Spans {
+  let fields = 1;
+  for (let at = joined.indexOf(','); at >= 0; at = joined.indexOf(',', at + 1)) fields++;
+  const spans = new Float64Array(fields);
+  let at = 0;
+  for (let f = 0; f < fields; f++) {
+    let end = joined.indexOf(',', at);
+    if (end < 0) end = joined.length;
+    if (end - at === 24 && isStoredIso(joined, at)) spans[f] = storedIsoAt(joined, at);
+    else if (end - at < 16 && joined.charCodeAt(end - 1) !== 90) {
+      // Epoch milliseconds, possibly negative.
+      const negative = joined.charCodeAt(at) === 45;
+      const n = digits(joined, negative ? at + 1 : at, end);
+      spans[f] = negative ? -n : n;
+    } else spans[f] = Date.parse(joined.slice(at, end));
+    at = end + 1;
   }
-  const parts = joined.split(',');
-  for (let i = 0; i < parts.length; i += 2)
-    intervals.push({ start: Number(parts[i]), end: Number(parts[i + 1]) });
-  return intervals;
+  return sortedSpans(spans);
 }
 
-/** A lane's reservations as one `start,end,...` text (see `intervalsOf`); null for none. */
-const aggregatedTimes = (dialect: Dialect) =>
-  dialect === 'postgres'
-    ? sql<
-        string | null
-      >`string_agg(floor(extract(epoch from start_time) * 1000)::bigint || ',' || floor(extract(epoch from end_time) * 1000)::bigint, ',')`
-    : sql<string | null>`group_concat(start_time || ',' || end_time, ',')`;
+/** Spans of `intervals` (any order), by start. */
+const spansFrom = (intervals: readonly Interval[]) => {
+  const spans = new Float64Array(intervals.length * 2);
+  intervals.forEach((i, k) => {
+    spans[2 * k] = i.start;
+    spans[2 * k + 1] = i.end;
+  });
+  return sortedSpans(spans);
+};
+
+/**
+ * Start and end instants of `table`'s rows as one `start,end,...` text (see `spansOf`);
+ * null for no row. Rows come in the order the index scan reads them, nearly always by
+ * start: `spansOf` sorts what is not (an ordered aggregate costs SQLite a sort of every
+ * row). PostgreSQL answers epoch milliseconds, through double precision (several times
+ * cheaper than `extract`'s numeric), truncated to the millisecond first as the ISO text
+ * it reads otherwise is; SQLite its stored text.
+ */
+const aggregatedTimes = (dialect: Dialect, table: 'reservations' | 'events') => {
+  const start = sql.ref(`${table}.start_time`);
+  const end = sql.ref(`${table}.end_time`);
+  const ms = (column: typeof start) =>
+    sql`(date_part('epoch', date_trunc('milliseconds', ${column})) * 1000)::bigint`;
+  return dialect === 'postgres'
+    ? sql<string | null>`string_agg(${ms(start)} || ',' || ${ms(end)}, ',')`
+    : sql<string | null>`group_concat(${start} || ',' || ${end}, ',')`;
+};
 
 export function createAvailabilityRepo(db: Executor) {
   return {
@@ -111,15 +147,15 @@ export function createAvailabilityRepo(db: Executor) {
       lookbackMs: number,
       dialect: Dialect,
       nowMs: number,
-    ): Promise<{ byLane: Map<number, Interval[]>; keptUntil: number }> {
-      const byLane = new Map<number, Interval[]>(laneIds.map((id) => [id, []]));
+    ): Promise<{ byLane: Map<number, Spans>; keptUntil: number }> {
+      const byLane = new Map<number, Spans>(laneIds.map((id) => [id, NO_SPANS]));
       let keptUntil = Number.POSITIVE_INFINITY;
       if (laneIds.length === 0) return { byLane, keptUntil };
       const rows = await db
         .selectFrom('reservations')
         .select((eb) => [
           'resourceId',
-          aggregatedTimes(dialect).as('times'),
+          aggregatedTimes(dialect, 'reservations').as('times'),
           eb.fn.min('expiresAt').as('firstExpiry'),
         ])
         .where('resourceId', 'in', laneIds)
@@ -130,7 +166,7 @@ export function createAvailabilityRepo(db: Executor) {
         .groupBy('resourceId')
         .execute();
       for (const row of rows) {
-        byLane.set(row.resourceId!, intervalsOf(row.times!));
+        byLane.set(row.resourceId!, spansOf(row.times!));
         if (row.firstExpiry) keptUntil = Math.min(keptUntil, isoToMillis(row.firstExpiry));
       }
       return { byLane, keptUntil };
@@ -142,56 +178,81 @@ export type AvailabilityRepo = ReturnType<typeof createAvailabilityRepo>;
 
 /**
  * Busy time of managers (issue 26): the opaque events of every calendar these people own
- * that may overlap `range`, as spans by person, read through `executor` (a booking's
- * own). Mirrors of reservations (events with a booking reservation) are left out: the
- * reservation already takes its time. Only times are read and answered, never what the
- * events are. One query on migration 0027's partial index (opaque, unmirrored events by
- * calendar and start); recurring events are expanded in memory.
+ * that may overlap `range`, as spans by person (by start, disjoint), read through
+ * `executor` (a booking's own). Mirrors of reservations (events with a booking
+ * reservation) are left out: the reservation already takes its time. Only times are read
+ * and answered, never what the events are. Single events, nearly all of them, come
+ * aggregated into one text per person in start order, as a lane's reservations do (a row
+ * object per event was the larger part of an answer's cost); recurring ones as rows,
+ * expanded in memory. Both halves read migration 0027's partial index (opaque, unmirrored
+ * events by calendar and start).
  */
 export async function managerBusy(
   executor: Executor,
+  dialect: Dialect,
   ownerIds: readonly number[],
   range: Interval,
-): Promise<Map<number, Interval[]>> {
-  const byOwner = new Map<number, Interval[]>();
+): Promise<Map<number, Spans>> {
+  const byOwner = new Map<number, Spans>();
   if (ownerIds.length === 0) return byOwner;
   const from = new Date(range.start).toISOString();
-  const rows = await executor
-    .selectFrom('events')
-    .innerJoin('calendars', 'calendars.id', 'events.calendarId')
+  const busyEvents = () =>
+    executor
+      .selectFrom('events')
+      .innerJoin('calendars', 'calendars.id', 'events.calendarId')
+      .where('calendars.ownerId', 'in', [...new Set(ownerIds)])
+      .where('events.transparency', '=', 'opaque')
+      .where('events.bookingReservationId', 'is', null)
+      .where('events.startTime', '<', new Date(range.end).toISOString())
+      .where((eb) => eb.or([eb('events.occursUntil', 'is', null), eb('events.occursUntil', '>', from)]));
+  const rows = await busyEvents()
     .select([
       'calendars.ownerId',
-      'events.startTime',
-      'events.endTime',
-      'events.allDay',
-      'events.timezone',
-      'events.recurrence',
-      'events.occursUntil',
+      aggregatedTimes(dialect, 'events').as('times'),
+      sql<string | null>`null`.as('startTime'),
+      sql<string | null>`null`.as('endTime'),
+      sql<boolean | number | null>`null`.as('allDay'),
+      sql<string | null>`null`.as('timezone'),
+      sql<string | null>`null`.as('recurrence'),
+      sql<string | null>`null`.as('occursUntil'),
     ])
-    .where('calendars.ownerId', 'in', [...new Set(ownerIds)])
-    .where('events.transparency', '=', 'opaque')
-    .where('events.bookingReservationId', 'is', null)
-    .where('events.startTime', '<', new Date(range.end).toISOString())
-    .where((eb) => eb.or([eb('events.occursUntil', 'is', null), eb('events.occursUntil', '>', from)]))
+    .where('events.recurrence', 'is', null)
+    .where('events.endTime', '>', from)
+    .groupBy('calendars.ownerId')
+    .unionAll(
+      busyEvents()
+        .select([
+          'calendars.ownerId',
+          sql<string | null>`null`.as('times'),
+          'events.startTime',
+          'events.endTime',
+          'events.allDay',
+          'events.timezone',
+          'events.recurrence',
+          'events.occursUntil',
+        ])
+        .where('events.recurrence', 'is not', null),
+    )
     .execute();
-  const rowsByOwner = new Map<number, typeof rows>();
+  const single = new Map<number, Spans>();
+  const recurring = new Map<number, BusyEventRow[]>();
   for (const row of rows) {
-    const list = rowsByOwner.get(row.ownerId);
-    if (list) list.push(row);
-    else rowsByOwner.set(row.ownerId, [row]);
-  }
-  for (const [ownerId, list] of rowsByOwner) {
-    const spans: Interval[] = [];
-    for (const row of list) {
-      if (row.recurrence === null) {
-        // The common case, without the expansion's machinery: stored instants are fixed-width text.
-        const start = isoToMillis(row.startTime);
-        const end = isoToMillis(row.endTime);
-        if (start < range.end && end > range.start) spans.push({ start, end });
-      } else spans.push(...busySpans([row], range.start, range.end));
+    if (row.times !== null) single.set(row.ownerId, spansOf(row.times));
+    else if (row.recurrence !== null) {
+      const event = row as BusyEventRow;
+      const list = recurring.get(row.ownerId);
+      if (list) list.push(event);
+      else recurring.set(row.ownerId, [event]);
     }
+  }
+  for (const ownerId of new Set([...single.keys(), ...recurring.keys()])) {
+    const series = recurring.get(ownerId);
     // Merged once per person here, not once per lane of each of their resources by the engine.
-    byOwner.set(ownerId, mergeIntervals(spans));
+    const spans = disjointSpans(
+      single.get(ownerId) ?? NO_SPANS,
+      series ? spansFrom(busySpans(series, range.start, range.end)) : NO_SPANS,
+    );
+    if (spans.length > 0) byOwner.set(ownerId, spans);
   }
   return byOwner;
 }
@@ -250,7 +311,7 @@ export function createBookingReads(db: Kysely<Database>, dialect: Dialect) {
       .select((eb) =>
         eb
           .selectFrom('reservations')
-          .select(aggregatedTimes(dialect).as('times'))
+          .select(aggregatedTimes(dialect, 'reservations').as('times'))
           .whereRef('reservations.resourceId', '=', 'resources.id')
           .where('reservations.startTime', '>', '')
           .where('reservations.startTime', '<', '')
@@ -289,7 +350,7 @@ export function createBookingReads(db: Kysely<Database>, dialect: Dialect) {
       range: Interval,
       lookbackMs: number,
       now: string,
-    ): Promise<{ catalogue: CatalogueRow[]; busy: Map<number, Interval[]>; lapsed: Set<number> }> {
+    ): Promise<{ catalogue: CatalogueRow[]; busy: Map<number, Spans>; lapsed: Set<number> }> {
       // Parameters in the order the SQL holds them: the subquery in the select list first.
       const rows = await selectLanes(
         executor,
@@ -301,10 +362,10 @@ export function createBookingReads(db: Kysely<Database>, dialect: Dialect) {
         organisationId,
         resourceTypeId,
       );
-      const busy = new Map<number, Interval[]>();
+      const busy = new Map<number, Spans>();
       const lapsed = new Set<number>();
       for (const row of rows) {
-        if (row.busy) busy.set(row.id, intervalsOf(row.busy));
+        if (row.busy) busy.set(row.id, spansOf(row.busy));
         if (row.lapsed) lapsed.add(row.id);
       }
       return { catalogue: rows, busy, lapsed };

@@ -1,4 +1,4 @@
-import type { Db, Executor } from '../../db/database.js';
+import type { Db, Dialect, Executor } from '../../db/database.js';
 import type { Actor } from '../../lib/actor.js';
 import { AnswerCache } from '../../lib/answer-cache.js';
 import { deepFreeze } from '../../lib/deep-freeze.js';
@@ -13,15 +13,17 @@ import {
   bookableSpan,
   bufferOf,
   continuousWindows,
+  disjointSpans,
   type Interval,
   isClear,
   type Lane,
+  NO_SPANS,
   nearestFits,
   type Rules,
   type Slot,
+  type Spans,
   scheduleAdmits,
   shiftAvailability,
-  type Window,
   widen,
 } from './engine.js';
 import {
@@ -58,11 +60,18 @@ export interface IgnoredTime {
 }
 
 /** `busy` without the ignored reservation's interval. */
-function withoutIgnored(busy: Map<number, Interval[]>, ignore: IgnoredTime | undefined) {
+function withoutIgnored(busy: Map<number, Spans>, ignore: IgnoredTime | undefined) {
   const lane = ignore && busy.get(ignore.laneId);
   if (!lane) return busy;
-  const at = lane.findIndex((b) => b.start === ignore.start && b.end === ignore.end);
-  if (at >= 0) busy.set(ignore.laneId, [...lane.slice(0, at), ...lane.slice(at + 1)]);
+  for (let k = 0; k < lane.length; k += 2) {
+    if (lane[k] === ignore.start && lane[k + 1] === ignore.end) {
+      const rest = new Float64Array(lane.length - 2);
+      rest.set(lane.subarray(0, k));
+      rest.set(lane.subarray(k + 2), k);
+      busy.set(ignore.laneId, rest);
+      break;
+    }
+  }
   return busy;
 }
 
@@ -123,31 +132,53 @@ const lookbackOf = (type: StoredResourceType) => type.longestReservationMinutes 
 const poolModeOf = (type: ResourceType, org: OrganisationSchedule) =>
   resolveSchedule({ organisation: org.schedulePolicy, resourceType: type.schedulePolicy, resource: null })
     .availabilityMode;
-/** ISO text of instants that mostly come in runs (a window starts where the last ended): each formatted once. */
-function isoOfRuns() {
-  let lastMs = Number.NaN;
-  let lastIso = '';
-  return (ms: number) => {
-    if (ms !== lastMs) {
-      lastMs = ms;
-      lastIso = iso(ms);
-    }
-    return lastIso;
-  };
+const DAY_MS = 86_400_000;
+/** The last year ISO text writes with four digits: beyond it, and before year 0, through Date. */
+const FOUR_DIGIT_YEARS_END = Date.UTC(10_000, 0, 1);
+const twoDigits = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
+const threeDigits = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
+/** `YYYY-MM-DDT` of the last day written: an answer's instants come a few to a day. */
+let lastDay = Number.NaN;
+let lastDayText = '';
+/**
+ * `new Date(ms).toISOString()`, for the thousands of instants of an answer: the date part
+ * is written once a day, the time from tables (a Date and its formatting per instant were
+ * a twentieth of an answer's cost).
+ */
+function isoText(ms: number): string {
+  if (!(ms >= 0 && ms < FOUR_DIGIT_YEARS_END)) return iso(ms);
+  const day = Math.floor(ms / DAY_MS);
+  if (day !== lastDay) {
+    lastDay = day;
+    lastDayText = iso(day * DAY_MS).slice(0, 11);
+  }
+  let rest = ms - day * DAY_MS;
+  const hours = Math.floor(rest / 3_600_000);
+  rest -= hours * 3_600_000;
+  const minutes = Math.floor(rest / 60_000);
+  rest -= minutes * 60_000;
+  const seconds = Math.floor(rest / 1000);
+  return `${lastDayText}${twoDigits[hours]}:${twoDigits[minutes]}:${twoDigits[seconds]}.${threeDigits[rest - seconds * 1000]}Z`;
 }
-const windowsOut = (windows: Window[]) => {
-  const text = isoOfRuns();
-  return windows.map((w) => ({
-    start: text(w.start),
-    end: text(w.end),
-    freeLanes: w.freeLanes,
-    totalLanes: w.totalLanes,
-  }));
-};
+type WindowOut = NonNullable<ResourceAvailability['windows']>[number];
+/** The windows of `lanes` as the answer shows them. */
+function windowsOf(lanes: Lane[], zone: string, range: Interval, rules: Rules): WindowOut[] {
+  const windows: WindowOut[] = [];
+  let lastEnd = Number.NaN;
+  let lastEndText = '';
+  continuousWindows(lanes, zone, range, rules, (start, end, freeLanes) => {
+    // A window mostly starts where the last ended: its text is that one.
+    const startText = start === lastEnd ? lastEndText : isoText(start);
+    lastEnd = end;
+    lastEndText = isoText(end);
+    windows.push({ start: startText, end: lastEndText, freeLanes, totalLanes: lanes.length });
+  });
+  return windows;
+}
 const slotsOut = (slots: Slot[]) =>
   slots.map((s) => ({
-    start: iso(s.start),
-    end: iso(s.end),
+    start: isoText(s.start),
+    end: isoText(s.end),
     available: s.available,
     freeLanes: s.freeLanes,
     totalLanes: s.totalLanes,
@@ -189,15 +220,17 @@ export function bookablesOf(
  * manager's calendars (issue 26): every lane of such a resource is taken while its
  * manager has an opaque event. Read through `executor` only when one of `bookables` does.
  * The spans join the lane's reservations, so the engine counts them the same way
- * (buffers included) and answers show them as taken, nothing more.
+ * (buffers included) and answers show them as taken, nothing more. `busy` may still be
+ * on its way: on PostgreSQL the two reads then run side by side, on two connections.
  */
 async function withManagerBusy(
   executor: Executor,
+  dialect: Dialect,
   rows: readonly CatalogueRow[],
   bookables: readonly Bookable[],
-  busy: Map<number, Interval[]>,
+  reading: Map<number, Spans> | Promise<Map<number, Spans>>,
   range: Interval,
-): Promise<Map<number, Interval[]>> {
+): Promise<Map<number, Spans>> {
   const byId = new Map(rows.map((row) => [row.id, row]));
   const blocking: Array<{ bookable: Bookable; managerId: number }> = [];
   for (const bookable of bookables) {
@@ -205,30 +238,39 @@ async function withManagerBusy(
     if (row?.blockOnManagerCalendars && row.managedById !== null)
       blocking.push({ bookable, managerId: row.managedById });
   }
-  if (blocking.length === 0) return busy;
-  const byManager = await managerBusy(
-    executor,
-    blocking.map((b) => b.managerId),
-    range,
-  );
+  if (blocking.length === 0) return reading;
+  const [busy, byManager] = await Promise.all([
+    reading,
+    managerBusy(
+      executor,
+      dialect,
+      blocking.map((b) => b.managerId),
+      range,
+    ),
+  ]);
   for (const { bookable, managerId } of blocking) {
     const taken = byManager.get(managerId);
-    if (!taken || taken.length === 0) continue;
-    for (const laneId of bookable.laneIds) busy.set(laneId, [...(busy.get(laneId) ?? []), ...taken]);
+    if (!taken) continue;
+    for (const laneId of bookable.laneIds)
+      busy.set(laneId, disjointSpans(busy.get(laneId) ?? NO_SPANS, taken));
   }
   return busy;
 }
 
-function lanesOf(bookables: Bookable[], busy: Map<number, Interval[]>): Lane[] {
+function lanesOf(bookables: Bookable[], busy: Map<number, Spans>): Lane[] {
   return bookables.flatMap((b) =>
-    b.laneIds.map((id) => ({ resourceId: id, schedule: b.schedule, busy: busy.get(id) ?? [] })),
+    b.laneIds.map((id) => ({
+      resourceId: id,
+      schedule: b.schedule,
+      busy: disjointSpans(busy.get(id) ?? NO_SPANS),
+    })),
   );
 }
 
 function compute(lanes: Lane[], mode: 'continuous' | 'shifts', zone: string, range: Interval, rules: Rules) {
   return mode === 'shifts'
     ? { slots: slotsOut(shiftAvailability(lanes, zone, range, rules.bookable)) }
-    : { windows: windowsOut(continuousWindows(lanes, zone, range, rules)) };
+    : { windows: windowsOf(lanes, zone, range, rules) };
 }
 
 /** Windows and slots of one answer: the measure of its memory. */
@@ -313,12 +355,23 @@ export function createAvailabilityService({
     const span = bookableSpan(type.bookingRules, nowMs);
     const rules = rulesOf(type, span);
     const widened = widen(range, rules);
-    const read =
+    const reading =
       bookable && type.isActive
-        ? await repo.busyByLane(bookable.laneIds, widened, lookbackOf(type), db.dialect, nowMs)
+        ? repo.busyByLane(bookable.laneIds, widened, lookbackOf(type), db.dialect, nowMs)
         : undefined;
-    if (bookable && read) await withManagerBusy(db.kysely, family, [bookable], read.byLane, widened);
-    const lanes = bookable && read ? lanesOf([bookable], read.byLane) : [];
+    const busy =
+      bookable && reading
+        ? await withManagerBusy(
+            db.kysely,
+            db.dialect,
+            family,
+            [bookable],
+            reading.then((read) => read.byLane),
+            widened,
+          )
+        : undefined;
+    const read = await reading;
+    const lanes = bookable && busy ? lanesOf([bookable], busy) : [];
     const schedule =
       bookable?.schedule ??
       resolveSchedule({
@@ -351,14 +404,22 @@ export function createAvailabilityService({
     const span = bookableSpan(type.bookingRules, nowMs);
     const rules = rulesOf(type, span);
     const widened = widen(range, rules);
-    const { byLane: busy, keptUntil } = await repo.busyByLane(
+    const reading = repo.busyByLane(
       bookables.flatMap((b) => b.laneIds),
       widened,
       lookbackOf(type),
       db.dialect,
       nowMs,
     );
-    await withManagerBusy(db.kysely, rows, bookables, busy, widened);
+    const busy = await withManagerBusy(
+      db.kysely,
+      db.dialect,
+      rows,
+      bookables,
+      reading.then((read) => read.byLane),
+      widened,
+    );
+    const { keptUntil } = await reading;
     // The pool of a type with one resource is that resource's answer: computed once.
     const computed = new Map<string, ReturnType<typeof compute>>();
     const answerOf = (group: Bookable[], mode: 'continuous' | 'shifts') => {
@@ -470,7 +531,7 @@ export function createAvailabilityService({
       withoutIgnored(busy, ignore);
       let candidates = candidatesOf(rows, type, org, target);
       // The manager's busy time, in the booking's own executor: every write path books through here.
-      await withManagerBusy(executor, rows, candidates, busy, around);
+      await withManagerBusy(executor, db.dialect, rows, candidates, busy, around);
       if (target.resourceId !== undefined && candidates.length === 0) {
         const exists = rows.some((row) => row.id === target.resourceId && row.parentResourceId === null);
         if (!exists) {
@@ -492,7 +553,7 @@ export function createAvailabilityService({
       for (const b of candidates) {
         const bufferMs = bufferOf(b.schedule.availabilityMode, rules);
         for (const laneId of b.laneIds) {
-          if (isClear(busy.get(laneId) ?? [], request, bufferMs)) {
+          if (isClear(busy.get(laneId) ?? NO_SPANS, request, bufferMs)) {
             offers.push({
               laneId,
               laneUpdatedAt: updatedAt.get(laneId)!,
@@ -540,7 +601,14 @@ export function createAvailabilityService({
           nowMs,
         );
         const range = { start: from - margin, end: to + margin };
-        await withManagerBusy(db.kysely, rows, candidates, withoutIgnored(byLane, options.ignore), range);
+        await withManagerBusy(
+          db.kysely,
+          db.dialect,
+          rows,
+          candidates,
+          withoutIgnored(byLane, options.ignore),
+          range,
+        );
         const lanes = lanesOf(candidates, byLane);
         return nearestFits(lanes, org.timezone, request, rules, {
           from,
