@@ -1,4 +1,4 @@
-// MCP benchmark: `tools/call` of a read tool (a database read) on /api/mcp, for the
+// MCP benchmark: `tools/call` of read tools (`agent_profile`, and two that read the database) on /api/mcp, for the
 // 2025-era revision (one `initialize`, then requests carrying `mcp-session-id`) and
 // for 2026-07-28 (stateless requests with the `_meta` envelope), beside the SDK's own
 // minimal server measured in the same run (the floor): an `McpServer` with one trivial
@@ -336,6 +336,8 @@ async function orchestrate() {
     const floorSession = await openSession(floor.url, floorCredential);
     const serviceSession = await openSession(service.url, credential);
     const tools = [
+      // The issue's own measure: the agent reading itself (the credential read, no domain read).
+      ['agent_profile', {}],
       ['calendar_list', {}],
       ['calendar_events_read', eventsArgs],
     ] as const;
