@@ -26,6 +26,7 @@ import { reservationSeries } from './migrations/0026_reservation_series.js';
 import { busyTime } from './migrations/0027_busy_time.js';
 import { agentPolicies } from './migrations/0028_agent_policies.js';
 import { mcpSessionCapabilities } from './migrations/0036_mcp_session_capabilities.js';
+import { seriesIndexPartial } from './migrations/0038_series_index_partial.js';
 import { columnsFor } from './migrations/columns.js';
 
 /**
@@ -61,6 +62,7 @@ function migrations(db: Db): Record<string, Migration> {
     '0028_agent_policies': agentPolicies(c),
     '0026_reservation_series': reservationSeries(c),
     '0036_mcp_session_capabilities': mcpSessionCapabilities(c),
+    '0038_series_index_partial': seriesIndexPartial(),
   };
 }
 

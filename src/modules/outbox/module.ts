@@ -1,6 +1,7 @@
 import { defineModule } from '../../module.js';
 import { outbox } from './migrations/0023_outbox.js';
 import { outboxRetentionById } from './migrations/0034_outbox_retention_by_id.js';
+import { outboxFeedIndexesPartial } from './migrations/0039_outbox_feed_indexes_partial.js';
 import { outboxPrivacy } from './privacy.js';
 import type { OutboxEventsTable } from './repo.js';
 import { organisationFeedRoutes, personalFeedRoutes } from './routes.js';
@@ -32,5 +33,9 @@ export const outboxModule = defineModule({
     { prefix: '/api/me', plugin: personalFeedRoutes },
   ],
   privacy: outboxPrivacy,
-  migrations: { '0023_outbox': outbox, '0034_outbox_retention_by_id': outboxRetentionById },
+  migrations: {
+    '0023_outbox': outbox,
+    '0034_outbox_retention_by_id': outboxRetentionById,
+    '0039_outbox_feed_indexes_partial': outboxFeedIndexesPartial,
+  },
 });
