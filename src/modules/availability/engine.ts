@@ -324,11 +324,21 @@ export function disjointSpans(a: Spans, b: Spans = NO_SPANS): Spans {
   return n === out.length ? out : out.subarray(0, n);
 }
 
+/** Numbers `freeTime` may write for a lane: a piece before each block, and one after each opening. */
+const freeTimeRoom = (open: Interval[], busy: Spans) => 2 * open.length + busy.length;
+/** Where `freeTime` writes, reused (the engine is synchronous) and grown as lanes need. */
+let scratch = new Float64Array(1024);
+function scratchOf(size: number): Float64Array {
+  if (scratch.length < size) scratch = new Float64Array(2 * size);
+  return scratch;
+}
+
 /**
  * Open time of one lane (its opening hours `open`, cut to `within` when given) not blocked
- * by what takes its time (`busy`, each span widened by `bufferMs` on both sides), appended to
- * `out` as start, end pairs where at least `minMs` long. No object per interval: this runs
- * for every lane of every answer.
+ * by what takes its time (`busy`, each span widened by `bufferMs` on both sides), written
+ * to `out` (room for `freeTimeRoom`) as start, end pairs in order where at least `minMs`
+ * long; answers how many numbers it wrote. No object per interval, and no array grown
+ * push by push: this runs for every lane of every answer.
  */
 function freeTime(
   open: Interval[],
@@ -336,9 +346,10 @@ function freeTime(
   busy: Spans,
   bufferMs: number,
   minMs: number,
-  out: number[],
-): void {
+  out: Float64Array,
+): number {
   const blocks = busy.length;
+  let n = 0;
   let b = 0;
   for (const o of open) {
     let cursor = within ? Math.max(o.start, within.start) : o.start;
@@ -347,11 +358,49 @@ function freeTime(
     while (b < blocks && busy[b + 1]! + bufferMs <= cursor) b += 2;
     for (let k = b; k < blocks && busy[k]! - bufferMs < end; k += 2) {
       const blockStart = busy[k]! - bufferMs;
-      if (blockStart > cursor && blockStart - cursor >= minMs) out.push(cursor, blockStart);
+      if (blockStart > cursor && blockStart - cursor >= minMs) {
+        out[n++] = cursor;
+        out[n++] = blockStart;
+      }
       cursor = Math.max(cursor, busy[k + 1]! + bufferMs);
     }
-    if (cursor < end && end - cursor >= minMs) out.push(cursor, end);
+    if (cursor < end && end - cursor >= minMs) {
+      out[n++] = cursor;
+      out[n++] = end;
+    }
   }
+  return n;
+}
+
+/**
+ * `values[0, n)` in ascending order, merging the ascending runs they already hold pairwise
+ * (each lane's edges come in order, so there are about as many runs as lanes).
+ * TypedArray#sort boxed every number while sorting: most of an answer's garbage.
+ */
+function sortedRuns(values: Float64Array, n: number): Float64Array {
+  let bounds = [0];
+  for (let i = 1; i < n; i++) if (values[i]! < values[i - 1]!) bounds.push(i);
+  bounds.push(n);
+  let from: Float64Array = values;
+  let to: Float64Array = new Float64Array(n);
+  while (bounds.length > 2) {
+    const merged = [0];
+    for (let r = 0; r + 1 < bounds.length; r += 2) {
+      const lo = bounds[r]!;
+      const mid = bounds[r + 1]!;
+      const hi = r + 2 < bounds.length ? bounds[r + 2]! : mid;
+      let i = lo;
+      let j = mid;
+      let k = lo;
+      while (i < mid && j < hi) to[k++] = from[i]! <= from[j]! ? from[i++]! : from[j++]!;
+      while (i < mid) to[k++] = from[i++]!;
+      while (j < hi) to[k++] = from[j++]!;
+      merged.push(hi);
+    }
+    [from, to] = [to, from];
+    bounds = merged;
+  }
+  return from.subarray(0, n);
 }
 
 /**
@@ -370,28 +419,36 @@ export function continuousWindows(
   const wide = widen(range, rules);
   // Free stretches open and close as plain numbers sorted apart, then swept together:
   // sorting one array of edge objects was the largest cost with many lanes.
-  const opens: number[] = [];
-  const closes: number[] = [];
-  const stretches: number[] = [];
-  for (const lane of lanes) {
-    const hours = perSchedule(lane.schedule, `open|${zone}|${wide.start}|${wide.end}`, () =>
+  const hoursOf = lanes.map((lane) =>
+    perSchedule(lane.schedule, `open|${zone}|${wide.start}|${wide.end}`, () =>
       openIntervals(lane.schedule.operatingHours, zone, wide),
-    );
+    ),
+  );
+  let room = 0;
+  lanes.forEach((lane, i) => {
+    room += freeTimeRoom(hoursOf[i]!, lane.busy) / 2;
+  });
+  const opens = new Float64Array(room);
+  const closes = new Float64Array(room);
+  let count = 0;
+  lanes.forEach((lane, i) => {
+    const hours = hoursOf[i]!;
     // Outside the bookable span nothing is offered: free time there is cut off, and what
     // is left must still be the minimum long.
-    stretches.length = 0;
-    freeTime(hours, rules.bookable, lane.busy, rules.bufferMs, rules.minBookingMs, stretches);
-    for (let k = 0; k < stretches.length; k += 2) {
+    const stretches = scratchOf(freeTimeRoom(hours, lane.busy));
+    const written = freeTime(hours, rules.bookable, lane.busy, rules.bufferMs, rules.minBookingMs, stretches);
+    for (let k = 0; k < written; k += 2) {
       const start = Math.max(stretches[k]!, range.start);
       const end = Math.min(stretches[k + 1]!, range.end);
       if (end > start) {
-        opens.push(start);
-        closes.push(end);
+        opens[count] = start;
+        closes[count] = end;
+        count++;
       }
     }
-  }
-  const starts = Float64Array.from(opens).sort();
-  const ends = Float64Array.from(closes).sort();
+  });
+  const starts = sortedRuns(opens, count);
+  const ends = sortedRuns(closes, count);
   // The window being built: from `since` with `free` lanes free (none open while 0).
   let free = 0;
   let since = 0;
@@ -532,7 +589,6 @@ export function nearestFits(
     return true;
   };
   const ranges: Interval[] = [];
-  const free: number[] = [];
   // Free time is read beyond the searched starts, so a stretch's edges are its own, not the search's.
   const wide = { start: from - length - rules.bufferMs, end: to + length + rules.bufferMs };
   for (const lane of lanes) {
@@ -549,9 +605,9 @@ export function nearestFits(
       openIntervals(lane.schedule.operatingHours, zone, wide),
     );
     // Each stretch at least the request long gives the starts [its start, its end - length].
-    free.length = 0;
-    freeTime(hours, rules.bookable, lane.busy, rules.bufferMs, length, free);
-    for (let k = 0; k < free.length; k += 2) ranges.push({ start: free[k]!, end: free[k + 1]! - length });
+    const free = scratchOf(freeTimeRoom(hours, lane.busy));
+    const written = freeTime(hours, rules.bookable, lane.busy, rules.bufferMs, length, free);
+    for (let k = 0; k < written; k += 2) ranges.push({ start: free[k]!, end: free[k + 1]! - length });
   }
   for (const range of mergeIntervals(ranges)) {
     const lo = Math.max(range.start, from);
