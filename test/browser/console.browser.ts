@@ -122,6 +122,8 @@ describe('console (browser)', () => {
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Your organisations' }).waitFor();
+    // The heading renders before the list's query answers: wait for the list, then count it.
+    await page.locator('.org-list li', { hasText: 'Barber Two' }).getByText('Active').waitFor();
     assert.equal(await page.locator('.org-list li').count(), 2);
     assert.deepEqual(problems, []);
     await context.close();
