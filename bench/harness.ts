@@ -56,11 +56,22 @@ export async function startFloor(): Promise<Server> {
 }
 
 /**
- * The service as `npm start` starts it: package.json's start command, run by a
- * shell (`exec`, so the shell's pid is the service's), default logging written
- * to `logFile`. `env` adds to the environment: DATABASE_URL, and the rate limits
- * a load generator on one address would otherwise hit within a second.
+ * The bundled mail catcher in a process of its own (dist/tools/emulators/mail/main.js), as
+ * a deployment's SMTP server is: a service given its `smtpUrl` sends its mail there, and the
+ * catcher's work of receiving it is not counted as the service's.
  */
+export async function startMailCatcher(): Promise<Server & { smtpUrl: string }> {
+  const [smtpPort, httpPort] = [await freePort(), await freePort()];
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'dist/tools/emulators/mail/main.js'), String(smtpPort), String(httpPort)],
+    { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  const base = `http://127.0.0.1:${httpPort}`;
+  await ready(child, base, '/__admin/messages', 'the mail catcher');
+  return { child, base, smtpUrl: `smtp://127.0.0.1:${smtpPort}` };
+}
+
 /**
  * With BENCH_PROFILE_DIR: the environment that makes a server started by `startService` write
  * its V8 CPU profile to `<dir>/<name>/` when it stops (bench/cpu-profile.cjs, preloaded: Node 20
@@ -76,6 +87,12 @@ export function profiledEnv(name: string): Record<string, string> {
     : {};
 }
 
+/**
+ * The service as `npm start` starts it: package.json's start command, run by a
+ * shell (`exec`, so the shell's pid is the service's), default logging written
+ * to `logFile`. `env` adds to the environment: DATABASE_URL, and the rate limits
+ * a load generator on one address would otherwise hit within a second.
+ */
 export async function startService(env: Record<string, string>, logFile: string): Promise<Server> {
   const port = await freePort();
   const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -137,6 +154,32 @@ export function cpuUs(server: Server): number | null {
   }
 }
 
+/**
+ * CPU time (µs) of every PostgreSQL process of this machine (its backends, autovacuum and
+ * writers), from /proc (null off Linux): what a request costs the database beside the service.
+ */
+export function postgresCpuUs(): number | null {
+  try {
+    let us = 0;
+    for (const pid of readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        // Its own time and its exited children's (an autovacuum worker's, once it is gone).
+        const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
+        us += (ticks / CLOCK_TICKS) * 1e6;
+      } catch {
+        // Exited meanwhile.
+      }
+    }
+    return us;
+  } catch {
+    return null;
+  }
+}
+
 /** Resident memory (MB) of a server and its descendants, from /proc (null off Linux). */
 export function rssMb(server: Server): number | null {
   try {
@@ -180,6 +223,8 @@ export interface LoadOptions {
   requests?: autocannon.Request[];
   /** Status codes that count as success besides 2xx (for example 409 in a race). */
   accept?: (status: number) => boolean;
+  /** Also measure the PostgreSQL processes' CPU per request (the service runs on PostgreSQL). */
+  postgres?: boolean;
 }
 
 export interface LoadRow {
@@ -189,6 +234,8 @@ export interface LoadRow {
   p99: number;
   /** The server's CPU time per request (µs), the figure a busy machine moves least. */
   serverCpuUs: number | null;
+  /** PostgreSQL's CPU time per request (µs), when `postgres` was asked for. */
+  databaseCpuUs?: number | null;
   requests: number;
   /** The floor's requests per second measured just before this case (`loadBesideFloor`). */
   floorRps?: number;
@@ -211,6 +258,7 @@ export async function load(options: LoadOptions): Promise<LoadRow> {
   const warmup = options.warmupSeconds ?? 2;
   if (warmup > 0) await autocannon({ ...common, duration: warmup });
   const before = cpuUs(options.server);
+  const databaseBefore = options.postgres ? postgresCpuUs() : null;
   let unexpected = 0;
   const result = await autocannon({
     ...common,
@@ -222,6 +270,7 @@ export async function load(options: LoadOptions): Promise<LoadRow> {
     },
   } as autocannon.Options);
   const after = cpuUs(options.server);
+  const databaseAfter = options.postgres ? postgresCpuUs() : null;
   if (unexpected || result.errors || result.timeouts)
     throw new Error(
       `${options.title}: ${unexpected} unexpected statuses, ${result.errors} errors, ${result.timeouts} timeouts`,
@@ -233,6 +282,14 @@ export async function load(options: LoadOptions): Promise<LoadRow> {
     p50: result.latency.p50,
     p99: result.latency.p99,
     serverCpuUs: before === null || after === null ? null : Math.round((after - before) / requests),
+    ...(options.postgres
+      ? {
+          databaseCpuUs:
+            databaseBefore === null || databaseAfter === null
+              ? null
+              : Math.round((databaseAfter - databaseBefore) / requests),
+        }
+      : {}),
     requests,
   };
 }
@@ -259,21 +316,18 @@ export async function loadBesideFloor(floor: Server, options: LoadOptions): Prom
  */
 export function table(rows: LoadRow[], floorRps: number): string {
   const paired = rows.some((r) => r.floorRps !== undefined);
-  const lines = paired
-    ? [
-        '| case | req/s | floor req/s beside it | share of floor | p50 ms | p99 ms | server CPU µs/request |',
-        '|---|---|---|---|---|---|---|',
-      ]
-    : [
-        '| case | req/s | share of floor | p50 ms | p99 ms | server CPU µs/request |',
-        '|---|---|---|---|---|---|',
-      ];
+  const database = rows.some((r) => r.databaseCpuUs !== undefined);
+  const lines = [
+    `| case | req/s |${paired ? ' floor req/s beside it |' : ''} share of floor | p50 ms | p99 ms | server CPU µs/request |${database ? ' PostgreSQL CPU µs/request |' : ''}`,
+    `|---|---|${paired ? '---|' : ''}---|---|---|---|${database ? '---|' : ''}`,
+  ];
   for (const r of rows) {
     const floor = r.floorRps ?? floorRps;
     const share = ((r.rps / floor) * 100).toFixed(r.rps / floor < 0.1 ? 1 : 0);
     const floorCell = paired ? ` ${r.floorRps ?? '-'} |` : '';
+    const databaseCell = database ? ` ${r.databaseCpuUs ?? '-'} |` : '';
     lines.push(
-      `| ${r.title} | ${r.rps} |${floorCell} ${share}% | ${r.p50} | ${r.p99} | ${r.serverCpuUs ?? '-'} |`,
+      `| ${r.title} | ${r.rps} |${floorCell} ${share}% | ${r.p50} | ${r.p99} | ${r.serverCpuUs ?? '-'} |${databaseCell}`,
     );
   }
   return lines.join('\n');

@@ -45,6 +45,9 @@ export function createOutboxService(deps: {
 }) {
   const { db, config, jobs, log, organisations, records } = deps;
   const repo = createOutboxRepo(db);
+  // The consumers of one instance read at the same moments (each poll): one sequencer run in
+  // flight serves them all, and a call during a run waits for the next, which sees its writes.
+  const sequence = coalescing(() => repo.sequence());
 
   function toEvent(row: StoredEvent): OutboxEvent {
     const stored: unknown = JSON.parse(row.data);
@@ -60,7 +63,7 @@ export function createOutboxService(deps: {
   }
 
   async function read(after: string | null | undefined, limit: number, filter: EventFilter) {
-    await repo.sequence();
+    await sequence();
     const rows = await repo.readAfter(after ? Number(after) : null, limit, filter);
     return rows.map(toEvent);
   }
@@ -134,7 +137,7 @@ export function createOutboxService(deps: {
      * before deciding there is nothing to do, so every event up to it was committed before.
      */
     async lastPosition(): Promise<string | null> {
-      await repo.sequence();
+      await sequence();
       const last = await repo.lastPosition();
       return last === 0 ? null : String(last);
     },

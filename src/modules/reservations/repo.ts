@@ -61,13 +61,47 @@ const ROW_TIMESTAMPS = new Set([
   'updated_at',
 ]);
 
+type NullableColumn = {
+  [K in keyof ReservationsTable]: null extends ReservationsTable[K] ? K : never;
+}[keyof ReservationsTable];
+
+/**
+ * Every nullable column, null: what a stored row that leaves a column out means by it
+ * (PostgreSQL's trigger leaves out null columns, outbox migration 0040). The type makes a
+ * new nullable column a compile error here until it is listed.
+ */
+const NULL_COLUMNS: Readonly<Record<NullableColumn, null>> = {
+  resourceTypeId: null,
+  resourceId: null,
+  blockedUntil: null,
+  customerPhone: null,
+  notes: null,
+  priceAmount: null,
+  priceCurrency: null,
+  createdByUserId: null,
+  rulesOverriddenByUserId: null,
+  cancelledAt: null,
+  expiresAt: null,
+  seriesId: null,
+  paymentStatus: null,
+  paymentAmount: null,
+  paymentCurrency: null,
+  paymentAccountId: null,
+  paymentCheckoutId: null,
+  paymentCheckoutUrl: null,
+  paymentExpiresAt: null,
+  paymentId: null,
+  paymentRefundId: null,
+  manageTokenHash: null,
+};
+
 /**
  * The record of a reservation event (outbox module): the row its trigger stored (JSON,
  * snake_case; PostgreSQL writes timestamps with an offset) as callers saw it when the
  * event occurred, by the one mapper every answer goes through.
  */
 export function reservationOfStoredRow(stored: unknown, occurredAt: string): Reservation {
-  const row: Record<string, unknown> = {};
+  const row: Record<string, unknown> = { ...NULL_COLUMNS };
   for (const [key, value] of Object.entries(stored as Record<string, unknown>)) {
     const name = key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
     row[name] = ROW_TIMESTAMPS.has(key) && typeof value === 'string' ? new Date(value).toISOString() : value;

@@ -168,31 +168,44 @@ export function outbox(dialect: Dialect) {
   };
 }
 
+const EVENT_COLUMNS = 'type, occurred_at, organisation_id, user_id, data_format, data';
+
+/**
+ * PostgreSQL: the function both reservation triggers run, writing each event `rules` gives
+ * with `snapshot` (an SQL expression of `new`) as its data. Migration 0040 replaces it.
+ */
+export async function reservationEventsFunction(
+  db: Kysely<unknown>,
+  verb: 'create' | 'create or replace',
+  snapshot: string,
+): Promise<void> {
+  const { insert, update } = rules('postgres');
+  const values = (type: string) =>
+    `values ('${type}', new.updated_at, new.organisation_id, new.created_by_user_id, 'reservation_row', snapshot)`;
+  const body = (list: Rule[]) =>
+    list
+      .map(
+        (rule) =>
+          `if ${rule.when} then insert into outbox_events (${EVENT_COLUMNS}) ${values(rule.type)}; end if;`,
+      )
+      .join('\n');
+  // search_path pinned: writers with another search_path still find the table.
+  await sql
+    .raw(`${verb} function outbox_reservation_events() returns trigger language plpgsql
+      set search_path from current as $$
+      declare snapshot text := ${snapshot};
+      begin
+        if tg_op = 'INSERT' then ${body(insert)}
+        else ${body(update)}
+        end if;
+        return null;
+      end $$`)
+    .execute(db);
+}
+
 async function reservationTriggers(db: Kysely<unknown>, dialect: Dialect) {
-  const { insert, update } = rules(dialect);
-  const columns = 'type, occurred_at, organisation_id, user_id, data_format, data';
   if (dialect === 'postgres') {
-    const values = (type: string) =>
-      `values ('${type}', new.updated_at, new.organisation_id, new.created_by_user_id, 'reservation_row', snapshot)`;
-    const body = (list: Rule[]) =>
-      list
-        .map(
-          (rule) =>
-            `if ${rule.when} then insert into outbox_events (${columns}) ${values(rule.type)}; end if;`,
-        )
-        .join('\n');
-    // search_path pinned: writers with another search_path still find the table.
-    await sql
-      .raw(`create function outbox_reservation_events() returns trigger language plpgsql
-        set search_path from current as $$
-        declare snapshot text := (to_jsonb(new) - 'manage_token_hash')::text;
-        begin
-          if tg_op = 'INSERT' then ${body(insert)}
-          else ${body(update)}
-          end if;
-          return null;
-        end $$`)
-      .execute(db);
+    await reservationEventsFunction(db, 'create', `(to_jsonb(new) - 'manage_token_hash')::text`);
     await sql
       .raw(`create trigger outbox_reservations_insert after insert on reservations for each row
         when (new.status in ('confirmed', 'held')) execute function outbox_reservation_events()`)
@@ -204,11 +217,12 @@ async function reservationTriggers(db: Kysely<unknown>, dialect: Dialect) {
       .execute(db);
     return;
   }
+  const { insert, update } = rules(dialect);
   const row = `json_object(${RESERVATION_COLUMNS.map((col) => `'${col}', new.${col}`).join(', ')})`;
   const body = (list: Rule[]) =>
     list
       .map(
-        (rule) => `insert into outbox_events (${columns})
+        (rule) => `insert into outbox_events (${EVENT_COLUMNS})
           select '${rule.type}', new.updated_at, new.organisation_id, new.created_by_user_id, 'reservation_row', ${row}
           where ${rule.when};`,
       )
