@@ -12,8 +12,11 @@ import { join } from 'node:path';
 import { bookings, seed } from './booking-load.js';
 import {
   BENCH_CONNECTIONS,
+  cpuUs,
+  freePort,
   type LoadRow,
   load,
+  postgresCpuUs,
   type Server,
   startFloor,
   startMailCatcher,
@@ -63,6 +66,8 @@ async function dropOutboxTriggers(databaseUrl: string): Promise<number> {
 
 interface Contender {
   name: string;
+  variant: Variant;
+  databaseUrl: string;
   service: Server;
   auth: Record<string, string>;
   typeId: number;
@@ -71,10 +76,38 @@ interface Contender {
 
 type Variant = 'full' | 'written only' | 'none';
 
+/** Reservations whose confirmation mail is not sent yet (the bench's bookings each have one). */
+async function mailsOwed(databaseUrl: string): Promise<number> {
+  const query = `select (select count(*) from reservations)
+    - (select count(*) from mail_messages where status = 'sent') as owed`;
+  if (databaseUrl.startsWith('sqlite:')) {
+    const { default: SQLite } = await import('better-sqlite3');
+    const db = new SQLite(databaseUrl.slice('sqlite:'.length), { readonly: true });
+    try {
+      return Number((db.prepare(query).get() as { owed: number }).owed);
+    } finally {
+      db.close();
+    }
+  }
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return Number((await client.query<{ owed: string }>(query)).rows[0]!.owed);
+  } finally {
+    await client.end();
+  }
+}
+
 async function contender(name: string, databaseUrl: string, logFile: string, variant: Variant) {
-  // Each booking's confirmation mail goes to an SMTP server of another process, as in a
-  // deployment (npm start in development would receive it in its own process).
-  const env = { DATABASE_URL: databaseUrl, SMTP_URL: catcher.smtpUrl };
+  // As `npm start` runs it, each booking's confirmation mail goes to an SMTP server, here the
+  // catcher in a process of its own (as in a deployment). The others send none: their SMTP
+  // port refuses, and a drain stops at its first refusal (the variant without poll still
+  // tries once a minute).
+  const env = {
+    DATABASE_URL: databaseUrl,
+    SMTP_URL: variant === 'full' ? catcher.smtpUrl : `smtp://127.0.0.1:${await freePort()}`,
+  };
   if (variant === 'none') {
     // Started once so that the migrations run, then without the triggers they made.
     await stop(await startService(env, logFile));
@@ -83,19 +116,40 @@ async function contender(name: string, databaseUrl: string, logFile: string, var
   }
   const service = await startService(variant === 'full' ? env : { ...env, OUTBOX_POLL_MS: '0' }, logFile);
   const { auth, distinctType } = await seed(service.base);
-  return { name, service, auth, typeId: distinctType, rounds: 0 } satisfies Contender;
+  return { name, variant, databaseUrl, service, auth, typeId: distinctType, rounds: 0 } satisfies Contender;
 }
 
-function round(database: string, c: Contender): Promise<LoadRow> {
+/** The service's CPU (µs) and, on PostgreSQL, the database's. */
+const cpuNow = (c: Contender, postgres: boolean) =>
+  (cpuUs(c.service) ?? 0) + (postgres ? (postgresCpuUs() ?? 0) : 0);
+
+/**
+ * One round of pool booking. With the outbox, it ends when every confirmation mail of its
+ * bookings is sent, so that a round's mail is counted in its CPU (`cpuPerBooking`, service and
+ * database, from its start until then) and never runs into the next round.
+ */
+async function round(database: string, c: Contender): Promise<LoadRow & { cpuPerBooking: number }> {
   const offset = c.rounds++ * SLOTS_PER_ROUND;
-  return load({
+  const postgres = database === 'PostgreSQL';
+  const before = cpuNow(c, postgres);
+  const row = await load({
     title: `${database}: pool booking, ${c.name}`,
     server: c.service,
     path: '/api/reservations',
     seconds: SECONDS,
+    // Every contender had a round before it is measured: no warm-up whose mail would count here.
+    warmupSeconds: 0,
     requests: bookings(c.auth, c.typeId, (n) => offset + n),
-    postgres: database === 'PostgreSQL',
+    postgres,
   });
+  if (c.variant === 'full') {
+    const deadline = Date.now() + 300_000;
+    while ((await mailsOwed(c.databaseUrl)) > 0) {
+      if (Date.now() > deadline) throw new Error(`${c.name}: mail not sent within 5 minutes`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  return { ...row, cpuPerBooking: Math.round((cpuNow(c, postgres) - before) / row.requests) };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -110,7 +164,7 @@ async function compare(database: string, urls: [string, string, string], floor: 
     // A round each before measuring: a fresh service's and database's first seconds are slower
     // (the JIT, the planner's first statistics), by more than what is measured here.
     for (const c of all) await round(database, c);
-    const rows: LoadRow[] = [];
+    const rows: Array<LoadRow & { cpuPerBooking: number }> = [];
     for (let r = 0; r < ROUNDS; r++) {
       // Rotating, so that a drift of the machine falls on all alike.
       for (let i = 0; i < all.length; i++) rows.push(await round(database, all[(r + i) % all.length]!));
@@ -122,15 +176,13 @@ async function compare(database: string, urls: [string, string, string], floor: 
     });
     const of = (c: Contender) => rows.filter((row) => row.title.endsWith(c.name));
     const rps = (c: Contender) => median(of(c).map((row) => row.rps));
-    // The service's CPU and, on PostgreSQL, the database's: the outbox's work is mostly the latter's there.
-    const cpu = (c: Contender) =>
-      median(of(c).map((row) => (row.serverCpuUs ?? 0) + (row.databaseCpuUs ?? 0)));
+    const cpu = (c: Contender) => median(of(c).map((row) => row.cpuPerBooking));
     const cost = (c: Contender) => `${((1 - rps(c) / rps(without)) * 100).toFixed(1)}%`;
     return (
       `${table([...rows, floorRow], floorRow.rps)}\n\n` +
       `${database}: median ${rps(withOutbox)}/s with the outbox, ${rps(written)}/s with its events ` +
       `written and its poll off, ${rps(without)}/s without: it costs ${cost(withOutbox)} of throughput ` +
-      `(writing alone ${cost(written)}); CPU per booking (service and database) ${cpu(withOutbox)} / ` +
+      `(writing alone ${cost(written)}); CPU per booking (service and database, its mail sent) ${cpu(withOutbox)} / ` +
       `${cpu(written)} / ${cpu(without)} µs`
     );
   } finally {

@@ -85,15 +85,39 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
   let transport: Transporter | undefined;
   const transportOf = () => {
     if (!config.mail.smtpUrl) throw new Error('Mail is off: SMTP_URL is not set');
-    transport ??= createTransport({ url: config.mail.smtpUrl, ...SMTP_TIMEOUTS });
+    // Pooled: a drain's mails go over one open connection, not a handshake each; one idle
+    // for 10 s is closed before the socket timeout would call it a failure.
+    transport ??= createTransport({
+      url: config.mail.smtpUrl,
+      pool: true,
+      idleTimeout: 10_000,
+      ...SMTP_TIMEOUTS,
+    });
     return transport;
   };
 
   if (!config.mail.smtpUrl && config.env === 'production')
     log?.warn('SMTP_URL is not set: no mail is sent (booking confirmations, invitations)');
 
+  /**
+   * What a drain has read of organisations and types, for the page of events it is on (a
+   * burst of bookings is mostly one organisation's); null outside a drain, which reads afresh.
+   */
+  let pageLookups: Map<string, Promise<unknown>> | null = null;
+  function lookup<T>(key: string, read: () => Promise<T>): Promise<T> {
+    if (!pageLookups) return read();
+    let found = pageLookups.get(key) as Promise<T> | undefined;
+    if (!found) {
+      found = read();
+      pageLookups.set(key, found);
+    }
+    return found;
+  }
+
   async function brandingOf(organisationId: number): Promise<Branding | null> {
-    const organisation = await repo.organisation(organisationId);
+    const organisation = await lookup(`organisation:${organisationId}`, () =>
+      repo.organisation(organisationId),
+    );
     if (!organisation) return null;
     const color = organisation.color ?? HOUSE_COLOUR;
     return {
@@ -214,7 +238,11 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
     const branding = await brandingOf(event.organisationId);
     if (!branding) return [];
     const serviceName =
-      reservation.resourceTypeId === null ? null : await repo.resourceTypeName(reservation.resourceTypeId);
+      reservation.resourceTypeId === null
+        ? null
+        : await lookup(`type:${reservation.resourceTypeId}`, () =>
+            repo.resourceTypeName(reservation.resourceTypeId!),
+          );
     const input: BookingMailInput = { branding, reservation, serviceName };
     const rendered = {
       booking_confirmation: renderConfirmation,
@@ -346,14 +374,24 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
     let position = await repo.position();
     for (;;) {
       const events = await outbox.readAfter(position, DRAIN_BATCH);
-      for (const event of events) {
-        if (!(await deliver(event, result))) return { ...result, stopped: true };
-        // Another drain moved the position first: it carries on from there.
-        if (!(await repo.advance(position, event.id, new Date().toISOString())))
-          return { ...result, stopped: true };
-        position = event.id;
-        result.events += 1;
+      let done = 0;
+      pageLookups = new Map();
+      try {
+        while (done < events.length && (await deliver(events[done]!, result))) done += 1;
+      } finally {
+        pageLookups = null;
       }
+      // The position moves once a page, to where the page stopped: one write, not one an
+      // event. A drain that dies before reads the page again; the claims keep each mail to one send.
+      if (done > 0) {
+        const last = events[done - 1]!.id;
+        // Another drain moved the position first: it carries on from there.
+        if (!(await repo.advance(position, last, new Date().toISOString())))
+          return { ...result, stopped: true };
+        position = last;
+        result.events += done;
+      }
+      if (done < events.length) return { ...result, stopped: true };
       if (events.length < DRAIN_BATCH) return result;
     }
   }
