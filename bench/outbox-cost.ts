@@ -31,20 +31,20 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 /** Slots each round may use: more than a round books, so no two rounds ask the same time. */
 const SLOTS_PER_ROUND = 20_000;
 
-/** Drops every outbox trigger of the database (names `outbox_...`, as its migrations make them). */
-async function dropOutboxTriggers(databaseUrl: string): Promise<number> {
+type SQLiteDatabase = import('better-sqlite3').Database;
+type PostgresClient = import('pg').Client;
+
+/** Runs `sqlite` or `postgres` on a connection of its own to the database at `databaseUrl`. */
+async function onDatabase<T>(
+  databaseUrl: string,
+  sqlite: (db: SQLiteDatabase) => T,
+  postgres: (client: PostgresClient) => Promise<T>,
+): Promise<T> {
   if (databaseUrl.startsWith('sqlite:')) {
     const { default: SQLite } = await import('better-sqlite3');
     const db = new SQLite(databaseUrl.slice('sqlite:'.length));
     try {
-      const names = db
-        .prepare(
-          "select name from sqlite_master where type = 'trigger' and name like 'outbox\\_%' escape '\\'",
-        )
-        .pluck()
-        .all() as string[];
-      for (const name of names) db.exec(`drop trigger "${name}"`);
-      return names.length;
+      return sqlite(db);
     } finally {
       db.close();
     }
@@ -53,15 +53,35 @@ async function dropOutboxTriggers(databaseUrl: string): Promise<number> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ trigger: string; on: string }>(
-      `select t.tgname as trigger, c.relname as on from pg_trigger t join pg_class c on c.oid = t.tgrelid
-       where not t.tgisinternal and t.tgname like 'outbox\\_%'`,
-    );
-    for (const row of rows) await client.query(`drop trigger "${row.trigger}" on "${row.on}"`);
-    return rows.length;
+    return await postgres(client);
   } finally {
     await client.end();
   }
+}
+
+/** Drops every outbox trigger of the database (names `outbox_...`, as its migrations make them). */
+function dropOutboxTriggers(databaseUrl: string): Promise<number> {
+  return onDatabase(
+    databaseUrl,
+    (db) => {
+      const names = db
+        .prepare(
+          "select name from sqlite_master where type = 'trigger' and name like 'outbox\\_%' escape '\\'",
+        )
+        .pluck()
+        .all() as string[];
+      for (const name of names) db.exec(`drop trigger "${name}"`);
+      return names.length;
+    },
+    async (client) => {
+      const { rows } = await client.query<{ trigger: string; on: string }>(
+        `select t.tgname as trigger, c.relname as on from pg_trigger t join pg_class c on c.oid = t.tgrelid
+         where not t.tgisinternal and t.tgname like 'outbox\\_%'`,
+      );
+      for (const row of rows) await client.query(`drop trigger "${row.trigger}" on "${row.on}"`);
+      return rows.length;
+    },
+  );
 }
 
 interface Contender {
@@ -77,26 +97,14 @@ interface Contender {
 type Variant = 'full' | 'written only' | 'none';
 
 /** Reservations whose confirmation mail is not sent yet (the bench's bookings each have one). */
-async function mailsOwed(databaseUrl: string): Promise<number> {
+function mailsOwed(databaseUrl: string): Promise<number> {
   const query = `select (select count(*) from reservations)
     - (select count(*) from mail_messages where status = 'sent') as owed`;
-  if (databaseUrl.startsWith('sqlite:')) {
-    const { default: SQLite } = await import('better-sqlite3');
-    const db = new SQLite(databaseUrl.slice('sqlite:'.length), { readonly: true });
-    try {
-      return Number((db.prepare(query).get() as { owed: number }).owed);
-    } finally {
-      db.close();
-    }
-  }
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return Number((await client.query<{ owed: string }>(query)).rows[0]!.owed);
-  } finally {
-    await client.end();
-  }
+  return onDatabase(
+    databaseUrl,
+    (db) => Number((db.prepare(query).get() as { owed: number }).owed),
+    async (client) => Number((await client.query<{ owed: string }>(query)).rows[0]!.owed),
+  );
 }
 
 async function contender(name: string, databaseUrl: string, logFile: string, variant: Variant) {
