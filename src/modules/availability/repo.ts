@@ -182,10 +182,10 @@ export type AvailabilityRepo = ReturnType<typeof createAvailabilityRepo>;
  * `executor` (a booking's own). Mirrors of reservations (events with a booking
  * reservation) are left out: the reservation already takes its time. Only times are read
  * and answered, never what the events are. Single events, nearly all of them, come
- * aggregated into one text per person in start order, as a lane's reservations do (a row
- * object per event was the larger part of an answer's cost); recurring ones as rows,
- * expanded in memory. Both halves read migration 0027's partial index (opaque, unmirrored
- * events by calendar and start).
+ * aggregated into one text per person, unordered (sorted in memory), as a lane's reservations do
+ * (a row object per event was the larger part of an answer's cost); recurring ones as rows,
+ * expanded in memory. Each half reads its own partial index of migration 0037 (opaque,
+ * unmirrored events by calendar and start: single ones with their end, recurring ones).
  */
 export async function managerBusy(
   executor: Executor,
