@@ -66,10 +66,30 @@ function pgBossQueue(
   log: Pick<FastifyBaseLogger, 'error' | 'warn'>,
 ): JobQueue {
   const Boss = loadDriver<typeof PgBoss>('pg-boss');
+  const schema = db.schema ? `${db.schema}_jobs` : 'pgboss';
+  // pg-boss 10.4's worker records a job's end (`complete` or `fail`) without awaiting it: with
+  // the database away at that moment the statement rejects with no handler, and an unhandled
+  // rejection ends the process. Those two statements answer "nothing recorded" instead: the job
+  // stays active, expires and runs again, as after a crash (every handler may run twice).
+  const plans =
+    loadDriver<Record<'completeJobs' | 'failJobsById', (schema: string) => string>>('pg-boss/src/plans.js');
+  const jobEnds = new Set([plans.completeJobs(schema), plans.failJobsById(schema)]);
+  const executeSql = async (text: string, values?: unknown[]) => {
+    if (!jobEnds.has(text)) return pool.query(text, values);
+    try {
+      return await pool.query(text, values);
+    } catch (error) {
+      log.warn(
+        { cause: asDomainError(error)?.message ?? String(error) },
+        'job queue: a job end not recorded',
+      );
+      return { rows: [{ count: '0' }] };
+    }
+  };
   const boss = new Boss({
     // The app's own pool: the same database and credentials, no second set of connections.
-    db: { executeSql: (text, values) => pool.query(text, values) },
-    schema: db.schema ? `${db.schema}_jobs` : 'pgboss',
+    db: { executeSql },
+    schema,
   });
   // Its workers and maintenance go on polling through an outage (each poll takes a pooled
   // connection afresh), so jobs resume by themselves once the database is back.

@@ -7,6 +7,6 @@ const require = createRequire(import.meta.url);
  * its job queue and Redis are several megabytes of resident code each; a SQLite
  * instance without Redis never loads them.
  */
-export function loadDriver<Module>(name: 'pg' | 'pg-boss' | 'ioredis'): Module {
+export function loadDriver<Module>(name: 'pg' | 'pg-boss' | 'pg-boss/src/plans.js' | 'ioredis'): Module {
   return require(name) as Module;
 }

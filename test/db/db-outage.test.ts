@@ -371,6 +371,8 @@ if (PG_URL)
     let db: Db;
     let service: Service;
     const jobsRun: number[] = [];
+    /** A job that finishes when the test says so: to finish it while the database is away. */
+    const finishing = { started: [] as number[], gate: Promise.resolve(), release: () => {} };
 
     const admin = async (statement: string) => {
       const client = new pg.Client({ connectionString: PG_URL });
@@ -399,6 +401,10 @@ if (PG_URL)
       const app = await buildApp(loadConfig({ ...TEST_ENV, JOB_QUEUE: 'auto' }), { db, logger: false });
       app.jobs.work<{ n: number }>('outage-probe', async ({ n }) => {
         jobsRun.push(n);
+      });
+      app.jobs.work<{ n: number }>('outage-finishing', async ({ n }) => {
+        finishing.started.push(n);
+        await finishing.gate;
       });
       const base = await listen(app);
       service = { app, base, close: () => app.close() };
@@ -431,6 +437,29 @@ if (PG_URL)
       const deadline = Date.now() + 8_000;
       while (!jobsRun.includes(1) && Date.now() < deadline) await sleep(50);
       assert.deepEqual(jobsRun, [1], 'a job sent after the outage runs');
+    });
+
+    test('a job that finishes while the database is away: no unhandled error, and the service goes on', async () => {
+      finishing.gate = new Promise<void>((resolve) => {
+        finishing.release = resolve;
+      });
+      await service.app.jobs.send('outage-finishing', { n: 1 });
+      const deadline = Date.now() + 8_000;
+      while (!finishing.started.includes(1) && Date.now() < deadline) await sleep(50);
+      assert.deepEqual(finishing.started, [1], 'the job started');
+      const { uncaught } = await recordingUncaught(async () => {
+        await proxy.cut();
+        // The queue records the job's end (complete) against a database that is not there.
+        finishing.release();
+        await sleep(1_500);
+        await proxy.restore();
+        await sleep(500);
+      });
+      assert.deepEqual(uncaught, [], `unhandled errors: ${describeMessages(uncaught)}`);
+      const me = await timedFetch(`${service.base}/api/auth/me`, {
+        headers: (await ownerWithOrganisation(service.app)).auth,
+      });
+      assert.equal(me.status, 200);
     });
 
     test('a network that goes silent (nothing answers, nothing resets) fails requests in bounded time', async () => {
