@@ -150,7 +150,9 @@ export function createBookingCalendarService(deps: {
 
   jobs.work(BOOKING_CALENDAR_JOB, async () => void (await mirror()), { retryLimit: 0, deduplicate: true });
   jobs.every(BOOKING_CALENDAR_JOB, 5);
-  outbox.onNewEvents('booking-calendar', mirror);
+  outbox.onNewEvents('booking-calendar', mirror, {
+    idle: async () => !(await repo.anyBookingCalendar()) && !(await events.anyMirror()),
+  });
 
   return { mirror };
 }

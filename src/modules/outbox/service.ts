@@ -13,6 +13,8 @@ import type { FeedPage, FeedQuery, NewEvent, OutboxEvent } from './schemas.js';
 export const OUTBOX_RETENTION_JOB = 'outbox_retention';
 /** How long events are kept (DECISIONS.md: 30 days). */
 export const OUTBOX_RETENTION_DAYS = 30;
+/** How often a consumer with nothing to do is run on new events, at most (it skips them unread). */
+const IDLE_RUN_MS = 5_000;
 /** Rows one statement of the retention job deletes; it repeats until a batch comes back short. */
 const RETENTION_BATCH = 5_000;
 
@@ -157,14 +159,29 @@ export function createOutboxService(deps: {
      * Runs `consume` soon after new events are written, on each instance; one run at a
      * time (calls while it runs fold into one more). It must be safe to run on several
      * instances at once, as the stored-position consumers are. A failure is logged; the
-     * next event or the consumer's minute job tries again.
+     * next event or the consumer's minute job tries again. While `idle` (a cheap read: no
+     * endpoint, nobody waiting) says it can act on no event, it runs at most every 5 s: such
+     * a run only moves its position past the events, unread, and one a look was most of
+     * what a booking's events cost a busy instance.
      */
-    onNewEvents(name: string, consume: () => Promise<unknown>): void {
+    onNewEvents(
+      name: string,
+      consume: () => Promise<unknown>,
+      options: { idle?: () => Promise<boolean> } = {},
+    ): void {
       const run = coalescing(consume);
+      let idleRunAt = Number.NEGATIVE_INFINITY;
       consumers.push(async () => {
-        await run().catch((error: unknown) =>
-          log?.warn({ err: error, consumer: name }, 'outbox consumer failed'),
-        );
+        try {
+          if (options.idle && (await options.idle())) {
+            // performance.now, not Date.now: the tests' fake clocks move Date.
+            if (performance.now() - idleRunAt < IDLE_RUN_MS) return;
+            idleRunAt = performance.now();
+          }
+          await run();
+        } catch (error) {
+          log?.warn({ err: error, consumer: name }, 'outbox consumer failed');
+        }
       });
     },
 

@@ -358,7 +358,7 @@ export function createWaitlistService(deps: {
     deduplicate: true,
   });
   jobs.every(WAITLIST_OFFERS_JOB, 1);
-  outbox.onNewEvents('waitlist', () => run());
+  outbox.onNewEvents('waitlist', () => run(), { idle: async () => !(await repo.anyOpen()) });
   // Time no event announces (a capacity raised, a resource added): the sweep, queued now. A
   // crash before it is queued leaves it to the once-a-minute sweep.
   resources.onTimeAdded(() => {

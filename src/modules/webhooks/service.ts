@@ -361,10 +361,14 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
   jobs.work(WEBHOOK_DELIVER_JOB, async () => void (await deliverDue()), { retryLimit: 0, deduplicate: true });
   jobs.work(WEBHOOK_PURGE_JOB, async () => void (await purge()), { retryLimit: 0, deduplicate: true });
   jobs.every(WEBHOOK_PURGE_JOB, 60);
-  outbox.onNewEvents('webhooks', async () => {
-    if ((await dispatch()).deliveries === 0) return;
-    deliverSoon().catch((error: unknown) => log?.warn({ err: error }, 'webhook delivery failed'));
-  });
+  outbox.onNewEvents(
+    'webhooks',
+    async () => {
+      if ((await dispatch()).deliveries === 0) return;
+      deliverSoon().catch((error: unknown) => log?.warn({ err: error }, 'webhook delivery failed'));
+    },
+    { idle: async () => !(await repo.anyActiveEndpoint()) },
+  );
 
   return {
     async create(

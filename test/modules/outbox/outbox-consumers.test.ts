@@ -59,6 +59,46 @@ describe('outbox consumers run promptly on every instance (two on one PostgreSQL
     await catcher.close();
   });
 
+  test('a consumer that can act on no event runs at most every 5 s on new events; one that can, on each look', async () => {
+    const owner = await ownerWithOrganisation(first, { timezone: 'UTC' });
+    const type = await createType(first, owner, { name: 'Desk' });
+    const desk = await createResource(first, owner, { name: 'Desk', resourceTypeId: type.id });
+    const mon = futureMonday();
+    let booked = 0;
+    const bookAndWait = async () => {
+      expectStatus(
+        await as(first, owner).post('/api/reservations', {
+          customer,
+          resourceId: desk.id,
+          // Hours of Mondays, as the test below books: 9:00 to 17:00, then the next week.
+          startTime: at(mon, 9 + (booked % 8) + 168 * Math.floor(booked / 8)),
+          endTime: at(mon, 10 + (booked % 8) + 168 * Math.floor(booked / 8)),
+        }),
+        201,
+      );
+      booked += 1;
+      // Longer than a look (50 ms here): each booking is new to the next one.
+      await new Promise((resolve) => setTimeout(resolve, 120));
+    };
+    let idle = true;
+    let runs = 0;
+    first.services.outbox.onNewEvents(
+      'probe',
+      async () => {
+        runs += 1;
+      },
+      { idle: async () => idle },
+    );
+    for (let i = 0; i < 8; i++) await bookAndWait();
+    assert.equal(runs, 1, 'idle: one run for eight bookings within a second');
+    idle = false;
+    for (let i = 0; i < 4; i++) await bookAndWait();
+    assert.ok(runs >= 4, `busy: a run on every look that saw a new event (${runs - 1} for 4 bookings)`);
+    // Their confirmations are not the next test's to count.
+    await catcher.waitForMessages(booked);
+    catcher.clear();
+  });
+
   test('each booking reaches the receiver and the inbox within a second, once', async () => {
     const owner = await ownerWithOrganisation(first, { timezone: 'UTC' });
     const hook = await webhooksOf(first, owner, owner.organisationId).created({
