@@ -89,11 +89,16 @@ describe('outbox consumers run promptly on every instance (two on one PostgreSQL
       },
       { idle: async () => idle },
     );
+    const idleFrom = performance.now();
     for (let i = 0; i < 8; i++) await bookAndWait();
-    assert.equal(runs, 1, 'idle: one run for eight bookings within a second');
+    // One run, or one more for each 5 s a loaded machine took; eight (one a booking) without the gate.
+    const allowed = 1 + Math.floor((performance.now() - idleFrom) / 5_000);
+    assert.ok(runs >= 1 && runs <= allowed && runs < 8, `idle: ${runs} runs for eight bookings`);
+    const idleRuns = runs;
     idle = false;
     for (let i = 0; i < 4; i++) await bookAndWait();
-    assert.ok(runs >= 4, `busy: a run on every look that saw a new event (${runs - 1} for 4 bookings)`);
+    // Within 5 s of an idle run: the gate would have held these back.
+    assert.ok(runs - idleRuns >= 2, `busy: ${runs - idleRuns} runs for four bookings`);
     // Their confirmations are not the next test's to count.
     await catcher.waitForMessages(booked);
     catcher.clear();
