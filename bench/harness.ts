@@ -139,15 +139,22 @@ function descendants(pid: number): number[] {
   return found;
 }
 
+/**
+ * CPU time (µs) of a process from its /proc/<pid>/stat text: user and system, and with
+ * `exitedChildren` those of its children already gone (fields utime, stime, cutime, cstime).
+ */
+function statCpuUs(stat: string, exitedChildren = false): number {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = [11, 12, ...(exitedChildren ? [13, 14] : [])].reduce((sum, i) => sum + Number(fields[i]), 0);
+  return (ticks / CLOCK_TICKS) * 1e6;
+}
+
 /** CPU time (µs) of a server and its descendants, from /proc (null off Linux). */
 export function cpuUs(server: Server): number | null {
   try {
     let us = 0;
-    for (const pid of descendants(server.child.pid!)) {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      us += ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS) * 1e6;
-    }
+    for (const pid of descendants(server.child.pid!))
+      us += statCpuUs(readFileSync(`/proc/${pid}/stat`, 'utf8'));
     return us;
   } catch {
     return null;
@@ -166,10 +173,8 @@ export function postgresCpuUs(): number | null {
       try {
         const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
         if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
         // Its own time and its exited children's (an autovacuum worker's, once it is gone).
-        const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
-        us += (ticks / CLOCK_TICKS) * 1e6;
+        us += statCpuUs(stat, true);
       } catch {
         // Exited meanwhile.
       }

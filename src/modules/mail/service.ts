@@ -237,12 +237,9 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
     if (!to) return [];
     const branding = await brandingOf(event.organisationId);
     if (!branding) return [];
+    const typeId = reservation.resourceTypeId;
     const serviceName =
-      reservation.resourceTypeId === null
-        ? null
-        : await lookup(`type:${reservation.resourceTypeId}`, () =>
-            repo.resourceTypeName(reservation.resourceTypeId!),
-          );
+      typeId === null ? null : await lookup(`type:${typeId}`, () => repo.resourceTypeName(typeId));
     const input: BookingMailInput = { branding, reservation, serviceName };
     const rendered = {
       booking_confirmation: renderConfirmation,
