@@ -17,6 +17,7 @@ import {
   type LoadRow,
   load,
   postgresCpuUs,
+  profiledEnv,
   type Server,
   startFloor,
   startMailCatcher,
@@ -122,7 +123,10 @@ async function contender(name: string, databaseUrl: string, logFile: string, var
     const dropped = await dropOutboxTriggers(databaseUrl);
     if (dropped === 0) throw new Error(`${name}: no outbox trigger to drop`);
   }
-  const service = await startService(variant === 'full' ? env : { ...env, OUTBOX_POLL_MS: '0' }, logFile);
+  const service = await startService(
+    { ...(variant === 'full' ? env : { ...env, OUTBOX_POLL_MS: '0' }), ...profiledEnv(name.replaceAll(' ', '-')) },
+    logFile,
+  );
   const { auth, distinctType } = await seed(service.base);
   return { name, variant, databaseUrl, service, auth, typeId: distinctType, rounds: 0 } satisfies Contender;
 }
