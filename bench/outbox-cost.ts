@@ -124,7 +124,10 @@ async function contender(name: string, databaseUrl: string, logFile: string, var
     if (dropped === 0) throw new Error(`${name}: no outbox trigger to drop`);
   }
   const service = await startService(
-    { ...(variant === 'full' ? env : { ...env, OUTBOX_POLL_MS: '0' }), ...profiledEnv(name.replaceAll(' ', '-')) },
+    {
+      ...(variant === 'full' ? env : { ...env, OUTBOX_POLL_MS: '0' }),
+      ...profiledEnv(name.replaceAll(' ', '-')),
+    },
     logFile,
   );
   const { auth, distinctType } = await seed(service.base);

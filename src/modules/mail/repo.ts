@@ -1,5 +1,4 @@
 import type { Executor } from '../../db/database.js';
-import type { MailMessageStatus } from './tables.js';
 
 export const MAIL_CONSUMER = 'mail';
 
@@ -32,6 +31,30 @@ export function createMailRepo(db: Executor) {
       .where('reservationId', '=', reservationId)
       .executeTakeFirst();
     return row?.sequence ?? null;
+  }
+
+  /** A claim for a key that has a row: done, held by another sender, or a stale claim taken over. */
+  async function takeOver(input: ClaimInput): Promise<Claim> {
+    const existing = await db
+      .selectFrom('mailMessages')
+      .select(['id', 'status', 'claimedAt'])
+      .where('dedupeKey', '=', input.dedupeKey)
+      .executeTakeFirst();
+    if (!existing) return { outcome: 'busy' };
+    if (existing.status === 'sent' || existing.status === 'failed') return { outcome: existing.status };
+    // A `sending` row with no claim was released after a failed attempt; an old claim crashed.
+    const claimedAt = existing.claimedAt === null ? null : new Date(existing.claimedAt).toISOString();
+    if (claimedAt !== null && claimedAt >= input.staleBefore) return { outcome: 'busy' };
+    const taken = await db
+      .updateTable('mailMessages')
+      .set((eb) => ({ claimedAt: input.now, attempts: eb('attempts', '+', 1) }))
+      .where('id', '=', existing.id)
+      .where('status', '=', 'sending')
+      .where((eb) =>
+        existing.claimedAt === null ? eb('claimedAt', 'is', null) : eb('claimedAt', '=', existing.claimedAt),
+      )
+      .executeTakeFirst();
+    return Number(taken.numUpdatedRows) === 1 ? { outcome: 'claimed', id: existing.id } : { outcome: 'busy' };
   }
 
   return {
@@ -69,69 +92,71 @@ export function createMailRepo(db: Executor) {
     },
 
     /**
-     * Claims one mail by its dedupe key: a new row, or a crashed send's stale row taken
-     * over (compare-and-set on its claim time), so two senders never both send it.
+     * Claims a group of mails by their dedupe keys (distinct), answering a claim for each in
+     * order: new rows in one statement; for a key that has a row, that row's state, or a crashed
+     * send's stale claim taken over (compare-and-set on its claim time), so two senders never
+     * both send one mail.
      */
-    async claim(input: ClaimInput): Promise<Claim> {
+    async claimAll(inputs: ClaimInput[]): Promise<Claim[]> {
+      if (inputs.length === 0) return [];
       const inserted = await db
         .insertInto('mailMessages')
-        .values({
-          dedupeKey: input.dedupeKey,
-          eventId: input.eventId,
-          kind: input.kind,
-          organisationId: input.organisationId,
-          recipient: input.recipient,
-          subject: input.subject,
-          messageId: input.messageId,
-          status: 'sending',
-          attempts: 1,
-          claimedAt: input.now,
-          createdAt: input.now,
-        })
-        .onConflict((oc) => oc.column('dedupeKey').doNothing())
-        .returning('id')
-        .executeTakeFirst();
-      if (inserted) return { outcome: 'claimed', id: inserted.id };
-      const existing = await db
-        .selectFrom('mailMessages')
-        .select(['id', 'status', 'claimedAt'])
-        .where('dedupeKey', '=', input.dedupeKey)
-        .executeTakeFirst();
-      if (!existing) return { outcome: 'busy' };
-      if (existing.status === 'sent' || existing.status === 'failed') return { outcome: existing.status };
-      // A `sending` row with no claim was released after a failed attempt; an old claim crashed.
-      const claimedAt = existing.claimedAt === null ? null : new Date(existing.claimedAt).toISOString();
-      if (claimedAt !== null && claimedAt >= input.staleBefore) return { outcome: 'busy' };
-      const taken = await db
-        .updateTable('mailMessages')
-        .set((eb) => ({ claimedAt: input.now, attempts: eb('attempts', '+', 1) }))
-        .where('id', '=', existing.id)
-        .where('status', '=', 'sending')
-        .where((eb) =>
-          existing.claimedAt === null
-            ? eb('claimedAt', 'is', null)
-            : eb('claimedAt', '=', existing.claimedAt),
+        .values(
+          inputs.map((input) => ({
+            dedupeKey: input.dedupeKey,
+            eventId: input.eventId,
+            kind: input.kind,
+            organisationId: input.organisationId,
+            recipient: input.recipient,
+            subject: input.subject,
+            messageId: input.messageId,
+            status: 'sending' as const,
+            attempts: 1,
+            claimedAt: input.now,
+            createdAt: input.now,
+          })),
         )
-        .executeTakeFirst();
-      return Number(taken.numUpdatedRows) === 1
-        ? { outcome: 'claimed', id: existing.id }
-        : { outcome: 'busy' };
+        .onConflict((oc) => oc.column('dedupeKey').doNothing())
+        .returning(['id', 'dedupeKey'])
+        .execute();
+      const claimed = new Map(inserted.map((row) => [row.dedupeKey, row.id]));
+      const claims: Claim[] = [];
+      for (const input of inputs) {
+        const id = claimed.get(input.dedupeKey);
+        claims.push(id === undefined ? await takeOver(input) : { outcome: 'claimed', id });
+      }
+      return claims;
     },
 
-    async finish(id: number, status: Exclude<MailMessageStatus, 'sending'>, now: string, error?: string) {
+    /** Marks sent mails, a group in one statement. */
+    async markSent(ids: number[], now: string) {
+      if (ids.length === 0) return;
       await db
         .updateTable('mailMessages')
-        .set({ status, sentAt: status === 'sent' ? now : null, lastError: error ?? null, claimedAt: null })
+        .set({ status: 'sent', sentAt: now, lastError: null, claimedAt: null })
+        .where('id', 'in', ids)
+        .execute();
+    },
+
+    /** The SMTP server refused the mail for good: it is not tried again. */
+    async markFailed(id: number, error: string) {
+      await db
+        .updateTable('mailMessages')
+        .set({ status: 'failed', sentAt: null, lastError: error, claimedAt: null })
         .where('id', '=', id)
         .execute();
     },
 
-    /** A failure worth another try: the claim is let go, the next drain sends again. */
-    async release(id: number, error: string) {
+    /**
+     * Lets claims go unsent (a failure worth another try, with its error; or a drain that
+     * stopped before them): the next drain sends them at once, without waiting for the lease.
+     */
+    async release(ids: number[], error?: string) {
+      if (ids.length === 0) return;
       await db
         .updateTable('mailMessages')
-        .set({ claimedAt: null, lastError: error })
-        .where('id', '=', id)
+        .set(error === undefined ? { claimedAt: null } : { claimedAt: null, lastError: error })
+        .where('id', 'in', ids)
         .execute();
     },
 
@@ -143,12 +168,14 @@ export function createMailRepo(db: Executor) {
 
     /** Records that an invitation goes out for the reservation (SEQUENCE 0), once. */
     async recordInvitation(reservationId: number, now: string): Promise<number> {
-      await db
+      const recorded = await db
         .insertInto('mailCalendarInvitations')
         .values({ reservationId, sequence: 0, lastRescheduleEventId: null, updatedAt: now })
         .onConflict((oc) => oc.column('reservationId').doNothing())
-        .execute();
-      return (await invitationSequence(reservationId)) ?? 0;
+        .returning('sequence')
+        .executeTakeFirst();
+      // The first invitation (one statement); a later one reads what reschedules made it.
+      return recorded?.sequence ?? (await invitationSequence(reservationId)) ?? 0;
     },
 
     /**

@@ -38,6 +38,12 @@ const DRAIN_EVERY_MINUTES = 1;
 const PURGE_EVERY_MINUTES = 60;
 /** Events read per outbox page. */
 const DRAIN_BATCH = 100;
+/**
+ * Events whose mails are claimed together before they are sent, and marked sent together
+ * after: two statements a group instead of two a mail. A crash in between sends at most
+ * this many events' mails again after the lease, with the same Message-IDs.
+ */
+const SEND_GROUP = 10;
 /** A mail claimed longer ago than this and never marked was a send that crashed. */
 const CLAIM_LEASE_MS = 2 * 60_000;
 /** Mail about an event older than this is not sent at all (e.g. mail switched on late). */
@@ -322,13 +328,26 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
     return { messageId };
   }
 
-  /** One event's mails, each claimed first; false when the drain must stop here. */
-  async function deliver(event: MailableEvent, result: DrainResult): Promise<boolean> {
-    if (Date.now() - Date.parse(event.occurredAt) > MAX_EVENT_AGE_MS) return true;
-    const mails = (await mailFor(event)) ?? [];
-    for (const mail of mails) {
-      const now = new Date();
-      const claim = await repo.claim({
+  /**
+   * Sends the mails of a run of events: claimed together, sent in order, marked together.
+   * Answers how many of the events are done; fewer than all when the drain must stop (a mail
+   * another sender holds, or an SMTP failure worth another try).
+   */
+  async function deliverGroup(events: MailableEvent[], result: DrainResult): Promise<number> {
+    const planned: Array<{ mail: Mail; event: number }> = [];
+    const keys = new Set<string>();
+    for (const [index, event] of events.entries()) {
+      if (Date.now() - Date.parse(event.occurredAt) > MAX_EVENT_AGE_MS) continue;
+      for (const mail of (await mailFor(event)) ?? []) {
+        // The same mail twice in one event (an owner listed twice) is one mail.
+        if (keys.has(mail.key)) continue;
+        keys.add(mail.key);
+        planned.push({ mail, event: index });
+      }
+    }
+    const now = new Date();
+    const claims = await repo.claimAll(
+      planned.map(({ mail }) => ({
         dedupeKey: mail.key,
         eventId: mail.eventId,
         kind: mail.kind,
@@ -338,32 +357,45 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
         messageId: messageIdOf(mail),
         now: now.toISOString(),
         staleBefore: new Date(now.getTime() - CLAIM_LEASE_MS).toISOString(),
-      });
-      if (claim.outcome !== 'claimed') {
-        // Another sender holds it right now: stop here and let the next run see it done.
-        if (claim.outcome === 'busy') return false;
-        continue;
-      }
-      try {
-        await send(mail);
-        await repo.finish(claim.id, 'sent', new Date().toISOString());
-        result.sent += 1;
-      } catch (error) {
-        if (isPermanent(error)) {
-          await repo.finish(claim.id, 'failed', new Date().toISOString(), describe(error));
-          result.failed += 1;
-          log?.warn({ eventId: event.id, kind: mail.kind, error: describe(error) }, 'mail refused');
+      })),
+    );
+    const sent: number[] = [];
+    const unsent: number[] = [];
+    let stoppedAt: number | null = null;
+    try {
+      for (const [i, { mail, event }] of planned.entries()) {
+        const claim = claims[i]!;
+        if (stoppedAt !== null) {
+          if (claim.outcome === 'claimed') unsent.push(claim.id);
           continue;
         }
-        await repo.release(claim.id, describe(error));
-        log?.warn(
-          { eventId: event.id, kind: mail.kind, error: describe(error) },
-          'mail not sent; will retry',
-        );
-        return false;
+        if (claim.outcome !== 'claimed') {
+          // Another sender holds it right now: stop here and let the next run see it done.
+          if (claim.outcome === 'busy') stoppedAt = event;
+          continue;
+        }
+        try {
+          await send(mail);
+          sent.push(claim.id);
+          result.sent += 1;
+        } catch (error) {
+          const reason = describe(error);
+          if (isPermanent(error)) {
+            await repo.markFailed(claim.id, reason);
+            result.failed += 1;
+            log?.warn({ eventId: mail.eventId, kind: mail.kind, error: reason }, 'mail refused');
+            continue;
+          }
+          await repo.release([claim.id], reason);
+          log?.warn({ eventId: mail.eventId, kind: mail.kind, error: reason }, 'mail not sent; will retry');
+          stoppedAt = event;
+        }
       }
+    } finally {
+      await repo.markSent(sent, new Date().toISOString());
+      await repo.release(unsent);
     }
-    return true;
+    return stoppedAt ?? events.length;
   }
 
   async function drainOnce(): Promise<DrainResult> {
@@ -374,7 +406,12 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
       let done = 0;
       pageLookups = new Map();
       try {
-        while (done < events.length && (await deliver(events[done]!, result))) done += 1;
+        while (done < events.length) {
+          const group = events.slice(done, done + SEND_GROUP);
+          const delivered = await deliverGroup(group, result);
+          done += delivered;
+          if (delivered < group.length) break;
+        }
       } finally {
         pageLookups = null;
       }

@@ -4,8 +4,10 @@
 // on loopback, and each mail sent once. The events are real API records (booked,
 // moved, cancelled through HTTP) handed to the mail service by a fake outbox.
 import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, beforeEach, describe, mock, test } from 'node:test';
 import ICAL from 'ical.js';
+import { SMTPServer } from 'smtp-server';
 import { loadConfig } from '../../../src/config.js';
 import type { JobQueue } from '../../../src/jobs/queue.js';
 import type { MailableEvent } from '../../../src/modules/mail/schemas.js';
@@ -379,6 +381,69 @@ describe('mail', () => {
       catcher.messages().map((message) => message.envelope.to[0]),
       ['later@example.test'],
     );
+  });
+
+  test('a refusal worth a retry mid-group: the mails before it stay sent, the rest are let go at once', async () => {
+    // An SMTP server that refuses one recipient for now (451), as a greylisting server does.
+    const received: string[] = [];
+    let refusing = true;
+    const server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      onRcptTo(address, _session, callback) {
+        if (refusing && address.address === 'second@example.test') {
+          const error = Object.assign(new Error('Try again later'), { responseCode: 451 });
+          callback(error);
+          return;
+        }
+        callback();
+      },
+      onData(stream, session, callback) {
+        stream.resume();
+        stream.on('end', () => {
+          received.push(...session.envelope.rcptTo.map((rcpt) => rcpt.address));
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.server.address() as AddressInfo;
+      const outbox = fakeOutbox();
+      for (const name of ['first', 'second', 'third']) {
+        outbox.push(
+          'reservation.created',
+          owner.organisationId,
+          await book({ name, email: `${name}@example.test` }),
+        );
+      }
+      const mail = mailService(outbox.reader, { SMTP_URL: `smtp://127.0.0.1:${port}` });
+      const stopped = await mail.drain();
+      assert.deepEqual([stopped.sent, stopped.stopped], [1, true]);
+      const rows = await t.db.kysely
+        .selectFrom('mailMessages')
+        .select(['recipient', 'status', 'claimedAt', 'lastError'])
+        .where('recipient', 'in', ['first@example.test', 'second@example.test', 'third@example.test'])
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        rows.map((row) => [row.recipient, row.status, row.claimedAt === null]),
+        [
+          ['first@example.test', 'sent', true],
+          ['second@example.test', 'sending', true],
+          // Claimed with its group, never tried: let go, so no lease holds it back.
+          ['third@example.test', 'sending', true],
+        ],
+      );
+      assert.match(String(rows[1]?.lastError), /Try again later/);
+      assert.equal(rows[2]?.lastError, null);
+      refusing = false;
+      const resumed = await mail.drain();
+      assert.deepEqual([resumed.sent, resumed.stopped], [2, false]);
+      assert.deepEqual(received, ['first@example.test', 'second@example.test', 'third@example.test']);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   test('a send that crashed mid-way is taken over after its lease, with the same Message-ID', async () => {
