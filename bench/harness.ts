@@ -381,9 +381,9 @@ export async function withPostgresDatabase<T>(prefix: string, work: (url: string
 
 /**
  * Runs `measure` on SQLite (a fresh file; skipped with BENCH_SKIP_SQLITE=1) and then
- * PostgreSQL (a fresh database; skipped with BENCH_SKIP_PG=1), each with the service started as `npm start` starts it and the
- * floor of the same run, and prints each database's rows against that floor (the last
- * row `measure` answers must be the floor's). A failed run keeps the service's log. With
+ * PostgreSQL (a fresh database; skipped with BENCH_SKIP_PG=1), each with the service started
+ * as `npm start` starts it and the floor of the same run, and prints each database's rows
+ * against that floor (the last row `measure` answers must be the floor's). A failed run keeps the service's log. With
  * BENCH_PROFILE_DIR each service writes its CPU profile (`profiledEnv`).
  */
 export async function onBothDatabases(

@@ -95,7 +95,8 @@ export function createMailRepo(db: Executor) {
      * Claims a group of mails by their dedupe keys (distinct), answering a claim for each in
      * order: new rows in one statement; for a key that has a row, that row's state, or a crashed
      * send's stale claim taken over (compare-and-set on its claim time), so two senders never
-     * both send one mail.
+     * both send one mail. After the first mail another sender holds, every key without a new
+     * row answers `busy` unread.
      */
     async claimAll(inputs: ClaimInput[]): Promise<Claim[]> {
       if (inputs.length === 0) return [];
@@ -121,9 +122,17 @@ export function createMailRepo(db: Executor) {
         .execute();
       const claimed = new Map(inserted.map((row) => [row.dedupeKey, row.id]));
       const claims: Claim[] = [];
+      let held = false;
       for (const input of inputs) {
         const id = claimed.get(input.dedupeKey);
-        claims.push(id === undefined ? await takeOver(input) : { outcome: 'claimed', id });
+        if (id !== undefined) claims.push({ outcome: 'claimed', id });
+        // Past a mail another sender holds, the caller stops: the rows after it are not read.
+        else if (held) claims.push({ outcome: 'busy' });
+        else {
+          const claim = await takeOver(input);
+          held = claim.outcome === 'busy';
+          claims.push(claim);
+        }
       }
       return claims;
     },
