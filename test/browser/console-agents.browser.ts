@@ -250,7 +250,9 @@ describe('console agents and approvals (browser)', () => {
 
     // The agents list now shows it, and the activity the approved run too.
     await nav.getByRole('link', { name: 'Agents' }).click();
-    const listed2 = page.locator('.record-list li', { hasText: 'Booker' });
+    await page.getByRole('heading', { name: 'Agents' }).waitFor();
+    // The approvals list is a record list naming Booker too: read the agents' own.
+    const listed2 = page.locator('.record-list:not(.approvals) li', { hasText: 'Booker' });
     await listed2.waitFor();
     assert.match(String(await listed2.textContent()), /active.*\d+ chosen actions, scoped/);
     await checkAtBothWidths(page, 'console-agents');
