@@ -13,12 +13,12 @@ const STEP_MINUTES = 45;
 const SLOTS_PER_DAY = Math.floor((22 * 60 - 6 * 60 - SLOT_MINUTES) / STEP_MINUTES) + 1;
 const customer = { name: 'Bench Booker', email: 'booker@example.test' };
 
-/** Midnight UTC three days from now: every slot from there on is in the future. */
-function firstDay(): number {
+/** Midnight UTC three days after the run began: every slot from there on is in the future. */
+const FIRST_DAY = (() => {
   const d = new Date();
   d.setUTCHours(0, 0, 0, 0);
   return d.getTime() + 3 * DAY;
-}
+})();
 
 export async function seed(base: string) {
   const { accessToken } = await api<{ accessToken: string }>(base, 'POST', '/api/auth/register', {
@@ -28,13 +28,24 @@ export async function seed(base: string) {
   });
   const auth = { authorization: `Bearer ${accessToken}` };
   await api(base, 'POST', '/api/organisations', { name: 'Bench', timezone: 'UTC' }, auth);
+  const [distinctType, fillingType, holdType] = await poolTypes(base, auth, ['Distinct', 'Filling', 'Held']);
+  return { auth, distinctType: distinctType!, fillingType: fillingType!, holdType: holdType! };
+}
+
+/** POOL types of the active organisation of `auth`, one parent of LANES lanes each: their ids. */
+export async function poolTypes(
+  base: string,
+  auth: Record<string, string>,
+  names: string[],
+): Promise<number[]> {
   const hours = [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({
     dayOfWeek,
     openTime: '06:00',
     closeTime: '22:00',
   }));
-  const newType = (name: string) =>
-    api<{ id: number }>(
+  const types: number[] = [];
+  for (const name of names) {
+    const type = await api<{ id: number }>(
       base,
       'POST',
       '/api/resource-types',
@@ -47,13 +58,24 @@ export async function seed(base: string) {
       },
       auth,
     );
-  const types: number[] = [];
-  for (const name of ['Distinct', 'Filling', 'Held']) {
-    const type = await newType(name);
     await api(base, 'POST', '/api/resources', { name, resourceTypeId: type.id, capacity: LANES }, auth);
     types.push(type.id);
   }
-  return { auth, distinctType: types[0]!, fillingType: types[1]!, holdType: types[2]! };
+  return types;
+}
+
+/** The body of a pool booking of the `slot`th slot (from three days on): distinct slots never collide. */
+export function bookingBody(resourceTypeId: number, slot: number) {
+  const start =
+    FIRST_DAY +
+    Math.floor(slot / SLOTS_PER_DAY) * DAY +
+    (6 * 60 + (slot % SLOTS_PER_DAY) * STEP_MINUTES) * MINUTE;
+  return {
+    resourceTypeId,
+    startTime: new Date(start).toISOString(),
+    endTime: new Date(start + SLOT_MINUTES * MINUTE).toISOString(),
+    customer,
+  };
 }
 
 /** One POST per request, the nth asking for `slotOf(n)`, counted across warm-up and run. */
@@ -62,29 +84,16 @@ export function bookings(
   resourceTypeId: number,
   slotOf: (n: number) => number,
 ): autocannon.Request[] {
-  const day0 = firstDay();
   let n = 0;
   return [
     {
       method: 'POST',
       path: '/api/reservations',
       headers: { ...auth, 'content-type': 'application/json' },
-      setupRequest: (request) => {
-        const slot = slotOf(n++);
-        const start =
-          day0 +
-          Math.floor(slot / SLOTS_PER_DAY) * DAY +
-          (6 * 60 + (slot % SLOTS_PER_DAY) * STEP_MINUTES) * MINUTE;
-        return {
-          ...request,
-          body: JSON.stringify({
-            resourceTypeId,
-            startTime: new Date(start).toISOString(),
-            endTime: new Date(start + SLOT_MINUTES * MINUTE).toISOString(),
-            customer,
-          }),
-        };
-      },
+      setupRequest: (request) => ({
+        ...request,
+        body: JSON.stringify(bookingBody(resourceTypeId, slotOf(n++))),
+      }),
     },
   ];
 }

@@ -1,6 +1,7 @@
-// MCP benchmark: `tools/call` of read tools (`agent_profile`, and two that read the database) on /api/mcp, for the
-// 2025-era revision (one `initialize`, then requests carrying `mcp-session-id`) and
-// for 2026-07-28 (stateless requests with the `_meta` envelope), beside the SDK's own
+// MCP benchmark: `tools/call` of read tools (`agent_profile`, and two that read the database) and
+// of `reservations_create` (by an agent without a policy, and by one whose policy counts a daily
+// limit) on /api/mcp, for the 2025-era revision (one `initialize`, then requests carrying
+// `mcp-session-id`) and for 2026-07-28 (stateless requests with the `_meta` envelope), beside the SDK's own
 // minimal server measured in the same run (the floor): an `McpServer` with one trivial
 // tool on plain node:http, sessionful 2025 transport and `createMcpHandler` for 2026.
 // The service is started as `npm start` starts it (bench/harness.ts: default logging
@@ -16,6 +17,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { bookingBody, poolTypes } from './booking-load.js';
 import { cpuUs, type Server as HarnessServer, profiledEnv, ROOT, startService, stop } from './harness.js';
 
 const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -112,6 +114,8 @@ interface Case {
   headers: Record<string, string>;
   /** A JSON-RPC request; autocannon gives every request a fresh id. */
   body: Record<string, unknown>;
+  /** For calls that must differ each time (bookings): the next call's arguments, replacing the body's. */
+  nextArguments?: () => Record<string, unknown>;
 }
 
 interface Row {
@@ -166,13 +170,17 @@ function startFloor(): Promise<Server> {
 }
 
 async function post(url: string, headers: Record<string, string>, body: unknown) {
+  return send('POST', url, headers, body);
+}
+
+async function send(method: string, url: string, headers: Record<string, string>, body: unknown) {
   const response = await fetch(url, {
-    method: 'POST',
+    method,
     headers: { ...JSON_HEADERS, ...headers },
     body: JSON.stringify(body),
   });
   const text = await response.text();
-  if (!response.ok) throw new Error(`POST ${url}: ${response.status} ${text}`);
+  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${text}`);
   return { response, json: text ? (JSON.parse(text) as Record<string, unknown>) : null };
 }
 
@@ -231,9 +239,13 @@ const modernCall = (name: string, args: Record<string, unknown>) => ({
   },
 });
 
-async function measure({ title, revision, server, headers, body }: Case): Promise<Row> {
+async function measure({ title, revision, server, headers, body, nextArguments }: Case): Promise<Row> {
+  const withArguments = (id: number) => {
+    const params = body.params as Record<string, unknown>;
+    return { ...body, id, params: { ...params, arguments: nextArguments!() } };
+  };
   // Checked once before load: a benchmark of errors is worthless. Every answer under load is checked too.
-  const { json } = await post(server.url, headers, body);
+  const { json } = await post(server.url, headers, nextArguments ? withArguments(0) : body);
   if (!json || !successfulToolResult(JSON.stringify(json))) {
     throw new Error(`${title}: not a successful tool result: ${JSON.stringify(json)}`);
   }
@@ -242,11 +254,12 @@ async function measure({ title, revision, server, headers, body }: Case): Promis
   const { id: _, ...request } = body;
   const prefix = JSON.stringify({ ...request, id: 0 }).slice(0, -2);
   let next = 0;
+  const bodyOf = nextArguments ? () => JSON.stringify(withArguments(++next)) : () => `${prefix}${++next}}`;
   const options = {
     url: server.url,
     method: 'POST' as const,
     headers: { ...JSON_HEADERS, ...headers },
-    requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, body: `${prefix}${++next}}` }) }],
+    requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, body: bodyOf() }) }],
     verifyBody: (text: unknown) => successfulToolResult(String(text)),
     connections: CONNECTIONS,
   };
@@ -308,9 +321,26 @@ async function setUp(base: string) {
       endTime: at(i + 1, 10),
     });
   }
+  // Writers: two reservations operators of an organisation, one of them under a policy that counts
+  // a daily limit (set far above what a run books), and a pool type per writing case.
+  await post(`${base}/api/organisations`, user, { name: 'Bench', timezone: 'UTC' });
+  const writer = async (name: string, policy?: Record<string, unknown>) => {
+    const made = await post(`${base}/api/agents`, user, { name, permissionGroupId: 'reservations_operator' });
+    const id = made.json!.id as number;
+    if (policy) await send('PUT', `${base}/api/agents/${id}/policy`, user, policy);
+    const issued = await post(`${base}/api/agents/${id}/keys`, user, { label: 'bench' });
+    return { 'x-agent-key': issued.json!.key as string };
+  };
+  const writers = {
+    plain: await writer('Bench writer'),
+    limited: await writer('Bench writer with a limit', { limits: { bookingsPerDay: 1_000_000 } }),
+  };
+  const writeTypes = await poolTypes(base, user, [LEGACY, `${LEGACY} limited`, MODERN, `${MODERN} limited`]);
   return {
     credential: { 'x-agent-key': key.json!.key as string },
     eventsArgs: { calendarId, from: at(0, 0), to: at(7, 0) },
+    writers,
+    writeTypes,
   };
 }
 
@@ -331,7 +361,7 @@ async function orchestrate() {
       logFile,
     );
     service = { ...started, url: `${started.base}/api/mcp` };
-    const { credential, eventsArgs } = await setUp(service.base);
+    const { credential, eventsArgs, writers, writeTypes } = await setUp(service.base);
     const floorCredential = { 'x-agent-key': 'unused by the floor' };
     const floorSession = await openSession(floor.url, floorCredential);
     const serviceSession = await openSession(service.url, credential);
@@ -341,6 +371,21 @@ async function orchestrate() {
       ['calendar_list', {}],
       ['calendar_events_read', eventsArgs],
     ] as const;
+    // Bookings, each a new slot of the case's own type (counted across warm-up and rounds), by the
+    // writer without a policy and the one whose policy counts a daily limit.
+    const [legacyPlain, legacyLimited, modernPlain, modernLimited] = writeTypes;
+    const slots = (typeId: number | undefined) => {
+      let n = 0;
+      return () => bookingBody(typeId!, n++);
+    };
+    const writes = [
+      ['', writers.plain, legacyPlain, modernPlain],
+      [', policy counting a limit', writers.limited, legacyLimited, modernLimited],
+    ] as const;
+    const writeSessions = [
+      await openSession(service.url, writers.plain),
+      await openSession(service.url, writers.limited),
+    ];
     // Per revision: the floor, then the service's tools.
     const cases: Case[] = [
       {
@@ -357,6 +402,14 @@ async function orchestrate() {
         headers: serviceSession,
         body: legacyCall(tool, args),
       })),
+      ...writes.map(([label, _, typeId], i) => ({
+        title: `service ${LEGACY} (session): tools/call reservations_create${label}`,
+        revision: LEGACY,
+        server: service!,
+        headers: writeSessions[i]!,
+        body: legacyCall('reservations_create', {}),
+        nextArguments: slots(typeId),
+      })),
       {
         title: `floor ${MODERN} (stateless): tools/call ping`,
         revision: MODERN,
@@ -370,6 +423,14 @@ async function orchestrate() {
         server: service!,
         headers: modernHeaders(credential, tool),
         body: modernCall(tool, args),
+      })),
+      ...writes.map(([label, writer, , typeId]) => ({
+        title: `service ${MODERN} (stateless): tools/call reservations_create${label}`,
+        revision: MODERN,
+        server: service!,
+        headers: modernHeaders(writer, 'reservations_create'),
+        body: modernCall('reservations_create', {}),
+        nextArguments: slots(typeId),
       })),
     ];
     // Several rounds keep each case's best: interference from other work only ever slows a run down.

@@ -415,7 +415,7 @@ export async function withoutStatementTimeout<T>(
 const directSqlite = new WeakMap<Executor, { sqlite: SQLite.Database; camelCase: CompiledCamelCasePlugin }>();
 
 /**
- * Builds and compiles a query once; each call runs it with new parameter values,
+ * Compiles a built query once, at its first run; each call runs it with new parameter values,
  * in the order they appear in the SQL, and answers the whole result (rows, and
  * affected rows of a write). For the few per-request hot paths, where Kysely's
  * build-and-compile costs more than SQLite's execution.
@@ -431,9 +431,15 @@ const directSqlite = new WeakMap<Executor, { sqlite: SQLite.Database; camelCase:
  * fate: then the statement queues behind it, through Kysely.
  */
 export function compiledOnce<Row>(query: { compile(): CompiledQuery<Row> }) {
-  const compiled = query.compile();
-  if (!HOT_STATEMENTS.has(compiled.sql)) HOT_STATEMENTS.set(compiled.sql, `hot_${HOT_STATEMENTS.size + 1}`);
+  // Compiled at its first run: a repo built for one transaction declares statements it never runs.
+  let compiled: CompiledQuery<Row> | undefined;
+  const compile = () => {
+    const done = query.compile();
+    if (!HOT_STATEMENTS.has(done.sql)) HOT_STATEMENTS.set(done.sql, `hot_${HOT_STATEMENTS.size + 1}`);
+    return done;
+  };
   return (executor: Executor, ...parameters: unknown[]): Promise<QueryResult<Row>> => {
+    compiled ??= compile();
     const direct = directSqlite.get(executor);
     if (direct && !direct.sqlite.inTransaction) {
       // A failing statement rejects, as through Kysely, rather than throwing at the call.

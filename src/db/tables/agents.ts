@@ -1,3 +1,4 @@
+import type { Generated } from 'kysely';
 import type { Id, JsonText, Timestamp } from '../column-types.js';
 
 /** `active` (new), `paused` (by the owner), `disabled` (after DELETE; kept for its history). */
@@ -89,6 +90,18 @@ export interface OauthRefreshTokensTable {
 
 export type UsageKind = 'booking' | 'cancellation' | 'spend';
 
+/**
+ * What an agent's uses add up to, by kind, in the 24 hours before `since`: the window of its
+ * last count, moved forward at the next (agents module, migration 0041).
+ */
+export interface AgentUsageWindowsTable {
+  agentId: number;
+  since: Generated<Timestamp | null>;
+  bookingUsed: Generated<number>;
+  cancellationUsed: Generated<number>;
+  spendUsed: Generated<number>;
+}
+
 /** One counted use of a daily limit; rows older than 24 hours no longer count. */
 export interface AgentUsageTable {
   id: Id;
@@ -105,5 +118,6 @@ export interface AgentTables {
   agentActivity: AgentActivityTable;
   agentPolicies: AgentPoliciesTable;
   agentUsage: AgentUsageTable;
+  agentUsageWindows: AgentUsageWindowsTable;
   oauthRefreshTokens: OauthRefreshTokensTable;
 }

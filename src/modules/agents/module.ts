@@ -1,4 +1,5 @@
 import { defineModule } from '../../module.js';
+import { agentUsageWindows } from './migrations/0041_agent_usage_windows.js';
 import { agentsPrivacy } from './privacy.js';
 import { agentRoutes } from './routes.js';
 import { type AgentService, createAgentService } from './service.js';
@@ -26,4 +27,5 @@ export const agentsModule = defineModule({
   routes: [{ prefix: '/api/agents', plugin: agentRoutes }],
   tools: agentTools,
   privacy: agentsPrivacy,
+  migrations: { '0041_agent_usage_windows': agentUsageWindows },
 });

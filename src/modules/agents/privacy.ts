@@ -21,6 +21,9 @@ const held = (db: Executor, subject: DataSubject) => ({
   activity: db.selectFrom('agentActivity').where('agentActivity.agentId', 'in', ownAgents(db, subject)),
   policies: db.selectFrom('agentPolicies').where('agentPolicies.agentId', 'in', ownAgents(db, subject)),
   usage: db.selectFrom('agentUsage').where('agentUsage.agentId', 'in', ownAgents(db, subject)),
+  usageWindows: db
+    .selectFrom('agentUsageWindows')
+    .where('agentUsageWindows.agentId', 'in', ownAgents(db, subject)),
   refreshTokens: db
     .selectFrom('oauthRefreshTokens')
     .where('oauthRefreshTokens.agentId', 'in', ownAgents(db, subject)),
@@ -41,6 +44,7 @@ export const agentsPrivacy: PrivacyDeclaration = {
     agent_activity: personal('agent_activity', 'deleted'),
     agent_policies: personal('agents', 'deleted'),
     agent_usage: personal('agent_activity', 'deleted'),
+    agent_usage_windows: personal('agent_activity', 'deleted'),
     oauth_refresh_tokens: personal('oauth_grants', 'deleted (every OAuth grant ends)'),
   },
   categories: [
@@ -73,6 +77,7 @@ export const agentsPrivacy: PrivacyDeclaration = {
       agent_activity: await countOf(q.activity),
       agent_policies: await countOf(q.policies),
       agent_usage: await countOf(q.usage),
+      agent_usage_windows: await countOf(q.usageWindows),
       oauth_refresh_tokens: await countOf(q.refreshTokens),
     };
   },
@@ -158,6 +163,19 @@ export const agentsPrivacy: PrivacyDeclaration = {
       rows: (db, s) => held(db, s).usage.select(['agentUsage.id', 'agentId', 'kind', 'amount', 'createdAt']),
     }),
     exportSection({
+      name: 'agentUsageWindows',
+      table: 'agent_usage_windows',
+      key: ['agentUsageWindows.agentId'],
+      rows: (db, s) =>
+        held(db, s).usageWindows.select([
+          'agentUsageWindows.agentId',
+          'since',
+          'bookingUsed',
+          'cancellationUsed',
+          'spendUsed',
+        ]),
+    }),
+    exportSection({
       name: 'oauthGrants',
       table: 'oauth_refresh_tokens',
       // One agent at a time, by (client, id): the order of the (agent_id, client_id) index.
@@ -187,6 +205,10 @@ export const agentsPrivacy: PrivacyDeclaration = {
     const activity = await trx.deleteFrom('agentActivity').where('agentId', 'in', agents).executeTakeFirst();
     const policies = await trx.deleteFrom('agentPolicies').where('agentId', 'in', agents).executeTakeFirst();
     const usage = await trx.deleteFrom('agentUsage').where('agentId', 'in', agents).executeTakeFirst();
+    const usageWindows = await trx
+      .deleteFrom('agentUsageWindows')
+      .where('agentId', 'in', agents)
+      .executeTakeFirst();
     const permissions = await trx
       .deleteFrom('agentPermissions')
       .where('agentId', 'in', agents)
@@ -198,6 +220,7 @@ export const agentsPrivacy: PrivacyDeclaration = {
       agent_activity: changed(activity),
       agent_policies: changed(policies),
       agent_usage: changed(usage),
+      agent_usage_windows: changed(usageWindows),
       agent_permissions: changed(permissions),
       agents: changed(deleted),
     };

@@ -27,6 +27,15 @@ const activityColumns = [
 ] as const;
 
 export type PolicyRow = Selectable<AgentPoliciesTable>;
+
+/** Amounts of each kind of daily limit. */
+export type UsageTotals = Record<UsageKind, number>;
+
+/** What the agent's uses add up to in the 24 hours before `since`; null before the first count. */
+export interface UsageWindow {
+  since: string | null;
+  used: UsageTotals;
+}
 /** Rows one statement of the retention purge deletes; it repeats until a batch comes back short. */
 const PURGE_BATCH = 5_000;
 
@@ -64,6 +73,38 @@ export function createAgentRepo(db: Executor, dialect: Dialect) {
   const selectPolicy = precompiled(db.selectFrom('agentPolicies').selectAll().where('agentId', '=', 0));
   const selectPermissions = precompiled(
     db.selectFrom('agentPermissions').select(['actionKey', 'scope']).where('agentId', '=', 0).orderBy('id'),
+  );
+  // Counting a daily limit (every call a limit counts): the window's row, made when missing and
+  // locked; the uses between two instants, by kind; a use; the window moved.
+  const lockWindowRow = precompiled(
+    db
+      .insertInto('agentUsageWindows')
+      .values({ agentId: 0 })
+      .onConflict((oc) =>
+        oc.column('agentId').doUpdateSet((eb) => ({ since: eb.ref('agentUsageWindows.since') })),
+      )
+      .returning(['since', 'bookingUsed', 'cancellationUsed', 'spendUsed']),
+  );
+  const selectUseSums = precompiled(
+    db
+      .selectFrom('agentUsage')
+      .select((eb) => ['kind', eb.fn.sum<number>('amount').as('amount')])
+      .where('agentId', '=', 0)
+      .where('createdAt', '>', '')
+      .where('createdAt', '<=', '')
+      .groupBy('kind'),
+  );
+  const updateWindowRow = compiledOnce(
+    db
+      .updateTable('agentUsageWindows')
+      .set({ since: '', bookingUsed: 0, cancellationUsed: 0, spendUsed: 0 })
+      .where('agentId', '=', 0),
+  );
+  const insertUse = precompiled(
+    db
+      .insertInto('agentUsage')
+      .values({ agentId: 0, kind: 'booking', amount: 0, createdAt: '' })
+      .returning('id'),
   );
   // The record of every tool call (parameters in the order of these columns).
   const insertActivity = compiledOnce(
@@ -302,46 +343,66 @@ export function createAgentRepo(db: Executor, dialect: Dialect) {
         .execute();
     },
 
-    // Daily limits (run these in one transaction, lockPolicy first)
-
     /**
-     * Serialises the limit checks of one agent: a write to its policy row holds the row
-     * lock on PostgreSQL until the transaction ends, and takes SQLite's write lock before
-     * anything is read, so no other instance counts between this read and its insert.
+     * Counting of daily limits in the transaction `trx`, with this repo's statements compiled
+     * once (a repo built per transaction would compile them on every counted call).
      */
-    async lockPolicy(agentId: number): Promise<void> {
-      await db
-        .updateTable('agentPolicies')
-        .set((eb) => ({ updatedAt: eb.ref('updatedAt') }))
-        .where('agentId', '=', agentId)
-        .execute();
-    },
+    counting(trx: Executor) {
+      return {
+        /**
+         * The agent's usage window, made when it has none, and locked: a write to its row holds
+         * the row lock on PostgreSQL until the transaction ends, and takes SQLite's write lock
+         * before anything is read, so no other instance counts between this read and its writes.
+         */
+        async lockWindow(agentId: number): Promise<UsageWindow> {
+          const [row] = await lockWindowRow(trx, agentId);
+          return {
+            since: row!.since,
+            used: { booking: row!.bookingUsed, cancellation: row!.cancellationUsed, spend: row!.spendUsed },
+          };
+        },
 
-    /** The uses of one kind since `since`, oldest first. */
-    usageSince(agentId: number, kind: UsageKind, since: string) {
-      return db
-        .selectFrom('agentUsage')
-        .select(['id', 'amount', 'createdAt'])
-        .where('agentId', '=', agentId)
-        .where('kind', '=', kind)
-        .where('createdAt', '>', since)
-        .orderBy('createdAt')
-        .orderBy('id')
-        .execute();
-    },
+        /** What the uses made after `after` and up to `upTo` add up to, by kind. */
+        async sumUses(agentId: number, after: string, upTo: string): Promise<UsageTotals> {
+          const totals: UsageTotals = { booking: 0, cancellation: 0, spend: 0 };
+          for (const row of await selectUseSums(trx, agentId, after, upTo))
+            totals[row.kind] = Number(row.amount);
+          return totals;
+        },
 
-    async insertUsage(agentId: number, kind: UsageKind, amount: number, now: string): Promise<number> {
-      const row = await db
-        .insertInto('agentUsage')
-        .values({ agentId, kind, amount, createdAt: now })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return row.id;
-    },
+        async saveWindow(agentId: number, window: UsageWindow & { since: string }): Promise<void> {
+          const { booking, cancellation, spend } = window.used;
+          await updateWindowRow(trx, window.since, booking, cancellation, spend, agentId);
+        },
 
-    async deleteUsage(ids: readonly number[]): Promise<void> {
-      if (ids.length === 0) return;
-      await db.deleteFrom('agentUsage').where('id', 'in', ids).execute();
+        /** The uses of one kind since `since`, oldest first: read only when a limit refuses. */
+        usageSince(agentId: number, kind: UsageKind, since: string) {
+          return trx
+            .selectFrom('agentUsage')
+            .select(['id', 'amount', 'createdAt'])
+            .where('agentId', '=', agentId)
+            .where('kind', '=', kind)
+            .where('createdAt', '>', since)
+            .orderBy('createdAt')
+            .orderBy('id')
+            .execute();
+        },
+
+        async insertUsage(agentId: number, kind: UsageKind, amount: number, now: string): Promise<number> {
+          const [row] = await insertUse(trx, agentId, kind, amount, now);
+          return row!.id;
+        },
+
+        /** Deletes uses of the agent; answers what they were. */
+        deleteUsage(agentId: number, ids: readonly number[]) {
+          return trx
+            .deleteFrom('agentUsage')
+            .where('agentId', '=', agentId)
+            .where('id', 'in', ids)
+            .returning(['kind', 'amount', 'createdAt'])
+            .execute();
+        },
+      };
     },
 
     async purgeUsage(before: string): Promise<void> {

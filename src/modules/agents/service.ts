@@ -20,7 +20,13 @@ import type { ActionCatalogue, PermissionGroup } from '../../module.js';
 import type { CalendarService } from '../calendars/service.js';
 import type { UserGroupService } from '../user-groups/service.js';
 import { redactArguments } from './redact.js';
-import { type AgentRow, createAgentRepo, type PolicyRow, type StoredPermission } from './repo.js';
+import {
+  type AgentRow,
+  createAgentRepo,
+  type PolicyRow,
+  type StoredPermission,
+  type UsageTotals,
+} from './repo.js';
 import {
   type AccessScopeInput,
   type ActivityItem,
@@ -78,6 +84,8 @@ function toResolved(row: AgentRow, permissions: readonly StoredPermission[]): Re
   };
 }
 
+type UsageCounting = ReturnType<ReturnType<typeof createAgentRepo>['counting']>;
+
 /** A preset's keys as unscoped permissions. */
 const materialise = (group: PermissionGroup): StoredPermission[] =>
   group.actionKeys.map((actionKey) => ({ actionKey, scope: null }));
@@ -98,6 +106,8 @@ export const AGENT_ACTIVITY_RETENTION_JOB = 'agent_activity_retention';
 const RETENTION_EVERY_MINUTES = 60;
 /** A day of a daily limit: the last 24 hours. */
 const DAY_MS = 86_400_000;
+/** Later than any use: the upper bound of a sum of the whole window. */
+const END_OF_TIME = '9999-12-31T23:59:59.999Z';
 
 /** One unit a call would use of a daily limit. */
 export interface LimitUse {
@@ -303,6 +313,27 @@ export function createAgentService({
     return toResolved(row, read);
   }
 
+  /**
+   * What the agent's uses add up to in the 24 hours after `since`, its window locked. The
+   * window of the last count moves forward by the uses that left it since: a few rows, not a
+   * day's. A first count, a last count over a day ago (its uses may be purged), or a clock
+   * that went back sums the whole window instead.
+   */
+  async function windowAt(agents: UsageCounting, agentId: number, since: string): Promise<UsageTotals> {
+    const window = await agents.lockWindow(agentId);
+    const moving =
+      window.since !== null &&
+      window.since <= since &&
+      Date.parse(window.since) >= Date.parse(since) - DAY_MS;
+    if (!moving) return agents.sumUses(agentId, since, END_OF_TIME);
+    const left = await agents.sumUses(agentId, window.since!, since);
+    return {
+      booking: window.used.booking - left.booking,
+      cancellation: window.used.cancellation - left.cancellation,
+      spend: window.used.spend - left.spend,
+    };
+  }
+
   const directory: AgentDirectory = {
     async resolveKey(key: string): Promise<ResolvedAgent | null> {
       if (!key.startsWith(AGENT_KEY_PREFIX)) return null;
@@ -489,25 +520,24 @@ export function createAgentService({
 
     /**
      * Counts a call's uses against the agent's daily limits, all or none, atomically across
-     * instances (the agent's policy row is locked while counting). A use past a limit
+     * instances (the agent's usage window is locked while counting). A use past a limit
      * answers which limit and when enough of the window frees for it.
      */
     async reserveUsage(agentId: number, uses: readonly LimitUse[]): Promise<Reservation> {
       if (uses.length === 0) return { ok: true, ids: [] };
       try {
         return await inTransaction(db.kysely, async (trx) => {
-          const agents = createAgentRepo(trx, db.dialect);
-          await agents.lockPolicy(agentId);
+          const agents = repo.counting(trx);
           const now = new Date();
           const since = new Date(now.getTime() - DAY_MS).toISOString();
+          const used = await windowAt(agents, agentId, since);
           const ids: number[] = [];
           for (const use of uses) {
-            const used = await agents.usageSince(agentId, use.kind, since);
-            let total = used.reduce((sum, row) => sum + row.amount, 0);
-            if (total + use.amount > use.limit) {
+            if (used[use.kind] + use.amount > use.limit) {
               // The oldest uses leave the window first: when enough have left, the use fits.
+              let total = used[use.kind];
               let freesAt: string | null = null;
-              for (const row of used) {
+              for (const row of await agents.usageSince(agentId, use.kind, since)) {
                 total -= row.amount;
                 if (total + use.amount <= use.limit) {
                   freesAt = new Date(Date.parse(row.createdAt) + DAY_MS).toISOString();
@@ -518,7 +548,9 @@ export function createAgentService({
               throw new LimitReached({ ok: false, kind: use.kind, limit: use.limit, freesAt });
             }
             ids.push(await agents.insertUsage(agentId, use.kind, use.amount, now.toISOString()));
+            used[use.kind] += use.amount;
           }
+          await agents.saveWindow(agentId, { since, used });
           return { ok: true as const, ids };
         });
       } catch (error) {
@@ -528,7 +560,18 @@ export function createAgentService({
     },
 
     /** Gives a failed call's uses back. */
-    releaseUsage: (ids: readonly number[]) => repo.deleteUsage(ids),
+    async releaseUsage(agentId: number, ids: readonly number[]): Promise<void> {
+      if (ids.length === 0) return;
+      await inTransaction(db.kysely, async (trx) => {
+        const agents = repo.counting(trx);
+        const window = await agents.lockWindow(agentId);
+        const released = await agents.deleteUsage(agentId, ids);
+        // Before the first count there is nothing to take off: that count sums the window.
+        if (window.since === null) return;
+        for (const use of released) if (use.createdAt > window.since) window.used[use.kind] -= use.amount;
+        await agents.saveWindow(agentId, { since: window.since, used: window.used });
+      });
+    },
 
     /** The agent's tool calls, newest first. */
     async activity(

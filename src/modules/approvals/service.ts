@@ -263,7 +263,7 @@ export function createApprovalsService({
         kind: 'run',
         // A call that failed used nothing: its units go back.
         settle: async ({ ok }) => {
-          if (!ok) await deps().agents.releaseUsage(reserved.ids);
+          if (!ok) await deps().agents.releaseUsage(call.agent.id, reserved.ids);
         },
       };
     },

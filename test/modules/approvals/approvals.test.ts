@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, mock, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../src/app.js';
@@ -338,6 +338,46 @@ describe('approvals through the SDK clients', () => {
     const hold2 = await call(client, 'reservations_hold', booking());
     assert.equal((hold2.structuredContent as { error: { code: string } }).error.code, 'AGENT_LIMIT_REACHED');
     await client.close();
+  });
+
+  test('a daily limit counts the last 24 hours: a use leaves the window a day after it was made, however long the pause', async () => {
+    const start = Date.now();
+    // Stateless 2026-07-28 requests: a 2025-era session would end after a day unused.
+    const { client } = await agentWith({ limits: { bookingsPerDay: 2 } }, 'modern');
+    const book = () => call(client, 'reservations_create', booking());
+    const refusal = async () => {
+      const refused = await book();
+      const error = (refused.structuredContent as { error: { code: string; message: string } }).error;
+      assert.equal(error.code, 'AGENT_LIMIT_REACHED');
+      return error.message;
+    };
+    try {
+      mock.timers.enable({ apis: ['Date'], now: start });
+      assert.equal((await book()).isError, undefined);
+      mock.timers.tick(3_600_000);
+      assert.equal((await book()).isError, undefined);
+      // Full: it frees when the first use is a day old.
+      assert.match(await refusal(), new RegExp(`it frees at ${new Date(start + 86_400_000).toISOString()}`));
+      // A clock that went back (another instance's, a little behind) still counts both.
+      mock.timers.setTime(start + 1_800_000);
+      await refusal();
+      mock.timers.setTime(start + 86_400_000 - 1);
+      await refusal();
+      mock.timers.tick(2);
+      assert.equal((await book()).isError, undefined);
+      assert.match(
+        await refusal(),
+        new RegExp(`it frees at ${new Date(start + 3_600_000 + 86_400_000).toISOString()}`),
+      );
+      // Two days on every use has left: two fit again, not a third.
+      mock.timers.setTime(start + 2 * 86_400_000 + 3_600_000);
+      assert.equal((await book()).isError, undefined);
+      assert.equal((await book()).isError, undefined);
+      await refusal();
+    } finally {
+      mock.timers.reset();
+      await client.close();
+    }
   });
 
   test('spendPerDay counts the price a dry run tells', async () => {
