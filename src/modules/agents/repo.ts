@@ -43,6 +43,12 @@ function parseScope(text: string | null): AccessScope | null {
   return text === null ? null : (JSON.parse(text) as AccessScope);
 }
 
+/** The permissions `permissionsJson` read. */
+function parsePermissions(json: string): StoredPermission[] {
+  const pairs = JSON.parse(json) as Array<[string, string | null]>;
+  return pairs.map(([actionKey, scope]) => ({ actionKey, scope: parseScope(scope) }));
+}
+
 /**
  * An agent's permissions as one JSON text of `[actionKey, scope]` pairs in id order, read in the
  * statement that reads the agent: the key lookup of every MCP request is then one round trip.
@@ -68,6 +74,15 @@ export function createAgentRepo(db: Executor, dialect: Dialect) {
       .where('agentKeys.revokedAt', 'is', null)
       // A literal, so the key hash stays the only parameter of the precompiled query.
       .where('agents.status', '!=', sql.lit('disabled')),
+  );
+  // An owner's agent with its permissions: the agent's own profile tool, and the owner's read.
+  const selectOwnedWithPermissions = precompiled(
+    db
+      .selectFrom('agents')
+      .selectAll('agents')
+      .select(permissionsJson(dialect).as('permissionsJson'))
+      .where('agents.id', '=', 0)
+      .where('agents.userId', '=', 0),
   );
   // The policy of every writing tool call.
   const selectPolicy = precompiled(db.selectFrom('agentPolicies').selectAll().where('agentId', '=', 0));
@@ -302,12 +317,20 @@ export function createAgentRepo(db: Executor, dialect: Dialect) {
       const [row] = await selectLiveKey(db, keyHash);
       if (!row) return undefined;
       const { keyId, keyLastUsedAt, permissionsJson, ...agent } = row;
-      const pairs = JSON.parse(permissionsJson) as Array<[string, string | null]>;
-      const permissions: StoredPermission[] = pairs.map(([actionKey, scope]) => ({
-        actionKey,
-        scope: parseScope(scope),
-      }));
-      return { keyId, keyLastUsedAt, agent: agent as AgentRow, permissions };
+      return {
+        keyId,
+        keyLastUsedAt,
+        agent: agent as AgentRow,
+        permissions: parsePermissions(permissionsJson),
+      };
+    },
+
+    /** The owner's agent with its permissions, in one statement; another user's answers undefined. */
+    async findOwnedWithPermissions(userId: number, id: number) {
+      const [row] = await selectOwnedWithPermissions(db, id, userId);
+      if (!row) return undefined;
+      const { permissionsJson, ...agent } = row;
+      return { agent: agent as AgentRow, permissions: parsePermissions(permissionsJson) };
     },
 
     async touchKey(id: number, now: string): Promise<void> {

@@ -197,6 +197,13 @@ export function createAgentService({
     return found;
   }
 
+  /** The owner's agent as the API shows it (one statement: it is the agent's own profile tool). */
+  async function ownedView(actor: Actor, agentId: number): Promise<Agent> {
+    const found = await repo.findOwnedWithPermissions(actor.userId, agentId);
+    if (!found) throw notFound('Agent');
+    return toAgent(found.agent, found.permissions);
+  }
+
   async function requireChangeable(actor: Actor, agentId: number): Promise<AgentRow> {
     const found = await requireOwned(actor, agentId);
     if (found.status === 'disabled') throw disabledConflict();
@@ -400,13 +407,13 @@ export function createAgentService({
 
     async get(actor: Actor, agentId: number): Promise<Agent> {
       requirePerson(actor);
-      return view(await requireOwned(actor, agentId));
+      return ownedView(actor, agentId);
     },
 
     /** The `agent.profile` tool: the calling agent's own record. */
     async profile(actor: Actor): Promise<Agent> {
       if (!actor.agent) throw notFound('Agent');
-      return view(await requireOwned(actor, actor.agent.id));
+      return ownedView(actor, actor.agent.id);
     },
 
     async create(actor: Actor, input: CreateAgentInput): Promise<Agent> {
