@@ -88,14 +88,14 @@ const spansFrom = (intervals: readonly Interval[]) => {
  * null for no row. Rows come in the order the index scan reads them, nearly always by
  * start: `spansOf` sorts what is not (an ordered aggregate costs SQLite a sort of every
  * row). PostgreSQL answers epoch milliseconds, through double precision (several times
- * cheaper than `extract`'s numeric), truncated to the millisecond first as the ISO text
- * it reads otherwise is; SQLite its stored text.
+ * cheaper than `extract`'s numeric), rounded to the millisecond; SQLite its stored text.
  */
 const aggregatedTimes = (dialect: Dialect, table: 'reservations' | 'events') => {
   const start = sql.ref(`${table}.start_time`);
   const end = sql.ref(`${table}.end_time`);
-  const ms = (column: typeof start) =>
-    sql`(date_part('epoch', date_trunc('milliseconds', ${column})) * 1000)::bigint`;
+  // Stored instants are whole milliseconds: rounding the double is exact, and a date_trunc call
+  // per instant cost a quarter of the aggregate (1.3 of 5.4 ms for 10,000 rows).
+  const ms = (column: typeof start) => sql`round(date_part('epoch', ${column}) * 1000)::bigint`;
   return dialect === 'postgres'
     ? sql<string | null>`string_agg(${ms(start)} || ',' || ${ms(end)}, ',')`
     : sql<string | null>`group_concat(${start} || ',' || ${end}, ',')`;
