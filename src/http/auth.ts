@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 
 import fp from 'fastify-plugin';
 import type { Actor } from '../lib/actor.js';
 import { unauthenticated } from '../lib/errors.js';
+import { rememberActiveTenant } from '../tenancy/active-tenant.js';
+import type { Tenant } from '../tenancy/gate.js';
 
 /**
  * The person a credential belongs to, as the verifier read them while checking it.
@@ -31,8 +33,15 @@ declare module 'fastify' {
  * implements it; this file knows no domain.
  */
 export interface PersonCredentials {
-  verifyLoginToken(token: string): Promise<AuthenticatedPerson | null>;
-  verifyApiKey(key: string): Promise<AuthenticatedPerson | null>;
+  verifyLoginToken(token: string): Promise<VerifiedPerson | null>;
+  verifyApiKey(key: string): Promise<VerifiedPerson | null>;
+}
+
+/** A verified credential's person, and their active organisation read in the same statement. */
+export interface VerifiedPerson {
+  person: AuthenticatedPerson;
+  /** Null when they have none (or it is archived, or they left it). */
+  activeTenant: Tenant | null;
 }
 
 type Credential = { via: 'jwt' | 'api_key'; value: string };
@@ -72,13 +81,15 @@ export const authGuards = fp<{ credentials: PersonCredentials }>(
     async function authenticate(request: FastifyRequest, loginSessionOnly: boolean) {
       const credential = readCredential(request);
       if (!credential || (loginSessionOnly && credential.via !== 'jwt')) throw unauthenticated();
-      const person =
+      const verified =
         credential.via === 'jwt'
           ? await credentials.verifyLoginToken(credential.value)
           : await credentials.verifyApiKey(credential.value);
-      if (person === null) throw unauthenticated('Credential is invalid, expired or revoked');
+      if (verified === null) throw unauthenticated('Credential is invalid, expired or revoked');
+      const { person, activeTenant } = verified;
       request.actor = { userId: person.id, via: credential.via };
       request.person = person;
+      rememberActiveTenant(request.actor, activeTenant);
     }
 
     app.decorate('requireUser', (request: FastifyRequest) => authenticate(request, false));

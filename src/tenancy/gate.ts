@@ -3,6 +3,7 @@ import type { OrganisationRole } from '../db/tables/organisations.js';
 import type { Actor } from '../lib/actor.js';
 import { conflict, notFound } from '../lib/errors.js';
 import type { SchedulePolicy } from '../scheduling/schemas.js';
+import { activeTenantReadWith } from './active-tenant.js';
 import { assertCan, type OrganisationAction } from './roles.js';
 
 /** The actor's active organisation: what every tenant-scoped service method works in. */
@@ -48,12 +49,15 @@ export interface MembershipOptions {
 export function createTenantGate<M extends Membership>(reader: MembershipReader<M>) {
   return {
     /**
-     * The actor's active organisation, role and defaults in one query. 409
+     * The actor's active organisation, role and defaults: as the guard read them with the
+     * credential in this request, or else in one query. 409
      * NO_ACTIVE_ORGANISATION when none is set, or it was archived, or the actor is
      * no longer a member; 403 when `can` is not allowed to the role.
      */
     async requireTenant(actor: Actor, options: { can?: OrganisationAction } = {}): Promise<Tenant> {
-      const found = await reader.activeTenant(actor.userId);
+      // Read with the credential in this request when the guard could; otherwise now.
+      const read = activeTenantReadWith(actor);
+      const found = read === undefined ? await reader.activeTenant(actor.userId) : (read ?? undefined);
       if (!found) {
         throw conflict(
           'NO_ACTIVE_ORGANISATION',

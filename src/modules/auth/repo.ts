@@ -1,5 +1,7 @@
 import { type Executor, precompiled } from '../../db/database.js';
 import type { Plan } from '../../db/tables/users.js';
+import { type ActiveTenantColumns, joinActiveTenant, tenantOfRow } from '../../tenancy/active-tenant.js';
+import type { Tenant } from '../../tenancy/gate.js';
 import type { ApiKey, User } from './schemas.js';
 
 const userColumns = [
@@ -26,9 +28,37 @@ export function toUser(row: UserRow): User {
   return { ...row, isGlobalAdmin: Boolean(row.isGlobalAdmin) };
 }
 
+/** `userColumns` named by table, for the reads that join other tables. */
+const qualifiedUserColumns = userColumns.map((column) => `users.${column}` as const);
+
+/** A user, and their active organisation read in the same statement (the auth guard's read). */
+export interface VerifiedUser {
+  person: User;
+  activeTenant: Tenant | null;
+}
+
+function verifiedUserOf(row: UserRow & ActiveTenantColumns): VerifiedUser {
+  return {
+    person: toUser({
+      id: row.id,
+      email: row.email,
+      name: row.name,
+      plan: row.plan,
+      isGlobalAdmin: row.isGlobalAdmin,
+      activeOrganisationId: row.activeOrganisationId,
+      createdAt: row.createdAt,
+    }),
+    activeTenant: tenantOfRow(row),
+  };
+}
+
 export function createUserRepo(db: Executor) {
-  // Runs on every JWT-authenticated request.
   const selectUserById = precompiled(db.selectFrom('users').select(userColumns).where('id', '=', 0));
+  // Runs on every JWT-authenticated request: the person, and their active organisation for the
+  // tenant gate (src/tenancy/active-tenant.ts), in one statement.
+  const selectUserWithTenant = precompiled(
+    joinActiveTenant(db.selectFrom('users').select(qualifiedUserColumns)).where('users.id', '=', 0),
+  );
   return {
     async insert(values: { email: string; name: string; passwordHash: string; now: string }): Promise<User> {
       const row = await db
@@ -50,6 +80,12 @@ export function createUserRepo(db: Executor) {
     async findById(id: number): Promise<User | undefined> {
       const [row] = await selectUserById(db, id);
       return row && toUser(row);
+    },
+
+    /** The user with their active organisation, for the auth guard. */
+    async findVerified(id: number): Promise<VerifiedUser | undefined> {
+      const [row] = await selectUserWithTenant(db, id);
+      return row && verifiedUserOf(row);
     },
 
     async findByEmail(email: string) {
@@ -128,20 +164,12 @@ const apiKeyColumns = ['id', 'label', 'prefix', 'createdAt', 'lastUsedAt', 'revo
 export function createApiKeyRepo(db: Executor) {
   // Runs on every key-authenticated request.
   const selectLiveKeyWithUser = precompiled(
-    db
-      .selectFrom('apiKeys')
-      .innerJoin('users', 'users.id', 'apiKeys.userId')
-      .select([
-        'apiKeys.id as keyId',
-        'apiKeys.lastUsedAt',
-        'users.id',
-        'users.email',
-        'users.name',
-        'users.plan',
-        'users.isGlobalAdmin',
-        'users.activeOrganisationId',
-        'users.createdAt',
-      ])
+    joinActiveTenant(
+      db
+        .selectFrom('apiKeys')
+        .innerJoin('users', 'users.id', 'apiKeys.userId')
+        .select(['apiKeys.id as keyId', 'apiKeys.lastUsedAt', ...qualifiedUserColumns]),
+    )
       .where('apiKeys.keyHash', '=', '')
       .where('apiKeys.revokedAt', 'is', null),
   );
@@ -189,8 +217,7 @@ export function createApiKeyRepo(db: Executor) {
     async findLiveByHash(keyHash: string) {
       const [row] = await selectLiveKeyWithUser(db, keyHash);
       if (!row) return undefined;
-      const { keyId, lastUsedAt, ...user } = row;
-      return { keyId, lastUsedAt, user: toUser(user) };
+      return { keyId: row.keyId, lastUsedAt: row.lastUsedAt, verified: verifiedUserOf(row) };
     },
 
     async touch(id: number, now: string) {

@@ -10,7 +10,7 @@ import { DECOY_PASSWORD_HASH, hashPassword, randomToken, sha256, verifyPassword 
 import type { EphemeralStore } from '../../lib/ephemeral-store.js';
 import { conflict, DomainError, notFound, unauthenticated } from '../../lib/errors.js';
 import { isoAfterSeconds, nowIso } from '../../lib/time.js';
-import { createApiKeyRepo, createSessionRepo, createUserRepo } from './repo.js';
+import { createApiKeyRepo, createSessionRepo, createUserRepo, type VerifiedUser } from './repo.js';
 import type { ApiKey, CreatedKey, User } from './schemas.js';
 
 export const LOGIN_JWT_ISSUER = 'reservation-service';
@@ -148,10 +148,11 @@ export function createAuthService({
     },
 
     /**
-     * Resolves a login JWT to its user, or null when it does not verify or the user is
-     * gone. Only the signature check is cached; the user is read every time.
+     * Resolves a login JWT to its user (with their active organisation, for the tenant gate),
+     * or null when it does not verify or the user is gone. Only the signature check is
+     * cached; the user is read every time.
      */
-    async verifyLoginToken(token: string): Promise<User | null> {
+    async verifyLoginToken(token: string): Promise<VerifiedUser | null> {
       let userId = verifiedTokens.get(token);
       if (userId === undefined) {
         try {
@@ -168,15 +169,15 @@ export function createAuthService({
           return null;
         }
       }
-      return (await users.findById(userId)) ?? null;
+      return (await users.findVerified(userId)) ?? null;
     },
 
-    async verifyApiKey(key: string): Promise<User | null> {
+    async verifyApiKey(key: string): Promise<VerifiedUser | null> {
       if (!key.startsWith(USER_KEY_PREFIX)) return null;
       const found = await apiKeys.findLiveByHash(sha256(key));
       if (!found) return null;
       if (lastUsedIsStale(found.lastUsedAt)) await apiKeys.touch(found.keyId, nowIso());
-      return found.user;
+      return found.verified;
     },
 
     async me(userId: number): Promise<User> {

@@ -4,6 +4,8 @@ import { keepsTimeAt } from '../../db/reservation-time.js';
 import type { OrganisationRole, OrganisationsTable } from '../../db/tables/organisations.js';
 import type { Plan } from '../../db/tables/users.js';
 import type { SchedulePolicy } from '../../scheduling/schemas.js';
+import { joinActiveTenant, tenantOfRow } from '../../tenancy/active-tenant.js';
+import type { Tenant } from '../../tenancy/gate.js';
 import type { Invitation, Member, MembershipOf, Organisation, ReceivedInvitation } from './schemas.js';
 
 const organisationColumns = [
@@ -43,32 +45,11 @@ export function toOrganisation(row: OrganisationRow): Organisation {
  */
 export function activeMembershipQuery(db: Executor) {
   const select = precompiled(
-    db
-      .selectFrom('users')
-      .innerJoin('organisationMemberships', (join) =>
-        join
-          .onRef('organisationMemberships.userId', '=', 'users.id')
-          .onRef('organisationMemberships.organisationId', '=', 'users.activeOrganisationId'),
-      )
-      .innerJoin('organisations', 'organisations.id', 'organisationMemberships.organisationId')
-      .select([
-        'organisations.id as organisationId',
-        'organisationMemberships.role',
-        'organisations.timezone',
-        'organisations.schedulePolicy',
-        'organisations.defaultCurrency',
-      ])
-      .where('users.id', '=', 0)
-      .where('organisations.isActive', '=', true),
+    joinActiveTenant(db.selectFrom('users').select('users.id')).where('users.id', '=', 0),
   );
-  return async (userId: number) => {
-    const [row] = await select(db, userId, true);
-    return (
-      row && {
-        ...row,
-        schedulePolicy: row.schedulePolicy ? (JSON.parse(row.schedulePolicy) as SchedulePolicy) : null,
-      }
-    );
+  return async (userId: number): Promise<Tenant | undefined> => {
+    const [row] = await select(db, userId);
+    return (row && tenantOfRow(row)) ?? undefined;
   };
 }
 

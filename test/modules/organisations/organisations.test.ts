@@ -4,7 +4,7 @@ import { httpStatusOf } from '../../../src/http/errors.js';
 import { personActor } from '../../../src/lib/actor.js';
 import type { DomainError } from '../../../src/lib/errors.js';
 import { assertCan } from '../../../src/tenancy/roles.js';
-import { createTestApp, registerUser, type TestApp } from '../../helpers/app.js';
+import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../../helpers/app.js';
 import {
   addWithRole,
   call,
@@ -748,10 +748,23 @@ describe('organisations', () => {
       for (const user of [team.admin, team.manager, team.member]) {
         expectStatus(await call(t.app, user, 'DELETE', url), 403, 'FORBIDDEN');
       }
+      // The owner's API key: its read takes the active organisation along, as a login's does.
+      const apiKey = expectStatus(
+        await call(t.app, team.owner, 'POST', '/api/auth/api-keys', { label: 'k' }),
+        201,
+      ).key as string;
+      const byKey = { ...team.owner, auth: { 'x-api-key': apiKey } } as unknown as SignedInUser;
+      for (const user of [team.owner, team.member, byKey]) {
+        expectStatus(await call(t.app, user, 'GET', '/api/resources'), 200);
+      }
       const archived = expectStatus(await call(t.app, team.owner, 'DELETE', url), 200);
       assert.equal(archived.isActive, false);
       assert.equal(archived.isActiveOrganisation, false);
 
+      // The very next request of each, by login or by key, has none.
+      for (const user of [team.owner, team.member, byKey]) {
+        expectStatus(await call(t.app, user, 'GET', '/api/resources'), 409, 'NO_ACTIVE_ORGANISATION');
+      }
       for (const user of [team.owner, team.admin, team.manager, team.member]) {
         assert.equal((await me(t.app, user)).activeOrganisationId, null);
         assert.deepEqual(expectStatus(await call(t.app, user, 'GET', '/api/organisations'), 200), []);
