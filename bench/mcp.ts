@@ -1,8 +1,8 @@
 // MCP benchmark: `tools/call` of read tools (`agent_profile`, and two that read the database) and
 // of `reservations_create` (by an agent without a policy, and by one whose policy counts a daily
 // limit) on /api/mcp, for the 2025-era revision (one `initialize`, then requests carrying
-// `mcp-session-id`) and for 2026-07-28 (stateless requests with the `_meta` envelope), beside the SDK's own
-// minimal server measured in the same run (the floor): an `McpServer` with one trivial
+// `mcp-session-id`) and for 2026-07-28 (stateless requests with the `_meta` envelope), beside the
+// SDK's own minimal server measured in the same run (the floor): an `McpServer` with one trivial
 // tool on plain node:http, sessionful 2025 transport and `createMcpHandler` for 2026.
 // The service is started as `npm start` starts it (bench/harness.ts: default logging
 // into a temp file, a temp SQLite); the floor runs in a process of its own, and
