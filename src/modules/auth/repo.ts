@@ -38,17 +38,23 @@ export interface VerifiedUser {
 }
 
 function verifiedUserOf(row: UserRow & ActiveTenantColumns): VerifiedUser {
+  const {
+    tenantOrganisationId,
+    tenantRole,
+    tenantTimezone,
+    tenantSchedulePolicy,
+    tenantDefaultCurrency,
+    ...user
+  } = row;
   return {
-    person: toUser({
-      id: row.id,
-      email: row.email,
-      name: row.name,
-      plan: row.plan,
-      isGlobalAdmin: row.isGlobalAdmin,
-      activeOrganisationId: row.activeOrganisationId,
-      createdAt: row.createdAt,
+    person: toUser(user),
+    activeTenant: tenantOfRow({
+      tenantOrganisationId,
+      tenantRole,
+      tenantTimezone,
+      tenantSchedulePolicy,
+      tenantDefaultCurrency,
     }),
-    activeTenant: tenantOfRow(row),
   };
 }
 
@@ -217,7 +223,8 @@ export function createApiKeyRepo(db: Executor) {
     async findLiveByHash(keyHash: string) {
       const [row] = await selectLiveKeyWithUser(db, keyHash);
       if (!row) return undefined;
-      return { keyId: row.keyId, lastUsedAt: row.lastUsedAt, verified: verifiedUserOf(row) };
+      const { keyId, lastUsedAt, ...user } = row;
+      return { keyId, lastUsedAt, verified: verifiedUserOf(user) };
     },
 
     async touch(id: number, now: string) {
