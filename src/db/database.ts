@@ -17,6 +17,7 @@ import {
 } from 'kysely';
 import type pg from 'pg';
 import { loadDriver } from '../lib/load-driver.js';
+import { groupCommit } from './group-commit.js';
 import type { Database } from './types.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -101,6 +102,7 @@ function createSqlite(path: string): Db {
     plugins: [camelCase],
   });
   directSqlite.set(kysely, { sqlite, camelCase });
+  groupCommits.set(kysely, groupCommit(kysely, sqlite));
   return {
     kysely,
     dialect: 'sqlite',
@@ -288,12 +290,20 @@ function rowConstructor(names: string[]): (values: unknown[]) => Record<string, 
   ) => Record<string, unknown>;
 }
 
-/** Runs `work` in one transaction; nested calls join the outer one. */
+/** SQLite's root handles, each with the group commit its transactions go through. */
+const groupCommits = new WeakMap<Executor, ReturnType<typeof groupCommit>>();
+
+/**
+ * Runs `work` in one transaction; nested calls join the outer one. On SQLite, transactions
+ * that queue behind one another share a commit (`groupCommit`).
+ */
 export function inTransaction<T>(
   executor: Executor,
   work: (trx: Transaction<Database>) => Promise<T>,
 ): Promise<T> {
   if (executor.isTransaction) return work(executor as Transaction<Database>);
+  const grouped = groupCommits.get(executor);
+  if (grouped) return grouped(work);
   return executor.transaction().execute(work);
 }
 
