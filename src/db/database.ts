@@ -308,6 +308,20 @@ export function inTransaction<T>(
 }
 
 /**
+ * Runs a write that needs no transaction of its own (one statement) so that it is durable when
+ * it answers: on SQLite through the group commit, sharing a COMMIT with the transactions begun
+ * with it, where alone it would pay a COMMIT of its own; on PostgreSQL as it is (autocommit, one
+ * round trip); inside a transaction, in it.
+ */
+export function committedWithOthers<T>(
+  executor: Executor,
+  write: (executor: Executor) => Promise<T>,
+): Promise<T> {
+  const grouped = executor.isTransaction ? undefined : groupCommits.get(executor);
+  return grouped ? grouped(write) : write(executor);
+}
+
+/**
  * The SQL of every query compiled once (`compiledOnce`, `precompiled`), each with a
  * statement name. A fixed, small set: the per-request hot paths.
  */

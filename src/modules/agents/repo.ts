@@ -1,5 +1,11 @@
 import { type Selectable, sql } from 'kysely';
-import { compiledOnce, type Dialect, type Executor, precompiled } from '../../db/database.js';
+import {
+  committedWithOthers,
+  compiledOnce,
+  type Dialect,
+  type Executor,
+  precompiled,
+} from '../../db/database.js';
 import { idBefore, newestFirstPage } from '../../db/keyset.js';
 import type { AgentPoliciesTable, AgentStatus, AgentsTable, UsageKind } from '../../db/tables/agents.js';
 import type { AccessScope } from '../../lib/actor.js';
@@ -446,17 +452,19 @@ export function createAgentRepo(db: Executor, dialect: Dialect) {
       now: string;
     }): Promise<void> {
       const call = values;
-      await insertActivity(
-        db,
-        call.agentId,
-        call.actionKey,
-        call.outcome,
-        call.errorCode,
-        call.durationMs,
-        call.arguments,
-        call.targetIds,
-        call.approvalId,
-        call.now,
+      await committedWithOthers(db, (executor) =>
+        insertActivity(
+          executor,
+          call.agentId,
+          call.actionKey,
+          call.outcome,
+          call.errorCode,
+          call.durationMs,
+          call.arguments,
+          call.targetIds,
+          call.approvalId,
+          call.now,
+        ),
       );
     },
 

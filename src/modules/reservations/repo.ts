@@ -1,5 +1,11 @@
 import { type Generated, type Selectable, sql } from 'kysely';
-import { compiledOnce, type Dialect, type Executor, inTransaction } from '../../db/database.js';
+import {
+  committedWithOthers,
+  compiledOnce,
+  type Dialect,
+  type Executor,
+  inTransaction,
+} from '../../db/database.js';
 import { afterNullableKey, decodeNullableKey, encodeNullableKey } from '../../db/keyset.js';
 import { EXPIRING_STATUSES, keepsTimeAt, lapsedAt } from '../../db/reservation-time.js';
 import type {
@@ -387,26 +393,29 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
       madeBy: number | null,
       now: string,
     ): Promise<Reservation | undefined> {
-      let update = db
-        .updateTable('reservations')
-        .set({ status: 'confirmed', expiresAt: null, updatedAt: now })
-        .where('id', '=', id)
-        .where('organisationId', '=', organisationId)
-        .where('status', '=', 'held')
-        .where(keepsTimeAt(now))
-        .where((eb) =>
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('resourceTypes')
-                .select(sql.lit(1).as('one'))
-                .whereRef('resourceTypes.id', '=', 'reservations.resourceTypeId')
-                .where('resourceTypes.paymentRequired', '=', true),
+      const confirm = (executor: Executor) => {
+        let update = executor
+          .updateTable('reservations')
+          .set({ status: 'confirmed', expiresAt: null, updatedAt: now })
+          .where('id', '=', id)
+          .where('organisationId', '=', organisationId)
+          .where('status', '=', 'held')
+          .where(keepsTimeAt(now))
+          .where((eb) =>
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('resourceTypes')
+                  .select(sql.lit(1).as('one'))
+                  .whereRef('resourceTypes.id', '=', 'reservations.resourceTypeId')
+                  .where('resourceTypes.paymentRequired', '=', true),
+              ),
             ),
-          ),
-        );
-      if (madeBy !== null) update = update.where('createdByUserId', '=', madeBy);
-      const row = await update.returningAll().executeTakeFirst();
+          );
+        if (madeBy !== null) update = update.where('createdByUserId', '=', madeBy);
+        return update.returningAll().executeTakeFirst();
+      };
+      const row = await committedWithOthers(db, confirm);
       return row && toReservation(row, Date.parse(now));
     },
 
