@@ -45,6 +45,7 @@ export function groupCommit(
   async function runGroup(): Promise<void> {
     const members: Member[] = [];
     const outcomes: Outcome[] = [];
+    let lost: unknown;
     try {
       await kysely.transaction().execute(async (trx) => {
         while (waiting.length > 0 && members.length < MAX_MEMBERS) {
@@ -58,7 +59,10 @@ export function groupCommit(
           } catch (error) {
             outcomes.push({ ok: false, error });
             // SQLite ended the whole transaction (SQLITE_FULL, an interrupt): the group is lost.
-            if (!sqlite.inTransaction) throw error;
+            if (!sqlite.inTransaction) {
+              lost = error;
+              throw error;
+            }
             rollbackToSavepoint.run();
           }
           release.run();
@@ -67,10 +71,11 @@ export function groupCommit(
     } catch (error) {
       // No transaction began (a closed database): whoever waits would wait for the same.
       if (members.length === 0) members.push(...waiting.splice(0));
-      // Nothing was committed: a member that failed keeps its own error, the rest get the group's.
+      // Nothing was committed: a member that failed keeps its own error, the rest get what
+      // ended the group (not the ROLLBACK's complaint that SQLite had rolled back already).
       members.forEach((member, i) => {
         const outcome = outcomes[i];
-        member.reject(outcome && !outcome.ok ? outcome.error : error);
+        member.reject(outcome && !outcome.ok ? outcome.error : (lost ?? error));
       });
       return;
     }

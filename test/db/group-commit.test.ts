@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { createDatabase, type Db, inTransaction } from '../../src/db/database.js';
+import { createDatabase, type Db, type Executor, inTransaction } from '../../src/db/database.js';
 import { createTestDatabase } from '../helpers/app.js';
 
 // Transactions through `inTransaction`: on SQLite, those that queue together share one
@@ -29,14 +29,9 @@ const labels = async (db: Db) =>
       .execute()
   ).map((row) => row.label);
 
-const insert = (
-  trx: Db['kysely'] | Parameters<Parameters<typeof inTransaction>[1]>[0],
-  id: number,
-  label: string,
-  parentId: number | null = null,
-) =>
+const insert = (executor: Executor, id: number, label: string, parentId: number | null = null) =>
   sql`insert into group_commit_probe (id, parent_id, label) values (${id}, ${parentId}, ${label})`.execute(
-    trx,
+    executor,
   );
 
 describe('transactions that queue together', () => {
