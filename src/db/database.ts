@@ -96,6 +96,10 @@ function createSqlite(path: string): Db {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
+  // Statement journals in memory, not in temporary files: a write inside a transaction whose
+  // triggers could fail midway, and every savepoint of the group commit, journals the pages it
+  // changes first; in a file that made a booking's insert 174 µs, in memory 33 (decisions.md).
+  sqlite.pragma('temp_store = MEMORY');
   const camelCase = new CompiledCamelCasePlugin();
   const kysely = new Kysely<Database>({
     dialect: new SqliteDialect({ database: adaptForKysely(sqlite) }),
