@@ -1,5 +1,6 @@
-import type { Generated, Selectable } from 'kysely';
+import type { Expression, ExpressionBuilder, Generated, Selectable, SqlBool } from 'kysely';
 import type { Executor } from '../../db/database.js';
+import type { Database } from '../../db/types.js';
 import type { SchedulePolicy } from '../../scheduling/schemas.js';
 import type { WaitlistEntry, WaitlistStatus } from './schemas.js';
 
@@ -41,10 +42,33 @@ export interface WaitlistConsumerTable {
 export type EntryRow = Selectable<WaitlistEntriesTable>;
 const CONSUMER = 'offers';
 
+/**
+ * What an entry is to its readers. An entry the offer consumer has claimed but not yet linked to
+ * a hold (`offered` without a reservation: the hold is being tried, and is let go if the time does
+ * not fit) is still waiting: no offer exists yet, and it keeps its place.
+ */
+export function shownStatus(row: Pick<EntryRow, 'status' | 'offerReservationId'>): WaitlistStatus {
+  return row.status === 'offered' && row.offerReservationId === null ? 'waiting' : row.status;
+}
+
+/** The rows `shownStatus` shows as `status`. */
+const shownAs =
+  (status: WaitlistStatus) =>
+  (eb: ExpressionBuilder<Database, 'waitlistEntries'>): Expression<SqlBool> => {
+    if (status === 'waiting')
+      return eb.or([
+        eb('status', '=', 'waiting'),
+        eb.and([eb('status', '=', 'offered'), eb('offerReservationId', 'is', null)]),
+      ]);
+    if (status === 'offered')
+      return eb.and([eb('status', '=', 'offered'), eb('offerReservationId', 'is not', null)]);
+    return eb('status', '=', status);
+  };
+
 export function toEntry(row: EntryRow, position: number | null): WaitlistEntry {
   return {
     id: row.id,
-    status: row.status,
+    status: shownStatus(row),
     position,
     resourceId: row.resourceId,
     resourceTypeId: row.resourceTypeId,
@@ -97,7 +121,7 @@ export function createWaitlistRepo(db: Executor) {
     ): Promise<EntryRow[]> {
       let q = db.selectFrom('waitlistEntries').selectAll().where('organisationId', '=', organisationId);
       if (filter.resourceTypeId !== undefined) q = q.where('resourceTypeId', '=', filter.resourceTypeId);
-      if (filter.status !== undefined) q = q.where('status', '=', filter.status);
+      if (filter.status !== undefined) q = q.where(shownAs(filter.status));
       return q.orderBy('id').limit(filter.limit).execute();
     },
 
@@ -107,7 +131,7 @@ export function createWaitlistRepo(db: Executor) {
         .selectFrom('waitlistEntries')
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('resourceTypeId', '=', row.resourceTypeId)
-        .where('status', '=', 'waiting')
+        .where(shownAs('waiting'))
         .where('startTime', '=', row.startTime)
         .where('endTime', '=', row.endTime)
         .where((eb) =>

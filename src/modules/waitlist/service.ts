@@ -22,7 +22,7 @@ import type { Reservation } from '../reservations/schemas.js';
 import type { BookingChannel, ReservationsService } from '../reservations/service.js';
 import type { ResourceTypesService } from '../resource-types/service.js';
 import type { ResourcesService } from '../resources/service.js';
-import { createWaitlistRepo, type EntryRow, toEntry } from './repo.js';
+import { createWaitlistRepo, type EntryRow, shownStatus, toEntry } from './repo.js';
 import type { JoinWaitlistInput, ListWaitlistQuery, WaitlistEntry } from './schemas.js';
 
 /** The job that offers freed time to waiting entries (and its periodic pass). */
@@ -65,7 +65,7 @@ export function createWaitlistService(deps: {
   const repo = createWaitlistRepo(db.kysely);
 
   const recordOf = async (row: EntryRow): Promise<WaitlistEntry> =>
-    toEntry(row, row.status === 'waiting' ? await repo.position(row) : null);
+    toEntry(row, shownStatus(row) === 'waiting' ? await repo.position(row) : null);
 
   /** The type an entry is for (400 for no such resource or type), checked for the waitlist flag. */
   async function waitlistType(org: OrganisationSchedule, input: JoinWaitlistInput) {

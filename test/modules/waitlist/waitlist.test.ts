@@ -209,4 +209,25 @@ describe('waitlist', () => {
     assert.equal(hold.status, 'held');
     assert.equal(hold.startTime, slot(9).startTime);
   });
+
+  test('an entry whose offer is still being tried reads as waiting, in its place', async () => {
+    expectStatus(await as(t.app, owner).post('/api/reservations', { customer, ...slot(17) }), 201);
+    const ahead = expectStatus(await join(first, slot(17)), 201);
+    const behind = expectStatus(await join(second, slot(17), 'v@example.test'), 201);
+    // What the offer consumer does before its hold is made: the claim, not yet an offer.
+    await t.db.kysely
+      .updateTable('waitlistEntries')
+      .set({ status: 'offered', offerReservationId: null, offerExpiresAt: null })
+      .where('id', '=', ahead.id)
+      .execute();
+    const read = await entry(first, ahead.id);
+    assert.deepEqual([read.status, read.position, read.offer], ['waiting', 1, null]);
+    assert.equal((await entry(second, behind.id)).position, 2, 'the one behind keeps its place');
+    const ids = async (status: string) =>
+      expectStatus(await as(t.app, owner).get(`/api/reservations/waitlist?status=${status}`), 200).items.map(
+        (e: Entry) => e.id,
+      );
+    assert.ok((await ids('waiting')).includes(ahead.id));
+    assert.ok(!(await ids('offered')).includes(ahead.id));
+  });
 });
