@@ -4,6 +4,7 @@ import { type Db, inTransaction } from '../../db/database.js';
 import type { ReservationSource } from '../../db/tables/resources.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Actor } from '../../lib/actor.js';
+import { coalescing } from '../../lib/coalescing.js';
 import { safeEqual } from '../../lib/crypto.js';
 import {
   conflict,
@@ -294,7 +295,7 @@ export function createWaitlistService(deps: {
    * midway leaves the rest to the next. `sweep` also offers every type with waiting
    * entries: what no event announces (a capacity raised, a schedule widened).
    */
-  async function run(options: { sweep?: boolean } = {}): Promise<{ events: number; offered: number }> {
+  async function runOnce(options: { sweep?: boolean }): Promise<{ events: number; offered: number }> {
     // Nobody waits and no offer is open: no event can settle or offer anything. Skip them
     // unread, without the lease's writes (an entry joining meanwhile is for a time full at
     // its join; the sweep covers the rest).
@@ -352,6 +353,23 @@ export function createWaitlistService(deps: {
       await repo.releaseLease(claim);
     }
   }
+
+  /**
+   * One run at a time on this instance, calls while it runs folded into one more (which
+   * sweeps if any of them asked): a run that found the lease taken by its own instance's
+   * run would answer before that run made its offers, so a caller (the job, the watcher, a
+   * test) could not count on what it asked for being done when its call answers.
+   */
+  let sweepAsked = false;
+  const coalesced = coalescing(() => {
+    const sweep = sweepAsked;
+    sweepAsked = false;
+    return runOnce({ sweep });
+  });
+  const run = (options: { sweep?: boolean } = {}) => {
+    if (options.sweep) sweepAsked = true;
+    return coalesced();
+  };
 
   jobs.work(WAITLIST_OFFERS_JOB, async () => void (await run({ sweep: true })), {
     retryLimit: 0,

@@ -230,4 +230,20 @@ describe('waitlist', () => {
     assert.ok((await ids('waiting')).includes(ahead.id));
     assert.ok(!(await ids('offered')).includes(ahead.id));
   });
+
+  test('a run asked for while another runs on the same instance answers only after that one offered', async () => {
+    const booked = expectStatus(
+      await as(t.app, owner).post('/api/reservations', { customer, ...slot(19) }),
+      201,
+    );
+    const waiting = expectStatus(await join(first, slot(19)), 201);
+    expectStatus(await as(t.app, owner).post(`/api/reservations/${booked.id}/cancel`), 200);
+    // The minute sweep (a job on this instance) has begun when a caller asks for its own run.
+    const sweep = t.app.services.waitlist.processOffers({ sweep: true });
+    await offers();
+    const offered = await entry(first, waiting.id);
+    assert.equal(offered.status, 'offered', 'the cancel is offered by the time the later run answers');
+    assert.equal(typeof offered.offer?.reservationId, 'number');
+    await sweep;
+  });
 });
