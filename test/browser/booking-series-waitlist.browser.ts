@@ -17,7 +17,7 @@ import { localOf } from '../../frontend/src/lib/time.js';
 import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { checkAtBothWidths, freePort, problemsOf } from '../helpers/browser.js';
+import { checkAtBothWidths, dayOfferingTime, freePort, problemsOf } from '../helpers/browser.js';
 import { createResource, createType, type OrgOwner, ownerWithOrganisation } from '../helpers/catalogue.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { as, expectStatus } from '../helpers/workspace.js';
@@ -90,18 +90,7 @@ describe('series and waitlist on the booking and manage pages (browser)', () => 
   async function pickTime(page: Page, typeName: string, index: number): Promise<string> {
     await page.goto(`${origin}/book/${slug}`);
     await page.getByRole('radio', { name: new RegExp(typeName) }).check();
-    const times = page.locator('button.time');
-    await times.first().waitFor();
-    for (let attempt = 0; (await times.count()) <= index; attempt++) {
-      assert.ok(attempt < 10, `a day with ${index + 1} free times`);
-      const days = page.getByRole('button', { name: /, free times$/ });
-      const pressed = await days.evaluateAll((all) =>
-        all.findIndex((d) => d.getAttribute('aria-pressed') === 'true'),
-      );
-      if (pressed + 1 < (await days.count())) await days.nth(pressed + 1).click();
-      else await page.getByRole('button', { name: 'Next month' }).click();
-      await times.first().waitFor();
-    }
+    const times = await dayOfferingTime(page, index);
     const start = String(await times.nth(index).getAttribute('data-start'));
     await times.nth(index).click();
     await page.getByRole('button', { name: 'Continue' }).click();

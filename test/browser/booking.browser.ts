@@ -15,7 +15,13 @@ import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { type PaymentEmulator, startPaymentEmulator } from '../../tools/emulators/payment/server.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { assertAccessible, checkAtBothWidths, freePort, problemsOf } from '../helpers/browser.js';
+import {
+  assertAccessible,
+  checkAtBothWidths,
+  dayOfferingTime,
+  freePort,
+  problemsOf,
+} from '../helpers/browser.js';
 import { createResource, createType, type OrgOwner, ownerWithOrganisation } from '../helpers/catalogue.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { as, expectStatus } from '../helpers/workspace.js';
@@ -159,7 +165,8 @@ describe('booking page and manage page (browser)', () => {
     const firstNewYork = await times.first().textContent();
     await page.getByRole('button', { name: 'Show its times' }).click();
     assert.equal(await page.getByLabel('Times shown in').inputValue(), 'Europe/Berlin');
-    await times.first().waitFor();
+    // Late in Berlin's evening today offers one or two times: a day offering three.
+    await dayOfferingTime(page, 2);
     await checkAtBothWidths(page, 'book-times');
 
     // Pick a time; someone else takes it before the hold: the refusal offers other times as buttons.

@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { uniqueEmail } from './app.js';
 
@@ -47,6 +47,27 @@ export async function checkAtBothWidths(page: Page, name: string): Promise<void>
     await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true });
   }
   await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+/**
+ * The booking picker's offered times (`button.time`) once its chosen day offers more than
+ * `index`: the first free day can be today with only its last hour left, so the picker is
+ * moved on through the free days (and months) until one does. Answers the times' locator.
+ */
+export async function dayOfferingTime(page: Page, index: number): Promise<Locator> {
+  const times = page.locator('button.time');
+  await times.first().waitFor();
+  for (let attempt = 0; (await times.count()) <= index; attempt++) {
+    assert.ok(attempt < 10, `a day with ${index + 1} free times`);
+    const days = page.getByRole('button', { name: /, free times$/ });
+    const pressed = await days.evaluateAll((all) =>
+      all.findIndex((d) => d.getAttribute('aria-pressed') === 'true'),
+    );
+    if (pressed + 1 < (await days.count())) await days.nth(pressed + 1).click();
+    else await page.getByRole('button', { name: 'Next month' }).click();
+    await times.first().waitFor();
+  }
+  return times;
 }
 
 /**
