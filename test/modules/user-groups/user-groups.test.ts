@@ -198,6 +198,15 @@ describe('people groups', () => {
         [family.id, 'reader'],
       ],
     );
+    // The owner, a member of the same group, lists the shared calendar once, as its owner.
+    const alicesList = expectStatus(await as(t.app, alice).get('/api/calendars'), 200);
+    assert.deepEqual(
+      alicesList.map((c: { id: number; accessRole: string }) => [c.id, c.accessRole]),
+      [
+        [alicesDefault, 'owner'],
+        [family.id, 'owner'],
+      ],
+    );
     const occurrences = expectStatus(await bobApi.get(`/api/calendars/${family.id}/events?${JUNE}`), 200);
     assert.deepEqual(
       occurrences.map((o: { eventId: number }) => o.eventId),
