@@ -126,10 +126,12 @@ const answerOf = (message: JSONRPCMessage): ElicitationAnswer => {
   return action === 'accept' || action === 'decline' || action === 'cancel' ? action : 'error';
 };
 
+// The keys first: every POST passes here, and a guard's refusal (a request) costs a schema's issues.
 const isResponse = (message: unknown): message is JSONRPCMessage =>
   message !== null &&
   typeof message === 'object' &&
-  (isJSONRPCResultResponse(message as JSONRPCMessage) || isJSONRPCErrorResponse(message as JSONRPCMessage));
+  (('result' in message && isJSONRPCResultResponse(message as JSONRPCMessage)) ||
+    ('error' in message && isJSONRPCErrorResponse(message as JSONRPCMessage)));
 
 export function createLegacyElicitations({ timeoutMs }: { timeoutMs: number }): LegacyElicitations {
   const waiting = new Map<string, Waiting>();

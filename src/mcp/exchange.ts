@@ -34,7 +34,9 @@ export function singleExchangeRequest(
   supportedVersions: readonly string[],
 ): JSONRPCRequest | undefined {
   const { body, accept } = post;
-  if (!isJSONRPCRequest(body) || isInitializeRequest(body)) return undefined;
+  // The method first: the guard's refusal of every other request costs a schema's issues.
+  if (!isJSONRPCRequest(body) || (body.method === 'initialize' && isInitializeRequest(body)))
+    return undefined;
   if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
   if (post.contentType === undefined || !isJsonContentType(post.contentType)) return undefined;
   if (post.protocolVersion !== undefined && !supportedVersions.includes(post.protocolVersion))
