@@ -1,5 +1,6 @@
 import { defineModule } from '../../module.js';
 import { agentUsageWindows } from './migrations/0041_agent_usage_windows.js';
+import { agentPermissionsInOrder } from './migrations/0042_agent_permissions_in_order.js';
 import { agentsPrivacy } from './privacy.js';
 import { agentRoutes } from './routes.js';
 import { type AgentService, createAgentService } from './service.js';
@@ -27,5 +28,8 @@ export const agentsModule = defineModule({
   routes: [{ prefix: '/api/agents', plugin: agentRoutes }],
   tools: agentTools,
   privacy: agentsPrivacy,
-  migrations: { '0041_agent_usage_windows': agentUsageWindows },
+  migrations: {
+    '0041_agent_usage_windows': agentUsageWindows,
+    '0042_agent_permissions_in_order': agentPermissionsInOrder,
+  },
 });
