@@ -101,7 +101,7 @@ export function createCalendarRepo(db: Executor) {
       .$if(limits.groupIds !== undefined, (qb) => qb.where('m.groupId', 'in', limits.groupIds!))
       .$if(limits.calendarIds !== undefined, (qb) => qb.where('calendars.id', 'in', limits.calendarIds!));
   // The same reads without limits (a person, or an agent with unscoped access), compiled once:
-  // building them was a fifth of an MCP calendar_list call (docs/performance.md). Parameters
+  // building them was about a tenth of an MCP calendar_list call (docs/performance.md). Parameters
   // in the order they appear in the SQL.
   const selectReadable = precompiled(readable(0, 0, undefined));
   const selectOwned = precompiled(owned(0));
