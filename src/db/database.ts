@@ -443,7 +443,7 @@ export async function withoutStatementTimeout<T>(
 const directSqlite = new WeakMap<Executor, { sqlite: SQLite.Database; camelCase: CompiledCamelCasePlugin }>();
 
 /**
- * Compiles a built query once, at its first run; each call runs it with new parameter values,
+ * Builds and compiles a query once, at its first run; each call runs it with new parameter values,
  * in the order they appear in the SQL, and answers the whole result (rows, and
  * affected rows of a write). For the few per-request hot paths, where Kysely's
  * build-and-compile costs more than SQLite's execution.
@@ -458,11 +458,12 @@ const directSqlite = new WeakMap<Executor, { sqlite: SQLite.Database; camelCase:
  * transaction's, and a direct statement would read its uncommitted rows or join its
  * fate: then the statement queues behind it, through Kysely.
  */
-export function compiledOnce<Row>(query: { compile(): CompiledQuery<Row> }) {
-  // Compiled at its first run: a repo built for one transaction declares statements it never runs.
+export function compiledOnce<Row>(build: () => { compile(): CompiledQuery<Row> }) {
+  // Built and compiled at its first run: a repo made for one transaction declares statements it
+  // never runs, and building a query's tree costs as much as running it on SQLite.
   let compiled: CompiledQuery<Row> | undefined;
   const compile = () => {
-    const done = query.compile();
+    const done = build().compile();
     if (!HOT_STATEMENTS.has(done.sql)) HOT_STATEMENTS.set(done.sql, `hot_${HOT_STATEMENTS.size + 1}`);
     return done;
   };
@@ -499,8 +500,8 @@ function runDirect<Row>(
 }
 
 /** `compiledOnce` for reads: answers the rows. */
-export function precompiled<Row>(query: { compile(): CompiledQuery<Row> }) {
-  const run = compiledOnce(query);
+export function precompiled<Row>(build: () => { compile(): CompiledQuery<Row> }) {
+  const run = compiledOnce(build);
   return async (executor: Executor, ...parameters: unknown[]): Promise<Row[]> =>
     (await run(executor, ...parameters)).rows;
 }

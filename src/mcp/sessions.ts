@@ -43,7 +43,7 @@ export function createSessionStore(db: Db, now: () => Date = () => new Date()): 
   // build-and-compile costs more than the database's execution of them (bench/mcp.ts).
   // The check reads the database, so any instance sharing it serves the session; the mark
   // is a write, so it is made only when the last one is over a minute old (as API keys are).
-  const openSession = compiledOnce(
+  const openSession = compiledOnce(() =>
     kysely
       .selectFrom('mcpSessions')
       .select(['urlElicitation', 'lastUsedAt'])
@@ -52,7 +52,7 @@ export function createSessionStore(db: Db, now: () => Date = () => new Date()): 
       .where('endedAt', 'is', null)
       .where('lastUsedAt', '>=', ''),
   );
-  const markUsed = compiledOnce(
+  const markUsed = compiledOnce(() =>
     kysely.updateTable('mcpSessions').set({ lastUsedAt: '' }).where('id', '=', ''),
   );
   return {

@@ -52,8 +52,10 @@ test('a read right after a committed write sees it', async () => {
 
 test('a compiled-once write answers as through Kysely, and a failing one rejects rather than throws', async () => {
   const user = await registerUser(t.app);
-  const insertUser = compiledOnce(
-    t.db.kysely.insertInto('users').values({
+  let builds = 0;
+  const insertUser = compiledOnce(() => {
+    builds += 1;
+    return t.db.kysely.insertInto('users').values({
       email: '',
       name: '',
       passwordHash: '',
@@ -61,8 +63,10 @@ test('a compiled-once write answers as through Kysely, and a failing one rejects
       isGlobalAdmin: false,
       createdAt: '',
       updatedAt: '',
-    }),
-  );
+    });
+  });
+  // Built at the first run, not when declared: a repo made per transaction declares statements it never runs.
+  assert.equal(builds, 0);
   const now = new Date().toISOString();
   // The parameters in the order they appear in the SQL.
   const insert = (email: string) =>
@@ -72,6 +76,7 @@ test('a compiled-once write answers as through Kysely, and a failing one rejects
   await assert.rejects(duplicate, /unique/i);
   const inserted = await insert(`other-${user.email}`);
   assert.equal(inserted.numAffectedRows, 1n);
+  assert.equal(builds, 1);
   const stored = await t.db.kysely
     .selectFrom('users')
     .select('name')

@@ -69,7 +69,7 @@ const permissionsJson = (dialect: Dialect) =>
 export function createAgentRepo(db: Executor, dialect: Dialect) {
   // The lookup of every MCP request authenticated by a static key: the key, its agent, and
   // the agent's permissions, in one statement.
-  const selectLiveKey = precompiled(
+  const selectLiveKey = precompiled(() =>
     db
       .selectFrom('agentKeys')
       .innerJoin('agents', 'agents.id', 'agentKeys.agentId')
@@ -82,7 +82,7 @@ export function createAgentRepo(db: Executor, dialect: Dialect) {
       .where('agents.status', '!=', sql.lit('disabled')),
   );
   // An owner's agent with its permissions: the agent's own profile tool, and the owner's read.
-  const selectOwnedWithPermissions = precompiled(
+  const selectOwnedWithPermissions = precompiled(() =>
     db
       .selectFrom('agents')
       .selectAll('agents')
@@ -91,13 +91,13 @@ export function createAgentRepo(db: Executor, dialect: Dialect) {
       .where('agents.userId', '=', 0),
   );
   // The policy of every writing tool call.
-  const selectPolicy = precompiled(db.selectFrom('agentPolicies').selectAll().where('agentId', '=', 0));
-  const selectPermissions = precompiled(
+  const selectPolicy = precompiled(() => db.selectFrom('agentPolicies').selectAll().where('agentId', '=', 0));
+  const selectPermissions = precompiled(() =>
     db.selectFrom('agentPermissions').select(['actionKey', 'scope']).where('agentId', '=', 0).orderBy('id'),
   );
   // Counting a daily limit (every call a limit counts): the window's row, made when missing and
   // locked; the uses between two instants, by kind; a use; the window moved.
-  const lockWindowRow = precompiled(
+  const lockWindowRow = precompiled(() =>
     db
       .insertInto('agentUsageWindows')
       .values({ agentId: 0 })
@@ -106,7 +106,7 @@ export function createAgentRepo(db: Executor, dialect: Dialect) {
       )
       .returning(['since', 'bookingUsed', 'cancellationUsed', 'spendUsed']),
   );
-  const selectUseSums = precompiled(
+  const selectUseSums = precompiled(() =>
     db
       .selectFrom('agentUsage')
       .select((eb) => ['kind', eb.fn.sum<number>('amount').as('amount')])
@@ -115,20 +115,20 @@ export function createAgentRepo(db: Executor, dialect: Dialect) {
       .where('createdAt', '<=', '')
       .groupBy('kind'),
   );
-  const updateWindowRow = compiledOnce(
+  const updateWindowRow = compiledOnce(() =>
     db
       .updateTable('agentUsageWindows')
       .set({ since: '', bookingUsed: 0, cancellationUsed: 0, spendUsed: 0 })
       .where('agentId', '=', 0),
   );
-  const insertUse = precompiled(
+  const insertUse = precompiled(() =>
     db
       .insertInto('agentUsage')
       .values({ agentId: 0, kind: 'booking', amount: 0, createdAt: '' })
       .returning('id'),
   );
   // The record of every tool call (parameters in the order of these columns).
-  const insertActivity = compiledOnce(
+  const insertActivity = compiledOnce(() =>
     db.insertInto('agentActivity').values({
       agentId: 0,
       actionKey: '',

@@ -59,10 +59,10 @@ function verifiedUserOf(row: UserRow & ActiveTenantColumns): VerifiedUser {
 }
 
 export function createUserRepo(db: Executor) {
-  const selectUserById = precompiled(db.selectFrom('users').select(userColumns).where('id', '=', 0));
+  const selectUserById = precompiled(() => db.selectFrom('users').select(userColumns).where('id', '=', 0));
   // Runs on every JWT-authenticated request: the person, and their active organisation for the
   // tenant gate (src/tenancy/active-tenant.ts), in one statement.
-  const selectUserWithTenant = precompiled(
+  const selectUserWithTenant = precompiled(() =>
     joinActiveTenant(db.selectFrom('users').select(qualifiedUserColumns)).where('users.id', '=', 0),
   );
   return {
@@ -169,7 +169,7 @@ const apiKeyColumns = ['id', 'label', 'prefix', 'createdAt', 'lastUsedAt', 'revo
 
 export function createApiKeyRepo(db: Executor) {
   // Runs on every key-authenticated request.
-  const selectLiveKeyWithUser = precompiled(
+  const selectLiveKeyWithUser = precompiled(() =>
     joinActiveTenant(
       db
         .selectFrom('apiKeys')

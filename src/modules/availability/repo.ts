@@ -265,11 +265,11 @@ const versionText = (version: string | number | null | undefined) => String(vers
  * each one precompiled statement: read on every availability request, hit or miss.
  */
 export function createVersionReads(db: Kysely<Database>) {
-  const selectType = precompiled(
+  const selectType = precompiled(() =>
     db.selectFrom('availabilityVersions').select('version').where('resourceTypeId', '=', 0),
   );
   // A resource's answers are its parent's type's (a lane's parent, or the resource itself).
-  const selectResource = precompiled(
+  const selectResource = precompiled(() =>
     db
       .selectFrom('resources as r')
       .innerJoin('resources as p', (join) =>
@@ -304,7 +304,7 @@ export function createVersionReads(db: Kysely<Database>) {
  * in one round trip.
  */
 export function createBookingReads(db: Kysely<Database>, dialect: Dialect) {
-  const selectLanes = precompiled(
+  const selectLanes = precompiled(() =>
     db
       .selectFrom('resources')
       .selectAll('resources')

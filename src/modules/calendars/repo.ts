@@ -103,9 +103,9 @@ export function createCalendarRepo(db: Executor) {
   // The same reads without limits (a person, or an agent with unscoped access), compiled once:
   // building them was about a tenth of an MCP calendar_list call (docs/performance.md). Parameters
   // in the order they appear in the SQL.
-  const selectReadable = precompiled(readable(0, 0, undefined));
-  const selectOwned = precompiled(owned(0));
-  const selectShared = precompiled(shared(0, {}));
+  const selectReadable = precompiled(() => readable(0, 0, undefined));
+  const selectOwned = precompiled(() => owned(0));
+  const selectShared = precompiled(() => shared(0, {}));
 
   return {
     async insert(ownerId: number, values: CalendarValues, now: string): Promise<Calendar> {

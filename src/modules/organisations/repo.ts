@@ -44,7 +44,7 @@ export function toOrganisation(row: OrganisationRow): Organisation {
  * defaults, in one query. Compiled once: it runs on every tenant-scoped request.
  */
 export function activeMembershipQuery(db: Executor) {
-  const select = precompiled(joinActiveTenant(db.selectFrom('users')).where('users.id', '=', 0));
+  const select = precompiled(() => joinActiveTenant(db.selectFrom('users')).where('users.id', '=', 0));
   return async (userId: number): Promise<Tenant | undefined> => {
     const [row] = await select(db, userId);
     return (row && tenantOfRow(row)) ?? undefined;

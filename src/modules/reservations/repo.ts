@@ -216,7 +216,7 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
     ])
     .where('id', '=', 0)
     .where('updatedAt', '=', '');
-  const insertOnLane = compiledOnce(
+  const insertOnLane = compiledOnce(() =>
     db
       .insertInto('reservations')
       .columns([
@@ -259,7 +259,7 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
       .returningAll(),
   );
   // A booking's sweep of the lane it takes (see `expireLapsedOnLane`), compiled once too.
-  const expireOnLane = compiledOnce(
+  const expireOnLane = compiledOnce(() =>
     db
       .updateTable('reservations')
       // Literals, so the parameters are only now, the lane and now.

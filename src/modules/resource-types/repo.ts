@@ -60,7 +60,7 @@ function toColumns(values: ResourceTypeValues) {
  * every booking reads it (public booking and availability too).
  */
 export function storedTypeQuery(db: Executor) {
-  const select = precompiled(
+  const select = precompiled(() =>
     db.selectFrom('resourceTypes').selectAll().where('organisationId', '=', 0).where('id', '=', 0),
   );
   return async (executor: Executor, organisationId: number, id: number) => {
@@ -72,8 +72,7 @@ export function storedTypeQuery(db: Executor) {
 export function createResourceTypeRepo(db: Executor) {
   const inOrganisation = (organisationId: number) =>
     db.selectFrom('resourceTypes').selectAll().where('organisationId', '=', organisationId);
-  // Compiled on the first find: a repo is made for every transaction.
-  let findStored: ReturnType<typeof storedTypeQuery> | undefined;
+  const findStored = storedTypeQuery(db);
 
   return {
     async list(organisationId: number): Promise<StoredResourceType[]> {
@@ -82,7 +81,6 @@ export function createResourceTypeRepo(db: Executor) {
     },
 
     find(organisationId: number, id: number): Promise<StoredResourceType | undefined> {
-      findStored ??= storedTypeQuery(db);
       return findStored(db, organisationId, id);
     },
 

@@ -58,9 +58,9 @@ function listQueries(db: Executor) {
   const ordered = <Q extends typeof ofOrganisation>(query: Q) =>
     query.orderBy(sql`coalesce(parent_resource_id, id)`).orderBy(sql`coalesce(capacity_lane_index, 0)`);
   return {
-    all: precompiled(ordered(ofOrganisation)),
-    ofType: precompiled(ordered(ofOrganisation.where('resourceTypeId', '=', 0))),
-    version: precompiled(
+    all: precompiled(() => ordered(ofOrganisation)),
+    ofType: precompiled(() => ordered(ofOrganisation.where('resourceTypeId', '=', 0))),
+    version: precompiled(() =>
       db.selectFrom('resourceListVersions').select('version').where('organisationId', '=', 0),
     ),
   };
