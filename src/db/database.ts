@@ -105,8 +105,11 @@ function createSqlite(path: string): Db {
     dialect: new SqliteDialect({ database: adaptForKysely(sqlite) }),
     plugins: [camelCase],
   });
-  directSqlite.set(kysely, { sqlite, camelCase });
-  groupCommits.set(kysely, groupCommit(kysely, sqlite));
+  directSqlite.set(kysely, { sqlite, camelCase, holdsConnection: false });
+  groupCommits.set(
+    kysely,
+    groupCommit(kysely, sqlite, (trx) => directSqlite.set(trx, { sqlite, camelCase, holdsConnection: true })),
+  );
   return {
     kysely,
     dialect: 'sqlite',
@@ -437,10 +440,14 @@ export async function withoutStatementTimeout<T>(
 }
 
 /**
- * The SQLite connection behind a root Kysely handle (never a transaction's), for
- * compiled-once queries that skip Kysely's executor.
+ * The SQLite connection behind a root Kysely handle or a group commit's transaction, for
+ * compiled-once queries that skip Kysely's executor. `holdsConnection`: the handle is the
+ * transaction that holds the connection, so its statements may run on it at any time.
  */
-const directSqlite = new WeakMap<Executor, { sqlite: SQLite.Database; camelCase: CompiledCamelCasePlugin }>();
+const directSqlite = new WeakMap<
+  Executor,
+  { sqlite: SQLite.Database; camelCase: CompiledCamelCasePlugin; holdsConnection: boolean }
+>();
 
 /**
  * Builds and compiles a query once, at its first run; each call runs it with new parameter values,
@@ -456,7 +463,9 @@ const directSqlite = new WeakMap<Executor, { sqlite: SQLite.Database; camelCase:
  * uses, so a direct statement sees every committed write and commits at once, as a
  * queued one would. While a transaction is open that connection is the
  * transaction's, and a direct statement would read its uncommitted rows or join its
- * fate: then the statement queues behind it, through Kysely.
+ * fate: then the statement queues behind it, through Kysely. The group commit's own
+ * transaction runs them directly: its members run one at a time, each the only user of
+ * the connection while it runs.
  */
 export function compiledOnce<Row>(build: () => { compile(): CompiledQuery<Row> }) {
   // Built and compiled at its first run: a repo made for one transaction declares statements it
@@ -470,7 +479,7 @@ export function compiledOnce<Row>(build: () => { compile(): CompiledQuery<Row> }
   return (executor: Executor, ...parameters: unknown[]): Promise<QueryResult<Row>> => {
     compiled ??= compile();
     const direct = directSqlite.get(executor);
-    if (direct && !direct.sqlite.inTransaction) {
+    if (direct && (direct.holdsConnection || !direct.sqlite.inTransaction)) {
       // A failing statement rejects, as through Kysely, rather than throwing at the call.
       try {
         return Promise.resolve(runDirect<Row>(direct.sqlite, direct.camelCase, compiled.sql, parameters));

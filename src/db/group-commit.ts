@@ -35,6 +35,8 @@ interface Member {
 export function groupCommit(
   kysely: Kysely<Database>,
   sqlite: SQLite.Database,
+  /** Told of each group's transaction before its members run. */
+  begun: (trx: Transaction<Database>) => void = () => {},
 ): <T>(work: (trx: Transaction<Database>) => Promise<T>) => Promise<T> {
   const waiting: Member[] = [];
   let running = false;
@@ -48,6 +50,7 @@ export function groupCommit(
     let lost: unknown;
     try {
       await kysely.transaction().execute(async (trx) => {
+        begun(trx);
         while (waiting.length > 0 && members.length < MAX_MEMBERS) {
           const member = waiting.shift()!;
           members.push(member);

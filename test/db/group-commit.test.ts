@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { createDatabase, type Db, type Executor, inTransaction } from '../../src/db/database.js';
+import {
+  compiledOnce,
+  createDatabase,
+  type Db,
+  type Executor,
+  inTransaction,
+  precompiled,
+} from '../../src/db/database.js';
 import { createTestDatabase } from '../helpers/app.js';
 
 // Transactions through `inTransaction`: on SQLite, those that queue together share one
@@ -72,6 +79,35 @@ describe('transactions that queue together', () => {
     assert.equal(third.status, 'fulfilled');
     assert.ok(third.value.includes('third') && !third.value.includes('second'), third.value.join());
     assert.deepEqual(await labels(db), ['first', 'third']);
+  });
+
+  test('compiled-once statements run in the member: it reads its own write, and one that fails takes its write back', async () => {
+    await sql`delete from group_commit_probe`.execute(db.kysely);
+    // On SQLite these run straight on the connection the group's transaction holds.
+    const insertCompiled = compiledOnce(() => ({
+      compile: () => sql`insert into group_commit_probe (id, label) values (${0}, ${''})`.compile(db.kysely),
+    }));
+    const labelOf = precompiled(() => ({
+      compile: () =>
+        sql<{ label: string }>`select label from group_commit_probe where id = ${0}`.compile(db.kysely),
+    }));
+    const results = await Promise.allSettled([
+      inTransaction(db.kysely, async (trx) => {
+        await insertCompiled(trx, 30, 'kept');
+        return (await labelOf(trx, 30)).map((row) => row.label);
+      }),
+      inTransaction(db.kysely, async (trx) => {
+        await insertCompiled(trx, 31, 'taken back');
+        assert.deepEqual(await labelOf(trx, 31), [{ label: 'taken back' }]);
+        throw new Error('changed its mind');
+      }),
+      inTransaction(db.kysely, async (trx) => (await labelOf(trx, 31)).length),
+    ]);
+    assert.deepEqual(results[0], { status: 'fulfilled', value: ['kept'] });
+    assert.equal(results[1].status, 'rejected');
+    assert.match(String((results[1] as PromiseRejectedResult).reason), /changed its mind/);
+    assert.deepEqual(results[2], { status: 'fulfilled', value: 0 });
+    assert.deepEqual(await labels(db), ['kept']);
   });
 
   test('a statement outside them waits for their COMMIT and never reads what it undid', async () => {
