@@ -2,7 +2,8 @@
 // days, 1,000 and 10,000 reservations in range (a fifth of them holds, half live, half lapsed), on SQLite and on PostgreSQL, beside the
 // bare Fastify floor measured in the same run. The service runs as `npm start` runs it;
 // the catalogue is seeded through its API, the reservations written straight into its
-// database (as many bookings would leave them). Measured: type availability at 1 client
+// database (as many bookings would leave them; measured once the service has mailed their
+// confirmations, as its outbox does for every booking). Measured: type availability at 1 client
 // (p50/p99), and at 10 clients together with a second load on GET /api/health, whose
 // p99 shows whether other requests wait behind availability.
 // Run: npm run bench -- availability (PG_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres;
@@ -22,6 +23,7 @@ import {
   startService,
   stop,
   table,
+  untilMailDrained,
   withPostgresDatabase,
 } from './harness.js';
 
@@ -156,6 +158,8 @@ async function measure(label: string, databaseUrl: string, service: Server): Pro
   let seededCount = 0;
   for (const count of COUNTS) {
     await seedReservations(databaseUrl, seeded, seededCount, count);
+    // Their confirmations are mailed from the outbox; measured once that is done.
+    await untilMailDrained(databaseUrl, label);
     seededCount = count;
     const title = `${label}, ${count.toLocaleString('en')} reservations: type availability`;
     rows.push(

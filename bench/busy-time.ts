@@ -25,6 +25,7 @@ import {
   startService,
   stop,
   table,
+  untilMailDrained,
   withPostgresDatabase,
 } from './harness.js';
 
@@ -219,6 +220,8 @@ async function measure(
 ): Promise<LoadRow[]> {
   const s = await seedCatalogue(service.base);
   await seedReservations(databaseUrl, s);
+  // Their confirmations are mailed from the outbox; measured once that is done.
+  await untilMailDrained(databaseUrl, database);
   const from = new Date(s.start).toISOString();
   const toMs = s.start + DAYS * 24 * HOUR;
   let n = 0;
@@ -248,6 +251,7 @@ async function measure(
   let seeded = 0;
   for (const count of EVENT_COUNTS) {
     await seedEvents(databaseUrl, s, seeded, count);
+    await untilMailDrained(databaseUrl, database);
     seeded = count;
     rows.push(
       await load({

@@ -428,3 +428,73 @@ export async function onBothDatabases(
   console.log(`${header}Node ${process.version}, load average ${loadavg()[0]!.toFixed(1)}\n`);
   for (const { rows, floorRps } of runs) console.log(`${table(rows, floorRps)}\n`);
 }
+
+type SQLiteDatabase = import('better-sqlite3').Database;
+type PostgresClient = import('pg').Client;
+
+/** Runs `sqlite` or `postgres` on a connection of its own to the database at `databaseUrl`. */
+export async function onDatabase<T>(
+  databaseUrl: string,
+  sqlite: (db: SQLiteDatabase) => T,
+  postgres: (client: PostgresClient) => Promise<T>,
+): Promise<T> {
+  if (databaseUrl.startsWith('sqlite:')) {
+    const { default: SQLite } = await import('better-sqlite3');
+    const db = new SQLite(databaseUrl.slice('sqlite:'.length));
+    try {
+      return sqlite(db);
+    } finally {
+      db.close();
+    }
+  }
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return await postgres(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Whether the mail drain has passed every event written so far: each event's mails are then
+ * sent. Two index lookups, so that waiting for the drain adds no work that grows with the
+ * tables to the database CPU being measured (a count of every reservation did).
+ */
+export function mailDrained(databaseUrl: string): Promise<boolean> {
+  const drainedTo = `coalesce((select cast(last_event_id as bigint) from mail_consumer_positions
+    where consumer = 'mail'), 0)`;
+  return onDatabase(
+    databaseUrl,
+    (db) =>
+      Boolean(
+        (
+          db
+            .prepare(`select coalesce((select max(id) from outbox_events), 0) <= ${drainedTo} as drained`)
+            .get() as { drained: number }
+        ).drained,
+      ),
+    // PostgreSQL's events are read in `position` order, given after commit: none may lack one.
+    async (client) =>
+      (
+        await client.query<{ drained: boolean }>(
+          `select coalesce((select max(position) from outbox_events), 0) <= ${drainedTo}
+            and not exists (select 1 from outbox_events where position is null) as drained`,
+        )
+      ).rows[0]!.drained,
+  );
+}
+
+/**
+ * Waits until the mail drain has passed every event written so far: after a seed written
+ * straight into the database (its outbox triggers fired for every row), so that the service
+ * measured is not also mailing the seed's bookings.
+ */
+export async function untilMailDrained(databaseUrl: string, name: string): Promise<void> {
+  const deadline = Date.now() + 300_000;
+  while (!(await mailDrained(databaseUrl))) {
+    if (Date.now() > deadline) throw new Error(`${name}: mail not sent within 5 minutes`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}

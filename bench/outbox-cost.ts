@@ -16,6 +16,7 @@ import {
   freePort,
   type LoadRow,
   load,
+  onDatabase,
   postgresCpuUs,
   profiledEnv,
   type Server,
@@ -24,6 +25,7 @@ import {
   startService,
   stop,
   table,
+  untilMailDrained,
   withPostgresDatabase,
 } from './harness.js';
 
@@ -31,34 +33,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 /** Slots each round may use: more than a round books, so no two rounds ask the same time. */
 const SLOTS_PER_ROUND = 20_000;
-
-type SQLiteDatabase = import('better-sqlite3').Database;
-type PostgresClient = import('pg').Client;
-
-/** Runs `sqlite` or `postgres` on a connection of its own to the database at `databaseUrl`. */
-async function onDatabase<T>(
-  databaseUrl: string,
-  sqlite: (db: SQLiteDatabase) => T,
-  postgres: (client: PostgresClient) => Promise<T>,
-): Promise<T> {
-  if (databaseUrl.startsWith('sqlite:')) {
-    const { default: SQLite } = await import('better-sqlite3');
-    const db = new SQLite(databaseUrl.slice('sqlite:'.length));
-    try {
-      return sqlite(db);
-    } finally {
-      db.close();
-    }
-  }
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return await postgres(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Drops every outbox trigger of the database (names `outbox_...`, as its migrations make them). */
 function dropOutboxTriggers(databaseUrl: string): Promise<number> {
@@ -96,35 +70,6 @@ interface Contender {
 }
 
 type Variant = 'full' | 'written only' | 'none';
-
-/**
- * Whether the mail drain has passed every event written so far: each event's mails are then
- * sent. Two index lookups, so that waiting for the drain adds no work that grows with the
- * tables to the database CPU being measured (a count of every reservation did).
- */
-function mailDrained(databaseUrl: string): Promise<boolean> {
-  const drainedTo = `coalesce((select cast(last_event_id as bigint) from mail_consumer_positions
-    where consumer = 'mail'), 0)`;
-  return onDatabase(
-    databaseUrl,
-    (db) =>
-      Boolean(
-        (
-          db
-            .prepare(`select coalesce((select max(id) from outbox_events), 0) <= ${drainedTo} as drained`)
-            .get() as { drained: number }
-        ).drained,
-      ),
-    // PostgreSQL's events are read in `position` order, given after commit: none may lack one.
-    async (client) =>
-      (
-        await client.query<{ drained: boolean }>(
-          `select coalesce((select max(position) from outbox_events), 0) <= ${drainedTo}
-            and not exists (select 1 from outbox_events where position is null) as drained`,
-        )
-      ).rows[0]!.drained,
-  );
-}
 
 async function contender(name: string, databaseUrl: string, logFile: string, variant: Variant) {
   // As `npm start` runs it, each booking's confirmation mail goes to an SMTP server, here the
@@ -185,11 +130,7 @@ async function round(database: string, c: Contender): Promise<LoadRow & { cpuPer
     postgres,
   });
   if (c.variant === 'full') {
-    const deadline = Date.now() + 300_000;
-    while (!(await mailDrained(c.databaseUrl))) {
-      if (Date.now() > deadline) throw new Error(`${c.name}: mail not sent within 5 minutes`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await untilMailDrained(c.databaseUrl, c.name);
   }
   return { ...row, cpuPerBooking: Math.round((cpuNow(c, postgres) - before) / row.requests) };
 }

@@ -201,7 +201,10 @@ export async function managerBusy(
       .selectFrom('events')
       .innerJoin('calendars', 'calendars.id', 'events.calendarId')
       .where('calendars.ownerId', 'in', [...new Set(ownerIds)])
-      .where('events.transparency', '=', 'opaque')
+      // A literal, as the partial indexes spell it: with a parameter SQLite cannot tell the index
+      // holds only opaque events and reads every event's row to check (3.3 ms against 1.5 for
+      // 10,000 events).
+      .where('events.transparency', '=', sql.lit('opaque'))
       .where('events.bookingReservationId', 'is', null)
       .where('events.startTime', '<', new Date(range.end).toISOString())
       .where((eb) => eb.or([eb('events.occursUntil', 'is', null), eb('events.occursUntil', '>', from)]));
