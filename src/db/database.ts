@@ -106,10 +106,13 @@ function createSqlite(path: string): Db {
     plugins: [camelCase],
   });
   directSqlite.set(kysely, { sqlite, camelCase, holdsConnection: false });
-  groupCommits.set(
-    kysely,
-    groupCommit(kysely, sqlite, (trx) => directSqlite.set(trx, { sqlite, camelCase, holdsConnection: true })),
-  );
+  // A group's transaction runs compiled-once statements directly while its members run, and
+  // never after (a transaction object kept past its commit must not reach the connection).
+  const holding = (trx: Transaction<Database>) => {
+    directSqlite.set(trx, { sqlite, camelCase, holdsConnection: true });
+    return () => directSqlite.delete(trx);
+  };
+  groupCommits.set(kysely, groupCommit(kysely, sqlite, holding));
   return {
     kysely,
     dialect: 'sqlite',

@@ -108,6 +108,13 @@ describe('transactions that queue together', () => {
     assert.match(String((results[1] as PromiseRejectedResult).reason), /changed its mind/);
     assert.deepEqual(results[2], { status: 'fulfilled', value: 0 });
     assert.deepEqual(await labels(db), ['kept']);
+    // A transaction kept past its commit writes nothing, directly or otherwise.
+    let kept: Executor | undefined;
+    await inTransaction(db.kysely, async (trx) => {
+      kept = trx;
+    });
+    await assert.rejects(async () => insertCompiled(kept!, 32, 'late'), /already committed/);
+    assert.deepEqual(await labels(db), ['kept']);
   });
 
   test('a statement outside them waits for their COMMIT and never reads what it undid', async () => {
