@@ -53,13 +53,14 @@ const listedColumns = [
 
 /** The list's two queries, compiled once (of an organisation, and of one type in it), and the version labelling them. */
 function listQueries(db: Executor) {
-  const ofOrganisation = db.selectFrom('resources').select(listedColumns).where('organisationId', '=', 0);
+  const ofOrganisation = () =>
+    db.selectFrom('resources').select(listedColumns).where('organisationId', '=', 0);
   // Parents (and resources without lanes) in creation order, each followed by its lanes in lane order.
-  const ordered = <Q extends typeof ofOrganisation>(query: Q) =>
+  const ordered = <Q extends ReturnType<typeof ofOrganisation>>(query: Q) =>
     query.orderBy(sql`coalesce(parent_resource_id, id)`).orderBy(sql`coalesce(capacity_lane_index, 0)`);
   return {
-    all: precompiled(() => ordered(ofOrganisation)),
-    ofType: precompiled(() => ordered(ofOrganisation.where('resourceTypeId', '=', 0))),
+    all: precompiled(() => ordered(ofOrganisation())),
+    ofType: precompiled(() => ordered(ofOrganisation().where('resourceTypeId', '=', 0))),
     version: precompiled(() =>
       db.selectFrom('resourceListVersions').select('version').where('organisationId', '=', 0),
     ),
@@ -84,13 +85,11 @@ export function createResourceRepo(db: Executor, dialect: Dialect) {
   const inOrganisation = (organisationId: number) =>
     db.selectFrom('resources').selectAll().where('organisationId', '=', organisationId);
 
-  // Compiled on the first list: a repo is made for every transaction, and most never list.
-  let lists: ReturnType<typeof listQueries> | undefined;
+  const lists = listQueries(db);
 
   return {
     /** Parents (and resources without lanes) in creation order, each followed by its lanes in lane order. */
     async list(organisationId: number, resourceTypeId?: number): Promise<Resource[]> {
-      if (!lists) lists = listQueries(db);
       const rows =
         resourceTypeId === undefined
           ? await lists.all(db, organisationId)
@@ -100,7 +99,6 @@ export function createResourceRepo(db: Executor, dialect: Dialect) {
 
     /** The version of the organisation's resources (migration 0015's triggers raise it on every write). */
     async listVersion(organisationId: number): Promise<string> {
-      if (!lists) lists = listQueries(db);
       const [row] = await lists.version(db, organisationId);
       return String(row?.version ?? 0);
     },
