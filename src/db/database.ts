@@ -105,11 +105,12 @@ function createSqlite(path: string): Db {
     dialect: new SqliteDialect({ database: adaptForKysely(sqlite) }),
     plugins: [camelCase],
   });
-  directSqlite.set(kysely, { sqlite, camelCase, holdsConnection: false });
+  const direct = { sqlite, camelCase };
+  directSqlite.set(kysely, direct);
   // A group's transaction runs compiled-once statements directly while its members run, and
   // never after (a transaction object kept past its commit must not reach the connection).
   const holding = (trx: Transaction<Database>) => {
-    directSqlite.set(trx, { sqlite, camelCase, holdsConnection: true });
+    directSqlite.set(trx, direct);
     return () => directSqlite.delete(trx);
   };
   groupCommits.set(kysely, groupCommit(kysely, sqlite, holding));
@@ -443,14 +444,11 @@ export async function withoutStatementTimeout<T>(
 }
 
 /**
- * The SQLite connection behind a root Kysely handle or a group commit's transaction, for
- * compiled-once queries that skip Kysely's executor. `holdsConnection`: the handle is the
- * transaction that holds the connection, so its statements may run on it at any time.
+ * The SQLite connection behind a root Kysely handle, or behind a group commit's transaction
+ * while its members run (that transaction holds the connection: its statements may run on it
+ * at any time), for compiled-once queries that skip Kysely's executor.
  */
-const directSqlite = new WeakMap<
-  Executor,
-  { sqlite: SQLite.Database; camelCase: CompiledCamelCasePlugin; holdsConnection: boolean }
->();
+const directSqlite = new WeakMap<Executor, { sqlite: SQLite.Database; camelCase: CompiledCamelCasePlugin }>();
 
 /**
  * Builds and compiles a query once, at its first run; each call runs it with new parameter values,
@@ -482,7 +480,7 @@ export function compiledOnce<Row>(build: () => { compile(): CompiledQuery<Row> }
   return (executor: Executor, ...parameters: unknown[]): Promise<QueryResult<Row>> => {
     compiled ??= compile();
     const direct = directSqlite.get(executor);
-    if (direct && (direct.holdsConnection || !direct.sqlite.inTransaction)) {
+    if (direct && (executor.isTransaction || !direct.sqlite.inTransaction)) {
       // A failing statement rejects, as through Kysely, rather than throwing at the call.
       try {
         return Promise.resolve(runDirect<Row>(direct.sqlite, direct.camelCase, compiled.sql, parameters));

@@ -36,7 +36,7 @@ export function groupCommit(
   kysely: Kysely<Database>,
   sqlite: SQLite.Database,
   /** Told of each group's transaction before its members run; answers what to do once they have. */
-  begun: (trx: Transaction<Database>) => () => void = () => () => {},
+  begun: (trx: Transaction<Database>) => () => void,
 ): <T>(work: (trx: Transaction<Database>) => Promise<T>) => Promise<T> {
   const waiting: Member[] = [];
   let running = false;
@@ -48,32 +48,29 @@ export function groupCommit(
     const members: Member[] = [];
     const outcomes: Outcome[] = [];
     let lost: unknown;
-    const runMembers = async (trx: Transaction<Database>) => {
-      while (waiting.length > 0 && members.length < MAX_MEMBERS) {
-        const member = waiting.shift()!;
-        members.push(member);
-        // Straight on the connection, which the group's transaction holds: Kysely's executor
-        // around three statements a member cost more than they do.
-        savepoint.run();
-        try {
-          outcomes.push({ ok: true, value: await member.work(trx) });
-        } catch (error) {
-          outcomes.push({ ok: false, error });
-          // SQLite ended the whole transaction (SQLITE_FULL, an interrupt): the group is lost.
-          if (!sqlite.inTransaction) {
-            lost = error;
-            throw error;
-          }
-          rollbackToSavepoint.run();
-        }
-        release.run();
-      }
-    };
     try {
       await kysely.transaction().execute(async (trx) => {
         const ended = begun(trx);
         try {
-          await runMembers(trx);
+          while (waiting.length > 0 && members.length < MAX_MEMBERS) {
+            const member = waiting.shift()!;
+            members.push(member);
+            // Straight on the connection, which the group's transaction holds: Kysely's executor
+            // around three statements a member cost more than they do.
+            savepoint.run();
+            try {
+              outcomes.push({ ok: true, value: await member.work(trx) });
+            } catch (error) {
+              outcomes.push({ ok: false, error });
+              // SQLite ended the whole transaction (SQLITE_FULL, an interrupt): the group is lost.
+              if (!sqlite.inTransaction) {
+                lost = error;
+                throw error;
+              }
+              rollbackToSavepoint.run();
+            }
+            release.run();
+          }
         } finally {
           ended();
         }
