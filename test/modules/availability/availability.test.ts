@@ -90,6 +90,69 @@ describe('availability engine', () => {
     assert.deepEqual(weekend.windows, []);
   });
 
+  test('a reservation stored in another form of ISO text (written by hand) takes its time, beside stored ones', async () => {
+    const owner = await ownerWithOrganisation(t.app, { timezone: 'UTC' });
+    const type = await createType(t.app, owner, {
+      minBookingDuration: 60,
+      schedulePolicy: { operatingHours: weekdays('08:00', '18:00') },
+    });
+    const res = await createResource(t.app, owner, { name: 'Room', resourceTypeId: type.id });
+    const mon = futureMonday();
+    assert.equal(
+      (await book(owner.auth, { resourceId: res.id, startTime: at(mon, 9), endTime: at(mon, 10) }))
+        .statusCode,
+      201,
+    );
+    const day = mon.toISOString().slice(0, 10);
+    const now = new Date().toISOString();
+    // Without milliseconds, and with an offset: not the 24 characters the service itself stores.
+    await t.db.kysely
+      .insertInto('reservations')
+      .values(
+        [
+          [`${day}T12:00:00Z`, `${day}T13:00:00Z`],
+          [`${day}T15:00:00.000+00:00`, `${day}T16:00:00.000+00:00`],
+        ].map(([startTime, endTime]) => ({
+          organisationId: owner.organisationId,
+          resourceTypeId: type.id,
+          resourceId: res.id,
+          status: 'confirmed' as const,
+          startTime: startTime!,
+          endTime: endTime!,
+          customerName: 'By hand',
+          customerEmail: 'by-hand@example.test',
+          customerInfo: '{}',
+          source: 'api' as const,
+          createdAt: now,
+          updatedAt: now,
+        })),
+      )
+      .execute();
+    const answer = await availability(
+      owner.auth,
+      `/api/resources/${res.id}/availability`,
+      at(mon, 0),
+      at(mon, 24),
+    );
+    assert.deepEqual(
+      answer.windows.map((w: { start: string; end: string }) => [w.start, w.end]),
+      [
+        [at(mon, 8), at(mon, 9)],
+        [at(mon, 10), at(mon, 12)],
+        [at(mon, 13), at(mon, 15)],
+        [at(mon, 16), at(mon, 18)],
+      ],
+    );
+    for (const hour of [12, 15]) {
+      const r = await book(owner.auth, {
+        resourceId: res.id,
+        startTime: at(mon, hour),
+        endTime: at(mon, hour + 1),
+      });
+      assert.equal(r.statusCode, 409, `${hour}:00`);
+    }
+  });
+
   test('a gap shorter than the minimum duration is not a window; a stretch crossing the range edge counts whole', async () => {
     const owner = await ownerWithOrganisation(t.app, { timezone: 'UTC' });
     const type = await createType(t.app, owner, { minBookingDuration: 90 });
