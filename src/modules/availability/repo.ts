@@ -216,8 +216,9 @@ export type AvailabilityRepo = ReturnType<typeof createAvailabilityRepo>;
  * and answered, never what the events are. Single events, nearly all of them, come
  * aggregated into one text per person, unordered (sorted in memory), as a lane's reservations do
  * (a row object per event was the larger part of an answer's cost); recurring ones as rows,
- * expanded in memory. Each half reads its own partial index of migration 0037 (opaque,
- * unmirrored events by calendar and start: single ones with their end, recurring ones).
+ * expanded in memory. Each half reads its own partial index of opaque, unmirrored events:
+ * single ones by calendar and end (migration 0043: the events ending after the range's
+ * start, not a calendar's whole history), recurring ones by calendar and start (0037).
  */
 export async function managerBusy(
   executor: Executor,
@@ -238,8 +239,7 @@ export async function managerBusy(
       // 10,000 events).
       .where('events.transparency', '=', sql.lit('opaque'))
       .where('events.bookingReservationId', 'is', null)
-      .where('events.startTime', '<', new Date(range.end).toISOString())
-      .where((eb) => eb.or([eb('events.occursUntil', 'is', null), eb('events.occursUntil', '>', from)]));
+      .where('events.startTime', '<', new Date(range.end).toISOString());
   const rows = await busyEvents()
     .select([
       'calendars.ownerId',
@@ -266,7 +266,8 @@ export async function managerBusy(
           'events.recurrence',
           'events.occursUntil',
         ])
-        .where('events.recurrence', 'is not', null),
+        .where('events.recurrence', 'is not', null)
+        .where((eb) => eb.or([eb('events.occursUntil', 'is', null), eb('events.occursUntil', '>', from)])),
     )
     .execute();
   const single = new Map<number, Spans>();
