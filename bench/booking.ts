@@ -19,24 +19,28 @@ await onBothDatabases(
   'booking',
   async (database, service, floor) => {
     const { auth, distinctType, fillingType, holdType } = await seed(service.base);
+    const postgres = database === 'PostgreSQL';
     return [
       await load({
         title: `${database}: pool booking, distinct slots`,
         server: service,
         path: '/api/reservations',
         requests: bookings(auth, distinctType, (n) => n),
+        postgres,
       }),
       await load({
         title: `${database}: pool booking, filling ${LANES} lanes per slot`,
         server: service,
         path: '/api/reservations',
         requests: bookings(auth, fillingType, (n) => Math.floor(n / LANES)),
+        postgres,
       }),
       await load({
         title: `${database}: hold then confirm (2 requests a pair)`,
         server: service,
         path: '/api/reservations/holds',
         requests: holdsConfirmed(auth, holdType, (n) => n),
+        postgres,
       }),
       await load({ title: `${database} run: floor (Fastify hello-world)`, server: floor, path: '/' }),
     ];

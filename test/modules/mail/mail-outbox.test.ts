@@ -56,7 +56,7 @@ describe('mail from the outbox', () => {
     assert.equal(drained.sent, 2);
     assert.equal(drained.stopped, false);
     assert.equal((await mail.drain()).sent, 0);
-    const messages = catcher.messages();
+    const messages = await catcher.messages();
     assert.deepEqual(
       messages.map((message) => [message.envelope.to[0], message.subject]),
       [

@@ -122,7 +122,7 @@ describe('membership events', () => {
     await t.app.services.mail.drain();
     await t.app.services.mail.drain();
     assert.deepEqual(
-      catcher.messages().map((message) => message.envelope.to[0]),
+      (await catcher.messages()).map((message) => message.envelope.to[0]),
       [address],
     );
   });

@@ -61,7 +61,7 @@ describe('mail catcher', () => {
     for (const n of [1, 2, 3, 4])
       await send({ to: `n${n}@example.test`, subject: `Message ${n}`, text: 'x' });
     assert.deepEqual(
-      catcher.messages().map((message) => message.subject),
+      (await catcher.messages()).map((message) => message.subject),
       ['Message 2', 'Message 3', 'Message 4'],
     );
     const cleared = await fetch(`${catcher.url}/__admin/messages`, { method: 'DELETE' });
@@ -83,7 +83,7 @@ describe('mail catcher', () => {
     });
     await transport.sendMail({ from: 'a@example.test', to: 'b@example.test', subject: 'auth', text: 'x' });
     transport.close();
-    assert.equal(catcher.messages()[0]?.subject, 'auth');
+    assert.equal((await catcher.messages())[0]?.subject, 'auth');
   });
 });
 

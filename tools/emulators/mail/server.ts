@@ -1,7 +1,9 @@
 // A mail catcher: a real SMTP server on loopback (the `smtp-server` package) that keeps
 // every message it receives in memory, and a small admin HTTP API listing them. Used by
 // the tests and, when SMTP_URL is unset, by `npm start` in development, so mail the
-// service sends can be read without a real mailbox.
+// service sends can be read without a real mailbox. A message is kept as received and
+// parsed (`mailparser`) the first time it is read: parsing costs as much CPU as sending,
+// and in development the catcher shares the service's process.
 import { randomUUID } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -51,8 +53,10 @@ export interface MailCatcher {
   smtpUrl: string;
   /** Base URL of the admin API: GET /__admin/messages, DELETE /__admin/messages. */
   url: string;
-  /** Every message kept, oldest first. */
-  messages(): CaughtMessage[];
+  /** Every message kept, oldest first (parsed on first read). */
+  messages(): Promise<CaughtMessage[]>;
+  /** How many messages are kept, without parsing them. */
+  count(): number;
   /** Resolves with the messages once `count` are kept (rejects after `timeoutMs`). */
   waitForMessages(count: number, timeoutMs?: number): Promise<CaughtMessage[]>;
   clear(): void;
@@ -68,8 +72,9 @@ export async function startMailCatcher(options: MailCatcherOptions = {}): Promis
   const host = options.host ?? '127.0.0.1';
   const maxMessages = options.maxMessages ?? 1000;
   const maxMessageBytes = options.maxMessageBytes ?? 10 * 1024 * 1024;
-  const kept: CaughtMessage[] = [];
+  const kept: Received[] = [];
   let waiters: Array<() => void> = [];
+  const parsedAll = () => Promise.all(kept.map(parsedOf));
 
   const smtp = new SMTPServer({
     // Any client, any (or no) credentials: it is a catcher on loopback, not a relay.
@@ -87,38 +92,22 @@ export async function startMailCatcher(options: MailCatcherOptions = {}): Promis
           callback(Object.assign(new Error('Message exceeds the size limit'), { responseCode: 552 }));
           return;
         }
-        const raw = Buffer.concat(chunks);
-        // Stored before the 250 answer, so a client's send resolves only once it is listed.
-        simpleParser(raw)
-          .then((parsed) => {
-            kept.push({
-              id: randomUUID(),
-              receivedAt: new Date().toISOString(),
-              envelope: {
-                from: session.envelope.mailFrom ? session.envelope.mailFrom.address : null,
-                to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
-              },
-              messageId: parsed.messageId ?? null,
-              from: addresses(parsed.from)[0] ?? null,
-              to: addresses(parsed.to),
-              subject: parsed.subject ?? null,
-              text: parsed.text ?? null,
-              html: typeof parsed.html === 'string' ? parsed.html : null,
-              attachments: parsed.attachments.map((attachment) => ({
-                filename: attachment.filename ?? null,
-                contentType: attachment.contentType,
-                size: attachment.size,
-                content: attachment.content.toString('utf8'),
-              })),
-              raw: raw.toString('utf8'),
-            });
-            if (kept.length > maxMessages) kept.splice(0, kept.length - maxMessages);
-            const woken = waiters;
-            waiters = [];
-            for (const wake of woken) wake();
-            callback();
-          })
-          .catch((error: Error) => callback(error));
+        // Kept before the 250 answer, so a client's send resolves only once it is listed.
+        kept.push({
+          id: randomUUID(),
+          receivedAt: new Date().toISOString(),
+          envelope: {
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : null,
+            to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+          },
+          raw: Buffer.concat(chunks),
+          parsed: null,
+        });
+        if (kept.length > maxMessages) kept.splice(0, kept.length - maxMessages);
+        const woken = waiters;
+        waiters = [];
+        for (const wake of woken) wake();
+        callback();
       });
     },
   });
@@ -127,7 +116,7 @@ export async function startMailCatcher(options: MailCatcherOptions = {}): Promis
 
   const admin = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://catcher').pathname;
-    if (path === '/__admin/messages' && request.method === 'GET') return json(response, 200, kept);
+    if (path === '/__admin/messages' && request.method === 'GET') return void answer(response, parsedAll());
     if (path === '/__admin/messages' && request.method === 'DELETE') {
       kept.length = 0;
       return json(response, 200, { cleared: true });
@@ -135,7 +124,9 @@ export async function startMailCatcher(options: MailCatcherOptions = {}): Promis
     const one = /^\/__admin\/messages\/([^/]+)$/.exec(path);
     if (one && request.method === 'GET') {
       const message = kept.find((candidate) => candidate.id === decodeURIComponent(one[1]!));
-      return message ? json(response, 200, message) : json(response, 404, { error: 'No such message' });
+      return message
+        ? void answer(response, parsedOf(message))
+        : json(response, 404, { error: 'No such message' });
     }
     return json(response, 404, { error: 'Unknown admin route' });
   });
@@ -153,7 +144,8 @@ export async function startMailCatcher(options: MailCatcherOptions = {}): Promis
   return {
     smtpUrl: `smtp://${urlHost}:${smtpPort}`,
     url: `http://${urlHost}:${httpPort}`,
-    messages: () => [...kept],
+    messages: parsedAll,
+    count: () => kept.length,
     waitForMessages(count, timeoutMs = 5_000) {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
@@ -163,7 +155,7 @@ export async function startMailCatcher(options: MailCatcherOptions = {}): Promis
         const check = () => {
           if (kept.length < count) return void waiters.push(check);
           clearTimeout(timer);
-          resolve([...kept]);
+          resolve(parsedAll());
         };
         check();
       });
@@ -180,6 +172,42 @@ export async function startMailCatcher(options: MailCatcherOptions = {}): Promis
         }),
       ]).then(() => undefined),
   };
+}
+
+/** A message as received; `parsed` once it was first read. */
+interface Received extends Pick<CaughtMessage, 'id' | 'receivedAt' | 'envelope'> {
+  raw: Buffer;
+  parsed: Promise<CaughtMessage> | null;
+}
+
+/** The message as the admin API lists it, parsed once. */
+function parsedOf(message: Received): Promise<CaughtMessage> {
+  message.parsed ??= simpleParser(message.raw).then((parsed) => ({
+    id: message.id,
+    receivedAt: message.receivedAt,
+    envelope: message.envelope,
+    messageId: parsed.messageId ?? null,
+    from: addresses(parsed.from)[0] ?? null,
+    to: addresses(parsed.to),
+    subject: parsed.subject ?? null,
+    text: parsed.text ?? null,
+    html: typeof parsed.html === 'string' ? parsed.html : null,
+    attachments: parsed.attachments.map((attachment) => ({
+      filename: attachment.filename ?? null,
+      contentType: attachment.contentType,
+      size: attachment.size,
+      content: attachment.content.toString('utf8'),
+    })),
+    raw: message.raw.toString('utf8'),
+  }));
+  return message.parsed;
+}
+
+function answer(response: ServerResponse, body: Promise<unknown>): void {
+  body.then(
+    (value) => json(response, 200, value),
+    (error: Error) => json(response, 500, { error: `Could not parse a message: ${error.message}` }),
+  );
 }
 
 function json(response: ServerResponse, status: number, body: unknown): void {
