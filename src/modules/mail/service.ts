@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import { createTransport, type Transporter } from 'nodemailer';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { JobQueue } from '../../jobs/queue.js';
@@ -20,6 +19,7 @@ import {
   mailedReservation,
   mailedWebhook,
 } from './schemas.js';
+import { createSmtpSender, type SmtpSender } from './smtp-sender.js';
 import {
   type BookingMailInput,
   type Rendered,
@@ -88,18 +88,11 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
   const sender = parseMailbox(config.mail.from);
   const senderDomain = sender.address.split('@')[1] ?? 'localhost';
   const uidHost = new URL(config.publicUrl).hostname;
-  let transport: Transporter | undefined;
-  const transportOf = () => {
+  let smtp: SmtpSender | undefined;
+  const smtpOf = () => {
     if (!config.mail.smtpUrl) throw new Error('Mail is off: SMTP_URL is not set');
-    // Pooled: a drain's mails go over one open connection, not a handshake each; one idle
-    // for 10 s is closed before the socket timeout would call it a failure.
-    transport ??= createTransport({
-      url: config.mail.smtpUrl,
-      pool: true,
-      idleTimeout: 10_000,
-      ...SMTP_TIMEOUTS,
-    });
-    return transport;
+    smtp ??= createSmtpSender({ url: config.mail.smtpUrl, timeouts: SMTP_TIMEOUTS });
+    return smtp;
   };
 
   if (!config.mail.smtpUrl && config.env === 'production')
@@ -306,7 +299,7 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
   /** Sends one mail over SMTP now (no dedupe: the consumer claims first). */
   async function send(mail: Mail): Promise<{ messageId: string }> {
     const messageId = messageIdOf(mail);
-    await transportOf().sendMail({
+    await smtpOf().send({
       from: { name: sender.name ?? mail.fromName ?? '', address: sender.address },
       to: mail.to,
       ...(mail.replyTo ? { replyTo: mail.replyTo } : {}),
@@ -460,7 +453,7 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
     drain,
     purge,
     async close(): Promise<void> {
-      transport?.close();
+      await smtp?.close();
     },
   };
 }

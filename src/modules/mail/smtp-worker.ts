@@ -1,0 +1,33 @@
+// The SMTP sender's thread (smtp-sender.ts): nodemailer composes each message and sends it
+// over one pooled connection. It answers every request by its id, with the SMTP server's
+// response code when a send fails, so the mail service can tell a refusal from a hiccup.
+import { parentPort, workerData } from 'node:worker_threads';
+import { createTransport } from 'nodemailer';
+import type { SenderReply, SenderRequest, SmtpSenderOptions } from './smtp-sender.js';
+
+const { url, timeouts } = workerData as SmtpSenderOptions;
+// Pooled: a drain's mails go over one open connection, not a handshake each; one idle
+// for 10 s is closed before the socket timeout would call it a failure.
+const transport = createTransport({ url, pool: true, idleTimeout: 10_000, ...timeouts });
+const port = parentPort!;
+
+port.on('message', (request: SenderRequest | 'close') => {
+  if (request === 'close') {
+    transport.close();
+    port.close();
+    return;
+  }
+  transport.sendMail(request.message).then(
+    () => port.postMessage({ id: request.id } satisfies SenderReply),
+    (error: unknown) => {
+      const { message, responseCode } = error as { message?: unknown; responseCode?: unknown };
+      port.postMessage({
+        id: request.id,
+        error: {
+          message: typeof message === 'string' ? message : String(error),
+          responseCode: typeof responseCode === 'number' ? responseCode : null,
+        },
+      } satisfies SenderReply);
+    },
+  );
+});

@@ -1,0 +1,104 @@
+// The SMTP sender's worker thread: what it sends arrives whole, the server's refusal comes
+// back with its code (the mail service tells a 5xx from a 4xx by it), an unreachable server
+// fails the send, and an open sender never keeps a process from exiting.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { SMTPServer } from 'smtp-server';
+import { createSmtpSender } from '../../../src/modules/mail/smtp-sender.js';
+import { type MailCatcher, startMailCatcher } from '../../../tools/emulators/mail/server.js';
+
+const timeouts = { connectionTimeout: 2_000, greetingTimeout: 2_000, socketTimeout: 5_000 };
+
+describe('SMTP sender', () => {
+  let catcher: MailCatcher;
+  before(async () => {
+    catcher = await startMailCatcher();
+  });
+  after(() => catcher.close());
+
+  test('a message with its calendar arrives as composed', async () => {
+    const sender = createSmtpSender({ url: catcher.smtpUrl, timeouts });
+    try {
+      await sender.send({
+        from: { name: 'Studio', address: 'bookings@example.test' },
+        to: 'kim@example.test',
+        subject: 'Booked ✓',
+        text: 'See you',
+        html: '<p>See you</p>',
+        messageId: '<one@example.test>',
+        icalEvent: {
+          method: 'REQUEST',
+          filename: 'invite.ics',
+          content: 'BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n',
+        },
+      });
+    } finally {
+      await sender.close();
+    }
+    const [message] = await catcher.messages();
+    assert.equal(message?.subject, 'Booked ✓');
+    assert.equal(message?.messageId, '<one@example.test>');
+    assert.deepEqual(message?.envelope.to, ['kim@example.test']);
+    assert.equal(message?.text?.trim(), 'See you');
+    assert.match(message!.raw, /^Content-Type: text\/calendar; charset=utf-8; method=REQUEST/m);
+  });
+
+  test("a refusal carries the server's response code; an unreachable server fails the send", async () => {
+    const refusing = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onRcptTo: (_address, _session, callback) =>
+        callback(Object.assign(new Error('No such mailbox'), { responseCode: 550 })),
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    const { port } = refusing.server.address() as AddressInfo;
+    const sender = createSmtpSender({ url: `smtp://127.0.0.1:${port}`, timeouts });
+    try {
+      await assert.rejects(sender.send({ from: 'a@example.test', to: 'nobody@example.test', text: 'x' }), {
+        responseCode: 550,
+        message: /No such mailbox/,
+      });
+    } finally {
+      await sender.close();
+      await new Promise<void>((resolve) => refusing.close(() => resolve()));
+    }
+    // Nothing listens there any more.
+    const gone = createSmtpSender({ url: `smtp://127.0.0.1:${port}`, timeouts });
+    try {
+      await assert.rejects(
+        gone.send({ from: 'a@example.test', to: 'b@example.test', text: 'x' }),
+        (error) => {
+          assert.equal((error as { responseCode?: unknown }).responseCode, undefined);
+          return true;
+        },
+      );
+    } finally {
+      await gone.close();
+    }
+  });
+
+  test('a sender left open does not keep its process running', async () => {
+    // A process that sends one mail and never closes its sender (nor anything else) ends by itself.
+    const script = `
+      import { createSmtpSender } from './src/modules/mail/smtp-sender.ts';
+      const sender = createSmtpSender({ url: ${JSON.stringify(catcher.smtpUrl)}, timeouts: ${JSON.stringify(timeouts)} });
+      await sender.send({ from: 'a@example.test', to: 'left-open@example.test', text: 'x' });
+      console.log('sent');`;
+    // Asynchronously: the catcher answering it runs in this process.
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', '--input-type=module', '-e', script],
+        { cwd: new URL('../../../', import.meta.url), encoding: 'utf8', timeout: 20_000 },
+        (error, out, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(out)),
+      ),
+    );
+    assert.equal(stdout.trim(), 'sent');
+    assert.ok(
+      (await catcher.messages()).some((message) => message.envelope.to[0] === 'left-open@example.test'),
+    );
+  });
+});
