@@ -4,7 +4,7 @@ import ical, {
   ICalCalendarMethod,
   ICalEventStatus,
 } from 'ical-generator';
-import type { Branding, MailCalendar, MailedReservation } from './schemas.js';
+import type { MailCalendar } from './schemas.js';
 
 /**
  * The iCalendar invitation of a booking mail (RFC 5545/5546). One UID per reservation,
@@ -17,21 +17,14 @@ export function reservationUid(reservationId: number, host: string): string {
   return `reservation-${reservationId}@${host}`;
 }
 
-export interface BookingCalendarInput {
+/** The calendar part of a message: its RFC 5546 method goes in the MIME type too. */
+export interface CalendarPart {
   method: 'REQUEST' | 'CANCEL';
-  uid: string;
-  sequence: number;
-  /** DTSTAMP: the event's time, so a mail rendered again is the same object. */
-  stamp: string;
-  reservation: MailedReservation;
-  branding: Branding;
-  serviceName: string | null;
-  /** The organiser's address: the organisation's email, else the sender's. */
-  organizerEmail: string;
-  attendeeEmail: string;
+  filename: string;
+  content: string;
 }
 
-export function bookingCalendar(input: BookingCalendarInput): MailCalendar {
+export function bookingCalendar(input: MailCalendar): CalendarPart {
   const { reservation, branding } = input;
   const calendar = ical({
     prodId: { company: 'reservation-service', product: 'mail', language: 'EN' },

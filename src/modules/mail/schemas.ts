@@ -24,11 +24,22 @@ export const MAIL_KINDS = [
 ] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];
 
-/** An iCalendar object sent with a booking mail (RFC 5546 method in the MIME type too). */
+/**
+ * The iCalendar invitation a booking mail carries, as facts: the SMTP sender's thread
+ * writes it (calendar.ts) when it composes the message, off the request thread.
+ */
 export interface MailCalendar {
   method: 'REQUEST' | 'CANCEL';
-  filename: string;
-  content: string;
+  uid: string;
+  sequence: number;
+  /** DTSTAMP: the event's time, so a mail rendered again is the same object. */
+  stamp: string;
+  reservation: MailedReservation;
+  branding: Branding;
+  serviceName: string | null;
+  /** The organiser's address: the organisation's email, else the sender's. */
+  organizerEmail: string;
+  attendeeEmail: string;
 }
 
 /** One message to one recipient, rendered and ready to send. */

@@ -5,7 +5,7 @@ import type { Db } from '../../db/database.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import { coalescing } from '../../lib/coalescing.js';
 import type { OutboxConsumerPort } from '../outbox/service.js';
-import { bookingCalendar, reservationUid } from './calendar.js';
+import { reservationUid } from './calendar.js';
 import { createMailRepo } from './repo.js';
 import {
   type Branding,
@@ -213,7 +213,7 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
     } else {
       return null;
     }
-    return bookingCalendar({
+    return {
       method,
       uid: reservationUid(reservation.id, uidHost),
       sequence,
@@ -223,7 +223,7 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
       serviceName: input.serviceName,
       organizerEmail: branding.email ?? sender.address,
       attendeeEmail: to,
-    });
+    };
   }
 
   async function reservationMails(event: MailableEvent): Promise<Mail[] | null> {
@@ -307,16 +307,7 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
       text: mail.text,
       html: mail.html,
       messageId,
-      ...(mail.calendar
-        ? {
-            // The invitation both as the calendar part clients act on and as a file to open.
-            icalEvent: {
-              method: mail.calendar.method,
-              filename: mail.calendar.filename,
-              content: mail.calendar.content,
-            },
-          }
-        : {}),
+      ...(mail.calendar ? { calendar: mail.calendar } : {}),
     });
     return { messageId };
   }

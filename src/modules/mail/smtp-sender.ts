@@ -1,9 +1,10 @@
 import { Worker } from 'node:worker_threads';
 import type { SendMailOptions } from 'nodemailer';
+import type { MailCalendar } from './schemas.js';
 
 /**
- * Sends mail over SMTP from a worker thread of its own (smtp-worker.ts). Composing a MIME
- * message and speaking SMTP cost nodemailer 1-2 ms of CPU a mail, several bookings' worth;
+ * Sends mail over SMTP from a worker thread of its own (smtp-worker.ts). Writing the
+ * invitation, composing the MIME message and speaking SMTP cost 1-2 ms of CPU a mail, several bookings' worth;
  * on its own thread that work takes a core the request thread leaves idle instead of the
  * request thread itself. The thread starts with the first mail and is rebuilt after a crash;
  * sends in flight then fail as transient (the drain tries them again).
@@ -13,11 +14,14 @@ export interface SmtpSender {
   close(): Promise<void>;
 }
 
-/** What a send carries to the thread: plain data, as nodemailer's `sendMail` takes it. */
+/**
+ * What a send carries to the thread, plain data: nodemailer's `sendMail` options, and the
+ * booking's invitation as facts, which the thread writes as iCalendar (calendar.ts).
+ */
 export type SenderMessage = Pick<
   SendMailOptions,
-  'from' | 'to' | 'replyTo' | 'subject' | 'text' | 'html' | 'messageId' | 'icalEvent'
->;
+  'from' | 'to' | 'replyTo' | 'subject' | 'text' | 'html' | 'messageId'
+> & { calendar?: MailCalendar };
 
 export interface SmtpSenderOptions {
   url: string;

@@ -1,8 +1,9 @@
-// The SMTP sender's thread (smtp-sender.ts): nodemailer composes each message and sends it
-// over one pooled connection. It answers every request by its id, with the SMTP server's
+// The SMTP sender's thread (smtp-sender.ts): it writes a booking's invitation (calendar.ts),
+// nodemailer composes each message and sends it over one pooled connection. It answers every request by its id, with the SMTP server's
 // response code when a send fails, so the mail service can tell a refusal from a hiccup.
 import { parentPort, workerData } from 'node:worker_threads';
 import { createTransport } from 'nodemailer';
+import { bookingCalendar } from './calendar.js';
 import type { SenderReply, SenderRequest, SmtpSenderOptions } from './smtp-sender.js';
 
 const { url, timeouts } = workerData as SmtpSenderOptions;
@@ -17,7 +18,13 @@ port.on('message', (request: SenderRequest | 'close') => {
     port.close();
     return;
   }
-  transport.sendMail(request.message).then(
+  const { calendar, ...message } = request.message;
+  // In a promise, so that a calendar that cannot be written fails its send, not the thread.
+  const sent = Promise.resolve().then(() =>
+    // The invitation both as the calendar part clients act on and as a file to open.
+    transport.sendMail(calendar ? { ...message, icalEvent: bookingCalendar(calendar) } : message),
+  );
+  sent.then(
     () => port.postMessage({ id: request.id } satisfies SenderReply),
     (error: unknown) => {
       const { message, responseCode } = error as { message?: unknown; responseCode?: unknown };

@@ -28,10 +28,30 @@ describe('SMTP sender', () => {
         text: 'See you',
         html: '<p>See you</p>',
         messageId: '<one@example.test>',
-        icalEvent: {
+        calendar: {
           method: 'REQUEST',
-          filename: 'invite.ics',
-          content: 'BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n',
+          uid: 'reservation-7@example.test',
+          sequence: 2,
+          stamp: '2026-11-27T10:00:00.000Z',
+          reservation: {
+            id: 7,
+            resourceTypeId: 1,
+            status: 'confirmed',
+            startTime: '2026-12-01T09:00:00.000Z',
+            endTime: '2026-12-01T10:00:00.000Z',
+            customer: { name: 'Kim', email: 'kim@example.test' },
+          },
+          branding: {
+            name: 'Studio',
+            email: 'hello@studio.example',
+            address: null,
+            logoUrl: null,
+            color: '#2563eb',
+            timezone: 'UTC',
+          },
+          serviceName: 'Lesson',
+          organizerEmail: 'hello@studio.example',
+          attendeeEmail: 'kim@example.test',
         },
       });
     } finally {
@@ -42,7 +62,13 @@ describe('SMTP sender', () => {
     assert.equal(message?.messageId, '<one@example.test>');
     assert.deepEqual(message?.envelope.to, ['kim@example.test']);
     assert.equal(message?.text?.trim(), 'See you');
+    // The thread wrote the invitation from its facts.
     assert.match(message!.raw, /^Content-Type: text\/calendar; charset=utf-8; method=REQUEST/m);
+    const invitation = message!.attachments.find((part) => part.contentType === 'text/calendar');
+    assert.match(invitation!.content, /^UID:reservation-7@example\.test\r?$/m);
+    assert.match(invitation!.content, /^SEQUENCE:2\r?$/m);
+    assert.match(invitation!.content, /^SUMMARY:Lesson at Studio\r?$/m);
+    assert.match(invitation!.content, /^DTSTART:20261201T090000Z\r?$/m);
   });
 
   test("a refusal carries the server's response code; an unreachable server fails the send", async () => {
