@@ -146,12 +146,14 @@ export function createMembers({ db, events, repoFor, access, viewOf, assertBelow
         }
         const existing = await repo.findInvitation(organisationId, invitee);
         if (existing) assertCanManage(membership.role, existing.role, input.role);
+        // One reading of the clock: the lifetime is exactly what it says.
+        const invitedAt = Date.now();
         const values = {
           organisationId,
           role: input.role,
           invitedById: actor.userId,
-          invitedAt: nowIso(),
-          expiresAt: isoAfterSeconds(INVITATION_LIFETIME_SECONDS),
+          invitedAt: new Date(invitedAt).toISOString(),
+          expiresAt: isoAfterSeconds(INVITATION_LIFETIME_SECONDS, invitedAt),
         };
         const invited = existing
           ? { invitation: await repo.renewInvitation(existing.invitationId, values), created: false }
