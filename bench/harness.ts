@@ -162,6 +162,19 @@ export function cpuUs(server: Server): number | null {
 }
 
 /**
+ * CPU time (µs) of a server's main thread alone, the one that answers requests (null off
+ * Linux): what its other threads (a mail sender, the garbage collector's) take is not in it.
+ */
+export function requestThreadCpuUs(server: Server): number | null {
+  try {
+    const pid = server.child.pid!;
+    return statCpuUs(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/**
  * CPU time (µs) of every PostgreSQL process of this machine (its backends, autovacuum and
  * writers), from /proc (null off Linux): what a request costs the database beside the service.
  */

@@ -19,6 +19,7 @@ import {
   onDatabase,
   postgresCpuUs,
   profiledEnv,
+  requestThreadCpuUs,
   type Server,
   startFloor,
   startMailCatcher,
@@ -106,7 +107,10 @@ const cpuNow = (c: Contender, postgres: boolean) =>
  * bookings is sent, so that a round's mail is counted in its CPU (`cpuPerBooking`, service and
  * database, from its start until then) and never runs into the next round.
  */
-async function round(database: string, c: Contender): Promise<LoadRow & { cpuPerBooking: number }> {
+async function round(
+  database: string,
+  c: Contender,
+): Promise<LoadRow & { cpuPerBooking: number; requestThreadUs: number }> {
   const offset = c.rounds++ * SLOTS_PER_ROUND;
   const postgres = database === 'PostgreSQL';
   // This machine's PostgreSQL runs without autovacuum (its default is on): the dead row
@@ -119,6 +123,7 @@ async function round(database: string, c: Contender): Promise<LoadRow & { cpuPer
       (client) => client.query('vacuum'),
     );
   const before = cpuNow(c, postgres);
+  const requestThreadBefore = requestThreadCpuUs(c.service) ?? 0;
   const row = await load({
     title: `${database}: pool booking, ${c.name}`,
     server: c.service,
@@ -132,7 +137,11 @@ async function round(database: string, c: Contender): Promise<LoadRow & { cpuPer
   if (c.variant === 'full') {
     await untilMailDrained(c.databaseUrl, c.name);
   }
-  return { ...row, cpuPerBooking: Math.round((cpuNow(c, postgres) - before) / row.requests) };
+  return {
+    ...row,
+    cpuPerBooking: Math.round((cpuNow(c, postgres) - before) / row.requests),
+    requestThreadUs: Math.round(((requestThreadCpuUs(c.service) ?? 0) - requestThreadBefore) / row.requests),
+  };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -147,7 +156,7 @@ async function compare(database: string, urls: [string, string, string], floor: 
     // A round each before measuring: a fresh service's and database's first seconds are slower
     // (the JIT, the planner's first statistics), by more than what is measured here.
     for (const c of all) await round(database, c);
-    const rows: Array<LoadRow & { cpuPerBooking: number }> = [];
+    const rows: Array<LoadRow & { cpuPerBooking: number; requestThreadUs: number }> = [];
     for (let r = 0; r < ROUNDS; r++) {
       // Rotating, so that a drift of the machine falls on all alike.
       for (let i = 0; i < all.length; i++) rows.push(await round(database, all[(r + i) % all.length]!));
@@ -160,13 +169,15 @@ async function compare(database: string, urls: [string, string, string], floor: 
     const of = (c: Contender) => rows.filter((row) => row.title.endsWith(c.name));
     const rps = (c: Contender) => median(of(c).map((row) => row.rps));
     const cpu = (c: Contender) => median(of(c).map((row) => row.cpuPerBooking));
+    const requestThread = (c: Contender) => median(of(c).map((row) => row.requestThreadUs));
     const cost = (c: Contender) => `${((1 - rps(c) / rps(without)) * 100).toFixed(1)}%`;
     return (
       `${table([...rows, floorRow], floorRow.rps)}\n\n` +
       `${database}: median ${rps(withOutbox)}/s with the outbox, ${rps(written)}/s with its events ` +
       `written and its poll off, ${rps(without)}/s without: it costs ${cost(withOutbox)} of throughput ` +
       `(writing alone ${cost(written)}); CPU per booking (service and database, its mail sent) ${cpu(withOutbox)} / ` +
-      `${cpu(written)} / ${cpu(without)} µs`
+      `${cpu(written)} / ${cpu(without)} µs, of it the request thread's ${requestThread(withOutbox)} / ` +
+      `${requestThread(written)} / ${requestThread(without)} µs`
     );
   } finally {
     for (const c of all) await stop(c.service);
