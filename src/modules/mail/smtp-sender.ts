@@ -4,10 +4,11 @@ import type { MailCalendar } from './schemas.js';
 
 /**
  * Sends mail over SMTP from a worker thread of its own (smtp-worker.ts). Writing the
- * invitation, composing the MIME message and speaking SMTP cost 1-2 ms of CPU a mail, several bookings' worth;
- * on its own thread that work takes a core the request thread leaves idle instead of the
- * request thread itself. The thread starts with the first mail and is rebuilt after a crash;
- * sends in flight then fail as transient (the drain tries them again).
+ * invitation, composing the MIME message and speaking SMTP cost 1-2 ms of CPU a mail,
+ * several bookings' worth; on its own thread that work takes a core the request thread
+ * leaves idle instead of the request thread itself. The thread starts with the first mail
+ * and is started again after a crash; sends in flight then fail as transient (the drain
+ * tries them again).
  */
 export interface SmtpSender {
   send(message: SenderMessage): Promise<void>;
@@ -46,7 +47,8 @@ const ENTRY = new URL(
 function startWorker(options: SmtpSenderOptions): Worker {
   if (ENTRY.pathname.endsWith('.js')) return new Worker(ENTRY, { workerData: options });
   // A worker does not inherit tsx's loader: it registers it, then imports the source.
-  const boot = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(ENTRY.href)}); });`;
+  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
+  const boot = `import(${tsx}).then((tsx) => { tsx.register(); return import(${JSON.stringify(ENTRY.href)}); });`;
   return new Worker(boot, { eval: true, workerData: options });
 }
 

@@ -1,6 +1,7 @@
 // The SMTP sender's thread (smtp-sender.ts): it writes a booking's invitation (calendar.ts),
-// nodemailer composes each message and sends it over one pooled connection. It answers every request by its id, with the SMTP server's
-// response code when a send fails, so the mail service can tell a refusal from a hiccup.
+// and nodemailer composes each message and sends it over one pooled connection. It answers
+// every request by its id, with the SMTP server's response code when a send fails, so the
+// mail service can tell a refusal from a hiccup.
 import { parentPort, workerData } from 'node:worker_threads';
 import { createTransport } from 'nodemailer';
 import { bookingCalendar } from './calendar.js';
