@@ -97,6 +97,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.addHook('onReady', () => jobs.start());
   app.addHook('onClose', async () => {
     await jobs.stop();
+    // A service holding resources of its own (the mail sender's thread and its SMTP
+    // connection) lets them go once no job can use them.
+    for (const service of Object.values(app.services) as Array<{ close?: () => Promise<void> }>) {
+      await service.close?.();
+    }
     await store.close();
     if (!options.db) await db.close();
   });
