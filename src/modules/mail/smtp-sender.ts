@@ -101,7 +101,14 @@ export function createSmtpSender(options: SmtpSenderOptions): SmtpSender {
       target.ref();
       return new Promise<void>((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        target.postMessage({ id, message } satisfies SenderRequest);
+        try {
+          target.postMessage({ id, message } satisfies SenderRequest);
+        } catch (error) {
+          // Not plain data (the clone refused it): nothing was sent, nothing waits for it.
+          pending.delete(id);
+          settled(target);
+          reject(error);
+        }
       });
     },
     async close() {

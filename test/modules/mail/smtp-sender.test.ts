@@ -106,11 +106,29 @@ describe('SMTP sender', () => {
     }
   });
 
+  test('a message that is not plain data is refused before it leaves, and the sender goes on', async () => {
+    const sender = createSmtpSender({ url: catcher.smtpUrl, timeouts });
+    try {
+      const text = (() => 'x') as unknown as string;
+      await assert.rejects(sender.send({ from: 'a@example.test', to: 'b@example.test', text }), {
+        name: 'DataCloneError',
+      });
+      await sender.send({ from: 'a@example.test', to: 'after-refusal@example.test', text: 'x' });
+    } finally {
+      await sender.close();
+    }
+    assert.ok(
+      (await catcher.messages()).some((message) => message.envelope.to[0] === 'after-refusal@example.test'),
+    );
+  });
+
   test('a sender left open does not keep its process running', async () => {
     // A process that sends one mail and never closes its sender (nor anything else) ends by itself.
     const script = `
       import { createSmtpSender } from './src/modules/mail/smtp-sender.ts';
       const sender = createSmtpSender({ url: ${JSON.stringify(catcher.smtpUrl)}, timeouts: ${JSON.stringify(timeouts)} });
+      // A refused message leaves nothing waiting either.
+      await sender.send({ from: 'a@example.test', to: 'b@example.test', text: () => 'x' }).catch(() => {});
       await sender.send({ from: 'a@example.test', to: 'left-open@example.test', text: 'x' });
       console.log('sent');`;
     // Asynchronously: the catcher answering it runs in this process.
