@@ -52,28 +52,34 @@ function startWorker(options: SmtpSenderOptions): Worker {
   return new Worker(boot, { eval: true, workerData: options });
 }
 
+/** A started thread and the sends it owes an answer: a new thread never answers for an old one. */
+interface Thread {
+  worker: Worker;
+  pending: Map<number, { resolve: () => void; reject: (error: Error) => void }>;
+}
+
 export function createSmtpSender(options: SmtpSenderOptions): SmtpSender {
-  let worker: Worker | null = null;
+  let current: Thread | null = null;
   let nextId = 1;
-  const pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
 
-  const failAll = (reason: string) => {
-    for (const { reject } of pending.values()) reject(new Error(reason));
-    pending.clear();
-  };
   /** A send in flight keeps the process running; an idle sender never does. */
-  const settled = (target: Worker) => {
-    if (pending.size === 0) target.unref();
+  const settled = (thread: Thread) => {
+    if (thread.pending.size === 0) thread.worker.unref();
+  };
+  const stopped = (thread: Thread, reason: string) => {
+    if (current === thread) current = null;
+    for (const { reject } of thread.pending.values()) reject(new Error(reason));
+    thread.pending.clear();
   };
 
-  function running(): Worker {
-    if (worker) return worker;
-    const started = startWorker(options);
-    started.on('message', (reply: SenderReply) => {
-      const waiting = pending.get(reply.id);
+  function running(): Thread {
+    if (current) return current;
+    const thread: Thread = { worker: startWorker(options), pending: new Map() };
+    thread.worker.on('message', (reply: SenderReply) => {
+      const waiting = thread.pending.get(reply.id);
       if (!waiting) return;
-      pending.delete(reply.id);
-      settled(started);
+      thread.pending.delete(reply.id);
+      settled(thread);
       if (!reply.error) return waiting.resolve();
       waiting.reject(
         Object.assign(
@@ -82,38 +88,32 @@ export function createSmtpSender(options: SmtpSenderOptions): SmtpSender {
         ),
       );
     });
-    started.on('error', (error) => {
-      if (worker === started) worker = null;
-      failAll(`The SMTP sender stopped: ${error.message}`);
-    });
-    started.on('exit', () => {
-      if (worker === started) worker = null;
-      failAll('The SMTP sender stopped');
-    });
-    worker = started;
-    return started;
+    thread.worker.on('error', (error) => stopped(thread, `The SMTP sender stopped: ${error.message}`));
+    thread.worker.on('exit', () => stopped(thread, 'The SMTP sender stopped'));
+    current = thread;
+    return thread;
   }
 
   return {
     send(message) {
       const id = nextId++;
-      const target = running();
-      target.ref();
+      const thread = running();
+      thread.worker.ref();
       return new Promise<void>((resolve, reject) => {
-        pending.set(id, { resolve, reject });
+        thread.pending.set(id, { resolve, reject });
         try {
-          target.postMessage({ id, message } satisfies SenderRequest);
+          thread.worker.postMessage({ id, message } satisfies SenderRequest);
         } catch (error) {
           // Not plain data (the clone refused it): nothing was sent, nothing waits for it.
-          pending.delete(id);
-          settled(target);
+          thread.pending.delete(id);
+          settled(thread);
           reject(error);
         }
       });
     },
     async close() {
-      const stopping = worker;
-      worker = null;
+      const stopping = current?.worker;
+      current = null;
       if (!stopping) return;
       const exited = new Promise((resolve) => stopping.once('exit', resolve));
       stopping.postMessage('close');
