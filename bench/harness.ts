@@ -397,19 +397,20 @@ export async function withPostgresDatabase<T>(prefix: string, work: (url: string
  * PostgreSQL (a fresh database; skipped with BENCH_SKIP_PG=1), each with the service started
  * as `npm start` starts it and the floor of the same run, and prints each database's rows
  * against that floor (the last row `measure` answers must be the floor's). A failed run keeps the service's log. With
- * BENCH_PROFILE_DIR each service writes its CPU profile (`profiledEnv`).
+ * BENCH_PROFILE_DIR each service writes its CPU profile (`profiledEnv`). `env` adds to each service's environment.
  */
 export async function onBothDatabases(
   name: string,
   measure: (database: string, service: Server, floor: Server) => Promise<LoadRow[]>,
   header = '',
+  env: Record<string, string> = {},
 ): Promise<void> {
   const floor = await startFloor();
   const runs: Array<{ rows: LoadRow[]; floorRps: number }> = [];
   const run = async (database: string, databaseUrl: string) => {
     const logFile = join(tmpdir(), `bench-${name}-${process.pid}-${Date.now()}.log`);
     const service = await startService(
-      { DATABASE_URL: databaseUrl, ...profiledEnv(database.toLowerCase()) },
+      { ...env, DATABASE_URL: databaseUrl, ...profiledEnv(database.toLowerCase()) },
       logFile,
     );
     let finished = false;

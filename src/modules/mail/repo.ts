@@ -175,16 +175,38 @@ export function createMailRepo(db: Executor) {
       return Number(deleted.numDeletedRows);
     },
 
-    /** Records that an invitation goes out for the reservation (SEQUENCE 0), once. */
-    async recordInvitation(reservationId: number, now: string): Promise<number> {
+    /**
+     * Records that an invitation goes out for each reservation (SEQUENCE 0), once, and answers
+     * the SEQUENCE each carries: the first invitations in one statement; a later one reads
+     * what reschedules made it.
+     */
+    async recordInvitations(reservationIds: readonly number[], now: string): Promise<Map<number, number>> {
+      const ids = [...new Set(reservationIds)];
+      if (ids.length === 0) return new Map();
       const recorded = await db
         .insertInto('mailCalendarInvitations')
-        .values({ reservationId, sequence: 0, lastRescheduleEventId: null, updatedAt: now })
+        .values(
+          ids.map((reservationId) => ({
+            reservationId,
+            sequence: 0,
+            lastRescheduleEventId: null,
+            updatedAt: now,
+          })),
+        )
         .onConflict((oc) => oc.column('reservationId').doNothing())
-        .returning('sequence')
-        .executeTakeFirst();
-      // The first invitation (one statement); a later one reads what reschedules made it.
-      return recorded?.sequence ?? (await invitationSequence(reservationId)) ?? 0;
+        .returning(['reservationId', 'sequence'])
+        .execute();
+      const sequences = new Map(recorded.map((row) => [row.reservationId, row.sequence]));
+      const known = ids.filter((id) => !sequences.has(id));
+      if (known.length > 0) {
+        const rows = await db
+          .selectFrom('mailCalendarInvitations')
+          .select(['reservationId', 'sequence'])
+          .where('reservationId', 'in', known)
+          .execute();
+        for (const row of rows) sequences.set(row.reservationId, row.sequence);
+      }
+      return sequences;
     },
 
     /**

@@ -83,6 +83,20 @@ function parseMailbox(text: string): { name: string | null; address: string } {
 
 const isReservationEvent = (type: string) => type.startsWith('reservation.');
 
+/** What a booking mail's calendar needs counted before it goes: its SEQUENCE, and whether it goes at all. */
+interface CalendarStep {
+  /** invite: SEQUENCE as recorded (0 the first time); reschedule: counted up; cancel: one above the last sent. */
+  op: 'invite' | 'reschedule' | 'cancel';
+  eventId: string;
+  facts: Omit<MailCalendar, 'method' | 'sequence'>;
+}
+
+/** A mail rendered, its calendar (if any) still to count. */
+interface PlannedMail {
+  mail: Mail;
+  calendar: CalendarStep | null;
+}
+
 export function createMailService({ db, config, jobs, log, outbox }: MailServiceDeps) {
   const repo = createMailRepo(db.kysely);
   const sender = parseMailbox(config.mail.from);
@@ -138,7 +152,6 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
     to: string,
     branding: Branding,
     rendered: Rendered,
-    calendar: MailCalendar | null = null,
   ): Mail {
     return {
       key: keyOf(event.id, kind, to),
@@ -151,7 +164,7 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
       subject: rendered.subject,
       text: rendered.text,
       html: rendered.html,
-      calendar,
+      calendar: null,
     };
   }
 
@@ -182,51 +195,85 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
   }
 
   /**
-   * The calendar object a booking mail carries. Invitations go out once a booking is
-   * confirmed; a cancellation or expiry carries a CANCEL only when one went out before
-   * (a hold that lapsed was never in anyone's calendar).
+   * The calendar object a booking mail will carry, before its SEQUENCE is known (the drain
+   * counts a group's in a few statements, `withCalendars`). Invitations go out once a
+   * booking is confirmed; a cancellation or expiry carries a CANCEL only when one went out
+   * before (a hold that lapsed was never in anyone's calendar).
    */
-  async function calendarFor(
+  function calendarStep(
     event: MailableEvent,
     kind: MailKind,
     input: BookingMailInput,
     to: string,
-  ): Promise<MailCalendar | null> {
+  ): CalendarStep | null {
     const { reservation, branding } = input;
-    const now = new Date().toISOString();
-    let method: MailCalendar['method'];
-    let sequence: number;
-    if (kind === 'booking_confirmation') {
-      method = 'REQUEST';
-      sequence = await repo.recordInvitation(reservation.id, now);
-    } else if (kind === 'booking_reschedule') {
-      // Counted whatever the status, so a later confirmation's SEQUENCE is above it.
-      sequence = await repo.countReschedule(reservation.id, event.id, now);
-      if (reservation.status !== 'confirmed') return null;
-      method = 'REQUEST';
-    } else if (kind === 'booking_cancellation' || kind === 'booking_expiry') {
-      const sent = await repo.invitationSequence(reservation.id);
-      if (sent === null) return null;
-      method = 'CANCEL';
-      // A cancellation outranks every request before it.
-      sequence = sent + 1;
-    } else {
-      return null;
-    }
+    const op =
+      kind === 'booking_confirmation'
+        ? 'invite'
+        : kind === 'booking_reschedule'
+          ? 'reschedule'
+          : kind === 'booking_cancellation' || kind === 'booking_expiry'
+            ? 'cancel'
+            : null;
+    if (!op) return null;
     return {
-      method,
-      uid: reservationUid(reservation.id, uidHost),
-      sequence,
-      stamp: event.occurredAt,
-      reservation,
-      branding,
-      serviceName: input.serviceName,
-      organizerEmail: branding.email ?? sender.address,
-      attendeeEmail: to,
+      op,
+      eventId: event.id,
+      facts: {
+        uid: reservationUid(reservation.id, uidHost),
+        stamp: event.occurredAt,
+        reservation,
+        branding,
+        serviceName: input.serviceName,
+        organizerEmail: branding.email ?? sender.address,
+        attendeeEmail: to,
+      },
     };
   }
 
-  async function reservationMails(event: MailableEvent): Promise<Mail[] | null> {
+  /**
+   * Gives each planned mail its calendar, in event order: a run of invitations (a burst of
+   * bookings) is recorded in one statement, not one a mail.
+   */
+  async function withCalendars(planned: readonly PlannedMail[]): Promise<Mail[]> {
+    const now = new Date().toISOString();
+    const mails: Mail[] = [];
+    const attach = (plan: PlannedMail, method: MailCalendar['method'], sequence: number) =>
+      mails.push({ ...plan.mail, calendar: { ...plan.calendar!.facts, method, sequence } });
+    for (let i = 0; i < planned.length; ) {
+      const plan = planned[i]!;
+      const step = plan.calendar;
+      if (step?.op === 'invite') {
+        let end = i;
+        while (planned[end]?.calendar?.op === 'invite') end += 1;
+        const run = planned.slice(i, end);
+        const sequences = await repo.recordInvitations(
+          run.map((p) => p.calendar!.facts.reservation.id),
+          now,
+        );
+        for (const p of run) attach(p, 'REQUEST', sequences.get(p.calendar!.facts.reservation.id) ?? 0);
+        i = end;
+        continue;
+      }
+      i += 1;
+      if (!step) {
+        mails.push(plan.mail);
+      } else if (step.op === 'reschedule') {
+        // Counted whatever the status, so a later confirmation's SEQUENCE is above it.
+        const sequence = await repo.countReschedule(step.facts.reservation.id, step.eventId, now);
+        if (step.facts.reservation.status === 'confirmed') attach(plan, 'REQUEST', sequence);
+        else mails.push(plan.mail);
+      } else {
+        const sent = await repo.invitationSequence(step.facts.reservation.id);
+        // A cancellation outranks every request before it.
+        if (sent === null) mails.push(plan.mail);
+        else attach(plan, 'CANCEL', sent + 1);
+      }
+    }
+    return mails;
+  }
+
+  async function reservationMails(event: MailableEvent): Promise<PlannedMail[] | null> {
     const parsed = mailedReservation.safeParse(event.data);
     if (!parsed.success || event.organisationId === null) return null;
     const reservation = parsed.data;
@@ -247,10 +294,12 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
       booking_cancellation: renderCancellation,
       booking_expiry: renderExpiry,
     }[kind as Exclude<MailKind, 'membership_invitation' | 'webhook_disabled'>](input);
-    return [mail(event, kind, to, branding, rendered, await calendarFor(event, kind, input, to))];
+    return [
+      { mail: mail(event, kind, to, branding, rendered), calendar: calendarStep(event, kind, input, to) },
+    ];
   }
 
-  async function invitationMails(event: MailableEvent): Promise<Mail[] | null> {
+  async function invitationMails(event: MailableEvent): Promise<PlannedMail[] | null> {
     const parsed = mailedInvitation.safeParse(event.data);
     if (!parsed.success) return null;
     const invitation = parsed.data;
@@ -266,10 +315,10 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
       inviterName: invitee.inviterName,
       acceptUrl: `${config.frontendUrl}/invitations`,
     });
-    return [mail(event, 'membership_invitation', to, branding, rendered)];
+    return [{ mail: mail(event, 'membership_invitation', to, branding, rendered), calendar: null }];
   }
 
-  async function webhookDisabledMails(event: MailableEvent): Promise<Mail[] | null> {
+  async function webhookDisabledMails(event: MailableEvent): Promise<PlannedMail[] | null> {
     const parsed = mailedWebhook.safeParse(event.data);
     if (!parsed.success || event.organisationId === null) return null;
     const branding = await brandingOf(event.organisationId);
@@ -279,17 +328,24 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
       webhook: parsed.data,
       manageUrl: `${config.frontendUrl}/app/organisations/${event.organisationId}/webhooks/${parsed.data.id}`,
     });
-    return (await repo.ownerEmails(event.organisationId)).map((to) =>
-      mail(event, 'webhook_disabled', to, branding, rendered),
-    );
+    return (await repo.ownerEmails(event.organisationId)).map((to) => ({
+      mail: mail(event, 'webhook_disabled', to, branding, rendered),
+      calendar: null,
+    }));
   }
 
-  /** What to send for an event, to whom: null when the event sends no mail. */
-  async function mailFor(event: MailableEvent): Promise<Mail[] | null> {
+  /** What to send for an event, to whom, its calendar not yet counted: null when the event sends no mail. */
+  async function planFor(event: MailableEvent): Promise<PlannedMail[] | null> {
     if (isReservationEvent(event.type)) return reservationMails(event);
     if (event.type === 'membership.invited') return invitationMails(event);
     if (event.type === 'webhook.disabled') return webhookDisabledMails(event);
     return null;
+  }
+
+  /** What to send for an event, to whom: null when the event sends no mail. */
+  async function mailFor(event: MailableEvent): Promise<Mail[] | null> {
+    const planned = await planFor(event);
+    return planned && withCalendars(planned);
   }
 
   /** The Message-ID of a mail: the same for every attempt at it, so a resend is the same message. */
@@ -318,17 +374,20 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
    * another sender holds, or an SMTP failure worth another try).
    */
   async function deliverGroup(events: MailableEvent[], result: DrainResult): Promise<number> {
-    const planned: Array<{ mail: Mail; event: number }> = [];
+    const plans: PlannedMail[] = [];
+    const eventOf: number[] = [];
     const keys = new Set<string>();
     for (const [index, event] of events.entries()) {
       if (Date.now() - Date.parse(event.occurredAt) > MAX_EVENT_AGE_MS) continue;
-      for (const mail of (await mailFor(event)) ?? []) {
+      for (const plan of (await planFor(event)) ?? []) {
         // The same mail twice in one event (an owner listed twice) is one mail.
-        if (keys.has(mail.key)) continue;
-        keys.add(mail.key);
-        planned.push({ mail, event: index });
+        if (keys.has(plan.mail.key)) continue;
+        keys.add(plan.mail.key);
+        plans.push(plan);
+        eventOf.push(index);
       }
     }
+    const planned = (await withCalendars(plans)).map((mail, i) => ({ mail, event: eventOf[i]! }));
     const now = new Date();
     const claims = await repo.claimAll(
       planned.map(({ mail }) => ({

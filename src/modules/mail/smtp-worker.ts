@@ -2,12 +2,23 @@
 // and nodemailer composes each message and sends it over one pooled connection. It answers
 // every request by its id, with the SMTP server's response code when a send fails, so the
 // mail service can tell a refusal from a hiccup.
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createTransport } from 'nodemailer';
 import { bookingCalendar } from './calendar.js';
 import type { SenderReply, SenderRequest, SmtpSenderOptions } from './smtp-sender.js';
 
 const { url, timeouts } = workerData as SmtpSenderOptions;
+
+// Mail can wait, a booking's answer cannot: on Linux this thread (only it: its own task id,
+// from /proc/thread-self) runs at a lower priority than the request thread, so under load the
+// scheduler gives the bookings their CPU first and the mail what is left.
+try {
+  setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), 10);
+} catch {
+  // Not Linux, or not allowed: the thread runs at the process's priority.
+}
 // Pooled: a drain's mails go over one open connection, not a handshake each; one idle
 // for 10 s is closed before the socket timeout would call it a failure.
 const transport = createTransport({ url, pool: true, idleTimeout: 10_000, ...timeouts });

@@ -205,6 +205,42 @@ describe('mail', () => {
     assert.match(String(messages[3]?.subject), /is cancelled$/);
   });
 
+  test('a burst of bookings in one drain: each invitation its own SEQUENCE, reschedules counted in order', async () => {
+    const outbox = fakeOutbox();
+    const mail = mailService(outbox.reader);
+    const [first, second, held, third] = [await book(), await book(), await book(), await book()];
+    const sequences = async () =>
+      new Map(
+        (await catcher.messages()).map((message) => [message.envelope.to[0], calendarOf(message)?.sequence]),
+      );
+    const emailOf = (booked: Record<string, unknown>) =>
+      (booked.customer as { email: string }).email.toLowerCase();
+
+    outbox.push('reservation.created', owner.organisationId, first);
+    outbox.push('reservation.created', owner.organisationId, second);
+    // A hold moved before it was confirmed: its first invitation comes after that count.
+    outbox.push('reservation.rescheduled', owner.organisationId, { ...held, status: 'held' });
+    outbox.push('reservation.confirmed', owner.organisationId, held);
+    outbox.push('reservation.created', owner.organisationId, third);
+    assert.equal((await mail.drain()).sent, 5);
+    const burst = await sequences();
+    assert.deepEqual(
+      [first, second, held, third].map((booked) => burst.get(emailOf(booked))),
+      [0, 0, 1, 0],
+    );
+
+    // One already invited and moved since, beside a new one: the run reads what it has.
+    catcher.clear();
+    outbox.push('reservation.rescheduled', owner.organisationId, first);
+    assert.equal((await mail.drain()).sent, 1);
+    catcher.clear();
+    const fourth = await book();
+    outbox.push('reservation.confirmed', owner.organisationId, first);
+    outbox.push('reservation.created', owner.organisationId, fourth);
+    assert.equal((await mail.drain()).sent, 2);
+    const again = await sequences();
+    assert.deepEqual([again.get(emailOf(first)), again.get(emailOf(fourth))], [1, 0]);
+  });
   test('templates: plain text and HTML, branded, times in the organisation zone, people escaped', async () => {
     const outbox = fakeOutbox();
     const mail = mailService(outbox.reader);

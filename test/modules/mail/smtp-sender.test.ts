@@ -3,6 +3,7 @@
 // fails the send, and an open sender never keeps a process from exiting.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { SMTPServer } from 'smtp-server';
@@ -120,6 +121,27 @@ describe('SMTP sender', () => {
     assert.ok(
       (await catcher.messages()).some((message) => message.envelope.to[0] === 'after-refusal@example.test'),
     );
+  });
+
+  test('its thread runs at a lower priority than the rest of the process (Linux)', async () => {
+    // Each thread's nice value: field 19 of /proc/self/task/<tid>/stat (after the name in parentheses).
+    const niceness = () =>
+      new Map(
+        readdirSync('/proc/self/task').map((tid) => {
+          const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+          return [tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
+        }),
+      );
+    const before = niceness();
+    const sender = createSmtpSender({ url: catcher.smtpUrl, timeouts });
+    try {
+      await sender.send({ from: 'a@example.test', to: 'low@example.test', text: 'x' });
+      const started = [...niceness()].filter(([tid]) => !before.has(tid)).map(([, nice]) => nice);
+      assert.ok(started.includes(10), `a new thread at nice 10, not ${JSON.stringify(started)}`);
+      assert.equal(niceness().get(String(process.pid)), 0, 'the request thread keeps its priority');
+    } finally {
+      await sender.close();
+    }
   });
 
   test('a sender left open does not keep its process running', async () => {
