@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { MailBody } from './templates.js';
 
 /**
  * An event as the outbox answers it (`readAfter`): the subject's full API record in
@@ -42,7 +43,7 @@ export interface MailCalendar {
   attendeeEmail: string;
 }
 
-/** One message to one recipient, rendered and ready to send. */
+/** One message to one recipient, ready to send: its words as facts, rendered by the sender's thread. */
 export interface Mail {
   /**
    * The dedupe key: `<event id>/<kind>/<recipient>`. A mail with a key already sent is
@@ -58,8 +59,7 @@ export interface Mail {
   fromName: string | null;
   replyTo: string | null;
   subject: string;
-  text: string;
-  html: string;
+  body: MailBody;
   calendar: MailCalendar | null;
 }
 

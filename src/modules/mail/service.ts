@@ -20,17 +20,7 @@ import {
   mailedWebhook,
 } from './schemas.js';
 import { createSmtpSender, type SmtpSender } from './smtp-sender.js';
-import {
-  type BookingMailInput,
-  type Rendered,
-  renderCancellation,
-  renderConfirmation,
-  renderExpiry,
-  renderHold,
-  renderInvitation,
-  renderReschedule,
-  renderWebhookDisabled,
-} from './templates.js';
+import { type BookingMailInput, type BookingTemplate, type MailBody, subjectOf } from './templates.js';
 
 export const MAIL_DRAIN_JOB = 'mail.drain';
 export const MAIL_PURGE_JOB = 'mail.purge';
@@ -146,24 +136,17 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
 
   const keyOf = (eventId: string, kind: MailKind, to: string) => `${eventId}/${kind}/${to}`;
 
-  function mail(
-    event: MailableEvent,
-    kind: MailKind,
-    to: string,
-    branding: Branding,
-    rendered: Rendered,
-  ): Mail {
+  function mail(event: MailableEvent, to: string, branding: Branding, body: MailBody): Mail {
     return {
-      key: keyOf(event.id, kind, to),
-      kind,
+      key: keyOf(event.id, body.template, to),
+      kind: body.template,
       eventId: event.id,
       organisationId: event.organisationId,
       to,
       fromName: branding.name,
       replyTo: branding.email,
-      subject: rendered.subject,
-      text: rendered.text,
-      html: rendered.html,
+      subject: subjectOf(body),
+      body,
       calendar: null,
     };
   }
@@ -173,7 +156,7 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
    * `reservation.created` (or a paid hold's confirm) leaves it `pending_payment`, which
    * is a hold waiting at its checkout, not a confirmation.
    */
-  function bookingKind(type: string, reservation: MailedReservation): MailKind | null {
+  function bookingKind(type: string, reservation: MailedReservation): BookingTemplate | null {
     switch (type) {
       case 'reservation.created':
       case 'reservation.confirmed':
@@ -287,15 +270,11 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
     const serviceName =
       typeId === null ? null : await lookup(`type:${typeId}`, () => repo.resourceTypeName(typeId));
     const input: BookingMailInput = { branding, reservation, serviceName };
-    const rendered = {
-      booking_confirmation: renderConfirmation,
-      booking_hold: renderHold,
-      booking_reschedule: renderReschedule,
-      booking_cancellation: renderCancellation,
-      booking_expiry: renderExpiry,
-    }[kind as Exclude<MailKind, 'membership_invitation' | 'webhook_disabled'>](input);
     return [
-      { mail: mail(event, kind, to, branding, rendered), calendar: calendarStep(event, kind, input, to) },
+      {
+        mail: mail(event, to, branding, { template: kind, input }),
+        calendar: calendarStep(event, kind, input, to),
+      },
     ];
   }
 
@@ -309,13 +288,15 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
     if (!branding || !invitee) return [];
     const to = (invitation.email ?? invitee.email ?? invitee.accountEmail)?.toLowerCase();
     if (!to) return [];
-    const rendered = renderInvitation({
+    const input = {
       branding,
       invitation,
       inviterName: invitee.inviterName,
       acceptUrl: `${config.frontendUrl}/invitations`,
-    });
-    return [{ mail: mail(event, 'membership_invitation', to, branding, rendered), calendar: null }];
+    };
+    return [
+      { mail: mail(event, to, branding, { template: 'membership_invitation', input }), calendar: null },
+    ];
   }
 
   async function webhookDisabledMails(event: MailableEvent): Promise<PlannedMail[] | null> {
@@ -323,13 +304,13 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
     if (!parsed.success || event.organisationId === null) return null;
     const branding = await brandingOf(event.organisationId);
     if (!branding) return [];
-    const rendered = renderWebhookDisabled({
+    const input = {
       branding,
       webhook: parsed.data,
       manageUrl: `${config.frontendUrl}/app/organisations/${event.organisationId}/webhooks/${parsed.data.id}`,
-    });
+    };
     return (await repo.ownerEmails(event.organisationId)).map((to) => ({
-      mail: mail(event, 'webhook_disabled', to, branding, rendered),
+      mail: mail(event, to, branding, { template: 'webhook_disabled', input }),
       calendar: null,
     }));
   }
@@ -360,8 +341,7 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
       to: mail.to,
       ...(mail.replyTo ? { replyTo: mail.replyTo } : {}),
       subject: mail.subject,
-      text: mail.text,
-      html: mail.html,
+      body: mail.body,
       messageId,
       ...(mail.calendar ? { calendar: mail.calendar } : {}),
     });

@@ -1,10 +1,11 @@
 import { Worker } from 'node:worker_threads';
 import type { SendMailOptions } from 'nodemailer';
 import type { MailCalendar } from './schemas.js';
+import type { MailBody } from './templates.js';
 
 /**
- * Sends mail over SMTP from a worker thread of its own (smtp-worker.ts). Writing the
- * invitation, composing the MIME message and speaking SMTP cost 1-2 ms of CPU a mail,
+ * Sends mail over SMTP from a worker thread of its own (smtp-worker.ts). Rendering the words,
+ * writing the invitation, composing the MIME message and speaking SMTP cost 1-2 ms of CPU a mail,
  * several bookings' worth; on its own thread that work takes a core the request thread
  * leaves idle instead of the request thread itself. The thread starts with the first mail
  * and is started again after a crash; sends in flight then fail as transient (the drain
@@ -16,13 +17,14 @@ export interface SmtpSender {
 }
 
 /**
- * What a send carries to the thread, plain data: nodemailer's `sendMail` options, and the
- * booking's invitation as facts, which the thread writes as iCalendar (calendar.ts).
+ * What a send carries to the thread, plain data: nodemailer's `sendMail` options, the words as
+ * facts (`body`), which the thread renders as text and HTML (templates.ts), and the booking's
+ * invitation as facts, which it writes as iCalendar (calendar.ts).
  */
 export type SenderMessage = Pick<
   SendMailOptions,
   'from' | 'to' | 'replyTo' | 'subject' | 'text' | 'html' | 'messageId'
-> & { calendar?: MailCalendar };
+> & { body?: MailBody; calendar?: MailCalendar };
 
 export interface SmtpSenderOptions {
   url: string;

@@ -1,4 +1,5 @@
-// The SMTP sender's thread (smtp-sender.ts): it writes a booking's invitation (calendar.ts),
+// The SMTP sender's thread (smtp-sender.ts): it renders a mail's words (templates.ts) and
+// writes a booking's invitation (calendar.ts),
 // and nodemailer composes each message and sends it over one pooled connection. It answers
 // every request by its id, with the SMTP server's response code when a send fails, so the
 // mail service can tell a refusal from a hiccup.
@@ -8,6 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { createTransport } from 'nodemailer';
 import { bookingCalendar } from './calendar.js';
 import type { SenderReply, SenderRequest, SmtpSenderOptions } from './smtp-sender.js';
+import { renderMail } from './templates.js';
 
 const { url, timeouts } = workerData as SmtpSenderOptions;
 
@@ -30,12 +32,17 @@ port.on('message', (request: SenderRequest | 'close') => {
     port.close();
     return;
   }
-  const { calendar, ...message } = request.message;
-  // In a promise, so that a calendar that cannot be written fails its send, not the thread.
-  const sent = Promise.resolve().then(() =>
-    // The invitation both as the calendar part clients act on and as a file to open.
-    transport.sendMail(calendar ? { ...message, icalEvent: bookingCalendar(calendar) } : message),
-  );
+  const { body, calendar, ...message } = request.message;
+  // In a promise, so that words or a calendar that cannot be written fail their send, not the thread.
+  const sent = Promise.resolve().then(() => {
+    const words = body && renderMail(body);
+    return transport.sendMail({
+      ...message,
+      ...(words ? { text: words.text, html: words.html } : {}),
+      // The invitation both as the calendar part clients act on and as a file to open.
+      ...(calendar ? { icalEvent: bookingCalendar(calendar) } : {}),
+    });
+  });
   sent.then(
     () => port.postMessage({ id: request.id } satisfies SenderReply),
     (error: unknown) => {

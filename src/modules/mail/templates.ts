@@ -56,7 +56,7 @@ export function formatMoney(amount: number, currency: string): string {
   }
 }
 
-function render(branding: Branding, content: Content): Rendered {
+function layout(branding: Branding, content: Content): Rendered {
   const footer = [branding.name, branding.address, branding.email].filter(Boolean).join(' · ');
   const text = [
     content.heading,
@@ -142,125 +142,12 @@ const greeting = (reservation: MailedReservation) =>
 const dayOf = (input: BookingMailInput) =>
   DateTime.fromISO(input.reservation.startTime, { zone: input.branding.timezone }).toFormat('d LLLL yyyy');
 
-export function renderConfirmation(input: BookingMailInput): Rendered {
-  const { branding } = input;
-  return render(branding, {
-    subject: `${branding.name}: your booking on ${dayOf(input)} is confirmed`,
-    heading: 'Your booking is confirmed',
-    paragraphs: [
-      greeting(input.reservation),
-      `${branding.name} has confirmed your booking. The calendar invitation attached adds it to your calendar.`,
-    ],
-    details: bookingDetails(input),
-  });
-}
-
-/** A hold keeps the time until it lapses; a paid one waits for the payment at its checkout. */
-export function renderHold(input: BookingMailInput): Rendered {
-  const { branding, reservation } = input;
-  const until = reservation.payment?.expiresAt ?? reservation.expiresAt ?? null;
-  const untilText = until ? formatInstant(until, branding.timezone) : null;
-  const checkoutUrl =
-    reservation.status === 'pending_payment' ? safeUrl(reservation.payment?.checkoutUrl) : null;
-  if (reservation.status === 'pending_payment') {
-    return render(branding, {
-      subject: `${branding.name}: complete your payment to confirm your booking on ${dayOf(input)}`,
-      heading: 'Complete your payment',
-      paragraphs: [
-        greeting(reservation),
-        untilText
-          ? `${branding.name} is keeping this time for you until ${untilText}. Pay before then to confirm your booking.`
-          : `${branding.name} is keeping this time for you. Pay to confirm your booking.`,
-        ...(checkoutUrl ? [] : ['The payment link follows in a separate message.']),
-      ],
-      details: bookingDetails(input),
-      ...(checkoutUrl ? { action: { label: 'Pay now', url: checkoutUrl } } : {}),
-    });
-  }
-  return render(branding, {
-    subject: `${branding.name}: your booking on ${dayOf(input)} is held`,
-    heading: 'Your time is held',
-    paragraphs: [
-      greeting(reservation),
-      untilText
-        ? `${branding.name} is holding this time for you until ${untilText}. It is not booked until it is confirmed.`
-        : `${branding.name} is holding this time for you. It is not booked until it is confirmed.`,
-    ],
-    details: bookingDetails(input),
-  });
-}
-
-export function renderReschedule(input: BookingMailInput): Rendered {
-  const { branding } = input;
-  return render(branding, {
-    subject: `${branding.name}: your booking has moved to ${dayOf(input)}`,
-    heading: 'Your booking has moved',
-    paragraphs: [
-      greeting(input.reservation),
-      `${branding.name} has moved your booking to a new time, shown below. The calendar invitation attached updates your calendar.`,
-    ],
-    details: bookingDetails(input),
-  });
-}
-
-export function renderCancellation(input: BookingMailInput): Rendered {
-  const { branding } = input;
-  return render(branding, {
-    subject: `${branding.name}: your booking on ${dayOf(input)} is cancelled`,
-    heading: 'Your booking is cancelled',
-    paragraphs: [
-      greeting(input.reservation),
-      `Your booking with ${branding.name} is cancelled; the time is free again.`,
-      ...(input.reservation.payment?.status === 'refunded' ? ['Your payment has been refunded.'] : []),
-    ],
-    details: bookingDetails(input),
-  });
-}
-
-export function renderExpiry(input: BookingMailInput): Rendered {
-  const { branding } = input;
-  return render(branding, {
-    subject: `${branding.name}: your hold on ${dayOf(input)} has expired`,
-    heading: 'Your hold has expired',
-    paragraphs: [
-      greeting(input.reservation),
-      input.reservation.payment
-        ? `The time ${branding.name} kept for you has lapsed before the payment arrived, so it is not booked.`
-        : `The time ${branding.name} held for you has lapsed before it was confirmed, so it is not booked.`,
-      'You are welcome to book again.',
-    ],
-    details: bookingDetails(input),
-  });
-}
-
 export interface InvitationMailInput {
   branding: Branding;
   invitation: MailedInvitation;
   inviterName: string | null;
   /** Where the invited person signs in and accepts. */
   acceptUrl: string;
-}
-
-export function renderInvitation({
-  branding,
-  invitation,
-  inviterName,
-  acceptUrl,
-}: InvitationMailInput): Rendered {
-  const role = invitation.role.toLowerCase();
-  return render(branding, {
-    subject: inviterName
-      ? `${inviterName} invited you to join ${branding.name}`
-      : `You are invited to join ${branding.name}`,
-    heading: `Join ${branding.name}`,
-    paragraphs: [
-      'Hello,',
-      `${inviterName ?? 'Someone'} invited you to join ${branding.name} as ${/^[aeiou]/.test(role) ? 'an' : 'a'} ${role}.`,
-      `Sign in with this email address and accept the invitation before ${formatInstant(invitation.expiresAt, branding.timezone)}. If you did not expect it, ignore this message.`,
-    ],
-    details: [],
-    action: { label: 'See the invitation', url: acceptUrl },
-  });
 }
 
 export interface WebhookDisabledMailInput {
@@ -270,19 +157,171 @@ export interface WebhookDisabledMailInput {
   manageUrl: string;
 }
 
-export function renderWebhookDisabled({ branding, webhook, manageUrl }: WebhookDisabledMailInput): Rendered {
-  return render(branding, {
-    subject: `${branding.name}: a webhook endpoint was disabled`,
-    heading: 'Webhook endpoint disabled',
-    paragraphs: [
-      'Hello,',
-      `Deliveries to a webhook endpoint of ${branding.name} have failed for 3 days, so it was disabled on ${formatInstant(webhook.disabledAt, branding.timezone)}. Its pending deliveries were marked failed.`,
-      'Fix the receiver, set the endpoint active again, and retry the failed deliveries from its delivery log.',
-    ],
-    details: [
-      ['Endpoint', webhook.url],
-      ...(webhook.description ? [['Description', webhook.description] as [string, string]] : []),
-    ],
-    action: { label: 'See the endpoint', url: manageUrl },
+/** What a mail says, as facts: its subject is written where the mail is claimed, its text and
+ * HTML on the SMTP sender's thread (`renderMail`), off the request thread. */
+export type MailBody =
+  | { template: BookingTemplate; input: BookingMailInput }
+  | { template: 'membership_invitation'; input: InvitationMailInput }
+  | { template: 'webhook_disabled'; input: WebhookDisabledMailInput };
+
+export type BookingTemplate =
+  | 'booking_confirmation'
+  | 'booking_hold'
+  | 'booking_reschedule'
+  | 'booking_cancellation'
+  | 'booking_expiry';
+
+/** A template: its subject apart (cheap, needed first), and the rest of what it says. */
+interface Template<Input> {
+  subject(input: Input): string;
+  content(input: Input): Omit<Content, 'subject'>;
+}
+
+/** A hold keeps the time until it lapses; a paid one waits for the payment at its checkout. */
+const hold: Template<BookingMailInput> = {
+  subject: (input) =>
+    input.reservation.status === 'pending_payment'
+      ? `${input.branding.name}: complete your payment to confirm your booking on ${dayOf(input)}`
+      : `${input.branding.name}: your booking on ${dayOf(input)} is held`,
+  content(input) {
+    const { branding, reservation } = input;
+    const until = reservation.payment?.expiresAt ?? reservation.expiresAt ?? null;
+    const untilText = until ? formatInstant(until, branding.timezone) : null;
+    if (reservation.status === 'pending_payment') {
+      const checkoutUrl = safeUrl(reservation.payment?.checkoutUrl);
+      return {
+        heading: 'Complete your payment',
+        paragraphs: [
+          greeting(reservation),
+          untilText
+            ? `${branding.name} is keeping this time for you until ${untilText}. Pay before then to confirm your booking.`
+            : `${branding.name} is keeping this time for you. Pay to confirm your booking.`,
+          ...(checkoutUrl ? [] : ['The payment link follows in a separate message.']),
+        ],
+        details: bookingDetails(input),
+        ...(checkoutUrl ? { action: { label: 'Pay now', url: checkoutUrl } } : {}),
+      };
+    }
+    return {
+      heading: 'Your time is held',
+      paragraphs: [
+        greeting(reservation),
+        untilText
+          ? `${branding.name} is holding this time for you until ${untilText}. It is not booked until it is confirmed.`
+          : `${branding.name} is holding this time for you. It is not booked until it is confirmed.`,
+      ],
+      details: bookingDetails(input),
+    };
+  },
+};
+
+/** The facts a template renders. */
+type InputOf<K extends MailBody['template']> = K extends BookingTemplate
+  ? BookingMailInput
+  : K extends 'membership_invitation'
+    ? InvitationMailInput
+    : WebhookDisabledMailInput;
+
+const TEMPLATES: { [K in MailBody['template']]: Template<InputOf<K>> } = {
+  booking_confirmation: {
+    subject: (input) => `${input.branding.name}: your booking on ${dayOf(input)} is confirmed`,
+    content: (input) => ({
+      heading: 'Your booking is confirmed',
+      paragraphs: [
+        greeting(input.reservation),
+        `${input.branding.name} has confirmed your booking. The calendar invitation attached adds it to your calendar.`,
+      ],
+      details: bookingDetails(input),
+    }),
+  },
+  booking_hold: hold,
+  booking_reschedule: {
+    subject: (input) => `${input.branding.name}: your booking has moved to ${dayOf(input)}`,
+    content: (input) => ({
+      heading: 'Your booking has moved',
+      paragraphs: [
+        greeting(input.reservation),
+        `${input.branding.name} has moved your booking to a new time, shown below. The calendar invitation attached updates your calendar.`,
+      ],
+      details: bookingDetails(input),
+    }),
+  },
+  booking_cancellation: {
+    subject: (input) => `${input.branding.name}: your booking on ${dayOf(input)} is cancelled`,
+    content: (input) => ({
+      heading: 'Your booking is cancelled',
+      paragraphs: [
+        greeting(input.reservation),
+        `Your booking with ${input.branding.name} is cancelled; the time is free again.`,
+        ...(input.reservation.payment?.status === 'refunded' ? ['Your payment has been refunded.'] : []),
+      ],
+      details: bookingDetails(input),
+    }),
+  },
+  booking_expiry: {
+    subject: (input) => `${input.branding.name}: your hold on ${dayOf(input)} has expired`,
+    content: (input) => ({
+      heading: 'Your hold has expired',
+      paragraphs: [
+        greeting(input.reservation),
+        input.reservation.payment
+          ? `The time ${input.branding.name} kept for you has lapsed before the payment arrived, so it is not booked.`
+          : `The time ${input.branding.name} held for you has lapsed before it was confirmed, so it is not booked.`,
+        'You are welcome to book again.',
+      ],
+      details: bookingDetails(input),
+    }),
+  },
+  membership_invitation: {
+    subject: ({ branding, inviterName }) =>
+      inviterName
+        ? `${inviterName} invited you to join ${branding.name}`
+        : `You are invited to join ${branding.name}`,
+    content({ branding, invitation, inviterName, acceptUrl }) {
+      const role = invitation.role.toLowerCase();
+      return {
+        heading: `Join ${branding.name}`,
+        paragraphs: [
+          'Hello,',
+          `${inviterName ?? 'Someone'} invited you to join ${branding.name} as ${/^[aeiou]/.test(role) ? 'an' : 'a'} ${role}.`,
+          `Sign in with this email address and accept the invitation before ${formatInstant(invitation.expiresAt, branding.timezone)}. If you did not expect it, ignore this message.`,
+        ],
+        details: [],
+        action: { label: 'See the invitation', url: acceptUrl },
+      };
+    },
+  },
+  webhook_disabled: {
+    subject: ({ branding }) => `${branding.name}: a webhook endpoint was disabled`,
+    content: ({ branding, webhook, manageUrl }) => ({
+      heading: 'Webhook endpoint disabled',
+      paragraphs: [
+        'Hello,',
+        `Deliveries to a webhook endpoint of ${branding.name} have failed for 3 days, so it was disabled on ${formatInstant(webhook.disabledAt, branding.timezone)}. Its pending deliveries were marked failed.`,
+        'Fix the receiver, set the endpoint active again, and retry the failed deliveries from its delivery log.',
+      ],
+      details: [
+        ['Endpoint', webhook.url],
+        ...(webhook.description ? [['Description', webhook.description] as [string, string]] : []),
+      ],
+      action: { label: 'See the endpoint', url: manageUrl },
+    }),
+  },
+};
+
+/** The template of a body, typed by its input. */
+const templateOf = (body: MailBody) => TEMPLATES[body.template] as Template<MailBody['input']>;
+
+/** A mail's subject: all the drain needs of its words to claim it. */
+export function subjectOf(body: MailBody): string {
+  return templateOf(body).subject(body.input);
+}
+
+/** A mail's words in full, plain text and HTML. */
+export function renderMail(body: MailBody): Rendered {
+  const template = templateOf(body);
+  return layout(body.input.branding, {
+    subject: template.subject(body.input),
+    ...template.content(body.input),
   });
 }

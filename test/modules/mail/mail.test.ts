@@ -245,12 +245,17 @@ describe('mail', () => {
     const outbox = fakeOutbox();
     const mail = mailService(outbox.reader);
     const booked = await book({ name: '<script>alert(1)</script>', email: 'grace@example.test' });
-    const [rendered] =
+    const [planned] =
       (await mail.mailFor(outbox.push('reservation.created', owner.organisationId, booked))) ?? [];
-    assert.ok(rendered);
-    assert.equal(rendered.kind, 'booking_confirmation');
-    assert.equal(rendered.to, 'grace@example.test');
-    assert.equal(rendered.key, `${rendered.eventId}/booking_confirmation/grace@example.test`);
+    assert.ok(planned);
+    assert.equal(planned.kind, 'booking_confirmation');
+    assert.equal(planned.to, 'grace@example.test');
+    assert.equal(planned.key, `${planned.eventId}/booking_confirmation/grace@example.test`);
+    // The words are rendered on the sender's thread: what arrives is what it wrote.
+    assert.equal((await mail.drain()).sent, 1);
+    const [message] = await catcher.messages();
+    assert.equal(message?.subject, planned.subject);
+    const rendered = { text: String(message?.text), html: String(message?.html) };
     // Europe/Berlin: the UTC start shows an hour or two later, with the zone named.
     const local = new Intl.DateTimeFormat('en-GB', {
       timeZone: 'Europe/Berlin',
