@@ -177,6 +177,22 @@ interface Template<Input> {
   content(input: Input): Omit<Content, 'subject'>;
 }
 
+/** A booking mail: its subject from the organisation's name and the day, a greeting, what happened, the booking's details. */
+function booking(
+  subject: (name: string, day: string) => string,
+  heading: string,
+  paragraphs: (input: BookingMailInput) => string[],
+): Template<BookingMailInput> {
+  return {
+    subject: (input) => subject(input.branding.name, dayOf(input)),
+    content: (input) => ({
+      heading,
+      paragraphs: [greeting(input.reservation), ...paragraphs(input)],
+      details: bookingDetails(input),
+    }),
+  };
+}
+
 /** A hold keeps the time until it lapses; a paid one waits for the payment at its checkout. */
 const hold: Template<BookingMailInput> = {
   subject: (input) =>
@@ -223,55 +239,39 @@ type InputOf<K extends MailBody['template']> = K extends BookingTemplate
     : WebhookDisabledMailInput;
 
 const TEMPLATES: { [K in MailBody['template']]: Template<InputOf<K>> } = {
-  booking_confirmation: {
-    subject: (input) => `${input.branding.name}: your booking on ${dayOf(input)} is confirmed`,
-    content: (input) => ({
-      heading: 'Your booking is confirmed',
-      paragraphs: [
-        greeting(input.reservation),
-        `${input.branding.name} has confirmed your booking. The calendar invitation attached adds it to your calendar.`,
-      ],
-      details: bookingDetails(input),
-    }),
-  },
+  booking_confirmation: booking(
+    (name, day) => `${name}: your booking on ${day} is confirmed`,
+    'Your booking is confirmed',
+    ({ branding }) => [
+      `${branding.name} has confirmed your booking. The calendar invitation attached adds it to your calendar.`,
+    ],
+  ),
   booking_hold: hold,
-  booking_reschedule: {
-    subject: (input) => `${input.branding.name}: your booking has moved to ${dayOf(input)}`,
-    content: (input) => ({
-      heading: 'Your booking has moved',
-      paragraphs: [
-        greeting(input.reservation),
-        `${input.branding.name} has moved your booking to a new time, shown below. The calendar invitation attached updates your calendar.`,
-      ],
-      details: bookingDetails(input),
-    }),
-  },
-  booking_cancellation: {
-    subject: (input) => `${input.branding.name}: your booking on ${dayOf(input)} is cancelled`,
-    content: (input) => ({
-      heading: 'Your booking is cancelled',
-      paragraphs: [
-        greeting(input.reservation),
-        `Your booking with ${input.branding.name} is cancelled; the time is free again.`,
-        ...(input.reservation.payment?.status === 'refunded' ? ['Your payment has been refunded.'] : []),
-      ],
-      details: bookingDetails(input),
-    }),
-  },
-  booking_expiry: {
-    subject: (input) => `${input.branding.name}: your hold on ${dayOf(input)} has expired`,
-    content: (input) => ({
-      heading: 'Your hold has expired',
-      paragraphs: [
-        greeting(input.reservation),
-        input.reservation.payment
-          ? `The time ${input.branding.name} kept for you has lapsed before the payment arrived, so it is not booked.`
-          : `The time ${input.branding.name} held for you has lapsed before it was confirmed, so it is not booked.`,
-        'You are welcome to book again.',
-      ],
-      details: bookingDetails(input),
-    }),
-  },
+  booking_reschedule: booking(
+    (name, day) => `${name}: your booking has moved to ${day}`,
+    'Your booking has moved',
+    ({ branding }) => [
+      `${branding.name} has moved your booking to a new time, shown below. The calendar invitation attached updates your calendar.`,
+    ],
+  ),
+  booking_cancellation: booking(
+    (name, day) => `${name}: your booking on ${day} is cancelled`,
+    'Your booking is cancelled',
+    ({ branding, reservation }) => [
+      `Your booking with ${branding.name} is cancelled; the time is free again.`,
+      ...(reservation.payment?.status === 'refunded' ? ['Your payment has been refunded.'] : []),
+    ],
+  ),
+  booking_expiry: booking(
+    (name, day) => `${name}: your hold on ${day} has expired`,
+    'Your hold has expired',
+    ({ branding, reservation }) => [
+      reservation.payment
+        ? `The time ${branding.name} kept for you has lapsed before the payment arrived, so it is not booked.`
+        : `The time ${branding.name} held for you has lapsed before it was confirmed, so it is not booked.`,
+      'You are welcome to book again.',
+    ],
+  ),
   membership_invitation: {
     subject: ({ branding, inviterName }) =>
       inviterName
