@@ -81,7 +81,15 @@ interface CalendarStep {
   facts: Omit<MailCalendar, 'method' | 'sequence'>;
 }
 
-/** A mail rendered, its calendar (if any) still to count. */
+/** What a booking mail's calendar does: the mails not named carry none. */
+const CALENDAR_STEPS: Partial<Record<MailKind, CalendarStep['op']>> = {
+  booking_confirmation: 'invite',
+  booking_reschedule: 'reschedule',
+  booking_cancellation: 'cancel',
+  booking_expiry: 'cancel',
+};
+
+/** A mail ready to claim, its calendar (if any) still to count. */
 interface PlannedMail {
   mail: Mail;
   calendar: CalendarStep | null;
@@ -190,14 +198,7 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
     to: string,
   ): CalendarStep | null {
     const { reservation, branding } = input;
-    const op =
-      kind === 'booking_confirmation'
-        ? 'invite'
-        : kind === 'booking_reschedule'
-          ? 'reschedule'
-          : kind === 'booking_cancellation' || kind === 'booking_expiry'
-            ? 'cancel'
-            : null;
+    const op = CALENDAR_STEPS[kind];
     if (!op) return null;
     return {
       op,
