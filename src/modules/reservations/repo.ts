@@ -109,10 +109,27 @@ const NULL_COLUMNS: Readonly<Record<NullableColumn, null>> = {
 export function reservationOfStoredRow(stored: unknown, occurredAt: string): Reservation {
   const row: Record<string, unknown> = { ...NULL_COLUMNS };
   for (const [key, value] of Object.entries(stored as Record<string, unknown>)) {
-    const name = key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
-    row[name] = ROW_TIMESTAMPS.has(key) && typeof value === 'string' ? new Date(value).toISOString() : value;
+    row[camelName(key)] =
+      ROW_TIMESTAMPS.has(key) && typeof value === 'string' && !CANONICAL_INSTANT.test(value)
+        ? new Date(value).toISOString()
+        : value;
   }
   return toReservation(row as unknown as Selectable<ReservationsTable>, Date.parse(occurredAt));
+}
+
+/** An instant already as `toISOString` writes it (SQLite's stored rows): kept as it is. */
+const CANONICAL_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** Column names as record keys (`start_time` -> `startTime`), worked out once a name: every event of a drain has the same. */
+const camelNames = new Map<string, string>();
+function camelName(column: string): string {
+  let name = camelNames.get(column);
+  if (name === undefined) {
+    name = column.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+    // Only a table's own columns come here; the bound keeps a stray key from growing it.
+    if (camelNames.size < 256) camelNames.set(column, name);
+  }
+  return name;
 }
 
 /** Payment statuses of a payment that can still be made (its checkout open). */
