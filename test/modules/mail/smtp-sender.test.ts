@@ -123,6 +123,25 @@ describe('SMTP sender', () => {
     );
   });
 
+  test('a thread that dies fails the sends it owes as transient, and the next send starts another', async () => {
+    const sender = createSmtpSender({ url: catcher.smtpUrl, timeouts });
+    try {
+      // Not a message at all: the thread throws outside any send's promise and dies.
+      const lost = sender.send(null as unknown as Parameters<typeof sender.send>[0]);
+      await assert.rejects(lost, (error: Error & { responseCode?: unknown }) => {
+        assert.match(error.message, /^The SMTP sender stopped/);
+        assert.equal(error.responseCode, undefined, 'no SMTP code: the drain retries it');
+        return true;
+      });
+      await sender.send({ from: 'a@example.test', to: 'after-crash@example.test', text: 'x' });
+    } finally {
+      await sender.close();
+    }
+    assert.ok(
+      (await catcher.messages()).some((message) => message.envelope.to[0] === 'after-crash@example.test'),
+    );
+  });
+
   test('its thread runs at a lower priority than the rest of the process (Linux)', async () => {
     // Each thread's nice value: field 19 of /proc/self/task/<tid>/stat (after the name in parentheses).
     const niceness = () =>
