@@ -1,8 +1,7 @@
 // The SMTP sender's thread (smtp-sender.ts): it renders a mail's words (templates.ts) and
-// writes a booking's invitation (calendar.ts),
-// and nodemailer composes each message and sends it over one pooled connection. It answers
-// every request by its id, with the SMTP server's response code when a send fails, so the
-// mail service can tell a refusal from a hiccup.
+// writes a booking's invitation (calendar.ts), and nodemailer composes each message and sends
+// it over one pooled connection. It answers every request by its id, with the SMTP server's
+// response code when a send fails, so the mail service can tell a refusal from a hiccup.
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -21,6 +20,7 @@ try {
 } catch {
   // Not Linux, or not allowed: the thread runs at the process's priority.
 }
+
 // Pooled: a drain's mails go over one open connection, not a handshake each; one idle
 // for 10 s is closed before the socket timeout would call it a failure.
 const transport = createTransport({ url, pool: true, idleTimeout: 10_000, ...timeouts });
