@@ -401,7 +401,7 @@ export async function withPostgresDatabase<T>(prefix: string, work: (url: string
  */
 export async function onBothDatabases(
   name: string,
-  measure: (database: string, service: Server, floor: Server) => Promise<LoadRow[]>,
+  measure: (database: string, service: Server, floor: Server, databaseUrl: string) => Promise<LoadRow[]>,
   header = '',
   env: Record<string, string> = {},
 ): Promise<void> {
@@ -415,7 +415,7 @@ export async function onBothDatabases(
     );
     let finished = false;
     try {
-      const rows = await measure(database, service, floor);
+      const rows = await measure(database, service, floor, databaseUrl);
       runs.push({ rows, floorRps: rows[rows.length - 1]!.rps });
       finished = true;
     } finally {
