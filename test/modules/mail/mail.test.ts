@@ -241,6 +241,7 @@ describe('mail', () => {
     const again = await sequences();
     assert.deepEqual([again.get(emailOf(first)), again.get(emailOf(fourth))], [1, 0]);
   });
+
   test('templates: plain text and HTML, branded, times in the organisation zone, people escaped', async () => {
     const outbox = fakeOutbox();
     const mail = mailService(outbox.reader);
