@@ -19,7 +19,13 @@ import {
   mailedReservation,
   mailedWebhook,
 } from './schemas.js';
-import { createSmtpSender, type SmtpSender } from './smtp-sender.js';
+import {
+  createSmtpSender,
+  isPermanent,
+  type SenderMessage,
+  type SendOutcome,
+  type SmtpSender,
+} from './smtp-sender.js';
 import { type BookingMailInput, type BookingTemplate, type MailBody, subjectOf } from './templates.js';
 
 export const MAIL_DRAIN_JOB = 'mail.drain';
@@ -51,12 +57,6 @@ export interface MailServiceDeps {
   /** The outbox: read by the drain, which it runs soon after new events. */
   outbox: Pick<OutboxConsumerPort, 'readAfter' | 'onNewEvents'>;
 }
-
-/** The SMTP server refused the mail for good (5xx): it is marked failed, not retried. */
-const isPermanent = (error: unknown) => {
-  const code = (error as { responseCode?: unknown }).responseCode;
-  return typeof code === 'number' && code >= 500 && code < 600;
-};
 
 /** What is kept of an SMTP failure: the server's words, never the URL and its credentials. */
 const describe = (error: unknown) =>
@@ -334,25 +334,22 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
   const messageIdOf = (mail: Mail) =>
     `<${createHash('sha256').update(mail.key).digest('hex').slice(0, 32)}@${senderDomain}>`;
 
-  /** Sends one mail over SMTP now (no dedupe: the consumer claims first). */
-  async function send(mail: Mail): Promise<{ messageId: string }> {
-    const messageId = messageIdOf(mail);
-    await smtpOf().send({
-      from: { name: sender.name ?? mail.fromName ?? '', address: sender.address },
-      to: mail.to,
-      ...(mail.replyTo ? { replyTo: mail.replyTo } : {}),
-      subject: mail.subject,
-      body: mail.body,
-      messageId,
-      ...(mail.calendar ? { calendar: mail.calendar } : {}),
-    });
-    return { messageId };
-  }
+  /** What the sender's thread is given of a mail. */
+  const messageOf = (mail: Mail, messageId: string): SenderMessage => ({
+    from: { name: sender.name ?? mail.fromName ?? '', address: sender.address },
+    to: mail.to,
+    ...(mail.replyTo ? { replyTo: mail.replyTo } : {}),
+    subject: mail.subject,
+    body: mail.body,
+    messageId,
+    ...(mail.calendar ? { calendar: mail.calendar } : {}),
+  });
 
   /**
-   * Sends the mails of a run of events: claimed together, sent in order, marked together.
-   * Answers how many of the events are done; fewer than all when the drain must stop (a mail
-   * another sender holds, or an SMTP failure worth another try).
+   * Sends the mails of a run of events: claimed together, sent in order (one exchange with
+   * the sender's thread), marked together. Answers how many of the events are done; fewer
+   * than all when the drain must stop (a mail another sender holds, or an SMTP failure worth
+   * another try).
    */
   async function deliverGroup(events: MailableEvent[], result: DrainResult): Promise<number> {
     const plans: PlannedMail[] = [];
@@ -368,58 +365,72 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
         eventOf.push(index);
       }
     }
-    const planned = (await withCalendars(plans)).map((mail, i) => ({ mail, event: eventOf[i]! }));
+    const mails = await withCalendars(plans);
+    const messageIds = mails.map(messageIdOf);
     const now = new Date();
     const claims = await repo.claimAll(
-      planned.map(({ mail }) => ({
+      mails.map((mail, i) => ({
         dedupeKey: mail.key,
         eventId: mail.eventId,
         kind: mail.kind,
         organisationId: mail.organisationId,
         recipient: mail.to,
         subject: mail.subject,
-        messageId: messageIdOf(mail),
+        messageId: messageIds[i]!,
         now: now.toISOString(),
         staleBefore: new Date(now.getTime() - CLAIM_LEASE_MS).toISOString(),
       })),
     );
+    // The mails claimed before the first one another sender holds right now: the drain stops
+    // there, and the next run sees it done.
+    const busy = claims.findIndex((claim) => claim.outcome === 'busy');
+    const end = busy === -1 ? claims.length : busy;
+    const sendable = claims
+      .slice(0, end)
+      .flatMap((claim, i) =>
+        claim.outcome === 'claimed'
+          ? [{ claimId: claim.id, mail: mails[i]!, messageId: messageIds[i]!, event: eventOf[i]! }]
+          : [],
+      );
+    const unsent = claims.slice(end).flatMap((claim) => (claim.outcome === 'claimed' ? [claim.id] : []));
     const sent: number[] = [];
-    const unsent: number[] = [];
+    /** The event a failure worth another try stopped at. */
     let stoppedAt: number | null = null;
     try {
-      for (const [i, { mail, event }] of planned.entries()) {
-        const claim = claims[i]!;
-        if (stoppedAt !== null) {
-          if (claim.outcome === 'claimed') unsent.push(claim.id);
+      let outcomes: SendOutcome[];
+      try {
+        outcomes = await smtpOf().sendAll(sendable.map(({ mail, messageId }) => messageOf(mail, messageId)));
+      } catch (error) {
+        // Nothing is known of any of them (the thread died): all are tried again.
+        outcomes = [{ error: { message: describe(error), responseCode: null } }];
+      }
+      for (const [i, { claimId, mail, event }] of sendable.entries()) {
+        const outcome = outcomes[i];
+        if (!outcome || stoppedAt !== null) {
+          unsent.push(claimId);
           continue;
         }
-        if (claim.outcome !== 'claimed') {
-          // Another sender holds it right now: stop here and let the next run see it done.
-          if (claim.outcome === 'busy') stoppedAt = event;
-          continue;
-        }
-        try {
-          await send(mail);
-          sent.push(claim.id);
+        if (!outcome.error) {
+          sent.push(claimId);
           result.sent += 1;
-        } catch (error) {
-          const reason = describe(error);
-          if (isPermanent(error)) {
-            await repo.markFailed(claim.id, reason);
-            result.failed += 1;
-            log?.warn({ eventId: mail.eventId, kind: mail.kind, error: reason }, 'mail refused');
-            continue;
-          }
-          await repo.release([claim.id], reason);
-          log?.warn({ eventId: mail.eventId, kind: mail.kind, error: reason }, 'mail not sent; will retry');
-          stoppedAt = event;
+          continue;
         }
+        const reason = describe(outcome.error.message);
+        if (isPermanent(outcome.error)) {
+          await repo.markFailed(claimId, reason);
+          result.failed += 1;
+          log?.warn({ eventId: mail.eventId, kind: mail.kind, error: reason }, 'mail refused');
+          continue;
+        }
+        await repo.release([claimId], reason);
+        log?.warn({ eventId: mail.eventId, kind: mail.kind, error: reason }, 'mail not sent; will retry');
+        stoppedAt = event;
       }
     } finally {
       await repo.markSent(sent, new Date().toISOString());
       await repo.release(unsent);
     }
-    return stoppedAt ?? events.length;
+    return stoppedAt ?? (busy === -1 ? events.length : eventOf[busy]!);
   }
 
   async function drainOnce(): Promise<DrainResult> {
@@ -480,7 +491,6 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
 
   return {
     mailFor,
-    send,
     drain,
     purge,
     async close(): Promise<void> {

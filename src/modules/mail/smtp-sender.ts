@@ -12,9 +12,28 @@ import type { MailBody } from './templates.js';
  * tries them again).
  */
 export interface SmtpSender {
-  send(message: SenderMessage): Promise<void>;
+  /**
+   * Sends a drain's group in order, in one exchange with the thread (one message each way, not
+   * two a mail): an outcome for each message tried, stopping after the first failure worth
+   * another try (the rest are not tried). Rejects when nothing can be said of any of them:
+   * the thread died, or the messages are not plain data.
+   */
+  sendAll(messages: readonly SenderMessage[]): Promise<SendOutcome[]>;
   close(): Promise<void>;
 }
+
+/** Why the SMTP server or the connection failed a message: the server's code, if it answered. */
+export interface SendFailure {
+  message: string;
+  responseCode: number | null;
+}
+
+/** A message sent, or why not. */
+export type SendOutcome = { error?: undefined } | { error: SendFailure };
+
+/** The SMTP server refused the message for good (5xx): no use trying again. */
+export const isPermanent = (failure: SendFailure) =>
+  failure.responseCode !== null && failure.responseCode >= 500 && failure.responseCode < 600;
 
 /**
  * What a send carries to the thread, plain data: nodemailer's `sendMail` options, the words as
@@ -33,12 +52,13 @@ export interface SmtpSenderOptions {
 
 export interface SenderRequest {
   id: number;
-  message: SenderMessage;
+  messages: readonly SenderMessage[];
 }
 
-export type SenderReply =
-  | { id: number; error?: undefined }
-  | { id: number; error: { message: string; responseCode: number | null } };
+export interface SenderReply {
+  id: number;
+  outcomes: SendOutcome[];
+}
 
 /** The worker's entry: its compiled file beside this one, or its source under tsx (the tests). */
 const ENTRY = new URL(
@@ -57,7 +77,7 @@ function startWorker(options: SmtpSenderOptions): Worker {
 /** A started thread and the sends it owes an answer: a new thread never answers for an old one. */
 interface Thread {
   worker: Worker;
-  pending: Map<number, { resolve: () => void; reject: (error: Error) => void }>;
+  pending: Map<number, { resolve: (outcomes: SendOutcome[]) => void; reject: (error: Error) => void }>;
 }
 
 export function createSmtpSender(options: SmtpSenderOptions): SmtpSender {
@@ -82,13 +102,7 @@ export function createSmtpSender(options: SmtpSenderOptions): SmtpSender {
       if (!waiting) return;
       thread.pending.delete(reply.id);
       settled(thread);
-      if (!reply.error) return waiting.resolve();
-      waiting.reject(
-        Object.assign(
-          new Error(reply.error.message),
-          reply.error.responseCode === null ? {} : { responseCode: reply.error.responseCode },
-        ),
-      );
+      waiting.resolve(reply.outcomes);
     });
     thread.worker.on('error', (error) => stopped(thread, `The SMTP sender stopped: ${error.message}`));
     thread.worker.on('exit', () => stopped(thread, 'The SMTP sender stopped'));
@@ -97,14 +111,15 @@ export function createSmtpSender(options: SmtpSenderOptions): SmtpSender {
   }
 
   return {
-    send(message) {
+    sendAll(messages) {
+      if (messages.length === 0) return Promise.resolve([]);
       const id = nextId++;
       const thread = running();
       thread.worker.ref();
-      return new Promise<void>((resolve, reject) => {
+      return new Promise<SendOutcome[]>((resolve, reject) => {
         thread.pending.set(id, { resolve, reject });
         try {
-          thread.worker.postMessage({ id, message } satisfies SenderRequest);
+          thread.worker.postMessage({ id, messages } satisfies SenderRequest);
         } catch (error) {
           // Not plain data (the clone refused it): nothing was sent, nothing waits for it.
           thread.pending.delete(id);

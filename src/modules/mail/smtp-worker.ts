@@ -1,13 +1,21 @@
 // The SMTP sender's thread (smtp-sender.ts): it renders a mail's words (templates.ts) and
 // writes a booking's invitation (calendar.ts), and nodemailer composes each message and sends
-// it over one pooled connection. It answers every request by its id, with the SMTP server's
-// response code when a send fails, so the mail service can tell a refusal from a hiccup.
+// it over one pooled connection. A request is a drain's group, sent in order; the answer is an
+// outcome a message, with the SMTP server's response code when one fails, so the mail service
+// can tell a refusal from a hiccup.
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createTransport } from 'nodemailer';
 import { bookingCalendar } from './calendar.js';
-import type { SenderReply, SenderRequest, SmtpSenderOptions } from './smtp-sender.js';
+import {
+  isPermanent,
+  type SenderMessage,
+  type SenderReply,
+  type SenderRequest,
+  type SendOutcome,
+  type SmtpSenderOptions,
+} from './smtp-sender.js';
 import { renderMail } from './templates.js';
 
 const { url, timeouts } = workerData as SmtpSenderOptions;
@@ -26,34 +34,41 @@ try {
 const transport = createTransport({ url, pool: true, idleTimeout: 10_000, ...timeouts });
 const port = parentPort!;
 
-port.on('message', (request: SenderRequest | 'close') => {
-  if (request === 'close') {
-    transport.close();
-    port.close();
-    return;
-  }
-  const { body, calendar, ...message } = request.message;
-  // In a promise, so that words or a calendar that cannot be written fail their send, not the thread.
-  const sent = Promise.resolve().then(() => {
+/** Renders, composes and sends one message; its failure as the SMTP server gave it. */
+async function sendOne({ body, calendar, ...message }: SenderMessage): Promise<SendOutcome> {
+  try {
     const words = body && renderMail(body);
-    return transport.sendMail({
+    await transport.sendMail({
       ...message,
       ...(words ? { text: words.text, html: words.html } : {}),
       // The invitation both as the calendar part clients act on and as a file to open.
       ...(calendar ? { icalEvent: bookingCalendar(calendar) } : {}),
     });
-  });
-  sent.then(
-    () => port.postMessage({ id: request.id } satisfies SenderReply),
-    (error: unknown) => {
-      const { message, responseCode } = error as { message?: unknown; responseCode?: unknown };
-      port.postMessage({
-        id: request.id,
-        error: {
-          message: typeof message === 'string' ? message : String(error),
-          responseCode: typeof responseCode === 'number' ? responseCode : null,
-        },
-      } satisfies SenderReply);
-    },
-  );
+    return {};
+  } catch (error) {
+    // Words or a calendar that cannot be written fail their message, not the thread.
+    const { message, responseCode } = error as { message?: unknown; responseCode?: unknown };
+    return {
+      error: {
+        message: typeof message === 'string' ? message : String(error),
+        responseCode: typeof responseCode === 'number' ? responseCode : null,
+      },
+    };
+  }
+}
+
+port.on('message', async (request: SenderRequest | 'close') => {
+  if (request === 'close') {
+    transport.close();
+    port.close();
+    return;
+  }
+  const outcomes: SendOutcome[] = [];
+  for (const message of request.messages) {
+    const outcome = await sendOne(message);
+    outcomes.push(outcome);
+    // A hiccup (a 4xx, a dropped connection) would fail the next ones too: the drain tries again later.
+    if (outcome.error && !isPermanent(outcome.error)) break;
+  }
+  port.postMessage({ id: request.id, outcomes } satisfies SenderReply);
 });

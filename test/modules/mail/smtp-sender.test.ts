@@ -1,6 +1,7 @@
-// The SMTP sender's worker thread: what it sends arrives whole, the server's refusal comes
-// back with its code (the mail service tells a 5xx from a 4xx by it), an unreachable server
-// fails the send, and an open sender never keeps a process from exiting.
+// The SMTP sender's worker thread: what it sends arrives whole, a group goes in order with the
+// server's refusal coming back with its code (the mail service tells a 5xx from a 4xx by it) and
+// a hiccup ending the group, an unreachable server fails the send, and an open sender never
+// keeps a process from exiting.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -25,39 +26,42 @@ describe('SMTP sender', () => {
   test('a message with its calendar arrives as composed', async () => {
     const sender = createSmtpSender({ url: catcher.smtpUrl, timeouts });
     try {
-      await sender.send({
-        from: { name: 'Studio', address: 'bookings@example.test' },
-        to: 'kim@example.test',
-        subject: 'Booked ✓',
-        text: 'See you',
-        html: '<p>See you</p>',
-        messageId: '<one@example.test>',
-        calendar: {
-          method: 'REQUEST',
-          uid: 'reservation-7@example.test',
-          sequence: 2,
-          stamp: '2026-11-27T10:00:00.000Z',
-          reservation: {
-            id: 7,
-            resourceTypeId: 1,
-            status: 'confirmed',
-            startTime: '2026-12-01T09:00:00.000Z',
-            endTime: '2026-12-01T10:00:00.000Z',
-            customer: { name: 'Kim', email: 'kim@example.test' },
+      const outcomes = await sender.sendAll([
+        {
+          from: { name: 'Studio', address: 'bookings@example.test' },
+          to: 'kim@example.test',
+          subject: 'Booked ✓',
+          text: 'See you',
+          html: '<p>See you</p>',
+          messageId: '<one@example.test>',
+          calendar: {
+            method: 'REQUEST',
+            uid: 'reservation-7@example.test',
+            sequence: 2,
+            stamp: '2026-11-27T10:00:00.000Z',
+            reservation: {
+              id: 7,
+              resourceTypeId: 1,
+              status: 'confirmed',
+              startTime: '2026-12-01T09:00:00.000Z',
+              endTime: '2026-12-01T10:00:00.000Z',
+              customer: { name: 'Kim', email: 'kim@example.test' },
+            },
+            branding: {
+              name: 'Studio',
+              email: 'hello@studio.example',
+              address: null,
+              logoUrl: null,
+              color: '#2563eb',
+              timezone: 'UTC',
+            },
+            serviceName: 'Lesson',
+            organizerEmail: 'hello@studio.example',
+            attendeeEmail: 'kim@example.test',
           },
-          branding: {
-            name: 'Studio',
-            email: 'hello@studio.example',
-            address: null,
-            logoUrl: null,
-            color: '#2563eb',
-            timezone: 'UTC',
-          },
-          serviceName: 'Lesson',
-          organizerEmail: 'hello@studio.example',
-          attendeeEmail: 'kim@example.test',
         },
-      });
+      ]);
+      assert.deepEqual(outcomes, [{}]);
     } finally {
       await sender.close();
     }
@@ -75,36 +79,56 @@ describe('SMTP sender', () => {
     assert.match(invitation!.content, /^DTSTART:20261201T090000Z\r?$/m);
   });
 
-  test("a refusal carries the server's response code; an unreachable server fails the send", async () => {
+  test("a group is sent in order: a refusal carries the server's code, a hiccup stops the rest", async () => {
+    const accepted: string[] = [];
     const refusing = new SMTPServer({
       authOptional: true,
       disabledCommands: ['STARTTLS'],
       logger: false,
-      onRcptTo: (_address, _session, callback) =>
-        callback(Object.assign(new Error('No such mailbox'), { responseCode: 550 })),
+      onRcptTo: ({ address }, _session, callback) => {
+        if (address.startsWith('nobody@'))
+          return callback(Object.assign(new Error('No such mailbox'), { responseCode: 550 }));
+        if (address.startsWith('busy@'))
+          return callback(Object.assign(new Error('Try again later'), { responseCode: 451 }));
+        callback();
+      },
+      onData: (stream, session, callback) => {
+        stream.resume();
+        stream.on('end', () => {
+          accepted.push(...session.envelope.rcptTo.map((to) => to.address));
+          callback();
+        });
+      },
     });
     await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
     const { port } = refusing.server.address() as AddressInfo;
     const sender = createSmtpSender({ url: `smtp://127.0.0.1:${port}`, timeouts });
+    const to = ['first', 'nobody', 'second', 'busy', 'never'].map((name) => `${name}@example.test`);
     try {
-      await assert.rejects(sender.send({ from: 'a@example.test', to: 'nobody@example.test', text: 'x' }), {
-        responseCode: 550,
-        message: /No such mailbox/,
-      });
+      const outcomes = await sender.sendAll(
+        to.map((address) => ({ from: 'a@example.test', to: address, text: 'x' })),
+      );
+      // The refusal for good is answered and the group goes on; the one worth another try ends it.
+      assert.equal(outcomes.length, 4, 'the message after the hiccup is not tried');
+      assert.deepEqual(
+        outcomes.map((outcome) => outcome.error?.responseCode ?? 'sent'),
+        ['sent', 550, 'sent', 451],
+      );
+      assert.match(outcomes[1]!.error!.message, /No such mailbox/);
+      assert.deepEqual(accepted, ['first@example.test', 'second@example.test']);
     } finally {
       await sender.close();
       await new Promise<void>((resolve) => refusing.close(() => resolve()));
     }
-    // Nothing listens there any more.
+    // Nothing listens there any more: a failure without a code, worth another try.
     const gone = createSmtpSender({ url: `smtp://127.0.0.1:${port}`, timeouts });
     try {
-      await assert.rejects(
-        gone.send({ from: 'a@example.test', to: 'b@example.test', text: 'x' }),
-        (error) => {
-          assert.equal((error as { responseCode?: unknown }).responseCode, undefined);
-          return true;
-        },
-      );
+      const [outcome, ...rest] = await gone.sendAll([
+        { from: 'a@example.test', to: 'b@example.test', text: 'x' },
+        { from: 'a@example.test', to: 'c@example.test', text: 'x' },
+      ]);
+      assert.equal(outcome?.error?.responseCode, null);
+      assert.deepEqual(rest, []);
     } finally {
       await gone.close();
     }
@@ -114,10 +138,10 @@ describe('SMTP sender', () => {
     const sender = createSmtpSender({ url: catcher.smtpUrl, timeouts });
     try {
       const text = (() => 'x') as unknown as string;
-      await assert.rejects(sender.send({ from: 'a@example.test', to: 'b@example.test', text }), {
+      await assert.rejects(sender.sendAll([{ from: 'a@example.test', to: 'b@example.test', text }]), {
         name: 'DataCloneError',
       });
-      await sender.send({ from: 'a@example.test', to: 'after-refusal@example.test', text: 'x' });
+      await sender.sendAll([{ from: 'a@example.test', to: 'after-refusal@example.test', text: 'x' }]);
     } finally {
       await sender.close();
     }
@@ -128,13 +152,13 @@ describe('SMTP sender', () => {
     const sender = createSmtpSender({ url: catcher.smtpUrl, timeouts });
     try {
       // Not a message at all: the thread throws outside any send's promise and dies.
-      const lost = sender.send(null as unknown as Parameters<typeof sender.send>[0]);
+      const lost = sender.sendAll([null as unknown as Parameters<typeof sender.sendAll>[0][number]]);
       await assert.rejects(lost, (error: Error & { responseCode?: unknown }) => {
         assert.match(error.message, /^The SMTP sender stopped/);
         assert.equal(error.responseCode, undefined, 'no SMTP code: the drain retries it');
         return true;
       });
-      await sender.send({ from: 'a@example.test', to: 'after-crash@example.test', text: 'x' });
+      await sender.sendAll([{ from: 'a@example.test', to: 'after-crash@example.test', text: 'x' }]);
     } finally {
       await sender.close();
     }
@@ -153,7 +177,7 @@ describe('SMTP sender', () => {
     const before = niceness();
     const sender = createSmtpSender({ url: catcher.smtpUrl, timeouts });
     try {
-      await sender.send({ from: 'a@example.test', to: 'low@example.test', text: 'x' });
+      await sender.sendAll([{ from: 'a@example.test', to: 'low@example.test', text: 'x' }]);
       const started = [...niceness()].filter(([tid]) => !before.has(tid)).map(([, nice]) => nice);
       assert.ok(started.includes(10), `a new thread at nice 10, not ${JSON.stringify(started)}`);
       assert.equal(niceness().get(String(process.pid)), 0, 'the request thread keeps its priority');
@@ -168,8 +192,8 @@ describe('SMTP sender', () => {
       import { createSmtpSender } from './src/modules/mail/smtp-sender.ts';
       const sender = createSmtpSender({ url: ${JSON.stringify(catcher.smtpUrl)}, timeouts: ${JSON.stringify(timeouts)} });
       // A refused message leaves nothing waiting either.
-      await sender.send({ from: 'a@example.test', to: 'b@example.test', text: () => 'x' }).catch(() => {});
-      await sender.send({ from: 'a@example.test', to: 'left-open@example.test', text: 'x' });
+      await sender.sendAll([{ from: 'a@example.test', to: 'b@example.test', text: () => 'x' }]).catch(() => {});
+      await sender.sendAll([{ from: 'a@example.test', to: 'left-open@example.test', text: 'x' }]);
       console.log('sent');`;
     // Asynchronously: the catcher answering it runs in this process.
     const stdout = await new Promise<string>((resolve, reject) =>

@@ -1,0 +1,36 @@
+// A mail's subject, written on the request thread where its mail is claimed: the booking's
+// day in the organisation's zone, not the server's or UTC's.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Branding, MailedReservation } from '../../../src/modules/mail/schemas.js';
+import { subjectOf } from '../../../src/modules/mail/templates.js';
+
+const reservation: MailedReservation = {
+  id: 7,
+  resourceTypeId: 1,
+  status: 'confirmed',
+  // 23:30 in UTC on the 1st is already the 2nd in Berlin and still the 1st in New York.
+  startTime: '2027-03-01T23:30:00.000Z',
+  endTime: '2027-03-02T00:30:00.000Z',
+  customer: { email: 'kim@example.test' },
+};
+const branding = (timezone: string): Branding => ({
+  name: 'Studio',
+  email: null,
+  address: null,
+  logoUrl: null,
+  color: '#2563eb',
+  timezone,
+});
+const confirmation = (timezone: string) =>
+  subjectOf({
+    template: 'booking_confirmation',
+    input: { branding: branding(timezone), reservation, serviceName: 'Lesson' },
+  });
+
+test("a booking's subject names its day in the organisation's zone", () => {
+  assert.equal(confirmation('Europe/Berlin'), 'Studio: your booking on 2 March 2027 is confirmed');
+  assert.equal(confirmation('America/New_York'), 'Studio: your booking on 1 March 2027 is confirmed');
+  // A zone the runtime does not know still gets its mail, with the day in UTC.
+  assert.equal(confirmation('Mars/Olympus_Mons'), 'Studio: your booking on 1 March 2027 is confirmed');
+});
