@@ -401,7 +401,7 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
       try {
         outcomes = await smtpOf().sendAll(sendable.map(({ mail, messageId }) => messageOf(mail, messageId)));
       } catch (error) {
-        // Nothing is known of any of them (the thread died): all are tried again.
+        // Nothing is known of any of them (the thread died, or they could not cross to it): all are tried again.
         outcomes = [{ error: { message: describe(error), responseCode: null } }];
       }
       for (const [i, { claimId, mail, event }] of sendable.entries()) {

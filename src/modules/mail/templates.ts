@@ -151,14 +151,20 @@ function dayFormat(zone: string): Intl.DateTimeFormat {
       // Not a zone this runtime knows: the day in UTC rather than no mail.
       format = new Intl.DateTimeFormat('en-GB', { ...options, timeZone: 'UTC' });
     }
-    dayFormats.set(zone, format);
+    // Zones come from organisations' settings: a bound keeps a stray one from growing it.
+    if (dayFormats.size < 1_000) dayFormats.set(zone, format);
   }
   return format;
 }
 
 /** The booking's day in the organisation's zone, `2 March 2027` (what luxon's `d LLLL yyyy` writes, at a twentieth of its cost). */
-const dayOf = (input: BookingMailInput) =>
-  dayFormat(input.branding.timezone).format(new Date(input.reservation.startTime));
+function dayOf(input: BookingMailInput): string {
+  const start = new Date(input.reservation.startTime);
+  // Never a throw for a time it cannot read (its subject shows it as stored): that would stop the drain there.
+  return Number.isNaN(start.getTime())
+    ? input.reservation.startTime
+    : dayFormat(input.branding.timezone).format(start);
+}
 
 export interface InvitationMailInput {
   branding: Branding;

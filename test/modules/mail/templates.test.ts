@@ -33,4 +33,16 @@ test("a booking's subject names its day in the organisation's zone", () => {
   assert.equal(confirmation('America/New_York'), 'Studio: your booking on 1 March 2027 is confirmed');
   // A zone the runtime does not know still gets its mail, with the day in UTC.
   assert.equal(confirmation('Mars/Olympus_Mons'), 'Studio: your booking on 1 March 2027 is confirmed');
+  // A time it cannot read is shown as stored, not thrown: a throw would stop the drain at its event.
+  assert.equal(
+    subjectOf({
+      template: 'booking_confirmation',
+      input: {
+        branding: branding('UTC'),
+        reservation: { ...reservation, startTime: 'soon' },
+        serviceName: 'Lesson',
+      },
+    }),
+    'Studio: your booking on soon is confirmed',
+  );
 });
