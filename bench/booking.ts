@@ -24,10 +24,10 @@ import {
   type LoadRow,
   load,
   onBothDatabases,
-  onDatabase,
   startMailCatcher,
   stop,
   untilMailDrained,
+  vacuum,
 } from './harness.js';
 
 const catcher = await startMailCatcher();
@@ -39,12 +39,7 @@ try {
       const postgres = database === 'PostgreSQL';
       const settled = async () => {
         await untilMailDrained(databaseUrl, database);
-        if (postgres)
-          await onDatabase(
-            databaseUrl,
-            () => undefined,
-            (client) => client.query('vacuum'),
-          );
+        if (postgres) await vacuum(databaseUrl);
       };
       const cases = [
         {

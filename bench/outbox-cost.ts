@@ -27,6 +27,7 @@ import {
   stop,
   table,
   untilMailDrained,
+  vacuum,
   withPostgresDatabase,
 } from './harness.js';
 
@@ -113,15 +114,9 @@ async function round(
 ): Promise<LoadRow & { cpuPerBooking: number; requestThreadUs: number }> {
   const offset = c.rounds++ * SLOTS_PER_ROUND;
   const postgres = database === 'PostgreSQL';
-  // This machine's PostgreSQL runs without autovacuum (its default is on): the dead row
-  // versions of earlier rounds (the sequencer leaves one an event) would make every later
-  // round dearer, whatever its contender. Vacuumed as autovacuum would, outside the measure.
-  if (postgres)
-    await onDatabase(
-      c.databaseUrl,
-      () => undefined,
-      (client) => client.query('vacuum'),
-    );
+  // The dead row versions of earlier rounds (the sequencer leaves one an event) would make
+  // every later round dearer, whatever its contender: vacuumed outside the measure.
+  if (postgres) await vacuum(c.databaseUrl);
   const before = cpuNow(c, postgres);
   const requestThreadBefore = requestThreadCpuUs(c.service) ?? 0;
   const row = await load({
