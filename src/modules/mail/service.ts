@@ -19,13 +19,7 @@ import {
   mailedReservation,
   mailedWebhook,
 } from './schemas.js';
-import {
-  createSmtpSender,
-  isPermanent,
-  type SenderMessage,
-  type SendOutcome,
-  type SmtpSender,
-} from './smtp-sender.js';
+import { createSmtpSender, type SenderMessage, type SendOutcome, type SmtpSender } from './smtp-sender.js';
 import { type BookingMailInput, type BookingTemplate, type MailBody, subjectOf } from './templates.js';
 
 export const MAIL_DRAIN_JOB = 'mail.drain';
@@ -402,7 +396,7 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
         outcomes = await smtpOf().sendAll(sendable.map(({ mail, messageId }) => messageOf(mail, messageId)));
       } catch (error) {
         // Nothing is known of any of them (the thread died, or they could not cross to it): all are tried again.
-        outcomes = [{ error: { message: describe(error), responseCode: null } }];
+        outcomes = [{ error: { message: describe(error), responseCode: null, permanent: false } }];
       }
       for (const [i, { claimId, mail, event }] of sendable.entries()) {
         const outcome = outcomes[i];
@@ -416,7 +410,7 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
           continue;
         }
         const reason = describe(outcome.error.message);
-        if (isPermanent(outcome.error)) {
+        if (outcome.error.permanent) {
           await repo.markFailed(claimId, reason);
           result.failed += 1;
           log?.warn({ eventId: mail.eventId, kind: mail.kind, error: reason }, 'mail refused');

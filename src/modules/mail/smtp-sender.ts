@@ -22,18 +22,19 @@ export interface SmtpSender {
   close(): Promise<void>;
 }
 
-/** Why the SMTP server or the connection failed a message: the server's code, if it answered. */
+/**
+ * Why a message was not sent: the SMTP server's code, if it answered, and whether trying again
+ * is of no use (the server refused it for good with a 5xx, or its words or invitation cannot be
+ * written) or may succeed (a 4xx, a dropped connection, a thread that died).
+ */
 export interface SendFailure {
   message: string;
   responseCode: number | null;
+  permanent: boolean;
 }
 
 /** A message sent, or why not. */
 export type SendOutcome = { error?: undefined } | { error: SendFailure };
-
-/** The SMTP server refused the message for good (5xx): no use trying again. */
-export const isPermanent = (failure: SendFailure) =>
-  failure.responseCode !== null && failure.responseCode >= 500 && failure.responseCode < 600;
 
 /**
  * What a send carries to the thread, plain data: nodemailer's `sendMail` options, the words as

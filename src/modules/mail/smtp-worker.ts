@@ -6,15 +6,14 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { createTransport } from 'nodemailer';
+import { createTransport, type SendMailOptions } from 'nodemailer';
 import { bookingCalendar } from './calendar.js';
-import {
-  isPermanent,
-  type SenderMessage,
-  type SenderReply,
-  type SenderRequest,
-  type SendOutcome,
-  type SmtpSenderOptions,
+import type {
+  SenderMessage,
+  SenderReply,
+  SenderRequest,
+  SendOutcome,
+  SmtpSenderOptions,
 } from './smtp-sender.js';
 import { renderMail } from './templates.js';
 
@@ -34,24 +33,38 @@ try {
 const transport = createTransport({ url, pool: true, idleTimeout: 10_000, ...timeouts });
 const port = parentPort!;
 
+const messageOf = (error: unknown) =>
+  typeof (error as { message?: unknown })?.message === 'string' ? (error as Error).message : String(error);
+
 /** Renders, composes and sends one message; its failure as the SMTP server gave it. */
 async function sendOne({ body, calendar, ...message }: SenderMessage): Promise<SendOutcome> {
+  let written: Pick<SendMailOptions, 'text' | 'html' | 'icalEvent'>;
   try {
     const words = body && renderMail(body);
-    await transport.sendMail({
-      ...message,
+    written = {
       ...(words ? { text: words.text, html: words.html } : {}),
       // The invitation both as the calendar part clients act on and as a file to open.
       ...(calendar ? { icalEvent: bookingCalendar(calendar) } : {}),
-    });
+    };
+  } catch (error) {
+    // Facts that cannot be written now never will be: a failure for good, so the drain goes on
+    // past it (marked failed) instead of stopping at it on every run.
+    return {
+      error: { message: `cannot be written: ${messageOf(error)}`, responseCode: null, permanent: true },
+    };
+  }
+  try {
+    await transport.sendMail({ ...message, ...written });
     return {};
   } catch (error) {
-    // Words or a calendar that cannot be written fail their message, not the thread.
-    const { message, responseCode } = error as { message?: unknown; responseCode?: unknown };
+    const { responseCode } = error as { responseCode?: unknown };
+    const code = typeof responseCode === 'number' ? responseCode : null;
+    // A 5xx is the server's refusal for good; a 4xx or no answer at all may pass later.
     return {
       error: {
-        message: typeof message === 'string' ? message : String(error),
-        responseCode: typeof responseCode === 'number' ? responseCode : null,
+        message: messageOf(error),
+        responseCode: code,
+        permanent: code !== null && code >= 500 && code < 600,
       },
     };
   }
@@ -68,7 +81,7 @@ port.on('message', async (request: SenderRequest | 'close') => {
     const outcome = await sendOne(message);
     outcomes.push(outcome);
     // A hiccup (a 4xx, a dropped connection) would fail the next ones too: the drain tries again later.
-    if (outcome.error && !isPermanent(outcome.error)) break;
+    if (outcome.error && !outcome.error.permanent) break;
   }
   port.postMessage({ id: request.id, outcomes } satisfies SenderReply);
 });

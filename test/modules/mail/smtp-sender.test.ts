@@ -111,8 +111,10 @@ describe('SMTP sender', () => {
       // The refusal for good is answered and the group goes on; the one worth another try ends it.
       assert.equal(outcomes.length, 4, 'the message after the hiccup is not tried');
       assert.deepEqual(
-        outcomes.map((outcome) => outcome.error?.responseCode ?? 'sent'),
-        ['sent', 550, 'sent', 451],
+        outcomes.map((outcome) =>
+          outcome.error ? [outcome.error.responseCode, outcome.error.permanent] : 'sent',
+        ),
+        ['sent', [550, true], 'sent', [451, false]],
       );
       assert.match(outcomes[1]!.error!.message, /No such mailbox/);
       assert.deepEqual(accepted, ['first@example.test', 'second@example.test']);
@@ -128,10 +130,56 @@ describe('SMTP sender', () => {
         { from: 'a@example.test', to: 'c@example.test', text: 'x' },
       ]);
       assert.equal(outcome?.error?.responseCode, null);
+      assert.equal(outcome?.error?.permanent, false);
       assert.deepEqual(rest, []);
     } finally {
       await gone.close();
     }
+  });
+
+  test('a message whose invitation cannot be written fails for good and the group goes on', async () => {
+    const sender = createSmtpSender({ url: catcher.smtpUrl, timeouts });
+    const calendar = {
+      method: 'REQUEST' as const,
+      uid: 'reservation-8@example.test',
+      sequence: 0,
+      stamp: '2026-11-27T10:00:00.000Z',
+      reservation: {
+        id: 8,
+        resourceTypeId: 1,
+        status: 'confirmed' as const,
+        startTime: 'not a time',
+        endTime: 'not a time',
+        customer: { name: 'Kim', email: 'unwritable@example.test' },
+      },
+      branding: {
+        name: 'Studio',
+        email: null,
+        address: null,
+        logoUrl: null,
+        color: '#2563eb',
+        timezone: 'UTC',
+      },
+      serviceName: null,
+      organizerEmail: 'bookings@example.test',
+      attendeeEmail: 'unwritable@example.test',
+    };
+    try {
+      const [unwritable, next, ...rest] = await sender.sendAll([
+        { from: 'a@example.test', to: 'unwritable@example.test', text: 'x', calendar },
+        { from: 'a@example.test', to: 'after-unwritable@example.test', text: 'x' },
+      ]);
+      // Not a hiccup: trying again would fail the same way, so the drain marks it failed and goes on.
+      assert.equal(unwritable?.error?.permanent, true);
+      assert.equal(unwritable?.error?.responseCode, null);
+      assert.match(unwritable!.error!.message, /^cannot be written: `start` has to be a valid date/);
+      assert.deepEqual(next, {});
+      assert.deepEqual(rest, []);
+    } finally {
+      await sender.close();
+    }
+    assert.ok(await arrived('after-unwritable@example.test'));
+    assert.equal(await arrived('unwritable@example.test'), false);
   });
 
   test('a message that is not plain data is refused before it leaves, and the sender goes on', async () => {
