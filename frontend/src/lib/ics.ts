@@ -1,5 +1,7 @@
 // A reservation as an iCalendar file (RFC 5545), made in the browser: no API route exists for
-// it, and everything it holds is already on the page.
+// it, and everything it holds is already on the page. The text rules are the service's own
+// (src/lib/icalendar.ts), which its booking mails' invitations use too.
+import { icsDocument, icsText, icsUtc } from '../../../src/lib/icalendar.js';
 
 export interface IcsEvent {
   uid: string;
@@ -12,31 +14,8 @@ export interface IcsEvent {
   stamp: string;
 }
 
-/** 20270301T093000Z */
-const utc = (instant: string) => `${new Date(instant).toISOString().replace(/[-:]/g, '').slice(0, 15)}Z`;
-
-/** TEXT values escape backslash, semicolon, comma and line breaks (RFC 5545 3.3.11). */
-const text = (value: string) =>
-  value.replace(/\\/g, '\\\\').replace(/;/g, '\\;').replace(/,/g, '\\,').replace(/\r?\n/g, '\\n');
-
-/** Lines longer than 75 octets are folded with CRLF and a space (RFC 5545 3.1). */
-function fold(line: string): string {
-  const bytes = new TextEncoder();
-  const out: string[] = [];
-  let current = '';
-  for (const char of line) {
-    const limit = out.length === 0 ? 75 : 74;
-    if (bytes.encode(current + char).length > limit) {
-      out.push(current);
-      current = char;
-    } else current += char;
-  }
-  out.push(current);
-  return out.join('\r\n ');
-}
-
 export function icsOf(event: IcsEvent): string {
-  const lines = [
+  return icsDocument([
     'BEGIN:VCALENDAR',
     'VERSION:2.0',
     'PRODID:-//reservation-service//booking page//EN',
@@ -44,14 +23,13 @@ export function icsOf(event: IcsEvent): string {
     'METHOD:PUBLISH',
     'BEGIN:VEVENT',
     `UID:${event.uid}`,
-    `DTSTAMP:${utc(event.stamp)}`,
-    `DTSTART:${utc(event.start)}`,
-    `DTEND:${utc(event.end)}`,
-    `SUMMARY:${text(event.summary)}`,
-    ...(event.description ? [`DESCRIPTION:${text(event.description)}`] : []),
+    `DTSTAMP:${icsUtc(event.stamp)}`,
+    `DTSTART:${icsUtc(event.start)}`,
+    `DTEND:${icsUtc(event.end)}`,
+    `SUMMARY:${icsText(event.summary)}`,
+    ...(event.description ? [`DESCRIPTION:${icsText(event.description)}`] : []),
     ...(event.url ? [`URL:${event.url}`] : []),
     'END:VEVENT',
     'END:VCALENDAR',
-  ];
-  return `${lines.map(fold).join('\r\n')}\r\n`;
+  ]);
 }

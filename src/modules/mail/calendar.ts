@@ -1,9 +1,4 @@
-import ical, {
-  ICalAttendeeRole,
-  ICalAttendeeStatus,
-  ICalCalendarMethod,
-  ICalEventStatus,
-} from 'ical-generator';
+import { icsDocument, icsParam, icsText, icsUtc } from '../../lib/icalendar.js';
 import type { MailCalendar } from './schemas.js';
 
 /**
@@ -24,36 +19,30 @@ export interface CalendarPart {
   content: string;
 }
 
+/** Writes the invitation; throws a RangeError for a time it cannot read (the mail fails for good). */
 export function bookingCalendar(input: MailCalendar): CalendarPart {
   const { reservation, branding } = input;
-  const calendar = ical({
-    prodId: { company: 'reservation-service', product: 'mail', language: 'EN' },
-    method: input.method === 'CANCEL' ? ICalCalendarMethod.CANCEL : ICalCalendarMethod.REQUEST,
-  });
-  calendar.createEvent({
-    id: input.uid,
-    sequence: input.sequence,
-    stamp: new Date(input.stamp),
-    start: new Date(reservation.startTime),
-    end: new Date(reservation.endTime),
-    summary: input.serviceName ? `${input.serviceName} at ${branding.name}` : `Booking at ${branding.name}`,
-    description: `Booking #${reservation.id} with ${branding.name}`,
-    location: branding.address,
-    status: input.method === 'CANCEL' ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED,
-    organizer: { name: branding.name, email: input.organizerEmail },
-    attendees: [
-      {
-        email: input.attendeeEmail,
-        name: reservation.customer.name || undefined,
-        role: ICalAttendeeRole.REQ,
-        status: input.method === 'CANCEL' ? ICalAttendeeStatus.DECLINED : ICalAttendeeStatus.ACCEPTED,
-        rsvp: false,
-      },
-    ],
-  });
-  return {
-    method: input.method,
-    filename: input.method === 'CANCEL' ? 'cancel.ics' : 'invite.ics',
-    content: calendar.toString(),
-  };
+  const cancelled = input.method === 'CANCEL';
+  const attendeeName = reservation.customer.name ? `;CN=${icsParam(reservation.customer.name)}` : '';
+  const content = icsDocument([
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    'PRODID:-//reservation-service//mail//EN',
+    `METHOD:${input.method}`,
+    'BEGIN:VEVENT',
+    `UID:${input.uid}`,
+    `SEQUENCE:${input.sequence}`,
+    `DTSTAMP:${icsUtc(input.stamp)}`,
+    `DTSTART:${icsUtc(reservation.startTime)}`,
+    `DTEND:${icsUtc(reservation.endTime)}`,
+    `SUMMARY:${icsText(input.serviceName ? `${input.serviceName} at ${branding.name}` : `Booking at ${branding.name}`)}`,
+    ...(branding.address ? [`LOCATION:${icsText(branding.address)}`] : []),
+    `DESCRIPTION:${icsText(`Booking #${reservation.id} with ${branding.name}`)}`,
+    `ORGANIZER;CN=${icsParam(branding.name)}:mailto:${input.organizerEmail}`,
+    `ATTENDEE;ROLE=REQ-PARTICIPANT;PARTSTAT=${cancelled ? 'DECLINED' : 'ACCEPTED'};RSVP=FALSE${attendeeName}:mailto:${input.attendeeEmail}`,
+    `STATUS:${cancelled ? 'CANCELLED' : 'CONFIRMED'}`,
+    'END:VEVENT',
+    'END:VCALENDAR',
+  ]);
+  return { method: input.method, filename: cancelled ? 'cancel.ics' : 'invite.ics', content };
 }

@@ -172,7 +172,7 @@ describe('SMTP sender', () => {
       // Not a hiccup: trying again would fail the same way, so the drain marks it failed and goes on.
       assert.equal(unwritable?.error?.permanent, true);
       assert.equal(unwritable?.error?.responseCode, null);
-      assert.match(unwritable!.error!.message, /^cannot be written: `start` has to be a valid date/);
+      assert.match(unwritable!.error!.message, /^cannot be written: Not a time: "not a time"/);
       assert.deepEqual(next, {});
       assert.deepEqual(rest, []);
     } finally {
