@@ -30,9 +30,9 @@ const escapeHtml = (text: string) =>
 const safeUrl = (url: string | null | undefined) => (url && /^https?:\/\//i.test(url) ? url : null);
 
 /**
- * A time's calendar fields in a zone, read by one `Intl` formatter a zone, made once (luxon's
- * `toFormat` cost a mail about 300 µs, most of the thread's rendering); a zone the runtime does
- * not know reads in UTC rather than costing the mail.
+ * A time's calendar fields in a zone, read by `Intl` formatters made once a zone (luxon's
+ * `toFormat` cost a mail about 100 µs of the thread's rendering); a zone the runtime does not
+ * know reads in UTC rather than costing the mail.
  */
 interface ZonedTime {
   weekday: string;
@@ -42,36 +42,46 @@ interface ZonedTime {
   hour: string;
   minute: string;
 }
-const zonedFormats = new Map<string, Intl.DateTimeFormat>();
-function zonedFormat(zone: string): Intl.DateTimeFormat {
-  let format = zonedFormats.get(zone);
-  if (!format) {
-    const options = {
-      weekday: 'long',
-      day: 'numeric',
-      month: 'long',
-      year: 'numeric',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    } as const;
+interface ZoneFormats {
+  /** `2 March 2027`, by `format` (about 2 µs): the subject's, written on the request thread. */
+  day: Intl.DateTimeFormat;
+  /** Every field, by `formatToParts` (about 5 µs): the words', written on the sender's thread. */
+  fields: Intl.DateTimeFormat;
+}
+const zoneFormats = new Map<string, ZoneFormats>();
+function formatsOf(zone: string): ZoneFormats {
+  let formats = zoneFormats.get(zone);
+  if (!formats) {
+    const day = { day: 'numeric', month: 'long', year: 'numeric' } as const;
+    const fields = { ...day, weekday: 'long', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' } as const;
+    let timeZone = zone;
     try {
-      format = new Intl.DateTimeFormat('en-GB', { ...options, timeZone: zone });
+      new Intl.DateTimeFormat('en-GB', { timeZone });
     } catch {
-      format = new Intl.DateTimeFormat('en-GB', { ...options, timeZone: 'UTC' });
+      timeZone = 'UTC';
     }
+    formats = {
+      day: new Intl.DateTimeFormat('en-GB', { ...day, timeZone }),
+      fields: new Intl.DateTimeFormat('en-GB', { ...fields, timeZone }),
+    };
     // Zones come from organisations' settings: a bound keeps a stray one from growing it.
-    if (zonedFormats.size < 1_000) zonedFormats.set(zone, format);
+    if (zoneFormats.size < 1_000) zoneFormats.set(zone, formats);
   }
-  return format;
+  return formats;
 }
 
-/** The fields of `iso` in `zone`, or null for a time it cannot read (shown as stored, never thrown: a throw fails the mail). */
-function zoned(iso: string, zone: string): ZonedTime | null {
+/** `iso` as a Date, or null for a time it cannot read (shown as stored, never thrown: a throw fails the mail). */
+function readTime(iso: string): Date | null {
   const at = new Date(iso);
-  if (Number.isNaN(at.getTime())) return null;
+  return Number.isNaN(at.getTime()) ? null : at;
+}
+
+/** The fields of `iso` in `zone`, or null for a time it cannot read. */
+function zoned(iso: string, zone: string): ZonedTime | null {
+  const at = readTime(iso);
+  if (!at) return null;
   const time: Record<string, string> = {};
-  for (const { type, value } of zonedFormat(zone).formatToParts(at)) time[type] = value;
+  for (const { type, value } of formatsOf(zone).fields.formatToParts(at)) time[type] = value;
   return time as unknown as ZonedTime;
 }
 
@@ -190,8 +200,8 @@ const greeting = (reservation: MailedReservation) =>
 
 /** The booking's day in the organisation's zone, `2 March 2027`: its subject, written on the request thread. */
 function dayOf(input: BookingMailInput): string {
-  const start = zoned(input.reservation.startTime, input.branding.timezone);
-  return start ? dayText(start) : input.reservation.startTime;
+  const start = readTime(input.reservation.startTime);
+  return start ? formatsOf(input.branding.timezone).day.format(start) : input.reservation.startTime;
 }
 
 export interface InvitationMailInput {
