@@ -43,6 +43,8 @@ interface ZonedTime {
   minute: string;
 }
 interface ZoneFormats {
+  /** The zone the times are read in: the one asked for, or UTC for one the runtime does not know. */
+  zone: string;
   /** `2 March 2027`, by `format` (about 2 µs): the subject's, written on the request thread. */
   day: Intl.DateTimeFormat;
   /** Every field, by `formatToParts` (about 5 µs): the words', written on the sender's thread. */
@@ -61,6 +63,7 @@ function formatsOf(zone: string): ZoneFormats {
       timeZone = 'UTC';
     }
     formats = {
+      zone: timeZone,
       day: new Intl.DateTimeFormat('en-GB', { ...day, timeZone }),
       fields: new Intl.DateTimeFormat('en-GB', { ...fields, timeZone }),
     };
@@ -92,16 +95,17 @@ const clockText = (t: ZonedTime) => `${t.hour}:${t.minute}`;
 export function formatSpan(startIso: string, endIso: string, zone: string): string {
   const start = zoned(startIso, zone);
   const end = zoned(endIso, zone);
-  if (!start || !end) return `${startIso}–${endIso} (${zone})`;
+  const shown = formatsOf(zone).zone;
+  if (!start || !end) return `${startIso}–${endIso} (${shown})`;
   const endText =
     dayText(end) === dayText(start) ? clockText(end) : `${end.weekday} ${dayText(end)}, ${clockText(end)}`;
-  return `${start.weekday} ${dayText(start)}, ${clockText(start)}–${endText} (${zone})`;
+  return `${start.weekday} ${dayText(start)}, ${clockText(start)}–${endText} (${shown})`;
 }
 
 /** `2 March 2027, 10:00 (Europe/Berlin)`. */
 export function formatInstant(iso: string, zone: string): string {
   const at = zoned(iso, zone);
-  return `${at ? `${dayText(at)}, ${clockText(at)}` : iso} (${zone})`;
+  return `${at ? `${dayText(at)}, ${clockText(at)}` : iso} (${formatsOf(zone).zone})`;
 }
 
 /** Integer minor units as the currency shows them: 1250 EUR is €12.50, 1250 JPY is ¥1,250. */

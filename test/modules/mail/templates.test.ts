@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Branding, MailedReservation } from '../../../src/modules/mail/schemas.js';
-import { subjectOf } from '../../../src/modules/mail/templates.js';
+import { formatInstant, formatSpan, subjectOf } from '../../../src/modules/mail/templates.js';
 
 const reservation: MailedReservation = {
   id: 7,
@@ -45,4 +45,25 @@ test("a booking's subject names its day in the organisation's zone", () => {
     }),
     'Studio: your booking on soon is confirmed',
   );
+});
+
+test("a booking's times in the words: its zone's day and clock, across midnight, and a zone it cannot read named as UTC", () => {
+  const { startTime, endTime } = reservation;
+  assert.equal(
+    formatSpan(startTime, endTime, 'Europe/Berlin'),
+    'Tuesday 2 March 2027, 00:30–01:30 (Europe/Berlin)',
+  );
+  // Monday 23:30 to Tuesday 00:30 in UTC: the end names its own day.
+  assert.equal(
+    formatSpan(startTime, endTime, 'UTC'),
+    'Monday 1 March 2027, 23:30–Tuesday 2 March 2027, 00:30 (UTC)',
+  );
+  // Summer time: the same instant two hours ahead in Berlin.
+  assert.equal(
+    formatInstant('2027-07-01T08:00:00.000Z', 'Europe/Berlin'),
+    '1 July 2027, 10:00 (Europe/Berlin)',
+  );
+  // Not a zone the runtime knows: the times are UTC's and say so, rather than a zone they are not in.
+  assert.equal(formatInstant('2027-07-01T08:00:00.000Z', 'Mars/Olympus_Mons'), '1 July 2027, 08:00 (UTC)');
+  assert.equal(formatSpan('soon', endTime, 'UTC'), `soon–${endTime} (UTC)`);
 });
