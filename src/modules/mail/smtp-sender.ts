@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { SendMailOptions } from 'nodemailer';
+import type { MessageParts } from './mime.js';
 import type { MailCalendar } from './schemas.js';
 import type { MailBody } from './templates.js';
 
@@ -37,14 +37,11 @@ export interface SendFailure {
 export type SendOutcome = { error?: undefined } | { error: SendFailure };
 
 /**
- * What a send carries to the thread, plain data: nodemailer's `sendMail` options, the words as
- * facts (`body`), which the thread renders as text and HTML (templates.ts), and the booking's
- * invitation as facts, which it writes as iCalendar (calendar.ts).
+ * What a send carries to the thread, plain data: the message's headers and words (mime.ts), the
+ * words as facts (`body`), which the thread renders as text and HTML (templates.ts), and the
+ * booking's invitation as facts, which it writes as iCalendar (calendar.ts).
  */
-export type SenderMessage = Pick<
-  SendMailOptions,
-  'from' | 'to' | 'replyTo' | 'subject' | 'text' | 'html' | 'messageId'
-> & { body?: MailBody; calendar?: MailCalendar };
+export type SenderMessage = Omit<MessageParts, 'calendar'> & { body?: MailBody; calendar?: MailCalendar };
 
 export interface SmtpSenderOptions {
   url: string;

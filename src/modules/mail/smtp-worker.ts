@@ -1,13 +1,14 @@
-// The SMTP sender's thread (smtp-sender.ts): it renders a mail's words (templates.ts) and
-// writes a booking's invitation (calendar.ts), and nodemailer composes each message and sends
-// it over one pooled connection. A request is a drain's group, sent in order; the answer is an
+// The SMTP sender's thread (smtp-sender.ts): it renders a mail's words (templates.ts), writes a
+// booking's invitation (calendar.ts) and the MIME message (mime.ts), and nodemailer sends it as
+// it is over one pooled connection. A request is a drain's group, sent in order; the answer is an
 // outcome a message, with the SMTP server's response code when one fails, so the mail service
 // can tell a refusal from a hiccup.
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { createTransport, type SendMailOptions } from 'nodemailer';
+import { createTransport } from 'nodemailer';
 import { bookingCalendar } from './calendar.js';
+import { type ComposedMessage, composeMessage } from './mime.js';
 import type {
   SenderMessage,
   SenderReply,
@@ -38,14 +39,14 @@ const messageOf = (error: unknown) =>
 
 /** Renders, composes and sends one message; its failure as the SMTP server gave it. */
 async function sendOne({ body, calendar, ...message }: SenderMessage): Promise<SendOutcome> {
-  let written: Pick<SendMailOptions, 'text' | 'html' | 'icalEvent'>;
+  let composed: ComposedMessage;
   try {
     const words = body && renderMail(body);
-    written = {
+    composed = composeMessage({
+      ...message,
       ...(words ? { text: words.text, html: words.html } : {}),
-      // The invitation both as the calendar part clients act on and as a file to open.
-      ...(calendar ? { icalEvent: bookingCalendar(calendar) } : {}),
-    };
+      ...(calendar ? { calendar: bookingCalendar(calendar) } : {}),
+    });
   } catch (error) {
     // Facts that cannot be written now never will be: a failure for good, so the drain goes on
     // past it (marked failed) instead of stopping at it on every run.
@@ -54,7 +55,7 @@ async function sendOne({ body, calendar, ...message }: SenderMessage): Promise<S
     };
   }
   try {
-    await transport.sendMail({ ...message, ...written });
+    await transport.sendMail(composed);
     return {};
   } catch (error) {
     const { responseCode } = error as { responseCode?: unknown };
