@@ -1,8 +1,8 @@
 // What a booking's confirmation mail costs the service's CPU, step by step, measured alone: the
 // words rendered, the invitation written, the MIME message written (mime.ts), written and sent
-// as it is over one pooled SMTP connection, and the whole path through the sender's thread
-// (`sendAll`, groups of ten, as a drain sends them); for comparison, nodemailer composing the
-// same message itself. Beside it, in the same run, a floor: nodemailer sending
+// over the one SMTP connection the thread keeps (smtp-link.ts), and the whole path through the
+// sender's thread (`sendAll`, groups of ten, as a drain sends them); for comparison, nodemailer
+// composing the same message itself, and sending it over its pooled transport. Beside it, in the same run, a floor: nodemailer sending
 // a one-line plain message over the same kind of connection. The mail catcher runs in a process
 // of its own at nice 10 (a deployment's SMTP server is another machine), so its work of
 // receiving is not counted. CPU is the process's (every thread's), a mail's share after a warm-up.
@@ -12,6 +12,7 @@ import { createTransport } from 'nodemailer';
 import { bookingCalendar } from '../src/modules/mail/calendar.js';
 import { composeMessage } from '../src/modules/mail/mime.js';
 import type { MailCalendar } from '../src/modules/mail/schemas.js';
+import { createSmtpLink } from '../src/modules/mail/smtp-link.js';
 import { createSmtpSender, type SenderMessage } from '../src/modules/mail/smtp-sender.js';
 import { type MailBody, renderMail } from '../src/modules/mail/templates.js';
 import { startMailCatcher, stop } from './harness.js';
@@ -77,10 +78,9 @@ const catcher = await startMailCatcher();
 try {
   const pooled = createTransport({ url: catcher.smtpUrl, pool: true });
   const buffered = createTransport({ streamTransport: true, buffer: true });
-  const sender = createSmtpSender({
-    url: catcher.smtpUrl,
-    timeouts: { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 },
-  });
+  const timeouts = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
+  const sender = createSmtpSender({ url: catcher.smtpUrl, timeouts });
+  const link = createSmtpLink({ url: catcher.smtpUrl, timeouts });
   const written = () => {
     const words = renderMail(body);
     return composeMessage({
@@ -103,14 +103,17 @@ try {
       ['words rendered (text and HTML)', await cpuPerCall(() => renderMail(body))],
       ['invitation written (iCalendar)', await cpuPerCall(() => bookingCalendar(calendar))],
       ['message written (mime.ts), words and invitation', await cpuPerCall(written)],
-      ['written and sent as it is (pooled SMTP)', await cpuPerCall(() => pooled.sendMail(written()))],
+      [
+        'written and sent over the kept connection (smtp-link.ts)',
+        await cpuPerCall(() => link.send(written())),
+      ],
       [
         `through the sender's thread, groups of ${GROUP}`,
         (await cpuPerCall(() => sender.sendAll(group()), MAILS / GROUP)) / GROUP,
       ],
       ['for comparison: composed by nodemailer', await cpuPerCall(() => buffered.sendMail(byNodemailer()))],
       [
-        'for comparison: composed by nodemailer and sent',
+        'for comparison: composed by nodemailer and sent (pooled SMTP)',
         await cpuPerCall(() => pooled.sendMail(byNodemailer())),
       ],
     ];
@@ -120,6 +123,7 @@ try {
       console.log(`| ${step} | ${us.toFixed(0)} | ${(us / floor).toFixed(2)}x |`);
   } finally {
     pooled.close();
+    link.close();
     await sender.close();
   }
 } finally {

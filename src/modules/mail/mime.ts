@@ -1,9 +1,9 @@
-// A mail's MIME message, written as one string for nodemailer to send as it is (`raw`).
+// A mail's MIME message, written as one string for nodemailer's SMTP connection to send as it is.
 // nodemailer's composer builds a tree of streams for every message (a pipeline, an
 // `AbortController` and a random boundary a part): about 1.7 ms of CPU for a booking mail, four
 // times its SMTP exchange. Our mails have one shape, so the skeleton is written here; every
 // header's encoding (addresses, RFC 2047 words, Message-ID) and the quoted-printable body are
-// still nodemailer's own functions, and nodemailer still speaks SMTP (dot-stuffing, CRLF).
+// still nodemailer's own functions, and nodemailer still speaks SMTP (smtp-link.ts).
 import { randomUUID } from 'node:crypto';
 import { foldLines } from 'nodemailer/lib/mime-funcs';
 import MimeNode from 'nodemailer/lib/mime-node';
@@ -29,7 +29,7 @@ export interface MessageParts {
   calendar?: CalendarPart | undefined;
 }
 
-/** A message as nodemailer's `sendMail` takes it ready-made: the SMTP envelope and the RFC 5322 text. */
+/** A message ready to go: the SMTP envelope and the RFC 5322 text. */
 export interface ComposedMessage {
   envelope: { from: string; to: string[] };
   raw: string;
@@ -138,7 +138,10 @@ export function composeMessage(message: MessageParts): ComposedMessage {
     headerLines(content.headers),
   ];
   return {
-    envelope: { from: from.address, to: [to.address] },
+    // Normalised as the headers are (a domain punycoded), one recipient whatever its text.
+    envelope: new MimeNode(false, {})
+      .setEnvelope({ from, to: [to] })
+      .getEnvelope() as ComposedMessage['envelope'],
     raw: `${head.join(CRLF)}${CRLF}${CRLF}${content.body}`,
   };
 }

@@ -5,8 +5,8 @@ import type { MailBody } from './templates.js';
 
 /**
  * Sends mail over SMTP from a worker thread of its own (smtp-worker.ts). Rendering the words,
- * writing the invitation, composing the MIME message and speaking SMTP cost 1-2 ms of CPU a mail,
- * several bookings' worth; on its own thread that work takes a core the request thread
+ * writing the invitation and the MIME message and speaking SMTP cost about 1 ms of CPU a mail,
+ * a booking's worth; on its own thread that work takes a core the request thread
  * leaves idle instead of the request thread itself. The thread starts with the first mail
  * and is started again after a crash; sends in flight then fail as transient (the drain
  * tries them again).

@@ -1,14 +1,14 @@
 // The SMTP sender's thread (smtp-sender.ts): it renders a mail's words (templates.ts), writes a
-// booking's invitation (calendar.ts) and the MIME message (mime.ts), and nodemailer sends it as
-// it is over one pooled connection. A request is a drain's group, sent in order; the answer is an
-// outcome a message, with the SMTP server's response code when one fails, so the mail service
-// can tell a refusal from a hiccup.
+// booking's invitation (calendar.ts) and the MIME message (mime.ts), and sends it over one SMTP
+// connection kept open (smtp-link.ts). A request is a drain's group, sent in order; the answer
+// is an outcome a message, with the SMTP server's response code when one fails, so the mail
+// service can tell a refusal from a hiccup.
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { createTransport } from 'nodemailer';
 import { bookingCalendar } from './calendar.js';
 import { type ComposedMessage, composeMessage } from './mime.js';
+import { createSmtpLink } from './smtp-link.js';
 import type {
   SenderMessage,
   SenderReply,
@@ -29,9 +29,8 @@ try {
   // Not Linux, or not allowed: the thread runs at the process's priority.
 }
 
-// Pooled: a drain's mails go over one open connection, not a handshake each; one idle
-// for 10 s is closed before the socket timeout would call it a failure.
-const transport = createTransport({ url, pool: true, idleTimeout: 10_000, ...timeouts });
+// One connection kept open: a drain's mails go over it in turn, not a handshake each.
+const link = createSmtpLink({ url, timeouts });
 const port = parentPort!;
 
 const messageOf = (error: unknown) =>
@@ -55,7 +54,7 @@ async function sendOne({ body, calendar, ...message }: SenderMessage): Promise<S
     };
   }
   try {
-    await transport.sendMail(composed);
+    await link.send(composed);
     return {};
   } catch (error) {
     const { responseCode } = error as { responseCode?: unknown };
@@ -73,7 +72,7 @@ async function sendOne({ body, calendar, ...message }: SenderMessage): Promise<S
 
 port.on('message', async (request: SenderRequest | 'close') => {
   if (request === 'close') {
-    transport.close();
+    link.close();
     port.close();
     return;
   }
