@@ -58,7 +58,12 @@ export function createSmtpLink({ url, timeouts, idleMs = 10_000 }: SmtpLinkOptio
       connection.connect((error?: Error | null) => {
         if (error) return reject(error);
         if (!auth || !connection.allowsAuth) return resolve(connection);
-        connection.login(auth, (loginError) => (loginError ? reject(loginError) : resolve(connection)));
+        connection.login(auth, (loginError) => {
+          if (!loginError) return resolve(connection);
+          reject(loginError);
+          // Refused credentials leave the session open: this one is never used, so it ends here.
+          connection.close();
+        });
       });
     });
     // A connection that never came up is not kept.

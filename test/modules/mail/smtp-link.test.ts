@@ -67,8 +67,7 @@ describe('SMTP link', () => {
 
   /** The server ends every open connection, as one does after an idle timeout of its own. */
   const closeServerSide = () => {
-    for (const connection of (server as unknown as { connections: Set<{ close(): void }> }).connections)
-      connection.close();
+    for (const connection of server.connections) connection.close();
   };
 
   afterEach(async () => {
@@ -131,5 +130,49 @@ describe('SMTP link', () => {
     await startServer(port);
     await link.send(message('found@example.test'));
     assert.deepEqual(accepted, ['found@example.test']);
+  });
+
+  test("the URL's credentials log in, once a connection", { timeout: 10_000 }, async () => {
+    const logins: string[] = [];
+    let closedOne = () => {};
+    const refusedClosed = new Promise<void>((resolve) => {
+      closedOne = resolve;
+    });
+    const guarded = new SMTPServer({
+      // The session that never logged in (the refused one) ending, not the logged-in one.
+      onClose: (session) => {
+        if (!session.user) closedOne();
+      },
+      disabledCommands: ['STARTTLS'],
+      allowInsecureAuth: true,
+      logger: false,
+      onAuth: ({ username, password }, _session, callback) => {
+        logins.push(`${username}:${password}`);
+        return password === 'p@ss word'
+          ? callback(null, { user: username })
+          : callback(Object.assign(new Error('Invalid credentials'), { responseCode: 535 }));
+      },
+      onData: (stream, _session, callback) => {
+        stream.resume();
+        stream.on('end', () => callback());
+      },
+    });
+    await new Promise<void>((resolve) => guarded.listen(0, '127.0.0.1', resolve));
+    const { port } = guarded.server.address() as AddressInfo;
+    const authed = createSmtpLink({ url: `smtp://mailer:p%40ss%20word@127.0.0.1:${port}`, timeouts });
+    const refused = createSmtpLink({ url: `smtp://mailer:wrong@127.0.0.1:${port}`, timeouts });
+    try {
+      await authed.send(message('a@example.test'));
+      await authed.send(message('b@example.test'));
+      assert.deepEqual(logins, ['mailer:p@ss word']);
+      await assert.rejects(refused.send(message('c@example.test')), { responseCode: 535 });
+      // The refused session is not left open on the server; the logged-in one is.
+      await refusedClosed;
+      assert.equal(guarded.connections.size, 1);
+    } finally {
+      authed.close();
+      refused.close();
+      await new Promise<void>((resolve) => guarded.close(() => resolve()));
+    }
   });
 });
