@@ -2,10 +2,11 @@
 // words rendered, the invitation written, the MIME message written (mime.ts), written and sent
 // over the one SMTP connection the thread keeps (smtp-link.ts), and the whole path through the
 // sender's thread (`sendAll`, groups of ten, as a drain sends them); for comparison, nodemailer
-// composing the same message itself, and sending it over its pooled transport. Beside it, in the same run, a floor: nodemailer sending
-// a one-line plain message over the same kind of connection. The mail catcher runs in a process
-// of its own at nice 10 (a deployment's SMTP server is another machine), so its work of
-// receiving is not counted. CPU is the process's (every thread's), a mail's share after a warm-up.
+// composing the same message itself, and sending it over its pooled transport. Beside it, in the
+// same run, a floor: nodemailer sending a one-line plain message over a pooled connection. The
+// mail catcher runs in a process of its own at nice 10 (a deployment's SMTP server is another
+// machine), so its work of receiving is not counted. CPU is the process's (every thread's), a
+// mail's share after a warm-up.
 // Run: npm run bench -- mail (BENCH_MAILS, default 2,000.)
 import { loadavg } from 'node:os';
 import { createTransport } from 'nodemailer';
