@@ -1,9 +1,11 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { type Dialect, type Executor, precompiled } from '../../db/database.js';
+import { minutesAfter } from '../../db/instants.js';
 import { keepsTimeAt, lapsedAt } from '../../db/reservation-time.js';
 import type { ResourcesTable } from '../../db/tables/resources.js';
 import type { Database } from '../../db/types.js';
 import { type BusyEventRow, busySpans } from '../events/busy.js';
+import { prefixedTypeColumns, type StoredResourceType } from '../resource-types/service.js';
 import { disjointSpans, type Interval, NO_SPANS, type Spans, sortedSpans } from './engine.js';
 
 export type CatalogueRow = Selectable<ResourcesTable>;
@@ -332,26 +334,58 @@ export function createVersionReads(db: Kysely<Database>) {
   };
 }
 
+/** What a booking reads in one statement: its type, the type's lanes, and what is taken on them. */
+export interface BookingRead {
+  type: StoredResourceType;
+  /** Every resource and lane of the type in id order (parents before their lanes). */
+  catalogue: CatalogueRow[];
+  /** The intervals keeping their time near the request (see `lanes`), by lane. */
+  busy: Map<number, Spans>;
+  /** The lanes with a hold past its expiry whose row still says it holds. */
+  lapsed: Set<number>;
+}
+
 /**
  * The read of every booking, built and compiled once on `db` (Kysely's build-and-compile
  * costs more than SQLite's execution of it) and run in whatever executor the booking
- * uses: the type's resources and lanes, each with its reservations near the requested
- * time aggregated into one column, so a booking reads its catalogue and what is taken
- * in one round trip.
+ * uses: the type, its resources and lanes, each with its reservations near the requested
+ * time aggregated into one column, so a booking reads what it books and what is taken in
+ * one round trip. How near comes from the type's row in the same statement (its buffer and
+ * longest reservation), so the type and the reservations are read at one instant.
  */
 export function createBookingReads(db: Kysely<Database>, dialect: Dialect) {
-  const selectLanes = precompiled(() =>
+  const type = prefixedTypeColumns('type');
+  const typeMinutes = (column: 'bufferTime' | 'longestReservationMinutes') =>
+    sql.ref<number>(`resourceTypes.${column}`);
+  const buffer = typeMinutes('bufferTime');
+  const selectTypeWithLanes = precompiled(() =>
     db
-      .selectFrom('resources')
+      .selectFrom('resourceTypes')
+      .leftJoin('resources', (join) =>
+        join
+          .onRef('resources.organisationId', '=', 'resourceTypes.organisationId')
+          .onRef('resources.resourceTypeId', '=', 'resourceTypes.id'),
+      )
+      .select(type.select())
       .selectAll('resources')
       .select((eb) =>
         eb
           .selectFrom('reservations')
           .select(aggregatedTimes(dialect, 'reservations').as('times'))
           .whereRef('reservations.resourceId', '=', 'resources.id')
-          .where('reservations.startTime', '>', '')
-          .where('reservations.startTime', '<', '')
-          .where('reservations.endTime', '>', '')
+          // Started within the type's longest reservation before the buffered request, so
+          // the index range is bounded at both ends; ends within the buffered request.
+          .where(
+            'reservations.startTime',
+            '>',
+            minutesAfter(
+              dialect,
+              '',
+              sql<number>`-(${buffer} + ${typeMinutes('longestReservationMinutes')})`,
+            ),
+          )
+          .where('reservations.startTime', '<', minutesAfter(dialect, '', sql<number>`${buffer}`))
+          .where('reservations.endTime', '>', minutesAfter(dialect, '', sql<number>`-${buffer}`))
           // Statuses as literals, so the values above, the clocks and below stay the only parameters.
           .where(keepsTimeAt(''))
           .as('busy'),
@@ -368,43 +402,48 @@ export function createBookingReads(db: Kysely<Database>, dialect: Dialect) {
           )
           .as('lapsed'),
       )
-      .where('resources.organisationId', '=', 0)
-      .where('resources.resourceTypeId', '=', 0)
+      .where('resourceTypes.organisationId', '=', 0)
+      .where('resourceTypes.id', '=', 0)
       .orderBy('resources.id'),
   );
   return {
     /**
-     * Every resource and lane of a type in id order (parents before their lanes), and the
-     * reservations keeping their time at `now` (ISO) overlapping `range` on each, as
-     * intervals by lane; none is longer than `lookbackMs` (see `busyByLane`). `lapsed`: the
-     * lanes with a hold past its expiry at `now` whose row still says it holds.
+     * The type `resourceTypeId` of the organisation (undefined for none), every resource and
+     * lane of it, and on each the reservations keeping their time at `now` (ISO) that reach
+     * within the type's buffer of `request`. None is longer than the type's longest
+     * reservation, which bounds how far back the read looks.
      */
     async lanes(
       executor: Executor,
       organisationId: number,
       resourceTypeId: number,
-      range: Interval,
-      lookbackMs: number,
+      request: Interval,
       now: string,
-    ): Promise<{ catalogue: CatalogueRow[]; busy: Map<number, Spans>; lapsed: Set<number> }> {
-      // Parameters in the order the SQL holds them: the subquery in the select list first.
-      const rows = await selectLanes(
+    ): Promise<BookingRead | undefined> {
+      const start = new Date(request.start).toISOString();
+      // Parameters in the order the SQL holds them: the subqueries in the select list first.
+      const rows = await selectTypeWithLanes(
         executor,
-        new Date(range.start - lookbackMs).toISOString(),
-        new Date(range.end).toISOString(),
-        new Date(range.start).toISOString(),
+        start,
+        new Date(request.end).toISOString(),
+        start,
         now,
         now,
         organisationId,
         resourceTypeId,
       );
+      if (rows.length === 0) return undefined;
       const busy = new Map<number, Spans>();
       const lapsed = new Set<number>();
+      const catalogue: CatalogueRow[] = [];
       for (const row of rows) {
+        // A type without resources answers one row, its lane columns null.
+        if (row.id === null) continue;
+        catalogue.push(row as CatalogueRow);
         if (row.busy) busy.set(row.id, spansOf(row.busy));
         if (row.lapsed) lapsed.add(row.id);
       }
-      return { catalogue: rows, busy, lapsed };
+      return { type: type.read(rows[0]!), catalogue, busy, lapsed };
     },
   };
 }

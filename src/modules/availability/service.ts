@@ -27,6 +27,7 @@ import {
   widen,
 } from './engine.js';
 import {
+  type BookingRead,
   type CatalogueRow,
   createAvailabilityRepo,
   createBookingReads,
@@ -498,36 +499,46 @@ export function createAvailabilityService({
     },
 
     /**
-     * The lanes where `request` fits exactly, in the order a booking tries them (empty when
-     * none does), read through `executor`. With a resourceId only that resource's lanes are
-     * candidates; without, the pool, counted exactly as pool availability counts it. Each
-     * offer carries the lane's `updatedAt` as read: the booking's insert holds it against
-     * the lane's row, so a lane changed since (capacity, activity, schedule, type) is
-     * refused and the booking reads again. The longest reservation of `type` bounds the
-     * overlap read: `type` must be read no earlier than the booking that is to see it.
+     * What a booking of the type `resourceTypeId` reads, in one statement through `executor`:
+     * the type, its lanes, and what is taken on them near `request` (undefined when the
+     * organisation has no such type). Every booking reads its type here, so the type it
+     * judges by is never older than the reservations it sees.
+     */
+    readLanes(
+      executor: Executor,
+      org: OrganisationSchedule,
+      resourceTypeId: number,
+      request: Interval,
+    ): Promise<BookingRead | undefined> {
+      return bookingReads.lanes(
+        executor,
+        org.organisationId,
+        resourceTypeId,
+        request,
+        new Date().toISOString(),
+      );
+    },
+
+    /**
+     * The lanes of `read` where `request` fits exactly, in the order a booking tries them
+     * (empty when none does). With a resourceId only that resource's lanes are candidates;
+     * without, the pool, counted exactly as pool availability counts it. Each offer carries
+     * the lane's `updatedAt` as read: the booking's insert holds it against the lane's row,
+     * so a lane changed since (capacity, activity, schedule, type) is refused and the
+     * booking reads again. `read` (from `readLanes` for this request) is used up: its busy
+     * time is changed in place.
      */
     async offerLanes(
       executor: Executor,
       org: OrganisationSchedule,
-      type: StoredResourceType,
+      read: BookingRead,
       target: { resourceId?: number },
       request: Interval,
       ignore?: IgnoredTime,
     ): Promise<LaneOffer[]> {
+      const { type, catalogue: rows, busy, lapsed } = read;
       const rules = rulesOf(type);
       const around = { start: request.start - rules.bufferMs, end: request.end + rules.bufferMs };
-      const {
-        catalogue: rows,
-        busy,
-        lapsed,
-      } = await bookingReads.lanes(
-        executor,
-        org.organisationId,
-        type.id,
-        around,
-        lookbackOf(type),
-        new Date().toISOString(),
-      );
       withoutIgnored(busy, ignore);
       let candidates = candidatesOf(rows, type, org, target);
       // The manager's busy time, in the booking's own executor: every write path books through here.

@@ -16,6 +16,8 @@ import { requestedTimes } from './times.js';
 const MOVE_READS = 3;
 
 const iso = (ms: number) => new Date(ms).toISOString();
+/** A move whose reservation's type was deleted meanwhile. */
+const typeGone = () => conflict('INVALID_TRANSITION', 'The resource type of this reservation is gone');
 const keepsTime = (status: Reservation['status']) => (KEEPING_STATUSES as readonly string[]).includes(status);
 
 /** A move as its caller asks it: the new time and, where the booking mode allows, the resource. */
@@ -95,11 +97,14 @@ export function createRescheduling(deps: {
       end: Date.parse(from.endTime),
     };
     const known = await resourceTypes.findStored(db.kysely, org.organisationId, typeId);
-    if (!known) throw conflict('INVALID_TRANSITION', 'The resource type of this reservation is gone');
+    if (!known) throw typeGone();
     const target = await targetOf(org, found, known, input.resourceId);
     try {
       return await bookingScope(async (executor) => {
-        const type = (await resourceTypes.findStored(executor, org.organisationId, typeId)) ?? known;
+        // The type and what is taken on its lanes, in one read.
+        const first = await availability.readLanes(executor, org, typeId, { start, end });
+        if (!first) throw typeGone();
+        const type = first.type;
         if (!type.isActive) throw conflict('SLOT_UNAVAILABLE', 'This resource type is not bookable');
         const email = found.customer.email ?? '';
         // As a booking: a type with a daily limit per customer moves one customer's bookings at a time.
@@ -121,18 +126,11 @@ export function createRescheduling(deps: {
           );
           const minutes = Math.ceil((end - start) / 60_000);
           const to = { startTime: iso(start), endTime: iso(end) };
-          let current = type;
-          for (let read = 1; read <= MOVE_READS; read++) {
-            if (read > 1)
-              current = (await resourceTypes.findStored(executor, org.organisationId, type.id)) ?? type;
-            const offers = await availability.offerLanes(
-              executor,
-              org,
-              current,
-              target,
-              { start, end },
-              ignore,
-            );
+          let read = first;
+          for (let attempt = 1; attempt <= MOVE_READS; attempt++) {
+            if (attempt > 1)
+              read = (await availability.readLanes(executor, org, type.id, { start, end })) ?? read;
+            const offers = await availability.offerLanes(executor, org, read, target, { start, end }, ignore);
             if (offers.length === 0) break;
             // Its own lane first: a move that fits where it is keeps its place.
             offers.sort(
@@ -150,7 +148,7 @@ export function createRescheduling(deps: {
               };
             }
             // Raised before the move is visible, as a booking raises it (see book()).
-            if (minutes > current.longestReservationMinutes)
+            if (minutes > read.type.longestReservationMinutes)
               await resourceTypes.recordReservationLength(executor, type.id, minutes);
             for (const offer of offers) {
               if (offer.hasLapsedHolds) await deps.expireLapsed(executor, now, { laneId: offer.laneId });

@@ -21,8 +21,7 @@ import {
   RecurrenceError,
   seriesEnd,
 } from '../events/recurrence.js';
-import type { StoredResourceType } from '../resource-types/repo.js';
-import type { ResourceTypesService } from '../resource-types/service.js';
+import type { ResourceTypesService, StoredResourceType } from '../resource-types/service.js';
 import type { createAlternatives } from './alternatives.js';
 import { wouldBeBooked } from './dry-run.js';
 import type { ReservationPayments } from './payment.js';
@@ -228,7 +227,8 @@ export function createSeries(deps: {
             );
           throw error;
         });
-        const offers = await availability.offerLanes(trx, org, type, target, at);
+        const read = await availability.readLanes(trx, org, type.id, at);
+        const offers = read ? await availability.offerLanes(trx, org, read, target, at) : [];
         const offer = offers[0];
         if (!offer) {
           misfits.push(occurrence);

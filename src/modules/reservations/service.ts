@@ -15,7 +15,7 @@ import type { AvailabilityService, OrganisationSchedule } from '../availability/
 import type { OrganisationsService } from '../organisations/service.js';
 import type { PaymentsService } from '../payments/service.js';
 import type { ResourceType } from '../resource-types/schemas.js';
-import type { ResourceTypesService } from '../resource-types/service.js';
+import type { ResourceTypesService, StoredResourceType } from '../resource-types/service.js';
 import type { ResourcesService } from '../resources/service.js';
 import { createAlternatives } from './alternatives.js';
 import { dryRunOf, wouldBeBooked } from './dry-run.js';
@@ -45,6 +45,9 @@ import { requestedTimes } from './times.js';
  * missed; a third means the type's lanes are changing under it.
  */
 const BOOKING_READS = 3;
+
+/** A booking of a type the organisation does not have. */
+const noSuchType = () => invalidField('resourceTypeId', 'no such resource type');
 
 /** The job that marks lapsed holds and unpaid bookings `expired`. */
 export const RESERVATION_EXPIRY_JOB = 'reservations_expire_holds';
@@ -217,7 +220,12 @@ export function createReservationsService(deps: {
     channel: BookingChannel,
   ) {
     const type = await resourceTypes.findStored(executor, org.organisationId, input.resourceTypeId!);
-    if (!type) throw invalidField('resourceTypeId', 'no such resource type');
+    if (!type) throw noSuchType();
+    return checkBookable(type, input, channel);
+  }
+
+  /** `type` as read for a booking, checked against it as `bookableType` says. */
+  function checkBookable(type: StoredResourceType, input: ReservationInput, channel: BookingChannel) {
     if (type.bookingMode === 'SINGLE_RESOURCE' && input.resourceId === undefined) {
       throw invalidField(
         'resourceId',
@@ -273,8 +281,12 @@ export function createReservationsService(deps: {
     const typeId = await typeIdOf(org, input);
     /** The connected account a paid booking's checkout charges, once the type asks for payment. */
     let chargeTo: string | undefined;
+    const request = { start, end };
     const booked = await bookingScope(async (executor) => {
-      const type = await bookableType(executor, org, { ...input, resourceTypeId: typeId }, channel);
+      // The type and what is taken on its lanes, in one read.
+      const first = await availability.readLanes(executor, org, typeId, request);
+      if (!first) throw noSuchType();
+      const type = checkBookable(first.type, { ...input, resourceTypeId: typeId }, channel);
       // An organisation that cannot take payment books nothing that would wait for it.
       if (type.paymentRequired && !hold)
         chargeTo = await payment.chargeableAccount(org.organisationId, executor);
@@ -313,12 +325,12 @@ export function createReservationsService(deps: {
           rulesOverriddenByUserId,
           manageTokenHash: channel.manageTokenHash ?? null,
         };
-        let current = type;
-        for (let read = 1; read <= BOOKING_READS; read++) {
-          // A later read takes the type afresh: a concurrent booking may have raised its longest reservation.
-          if (read > 1)
-            current = (await resourceTypes.findStored(executor, org.organisationId, type.id)) ?? type;
-          const offers = await availability.offerLanes(executor, org, current, target, { start, end });
+        let read = first;
+        for (let attempt = 1; attempt <= BOOKING_READS; attempt++) {
+          // A later attempt reads again: a concurrent booking took a lane, changed a lane's
+          // row, or raised the type's longest reservation.
+          if (attempt > 1) read = (await availability.readLanes(executor, org, type.id, request)) ?? read;
+          const offers = await availability.offerLanes(executor, org, read, target, request);
           if (offers.length === 0) break;
           const now = nowIso();
           const expiresAt = hold
@@ -333,7 +345,7 @@ export function createReservationsService(deps: {
           }
           // Raised before the reservation is visible (its own statement on PostgreSQL), so
           // any read that can see the reservation looks back far enough to find it.
-          if (minutes > current.longestReservationMinutes) {
+          if (minutes > read.type.longestReservationMinutes) {
             await resourceTypes.recordReservationLength(executor, type.id, minutes);
           }
           for (const offer of offers) {

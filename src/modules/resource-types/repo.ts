@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { type Dialect, type Executor, precompiled } from '../../db/database.js';
 import type { ResourceTypesTable } from '../../db/tables/resources.js';
 import type { SchedulePolicy } from '../../scheduling/schemas.js';
@@ -20,6 +20,53 @@ export function toResourceType(row: Selectable<ResourceTypesTable>): StoredResou
     paymentRequired: Boolean(row.paymentRequired),
     bookingRules: row.bookingRules ? (JSON.parse(row.bookingRules) as BookingRules) : null,
     isActive: Boolean(row.isActive),
+  };
+}
+
+/** Every column of the types table (the `satisfies` fails to compile when one is added and not named here). */
+const TYPE_COLUMNS = Object.keys({
+  id: true,
+  organisationId: true,
+  name: true,
+  description: true,
+  minBookingDuration: true,
+  bufferTime: true,
+  customerInfoFields: true,
+  waitlistEnabled: true,
+  recurringEnabled: true,
+  bookingMode: true,
+  color: true,
+  icon: true,
+  schedulePolicy: true,
+  pricingEnabled: true,
+  paymentRequired: true,
+  priceAmount: true,
+  priceCurrency: true,
+  isActive: true,
+  bookingRules: true,
+  paymentWindowMinutes: true,
+  waitlistOfferMinutes: true,
+  longestReservationMinutes: true,
+  createdAt: true,
+  updatedAt: true,
+} satisfies Record<keyof ResourceTypesTable, true>) as (keyof ResourceTypesTable)[];
+
+/**
+ * A type read beside another module's rows in one statement (a booking reads its type with
+ * the lanes): `select` names its columns as `<prefix>Column` (so none collides with the
+ * rows' own), and `read` takes the type back from any row of the result.
+ */
+export function prefixedTypeColumns(prefix: string) {
+  const aliases = TYPE_COLUMNS.map((column) => prefix + column[0]!.toUpperCase() + column.slice(1));
+  return {
+    select: () => TYPE_COLUMNS.map((column, i) => sql.ref(`resourceTypes.${column}`).as(aliases[i]!)),
+    read(row: Record<string, unknown>): StoredResourceType {
+      const stored: Record<string, unknown> = {};
+      TYPE_COLUMNS.forEach((column, i) => {
+        stored[column] = row[aliases[i]!];
+      });
+      return toResourceType(stored as unknown as Selectable<ResourceTypesTable>);
+    },
   };
 }
 

@@ -18,7 +18,7 @@ import {
   WAITLIST_OFFER_MINUTES,
 } from './schemas.js';
 
-export type { StoredResourceType } from './repo.js';
+export { prefixedTypeColumns, type StoredResourceType } from './repo.js';
 
 const DEFAULTS: ResourceTypeValues = {
   name: '',

@@ -177,6 +177,36 @@ describe('reservations', () => {
     assert.equal((await list('status=done')).statusCode, 400);
   });
 
+  test('the buffer keeps its time on both sides of a reservation, and no more', async () => {
+    const type = await createType(t.app, owner, {
+      bookingMode: 'POOL',
+      bufferTime: 30,
+      minBookingDuration: 15,
+    });
+    await createResource(t.app, owner, { name: 'Buffered', resourceTypeId: type.id, capacity: 1 });
+    const mon = futureMonday();
+    const slot = (fromHour: number, fromMinute: number, toHour: number, toMinute: number) => ({
+      resourceTypeId: type.id,
+      startTime: at(mon, fromHour, fromMinute),
+      endTime: at(mon, toHour, toMinute),
+    });
+    assert.equal((await book(owner.auth, slot(11, 0, 12, 0))).statusCode, 201);
+    // Ending within the buffer before it, or starting within the buffer after it: refused.
+    for (const inside of [
+      slot(10, 0, 11, 0),
+      slot(10, 0, 10, 31),
+      slot(12, 0, 12, 30),
+      slot(12, 29, 13, 0),
+    ]) {
+      const refused = await book(owner.auth, inside);
+      assert.equal(refused.statusCode, 409, JSON.stringify(inside));
+      assert.equal(refused.json().error.code, 'SLOT_UNAVAILABLE');
+    }
+    // Exactly the buffer away on either side fits.
+    assert.equal((await book(owner.auth, slot(10, 0, 10, 30))).statusCode, 201);
+    assert.equal((await book(owner.auth, slot(12, 30, 13, 0))).statusCode, 201);
+  });
+
   test('cancel frees the time; cancelling twice is 409; a MEMBER may cancel only their own', async () => {
     const type = await createType(t.app, owner);
     const res = await createResource(t.app, owner, { name: 'Cancel', resourceTypeId: type.id });
