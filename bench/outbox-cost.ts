@@ -99,6 +99,9 @@ async function contender(name: string, databaseUrl: string, logFile: string, var
   return { name, variant, databaseUrl, service, auth, typeId: distinctType, rounds: 0 } satisfies Contender;
 }
 
+/** A round's load, and its CPU a booking: the service's and database's, the request thread's, the catcher's. */
+type Measured = LoadRow & { cpuPerBooking: number; requestThreadUs: number; catcherUs: number };
+
 /** The service's CPU (µs) and, on PostgreSQL, the database's. */
 const cpuNow = (c: Contender, postgres: boolean) =>
   (cpuUs(c.service) ?? 0) + (postgres ? (postgresCpuUs() ?? 0) : 0);
@@ -108,10 +111,7 @@ const cpuNow = (c: Contender, postgres: boolean) =>
  * bookings is sent, so that a round's mail is counted in its CPU (`cpuPerBooking`, service and
  * database, from its start until then) and never runs into the next round.
  */
-async function round(
-  database: string,
-  c: Contender,
-): Promise<LoadRow & { cpuPerBooking: number; requestThreadUs: number }> {
+async function round(database: string, c: Contender): Promise<Measured> {
   const offset = c.rounds++ * SLOTS_PER_ROUND;
   const postgres = database === 'PostgreSQL';
   // The dead row versions of earlier rounds (the sequencer leaves one an event) would make
@@ -119,6 +119,7 @@ async function round(
   if (postgres) await vacuum(c.databaseUrl);
   const before = cpuNow(c, postgres);
   const requestThreadBefore = requestThreadCpuUs(c.service) ?? 0;
+  const catcherBefore = cpuUs(catcher) ?? 0;
   const row = await load({
     title: `${database}: pool booking, ${c.name}`,
     server: c.service,
@@ -136,6 +137,7 @@ async function round(
     ...row,
     cpuPerBooking: Math.round((cpuNow(c, postgres) - before) / row.requests),
     requestThreadUs: Math.round(((requestThreadCpuUs(c.service) ?? 0) - requestThreadBefore) / row.requests),
+    catcherUs: Math.round(((cpuUs(catcher) ?? 0) - catcherBefore) / row.requests),
   };
 }
 
@@ -151,7 +153,7 @@ async function compare(database: string, urls: [string, string, string], floor: 
     // A round each before measuring: a fresh service's and database's first seconds are slower
     // (the JIT, the planner's first statistics), by more than what is measured here.
     for (const c of all) await round(database, c);
-    const rows: Array<LoadRow & { cpuPerBooking: number; requestThreadUs: number }> = [];
+    const rows: Measured[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       // Rotating, so that a drift of the machine falls on all alike.
       for (let i = 0; i < all.length; i++) rows.push(await round(database, all[(r + i) % all.length]!));
@@ -165,6 +167,7 @@ async function compare(database: string, urls: [string, string, string], floor: 
     const rps = (c: Contender) => median(of(c).map((row) => row.rps));
     const cpu = (c: Contender) => median(of(c).map((row) => row.cpuPerBooking));
     const requestThread = (c: Contender) => median(of(c).map((row) => row.requestThreadUs));
+    const catcherCpu = (c: Contender) => median(of(c).map((row) => row.catcherUs));
     const cost = (c: Contender) => `${((1 - rps(c) / rps(without)) * 100).toFixed(1)}%`;
     return (
       `${table([...rows, floorRow], floorRow.rps)}\n\n` +
@@ -172,7 +175,8 @@ async function compare(database: string, urls: [string, string, string], floor: 
       `written and its poll off, ${rps(without)}/s without: it costs ${cost(withOutbox)} of throughput ` +
       `(writing alone ${cost(written)}); CPU per booking (service and database, its mail sent) ${cpu(withOutbox)} / ` +
       `${cpu(written)} / ${cpu(without)} µs, of it the request thread's ${requestThread(withOutbox)} / ` +
-      `${requestThread(written)} / ${requestThread(without)} µs`
+      `${requestThread(written)} / ${requestThread(without)} µs; the mail catcher's, on the same two cores ` +
+      `(a deployment's SMTP server has its own), ${catcherCpu(withOutbox)} µs a booking with the outbox`
     );
   } finally {
     for (const c of all) await stop(c.service);
