@@ -39,11 +39,36 @@ const UPDATE_COLUMNS: Partial<Record<Source, string[]>> = {
   organisations: ['timezone', 'schedule_policy'],
 };
 
-/** One upsert raising the version of every (distinct, non-null) type the rows name, in id order. */
-function bump(rows: string[]): string {
+/**
+ * One upsert raising the version of every (distinct, non-null) type `types` (SQL selecting
+ * a column `t`) names, in id order: as this migration made it, one row a type.
+ */
+export function raiseVersions(types: string): string {
   return `insert into availability_versions (resource_type_id, version)
-    select t, 1 from (${rows.join(' union ')}) as types where t is not null order by t
+    select t, 1 from (${types}) as types where t is not null order by t
     on conflict (resource_type_id) do update set version = availability_versions.version + 1`;
+}
+
+/**
+ * PostgreSQL's trigger functions, one a source table, raising versions with `raise`
+ * (migration 0044 replaces them with its sharded upsert).
+ */
+export function bumpFunctions(raise: (types: string) => string): string[] {
+  const bump = (rows: string[]) => raise(rows.join(' union '));
+  return (Object.keys(SOURCES) as Source[]).map((table) => {
+    const of = SOURCES[table];
+    const statements =
+      table === 'organisations'
+        ? [`if tg_op = 'UPDATE' then ${bump(of('new'))}; end if;`]
+        : [
+            `if tg_op <> 'INSERT' then ${bump(of('old'))}; end if;`,
+            `if tg_op <> 'DELETE' then ${bump(of('new'))}; end if;`,
+          ];
+    // search_path pinned: writers with another search_path still find the table.
+    return `create or replace function availability_bump_${table}() returns trigger language plpgsql
+      set search_path from current as $$
+      begin ${statements.join(' ')} return null; end $$`;
+  });
 }
 
 export function availabilityVersions(dialect: Dialect) {
@@ -56,23 +81,13 @@ export function availabilityVersions(dialect: Dialect) {
         .addColumn('resource_type_id', 'integer', (col) => col.primaryKey())
         .addColumn('version', 'bigint', (col) => col.notNull())
         .execute();
+      if (dialect === 'postgres') {
+        for (const create of bumpFunctions(raiseVersions)) await sql.raw(create).execute(db);
+      }
       for (const table of Object.keys(SOURCES) as Source[]) {
         const of = SOURCES[table];
         const when = UPDATE_COLUMNS[table]?.map((col) => `old.${col} ${differs} new.${col}`).join(' or ');
         if (dialect === 'postgres') {
-          const statements =
-            table === 'organisations'
-              ? [`if tg_op = 'UPDATE' then ${bump(of('new'))}; end if;`]
-              : [
-                  `if tg_op <> 'INSERT' then ${bump(of('old'))}; end if;`,
-                  `if tg_op <> 'DELETE' then ${bump(of('new'))}; end if;`,
-                ];
-          // search_path pinned: writers with another search_path still find the table.
-          await sql
-            .raw(`create function availability_bump_${table}() returns trigger language plpgsql
-              set search_path from current as $$
-              begin ${statements.join(' ')} return null; end $$`)
-            .execute(db);
           const events = table === 'organisations' ? ['update'] : ['insert', 'update', 'delete'];
           for (const event of events) {
             const condition = event === 'update' && when ? `when (${when})` : '';
@@ -98,7 +113,7 @@ export function availabilityVersions(dialect: Dialect) {
           await sql
             .raw(`create trigger availability_${table}_${event}_${row!.toLowerCase()}
               after ${event} on ${table} for each row ${condition}
-              begin ${bump(of(row!))}; end`)
+              begin ${raiseVersions(of(row!).join(' union '))}; end`)
             .execute(db);
         }
       }

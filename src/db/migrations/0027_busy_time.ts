@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, sql } from 'kysely';
 import type { Dialect } from '../database.js';
+import { raiseVersions } from './0013_availability_versions.js';
 import type { Columns } from './columns.js';
 
 /**
@@ -18,6 +19,25 @@ import type { Columns } from './columns.js';
  * - Indexes: the busy read (opaque, unmirrored events of a calendar by time) and the
  *   trigger's lookup of the blocking resources of a manager.
  */
+/** The types whose answers an event row's busy time changes: its calendar owner's blocking resources'. */
+function blockedTypes(row: string, yes: string): string {
+  return `select distinct r.resource_type_id as t from resources r
+        join calendars c on c.owner_id = r.managed_by_id
+       where c.id = ${row}.calendar_id and r.block_on_manager_calendars = ${yes}`;
+}
+
+/** PostgreSQL's trigger function on events, raising versions with `raise` (0044 shards it). */
+export function busyBumpFunction(raise: (types: string) => string): string {
+  const bump = (row: string) => raise(blockedTypes(row, 'true'));
+  return `create or replace function availability_bump_events() returns trigger language plpgsql
+            set search_path from current as $$
+            begin
+              if tg_op <> 'INSERT' then ${bump('old')}; end if;
+              if tg_op <> 'DELETE' then ${bump('new')}; end if;
+              return null;
+            end $$`;
+}
+
 export function busyTime(c: Columns, dialect: Dialect): Migration {
   const pg = dialect === 'postgres';
   const yes = pg ? 'true' : '1';
@@ -34,13 +54,7 @@ export function busyTime(c: Columns, dialect: Dialect): Migration {
     'booking_reservation_id',
   ];
   const when = watched.map((col) => `old.${col} ${differs} new.${col}`).join(' or ');
-  const bump = (row: string) => `insert into availability_versions (resource_type_id, version)
-    select t, 1 from (
-      select distinct r.resource_type_id as t from resources r
-        join calendars c on c.owner_id = r.managed_by_id
-       where c.id = ${row}.calendar_id and r.block_on_manager_calendars = ${yes}
-    ) as types where t is not null order by t
-    on conflict (resource_type_id) do update set version = availability_versions.version + 1`;
+  const bump = (row: string) => raiseVersions(blockedTypes(row, yes));
   return {
     async up(db: Kysely<unknown>): Promise<void> {
       await db.schema
@@ -77,15 +91,7 @@ export function busyTime(c: Columns, dialect: Dialect): Migration {
         .execute(db);
 
       if (pg) {
-        await sql
-          .raw(`create function availability_bump_events() returns trigger language plpgsql
-            set search_path from current as $$
-            begin
-              if tg_op <> 'INSERT' then ${bump('old')}; end if;
-              if tg_op <> 'DELETE' then ${bump('new')}; end if;
-              return null;
-            end $$`)
-          .execute(db);
+        await sql.raw(busyBumpFunction(raiseVersions)).execute(db);
         for (const event of ['insert', 'update', 'delete']) {
           const condition = event === 'update' ? `when (${when})` : '';
           await sql

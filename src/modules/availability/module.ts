@@ -1,6 +1,7 @@
 import { defineModule } from '../../module.js';
 import { busyRead } from './migrations/0037_busy_read.js';
 import { busySingleByEnd } from './migrations/0043_busy_single_by_end.js';
+import { versionShards } from './migrations/0044_version_shards.js';
 import { availabilityPrivacy } from './privacy.js';
 import { availabilityRoutes } from './routes.js';
 import { type AvailabilityService, createAvailabilityService } from './service.js';
@@ -19,5 +20,9 @@ export const availabilityModule = defineModule({
   routes: [{ prefix: '/api', plugin: availabilityRoutes }],
   tools: availabilityTools,
   privacy: availabilityPrivacy,
-  migrations: { '0037_busy_read': busyRead, '0043_busy_single_by_end': busySingleByEnd },
+  migrations: {
+    '0037_busy_read': busyRead,
+    '0043_busy_single_by_end': busySingleByEnd,
+    '0044_version_shards': versionShards,
+  },
 });

@@ -296,15 +296,19 @@ export async function managerBusy(
 }
 
 /** A version as text (PostgreSQL reads a bigint as text); no row is version 0. */
-const versionText = (version: string | number | null | undefined) => String(version ?? 0);
+const versionText = (version: string | number | bigint | null | undefined) => String(version ?? 0);
 
 /**
  * The versions the answer cache is labelled with (migration 0013's triggers raise them),
  * each one precompiled statement: read on every availability request, hit or miss.
  */
 export function createVersionReads(db: Kysely<Database>) {
+  // The sum of the type's rows (PostgreSQL spreads a version over several, migration 0044).
   const selectType = precompiled(() =>
-    db.selectFrom('availabilityVersions').select('version').where('resourceTypeId', '=', 0),
+    db
+      .selectFrom('availabilityVersions')
+      .select((eb) => eb.fn.sum('version').as('version'))
+      .where('resourceTypeId', '=', 0),
   );
   // A resource's answers are its parent's type's (a lane's parent, or the resource itself).
   const selectResource = precompiled(() =>
@@ -313,8 +317,14 @@ export function createVersionReads(db: Kysely<Database>) {
       .innerJoin('resources as p', (join) =>
         join.on((eb) => eb('p.id', '=', eb.fn.coalesce('r.parentResourceId', 'r.id'))),
       )
-      .leftJoin('availabilityVersions as v', 'v.resourceTypeId', 'p.resourceTypeId')
-      .select(['p.resourceTypeId', 'v.version'])
+      .select((eb) => [
+        'p.resourceTypeId',
+        eb
+          .selectFrom('availabilityVersions as v')
+          .select((eb) => eb.fn.sum('v.version').as('version'))
+          .whereRef('v.resourceTypeId', '=', 'p.resourceTypeId')
+          .as('version'),
+      ])
       .where('r.organisationId', '=', 0)
       .where('r.id', '=', 0),
   );

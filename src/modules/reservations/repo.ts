@@ -173,12 +173,20 @@ export interface NewReservation {
 
 /**
  * PostgreSQL's answers when the exclusion constraint refuses overlapping time on a lane:
- * a violation, or (should two inserts ever wait on each other's uncommitted row) a
- * deadlock that aborts one of them, whose lane the other then holds.
+ * a violation (a move; a booking's insert answers no row instead), or (should two writers
+ * in longer transactions ever wait on each other's uncommitted rows) a deadlock that
+ * aborts one of them, whose lane the other then holds.
  */
 const LANE_REFUSED = new Set(['23P01', '40P01']);
 
-/** The first key of the per-lane advisory locks (the second is the lane id): "lane". */
+/** The exclusion constraint of migration 0019: no two live reservations keep one lane's time. */
+const NO_OVERLAP = 'reservations_no_overlap';
+
+/**
+ * The first key of the per-lane advisory locks (the second is the lane id): "lane". Only
+ * writers that change a row's time or status on a lane take it (a move, late money), so
+ * two of them queue rather than deadlock; a booking's insert needs none (`insertOnLane`).
+ */
 const LANE_LOCKS = 0x6c616e65;
 /** The first key of the per-(type, customer) advisory locks of the daily limit: "cust". */
 const CUSTOMER_LOCKS = 0x63757374;
@@ -216,8 +224,8 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
     ])
     .where('id', '=', 0)
     .where('updatedAt', '=', '');
-  const insertOnLane = compiledOnce(() =>
-    db
+  const insertOnLane = compiledOnce(() => {
+    const insert = db
       .insertInto('reservations')
       .columns([
         'organisationId',
@@ -243,21 +251,19 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
         'createdAt',
         'updatedAt',
       ])
-      .expression(
-        dialect === 'postgres'
-          ? // Two inserts racing for one lane would each find the other's uncommitted row in
-            // the exclusion constraint and wait on it: a deadlock, found only after
-            // deadlock_timeout (a second). A per-lane lock held to the statement's commit
-            // makes the later one wait for the earlier and then be refused at once.
-            lane
-              .forShare()
-              .where(
-                sql<boolean>`exists (select from pg_advisory_xact_lock(${sql.lit(LANE_LOCKS)}, resources.id))`,
-              )
-          : lane,
-      )
-      .returningAll(),
-  );
+      .expression(dialect === 'postgres' ? lane.forShare() : lane);
+    // PostgreSQL: the exclusion constraint as the arbiter of a speculative insert. Two plain
+    // inserts racing for one lane's time would each find the other's uncommitted row and
+    // wait on it: a deadlock, found only after deadlock_timeout (a second). A speculative
+    // insert checks before it inserts and waits with nothing inserted, so the later one
+    // waits for the earlier and then inserts nothing, at once. No lock is taken on the lane
+    // (one held to commit would queue every booking of the lane behind the one before it,
+    // each commit's flush to disk after the last): bookings of one lane's different times
+    // commit together.
+    return (
+      dialect === 'postgres' ? insert.onConflict((oc) => oc.constraint(NO_OVERLAP).doNothing()) : insert
+    ).returningAll();
+  });
   // A booking's sweep of the lane it takes (see `expireLapsedOnLane`), compiled once too.
   const expireOnLane = compiledOnce(() =>
     db
@@ -530,8 +536,9 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
      * (`from`) to `to`, keeping everything else (status, expiry, payment, series). Only
      * while it still keeps its time at `now` and is where it was read, and only while the
      * new lane's row is as the move read it (`laneUpdatedAt`), as `insertOnLane` guards a
-     * booking; on PostgreSQL the lane is locked as a booking locks it, and the exclusion
-     * constraint refuses the new time when it is taken. Undefined when refused.
+     * booking; on PostgreSQL the lane's row is share-locked as a booking's insert locks it,
+     * moves of one lane queue on its advisory lock, and the exclusion constraint refuses the
+     * new time when it is taken. Undefined when refused.
      */
     async moveOnLane(
       executor: Executor,
@@ -823,8 +830,9 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
     /**
      * Late money: a booking that expired unpaid takes its time back, `confirmed` and paid,
      * when nothing else keeps any of it at `now` and it is still ahead; undefined otherwise.
-     * PostgreSQL: the lane's lock (the one every insert on it takes) orders it with
-     * bookings, and the exclusion constraint refuses it if its time is taken. SQLite: one
+     * PostgreSQL: the lane's advisory lock orders it with moves on the lane, and the
+     * exclusion constraint refuses it if its time is taken (a booking's speculative insert
+     * waits for it, or backs out of its way). SQLite: one
      * transaction on the only connection, checked here.
      */
     async retakePaid(id: number, paymentId: string | null, now: string): Promise<Reservation | undefined> {

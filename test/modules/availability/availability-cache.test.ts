@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
+import pg from 'pg';
 import type { Db } from '../../../src/db/database.js';
 import { AnswerCache } from '../../../src/lib/answer-cache.js';
 import { createTestApp, registerUser, type TestApp } from '../../helpers/app.js';
@@ -367,3 +368,79 @@ describe('AnswerCache', () => {
     assert.deepEqual(await cache.get('huge', of(1)), [1]);
   });
 });
+
+// PostgreSQL spreads a type's version over rows, one a connection's shard (migration
+// 0044): a row locked from a commit's version raise until its flush would queue every
+// change of the type behind the one before it.
+if (process.env.TEST_DATABASE_URL) {
+  const url = process.env.TEST_DATABASE_URL;
+  describe('PostgreSQL: a type changed by two connections at once', () => {
+    let t: TestApp;
+    before(async () => {
+      t = await createTestApp();
+    });
+    after(() => t.close());
+
+    /** A connection of its own in the test's schema, and its version shard. */
+    async function connection() {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`set search_path to ${t.db.schema}`);
+      const { rows } = await client.query<{ shard: number }>('select pg_backend_pid() % 16 as shard');
+      return { client, shard: rows[0]!.shard };
+    }
+
+    test('neither waits for the other; the cached answer then counts both', async () => {
+      const owner = await ownerWithOrganisation(t.app);
+      const type = (
+        await createType(t.app, owner, {
+          bookingMode: 'SINGLE_RESOURCE',
+          schedulePolicy: { operatingHours: hours },
+        })
+      ).id;
+      const room = (await createResource(t.app, owner, { name: 'Room', resourceTypeId: type, capacity: 1 }))
+        .id;
+      const url = `/api/resource-types/${type}/availability?${query}`;
+      const cached = await t.app.inject({ method: 'GET', url, headers: owner.auth });
+      assert.equal(cached.statusCode, 200);
+
+      // Two connections on different shards, as most of a pool's are.
+      const first = await connection();
+      const opened = [first];
+      let second = await connection();
+      while (second.shard === first.shard) {
+        opened.push(second);
+        second = await connection();
+      }
+      opened.push(second);
+      try {
+        const insert = (start: string, end: string) =>
+          t.db.kysely
+            .insertInto('reservations')
+            .values(reservationRow(owner, type, room, start, end))
+            .compile();
+        for (const { client } of [first, second]) {
+          // The version raise runs now rather than at commit, so it holds its row while the
+          // transaction stays open, as it does during a commit's flush.
+          await client.query('begin');
+          await client.query('set constraints all immediate');
+          await client.query("set local statement_timeout = '5s'");
+        }
+        const morning = insert(at(monday, 9), at(monday, 10));
+        await first.client.query(morning.sql, [...morning.parameters]);
+        const noon = insert(at(monday, 12), at(monday, 13));
+        // With one row a type this waits for the first transaction and times out.
+        await second.client.query(noon.sql, [...noon.parameters]);
+        await first.client.query('commit');
+        await second.client.query('commit');
+      } finally {
+        for (const { client } of opened) await client.end();
+      }
+
+      const fresh = JSON.stringify(await typeAnswer(t.db, owner.organisationId, type, from, to));
+      assert.notEqual(fresh, cached.body, 'the inserts change the answer');
+      const answered = await t.app.inject({ method: 'GET', url, headers: owner.auth });
+      assert.equal(answered.body, fresh);
+    });
+  });
+}

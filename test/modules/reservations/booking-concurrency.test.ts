@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
+import { createReservationRepo } from '../../../src/modules/reservations/repo.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
 import {
   at,
@@ -212,3 +214,82 @@ describe('concurrent bookings', () => {
     }
   });
 });
+
+// PostgreSQL books on many connections at once: a booking waits only for a booking whose
+// kept time it overlaps, never for its lane as such (repo.ts `insertOnLane`): a lane held
+// from one booking's insert to its commit's flush would queue every booking of the lane.
+if (process.env.TEST_DATABASE_URL)
+  describe('PostgreSQL: bookings of one lane side by side', () => {
+    let t: TestApp;
+    let owner: OrgOwner;
+    before(async () => {
+      t = await createTestApp();
+      owner = await ownerWithOrganisation(t.app, { timezone: 'UTC' });
+    });
+    after(() => t.close());
+
+    test('a booking of free time on a lane does not wait for an uncommitted booking of that lane', async () => {
+      const type = await createType(t.app, owner, {
+        bookingMode: 'POOL',
+        minBookingDuration: 30,
+        bufferTime: 15,
+      });
+      const lane = await createResource(t.app, owner, { name: 'Solo', resourceTypeId: type.id, capacity: 1 });
+      const mon = futureMonday();
+      const { updatedAt } = await t.db.kysely
+        .selectFrom('resources')
+        .select('updatedAt')
+        .where('id', '=', lane.id)
+        .executeTakeFirstOrThrow();
+      const repo = createReservationRepo(t.db.kysely, 'postgres');
+      const book = (startTime: string, endTime: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/api/reservations',
+          headers: owner.auth,
+          payload: { customer, resourceTypeId: type.id, startTime, endTime },
+        });
+      const rolledBack = new Error('rolled back');
+      const seen: { whileOpen?: Awaited<ReturnType<typeof book>>; overlapping?: ReturnType<typeof book> } =
+        {};
+      await assert.rejects(
+        t.db.kysely.transaction().execute(async (trx) => {
+          const now = new Date().toISOString();
+          const uncommitted = await repo.insertOnLane(
+            trx,
+            {
+              organisationId: owner.organisationId,
+              resourceTypeId: type.id,
+              resourceId: lane.id,
+              status: 'confirmed',
+              startTime: at(mon, 10),
+              endTime: at(mon, 11),
+              blockedUntil: at(mon, 11, 15),
+              customer,
+              notes: null,
+              priceAmount: null,
+              priceCurrency: null,
+              source: 'api',
+              createdByUserId: null,
+              rulesOverriddenByUserId: null,
+              expiresAt: null,
+            },
+            updatedAt,
+            now,
+          );
+          assert.ok(uncommitted, 'the first booking is in, not yet committed');
+          // Its time (with the buffer) waits for it; the lane's other time does not.
+          seen.overlapping = book(at(mon, 11), at(mon, 11, 30));
+          seen.whileOpen = await Promise.race([book(at(mon, 12), at(mon, 13)), delay(5_000, undefined)]);
+          throw rolledBack;
+        }),
+        rolledBack,
+      );
+      const free = seen.whileOpen;
+      assert.ok(free, 'the booking of free time answered while the other was open');
+      assert.equal(free.statusCode, 201, free.body);
+      assert.equal(free.json().resourceId, lane.id);
+      // Once the first rolled back, the time it kept is free again.
+      assert.equal((await seen.overlapping)?.statusCode, 201);
+    });
+  });
