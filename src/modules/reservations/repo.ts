@@ -275,6 +275,33 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
       .returningAll(),
   );
 
+  // A hold's confirm (`confirmUnpaidHold`), compiled once: by anyone, or only by its maker.
+  // Literals, so the parameters are only now, the id, the organisation, now (and the maker).
+  const confirmHoldBy = (maker: boolean) =>
+    compiledOnce(() => {
+      const update = db
+        .updateTable('reservations')
+        .set({ status: sql.lit('confirmed'), expiresAt: sql.lit(null), updatedAt: '' })
+        .where('id', '=', 0)
+        .where('organisationId', '=', 0)
+        .where('status', '=', sql.lit('held'))
+        .where(keepsTimeAt(''))
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('resourceTypes')
+                .select(sql.lit(1).as('one'))
+                .whereRef('resourceTypes.id', '=', 'reservations.resourceTypeId')
+                .where('resourceTypes.paymentRequired', '=', sql.lit(true)),
+            ),
+          ),
+        );
+      return (maker ? update.where('createdByUserId', '=', 0) : update).returningAll();
+    });
+  const confirmHold = confirmHoldBy(false);
+  const confirmOwnHold = confirmHoldBy(true);
+
   return {
     /**
      * Books `values` on its lane, through `executor`, unless the lane's row changed since
@@ -399,29 +426,11 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
       madeBy: number | null,
       now: string,
     ): Promise<Reservation | undefined> {
-      const confirm = (executor: Executor) => {
-        let update = executor
-          .updateTable('reservations')
-          .set({ status: 'confirmed', expiresAt: null, updatedAt: now })
-          .where('id', '=', id)
-          .where('organisationId', '=', organisationId)
-          .where('status', '=', 'held')
-          .where(keepsTimeAt(now))
-          .where((eb) =>
-            eb.not(
-              eb.exists(
-                eb
-                  .selectFrom('resourceTypes')
-                  .select(sql.lit(1).as('one'))
-                  .whereRef('resourceTypes.id', '=', 'reservations.resourceTypeId')
-                  .where('resourceTypes.paymentRequired', '=', true),
-              ),
-            ),
-          );
-        if (madeBy !== null) update = update.where('createdByUserId', '=', madeBy);
-        return update.returningAll().executeTakeFirst();
-      };
-      const row = await committedWithOthers(db, confirm);
+      const confirm = (executor: Executor) =>
+        madeBy === null
+          ? confirmHold(executor, now, id, organisationId, now)
+          : confirmOwnHold(executor, now, id, organisationId, now, madeBy);
+      const [row] = (await committedWithOthers(db, confirm)).rows;
       return row && toReservation(row, Date.parse(now));
     },
 
