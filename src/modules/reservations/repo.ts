@@ -256,10 +256,10 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
     // inserts racing for one lane's time would each find the other's uncommitted row and
     // wait on it: a deadlock, found only after deadlock_timeout (a second). A speculative
     // insert checks before it inserts and waits with nothing inserted, so the later one
-    // waits for the earlier and then inserts nothing, at once. No lock is taken on the lane
-    // (one held to commit would queue every booking of the lane behind the one before it,
-    // each commit's flush to disk after the last): bookings of one lane's different times
-    // commit together.
+    // waits for the earlier and then inserts nothing, at once. Bookings share the lane's row
+    // lock; none takes the lane for itself (a lock held to commit would queue every booking
+    // of the lane behind the one before it, each commit's flush to disk after the last), so
+    // bookings of one lane's different times commit together.
     return (
       dialect === 'postgres' ? insert.onConflict((oc) => oc.constraint(NO_OVERLAP).doNothing()) : insert
     ).returningAll();
@@ -841,8 +841,8 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
      * when nothing else keeps any of it at `now` and it is still ahead; undefined otherwise.
      * PostgreSQL: the lane's advisory lock orders it with moves on the lane, and the
      * exclusion constraint refuses it if its time is taken (a booking's speculative insert
-     * waits for it, or backs out of its way). SQLite: one
-     * transaction on the only connection, checked here.
+     * waits for it, or backs out of its way). SQLite: one transaction on the only
+     * connection, checked here.
      */
     async retakePaid(id: number, paymentId: string | null, now: string): Promise<Reservation | undefined> {
       const retake = (trx: Executor) =>

@@ -41,12 +41,12 @@ import type { BookingChannel } from './service.js';
 export const MAX_SERIES_OCCURRENCES = 104;
 /** How far a series may reach: its last occurrence ends within this many years of its first start. */
 export const MAX_SERIES_YEARS = 2;
-/** Whole-series attempts on PostgreSQL, where a concurrent booking can refuse an insert and abort the transaction. */
+/** Whole-series attempts on PostgreSQL, where a concurrent booking can take an occurrence's time after the read. */
 const SERIES_ATTEMPTS = 3;
 /** The lines a reservation series takes; RDATE (extra dates) is left to events. */
 const SERIES_LINES = new Set(['RRULE', 'EXDATE']);
 
-/** A PostgreSQL insert refused mid-series: the transaction is aborted, the series is tried again. */
+/** A PostgreSQL insert refused mid-series (its time taken since the read): the series is tried again. */
 class LaneRaced extends Error {}
 
 const lineName = (line: string) => (line.split(/[:;]/, 1)[0] ?? '').trim().toUpperCase();
