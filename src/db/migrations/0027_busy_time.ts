@@ -3,22 +3,6 @@ import type { Dialect } from '../database.js';
 import { raiseVersions } from './0013_availability_versions.js';
 import type { Columns } from './columns.js';
 
-/**
- * Busy time (issue 26).
- *
- * - `events.transparency`: `opaque` (busy, the default of every existing event) or
- *   `transparent` (free). `events.booking_reservation_id`: set on the event a booking
- *   calendar mirrors a reservation with; the busy read leaves those out (the reservation
- *   itself already takes the time), and the unique index is the mirror's map
- *   reservation -> event.
- * - `resources.block_on_manager_calendars` and `resources.booking_calendar_id`.
- * - Busy events of a manager change the availability answers of the types their blocking
- *   resources belong to: a trigger on events raises those types' versions (0013's
- *   `availability_versions`), so the answer cache never shows time a new meeting took.
- *   Only columns the busy read looks at raise it (a renamed meeting does not).
- * - Indexes: the busy read (opaque, unmirrored events of a calendar by time) and the
- *   trigger's lookup of the blocking resources of a manager.
- */
 /** The types whose answers an event row's busy time changes: its calendar owner's blocking resources'. */
 function blockedTypes(row: string, yes: string): string {
   return `select distinct r.resource_type_id as t from resources r
@@ -38,6 +22,22 @@ export function busyBumpFunction(raise: (types: string) => string): string {
             end $$`;
 }
 
+/**
+ * Busy time (issue 26).
+ *
+ * - `events.transparency`: `opaque` (busy, the default of every existing event) or
+ *   `transparent` (free). `events.booking_reservation_id`: set on the event a booking
+ *   calendar mirrors a reservation with; the busy read leaves those out (the reservation
+ *   itself already takes the time), and the unique index is the mirror's map
+ *   reservation -> event.
+ * - `resources.block_on_manager_calendars` and `resources.booking_calendar_id`.
+ * - Busy events of a manager change the availability answers of the types their blocking
+ *   resources belong to: a trigger on events raises those types' versions (0013's
+ *   `availability_versions`), so the answer cache never shows time a new meeting took.
+ *   Only columns the busy read looks at raise it (a renamed meeting does not).
+ * - Indexes: the busy read (opaque, unmirrored events of a calendar by time) and the
+ *   trigger's lookup of the blocking resources of a manager.
+ */
 export function busyTime(c: Columns, dialect: Dialect): Migration {
   const pg = dialect === 'postgres';
   const yes = pg ? 'true' : '1';

@@ -295,7 +295,7 @@ export async function managerBusy(
   return byOwner;
 }
 
-/** A version as text (PostgreSQL reads a bigint as text); no row is version 0. */
+/** A version as text (PostgreSQL reads a sum of bigints as text); no row is version 0. */
 const versionText = (version: string | number | bigint | null | undefined) => String(version ?? 0);
 
 /**

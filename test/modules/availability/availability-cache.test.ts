@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import type { Db } from '../../../src/db/database.js';
 import { AnswerCache } from '../../../src/lib/answer-cache.js';
+import { VERSION_SHARDS } from '../../../src/modules/availability/migrations/0044_version_shards.js';
 import { createTestApp, registerUser, type TestApp } from '../../helpers/app.js';
 import {
   at,
@@ -386,7 +387,9 @@ if (process.env.TEST_DATABASE_URL) {
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       await client.query(`set search_path to ${t.db.schema}`);
-      const { rows } = await client.query<{ shard: number }>('select pg_backend_pid() % 16 as shard');
+      const { rows } = await client.query<{ shard: number }>(
+        `select pg_backend_pid() % ${VERSION_SHARDS} as shard`,
+      );
       return { client, shard: rows[0]!.shard };
     }
 

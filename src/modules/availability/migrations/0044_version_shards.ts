@@ -19,7 +19,7 @@ export const VERSION_SHARDS = 16;
  * The sum still labels what a reader can see: each committed change adds one to it, and a
  * later snapshot sees every commit an earlier one saw, so a reader finding the sum it
  * cached under has seen exactly the changes that answer had. SQLite has one writer at a
- * time and keeps one row a type (shard 0: the column's default).
+ * time: it keeps one row a type, and no shard column.
  */
 export function versionShards(dialect: Dialect): Migration {
   return {
