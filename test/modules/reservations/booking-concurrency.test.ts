@@ -250,8 +250,12 @@ if (process.env.TEST_DATABASE_URL)
           payload: { customer, resourceTypeId: type.id, startTime, endTime },
         });
       const rolledBack = new Error('rolled back');
-      const seen: { whileOpen?: Awaited<ReturnType<typeof book>>; overlapping?: ReturnType<typeof book> } =
-        {};
+      const seen: {
+        whileOpen?: Awaited<ReturnType<typeof book>>;
+        overlapping?: ReturnType<typeof book>;
+        overlappingSettled?: boolean;
+        overlappingSettledWhileOpen?: boolean;
+      } = {};
       await assert.rejects(
         t.db.kysely.transaction().execute(async (trx) => {
           const now = new Date().toISOString();
@@ -280,7 +284,17 @@ if (process.env.TEST_DATABASE_URL)
           assert.ok(uncommitted, 'the first booking is in, not yet committed');
           // Its time (with the buffer) waits for it; the lane's other time does not.
           seen.overlapping = book(at(mon, 11), at(mon, 11, 30));
-          seen.whileOpen = await Promise.race([book(at(mon, 12), at(mon, 13)), delay(5_000, undefined)]);
+          void seen.overlapping.then(() => {
+            seen.overlappingSettled = true;
+          });
+          const timer = new AbortController();
+          seen.whileOpen = await Promise.race([
+            book(at(mon, 12), at(mon, 13)),
+            delay(5_000, undefined, { signal: timer.signal }).catch(() => undefined),
+          ]);
+          timer.abort();
+          // Whatever it answers depends on this transaction's end: it cannot have answered yet.
+          seen.overlappingSettledWhileOpen = seen.overlappingSettled;
           throw rolledBack;
         }),
         rolledBack,
@@ -289,6 +303,7 @@ if (process.env.TEST_DATABASE_URL)
       assert.ok(free, 'the booking of free time answered while the other was open');
       assert.equal(free.statusCode, 201, free.body);
       assert.equal(free.json().resourceId, lane.id);
+      assert.notEqual(seen.overlappingSettledWhileOpen, true, 'the overlapping booking waited');
       // Once the first rolled back, the time it kept is free again.
       assert.equal((await seen.overlapping)?.statusCode, 201);
     });
