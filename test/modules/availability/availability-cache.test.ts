@@ -58,6 +58,19 @@ function reservationRow(owner: OrgOwner, typeId: number, laneId: number, start: 
   };
 }
 
+/** An organisation with one bookable room, open the week's `hours`. */
+async function organisationWithRoom(app: FastifyInstance) {
+  const owner = await ownerWithOrganisation(app);
+  const type = (
+    await createType(app, owner, {
+      bookingMode: 'SINGLE_RESOURCE',
+      schedulePolicy: { operatingHours: hours },
+    })
+  ).id;
+  const room = (await createResource(app, owner, { name: 'Room', resourceTypeId: type, capacity: 1 })).id;
+  return { owner, type, room };
+}
+
 async function lanesOf(db: Db, resourceId: number) {
   const rows = await db.kysely
     .selectFrom('resources')
@@ -302,14 +315,7 @@ describe('availability cache: the triggers are what keeps it exact', () => {
   after(() => t.close());
 
   test('without the trigger on reservation inserts, a direct insert leaves a stale answer', async () => {
-    const owner = await ownerWithOrganisation(t.app);
-    const type = (
-      await createType(t.app, owner, {
-        bookingMode: 'SINGLE_RESOURCE',
-        schedulePolicy: { operatingHours: hours },
-      })
-    ).id;
-    const room = (await createResource(t.app, owner, { name: 'Room', resourceTypeId: type, capacity: 1 })).id;
+    const { owner, type, room } = await organisationWithRoom(t.app);
     const url = `/api/resource-types/${type}/availability?${query}`;
     const before = await t.app.inject({ method: 'GET', url, headers: owner.auth });
     assert.equal(before.body, JSON.stringify(await typeAnswer(t.db, owner.organisationId, type, from, to)));
@@ -394,15 +400,7 @@ if (process.env.TEST_DATABASE_URL) {
     }
 
     test('neither waits for the other; the cached answer then counts both', async () => {
-      const owner = await ownerWithOrganisation(t.app);
-      const type = (
-        await createType(t.app, owner, {
-          bookingMode: 'SINGLE_RESOURCE',
-          schedulePolicy: { operatingHours: hours },
-        })
-      ).id;
-      const room = (await createResource(t.app, owner, { name: 'Room', resourceTypeId: type, capacity: 1 }))
-        .id;
+      const { owner, type, room } = await organisationWithRoom(t.app);
       const url = `/api/resource-types/${type}/availability?${query}`;
       const cached = await t.app.inject({ method: 'GET', url, headers: owner.auth });
       assert.equal(cached.statusCode, 200);
