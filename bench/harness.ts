@@ -185,6 +185,24 @@ export function requestThreadCpuUs(server: Server): number | null {
 }
 
 /**
+ * The request thread's time on a core and runnable but waiting for one (ns), from the
+ * scheduler's own counts (/proc/<pid>/task/<pid>/schedstat; null off Linux). A thread that is
+ * on a core or waiting for one all the time is limited by the machine's cores, not by waiting
+ * for the database or the clients.
+ */
+function requestThreadSchedNs(server: Server): { running: number; waiting: number } | null {
+  try {
+    const pid = server.child.pid!;
+    const [running, waiting] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8')
+      .split(' ')
+      .map(Number);
+    return { running: running!, waiting: waiting! };
+  } catch {
+    return null;
+  }
+}
+
+/**
  * CPU time (µs) of every PostgreSQL process of this machine (its backends, autovacuum and
  * writers), from /proc (null off Linux): what a request costs the database beside the service.
  */
@@ -267,6 +285,11 @@ export interface LoadRow {
   requests: number;
   /** The floor's requests per second measured just before this case (`loadBesideFloor`). */
   floorRps?: number;
+  /**
+   * Shares (%) of the case's time the server's request thread was on a core and was waiting
+   * for one: adding up to about 100, the thread had work all the time and the cores were full.
+   */
+  requestThread?: { running: number; waiting: number } | null;
 }
 
 export const BENCH_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -287,6 +310,8 @@ export async function load(options: LoadOptions): Promise<LoadRow> {
   if (warmup > 0) await autocannon({ ...common, duration: warmup });
   const before = cpuUs(options.server);
   const databaseBefore = options.postgres ? postgresCpuUs() : null;
+  const schedBefore = requestThreadSchedNs(options.server);
+  const startedNs = process.hrtime.bigint();
   let unexpected = 0;
   const result = await autocannon({
     ...common,
@@ -299,6 +324,8 @@ export async function load(options: LoadOptions): Promise<LoadRow> {
   } as autocannon.Options);
   const after = cpuUs(options.server);
   const databaseAfter = options.postgres ? postgresCpuUs() : null;
+  const schedAfter = requestThreadSchedNs(options.server);
+  const elapsedNs = Number(process.hrtime.bigint() - startedNs);
   if (unexpected || result.errors || result.timeouts)
     throw new Error(
       `${options.title}: ${unexpected} unexpected statuses, ${result.errors} errors, ${result.timeouts} timeouts`,
@@ -319,6 +346,13 @@ export async function load(options: LoadOptions): Promise<LoadRow> {
         }
       : {}),
     requests,
+    requestThread:
+      schedBefore === null || schedAfter === null
+        ? null
+        : {
+            running: Math.round((100 * (schedAfter.running - schedBefore.running)) / elapsedNs),
+            waiting: Math.round((100 * (schedAfter.waiting - schedBefore.waiting)) / elapsedNs),
+          },
   };
 }
 
@@ -345,17 +379,20 @@ export async function loadBesideFloor(floor: Server, options: LoadOptions): Prom
 export function table(rows: LoadRow[], floorRps: number): string {
   const paired = rows.some((r) => r.floorRps !== undefined);
   const database = rows.some((r) => r.databaseCpuUs !== undefined);
+  const sched = rows.some((r) => r.requestThread);
   const lines = [
-    `| case | req/s |${paired ? ' floor req/s beside it |' : ''} share of floor | p50 ms | p99 ms | server CPU µs/request |${database ? ' PostgreSQL CPU µs/request |' : ''}`,
-    `|---|---|${paired ? '---|' : ''}---|---|---|---|${database ? '---|' : ''}`,
+    `| case | req/s |${paired ? ' floor req/s beside it |' : ''} share of floor | p50 ms | p99 ms | server CPU µs/request |${database ? ' PostgreSQL CPU µs/request |' : ''}${sched ? ' request thread on a core / waiting for one |' : ''}`,
+    `|---|---|${paired ? '---|' : ''}---|---|---|---|${database ? '---|' : ''}${sched ? '---|' : ''}`,
   ];
   for (const r of rows) {
     const floor = r.floorRps ?? floorRps;
     const share = ((r.rps / floor) * 100).toFixed(r.rps / floor < 0.1 ? 1 : 0);
     const floorCell = paired ? ` ${r.floorRps ?? '-'} |` : '';
     const databaseCell = database ? ` ${r.databaseCpuUs ?? '-'} |` : '';
+    const thread = r.requestThread;
+    const schedCell = sched ? ` ${thread ? `${thread.running}% / ${thread.waiting}%` : '-'} |` : '';
     lines.push(
-      `| ${r.title} | ${r.rps} |${floorCell} ${share}% | ${r.p50} | ${r.p99} | ${r.serverCpuUs ?? '-'} |${databaseCell}`,
+      `| ${r.title} | ${r.rps} |${floorCell} ${share}% | ${r.p50} | ${r.p99} | ${r.serverCpuUs ?? '-'} |${databaseCell}${schedCell}`,
     );
   }
   return lines.join('\n');
