@@ -287,7 +287,8 @@ export interface LoadRow {
   floorRps?: number;
   /**
    * Shares (%) of the case's time the server's request thread was on a core and was waiting
-   * for one: adding up to about 100, the thread had work all the time and the cores were full.
+   * for one. Adding up to about 100, the thread always had work: on a core nearly all of it, the
+   * thread is the limit; a large wait, the machine's cores are.
    */
   requestThread?: { running: number; waiting: number } | null;
 }
