@@ -334,7 +334,8 @@ export function committedWithOthers<T>(
 
 /**
  * The SQL of every query compiled once (`compiledOnce`, `precompiled`), each with a
- * statement name. A fixed, small set: the per-request hot paths.
+ * statement name. A fixed, small set: the per-request hot paths, and the mail drain's group
+ * statements (`compiledPerCount`, one a group size up to ten).
  */
 const HOT_STATEMENTS = new Map<string, string>();
 
@@ -507,6 +508,23 @@ function runDirect<Row>(
   }
   const { changes, lastInsertRowid } = statement.run(parameters);
   return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+}
+
+/**
+ * `compiledOnce` for a statement whose shape follows a count (the rows of a multi-row insert,
+ * the ids of an `in` list): one compiled statement a count, made at that count's first run.
+ * Callers keep the counts small (a group of a few), so the set of statements stays bounded.
+ */
+export function compiledPerCount<Row>(build: (count: number) => { compile(): CompiledQuery<Row> }) {
+  const byCount = new Map<number, ReturnType<typeof compiledOnce<Row>>>();
+  return (executor: Executor, count: number, parameters: readonly unknown[]): Promise<QueryResult<Row>> => {
+    let run = byCount.get(count);
+    if (!run) {
+      run = compiledOnce(() => build(count));
+      byCount.set(count, run);
+    }
+    return run(executor, ...parameters);
+  };
 }
 
 /** `compiledOnce` for reads: answers the rows. */

@@ -1,4 +1,5 @@
-import type { Executor } from '../../db/database.js';
+import { sql } from 'kysely';
+import { compiledPerCount, type Executor } from '../../db/database.js';
 
 export const MAIL_CONSUMER = 'mail';
 
@@ -15,6 +16,16 @@ export interface ClaimInput {
   staleBefore: string;
 }
 
+/** Rows one of the drain's group statements writes at most: a longer list is written in parts. */
+const GROUP_ROWS = 10;
+
+/** `items` in consecutive parts of at most GROUP_ROWS. */
+function inGroups<T>(items: readonly T[]): T[][] {
+  const groups: T[][] = [];
+  for (let i = 0; i < items.length; i += GROUP_ROWS) groups.push(items.slice(i, i + GROUP_ROWS));
+  return groups;
+}
+
 /** What a claim found: this caller sends now, or the mail is done, or another sender holds it. */
 export type Claim = { outcome: 'claimed'; id: number } | { outcome: 'sent' | 'failed' | 'busy' };
 
@@ -24,6 +35,60 @@ export type Claim = { outcome: 'claimed'; id: number } | { outcome: 'sent' | 'fa
  * organisation's branding, a resource type's name, an invitation's address.
  */
 export function createMailRepo(db: Executor) {
+  // The drain's per-group statements, compiled once a group size (Kysely built and compiled each
+  // on every call: most of what a mail cost the request thread). Literals where the value is
+  // fixed, so the parameters are only the values that vary, in the order they appear.
+  const insertClaims = compiledPerCount((count) =>
+    db
+      .insertInto('mailMessages')
+      .values(
+        Array.from({ length: count }, () => ({
+          dedupeKey: '',
+          eventId: '',
+          kind: '',
+          organisationId: 0,
+          recipient: '',
+          subject: '',
+          messageId: '',
+          status: sql.lit('sending' as const),
+          attempts: sql.lit(1),
+          claimedAt: '',
+          createdAt: '',
+        })),
+      )
+      .onConflict((oc) => oc.column('dedupeKey').doNothing())
+      .returning(['id', 'dedupeKey']),
+  );
+  const updateSent = compiledPerCount((count) =>
+    db
+      .updateTable('mailMessages')
+      .set({
+        status: sql.lit('sent' as const),
+        sentAt: '',
+        lastError: sql.lit(null),
+        claimedAt: sql.lit(null),
+      })
+      .where(
+        'id',
+        'in',
+        Array.from({ length: count }, () => 0),
+      ),
+  );
+  const insertInvitations = compiledPerCount((count) =>
+    db
+      .insertInto('mailCalendarInvitations')
+      .values(
+        Array.from({ length: count }, () => ({
+          reservationId: 0,
+          sequence: sql.lit(0),
+          lastRescheduleEventId: sql.lit(null),
+          updatedAt: '',
+        })),
+      )
+      .onConflict((oc) => oc.column('reservationId').doNothing())
+      .returning(['reservationId', 'sequence']),
+  );
+
   async function invitationSequence(reservationId: number): Promise<number | null> {
     const row = await db
       .selectFrom('mailCalendarInvitations')
@@ -99,28 +164,25 @@ export function createMailRepo(db: Executor) {
      * row answers `busy` unread.
      */
     async claimAll(inputs: ClaimInput[]): Promise<Claim[]> {
-      if (inputs.length === 0) return [];
-      const inserted = await db
-        .insertInto('mailMessages')
-        .values(
-          inputs.map((input) => ({
-            dedupeKey: input.dedupeKey,
-            eventId: input.eventId,
-            kind: input.kind,
-            organisationId: input.organisationId,
-            recipient: input.recipient,
-            subject: input.subject,
-            messageId: input.messageId,
-            status: 'sending' as const,
-            attempts: 1,
-            claimedAt: input.now,
-            createdAt: input.now,
-          })),
-        )
-        .onConflict((oc) => oc.column('dedupeKey').doNothing())
-        .returning(['id', 'dedupeKey'])
-        .execute();
-      const claimed = new Map(inserted.map((row) => [row.dedupeKey, row.id]));
+      const claimed = new Map<string, number>();
+      for (const group of inGroups(inputs)) {
+        const { rows } = await insertClaims(
+          db,
+          group.length,
+          group.flatMap((input) => [
+            input.dedupeKey,
+            input.eventId,
+            input.kind,
+            input.organisationId,
+            input.recipient,
+            input.subject,
+            input.messageId,
+            input.now,
+            input.now,
+          ]),
+        );
+        for (const row of rows) claimed.set(row.dedupeKey, row.id);
+      }
       const claims: Claim[] = [];
       let held = false;
       for (const input of inputs) {
@@ -139,12 +201,7 @@ export function createMailRepo(db: Executor) {
 
     /** Marks sent mails, a group in one statement. */
     async markSent(ids: number[], now: string) {
-      if (ids.length === 0) return;
-      await db
-        .updateTable('mailMessages')
-        .set({ status: 'sent', sentAt: now, lastError: null, claimedAt: null })
-        .where('id', 'in', ids)
-        .execute();
+      for (const group of inGroups(ids)) await updateSent(db, group.length, [now, ...group]);
     },
 
     /** The SMTP server refused the mail for good: it is not tried again. */
@@ -182,21 +239,15 @@ export function createMailRepo(db: Executor) {
      */
     async recordInvitations(reservationIds: readonly number[], now: string): Promise<Map<number, number>> {
       const ids = [...new Set(reservationIds)];
-      if (ids.length === 0) return new Map();
-      const recorded = await db
-        .insertInto('mailCalendarInvitations')
-        .values(
-          ids.map((reservationId) => ({
-            reservationId,
-            sequence: 0,
-            lastRescheduleEventId: null,
-            updatedAt: now,
-          })),
-        )
-        .onConflict((oc) => oc.column('reservationId').doNothing())
-        .returning(['reservationId', 'sequence'])
-        .execute();
-      const sequences = new Map(recorded.map((row) => [row.reservationId, row.sequence]));
+      const sequences = new Map<number, number>();
+      for (const group of inGroups(ids)) {
+        const { rows } = await insertInvitations(
+          db,
+          group.length,
+          group.flatMap((reservationId) => [reservationId, now]),
+        );
+        for (const row of rows) sequences.set(row.reservationId, row.sequence);
+      }
       const known = ids.filter((id) => !sequences.has(id));
       if (known.length > 0) {
         const rows = await db

@@ -10,6 +10,7 @@ import ICAL from 'ical.js';
 import { SMTPServer } from 'smtp-server';
 import { loadConfig } from '../../../src/config.js';
 import type { JobQueue } from '../../../src/jobs/queue.js';
+import { createMailRepo } from '../../../src/modules/mail/repo.js';
 import type { MailableEvent } from '../../../src/modules/mail/schemas.js';
 import { createMailService } from '../../../src/modules/mail/service.js';
 import type { EventType, OutboxEvent } from '../../../src/modules/outbox/schemas.js';
@@ -571,5 +572,74 @@ describe('mail', () => {
     assert.equal(reads, 0);
     const user = await registerUser(t.app, 'Nobody');
     assert.ok(user.id, 'the app itself runs without mail');
+  });
+
+  test("the drain's group statements take more than a group's rows, in parts, each row its own values", async () => {
+    const repo = createMailRepo(t.db.kysely);
+    const now = new Date().toISOString();
+    const claim = (i: number) => ({
+      dedupeKey: `parts-${i}`,
+      eventId: String(10_000 + i),
+      kind: 'booking_confirmation',
+      organisationId: owner.organisationId,
+      recipient: `guest${i}@example.com`,
+      subject: `Subject ${i}`,
+      messageId: `<parts-${i}@example.com>`,
+      now,
+      staleBefore: new Date(Date.parse(now) - 60_000).toISOString(),
+    });
+    const inputs = Array.from({ length: 23 }, (_, i) => claim(i));
+    const claims = await repo.claimAll(inputs);
+    assert.equal(claims.length, 23);
+    const ids = claims.map((c) =>
+      c.outcome === 'claimed' ? c.id : assert.fail(`not claimed: ${c.outcome}`),
+    );
+    assert.equal(new Set(ids).size, 23);
+    const rows = await t.db.kysely
+      .selectFrom('mailMessages')
+      .select(['id', 'dedupeKey', 'eventId', 'recipient', 'subject', 'messageId', 'status', 'attempts'])
+      .where('dedupeKey', 'like', 'parts-%')
+      .execute();
+    for (const [i, input] of inputs.entries()) {
+      const row = rows.find((r) => r.id === ids[i]);
+      assert.deepEqual(row && { ...row, id: undefined }, {
+        id: undefined,
+        dedupeKey: input.dedupeKey,
+        eventId: input.eventId,
+        recipient: input.recipient,
+        subject: input.subject,
+        messageId: input.messageId,
+        status: 'sending',
+        attempts: 1,
+      });
+    }
+
+    await repo.markSent(ids, now);
+    const sent = await t.db.kysely
+      .selectFrom('mailMessages')
+      .select(['status', 'claimedAt', 'sentAt'])
+      .where('dedupeKey', 'like', 'parts-%')
+      .execute();
+    assert.equal(sent.length, 23);
+    for (const row of sent) {
+      assert.equal(row.status, 'sent');
+      assert.equal(row.claimedAt, null);
+      assert.ok(row.sentAt);
+    }
+    // Claimed again: every one is done.
+    assert.deepEqual(
+      (await repo.claimAll(inputs)).map((c) => c.outcome),
+      inputs.map(() => 'sent'),
+    );
+
+    const reservations = Array.from({ length: 23 }, (_, i) => 900_000 + i);
+    const first = await repo.recordInvitations(reservations, now);
+    assert.deepEqual([...first.keys()].sort((a, b) => a - b), reservations);
+    assert.ok([...first.values()].every((sequence) => sequence === 0));
+    await repo.countReschedule(900_005, 'moved-1', now);
+    const again = await repo.recordInvitations(reservations, now);
+    assert.equal(again.size, 23);
+    assert.equal(again.get(900_005), 1, 'a recorded invitation keeps what reschedules made it');
+    assert.equal(again.get(900_006), 0);
   });
 });
