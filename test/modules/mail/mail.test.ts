@@ -634,7 +634,10 @@ describe('mail', () => {
 
     const reservations = Array.from({ length: 23 }, (_, i) => 900_000 + i);
     const first = await repo.recordInvitations(reservations, now);
-    assert.deepEqual([...first.keys()].sort((a, b) => a - b), reservations);
+    assert.deepEqual(
+      [...first.keys()].sort((a, b) => a - b),
+      reservations,
+    );
     assert.ok([...first.values()].every((sequence) => sequence === 0));
     await repo.countReschedule(900_005, 'moved-1', now);
     const again = await repo.recordInvitations(reservations, now);
