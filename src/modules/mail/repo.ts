@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { compiledPerCount, type Executor } from '../../db/database.js';
+import { chunks } from '../../lib/chunks.js';
 
 export const MAIL_CONSUMER = 'mail';
 
@@ -18,13 +19,6 @@ export interface ClaimInput {
 
 /** Rows one of the drain's group statements writes at most: a longer list is written in parts. */
 const GROUP_ROWS = 10;
-
-/** `items` in consecutive parts of at most GROUP_ROWS. */
-function inGroups<T>(items: readonly T[]): T[][] {
-  const groups: T[][] = [];
-  for (let i = 0; i < items.length; i += GROUP_ROWS) groups.push(items.slice(i, i + GROUP_ROWS));
-  return groups;
-}
 
 /** What a claim found: this caller sends now, or the mail is done, or another sender holds it. */
 export type Claim = { outcome: 'claimed'; id: number } | { outcome: 'sent' | 'failed' | 'busy' };
@@ -165,7 +159,7 @@ export function createMailRepo(db: Executor) {
      */
     async claimAll(inputs: ClaimInput[]): Promise<Claim[]> {
       const claimed = new Map<string, number>();
-      for (const group of inGroups(inputs)) {
+      for (const group of chunks(inputs, GROUP_ROWS)) {
         const { rows } = await insertClaims(
           db,
           group.length,
@@ -201,7 +195,7 @@ export function createMailRepo(db: Executor) {
 
     /** Marks sent mails, a group in one statement. */
     async markSent(ids: number[], now: string) {
-      for (const group of inGroups(ids)) await updateSent(db, group.length, [now, ...group]);
+      for (const group of chunks(ids, GROUP_ROWS)) await updateSent(db, group.length, [now, ...group]);
     },
 
     /** The SMTP server refused the mail for good: it is not tried again. */
@@ -240,7 +234,7 @@ export function createMailRepo(db: Executor) {
     async recordInvitations(reservationIds: readonly number[], now: string): Promise<Map<number, number>> {
       const ids = [...new Set(reservationIds)];
       const sequences = new Map<number, number>();
-      for (const group of inGroups(ids)) {
+      for (const group of chunks(ids, GROUP_ROWS)) {
         const { rows } = await insertInvitations(
           db,
           group.length,
