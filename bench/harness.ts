@@ -83,18 +83,26 @@ export async function startMailCatcher(): Promise<Server & { smtpUrl: string }> 
 }
 
 /**
- * With BENCH_PROFILE_DIR: the environment that makes a server started by `startService` write
- * its V8 CPU profile to `<dir>/<name>/` when it stops (bench/cpu-profile.cjs, preloaded: Node 20
- * refuses --cpu-prof in NODE_OPTIONS). Without it, nothing.
+ * The environment that makes a server started by `startService` write what the run asked for
+ * when it stops: with BENCH_PROFILE_DIR its V8 CPU profile to `<dir>/<name>/`
+ * (bench/cpu-profile.cjs, preloaded: Node 20 refuses --cpu-prof in NODE_OPTIONS); with
+ * BENCH_SQL_TIMES_DIR the time of each SQLite statement to `<dir>/<name>/`
+ * (bench/sqlite-statement-times.cjs). Without either, nothing.
  */
 export function profiledEnv(name: string): Record<string, string> {
-  const dir = process.env.BENCH_PROFILE_DIR;
-  return dir
-    ? {
-        NODE_OPTIONS: `--require ${join(ROOT, 'bench', 'cpu-profile.cjs')}`,
-        BENCH_PROFILE_OUT: join(dir, name),
-      }
-    : {};
+  const profiles = process.env.BENCH_PROFILE_DIR;
+  const sqlTimes = process.env.BENCH_SQL_TIMES_DIR;
+  const preloads = [
+    ...(profiles ? ['cpu-profile.cjs'] : []),
+    ...(sqlTimes ? ['sqlite-statement-times.cjs'] : []),
+  ];
+  return {
+    ...(preloads.length > 0
+      ? { NODE_OPTIONS: preloads.map((file) => `--require ${join(ROOT, 'bench', file)}`).join(' ') }
+      : {}),
+    ...(profiles ? { BENCH_PROFILE_OUT: join(profiles, name) } : {}),
+    ...(sqlTimes ? { BENCH_SQL_TIMES_OUT: join(sqlTimes, name) } : {}),
+  };
 }
 
 /**
