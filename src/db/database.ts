@@ -335,7 +335,7 @@ export function committedWithOthers<T>(
 /**
  * The SQL of every query compiled once (`compiledOnce`, `precompiled`), each with a
  * statement name. A fixed, small set: the per-request hot paths, and the mail drain's group
- * statements (`compiledPerCount`, one a group size up to ten).
+ * statements (`compiledPerCount`, one a group size up to 25).
  */
 const HOT_STATEMENTS = new Map<string, string>();
 

@@ -17,8 +17,11 @@ export interface ClaimInput {
   staleBefore: string;
 }
 
-/** Rows one of the drain's group statements writes at most: a longer list is written in parts. */
-const GROUP_ROWS = 10;
+/**
+ * Rows one of the drain's group statements writes at most, a send group's worth (service.ts
+ * SEND_GROUP): a longer list (an event mailing several owners) is written in parts.
+ */
+export const GROUP_ROWS = 25;
 
 /** What a claim found: this caller sends now, or the mail is done, or another sender holds it. */
 export type Claim = { outcome: 'claimed'; id: number } | { outcome: 'sent' | 'failed' | 'busy' };

@@ -10,7 +10,7 @@ import ICAL from 'ical.js';
 import { SMTPServer } from 'smtp-server';
 import { loadConfig } from '../../../src/config.js';
 import type { JobQueue } from '../../../src/jobs/queue.js';
-import { createMailRepo } from '../../../src/modules/mail/repo.js';
+import { createMailRepo, GROUP_ROWS } from '../../../src/modules/mail/repo.js';
 import type { MailableEvent } from '../../../src/modules/mail/schemas.js';
 import { createMailService } from '../../../src/modules/mail/service.js';
 import type { EventType, OutboxEvent } from '../../../src/modules/outbox/schemas.js';
@@ -577,6 +577,8 @@ describe('mail', () => {
   test("the drain's group statements take more than a group's rows, in parts, each row its own values", async () => {
     const repo = createMailRepo(t.db.kysely);
     const now = new Date().toISOString();
+    // Two whole parts and a short one.
+    const count = 2 * GROUP_ROWS + 3;
     const claim = (i: number) => ({
       dedupeKey: `parts-${i}`,
       eventId: String(10_000 + i),
@@ -588,13 +590,13 @@ describe('mail', () => {
       now,
       staleBefore: new Date(Date.parse(now) - 60_000).toISOString(),
     });
-    const inputs = Array.from({ length: 23 }, (_, i) => claim(i));
+    const inputs = Array.from({ length: count }, (_, i) => claim(i));
     const claims = await repo.claimAll(inputs);
-    assert.equal(claims.length, 23);
+    assert.equal(claims.length, count);
     const ids = claims.map((c) =>
       c.outcome === 'claimed' ? c.id : assert.fail(`not claimed: ${c.outcome}`),
     );
-    assert.equal(new Set(ids).size, 23);
+    assert.equal(new Set(ids).size, count);
     const rows = await t.db.kysely
       .selectFrom('mailMessages')
       .select(['id', 'dedupeKey', 'eventId', 'recipient', 'subject', 'messageId', 'status', 'attempts'])
@@ -620,7 +622,7 @@ describe('mail', () => {
       .select(['status', 'claimedAt', 'sentAt'])
       .where('dedupeKey', 'like', 'parts-%')
       .execute();
-    assert.equal(sent.length, 23);
+    assert.equal(sent.length, count);
     for (const row of sent) {
       assert.equal(row.status, 'sent');
       assert.equal(row.claimedAt, null);
@@ -632,7 +634,7 @@ describe('mail', () => {
       inputs.map(() => 'sent'),
     );
 
-    const reservations = Array.from({ length: 23 }, (_, i) => 900_000 + i);
+    const reservations = Array.from({ length: count }, (_, i) => 900_000 + i);
     const first = await repo.recordInvitations(reservations, now);
     assert.deepEqual(
       [...first.keys()].sort((a, b) => a - b),
@@ -641,7 +643,7 @@ describe('mail', () => {
     assert.ok([...first.values()].every((sequence) => sequence === 0));
     await repo.countReschedule(900_005, 'moved-1', now);
     const again = await repo.recordInvitations(reservations, now);
-    assert.equal(again.size, 23);
+    assert.equal(again.size, count);
     assert.equal(again.get(900_005), 1, 'a recorded invitation keeps what reschedules made it');
     assert.equal(again.get(900_006), 0);
   });
