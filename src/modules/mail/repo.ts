@@ -18,8 +18,9 @@ export interface ClaimInput {
 }
 
 /**
- * Rows one of the drain's group statements writes at most, a send group's worth (service.ts
- * SEND_GROUP): a longer list (an event mailing several owners) is written in parts.
+ * Rows one of the drain's group statements writes at most, and the events of a send group
+ * (service.ts SEND_GROUP, one home for both): a longer list (an event mailing several owners)
+ * is written in parts.
  */
 export const GROUP_ROWS = 25;
 

@@ -6,7 +6,7 @@ import type { JobQueue } from '../../jobs/queue.js';
 import { coalescing } from '../../lib/coalescing.js';
 import type { OutboxConsumerPort } from '../outbox/service.js';
 import { reservationUid } from './calendar.js';
-import { createMailRepo } from './repo.js';
+import { createMailRepo, GROUP_ROWS } from './repo.js';
 import {
   type Branding,
   type DrainResult,
@@ -35,7 +35,7 @@ const DRAIN_BATCH = 100;
  * a statement's cost on SQLite's one thread is fixed (about 85 µs): groups of 25 cut the
  * drain's SQL a booking from 37 to 23 µs against groups of 10 (docs/performance.md).
  */
-const SEND_GROUP = 25;
+const SEND_GROUP = GROUP_ROWS;
 /** A mail claimed longer ago than this and never marked was a send that crashed. */
 const CLAIM_LEASE_MS = 2 * 60_000;
 /** Mail about an event older than this is not sent at all (e.g. mail switched on late). */
