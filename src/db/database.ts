@@ -29,6 +29,11 @@ export interface Db {
   schema?: string;
   /** PostgreSQL only: the pool itself, for libraries that speak SQL of their own (the job queue). */
   pool?: pg.Pool;
+  /**
+   * Queries waiting now for a connection of PostgreSQL's full pool: the database is what
+   * requests wait for. SQLite's one connection runs on the request thread: always 0.
+   */
+  waiting(): number;
   close(): Promise<void>;
 }
 
@@ -117,6 +122,7 @@ function createSqlite(path: string): Db {
   return {
     kysely,
     dialect: 'sqlite',
+    waiting: () => 0,
     close: async () => {
       await kysely.destroy();
     },
@@ -151,6 +157,7 @@ function createPostgres(url: string, options: DatabaseOptions): Db {
     dialect: 'postgres',
     pool,
     ...(options.searchPath ? { schema: options.searchPath } : {}),
+    waiting: () => pool.waitingCount,
     close: async () => {
       await kysely.destroy();
     },

@@ -4,6 +4,7 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import { coalescing } from '../../lib/coalescing.js';
+import { createGiveWay } from '../../lib/give-way.js';
 import type { OutboxConsumerPort } from '../outbox/service.js';
 import { reservationUid } from './calendar.js';
 import { createMailRepo, GROUP_ROWS } from './repo.js';
@@ -52,6 +53,11 @@ export interface MailServiceDeps {
   log?: FastifyBaseLogger;
   /** The outbox: read by the drain, which it runs soon after new events. */
   outbox: Pick<OutboxConsumerPort, 'readAfter' | 'onNewEvents'>;
+  /**
+   * What the drain awaits before each group, to give way to requests. By default it waits
+   * while the event loop is busy or queries queue for a database connection (give-way.ts).
+   */
+  giveWay?: () => Promise<void>;
 }
 
 /** What is kept of an SMTP failure: the server's words, never the URL and its credentials. */
@@ -91,7 +97,7 @@ interface PlannedMail {
   calendar: CalendarStep | null;
 }
 
-export function createMailService({ db, config, jobs, log, outbox }: MailServiceDeps) {
+export function createMailService({ db, config, jobs, log, outbox, giveWay }: MailServiceDeps) {
   const repo = createMailRepo(db.kysely);
   const sender = parseMailbox(config.mail.from);
   const senderDomain = sender.address.split('@')[1] ?? 'localhost';
@@ -429,6 +435,12 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
     return stoppedAt ?? (busy === -1 ? events.length : eventOf[busy]!);
   }
 
+  // Mail can wait, a booking's answer cannot: a group's planning, claims and marks run on the
+  // request thread and the database, so while the loop is busy or requests queue for a
+  // database connection (a burst of bookings) the drain sends a group at most every 250 ms and
+  // catches up once the burst eases (docs/decisions.md Email).
+  const beforeGroup = giveWay ?? createGiveWay({ alsoBusy: () => db.waiting() > 0 });
+
   async function drainOnce(): Promise<DrainResult> {
     const result: DrainResult = { events: 0, sent: 0, failed: 0, stopped: false };
     let position = await repo.position();
@@ -438,6 +450,7 @@ export function createMailService({ db, config, jobs, log, outbox }: MailService
       pageLookups = new Map();
       try {
         while (done < events.length) {
+          await beforeGroup();
           const group = events.slice(done, done + SEND_GROUP);
           const delivered = await deliverGroup(group, result);
           done += delivered;

@@ -3,6 +3,7 @@
 // connection kept open (smtp-link.ts). A request is a drain's group, sent in order; the answer
 // is an outcome a message, with the SMTP server's response code when one fails, so the mail
 // service can tell a refusal from a hiccup.
+import { execFileSync } from 'node:child_process';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -20,11 +21,19 @@ import { renderMail } from './templates.js';
 
 const { url, timeouts } = workerData as SmtpSenderOptions;
 
-// Mail can wait, a booking's answer cannot: on Linux this thread (only it: its own task id,
-// from /proc/thread-self) runs at a lower priority than the request thread, so under load the
-// scheduler gives the bookings their CPU first and the mail what is left.
+// Mail can wait, a booking's answer cannot. On Linux this thread (only it: its own task id, from
+// /proc/thread-self) runs under SCHED_IDLE, so it gets only the CPU that nothing else wants: a
+// nice value is not enough on a full box (a thread at nice 19 beside the bookings still cost them
+// a tenth of their throughput here, one under SCHED_IDLE nothing: docs/performance.md). Set by
+// util-linux's `chrt`, once as the thread starts; without it, nice 10; elsewhere, or without the
+// right, the process's priority.
 try {
-  setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), 10);
+  const threadId = readlinkSync('/proc/thread-self').split('/').pop()!;
+  try {
+    execFileSync('chrt', ['--idle', '--pid', '0', threadId], { stdio: 'ignore', timeout: 2_000 });
+  } catch {
+    setPriority(Number(threadId), 10);
+  }
 } catch {
   // Not Linux, or not allowed: the thread runs at the process's priority.
 }

@@ -127,6 +127,7 @@ describe('mail', () => {
   function mailService(
     outbox: Pick<OutboxConsumerPort, 'readAfter' | 'onNewEvents'>,
     env: Record<string, string> = {},
+    giveWay?: () => Promise<void>,
   ) {
     const config = loadConfig({
       ...TEST_ENV,
@@ -134,7 +135,7 @@ describe('mail', () => {
       MAIL_FROM: 'bookings@mail.example',
       ...env,
     });
-    return createMailService({ db: t.db, config, jobs: noJobs, outbox });
+    return createMailService({ db: t.db, config, jobs: noJobs, outbox, ...(giveWay ? { giveWay } : {}) });
   }
 
   let slot = 0;
@@ -396,6 +397,39 @@ describe('mail', () => {
     const recipients = (await catcher.messages()).map((message) => message.envelope.to[0]);
     assert.equal(recipients.length, 6);
     assert.equal(new Set(recipients).size, 6, 'nobody got a mail twice');
+  });
+
+  test('a drain gives way before each group: nothing is claimed or sent while it waits', async () => {
+    const outbox = fakeOutbox();
+    const booked = await book({ name: 'Patient', email: 'patient@example.test' });
+    // Two groups' worth: one booking's event again and again, a mail each.
+    for (let n = 0; n <= GROUP_ROWS; n += 1) outbox.push('reservation.created', owner.organisationId, booked);
+    let looks = 0;
+    let goOn: () => void = () => {};
+    // The first look holds the drain (the service is busy) until let go; the next answers at once.
+    const gate = () => {
+      looks += 1;
+      return looks === 1 ? new Promise<void>((resolve) => (goOn = resolve)) : Promise.resolve();
+    };
+    const drained = mailService(outbox.reader, {}, gate).drain();
+    for (let turn = 0; looks === 0 && turn < 1_000; turn += 1) await new Promise(setImmediate);
+    assert.equal(looks, 1, 'the drain looked before its first group');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const claimed = await t.db.kysely
+      .selectFrom('mailMessages')
+      .select('id')
+      .where('recipient', '=', 'patient@example.test')
+      .execute();
+    assert.deepEqual(claimed, [], 'nothing claimed while it waits');
+    assert.equal((await catcher.messages()).length, 0, 'nothing sent while it waits');
+    goOn();
+    assert.deepEqual(await drained, {
+      events: GROUP_ROWS + 1,
+      sent: GROUP_ROWS + 1,
+      failed: 0,
+      stopped: false,
+    });
+    assert.equal(looks, 2, 'and looked again before its second group');
   });
 
   test('an SMTP outage stops the drain at that event; the next run sends it once', async () => {
