@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
@@ -333,8 +333,7 @@ export function createMailService({ db, config, jobs, log, outbox, giveWay }: Ma
   }
 
   /** The Message-ID of a mail: the same for every attempt at it, so a resend is the same message. */
-  const messageIdOf = (mail: Mail) =>
-    `<${createHash('sha256').update(mail.key).digest('hex').slice(0, 32)}@${senderDomain}>`;
+  const messageIdOf = (mail: Mail) => `<${hash('sha256', mail.key).slice(0, 32)}@${senderDomain}>`;
 
   /** What the sender's thread is given of a mail. */
   const messageOf = (mail: Mail, messageId: string): SenderMessage => ({
