@@ -24,7 +24,7 @@ const { url, timeouts } = workerData as SmtpSenderOptions;
 // Mail can wait, a booking's answer cannot. On Linux this thread (only it: its own task id, from
 // /proc/thread-self) runs under SCHED_IDLE, so it gets only the CPU that nothing else wants: a
 // nice value is not enough on a full box (a thread at nice 19 beside the bookings still cost them
-// a tenth of their throughput here, one under SCHED_IDLE nothing: docs/performance.md). Set by
+// a tenth of their throughput here, one under SCHED_IDLE at most 5%: docs/performance.md). Set by
 // util-linux's `chrt`, once as the thread starts; without it, nice 10; elsewhere, or without the
 // right, the process's priority.
 try {
