@@ -14,6 +14,7 @@ import {
   freePort,
   type LoadRow,
   load,
+  median,
   startFloor,
   startService,
   stop,
@@ -69,7 +70,6 @@ try {
   for (let r = 0; r < ROUNDS; r++)
     for (let i = 0; i < names.length; i++) rows.push(await measure(names[(r + i) % names.length]!));
   const floorRow = await load({ title: 'floor (Fastify hello-world)', server: floor, path: '/' });
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const rps = (name: string) => median(rows.filter((row) => row.title.endsWith(name)).map((row) => row.rps));
   console.log(
     `connections ${BENCH_CONNECTIONS}, ${SECONDS} s per round, ${ROUNDS} rounds each, Node ${process.version}, ` +

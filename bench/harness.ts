@@ -302,6 +302,9 @@ export interface LoadRow {
   requestThread?: { running: number; waiting: number } | null;
 }
 
+/** The middle of a run's rounds (the upper middle of an even count). */
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
 export const BENCH_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 export const BENCH_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 

@@ -16,6 +16,7 @@ import {
   freePort,
   type LoadRow,
   load,
+  median,
   onDatabase,
   postgresCpuUs,
   profiledEnv,
@@ -140,8 +141,6 @@ async function round(database: string, c: Contender): Promise<Measured> {
     catcherUs: Math.round(((cpuUs(catcher) ?? 0) - catcherBefore) / row.requests),
   };
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function compare(database: string, urls: [string, string, string], floor: Server): Promise<string> {
   const logs = urls.map((_, i) => join(tmpdir(), `bench-outbox-cost-${process.pid}-${i}.log`));
