@@ -89,6 +89,8 @@ const envSchema = z.object({
   LOGIN_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(20),
   PUBLIC_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(120),
   REGISTRATION_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(20),
+  REGISTER_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(10),
+  PUBLIC_HOLD_IP_MAX: z.coerce.number().int().positive().default(3),
   HONEYPOT_BLOCK_SECONDS: seconds(900),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
   INGEST_MAX_ROWS: z.coerce.number().int().positive().default(10_000),
@@ -171,6 +173,10 @@ export interface Config {
   publicRateLimitMax: number;
   /** OAuth client registrations per IP per hour. */
   registrationRateLimitMax: number;
+  /** Account registrations (POST /api/auth/register) per IP per hour. */
+  registerRateLimitMax: number;
+  /** Live public holds per IP in an organisation (customers behind one address share it). */
+  publicHoldIpMax: number;
   loginRateLimitMax: number;
   honeypotBlockSeconds: number;
   bodyLimitBytes: number;
@@ -341,6 +347,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     loginRateLimitMax: e.LOGIN_RATE_LIMIT_MAX,
     publicRateLimitMax: e.PUBLIC_RATE_LIMIT_MAX,
     registrationRateLimitMax: e.REGISTRATION_RATE_LIMIT_MAX,
+    registerRateLimitMax: e.REGISTER_RATE_LIMIT_MAX,
+    publicHoldIpMax: e.PUBLIC_HOLD_IP_MAX,
     honeypotBlockSeconds: e.HONEYPOT_BLOCK_SECONDS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     ingestMaxRows: e.INGEST_MAX_ROWS,

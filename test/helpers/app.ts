@@ -38,6 +38,9 @@ export const TEST_ENV: Record<string, string> = {
   NODE_ENV: 'test',
   LOG_LEVEL: 'silent',
   RATE_LIMIT_MAX: '100000',
+  // Every test app registers its users and takes its holds from one address; the limit tests set their own.
+  REGISTER_RATE_LIMIT_MAX: '100000',
+  PUBLIC_HOLD_IP_MAX: '100000',
   // Tests that need pg-boss (several instances, one database) ask for JOB_QUEUE=auto.
   JOB_QUEUE: 'in-process',
   // Delivery tests run the outbox's consumers themselves; the ones about latency turn it on.
