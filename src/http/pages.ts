@@ -10,7 +10,8 @@ import { PROJECT_ROOT } from '../lib/project-root.js';
  * The service's own web pages: the web app (`frontend/`, built by Vite into `dist/frontend` on
  * `npm install`). One `index.html` answers every client-side route of DECISIONS.md "Pages"
  * (`/book/<slug>`, `/manage/<token>`, `/payment/<outcome>` where the payment provider sends the
- * customer back, `/approvals/<id>`, `/oauth/consent`, `/calendar-sync`, `/app/...`); its
+ * customer back, `/approvals/<id>`, `/oauth/consent`, `/calendar-sync`, `/verify-email/<token>`,
+ * `/forgot-password`, `/reset-password/<token>`, `/app/...`); its
  * content-hashed files under `/assets/` are cached for a year as immutable, the HTML is
  * revalidated on every visit (never stored at all for the consent page). Any other path is the
  * normal 404 envelope.
@@ -34,6 +35,10 @@ export const APP_ROUTES = [
   '/approvals/:id',
   '/oauth/consent',
   '/calendar-sync',
+  // The account links people are mailed, and the form that mails the reset link.
+  '/verify-email/:token',
+  '/forgot-password',
+  '/reset-password/:token',
   '/app',
   '/app/*',
 ] as const;

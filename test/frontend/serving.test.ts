@@ -43,10 +43,14 @@ describe('the web app, served', () => {
       '/approvals/9',
       '/approvals?id=9',
       '/calendar-sync?success=connected&provider=calendar_provider_a',
+      '/verify-email/abc_DEF-123',
+      '/forgot-password',
+      '/reset-password/abc_DEF-123',
       '/app',
       '/app/organisations/3/types',
+      '/app/invitations',
     ];
-    assert.equal(APP_ROUTES.length, 9);
+    assert.equal(APP_ROUTES.length, 12);
     for (const path of paths) {
       const r = await app.inject({ method: 'GET', url: path });
       assert.equal(r.statusCode, 200, path);
