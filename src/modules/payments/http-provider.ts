@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import {
+  type CheckoutEventType,
   type PaymentProvider,
   PaymentProviderError,
   type ProviderAccount,
@@ -115,7 +116,13 @@ function toRefund(json: z.infer<typeof refundJson>): ProviderRefund {
   };
 }
 
-const CHECKOUT_EVENTS = new Set(['checkout.completed', 'checkout.failed', 'checkout.expired']);
+const CHECKOUT_EVENTS = new Set<string>([
+  'checkout.completed',
+  'checkout.async_payment_succeeded',
+  'checkout.async_payment_failed',
+  'checkout.failed',
+  'checkout.expired',
+] satisfies CheckoutEventType[]);
 
 /**
  * The provider's webhook body as a `ProviderEvent`, or null when it is not an event of
@@ -131,7 +138,7 @@ export function parsePaymentEvent(rawBody: string): ProviderEvent | null {
     if (!checkout.success) return null;
     return {
       id,
-      type: type as 'checkout.completed' | 'checkout.failed' | 'checkout.expired',
+      type: type as CheckoutEventType,
       accountId,
       createdAt,
       checkout: toCheckout(checkout.data),

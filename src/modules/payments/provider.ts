@@ -89,6 +89,18 @@ export interface ProviderRefund {
 }
 
 /**
+ * What a checkout event says. `checkout.completed` pays only with `paymentStatus: "paid"`;
+ * with `"unpaid"` (a payment method that settles later) the money follows as
+ * `checkout.async_payment_succeeded`, or never (`checkout.async_payment_failed`).
+ */
+export type CheckoutEventType =
+  | 'checkout.completed'
+  | 'checkout.async_payment_succeeded'
+  | 'checkout.async_payment_failed'
+  | 'checkout.failed'
+  | 'checkout.expired';
+
+/**
  * A webhook event, once its signature verified (`verifyPaymentSignature`). `id` is stable
  * across redeliveries of one event (the key for replay safety); `ignored` is any event
  * type the service does not act on, which it still acknowledges.
@@ -96,7 +108,7 @@ export interface ProviderRefund {
 export type ProviderEvent =
   | {
       id: string;
-      type: 'checkout.completed' | 'checkout.failed' | 'checkout.expired';
+      type: CheckoutEventType;
       accountId: string;
       createdAt: string;
       checkout: ProviderCheckout;

@@ -3,12 +3,30 @@ import type { Config } from '../../config.js';
 import type { Executor } from '../../db/database.js';
 import { conflict } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
-import type { ProviderCheckout } from '../payments/provider.js';
+import type { CheckoutEventType, ProviderCheckout } from '../payments/provider.js';
 import type { ActionablePaymentEvent, PaymentEventOutcome, PaymentsService } from '../payments/service.js';
 import type { CheckoutColumns, createReservationRepo } from './repo.js';
 import type { Reservation } from './schemas.js';
 
 type ReservationRepo = ReturnType<typeof createReservationRepo>;
+
+/**
+ * What a checkout event means for the money: a completed checkout is paid only when the
+ * provider says `paid`; completed `unpaid` (a payment that settles later) changes nothing
+ * until its async outcome arrives.
+ */
+function moneyOf(event: { type: CheckoutEventType; checkout: ProviderCheckout }) {
+  switch (event.type) {
+    case 'checkout.completed':
+    case 'checkout.async_payment_succeeded':
+      return event.checkout.paymentStatus === 'paid' ? 'paid' : 'none';
+    case 'checkout.failed':
+    case 'checkout.async_payment_failed':
+      return 'failed';
+    case 'checkout.expired':
+      return 'expired';
+  }
+}
 
 /** What a paid reservation charges: its price snapshot, in minor units. */
 interface Charge {
@@ -126,12 +144,14 @@ export function createReservationPayments(deps: {
       return 'unknown';
     if (checkout.amount !== row.paymentAmount || checkout.currency !== row.paymentCurrency) return 'unknown';
 
-    switch (event.type) {
-      case 'checkout.failed':
+    switch (moneyOf(event)) {
+      case 'none':
+        return 'unchanged';
+      case 'failed':
         return (await repo.markFailed(row.id, now)) ? 'applied' : 'unchanged';
-      case 'checkout.expired':
+      case 'expired':
         return (await repo.expireUnpaid(row.id, now)) ? 'applied' : 'unchanged';
-      case 'checkout.completed': {
+      case 'paid': {
         if (await repo.markPaid(row.id, checkout.paymentId, now)) return 'applied';
         // Not waiting (any more): paid or refunded already, or the money came late.
         const current = (await repo.findByCheckout(checkout.id, event.accountId))!;
@@ -146,7 +166,7 @@ export function createReservationPayments(deps: {
    * refunded in full: a series does not take back part of its time.
    */
   async function applySeriesEvent(
-    event: ActionablePaymentEvent & { checkout: ProviderCheckout },
+    event: Extract<ActionablePaymentEvent, { checkout: ProviderCheckout }>,
     checkout: ProviderCheckout,
     rows: Awaited<ReturnType<ReservationRepo['findAllByCheckout']>>,
     now: string,
@@ -160,14 +180,16 @@ export function createReservationPayments(deps: {
     if (checkout.amount !== lead.paymentAmount || checkout.currency !== lead.paymentCurrency)
       return 'unknown';
     let changed = 0;
-    switch (event.type) {
-      case 'checkout.failed':
+    switch (moneyOf(event)) {
+      case 'none':
+        return 'unchanged';
+      case 'failed':
         for (const row of rows) if (await repo.markFailed(row.id, now)) changed++;
         return changed > 0 ? 'applied' : 'unchanged';
-      case 'checkout.expired':
+      case 'expired':
         for (const row of rows) if (await repo.expireUnpaid(row.id, now)) changed++;
         return changed > 0 ? 'applied' : 'unchanged';
-      case 'checkout.completed': {
+      case 'paid': {
         for (const row of rows) if (await repo.markPaid(row.id, checkout.paymentId, now)) changed++;
         if (changed === rows.length) return 'applied';
         const current = await repo.findAllByCheckout(checkout.id, event.accountId);
@@ -183,7 +205,6 @@ export function createReservationPayments(deps: {
         return 'applied';
       }
     }
-    return 'unknown';
   }
   payments.handleEvents(applyEvent);
 

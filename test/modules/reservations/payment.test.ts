@@ -283,6 +283,54 @@ describe('payment to confirmation', () => {
     assert.equal(paid.payment.status, 'paid');
   });
 
+  test('a checkout completed unpaid confirms nothing; the async outcome confirms or fails the booking', async () => {
+    const { slot } = await paidRoom();
+    const other = { ...slot, customer: { name: 'B', email: 'b@example.test' } };
+    const booked = expectStatus(await book(slot), 201);
+    const { result: completed, events } = await withEvents(() =>
+      visit(booked.payment.checkoutUrl, '?delayed=1'),
+    );
+    assert.equal(completed.location, `http://frontend.test/payment/complete?reservation=${booked.id}`);
+    assert.deepEqual(events, [], 'completed unpaid: no money yet');
+    assert.equal(lastEvent('checkout.completed').deliveries.at(-1)?.status, 200);
+    const waiting = await get(booked.id);
+    assert.equal(waiting.status, 'pending_payment');
+    assert.equal(waiting.payment.status, 'requires_payment');
+    expectError(await book(other), 409, 'SLOT_UNAVAILABLE');
+    const checkoutId = checkoutIdOf(booked.payment.checkoutUrl);
+    const { events: succeeding } = await withEvents(() =>
+      emulator.settleDelayedPayment(checkoutId, 'succeeded'),
+    );
+    assert.deepEqual(succeeding, [
+      ['payment.succeeded', booked.id],
+      ['reservation.confirmed', booked.id],
+    ]);
+    const paid = await get(booked.id);
+    assert.equal(paid.status, 'confirmed');
+    assert.equal(paid.payment.status, 'paid');
+
+    const { slot: later } = await paidRoom();
+    const second = expectStatus(await book(later), 201);
+    await visit(second.payment.checkoutUrl, '?delayed=1');
+    await emulator.settleDelayedPayment(checkoutIdOf(second.payment.checkoutUrl), 'failed');
+    const failed = await get(second.id);
+    assert.equal(failed.status, 'pending_payment');
+    assert.equal(failed.payment.status, 'failed');
+  });
+
+  test('a signed checkout.completed with payment_status unpaid leaves the booking waiting', async () => {
+    const { slot } = await paidRoom();
+    const booked = expectStatus(await book(slot), 201);
+    const atProvider = await providerCheckout(booked.payment.checkoutUrl);
+    assert.equal(atProvider.payment_status, 'unpaid');
+    const unpaid = { ...atProvider, status: 'complete' };
+    const response = await deliver(eventBody('checkout.completed', unpaid));
+    assert.equal(response.statusCode, 200);
+    const waiting = await get(booked.id);
+    assert.equal(waiting.status, 'pending_payment');
+    assert.equal(waiting.payment.status, 'requires_payment');
+  });
+
   test('an expired checkout expires the booking at once and frees its time', async () => {
     const { slot } = await paidRoom();
     const booked = expectStatus(await book(slot), 201);

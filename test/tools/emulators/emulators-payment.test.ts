@@ -276,6 +276,36 @@ describe('payment emulator: checkouts, refunds and signed webhooks', () => {
     assert.equal(checkoutOf(verifiedEvent(receiver.received[1]), 'checkout.completed').paymentStatus, 'paid');
   });
 
+  test('delayed=1 completes the checkout unpaid; the async outcome follows when settled', async () => {
+    const succeeding = await checkout();
+    const completed = await visit(succeeding.url, '?delayed=1');
+    assert.equal(completed.headers.get('location'), `http://shop.test/paid?checkout=${succeeding.id}`);
+    const unpaid = checkoutOf(verifiedEvent(receiver.received[0]), 'checkout.completed');
+    assert.equal(unpaid.status, 'complete');
+    assert.equal(unpaid.paymentStatus, 'unpaid');
+    assert.equal((await emulator.settleDelayedPayment(succeeding.id, 'succeeded'))?.status, 200);
+    const paid = checkoutOf(verifiedEvent(receiver.received[1]), 'checkout.async_payment_succeeded');
+    assert.equal(paid.paymentStatus, 'paid');
+    assert.ok(paid.paymentId);
+
+    const failing = await checkout();
+    await visit(failing.url, '?delayed=1');
+    const settled = await fetch(`${emulator.url}/__admin/checkout/sessions/${failing.id}/settle`, {
+      method: 'POST',
+      body: JSON.stringify({ outcome: 'failed' }),
+    });
+    assert.equal(settled.status, 200);
+    const failed = checkoutOf(verifiedEvent(receiver.received[3]), 'checkout.async_payment_failed');
+    assert.equal(failed.paymentStatus, 'failed');
+    // Settled once: a paid or open checkout has no delayed payment to settle.
+    await assert.rejects(emulator.settleDelayedPayment(succeeding.id, 'failed'), /no delayed payment/);
+    await assert.rejects(
+      emulator.settleDelayedPayment((await checkout()).id, 'succeeded'),
+      /no delayed payment/,
+    );
+    assert.equal(receiver.received.length, 4);
+  });
+
   test('expire=1 expires at once: checkout.expired, the cancel URL, and no payment afterwards', async () => {
     const created = await checkout();
     const expired = await visit(created.url, '?expire=1');

@@ -11,6 +11,7 @@ import { type RecordedEvent, type WebhookDelivery, WebhookOutbox } from './webho
 export { paymentSignatureHeader, type RecordedEvent, type WebhookDelivery } from './webhooks.js';
 
 export type EmulatorMode = 'normal' | 'fail' | 'hang';
+export type DelayedOutcome = 'succeeded' | 'failed';
 
 export interface PaymentEmulatorOptions {
   /** Listen port; 0 (default) picks a free one. */
@@ -53,6 +54,12 @@ export interface PaymentEmulator {
   events(): RecordedEvent[];
   /** Expires an open checkout at once and sends `checkout.expired` (as the admin route does). */
   expireCheckout(checkoutId: string): Promise<WebhookDelivery | null>;
+  /**
+   * The outcome of a payment that `?delayed=1` left unpaid (a bank transfer, a debit):
+   * sends `checkout.async_payment_succeeded` or `checkout.async_payment_failed` (as the admin
+   * route `POST /__admin/checkout/sessions/:id/settle {outcome}` does).
+   */
+  settleDelayedPayment(checkoutId: string, outcome: DelayedOutcome): Promise<WebhookDelivery | null>;
   /** Delivers an event again: same id and body, a fresh signature (a provider's redelivery). */
   resendEvent(eventId: string): Promise<WebhookDelivery | null>;
   /** Queues events instead of delivering them, until `releaseWebhooks` (late deliveries). */
@@ -212,6 +219,25 @@ export async function startPaymentEmulator(options: PaymentEmulatorOptions = {})
     checkout.payment_intent = id('pi');
     checkout.last_payment_error = null;
     return emit('checkout.completed', checkout.account, checkout);
+  }
+
+  /** A payment method that settles later: the checkout completes, the money is not there yet. */
+  function completeUnpaid(checkout: CheckoutSession): RecordedEvent {
+    checkout.status = 'complete';
+    checkout.payment_intent = id('pi');
+    return emit('checkout.completed', checkout.account, checkout);
+  }
+
+  async function settleDelayed(checkoutId: string, outcome: unknown): Promise<Answer> {
+    const checkout = checkouts.get(checkoutId);
+    if (!checkout) return apiError(404, 'invalid_request_error', 'No such checkout session');
+    if (outcome !== 'succeeded' && outcome !== 'failed')
+      return apiError(400, 'invalid_request_error', 'outcome must be succeeded or failed');
+    if (checkout.status !== 'complete' || checkout.payment_status !== 'unpaid')
+      return apiError(400, 'invalid_request_error', 'The checkout session has no delayed payment to settle');
+    checkout.payment_status = outcome === 'succeeded' ? 'paid' : 'failed';
+    const delivery = await outbox.send(emit(`checkout.async_payment_${outcome}`, checkout.account, checkout));
+    return { status: 200, body: { checkout, delivery } };
   }
 
   function decline(checkout: CheckoutSession): RecordedEvent {
@@ -530,8 +556,9 @@ export async function startPaymentEmulator(options: PaymentEmulatorOptions = {})
     const dashboard = /^\/express\/([^/]+)\/dashboard$/.exec(path);
     if (method === 'GET' && dashboard)
       return page(response, 200, 'Payments dashboard (emulator)', `Account ${dashboard[1]}`);
-    // The hosted payment page: a visit pays (`fail=1` declines, `expire=1` expires the checkout),
-    // and the event is delivered before the customer is sent back.
+    // The hosted payment page: a visit pays (`fail=1` declines, `expire=1` expires the checkout,
+    // `delayed=1` completes it unpaid until settled), and the event is delivered before the
+    // customer is sent back.
     const checkoutPage = /^\/checkout\/([^/]+)$/.exec(path);
     if (method === 'GET' && checkoutPage) {
       const checkout = checkouts.get(decodeURIComponent(checkoutPage[1]!));
@@ -548,7 +575,9 @@ export async function startPaymentEmulator(options: PaymentEmulatorOptions = {})
           'Payment declined',
           `The card was declined. <a href="${checkout.url}">Try again</a>`,
         );
-      } else if (checkout.status === 'open') await outbox.send(pay(checkout));
+      } else if (checkout.status === 'open' && query.get('delayed') === '1')
+        await outbox.send(completeUnpaid(checkout));
+      else if (checkout.status === 'open') await outbox.send(pay(checkout));
       return checkout.status === 'complete'
         ? redirect(response, checkout.success_url.replaceAll('{CHECKOUT_SESSION_ID}', checkout.id))
         : redirect(response, checkout.cancel_url);
@@ -580,6 +609,11 @@ export async function startPaymentEmulator(options: PaymentEmulatorOptions = {})
       const expireCheckout = /^\/__admin\/checkout\/sessions\/([^/]+)\/expire$/.exec(path);
       if (method === 'POST' && expireCheckout)
         return send(response, await expireNow(decodeURIComponent(expireCheckout[1]!)));
+      const settle = /^\/__admin\/checkout\/sessions\/([^/]+)\/settle$/.exec(path);
+      if (method === 'POST' && settle) {
+        const input = (safeJson(body) ?? {}) as { outcome?: unknown };
+        return send(response, await settleDelayed(decodeURIComponent(settle[1]!), input.outcome));
+      }
       const resendEvent = /^\/__admin\/events\/([^/]+)\/resend$/.exec(path);
       if (method === 'POST' && resendEvent)
         return send(response, await resend(decodeURIComponent(resendEvent[1]!)));
@@ -678,6 +712,12 @@ export async function startPaymentEmulator(options: PaymentEmulatorOptions = {})
       const answer = await expireNow(checkoutId);
       if (answer.status !== 200)
         throw new Error(`Cannot expire ${checkoutId}: ${JSON.stringify(answer.body)}`);
+      return (answer.body as { delivery: WebhookDelivery | null }).delivery;
+    },
+    async settleDelayedPayment(checkoutId, outcome) {
+      const answer = await settleDelayed(checkoutId, outcome);
+      if (answer.status !== 200)
+        throw new Error(`Cannot settle ${checkoutId}: ${JSON.stringify(answer.body)}`);
       return (answer.body as { delivery: WebhookDelivery | null }).delivery;
     },
     async resendEvent(eventId) {
