@@ -8,6 +8,14 @@ export const entityId = z.number().int().min(1).max(MAX_ID, 'is not a valid id')
 export const positiveId = z.coerce.number().int().min(1).max(MAX_ID, 'is not a valid id');
 export const idParam = z.strictObject({ id: positiveId });
 
+/**
+ * Text written on one iCalendar content line (a name, a title, a location): a carriage return
+ * or line feed is refused, so nothing a client writes can start a line of its own in a feed
+ * or an invitation, whichever way it is escaped there.
+ */
+export const oneLine = <T extends z.ZodString>(text: T) =>
+  text.refine((value) => !/[\r\n]/.test(value), 'must be one line (no carriage return or line feed)');
+
 /** Cursor paging of lists that grow without bound: `{items, nextCursor}`, nextCursor null on the last page. */
 export const pageQuery = {
   cursor: z.string().max(512).optional().describe('nextCursor of the previous page'),

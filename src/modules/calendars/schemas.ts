@@ -1,5 +1,6 @@
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
+import { oneLine } from '../../http/schemas.js';
 
 // luxon builds an Intl formatter on every check; the set of zone names is small and fixed.
 const knownZones = new Map<string, boolean>();
@@ -27,7 +28,7 @@ export const color = z
   .regex(/^#[0-9a-fA-F]{6}$/, 'must be a hex colour such as #3b82f6')
   .transform((value) => value.toLowerCase());
 
-const name = z.string().trim().min(1).max(200);
+const name = oneLine(z.string().trim().min(1).max(200));
 const description = z.string().trim().max(2000).nullable();
 
 export const createCalendarBody = z.strictObject({

@@ -134,7 +134,31 @@ interface ContentLine {
   value: string;
 }
 
+/**
+ * The parameters EXDATE and RDATE take. Any other is refused, not ignored: a line is stored
+ * and written to feeds as given. Calendar sync marks the exceptions it writes with
+ * `X-SYNC-EXCEPTION=TRUE` (on EXDATE only).
+ */
+const DATE_PARAMS = new Set(['VALUE', 'TZID']);
+const SYNC_MARK = { name: 'X-SYNC-EXCEPTION', value: 'TRUE' };
+
+function checkParams(name: string, params: Map<string, string>, index: number) {
+  if (name === 'RRULE' && params.size > 0) throw new RecurrenceError('RRULE takes no parameters', index);
+  for (const [key, value] of params) {
+    if (DATE_PARAMS.has(key)) continue;
+    if (name === 'EXDATE' && key === SYNC_MARK.name && value.toUpperCase() === SYNC_MARK.value) continue;
+    throw new RecurrenceError(`parameter ${key} is not supported (${name} takes VALUE and TZID)`, index);
+  }
+}
+
 function parseContentLine(line: string, index: number): ContentLine {
+  // A line break would start a content line of its own wherever the line is written (feeds).
+  const lineBreak = /[\r\n]/.exec(line)?.[0];
+  if (lineBreak)
+    throw new RecurrenceError(
+      `must be one line: it contains a ${lineBreak === '\r' ? 'carriage return' : 'line feed'}`,
+      index,
+    );
   const colon = line.indexOf(':');
   if (colon <= 0) throw new RecurrenceError('must look like NAME:VALUE, e.g. RRULE:FREQ=WEEKLY', index);
   const [name = '', ...paramTexts] = line.slice(0, colon).split(';');
@@ -385,7 +409,7 @@ export function compileRecurrence(
     if (name === 'RRULE' || name === 'RDATE') recurs = true;
     switch (name) {
       case 'RRULE': {
-        if (params.size > 0) throw new RecurrenceError('RRULE takes no parameters', index);
+        checkParams(name, params, index);
         // Null: DTSTART alone is all the rule gives (COUNT=1 when DTSTART is not one of its dates).
         const rule = parseRule(value, start, zone, index);
         if (!rule) break;
@@ -395,6 +419,7 @@ export function compileRecurrence(
       }
       case 'RDATE':
       case 'EXDATE':
+        checkParams(name, params, index);
         for (const text of value.split(',')) {
           const moment = parseMoment(text.trim(), params, zone, index);
           if (name === 'EXDATE') {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { entityId } from '../../http/schemas.js';
+import { entityId, oneLine } from '../../http/schemas.js';
 import { timeZone } from '../calendars/schemas.js';
 
 export const REMINDER_MAX_MINUTES = 1440;
@@ -29,7 +29,7 @@ const recurrence = z
       'RRULE (FREQ DAILY or less often), EXDATE and RDATE; expanded in the event time zone. null or [] for none',
   );
 
-const title = z.string().trim().min(1).max(500);
+const title = oneLine(z.string().trim().min(1).max(500));
 
 export const transparency = z
   .enum(['opaque', 'transparent'])
@@ -38,7 +38,7 @@ export const transparency = z
   );
 export type Transparency = z.infer<typeof transparency>;
 const description = z.string().max(10_000).nullable();
-const location = z.string().trim().max(1000).nullable();
+const location = oneLine(z.string().trim().max(1000)).nullable();
 
 export const createEventBody = z.strictObject({
   title,

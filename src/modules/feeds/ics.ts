@@ -108,8 +108,13 @@ function newCalendar(name: string, zone: string, years: [number, number]) {
   });
 }
 
-/** Recurrence lines as ical-generator takes them (it prefixes a lone rule with RRULE:). */
+/**
+ * Recurrence lines as ical-generator takes them (it prefixes a lone rule with RRULE:), written
+ * as they are. A line break in a stored line (written before the API refused them) would start
+ * lines of its own: such an event is its first occurrence, as the API shows it.
+ */
 function repeatingOf(lines: readonly string[]): string | null {
+  if (lines.some((line) => /[\r\n]/.test(line))) return null;
   const rules = lines.filter((line) => /^(RRULE|EXDATE|RDATE)[:;]/i.test(line));
   if (rules.length === 0 || !rules.some((line) => /^RRULE:/i.test(line))) return null;
   return rules.join('\r\n');

@@ -1,6 +1,6 @@
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
-import { entityId, positiveId } from '../../http/schemas.js';
+import { entityId, oneLine, positiveId } from '../../http/schemas.js';
 import { schedulePolicy } from '../../scheduling/schemas.js';
 import { email } from '../auth/schemas.js';
 import { currencyCode } from '../payments/currencies.js';
@@ -63,13 +63,13 @@ const profileFields = {
 };
 
 export const createOrganisationBody = z.strictObject({
-  name: z.string().trim().min(1, 'must not be empty').max(200),
+  name: oneLine(z.string().trim().min(1, 'must not be empty').max(200)),
   ...profileFields,
 });
 export type CreateOrganisationInput = z.infer<typeof createOrganisationBody>;
 
 export const updateOrganisationBody = z.strictObject({
-  name: z.string().trim().min(1, 'must not be empty').max(200).optional(),
+  name: oneLine(z.string().trim().min(1, 'must not be empty').max(200)).optional(),
   ...profileFields,
   isActive: z.boolean().optional().describe('false archives (OWNER only); true restores an archived one'),
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { alternatives, errorDetails } from '../../http/errors.js';
-import { entityId, pageQuery, positiveId } from '../../http/schemas.js';
+import { entityId, oneLine, pageQuery, positiveId } from '../../http/schemas.js';
 import { email } from '../auth/schemas.js';
 import { serverDerived } from '../resource-types/schemas.js';
 
@@ -10,7 +10,7 @@ const priceFromType = serverDerived('is not accepted: price and currency come fr
 /** name, email and phone, plus one string per field the resource type lists in customerInfoFields. */
 export const customer = z
   .object({
-    name: z.string().trim().min(1).max(200),
+    name: oneLine(z.string().trim().min(1).max(200)),
     email,
     phone: z.string().trim().min(1).max(50).optional(),
   })

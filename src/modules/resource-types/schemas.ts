@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { oneLine } from '../../http/schemas.js';
 import { availabilityMode, schedulePolicy } from '../../scheduling/schemas.js';
 import { colour } from '../organisations/schemas.js';
 import { currencyCode } from '../payments/currencies.js';
@@ -115,7 +116,7 @@ const typeFields = {
 };
 
 const typeFieldsBody = z.strictObject(typeFields).partial();
-const typeName = z.string().trim().min(1).max(200);
+const typeName = oneLine(z.string().trim().min(1).max(200));
 
 export const createResourceTypeBody = typeFieldsBody.extend({ name: typeName });
 export const updateResourceTypeBody = typeFieldsBody.extend({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { entityId, positiveId } from '../../http/schemas.js';
+import { entityId, oneLine, positiveId } from '../../http/schemas.js';
 import { availabilityMode, operatingHours, schedulePolicy, shiftSchedule } from '../../scheduling/schemas.js';
 import { serverDerived } from '../resource-types/schemas.js';
 
@@ -38,7 +38,7 @@ const resourceFields = {
   organisationId: serverDerived('is not accepted: resources belong to your active organisation'),
 };
 
-const resourceName = z.string().trim().min(1).max(200);
+const resourceName = oneLine(z.string().trim().min(1).max(200));
 const fieldsBody = z.strictObject(resourceFields).partial();
 
 export const createResourceBody = fieldsBody.extend({
