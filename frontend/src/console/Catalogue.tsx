@@ -479,14 +479,21 @@ function ResourceFormScreen(props: {
   });
   const set = (key: keyof typeof form) => (value: string | boolean) =>
     setForm((f) => ({ ...f, [key]: value }));
+  const managedById = form.managedById ? Number(form.managedById) : null;
+  // What the service keeps when the flag is not sent: a new manager (or none) starts with it off.
+  const keptBlock =
+    managedById === (existing?.managedById ?? null) && (existing?.blockOnManagerCalendars ?? false);
   const body = () =>
     ({
       name: form.name,
       description: form.description.trim() || null,
       resourceTypeId: Number(form.resourceTypeId),
       capacity: numberOf(form.capacity),
-      managedById: form.managedById ? Number(form.managedById) : null,
-      blockOnManagerCalendars: form.blockOnManagerCalendars,
+      managedById,
+      // Sent only to change it: only the manager themself may turn it on.
+      ...(form.blockOnManagerCalendars !== keptBlock
+        ? { blockOnManagerCalendars: form.blockOnManagerCalendars }
+        : {}),
     }) as ResourceBody;
   const save = useMutation({
     mutationFn: () =>
@@ -559,7 +566,7 @@ function ResourceFormScreen(props: {
         </Select>
         <Check
           name="blockOnManagerCalendars"
-          label="Unavailable while the manager is busy in their calendars"
+          label="Unavailable while the manager is busy in their calendars (only the manager can turn this on)"
           checked={form.blockOnManagerCalendars}
           error={errors.blockOnManagerCalendars}
           onChange={set('blockOnManagerCalendars')}

@@ -14,6 +14,7 @@ import type {
   Member,
   MemberListEntry,
   MemberOrganisation,
+  MemberRemoval,
   MembershipOf,
   OrganisationRole,
   ReceivedInvitation,
@@ -38,6 +39,8 @@ interface MembersDeps {
     userId: number,
     whose?: 'Your' | "The member's",
   ): Promise<void>;
+  /** Ends what the membership gave (the service's `onMemberRemoved` listeners), in the removal's transaction. */
+  memberRemoved(trx: Executor, removal: MemberRemoval): Promise<void>;
 }
 
 /**
@@ -45,7 +48,8 @@ interface MembersDeps {
  * for the person until they accept, the member list, role changes and removal, under the
  * role matrix and the rule that the last OWNER stays.
  */
-export function createMembers({ db, events, repoFor, access, viewOf, assertBelowPlanLimit }: MembersDeps) {
+export function createMembers(deps: MembersDeps) {
+  const { db, events, repoFor, access, viewOf, assertBelowPlanLimit } = deps;
   /**
    * Which members a manager may act on, once the matrix allowed `manageMembers`:
    * an OWNER acts on every role, an ADMIN only on MANAGER and MEMBER (as the
@@ -347,6 +351,7 @@ export function createMembers({ db, events, repoFor, access, viewOf, assertBelow
         await assertNotLastOwner(repo, organisationId, existing.role);
         await repo.deleteMembership(organisationId, userId);
         await repo.clearActiveOrganisation(organisationId, now, userId);
+        await deps.memberRemoved(trx, { organisationId, userId });
       });
     },
   };

@@ -153,6 +153,12 @@ export interface MembershipOf {
   isActiveOrganisation: boolean;
 }
 
+/** A member who left or was removed (the organisations service's `onMemberRemoved` listeners get it). */
+export interface MemberRemoval {
+  organisationId: number;
+  userId: number;
+}
+
 /** An organisation as seen by one member: every organisation route answers this shape. */
 export const memberOrganisation = organisation
   .extend({

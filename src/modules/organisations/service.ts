@@ -23,6 +23,7 @@ import type {
   CreateOrganisationInput,
   DeletionPreview,
   MemberOrganisation,
+  MemberRemoval,
   MembershipOf,
   Organisation,
   OrganisationRole,
@@ -35,6 +36,9 @@ import type {
 export const PLAN_ORGANISATION_LIMITS: Record<Plan, number> = { STORE: 1, ENTERPRISE: 5 };
 
 export type OrganisationsService = ReturnType<typeof createOrganisationsService>;
+
+/** What a module ends when a member leaves or is removed, through the removal's transaction `trx`. */
+export type MemberRemovedListener = (trx: Executor, removal: MemberRemoval) => Promise<void>;
 
 export function createOrganisationsService({ db, events }: { db: Db; config: Config; events: EventWriter }) {
   const repoFor = (executor: Executor) => createOrganisationRepo(executor, db.dialect);
@@ -101,11 +105,31 @@ export function createOrganisationsService({ db, events }: { db: Db; config: Con
     return values;
   }
 
-  const members = createMembers({ db, events, repoFor, access, viewOf, assertBelowPlanLimit });
+  const memberRemovedListeners: MemberRemovedListener[] = [];
+  const members = createMembers({
+    db,
+    events,
+    repoFor,
+    access,
+    viewOf,
+    assertBelowPlanLimit,
+    async memberRemoved(trx, removal) {
+      for (const listener of memberRemovedListeners) await listener(trx, removal);
+    },
+  });
 
   return {
     requireTenant: access.requireTenant,
     requireMembership: access.requireMembership,
+
+    /**
+     * Registers `listener`, run in the transaction that removes a member (or in which they
+     * leave): what the membership gave them ends with it (DECISIONS.md "Membership ends
+     * access"). A listener that throws undoes the removal.
+     */
+    onMemberRemoved(listener: MemberRemovedListener): void {
+      memberRemovedListeners.push(listener);
+    },
 
     async list(actor: Actor): Promise<MemberOrganisation[]> {
       return (await repoFor(db.kysely).listForUser(actor.userId)).map(viewOf);

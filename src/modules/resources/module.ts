@@ -1,4 +1,5 @@
 import { defineModule } from '../../module.js';
+import { managersWhoLeft } from './migrations/0054_managers_who_left.js';
 import { resourcesPrivacy } from './privacy.js';
 import { resourceRoutes } from './routes.js';
 import { createResourcesService, type ResourcesService } from './service.js';
@@ -17,4 +18,5 @@ export const resourcesModule = defineModule({
   routes: [{ prefix: '/api/resources', plugin: resourceRoutes }],
   tools: resourceTools,
   privacy: resourcesPrivacy,
+  migrations: { '0054_managers_who_left': managersWhoLeft },
 });

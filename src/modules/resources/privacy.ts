@@ -16,7 +16,10 @@ const managed = (db: Executor, { userId }: DataSubject) =>
 export const resourcesPrivacy: PrivacyDeclaration = {
   module: 'resources',
   tables: {
-    resources: personal('work', '"managed by" is cleared; the resource stays with its organisation'),
+    resources: personal(
+      'work',
+      '"managed by" is cleared, with blocking on and mirroring into their calendars; the resource stays with its organisation',
+    ),
     resource_list_versions: noPersonalData('A counter per organisation, raised when its resources change'),
   },
   categories: [
@@ -41,7 +44,7 @@ export const resourcesPrivacy: PrivacyDeclaration = {
   async erase(trx, { userId }) {
     const result = await trx
       .updateTable('resources')
-      .set({ managedById: null })
+      .set({ managedById: null, blockOnManagerCalendars: false, bookingCalendarId: null })
       .where('managedById', '=', userId)
       .executeTakeFirst();
     return { resources: changed(result) };

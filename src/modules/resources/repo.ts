@@ -219,6 +219,16 @@ export function createResourceRepo(db: Executor, dialect: Dialect) {
         .execute();
     },
 
+    /** Drops the member as manager of the organisation's resources and lanes, with the settings that reach into their calendars. */
+    async clearManager(organisationId: number, userId: number, now: string): Promise<void> {
+      await db
+        .updateTable('resources')
+        .set({ managedById: null, blockOnManagerCalendars: false, bookingCalendarId: null, updatedAt: now })
+        .where('organisationId', '=', organisationId)
+        .where('managedById', '=', userId)
+        .execute();
+    },
+
     async setToken(id: number, publicToken: string, now: string): Promise<void> {
       await db.updateTable('resources').set({ publicToken, updatedAt: now }).where('id', '=', id).execute();
     },

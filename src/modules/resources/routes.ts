@@ -67,7 +67,7 @@ export const resourceRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary:
-          'Change a resource; lanes follow capacity, name, type and active state (OWNER, ADMIN, MANAGER)',
+          'Change a resource; lanes follow capacity, name, type and active state (OWNER, ADMIN, MANAGER; its manager may change blockOnManagerCalendars and bookingCalendarId)',
         security: security.user,
         params: idParam,
         body: updateResourceBody,

@@ -21,12 +21,12 @@ const resourceFields = {
   blockOnManagerCalendars: z
     .boolean()
     .describe(
-      'Default false. true: unavailable while the manager has a busy (opaque) event in any of their calendars; needs managedById',
+      'Default false. true: unavailable while the manager has a busy (opaque) event in any of their calendars; needs managedById. Only the manager themself turns it on (anyone who may change the resource may turn it off); a new manager starts with it off',
     ),
   bookingCalendarId: entityId
     .nullable()
     .describe(
-      'A calendar of the manager: each confirmed reservation is mirrored there as an event; null for none',
+      'A calendar of the manager: each confirmed reservation is mirrored there as an event; null for none. Only the manager themself sets it (anyone who may change the resource may clear it); a new manager starts with none',
     ),
   operatingHoursOverrides: operatingHours
     .nullable()

@@ -4,10 +4,11 @@ import type { Actor } from '../../lib/actor.js';
 import { AnswerCache } from '../../lib/answer-cache.js';
 import { randomToken } from '../../lib/crypto.js';
 import { deepFreeze } from '../../lib/deep-freeze.js';
-import { conflict, invalidInput, notFound } from '../../lib/errors.js';
+import { conflict, forbidden, invalidInput, notFound } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { type ResolvedSchedule, resolveSchedule } from '../../scheduling/resolve.js';
 import { normaliseSchedulePolicy, type SchedulePolicy } from '../../scheduling/schemas.js';
+import { assertCan } from '../../tenancy/roles.js';
 import type { CalendarService } from '../calendars/service.js';
 import type { OrganisationsService } from '../organisations/service.js';
 import type { ResourceTypesService } from '../resource-types/service.js';
@@ -46,6 +47,39 @@ function mergePolicy(current: SchedulePolicy | null, input: Input): SchedulePoli
   return policy;
 }
 
+/** The fields that reach into the manager's own calendars: only the manager turns them on. */
+const MANAGER_SETTINGS = ['blockOnManagerCalendars', 'bookingCalendarId'] as const;
+type ManagerSettings = Pick<ResourceValues, 'managedById' | (typeof MANAGER_SETTINGS)[number]>;
+const NO_MANAGER_SETTINGS = { blockOnManagerCalendars: false, bookingCalendarId: null } as const;
+
+/** Whether the body changes nothing but the manager's own settings (which the manager may do as any member). */
+const onlyManagerSettings = (input: Input) =>
+  Object.entries(input).every(
+    ([key, value]) => value === undefined || (MANAGER_SETTINGS as readonly string[]).includes(key),
+  );
+
+/**
+ * A member's calendars are theirs (DECISIONS.md "What the review found"): blocking on the
+ * manager's calendars and mirroring bookings into one of them are turned on (or pointed at
+ * another calendar) only by the manager themself; anyone who may change the resource may
+ * turn them off. A new manager (or none) starts with both off. (An agent acts as its
+ * owner: resource tools carry no calendar scope.)
+ */
+function managerSettings(actor: Actor, before: ManagerSettings, input: Input, managedById: number | null) {
+  const base = managedById === before.managedById ? before : NO_MANAGER_SETTINGS;
+  const blockOnManagerCalendars = input.blockOnManagerCalendars ?? base.blockOnManagerCalendars;
+  const bookingCalendarId =
+    input.bookingCalendarId !== undefined ? input.bookingCalendarId : base.bookingCalendarId;
+  const blocks = blockOnManagerCalendars && !base.blockOnManagerCalendars;
+  const mirrors = bookingCalendarId !== null && bookingCalendarId !== base.bookingCalendarId;
+  if ((blocks || mirrors) && managedById !== null && actor.userId !== managedById) {
+    throw forbidden(
+      `Only the resource's manager can turn on ${blocks ? 'blockOnManagerCalendars' : 'bookingCalendarId'}: it reaches into their own calendars`,
+    );
+  }
+  return { blockOnManagerCalendars, bookingCalendarId };
+}
+
 export type ResourcesService = ReturnType<typeof createResourcesService>;
 
 /**
@@ -66,6 +100,10 @@ export function createResourcesService(deps: {
     createResourceRepo(executor, db.dialect);
   const repo = repoFor(db.kysely);
   const listCache = new AnswerCache<Resource[]>(LIST_CACHE_MAX_RESOURCES, (list) => list.length);
+  // A member who leaves manages nothing of the organisation's any more, nor lends it their calendars.
+  organisations.onMemberRemoved((trx, { organisationId, userId }) =>
+    repoFor(trx).clearManager(organisationId, userId, nowIso()),
+  );
 
   async function findOrThrow(r: ResourceRepo, organisationId: number, id: number, lock = false) {
     const row = lock ? await r.findForUpdate(organisationId, id) : await r.find(organisationId, id);
@@ -220,14 +258,14 @@ export function createResourcesService(deps: {
 
     async create(actor: Actor, input: CreateResourceInput): Promise<Resource> {
       const { organisationId } = await organisations.requireTenant(actor, { can: 'writeCatalogue' });
+      const managedById = input.managedById ?? null;
       const values: ResourceValues = {
         resourceTypeId: input.resourceTypeId,
         name: input.name,
         description: input.description ?? null,
         capacity: input.capacity ?? 1,
-        managedById: input.managedById ?? null,
-        blockOnManagerCalendars: input.blockOnManagerCalendars ?? false,
-        bookingCalendarId: input.bookingCalendarId ?? null,
+        managedById,
+        ...managerSettings(actor, { managedById: null, ...NO_MANAGER_SETTINGS }, input, managedById),
         schedulePolicy: mergePolicy(null, input),
         isActive: true,
       };
@@ -243,24 +281,30 @@ export function createResourcesService(deps: {
       return created;
     },
 
+    /**
+     * Staff (`writeCatalogue`) change any field; the resource's manager, whatever their
+     * role, may change their own settings (`managerSettings`).
+     */
     async update(actor: Actor, id: number, input: UpdateResourceInput): Promise<Resource> {
-      const { organisationId } = await organisations.requireTenant(actor, { can: 'writeCatalogue' });
+      const { organisationId, role } = await organisations.requireTenant(actor);
+      const ownSettings = onlyManagerSettings(input);
+      if (!ownSettings) assertCan(role, 'writeCatalogue');
       const now = nowIso();
       let addsTime = false;
       const updated = await inTransaction(db.kysely, async (trx) => {
         const r = repoFor(trx);
         const locked = await lockForChange(trx, organisationId, id, input.resourceTypeId);
         const current = toResource(locked.row);
+        if (ownSettings && current.managedById !== actor.userId) assertCan(role, 'writeCatalogue');
         refuseLane(current, 'change');
+        const managedById = input.managedById !== undefined ? input.managedById : current.managedById;
         const values: ResourceValues = {
           resourceTypeId: input.resourceTypeId ?? current.resourceTypeId,
           name: input.name ?? current.name,
           description: input.description !== undefined ? input.description : current.description,
           capacity: input.capacity ?? current.capacity,
-          managedById: input.managedById !== undefined ? input.managedById : current.managedById,
-          blockOnManagerCalendars: input.blockOnManagerCalendars ?? current.blockOnManagerCalendars,
-          bookingCalendarId:
-            input.bookingCalendarId !== undefined ? input.bookingCalendarId : current.bookingCalendarId,
+          managedById,
+          ...managerSettings(actor, current, input, managedById),
           schedulePolicy: mergePolicy(current.schedulePolicy, input),
           isActive: input.isActive ?? current.isActive,
         };

@@ -76,7 +76,7 @@ export const resourceTools = [
     actionKey: 'resources.update',
     title: 'Update resource',
     description:
-      'Changes the fields given of a resource (OWNER, ADMIN or MANAGER); its capacity lanes follow capacity, name, type and active state. Lanes cannot be changed directly.',
+      "Changes the fields given of a resource (OWNER, ADMIN or MANAGER); its capacity lanes follow capacity, name, type and active state. Lanes cannot be changed directly. blockOnManagerCalendars and bookingCalendarId are turned on only by the resource's manager (any role), as they reach into the manager's own calendars.",
     catalogue: {
       description: 'Changes a resource, its capacity lanes included.',
       risk: 'write',

@@ -124,10 +124,16 @@ describe('busy time blocks booking', () => {
     );
     assert.equal(updated.blockOnManagerCalendars, true);
     assert.equal(updated.bookingCalendarId, mine!.id);
-    // Dropping the manager while blocking stays on is refused: nothing is half written.
-    validationDetails(await call(t.app, owner, 'PATCH', `/api/resources/${res.id}`, { managedById: null }));
-    const after = expectStatus(await call(t.app, owner, 'GET', `/api/resources/${res.id}`), 200);
-    assert.equal(after.managedById, owner.id);
+    // Dropping the manager drops what reached into their calendars with them (DECISIONS.md
+    // "A member's calendars are theirs"), rather than being refused.
+    const unmanaged = expectStatus(
+      await call(t.app, owner, 'PATCH', `/api/resources/${res.id}`, { managedById: null }),
+      200,
+    );
+    assert.deepEqual(
+      [unmanaged.managedById, unmanaged.blockOnManagerCalendars, unmanaged.bookingCalendarId],
+      [null, false, null],
+    );
   });
 
   test('an opaque event of the manager takes the time; a transparent one does not; nothing about it shows', async () => {
