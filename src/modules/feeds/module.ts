@@ -1,5 +1,6 @@
 import { defineModule } from '../../module.js';
 import { feeds } from './migrations/0030_feeds.js';
+import { feedsOfMembersWhoLeft } from './migrations/0055_feeds_of_members_who_left.js';
 import { feedsPrivacy } from './privacy.js';
 import type { FeedTables } from './repo.js';
 import { feedRoutes } from './routes.js';
@@ -27,5 +28,5 @@ export const feedsModule = defineModule({
     }),
   routes: [{ prefix: '/api', plugin: feedRoutes }],
   privacy: feedsPrivacy,
-  migrations: { '0030_feeds': feeds },
+  migrations: { '0030_feeds': feeds, '0055_feeds_of_members_who_left': feedsOfMembersWhoLeft },
 });

@@ -13,12 +13,13 @@ const madeBy = (db: Executor, { userId }: DataSubject) =>
 
 /**
  * Subscription feeds the person made: which calendar or resource, and when (never the
- * token, which is not kept). Erasure deletes their calendars' feeds and unlinks them from
- * the resource feeds they made for their organisation, which stay the organisation's.
+ * token, which is not kept). Erasure deletes them all: an erased person belongs to no
+ * organisation, and a member's resource feeds end with their membership (DECISIONS.md
+ * "Membership ends access").
  */
 export const feedsPrivacy: PrivacyDeclaration = {
   module: 'feeds',
-  tables: { feed_tokens: personal('subscription_feeds', 'calendar feeds deleted; resource feeds unlinked') },
+  tables: { feed_tokens: personal('subscription_feeds', 'every feed they made deleted') },
   categories: [
     {
       id: 'subscription_feeds',
@@ -41,16 +42,7 @@ export const feedsPrivacy: PrivacyDeclaration = {
     }),
   ],
   async erase(trx, { userId }) {
-    const deleted = await trx
-      .deleteFrom('feedTokens')
-      .where('createdById', '=', userId)
-      .where('calendarId', 'is not', null)
-      .executeTakeFirst();
-    const unlinked = await trx
-      .updateTable('feedTokens')
-      .set({ createdById: null })
-      .where('createdById', '=', userId)
-      .executeTakeFirst();
-    return { feed_tokens: changed(deleted) + changed(unlinked) };
+    const deleted = await trx.deleteFrom('feedTokens').where('createdById', '=', userId).executeTakeFirst();
+    return { feed_tokens: changed(deleted) };
   },
 };

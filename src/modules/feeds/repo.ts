@@ -54,6 +54,15 @@ export function createFeedRepo(db: Executor) {
       return Number(result.numDeletedRows) > 0;
     },
 
+    /** Deletes the resource feeds a member made for the organisation (they left it, or were removed). */
+    async removeMadeBy(organisationId: number, userId: number): Promise<void> {
+      await db
+        .deleteFrom('feedTokens')
+        .where('organisationId', '=', organisationId)
+        .where('createdById', '=', userId)
+        .execute();
+    },
+
     async findByHash(tokenHash: string): Promise<FeedRow | undefined> {
       return db
         .selectFrom('feedTokens')
@@ -98,12 +107,13 @@ export function createFeedRepo(db: Executor) {
         .execute();
     },
 
-    /** The organisation's zone: a resource feed's times are written in it. */
-    async organisationZone(organisationId: number): Promise<string | undefined> {
+    /** The organisation's zone (a resource feed's times are written in it); undefined when it is not active. */
+    async activeOrganisationZone(organisationId: number): Promise<string | undefined> {
       const row = await db
         .selectFrom('organisations')
         .select('timezone')
         .where('id', '=', organisationId)
+        .where('isActive', '=', true)
         .executeTakeFirst();
       return row?.timezone;
     },

@@ -31,7 +31,8 @@ export type FeedsService = ReturnType<typeof createFeedsService>;
  * Subscription feeds (issue 26): a secret `.ics` URL of a calendar (its owner makes it)
  * or of a resource's reservations (staff: `writeCatalogue`). The token is shown once and
  * stored as its SHA-256; making a feed again replaces the URL, deleting it revokes it.
- * Reading a feed needs nothing but the URL.
+ * Reading a feed needs nothing but the URL; a resource feed answers while its organisation
+ * is active, and ends when the member who made it leaves the organisation.
  */
 export function createFeedsService(deps: {
   db: Db;
@@ -44,6 +45,10 @@ export function createFeedsService(deps: {
   const { db, config, calendars, events, organisations, resources } = deps;
   const repo = createFeedRepo(db.kysely);
   const host = new URL(config.publicUrl).hostname;
+  // A member who leaves takes no view of the organisation along (DECISIONS.md "Membership ends access").
+  organisations.onMemberRemoved((trx, { organisationId, userId }) =>
+    createFeedRepo(trx).removeMadeBy(organisationId, userId),
+  );
 
   async function issue(actor: Actor, subject: FeedSubject): Promise<FeedUrl> {
     const token = randomToken();
@@ -107,8 +112,9 @@ export function createFeedsService(deps: {
         feed.resourceId !== null && feed.organisationId !== null
           ? await resources.findInOrganisation(feed.organisationId, feed.resourceId)
           : undefined;
-      if (!resource) throw notFound('Feed');
-      const zone = (await repo.organisationZone(resource.organisationId)) ?? 'UTC';
+      // An organisation that is not active serves no feed (its data is out of service).
+      const zone = resource && (await repo.activeOrganisationZone(resource.organisationId));
+      if (!resource || zone === undefined) throw notFound('Feed');
       const until = new Date(nowMs + FEED_FUTURE_DAYS * DAY_MS).toISOString();
       const reservations = await repo.reservationsOf(
         resource.id,
