@@ -31,6 +31,11 @@ export interface EventFilter {
   organisationId?: number;
   userId?: number;
   types?: readonly EventType[] | undefined;
+  /**
+   * Only events of no organisation, of these organisations, or (of any organisation) of
+   * the types in `anyOrganisation`.
+   */
+  organisations?: { ids: readonly number[]; anyOrganisation: readonly EventType[] };
 }
 
 /** The first key of the sequencer's advisory lock ("outb"); the second is the schema's. */
@@ -114,6 +119,18 @@ export function createOutboxRepo(db: Db) {
       if (filter.organisationId !== undefined) q = q.where('organisationId', '=', filter.organisationId);
       if (filter.userId !== undefined) q = q.where('userId', '=', filter.userId);
       if (filter.types && filter.types.length > 0) q = q.where('type', 'in', filter.types);
+      const { organisations } = filter;
+      if (organisations) {
+        q = q.where((eb) =>
+          eb.or([
+            eb('organisationId', 'is', null),
+            ...(organisations.ids.length > 0 ? [eb('organisationId', 'in', organisations.ids)] : []),
+            ...(organisations.anyOrganisation.length > 0
+              ? [eb('type', 'in', organisations.anyOrganisation)]
+              : []),
+          ]),
+        );
+      }
       const rows = await q.orderBy(sql.ref(position)).limit(limit).execute();
       return rows.map((row) => ({ ...row, position: Number(row.position) }));
     },

@@ -7,7 +7,7 @@ import { coalescing } from '../../lib/coalescing.js';
 import { nowIso } from '../../lib/time.js';
 import type { OrganisationsService } from '../organisations/service.js';
 import { createOutboxRepo, type EventFilter, type StoredEvent } from './repo.js';
-import type { FeedPage, FeedQuery, NewEvent, OutboxEvent } from './schemas.js';
+import type { EventType, FeedPage, FeedQuery, NewEvent, OutboxEvent } from './schemas.js';
 
 /** The job that deletes events past their retention. */
 export const OUTBOX_RETENTION_JOB = 'outbox_retention';
@@ -15,6 +15,8 @@ export const OUTBOX_RETENTION_JOB = 'outbox_retention';
 export const OUTBOX_RETENTION_DAYS = 30;
 /** How often a consumer with nothing to do is run on new events, at most (it skips them unread). */
 const IDLE_RUN_MS = 5_000;
+/** Events about the person's own membership: theirs to read whether or not they belong (yet, or still). */
+const OWN_MEMBERSHIP: readonly EventType[] = ['membership.invited', 'membership.accepted'];
 /** Rows one statement of the retention job deletes; it repeats until a batch comes back short. */
 const RETENTION_BATCH = 5_000;
 
@@ -42,7 +44,7 @@ export function createOutboxService(deps: {
   config: Pick<Config, 'outboxPollMs'>;
   jobs: Pick<JobQueue, 'work' | 'every' | 'repeat'>;
   log?: Pick<FastifyBaseLogger, 'warn'>;
-  organisations: Pick<OrganisationsService, 'requireMembership'>;
+  organisations: Pick<OrganisationsService, 'requireMembership' | 'list'>;
   records: RecordMappers;
 }) {
   const { db, config, jobs, log, organisations, records } = deps;
@@ -150,9 +152,20 @@ export function createOutboxService(deps: {
       return page(query, { organisationId });
     },
 
-    /** The caller's own events: those whose userId is theirs. */
-    personalFeed(actor: Actor, query: FeedQuery): Promise<FeedPage> {
-      return page(query, { userId: actor.userId });
+    /**
+     * The caller's own events: those whose userId is theirs, of no organisation or of an
+     * active one they belong to now (DECISIONS.md "Membership ends access"), and the
+     * events of their own membership (an invitation reaches them before they belong).
+     */
+    async personalFeed(actor: Actor, query: FeedQuery): Promise<FeedPage> {
+      const memberOf = await organisations.list(actor);
+      return page(query, {
+        userId: actor.userId,
+        organisations: {
+          ids: memberOf.map((organisation) => organisation.id),
+          anyOrganisation: OWN_MEMBERSHIP,
+        },
+      });
     },
 
     /**
