@@ -17,6 +17,21 @@ export const ANONYMISED_CUSTOMER_NAME = 'Anonymised';
 const made = (db: Executor, { userId }: DataSubject) =>
   db.selectFrom('reservations').where('reservations.createdByUserId', '=', userId);
 
+/** Whether the booking's customer is the person themselves (same email or name). */
+const ownBooking = ({ email, name }: DataSubject) =>
+  // lower() on both sides: SQLite's lower() folds ASCII only, and must agree with itself.
+  sql<SqlBool>`(lower(${sql.ref('customerEmail')}) = lower(${email}) or lower(${sql.ref('customerName')}) = lower(${name}))`;
+
+/**
+ * A booking's customer fields as the export shows them: while the person belongs to its
+ * organisation (they read them there anyway), or when the customer is themselves. A member
+ * who left takes no customer of the organisation along (DECISIONS.md "Membership ends access").
+ */
+const customerField = <C extends string>(subject: DataSubject, column: C) =>
+  sql<string | null>`case when ${ownBooking(subject)} or exists (select 1 from organisation_memberships m
+      where m.organisation_id = ${sql.ref('reservations.organisationId')} and m.user_id = ${subject.userId})
+    then ${sql.ref(column)} else null end`.as(column);
+
 /**
  * Reservations the person made while signed in. They are the organisations' accounting
  * records, so erasure keeps them (times, resource, status, price) and takes the person
@@ -70,11 +85,11 @@ export const reservationsPrivacy: PrivacyDeclaration = {
           'status',
           'startTime',
           'endTime',
-          'customerName',
-          'customerEmail',
-          'customerPhone',
-          'customerInfo',
-          'notes',
+          customerField(s, 'customerName'),
+          customerField(s, 'customerEmail'),
+          customerField(s, 'customerPhone'),
+          customerField(s, 'customerInfo'),
+          customerField(s, 'notes'),
           'priceAmount',
           'priceCurrency',
           'source',
@@ -85,9 +100,8 @@ export const reservationsPrivacy: PrivacyDeclaration = {
       record: (row) => ({ ...row, customerInfo: json(row.customerInfo) }),
     }),
   ],
-  async erase(trx, { userId, email, name }, now) {
-    // lower() on both sides: SQLite's lower() folds ASCII only, and must agree with itself.
-    const ownBooking = sql<SqlBool>`(lower(${sql.ref('customerEmail')}) = lower(${email}) or lower(${sql.ref('customerName')}) = lower(${name}))`;
+  async erase(trx, subject, now) {
+    const { userId } = subject;
     const anonymised = await trx
       .updateTable('reservations')
       .set({
@@ -100,7 +114,7 @@ export const reservationsPrivacy: PrivacyDeclaration = {
         updatedAt: now,
       })
       .where('createdByUserId', '=', userId)
-      .where(ownBooking)
+      .where(ownBooking(subject))
       .executeTakeFirst();
     const unlinked = await trx
       .updateTable('reservations')
