@@ -28,19 +28,29 @@ export interface FeedRow {
 
 export function createFeedRepo(db: Executor) {
   return {
-    /** Replaces the subject's feed (if any) with one for `tokenHash`, in the caller's transaction. */
+    /**
+     * Replaces the subject's feed (if any) with one for `tokenHash`: one upsert on the subject's
+     * unique index, so concurrent replacements end with one of them, never a unique violation.
+     */
     async replace(subject: FeedSubject, tokenHash: string, createdById: number, now: string): Promise<void> {
-      await this.remove(subject);
+      const subjectColumn = 'calendarId' in subject ? 'calendarId' : 'resourceId';
+      const organisationId = 'organisationId' in subject ? subject.organisationId : null;
       await db
         .insertInto('feedTokens')
         .values({
           tokenHash,
           calendarId: 'calendarId' in subject ? subject.calendarId : null,
           resourceId: 'resourceId' in subject ? subject.resourceId : null,
-          organisationId: 'organisationId' in subject ? subject.organisationId : null,
+          organisationId,
           createdById,
           createdAt: now,
         })
+        .onConflict((conflict) =>
+          conflict
+            .column(subjectColumn)
+            .where(subjectColumn, 'is not', null)
+            .doUpdateSet({ tokenHash, organisationId, createdById, createdAt: now }),
+        )
         .execute();
     },
 
