@@ -31,6 +31,11 @@ export interface Actor {
   userId: number;
   via: ActorVia;
   agent?: AgentContext;
+  /**
+   * The organisation an approved call was asked in: tenant-scoped methods work in it, not
+   * in the owner's active one (null: it was asked in none). Absent: the active one.
+   */
+  organisationId?: number | null;
 }
 
 /** A person acting through a login JWT or one of their API keys. */

@@ -34,6 +34,11 @@ export interface MembershipReader<M extends Membership = Membership> {
    * user is no longer a member.
    */
   activeTenant(userId: number): Promise<Tenant | undefined>;
+  /**
+   * The tenant of `organisationId` for one of its members (an actor bound to it, see
+   * `Actor.organisationId`); undefined when archived or the user is not a member.
+   */
+  tenantIn(organisationId: number, userId: number): Promise<Tenant | undefined>;
   /** The user's membership of `organisationId`, archived or not; undefined for a non-member. */
   membership(organisationId: number, userId: number, executor?: Executor): Promise<M | undefined>;
 }
@@ -47,6 +52,12 @@ export interface MembershipOptions {
 
 /** The tenant gate: every tenant-scoped service method starts here. */
 export function createTenantGate<M extends Membership>(reader: MembershipReader<M>) {
+  /** The tenant of the organisation `actor` is bound to; null when none, left or archived. */
+  async function boundTenant({ organisationId, userId }: Actor): Promise<Tenant | null> {
+    if (organisationId == null) return null;
+    return (await reader.tenantIn(organisationId, userId)) ?? null;
+  }
+
   return {
     /**
      * The actor's active organisation, role and defaults: as the guard read them with the
@@ -55,8 +66,10 @@ export function createTenantGate<M extends Membership>(reader: MembershipReader<
      * no longer a member; 403 when `can` is not allowed to the role.
      */
     async requireTenant(actor: Actor, options: { can?: OrganisationAction } = {}): Promise<Tenant> {
-      // Read with the credential in this request when the guard could; otherwise now.
-      const read = activeTenantReadWith(actor);
+      // Read with the credential in this request when the guard could; otherwise now. An
+      // approved call's actor is bound to the organisation it was asked in, never the active one.
+      const read =
+        actor.organisationId === undefined ? activeTenantReadWith(actor) : await boundTenant(actor);
       const found = read === undefined ? await reader.activeTenant(actor.userId) : (read ?? undefined);
       if (!found) {
         throw conflict(

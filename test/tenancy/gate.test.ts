@@ -12,13 +12,16 @@ const tenant: Tenant = {
   defaultCurrency: 'EUR',
 };
 
-/** A gate whose reader counts its reads and answers `stored`. */
-function gateReading(stored: Tenant | undefined) {
+/** A gate whose reader counts its reads and answers `stored` (by organisation: `others`). */
+function gateReading(stored: Tenant | undefined, others: Tenant[] = []) {
   const reads: number[] = [];
   const gate = createTenantGate<Membership>({
     async activeTenant(userId) {
       reads.push(userId);
       return stored;
+    },
+    async tenantIn(organisationId) {
+      return others.find((other) => other.organisationId === organisationId);
     },
     async membership() {
       return undefined;
@@ -53,6 +56,20 @@ describe('the tenant gate', () => {
     assert.deepEqual(await gate.requireTenant(next), tenant);
     assert.deepEqual(await gate.requireTenant(next), tenant);
     assert.deepEqual(reads, [3, 3]);
+  });
+
+  test('an actor bound to an organisation (an approved call) works in it, never the active one', async () => {
+    const asked: Tenant = { ...tenant, organisationId: 8, role: 'OWNER' };
+    const { gate, reads } = gateReading(tenant, [asked]);
+    assert.deepEqual(await gate.requireTenant({ ...personActor(3), organisationId: 8 }), asked);
+    // Left or archived since, or asked in none: no tenant, and never the active one instead.
+    await assert.rejects(gate.requireTenant({ ...personActor(3), organisationId: 9 }), {
+      code: 'NO_ACTIVE_ORGANISATION',
+    });
+    await assert.rejects(gate.requireTenant({ ...personActor(3), organisationId: null }), {
+      code: 'NO_ACTIVE_ORGANISATION',
+    });
+    assert.deepEqual(reads, []);
   });
 
   test('the role matrix applies to a remembered tenant as to a read one', async () => {

@@ -40,6 +40,17 @@ export type OrganisationsService = ReturnType<typeof createOrganisationsService>
 /** What a module ends when a member leaves or is removed, through the removal's transaction `trx`. */
 export type MemberRemovedListener = (trx: Executor, removal: MemberRemoval) => Promise<void>;
 
+/** The tenant a membership makes: what an actor bound to its organisation works in. */
+function tenantOf({ organisation, role }: MembershipOf): Tenant {
+  return {
+    organisationId: organisation.id,
+    role,
+    timezone: organisation.timezone,
+    schedulePolicy: organisation.schedulePolicy ?? null,
+    defaultCurrency: organisation.defaultCurrency,
+  };
+}
+
 export function createOrganisationsService({ db, events }: { db: Db; config: Config; events: EventWriter }) {
   const repoFor = (executor: Executor) => createOrganisationRepo(executor, db.dialect);
   // The tenant gate (src/tenancy) runs its membership reads through this module's repo.
@@ -47,6 +58,10 @@ export function createOrganisationsService({ db, events }: { db: Db; config: Con
     activeTenant: activeMembershipQuery(db.kysely),
     membership: (organisationId, userId, executor = db.kysely) =>
       repoFor(executor).findForMember(organisationId, userId),
+    async tenantIn(organisationId, userId) {
+      const found = await repoFor(db.kysely).findForMember(organisationId, userId);
+      return found?.organisation.isActive ? tenantOf(found) : undefined;
+    },
   });
   const dependentsFor = (executor: Executor) => createOrganisationDependentsRepo(executor);
 
