@@ -1,6 +1,6 @@
-import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { entityId, oneLine, positiveId } from '../../http/schemas.js';
+import { zoneName } from '../../lib/time-zones.js';
 import { schedulePolicy } from '../../scheduling/schemas.js';
 import { email } from '../auth/schemas.js';
 import { currencyCode } from '../payments/currencies.js';
@@ -29,9 +29,9 @@ export const slug = z
 export const timezone = z
   .string()
   .max(64)
-  .refine((zone) => IANAZone.isValidZone(zone), 'must be an IANA time zone name, e.g. Europe/Berlin')
-  // Canonical spelling: `europe/berlin` is stored as `Europe/Berlin`.
-  .transform((zone) => new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone);
+  .refine((zone) => zoneName(zone) !== null, 'must be an IANA time zone name, e.g. Europe/Berlin')
+  // As given, in the tz database's letter case: `europe/berlin` is `Europe/Berlin`, an alias stays itself.
+  .transform((zone) => zoneName(zone)!);
 
 export const colour = z
   .string()

@@ -1,14 +1,11 @@
 import { z } from 'zod';
-import { canonicalZone } from './zones.js';
+import { zoneName } from '../../lib/time-zones.js';
 
 const zone = z
   .string()
   .min(1)
   .max(64)
-  .refine(
-    (value) => canonicalZone(value) !== null,
-    'is not a time zone of the tz database (e.g. Europe/Berlin)',
-  )
+  .refine((value) => zoneName(value) !== null, 'is not a time zone of the tz database (e.g. Europe/Berlin)')
   .describe('An IANA time zone, e.g. Europe/Berlin');
 
 const zoned = z.object({

@@ -1,9 +1,10 @@
 import type { z } from 'zod';
 import type { Actor } from '../../lib/actor.js';
 import { invalidFields } from '../../lib/errors.js';
+import { zoneName } from '../../lib/time-zones.js';
 import type { OrganisationsService } from '../organisations/service.js';
 import type { timeConvertInput, timeConvertOutput, timeNowInput, timeNowOutput } from './schemas.js';
-import { canonicalZone, instantsOf, LOCAL_TIME, localOf } from './zones.js';
+import { instantsOf, LOCAL_TIME, localOf } from './zones.js';
 
 export type TimeService = ReturnType<typeof createTimeService>;
 
@@ -30,7 +31,7 @@ export function createTimeService({
   return {
     async now(actor: Actor, input: z.infer<typeof timeNowInput>): Promise<z.infer<typeof timeNowOutput>> {
       const chosen = input.timeZone
-        ? { zone: canonicalZone(input.timeZone) ?? 'UTC', source: 'argument' as const }
+        ? { zone: zoneName(input.timeZone) ?? 'UTC', source: 'argument' as const }
         : await defaultZone(actor);
       const now = Date.now();
       return { now: new Date(now).toISOString(), ...zonedView(now, chosen.zone), zoneSource: chosen.source };
@@ -41,8 +42,8 @@ export function createTimeService({
       input: z.infer<typeof timeConvertInput>,
     ): Promise<z.infer<typeof timeConvertOutput>> {
       const fallback = input.fromTimeZone && input.toTimeZone ? null : (await defaultZone(actor)).zone;
-      const from = canonicalZone(input.fromTimeZone ?? '') ?? fallback ?? 'UTC';
-      const to = canonicalZone(input.toTimeZone ?? '') ?? fallback ?? 'UTC';
+      const from = zoneName(input.fromTimeZone ?? '') ?? fallback ?? 'UTC';
+      const to = zoneName(input.toTimeZone ?? '') ?? fallback ?? 'UTC';
       let instant: number;
       let note: string | null = null;
       const local = LOCAL_TIME.exec(input.time);

@@ -24,15 +24,6 @@ function formatterOf(timeZone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
-/** The canonical name of a zone, or null when the tz database does not know it. */
-export function canonicalZone(zone: string): string | null {
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
-  } catch {
-    return null;
-  }
-}
-
 interface Wall {
   year: number;
   month: number;
