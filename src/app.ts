@@ -111,7 +111,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(cookie);
   await app.register(rateLimit);
   await app.register(swagger);
-  await app.register(pages);
+  await app.register(pages, { origin: config.frontendUrl });
   await app.register(authGuards, { credentials: app.services.auth });
 
   // Every module's routes, in MODULES order (src/modules/index.ts).

@@ -22,6 +22,9 @@ export async function serve(config: Config, companions: readonly Companion[] = [
     app.addHook('onClose', () => companion.close());
   }
   await app.listen({ port: config.port, host: config.host });
+  // The address to open: every link and redirect uses it, and a page asked for by another
+  // loopback name (127.0.0.1, [::1]) moves there, so a session never splits across two names.
+  app.log.info({ url: config.frontendUrl }, `Open ${config.frontendUrl}/app in a browser`);
 
   let closing = false;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

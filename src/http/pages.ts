@@ -73,6 +73,25 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
 export interface PagesOptions {
   /** The built web app (tests); `dist/frontend` by default. */
   frontendRoot?: string;
+  /** The origin the pages are linked at (FRONTEND_URL); loopback requests to another host name go there. */
+  origin?: string;
+}
+
+/** Host names that reach this machine's loopback interface. */
+const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * Where a page request that reached the service by another loopback host name than its own
+ * origin's belongs (same path and query); undefined when it is already there. A browser keeps
+ * cookies per host name: a session signed in on `localhost` is not sent to `127.0.0.1`, so a
+ * link, redirect or sign-in on the other name would land signed out. Only loopback names move,
+ * and only to a loopback origin: a deployment's own host names are left alone.
+ */
+export function loopbackRedirect(origin: string, hostname: string, url: string): string | undefined {
+  const own = new URL(origin);
+  if (!LOOPBACK.test(own.hostname) || !LOOPBACK.test(hostname)) return undefined;
+  if (hostname.toLowerCase() === own.hostname.toLowerCase()) return undefined;
+  return `${own.origin}${url}`;
 }
 
 /**
@@ -88,7 +107,11 @@ const PRELOADS: Partial<Record<(typeof APP_ROUTES)[number], (params: Record<stri
  * Without a build (a checkout where `npm install` has not run) the app routes are not there,
  * which the log says once; the API is unaffected.
  */
-async function serveFrontend(app: Parameters<FastifyPluginAsync>[0], root: string) {
+async function serveFrontend(
+  app: Parameters<FastifyPluginAsync>[0],
+  root: string,
+  origin: string | undefined,
+) {
   const indexPath = join(root, 'index.html');
   if (!existsSync(indexPath)) {
     app.log.warn({ root }, 'web app not built (npm run build:web): its pages are not served');
@@ -98,6 +121,8 @@ async function serveFrontend(app: Parameters<FastifyPluginAsync>[0], root: strin
   const etag = `"${createHash('sha256').update(index).digest('base64url').slice(0, 27)}"`;
   for (const url of APP_ROUTES) {
     app.get(url, { schema: { hide: true } }, async (request, reply) => {
+      const elsewhere = origin && loopbackRedirect(origin, request.hostname, request.url);
+      if (elsewhere) return reply.redirect(elsewhere, 307);
       setSecurityHeaders(reply);
       const preload = PRELOADS[url]?.(request.params as Record<string, string>);
       if (preload) reply.header('link', `<${preload}>; rel=preload; as=fetch; crossorigin=anonymous`);
@@ -134,7 +159,7 @@ async function serveFrontend(app: Parameters<FastifyPluginAsync>[0], root: strin
 }
 
 const pages: FastifyPluginAsync<PagesOptions> = async (app, options) => {
-  await serveFrontend(app, options.frontendRoot ?? DEFAULT_FRONTEND_ROOT);
+  await serveFrontend(app, options.frontendRoot ?? DEFAULT_FRONTEND_ROOT, options.origin);
 };
 
 export default fp(pages, { name: 'pages', dependencies: ['helmet'] });

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { loadConfig } from '../../src/config.js';
 import pages, { APP_ROUTES, PAGE_CSP } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import helmet from '../../src/plugins/helmet.js';
@@ -94,6 +95,61 @@ describe('the signed-in pages, served by the web app', () => {
       const r = await app.inject({ method: 'GET', url: path });
       assert.equal(r.statusCode, 404, path);
     }
+  });
+});
+
+describe('one origin: pages asked for by another loopback name move to it', () => {
+  let root: string;
+  const apps: FastifyInstance[] = [];
+  async function serving(origin: string) {
+    const app = Fastify();
+    await app.register(helmet);
+    await app.register(pages, { frontendRoot: root, origin });
+    app.get('/api/thing', async () => ({ ok: true }));
+    apps.push(app);
+    return app;
+  }
+  before(() => {
+    root = mkdtempSync(join(tmpdir(), 'pages-origin-'));
+    writeFileSync(join(root, 'index.html'), INDEX);
+  });
+  after(async () => {
+    for (const app of apps) await app.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  test('without PUBLIC_URL the origin is http://localhost:<PORT>, and 127.0.0.1 and [::1] are sent there', async () => {
+    const { frontendUrl, publicUrl } = loadConfig({ NODE_ENV: 'test', PORT: '4321' });
+    assert.equal(publicUrl, 'http://localhost:4321');
+    assert.equal(frontendUrl, 'http://localhost:4321');
+    const app = await serving(frontendUrl);
+    for (const host of ['127.0.0.1:4321', '[::1]:4321', '127.0.1.1:4321']) {
+      const r = await app.inject({
+        method: 'GET',
+        url: '/payment/complete?reservation=4&x=%2F',
+        headers: { host },
+      });
+      assert.equal(r.statusCode, 307, host);
+      assert.equal(r.headers.location, 'http://localhost:4321/payment/complete?reservation=4&x=%2F', host);
+    }
+    const home = await app.inject({ method: 'GET', url: '/app', headers: { host: 'localhost:4321' } });
+    assert.equal(home.statusCode, 200);
+    assert.equal(home.body, INDEX);
+    // The API answers on any name: its callers are programs, and a redirect would drop a POST's body.
+    const api = await app.inject({ method: 'GET', url: '/api/thing', headers: { host: '127.0.0.1:4321' } });
+    assert.equal(api.statusCode, 200);
+  });
+
+  test("a deployment's own host names are left alone", async () => {
+    const app = await serving('https://book.example');
+    for (const host of ['book.example', '127.0.0.1:3000', 'other.example']) {
+      const r = await app.inject({ method: 'GET', url: '/book/salon', headers: { host } });
+      assert.equal(r.statusCode, 200, host);
+    }
+    const pinned = await serving('http://127.0.0.1:3000');
+    const r = await pinned.inject({ method: 'GET', url: '/app', headers: { host: 'localhost:3000' } });
+    assert.equal(r.statusCode, 307);
+    assert.equal(r.headers.location, 'http://127.0.0.1:3000/app');
   });
 });
 
