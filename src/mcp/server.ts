@@ -314,15 +314,17 @@ const approvalResult = ({
  * amount threshold, daily limits), runs the tool as the agent's Actor under that
  * permission's scope, checks the output, maps every error to a refused result
  * (nothing internal leaks), and records the call for the agent's activity.
- * `approvalId`: an approved call being run (the approval step is behind it, limits are not).
+ * `approved`: an approved call being run (the approval step is behind it, limits are not),
+ * bound to the organisation it was asked in.
  */
 export async function callAgentTool(
   deps: Pick<AgentServerDeps, 'catalogue' | 'agents' | 'gate'>,
   { agent, log }: AgentRequestContext,
   reference: ToolReference,
   args: unknown,
-  { approvalId = null }: { approvalId?: number | null } = {},
+  approved?: { approvalId: number; organisationId: number | null },
 ): Promise<ToolCallOutcome> {
+  const approvalId = approved?.approvalId ?? null;
   const started = performance.now();
   // Recorded as the call's action key: PostgreSQL refuses a NUL in it, SQLite would store it.
   const requested = replaceControlCharacters(
@@ -332,7 +334,8 @@ export async function callAgentTool(
     'name' in reference
       ? deps.catalogue.byName.get(reference.name)
       : deps.catalogue.byActionKey.get(reference.actionKey);
-  const actor = tool ? agentAccess(agent).actorFor(tool.definition.actionKey) : null;
+  const permitted = tool ? agentAccess(agent).actorFor(tool.definition.actionKey) : null;
+  const actor = permitted && approved ? { ...permitted, organisationId: approved.organisationId } : permitted;
   let validInput: Record<string, unknown> | undefined;
   let output: unknown;
   let askedApproval: PendingApproval | undefined;
@@ -457,7 +460,7 @@ export function approvedCallRunner(
   deps: Pick<AgentServerDeps, 'catalogue' | 'agents' | 'gate'>,
   log: FastifyBaseLogger,
 ): ApprovedCallRunner {
-  return async ({ agentId, actionKey, arguments: args, approvalId }) => {
+  return async ({ agentId, actionKey, arguments: args, approvalId, organisationId }) => {
     const agent = await deps.agents.resolveAgent(agentId);
     if (!agent || agent.status === 'disabled')
       return {
@@ -471,7 +474,10 @@ export function approvedCallRunner(
         code: 'AGENT_PAUSED',
         message: 'The agent is paused by its owner; its approved call did not run',
       };
-    const { result } = await callAgentTool(deps, { agent, log }, { actionKey }, args, { approvalId });
+    const { result } = await callAgentTool(deps, { agent, log }, { actionKey }, args, {
+      approvalId,
+      organisationId,
+    });
     const error = toolErrorOf(result);
     if (error) return { ok: false, ...error };
     return { ok: true, output: result.structuredContent };

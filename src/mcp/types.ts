@@ -86,12 +86,16 @@ export type GateDecision =
   | { kind: 'approval'; approval: PendingApproval }
   | { kind: 'refuse'; code: ErrorCode; message: string };
 
-/** An approved call, run once as the agent is now (its status, permissions and scope at that moment). */
+/**
+ * An approved call, run once as the agent is now (its status, permissions and scope at
+ * that moment), in the organisation it was asked in (null: none).
+ */
 export type ApprovedCallRunner = (call: {
   agentId: number;
   actionKey: string;
   arguments: unknown;
   approvalId: number;
+  organisationId: number | null;
 }) => Promise<{ ok: true; output: unknown } | { ok: false; code: ErrorCode; message: string }>;
 
 /**

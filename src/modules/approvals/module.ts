@@ -1,5 +1,6 @@
 import { defineModule } from '../../module.js';
 import { agentApprovals } from './migrations/0032_agent_approvals.js';
+import { approvalFacts } from './migrations/0052_approval_facts.js';
 import { approvalsPrivacy } from './privacy.js';
 import type { ApprovalTables } from './repo.js';
 import { approvalRoutes } from './routes.js';
@@ -31,10 +32,11 @@ export const approvalsModule = defineModule({
         resources: services.resources,
         resourceTypes: services.resourceTypes,
         reservations: services.reservations,
+        waitlist: services.waitlist,
       }),
     }),
   routes: [{ prefix: '/api/approvals', plugin: approvalRoutes }],
   tools: approvalTools,
   privacy: approvalsPrivacy,
-  migrations: { '0032_agent_approvals': agentApprovals },
+  migrations: { '0032_agent_approvals': agentApprovals, '0052_approval_facts': approvalFacts },
 });

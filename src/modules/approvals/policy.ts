@@ -2,25 +2,33 @@ import type { UsageKind } from '../../db/tables/agents.js';
 
 /**
  * What an agent's policy needs to know of particular actions, beyond their risk (the
- * catalogue's read/write/destructive): which daily limit a call counts against, and
- * whether it charges a price its dry run tells. Kept here, with the policy, so the tool
- * contract stays generic; an action not listed counts against no limit and is not priced.
+ * catalogue's read/write/destructive): which daily limit a call counts against, and how
+ * what it would do is read (its facts: resources, times, price). Kept here, with the
+ * policy, so the tool contract stays generic; an action not listed counts against no
+ * limit and has no facts beyond its arguments.
  */
 export interface ActionTraits {
-  /** The daily limit a successful call uses one of. */
+  /** The daily limit it counts against: one unit per reservation it books or cancels. */
   counts?: Exclude<UsageKind, 'spend'>;
-  /** Its dry run tells the price; a booking's price counts against spendPerDay. */
-  priced?: true;
+  /**
+   * Where its facts come from: its own dry run (which prices it; a series' occurrences
+   * each), the reservation it names, or the occurrences not yet started of the series it names.
+   */
+  reads: 'dryRun' | 'reservation' | 'series';
+  /** Confirming a waitlist offer's hold takes the offer: a booking, priced at the hold's price. */
+  takesOffer?: true;
   /** How a summary starts: "Book Room A, ...". */
   verb: string;
 }
 
 export const ACTION_TRAITS: Readonly<Record<string, ActionTraits>> = {
-  'reservations.create': { counts: 'booking', priced: true, verb: 'Book' },
-  'reservations.hold': { counts: 'booking', priced: true, verb: 'Hold' },
-  'reservations.reschedule': { priced: true, verb: 'Move to' },
-  'reservations.cancel': { counts: 'cancellation', verb: 'Cancel' },
-  'reservations.release': { counts: 'cancellation', verb: 'Release' },
+  'reservations.create': { counts: 'booking', reads: 'dryRun', verb: 'Book' },
+  'reservations.hold': { counts: 'booking', reads: 'dryRun', verb: 'Hold' },
+  'reservations.reschedule': { reads: 'dryRun', verb: 'Move to' },
+  'reservations.confirm': { reads: 'reservation', takesOffer: true, verb: 'Confirm' },
+  'reservations.cancel': { counts: 'cancellation', reads: 'reservation', verb: 'Cancel' },
+  'reservations.release': { counts: 'cancellation', reads: 'reservation', verb: 'Release' },
+  'reservations.series.cancel': { counts: 'cancellation', reads: 'series', verb: 'Cancel the series on' },
 };
 
 /** The part of a reservation record a summary names. */

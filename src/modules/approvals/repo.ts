@@ -17,6 +17,10 @@ export interface AgentApprovalsTable {
   /** The price the call would charge (its dry run), minor units; null when it charges nothing known. */
   amount: number | null;
   currency: string | null;
+  /** The organisation the call was asked in: it runs there, whichever is active when approved. */
+  organisationId: number | null;
+  /** JSON `{times: [{resourceId, resourceTypeId, startTime, endTime}]}`: the reservations shown. */
+  facts: JsonText | null;
   status: ApprovalStatus;
   result: JsonText | null;
   createdAt: Timestamp;

@@ -48,9 +48,13 @@ export const approvalRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         summary: 'Approve: the stored call runs once, as the agent is now; answers the outcome',
         description:
-          'Runs the call with the agent’s permissions at this moment: executed (result is its answer) or ' +
-          'failed (result.error, e.g. the agent was disabled meanwhile). Approving again answers the same ' +
-          'approval and runs nothing; a denied or expired approval is 409 CONFLICT.',
+          'Dry-runs the stored call first, as the agent now and in the organisation it was asked in (never ' +
+          'your active one): when its organisation, resources, times or price differ from the summary, or ' +
+          'the policy’s threshold or daily limits now refuse it, nothing runs, the approval is failed and the ' +
+          'answer is 409 APPROVAL_STALE saying why. Otherwise it runs with the agent’s permissions at this ' +
+          'moment: executed (result is its answer) or failed (result.error, e.g. the agent was disabled ' +
+          'meanwhile). Approving again answers the same approval and runs nothing; a denied or expired ' +
+          'approval is 409 CONFLICT.',
         security: security.loginSession,
         params: idParam,
         response: { 200: approval, 409: errorEnvelope, ...errors },

@@ -4,32 +4,23 @@ import type { JobQueue } from '../../jobs/queue.js';
 import type { Actor } from '../../lib/actor.js';
 import { conflict, type DomainError, forbidden, invalidCursor, notFound } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
-import type {
-  ApprovedCallRunner,
-  GateDecision,
-  GatedCall,
-  PendingApproval,
-  ToolCallGate,
-} from '../../mcp/types.js';
-import type { AgentService, LimitUse } from '../agents/service.js';
+import type { ApprovedCallRunner, GatedCall, PendingApproval, ToolCallGate } from '../../mcp/types.js';
+import type { AgentService } from '../agents/service.js';
 import type { OrganisationsService } from '../organisations/service.js';
 import type { EventWriter } from '../outbox/service.js';
 import type { ReservationsService } from '../reservations/service.js';
 import type { ResourceTypesService } from '../resource-types/service.js';
 import type { ResourcesService } from '../resources/service.js';
-import { ACTION_TRAITS, type BookedTime, formatMoney, formatRange, type Quote, quoteOf } from './policy.js';
+import type { WaitlistService } from '../waitlist/service.js';
+import type { CallFacts, ShownFacts } from './facts.js';
+import { createAdmission } from './gate.js';
+import { ACTION_TRAITS, type BookedTime, formatMoney, formatRange } from './policy.js';
 import { type ApprovalRow, createApprovalRepo } from './repo.js';
 import { APPROVAL_TTL_MS, type Approval, type ListApprovalsQuery } from './schemas.js';
 
 /** The job that expires approvals nobody decided within 24 hours. */
 export const APPROVAL_EXPIRY_JOB = 'agent_approval_expiry';
 const EXPIRY_EVERY_MINUTES = 5;
-
-const LIMIT_NAMES = {
-  booking: 'bookingsPerDay',
-  cancellation: 'cancellationsPerDay',
-  spend: 'spendPerDay',
-} as const;
 
 /** Everything this module reads of others, read when used (the registry may build them later). */
 export interface ApprovalDependencies {
@@ -38,11 +29,20 @@ export interface ApprovalDependencies {
   organisations: Pick<OrganisationsService, 'requireTenant'>;
   resources: Pick<ResourcesService, 'get'>;
   resourceTypes: Pick<ResourceTypesService, 'get'>;
-  reservations: Pick<ReservationsService, 'get'>;
+  reservations: Pick<ReservationsService, 'get' | 'getSeries'>;
+  waitlist: Pick<WaitlistService, 'isOfferHold'>;
 }
 
 const parsed = (text: string | null) =>
   text === null ? null : (JSON.parse(text) as Record<string, unknown>);
+
+/** What an approval showed its owner: checked again before its call runs. */
+const shownFacts = (row: ApprovalRow): ShownFacts => ({
+  organisationId: row.organisationId,
+  times: row.facts === null ? [] : (JSON.parse(row.facts) as { times: BookedTime[] }).times,
+  amount: row.amount,
+  currency: row.currency,
+});
 
 /** The API record; a pending approval past its time reads as expired before the sweep gets to it. */
 function view(row: ApprovalRow, now = Date.now()): Approval {
@@ -136,20 +136,11 @@ export function createApprovalsService({
   }
 
   /** The call in words for its owner: "Book Room A, Tue 3 Mar 10:00-11:00 Europe/Berlin, 40.00 EUR". */
-  async function summarise(call: GatedCall, quote: Quote | null): Promise<string> {
+  async function summarise(call: GatedCall, facts: CallFacts): Promise<string> {
     const traits = ACTION_TRAITS[call.actionKey];
-    let times = quote?.times ?? [];
-    const reservationId = call.input.reservationId;
-    if (times.length === 0 && traits && typeof reservationId === 'number') {
-      try {
-        times = [await deps().reservations.get(call.actor, reservationId)];
-      } catch {
-        times = [];
-      }
-    }
-    if (traits && times.length > 0) {
+    const [first] = facts.times;
+    if (traits && first) {
       const zone = await zoneOf(call.actor);
-      const [first] = times as [BookedTime];
       const place =
         (await placeOf(call.actor, first)) ??
         (first.resourceId !== null
@@ -158,10 +149,16 @@ export function createApprovalsService({
       const parts = [
         `${traits.verb} ${place}`,
         formatRange(first.startTime, first.endTime, zone) +
-          (times.length > 1 ? ` (and ${times.length - 1} more)` : ''),
+          (facts.times.length > 1 ? ` (and ${facts.times.length - 1} more)` : ''),
       ];
-      if (quote?.amount != null && quote.currency) parts.push(formatMoney(quote.amount, quote.currency));
-      const subject = typeof reservationId === 'number' ? ` (reservation ${reservationId})` : '';
+      if (facts.amount !== null && facts.currency) parts.push(formatMoney(facts.amount, facts.currency));
+      const { reservationId, seriesId } = call.input;
+      const subject =
+        typeof reservationId === 'number'
+          ? ` (reservation ${reservationId})`
+          : typeof seriesId === 'number'
+            ? ` (series ${seriesId})`
+            : '';
       return `${parts.join(', ')}${subject}`;
     }
     // Any other tool: its title and its plain arguments.
@@ -171,9 +168,16 @@ export function createApprovalsService({
     return (plain.length > 0 ? `${call.title} (${plain.join(', ')})` : call.title).slice(0, 500);
   }
 
-  /** Stores the call and tells the owner (`agent.approval.requested`). */
-  async function request(call: GatedCall, quote: Quote | null): Promise<PendingApproval> {
-    const summary = await summarise(call, quote);
+  /**
+   * Stores the call with what it was shown from (the organisation it was asked in, the
+   * reservations and price of its summary) and tells the owner (`agent.approval.requested`).
+   */
+  async function request(
+    call: GatedCall,
+    facts: CallFacts,
+    organisationId: number | null,
+  ): Promise<PendingApproval> {
+    const summary = await summarise(call, facts);
     const now = new Date();
     const row = await inTransaction(db.kysely, async (trx) => {
       const created = await createApprovalRepo(trx).insert({
@@ -182,8 +186,10 @@ export function createApprovalsService({
         actionKey: call.actionKey,
         arguments: JSON.stringify(call.input),
         summary,
-        amount: quote?.amount ?? null,
-        currency: quote?.currency ?? null,
+        amount: facts.amount,
+        currency: facts.currency,
+        organisationId,
+        facts: JSON.stringify({ times: facts.times }),
         status: 'pending',
         result: null,
         createdAt: now.toISOString(),
@@ -214,59 +220,14 @@ export function createApprovalsService({
     bindRunner(run) {
       runner = run;
     },
-
-    async admit(call: GatedCall): Promise<GateDecision> {
-      // A dry run changes nothing: nothing to approve or count.
-      if (call.input.dryRun === true) return { kind: 'run' };
-      const policy = await deps().agents.policyOf(call.agent.id);
-      const traits = ACTION_TRAITS[call.actionKey];
-      const byMode =
-        policy.requireApproval === 'writes'
-          ? call.risk !== 'read'
-          : policy.requireApproval === 'destructive' && call.risk === 'destructive';
-      const asking = call.approvalId === null;
-      const spendCounted = traits?.counts === 'booking' && policy.limits.spendPerDay !== null;
-      // The price, from a dry run of the same call, when anything depends on it.
-      let quote: Quote | null = null;
-      if (
-        traits?.priced &&
-        call.dryRun &&
-        (spendCounted || (asking && (byMode || policy.approvalOverAmount !== null)))
-      )
-        quote = quoteOf(await call.dryRun());
-      if (asking) {
-        const overAmount =
-          policy.approvalOverAmount !== null &&
-          quote?.amount != null &&
-          quote.amount > policy.approvalOverAmount;
-        if (byMode || overAmount) return { kind: 'approval', approval: await request(call, quote) };
-      }
-      const uses: LimitUse[] = [];
-      const { bookingsPerDay, cancellationsPerDay, spendPerDay } = policy.limits;
-      if (traits?.counts === 'booking' && bookingsPerDay !== null)
-        uses.push({ kind: 'booking', amount: 1, limit: bookingsPerDay });
-      if (traits?.counts === 'cancellation' && cancellationsPerDay !== null)
-        uses.push({ kind: 'cancellation', amount: 1, limit: cancellationsPerDay });
-      if (spendCounted && spendPerDay !== null && quote?.amount)
-        uses.push({ kind: 'spend', amount: quote.amount, limit: spendPerDay });
-      if (uses.length === 0) return { kind: 'run' };
-      const reserved = await deps().agents.reserveUsage(call.agent.id, uses);
-      if (!reserved.ok) {
-        const frees = reserved.freesAt ? `; it frees at ${reserved.freesAt}` : '';
-        return {
-          kind: 'refuse',
-          code: 'AGENT_LIMIT_REACHED',
-          message: `The agent's limit ${LIMIT_NAMES[reserved.kind]} (${reserved.limit} in any 24 hours) is reached${frees}`,
-        };
-      }
-      return {
-        kind: 'run',
-        // A call that failed used nothing: its units go back.
-        settle: async ({ ok }) => {
-          if (!ok) await deps().agents.releaseUsage(call.agent.id, reserved.ids);
-        },
-      };
-    },
+    admit: createAdmission({
+      deps,
+      request,
+      async shownOf(agentId, approvalId) {
+        const row = await repo.findForAgent(agentId, approvalId);
+        return row && shownFacts(row);
+      },
+    }),
   };
 
   async function requireOwned(actor: Actor, id: number): Promise<ApprovalRow> {
@@ -285,6 +246,16 @@ export function createApprovalsService({
         'This approval has expired: it was not decided within 24 hours, and its call never ran',
       );
     return conflict('CONFLICT', `This approval is already ${current.status}`);
+  }
+
+  /**
+   * 409 APPROVAL_STALE for an approval that failed because what its call would do now is
+   * not what its owner was shown (the reason is in its result, for the agent too).
+   */
+  function throwIfStale(row: ApprovalRow): void {
+    const error = parsed(row.result)?.error as { code?: string; message?: string } | undefined;
+    if (row.status === 'failed' && error?.code === 'APPROVAL_STALE')
+      throw conflict('APPROVAL_STALE', error.message ?? 'This approval is stale: nothing ran');
   }
 
   /** Records the decision's outcome with its `agent.approval.decided` event. */
@@ -336,6 +307,7 @@ export function createApprovalsService({
       const decided = await repo.decide(actor.userId, id, 'approved', nowIso());
       if (!decided) {
         const now = (await repo.findOwned(actor.userId, id)) ?? current;
+        throwIfStale(now);
         if (['approved', 'executed', 'failed'].includes(now.status)) return view(now);
         throw undecidable(now);
       }
@@ -346,11 +318,13 @@ export function createApprovalsService({
             actionKey: decided.actionKey,
             arguments: parsed(decided.arguments),
             approvalId: decided.id,
+            organisationId: decided.organisationId,
           }).catch(() => ({ ok: false as const, code: 'INTERNAL' as const, message: 'Internal error' }))
         : { ok: false as const, code: 'UNAVAILABLE' as const, message: 'The tool runtime is not available' };
       const finished = outcome.ok
         ? await finish(id, 'executed', outcome.output)
         : await finish(id, 'failed', { error: { code: outcome.code, message: outcome.message } });
+      throwIfStale(finished ?? decided);
       return view(finished ?? decided);
     },
 

@@ -111,6 +111,17 @@ export function createWaitlistRepo(db: Executor) {
         .executeTakeFirst();
     },
 
+    /** The entry whose open offer `reservationId` holds (waitlist_entries_offer_idx). */
+    async findOffering(organisationId: number, reservationId: number): Promise<EntryRow | undefined> {
+      return db
+        .selectFrom('waitlistEntries')
+        .selectAll()
+        .where('offerReservationId', '=', reservationId)
+        .where('organisationId', '=', organisationId)
+        .where('status', '=', 'offered')
+        .executeTakeFirst();
+    },
+
     async findById(id: number): Promise<EntryRow | undefined> {
       return db.selectFrom('waitlistEntries').selectAll().where('id', '=', id).executeTakeFirst();
     },

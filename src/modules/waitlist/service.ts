@@ -407,6 +407,15 @@ export function createWaitlistService(deps: {
       return { items: await Promise.all(rows.map(recordOf)) };
     },
 
+    /**
+     * Whether `reservationId` is the held reservation of an open offer in the actor's
+     * organisation: confirming it takes the offer (an agent's policy counts that as a booking).
+     */
+    async isOfferHold(actor: Actor, reservationId: number): Promise<boolean> {
+      const { organisationId } = await organisations.requireTenant(actor);
+      return (await repo.findOffering(organisationId, reservationId)) !== undefined;
+    },
+
     /** Leaves the waitlist (its creator, or staff; anyone else's entry is 404): see `leaveFound`. */
     async leave(actor: Actor, id: number): Promise<WaitlistEntry> {
       return leaveFound(await visible(actor, id));
