@@ -45,3 +45,12 @@ export function icsFold(line: string): string {
 
 /** Content lines as a document: each folded and ended by CRLF. */
 export const icsDocument = (lines: readonly string[]): string => `${lines.map(icsFold).join('\r\n')}\r\n`;
+
+/**
+ * A reservation's one calendar UID, the same in its mails' invitations and in the booking
+ * page's .ics (one entry, which a cancellation removes): `reservation-<id>@<host>`, where host
+ * is the host name (no port) of the service's own address, at which its pages are served too.
+ */
+export function reservationUid(reservationId: number, host: string): string {
+  return `reservation-${reservationId}@${host}`;
+}

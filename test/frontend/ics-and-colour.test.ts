@@ -5,11 +5,13 @@ import { describe, test } from 'node:test';
 import ICAL from 'ical.js';
 import { brandColours, contrast, normaliseHex } from '../../frontend/src/lib/colour.js';
 import { icsOf } from '../../frontend/src/lib/ics.js';
+import { reservationUid } from '../../src/modules/mail/calendar.js';
 
 describe('the .ics of a reservation', () => {
   const manageUrl = `https://book.example/manage/${'t'.repeat(43)}`;
   const ics = icsOf({
-    uid: 'reservation-42@book.example',
+    reservationId: 42,
+    host: 'book.example',
     start: '2027-03-01T09:30:00+01:00',
     end: '2027-03-01T10:30:00+01:00',
     summary: 'Haircut, wash; and dry · Salon Ünter',
@@ -25,6 +27,16 @@ describe('the .ics of a reservation', () => {
     assert.equal(event.endDate.toJSDate().toISOString(), '2027-03-01T09:30:00.000Z');
     assert.equal(event.summary, 'Haircut, wash; and dry · Salon Ünter');
     assert.equal(event.description, `Change or cancel: ${manageUrl}`);
+  });
+
+  test("its UID is the one the reservation's mails carry: one calendar entry, which a cancellation removes", () => {
+    const event = new ICAL.Component(ICAL.parse(ics)).getFirstSubcomponent('vevent')!;
+    // The mail service writes reservationUid(id, the host name of PUBLIC_URL): the page, served
+    // from that origin, passes its own host name, without the port the old page UID carried.
+    assert.equal(
+      event.getFirstPropertyValue('uid'),
+      reservationUid(42, new URL('http://book.example:3000').hostname),
+    );
   });
 
   test('CRLF lines of at most 75 octets', () => {

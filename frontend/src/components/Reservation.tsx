@@ -60,7 +60,8 @@ export function IcsLink(props: {
   const { id, start, end, summary, manageUrl } = props;
   const href = useMemo(() => {
     const ics = icsOf({
-      uid: `reservation-${id}@${location.host}`,
+      reservationId: id,
+      host: location.hostname,
       start,
       end,
       summary,

@@ -1,16 +1,13 @@
 import { icsDocument, icsParam, icsText, icsUtc } from '../../lib/icalendar.js';
 import type { MailCalendar } from './schemas.js';
 
+export { reservationUid } from '../../lib/icalendar.js';
+
 /**
  * The iCalendar invitation of a booking mail (RFC 5545/5546). One UID per reservation,
  * for the life of the reservation, so every later mail updates the same calendar entry;
  * SEQUENCE counts its reschedules (the service keeps the count), a CANCEL one above.
  */
-
-/** `reservation-<id>@<host>`: stable for the reservation, unique across deployments by host. */
-export function reservationUid(reservationId: number, host: string): string {
-  return `reservation-${reservationId}@${host}`;
-}
 
 /** The calendar part of a message: its RFC 5546 method goes in the MIME type too. */
 export interface CalendarPart {
