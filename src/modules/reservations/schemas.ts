@@ -7,12 +7,19 @@ import { serverDerived } from '../resource-types/schemas.js';
 const instant = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with a zone' });
 const priceFromType = serverDerived('is not accepted: price and currency come from the resource type');
 
-/** name, email and phone, plus one string per field the resource type lists in customerInfoFields. */
+/** An optional field left empty (what a form sends for a field nobody filled in) is not given. */
+const notGivenWhenEmpty = (value: unknown) =>
+  typeof value === 'string' && value.trim() === '' ? undefined : value;
+
+/**
+ * name, email and the optional phone (always optional: the booking page marks it so, even when
+ * a type lists it), plus one string per field the resource type lists in customerInfoFields.
+ */
 export const customer = z
   .object({
     name: oneLine(z.string().trim().min(1).max(200)),
     email,
-    phone: z.string().trim().min(1).max(50).optional(),
+    phone: z.preprocess(notGivenWhenEmpty, z.string().trim().max(50).optional()),
   })
   .catchall(z.string().trim().max(1000));
 export type Customer = z.infer<typeof customer>;

@@ -7,7 +7,7 @@ import type { ReservationSource } from '../../db/tables/resources.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Actor } from '../../lib/actor.js';
 import { safeEqual } from '../../lib/crypto.js';
-import { conflict, forbidden, invalidField, notFound } from '../../lib/errors.js';
+import { conflict, forbidden, invalidField, invalidFields, notFound } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import type { Tenant } from '../../tenancy/gate.js';
 import { can, ROLE_MATRIX } from '../../tenancy/roles.js';
@@ -70,16 +70,22 @@ export interface BookingChannel {
   manageTokenHashOf?: (n: number) => string;
 }
 
-/** The customer must answer exactly the type's customerInfoFields beyond name, email and phone. */
+/** The customer fields every booking has: name and email required, phone optional. */
+const BUILT_IN_FIELDS = ['name', 'email', 'phone'];
+
+/**
+ * The customer must answer exactly the type's customerInfoFields beyond name, email and phone.
+ * A type listing `phone` leaves it optional, as the booking page marks it.
+ */
 function checkCustomer(customer: Customer, type: ResourceType) {
   const asked = new Set(type.customerInfoFields);
-  const extra = Object.keys(customer).filter(
-    (key) => !['name', 'email', 'phone'].includes(key) && !asked.has(key),
-  );
+  const extra = Object.keys(customer).filter((key) => !BUILT_IN_FIELDS.includes(key) && !asked.has(key));
   if (extra.length > 0) throw invalidField('customer', `unknown field(s): ${extra.join(', ')}`);
-  const missing = type.customerInfoFields.filter((key) => !Object.hasOwn(customer, key) || !customer[key]);
+  const missing = type.customerInfoFields.filter((key) => !BUILT_IN_FIELDS.includes(key) && !customer[key]);
   if (missing.length > 0)
-    throw invalidField('customer', `missing field(s) this resource type asks for: ${missing.join(', ')}`);
+    throw invalidFields(
+      missing.map((key) => ({ path: `customer.${key}`, message: 'is required by this resource type' })),
+    );
 }
 
 export type ReservationsService = ReturnType<typeof createReservationsService>;
