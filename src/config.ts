@@ -50,6 +50,8 @@ const envSchema = z.object({
   OAUTH_REFRESH_TOKEN_TTL: seconds(7_776_000),
   OAUTH_CIMD_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
   WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
+  /** How long a webhook attempt waits for an answer (DECISIONS.md: 10 s; tests lower it). */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).default(10_000),
   /** How long an agent's tool calls are kept in its activity (DECISIONS.md: default 90). */
   AGENT_ACTIVITY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   OUTBOX_POLL_MS: z.coerce
@@ -155,6 +157,8 @@ export interface Config {
   oauthCimdAllowPrivate: boolean;
   /** Development and tests only: webhook endpoints may be `http://` and on loopback or private addresses. */
   webhookAllowPrivate: boolean;
+  /** Milliseconds a webhook attempt waits for a 2xx before it counts as failed (at most 10 s). */
+  webhookTimeoutMs: number;
   /** Milliseconds between an instance's looks for new outbox events; 0: none (the minute jobs only). */
   outboxPollMs: number;
   /** Days an agent's tool calls stay in its activity. */
@@ -327,6 +331,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     oauthRefreshTokenTtl: e.OAUTH_REFRESH_TOKEN_TTL,
     oauthCimdAllowPrivate: e.OAUTH_CIMD_ALLOW_PRIVATE === 'true',
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'true',
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     outboxPollMs: e.OUTBOX_POLL_MS,
     agentActivityRetentionDays: e.AGENT_ACTIVITY_RETENTION_DAYS,
     loginRefreshTokenTtl: e.LOGIN_REFRESH_TOKEN_TTL,

@@ -15753,7 +15753,7 @@ export interface paths {
         put?: never;
         /**
          * Send a `webhook.test` event to this endpoint only (OWNER, ADMIN)
-         * @description Sent once, whatever the endpoint status, off the request; answers its delivery to follow in the log.
+         * @description Sent once, whatever the endpoint status, off the request; answers its delivery to follow in the log. At most 10 a minute per endpoint (then 429 `RATE_LIMITED` with Retry-After).
          */
         post: {
             parameters: {
@@ -15920,6 +15920,49 @@ export interface paths {
                 };
                 /** @description Error envelope */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource to book it on; null: book it from the resource type pool */
+                                    resourceId: number | null;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource to book it on; null: book it from the resource type pool */
+                                        resourceId: number | null;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    message: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };

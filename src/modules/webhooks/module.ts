@@ -1,5 +1,6 @@
 import { defineModule } from '../../module.js';
 import { webhooks } from './migrations/0024_webhooks.js';
+import { webhookDeliveryLanes } from './migrations/0051_webhook_delivery_lanes.js';
 import { webhooksPrivacy } from './privacy.js';
 import type { WebhookTables } from './repo.js';
 import { webhookRoutes } from './routes.js';
@@ -25,5 +26,5 @@ export const webhooksModule = defineModule({
     }),
   routes: [{ prefix: '/api/organisations', plugin: webhookRoutes }],
   privacy: webhooksPrivacy,
-  migrations: { '0024_webhooks': webhooks },
+  migrations: { '0024_webhooks': webhooks, '0051_webhook_delivery_lanes': webhookDeliveryLanes },
 });

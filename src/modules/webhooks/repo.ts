@@ -1,7 +1,9 @@
-import { type Generated, type Selectable, sql } from 'kysely';
+import { type ExpressionBuilder, type Generated, type Selectable, sql } from 'kysely';
 import type { JsonText, Timestamp } from '../../db/column-types.js';
-import type { Db, Executor } from '../../db/database.js';
-import type { DeliveryStatus, WebhookStatus } from './schemas.js';
+import { type Db, type Executor, inTransaction } from '../../db/database.js';
+import type { Database } from '../../db/types.js';
+import type { LaneTarget } from './lanes.js';
+import { type DeliveryStatus, TEST_EVENT_TYPE, type WebhookStatus } from './schemas.js';
 
 export interface WebhookEndpointsTable {
   id: Generated<number>;
@@ -62,6 +64,10 @@ export type NewDelivery = Omit<
 
 /** The dispatcher's row in webhook_dispatch_positions. */
 const DISPATCHER = 'dispatcher';
+// Literals, not parameters: the partial indexes of migration 0051 match only a literal.
+const PENDING = sql.lit('pending' as const);
+const ACTIVE = sql.lit('active' as const);
+const TEST = sql.lit(TEST_EVENT_TYPE);
 /** First key of the advisory lock that serialises endpoint creation per organisation ("whep"). */
 const ENDPOINT_LIMIT_LOCK = 0x77686570;
 
@@ -123,10 +129,6 @@ export function createWebhooksRepo(db: Db) {
         .where('organisationId', '=', organisationId)
         .where('id', '=', id)
         .executeTakeFirst();
-    },
-
-    async endpointById(id: number): Promise<EndpointRow | undefined> {
-      return db.kysely.selectFrom('webhookEndpoints').selectAll().where('id', '=', id).executeTakeFirst();
     },
 
     async updateEndpoint(
@@ -270,41 +272,95 @@ export function createWebhooksRepo(db: Db) {
     },
 
     /**
-     * Claims up to `limit` due deliveries (pending, their time come, no lease running, the
-     * endpoint active; a test ping whatever the endpoint's status), each until `leaseUntil`.
-     * One conditional UPDATE, with FOR UPDATE SKIP LOCKED on PostgreSQL: two instances
-     * never claim the same delivery, and neither waits for the other's rows.
+     * Endpoints with a delivery they may send now (pending, its time come, no lease running;
+     * an active endpoint's, or a test ping whatever the endpoint's status): the minute's scan
+     * for retries come due and leases of dead instances run out. One probe of an index per
+     * endpoint, however long a queue is.
      */
-    async claimDue(now: string, leaseUntil: string, limit: number, only?: number): Promise<DeliveryRow[]> {
-      let due = db.kysely
-        .selectFrom('webhookDeliveries as d')
-        .select('d.id')
-        .where('d.status', '=', 'pending')
-        .where('d.nextAttemptAt', '<=', now)
-        .where((eb) => eb.or([eb('d.claimedUntil', 'is', null), eb('d.claimedUntil', '<=', now)]))
+    async dueEndpoints(now: string): Promise<LaneTarget[]> {
+      const unleased = (eb: ExpressionBuilder<Database, 'webhookDeliveries'>) =>
+        eb.or([eb('claimedUntil', 'is', null), eb('claimedUntil', '<=', now)]);
+      return db.kysely
+        .selectFrom('webhookEndpoints as e')
+        .select(['e.id as endpointId', 'e.organisationId'])
         .where((eb) =>
           eb.or([
-            eb('d.eventType', '=', 'webhook.test'),
-            eb.exists(
+            eb.and([
+              eb('e.status', '=', ACTIVE),
+              eb.exists(
+                eb
+                  .selectFrom('webhookDeliveries')
+                  .select('id')
+                  .whereRef('endpointId', '=', 'e.id')
+                  .where('status', '=', PENDING)
+                  .where('nextAttemptAt', '<=', now)
+                  .where(unleased),
+              ),
+            ]),
+            // Test pings, whatever the status: few, read through their own index.
+            eb(
+              'e.id',
+              'in',
               eb
-                .selectFrom('webhookEndpoints as e')
-                .select('e.id')
-                .whereRef('e.id', '=', 'd.endpointId')
-                .where('e.status', '=', 'active'),
+                .selectFrom('webhookDeliveries')
+                .select('endpointId')
+                .where('status', '=', PENDING)
+                .where('eventType', '=', TEST)
+                .where('nextAttemptAt', '<=', now)
+                .where(unleased),
             ),
           ]),
-        );
-      if (only !== undefined) due = due.where('d.id', '=', only);
-      due = due.orderBy('d.nextAttemptAt').orderBy('d.id').limit(limit);
-      if (pg) due = due.forUpdate().skipLocked();
-      return db.kysely
-        .updateTable('webhookDeliveries')
-        .set({ claimedUntil: leaseUntil })
-        .where('id', 'in', due)
-        .where('status', '=', 'pending')
-        .where((eb) => eb.or([eb('claimedUntil', 'is', null), eb('claimedUntil', '<=', now)]))
-        .returningAll()
+        )
         .execute();
+    },
+
+    /**
+     * Claims the endpoint's next due delivery until `leaseUntil`, unless `inFlightMax` of its
+     * attempts are in flight already (leases running, on any instance): the delivery and the
+     * endpoint, or undefined. On PostgreSQL the endpoint's row is locked first, so claims for
+     * one endpoint take turns and each counts the leases of those before it (a count in the
+     * claiming statement alone would read a snapshot older than the lock). On SQLite the one
+     * statement is atomic.
+     */
+    async claimNext(
+      endpointId: number,
+      now: string,
+      leaseUntil: string,
+      inFlightMax: number,
+    ): Promise<{ delivery: DeliveryRow; endpoint: EndpointRow } | undefined> {
+      const claim = async (executor: Executor) => {
+        let read = executor.selectFrom('webhookEndpoints').selectAll().where('id', '=', endpointId);
+        if (pg) read = read.forNoKeyUpdate();
+        const endpoint = await read.executeTakeFirst();
+        if (!endpoint) return undefined;
+        const unleased = (eb: ExpressionBuilder<Database, 'webhookDeliveries'>) =>
+          eb.or([eb('claimedUntil', 'is', null), eb('claimedUntil', '<=', now)]);
+        let next = executor
+          .selectFrom('webhookDeliveries')
+          .select('id')
+          .where('endpointId', '=', endpointId)
+          .where('status', '=', PENDING)
+          .where('nextAttemptAt', '<=', now)
+          .where(unleased);
+        // Paused or disabled: only a test ping goes.
+        if (endpoint.status !== 'active') next = next.where('eventType', '=', TEST);
+        const inFlight = executor
+          .selectFrom('webhookDeliveries')
+          .select((eb) => eb.fn.countAll<number>().as('count'))
+          .where('endpointId', '=', endpointId)
+          .where('claimedUntil', '>', now);
+        const delivery = await executor
+          .updateTable('webhookDeliveries')
+          .set({ claimedUntil: leaseUntil })
+          .where('id', '=', next.orderBy('nextAttemptAt').orderBy('id').limit(1))
+          .where('status', '=', PENDING)
+          .where(unleased)
+          .where(inFlight, '<', inFlightMax)
+          .returningAll()
+          .executeTakeFirst();
+        return delivery && { delivery, endpoint };
+      };
+      return pg ? inTransaction(db.kysely, claim) : claim(db.kysely);
     },
 
     /** Records an attempt's outcome, if the lease is still the caller's; true when it was. */

@@ -136,10 +136,10 @@ export const webhookRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         summary: 'Send a `webhook.test` event to this endpoint only (OWNER, ADMIN)',
         description:
-          'Sent once, whatever the endpoint status, off the request; answers its delivery to follow in the log.',
+          'Sent once, whatever the endpoint status, off the request; answers its delivery to follow in the log. At most 10 a minute per endpoint (then 429 `RATE_LIMITED` with Retry-After).',
         security: security.user,
         params: webhookParams,
-        response: { 202: delivery, ...errors },
+        response: { 202: delivery, ...errorResponses(400, 401, 403, 404, 429) },
       },
     },
     async (request, reply) =>

@@ -5,14 +5,22 @@ import type { Config } from '../../config.js';
 import { type Db, inTransaction } from '../../db/database.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Actor } from '../../lib/actor.js';
-import { coalescing } from '../../lib/coalescing.js';
 import { decryptSecret, encryptSecret } from '../../lib/crypto.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
-import { conflict, invalidCursor, invalidField, notFound, validationFailed } from '../../lib/errors.js';
+import type { EphemeralStore } from '../../lib/ephemeral-store.js';
+import {
+  conflict,
+  DomainError,
+  invalidCursor,
+  invalidField,
+  notFound,
+  validationFailed,
+} from '../../lib/errors.js';
 import { ipLiteralOf, isPublicAddress } from '../../lib/public-address.js';
 import { nowIso } from '../../lib/time.js';
 import type { OrganisationsService } from '../organisations/service.js';
 import type { EventWriter, OutboxConsumerPort } from '../outbox/service.js';
+import { createLanes, type LaneTarget } from './lanes.js';
 import { createWebhooksRepo, type DeliveryRow, type EndpointRow, type NewDelivery } from './repo.js';
 import {
   type CreateWebhookInput,
@@ -31,7 +39,7 @@ import { sendSigned } from './sender.js';
 
 /** Turns new outbox events into deliveries, then sends what is due. */
 export const WEBHOOK_DISPATCH_JOB = 'webhooks.dispatch';
-/** Sends the deliveries that are due (after a test ping, a manual retry, a dispatch). */
+/** Sends the deliveries that are due (after a test ping, a manual retry, a reactivation). */
 export const WEBHOOK_DELIVER_JOB = 'webhooks.deliver';
 /** Deletes deliveries past the retention. */
 export const WEBHOOK_PURGE_JOB = 'webhooks.purge';
@@ -43,14 +51,22 @@ export const RETRY_WINDOW_MS = 3 * DAY_MS;
 export const FIRST_BACKOFF_MS = 30_000;
 export const MAX_BACKOFF_MS = 6 * 60 * 60_000;
 /**
- * How long a claimed attempt is nobody else's: well past the 10 s send timeout, so a
- * lease runs out only when its instance died mid-attempt (then another sends it again).
+ * How long a claimed attempt is nobody else's: well past the send timeout (at most 10 s), so
+ * a lease runs out only when its instance died mid-attempt (then another sends it again).
  */
 const LEASE_MS = 60_000;
 /** Outbox events one dispatch transaction takes. */
 const DISPATCH_BATCH = 200;
-/** Deliveries claimed at once, and sent concurrently, per round. */
-const DELIVER_BATCH = 20;
+/** Attempts in flight per endpoint, across instances (DECISIONS.md "What the review found, decided"). */
+export const IN_FLIGHT_PER_ENDPOINT = 2;
+/**
+ * Requests in flight per instance. One organisation holds at most 40 (20 endpoints, 2 each),
+ * so it takes five organisations' endpoints that never answer to fill it; past it, turns go
+ * round-robin by organisation (lanes.ts).
+ */
+const LANES_PER_INSTANCE = 200;
+/** Test pings per endpoint a minute (DECISIONS.md "What the review found, decided"). */
+export const TEST_PINGS_PER_MINUTE = 10;
 /** The delivery log lives as long as the outbox keeps its events. */
 const RETENTION_MS = 30 * DAY_MS;
 const PURGE_BATCH = 5_000;
@@ -70,6 +86,8 @@ export interface WebhooksServiceDeps {
   config: Config;
   jobs: JobQueue;
   log?: FastifyBaseLogger;
+  /** Counts test pings per endpoint (shared across instances when Redis is configured). */
+  store: Pick<EphemeralStore, 'hit'>;
   organisations: Pick<OrganisationsService, 'requireMembership'>;
   /** The outbox: read by the dispatcher, which it runs soon after new events; webhook.disabled written to it. */
   outbox: OutboxConsumerPort & EventWriter;
@@ -84,7 +102,7 @@ export type WebhooksService = ReturnType<typeof createWebhooksService>;
  * backoff for up to 3 days. All sending is on the job queue, never a request's path.
  */
 export function createWebhooksService(deps: WebhooksServiceDeps) {
-  const { db, config, jobs, log, organisations, outbox } = deps;
+  const { db, config, jobs, log, organisations, outbox, store } = deps;
   const repo = createWebhooksRepo(db);
   const allowPrivate = config.webhookAllowPrivate;
   const key = config.encryptionKey;
@@ -167,10 +185,8 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
   // ---- delivery ----
 
   /** One attempt at a claimed delivery, and its outcome recorded (if the lease is still ours). */
-  async function attempt(row: DeliveryRow): Promise<void> {
+  async function attempt(row: DeliveryRow, endpoint: EndpointRow): Promise<void> {
     const lease = row.claimedUntil!;
-    const endpoint = await repo.endpointById(row.endpointId);
-    if (!endpoint) return;
     const isTest = row.eventType === TEST_EVENT_TYPE;
     const outcome = await sendSigned(
       {
@@ -180,7 +196,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
         body: row.payload,
         at: new Date(),
       },
-      { allowPrivate },
+      { allowPrivate, timeoutMs: config.webhookTimeoutMs },
     );
     const at = nowIso();
     if (outcome.ok) {
@@ -191,7 +207,8 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
         nextAttemptAt: null,
         at,
       });
-      if (!isTest) await repo.markHealthy(endpoint.id);
+      // As read at the claim: a failure recorded since is cleared by the next success.
+      if (!isTest && endpoint.failingSince !== null) await repo.markHealthy(endpoint.id);
       return;
     }
     const next = Date.now() + backoffMs(Number(row.attempts) + 1);
@@ -242,27 +259,37 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     );
   }
 
-  /** Sends every delivery due now (or only `only`), a batch at a time; answers how many were attempted. */
-  async function deliverDue(only?: number): Promise<number> {
-    let attempted = 0;
-    for (;;) {
-      const now = Date.now();
-      const claimed = await repo.claimDue(
-        new Date(now).toISOString(),
-        new Date(now + LEASE_MS).toISOString(),
-        DELIVER_BATCH,
-        only,
-      );
-      await Promise.all(
-        claimed.map((row) =>
-          attempt(row).catch((error: unknown) =>
-            log?.error({ err: error, deliveryId: row.id }, 'webhook delivery attempt failed'),
-          ),
-        ),
-      );
-      attempted += claimed.length;
-      if (claimed.length < DELIVER_BATCH) return attempted;
-    }
+  /** Claims the endpoint's next due delivery, if it may have one more in flight, and sends it. */
+  async function sendNext(endpointId: number): Promise<boolean> {
+    const now = Date.now();
+    const claimed = await repo.claimNext(
+      endpointId,
+      new Date(now).toISOString(),
+      new Date(now + LEASE_MS).toISOString(),
+      IN_FLIGHT_PER_ENDPOINT,
+    );
+    if (!claimed) return false;
+    await attempt(claimed.delivery, claimed.endpoint);
+    return true;
+  }
+
+  const lanes = createLanes({
+    perEndpoint: IN_FLIGHT_PER_ENDPOINT,
+    capacity: LANES_PER_INSTANCE,
+    sendNext,
+    ...(log ? { log } : {}),
+  });
+
+  /**
+   * Sends every delivery due now (retries come due, leases of dead instances run out), each
+   * endpoint on its own lanes; resolves once this instance's lanes are all done and answers
+   * how many attempts they made meanwhile.
+   */
+  async function deliverDue(): Promise<number> {
+    const before = lanes.attempts;
+    lanes.wake(await repo.dueEndpoints(nowIso()));
+    await lanes.idle();
+    return lanes.attempts - before;
   }
 
   /**
@@ -272,7 +299,12 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
    * if still where this run read it, so two instances never both dispatch an event and
    * a crash dispatches it again (the unique (endpoint, event) absorbs a repeat).
    */
-  async function dispatchOnce(): Promise<{ events: number; deliveries: number; more: boolean }> {
+  async function dispatchOnce(): Promise<{
+    events: number;
+    deliveries: number;
+    targets: LaneTarget[];
+    more: boolean;
+  }> {
     const now = nowIso();
     const position = await repo.readPosition(now);
     // With no active endpoint anywhere, no event can make a delivery: skip them unread.
@@ -280,10 +312,10 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     if (!(await repo.anyActiveEndpoint())) {
       if (newest !== null && newest !== position)
         await repo.advancePosition(db.kysely, position, newest, now);
-      return { events: 0, deliveries: 0, more: false };
+      return { events: 0, deliveries: 0, targets: [], more: false };
     }
     const events = await outbox.readAfter(position, DISPATCH_BATCH);
-    if (events.length === 0) return { events: 0, deliveries: 0, more: false };
+    if (events.length === 0) return { events: 0, deliveries: 0, targets: [], more: false };
     const organisationIds = [
       ...new Set(events.flatMap((event) => (event.organisationId === null ? [] : [event.organisationId]))),
     ];
@@ -293,11 +325,16 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     }));
     const retryUntil = new Date(Date.parse(now) + RETRY_WINDOW_MS).toISOString();
     const rows: NewDelivery[] = [];
+    const targets = new Map<number, LaneTarget>();
     for (const event of events) {
       for (const endpoint of endpoints) {
         if (endpoint.row.organisationId !== event.organisationId || !endpoint.events.has(event.type))
           continue;
         if (event.occurredAt < endpoint.row.createdAt) continue;
+        targets.set(endpoint.row.id, {
+          endpointId: endpoint.row.id,
+          organisationId: endpoint.row.organisationId,
+        });
         rows.push({
           endpointId: endpoint.row.id,
           organisationId: endpoint.row.organisationId,
@@ -319,18 +356,30 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
       await repo.insertDeliveries(trx, rows);
       return true;
     });
-    if (!moved) return { events: 0, deliveries: 0, more: false };
-    return { events: events.length, deliveries: rows.length, more: events.length === DISPATCH_BATCH };
+    if (!moved) return { events: 0, deliveries: 0, targets: [], more: false };
+    return {
+      events: events.length,
+      deliveries: rows.length,
+      targets: [...targets.values()],
+      more: events.length === DISPATCH_BATCH,
+    };
   }
 
-  async function dispatch(): Promise<{ events: number; deliveries: number }> {
-    const total = { events: 0, deliveries: 0 };
+  /** Dispatches every new event; answers the counts and the endpoints that got deliveries. */
+  async function dispatchAll(): Promise<{ events: number; deliveries: number; targets: LaneTarget[] }> {
+    const total = { events: 0, deliveries: 0, targets: [] as LaneTarget[] };
     for (;;) {
       const round = await dispatchOnce();
       total.events += round.events;
       total.deliveries += round.deliveries;
+      total.targets.push(...round.targets);
       if (!round.more) return total;
     }
+  }
+
+  async function dispatch(): Promise<{ events: number; deliveries: number }> {
+    const { events, deliveries } = await dispatchAll();
+    return { events, deliveries };
   }
 
   async function purge(now = Date.now()): Promise<number> {
@@ -344,9 +393,6 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
   }
 
   const wakeDelivery = () => jobs.send(WEBHOOK_DELIVER_JOB, {}, { singletonKey: 'due' });
-  // Sends on this instance, beside the dispatcher: a slow receiver holds up sending, never the
-  // turning of new events into deliveries.
-  const deliverSoon = coalescing(deliverDue);
 
   // Retries are the deliveries' own schedule (next_attempt_at), so a failed send is no job failure.
   jobs.work(
@@ -361,11 +407,12 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
   jobs.work(WEBHOOK_DELIVER_JOB, async () => void (await deliverDue()), { retryLimit: 0, deduplicate: true });
   jobs.work(WEBHOOK_PURGE_JOB, async () => void (await purge()), { retryLimit: 0, deduplicate: true });
   jobs.every(WEBHOOK_PURGE_JOB, 60);
+  // New deliveries start their endpoints' lanes on this instance at once; the sending never
+  // holds up the dispatching, and one endpoint's sending never holds up another's.
   outbox.onNewEvents(
     'webhooks',
     async () => {
-      if ((await dispatch()).deliveries === 0) return;
-      deliverSoon().catch((error: unknown) => log?.warn({ err: error }, 'webhook delivery failed'));
+      lanes.wake((await dispatchAll()).targets);
     },
     { idle: async () => !(await repo.anyActiveEndpoint()) },
   );
@@ -458,6 +505,14 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     /** Queues a `webhook.test` event to this endpoint only (whatever its status); answers its delivery. */
     async test(actor: Actor, organisationId: number, webhookId: number): Promise<Delivery> {
       const endpoint = await endpointOf(actor, organisationId, webhookId);
+      const { count, resetInSeconds } = await store.hit(`webhook-test:${endpoint.id}`, 60);
+      if (count > TEST_PINGS_PER_MINUTE)
+        throw new DomainError(
+          'RATE_LIMITED',
+          `At most ${TEST_PINGS_PER_MINUTE} test pings a minute per endpoint; try again in ${resetInSeconds} s`,
+          undefined,
+          resetInSeconds,
+        );
       const now = nowIso();
       const eventId = `test_${randomBytes(12).toString('hex')}`;
       const event = {
@@ -535,5 +590,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     deliverDue,
     /** Deletes deliveries older than 30 days at `now`. */
     purge,
+    /** Starts no attempt more; resolves once those in flight have ended (the app's close). */
+    close: () => lanes.close(),
   };
 }

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import type { SignedInUser } from '../../helpers/app.js';
@@ -47,6 +47,49 @@ export async function startReceiver() {
   };
 }
 export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+/**
+ * A TCP server on loopback that accepts every connection, reads the request and never writes
+ * a byte: each attempt to it hangs until the sender gives up. It notes the path of each
+ * request and the most requests it had open at once per path.
+ */
+export async function startSilentServer() {
+  const arrived: string[] = [];
+  const open = new Map<string, number>();
+  const mostOpen = new Map<string, number>();
+  const sockets = new Set<Socket>();
+  const server = createTcpServer((socket) => {
+    sockets.add(socket);
+    let head = '';
+    let path: string | undefined;
+    socket.on('data', (chunk: Buffer) => {
+      if (path !== undefined) return;
+      head += chunk.toString('latin1');
+      const line = /^[A-Z]+ (\S+) HTTP\/1\.1\r\n/.exec(head);
+      if (!line) return;
+      path = line[1]!;
+      arrived.push(path);
+      open.set(path, (open.get(path) ?? 0) + 1);
+      mostOpen.set(path, Math.max(mostOpen.get(path) ?? 0, open.get(path)!));
+    });
+    socket.on('close', () => {
+      sockets.delete(socket);
+      if (path !== undefined) open.set(path, open.get(path)! - 1);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    arrived,
+    mostOpen,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+export type SilentServer = Awaited<ReturnType<typeof startSilentServer>>;
 
 /** Verifies a received request with the standardwebhooks library; answers the event, or throws. */
 export function verified(

@@ -21,9 +21,17 @@ import {
 import { killed, startChild } from '../../helpers/child-instance.js';
 import { sharedDatabase } from '../../helpers/mcp.js';
 import { as, expectStatus } from '../../helpers/workspace.js';
-import { type Receiver, startReceiver, verified, webhooksOf } from './helpers.js';
+import {
+  type Receiver,
+  type SilentServer,
+  startReceiver,
+  startSilentServer,
+  verified,
+  webhooksOf,
+} from './helpers.js';
 
-const config = loadConfig({ ...TEST_ENV, WEBHOOK_ALLOW_PRIVATE: 'true' });
+// Attempts give up after 0.3 s: an endpoint that never answers costs these tests little.
+const config = loadConfig({ ...TEST_ENV, WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_MS: '300' });
 const mon = futureMonday();
 
 /** Books `count` one-hour slots on a fresh room of the owner's organisation, through `app`. */
@@ -52,6 +60,7 @@ describe('webhook delivery across two instances on one PostgreSQL database (raci
   let second: FastifyInstance;
   let drop: () => Promise<void>;
   let receiver: Receiver;
+  let silent: SilentServer;
   before(async () => {
     if (process.env.TEST_DATABASE_URL) {
       const shared = await sharedDatabase();
@@ -66,12 +75,33 @@ describe('webhook delivery across two instances on one PostgreSQL database (raci
       second = first;
     }
     receiver = await startReceiver();
+    silent = await startSilentServer();
   });
   after(async () => {
     await first.close();
     if (second !== first) await second.close();
     await drop();
     await receiver.close();
+    await silent.close();
+  });
+
+  test('both sending to an endpoint that never answers: at most 2 attempts in flight to it, each delivery tried once', async () => {
+    const owner = await ownerWithOrganisation(first, { timezone: 'UTC' });
+    const hooks = webhooksOf(first, owner, owner.organisationId);
+    const hook = await hooks.created({ url: `${silent.url}/dead`, events: ['reservation.created'] });
+    await bookMany(second, owner, 8);
+    await first.services.webhooks.dispatch();
+    const services = [first.services.webhooks, second.services.webhooks];
+    const attempted = await Promise.all(services.flatMap((s) => [s.deliverDue(), s.deliverDue()]));
+
+    assert.equal(silent.mostOpen.get('/dead'), 2);
+    assert.equal(silent.arrived.length, 8);
+    assert.ok(attempted.every((count) => count <= 8));
+    const logged = expectStatus(await hooks.deliveries(hook.id), 200).items;
+    assert.deepEqual(
+      logged.map((item: { attempts: number; lastError: string }) => [item.attempts, item.lastError]),
+      Array(8).fill([1, 'no answer within 0.3 s']),
+    );
   });
 
   test('both dispatching and sending at once deliver each event once per endpoint', async () => {
