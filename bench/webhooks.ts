@@ -7,10 +7,16 @@
 //   The bookings' own latency under that load, and the floor's at the same rate, beside it.
 // - drain: 10,000 events committed at once into the outbox (one INSERT ... SELECT, as if
 //   10,000 bookings had just committed), then the time until the receiver has all 10,000.
+// With BENCH_DEAD_NEIGHBOUR=1 (issue 49: one organisation's dead endpoints must not delay
+// another's deliveries), a second organisation books every other booking of the same 200 a
+// second, and its 20 endpoints, subscribed to the same event type, are on a TCP server that
+// accepts and never answers (each attempt held for the 10 s timeout); the latency is the
+// first organisation's, whose endpoint answers at once.
 // Run: npm run bench -- webhooks
-// (BENCH_SECONDS, default 10; PG_ADMIN_URL; BENCH_SKIP_PG=1 to skip PostgreSQL.)
+// (BENCH_SECONDS, default 10; PG_ADMIN_URL; BENCH_SKIP_PG=1 to skip PostgreSQL;
+// BENCH_DEAD_NEIGHBOUR=1 for the neighbour.)
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -25,6 +31,8 @@ import {
 } from './harness.js';
 
 const RATE = 200;
+const DEAD_NEIGHBOUR = process.env.BENCH_DEAD_NEIGHBOUR === '1';
+const DEAD_ENDPOINTS = 20;
 const DRAIN_EVENTS = 10_000;
 const MINUTE = 60_000;
 const DAY = 1440 * MINUTE;
@@ -48,12 +56,31 @@ async function startReceiver() {
   };
 }
 
+/** A TCP server that accepts every connection and never writes: every attempt to it times out. */
+async function startDeadServer() {
+  const sockets = new Set<Socket>();
+  const server = createTcpServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.resume();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
-async function seed(base: string, receiverUrl: string) {
+/** An organisation with a room of four lanes and an endpoint at each of `receiverUrls`. */
+async function seed(base: string, receiverUrls: string[]) {
   const { accessToken } = await api<{ accessToken: string }>(base, 'POST', '/api/auth/register', {
-    email: `bench-webhooks-${process.pid}-${Date.now()}@example.test`,
+    email: `bench-webhooks-${process.pid}-${Date.now()}-${receiverUrls.length}@example.test`,
     password: 'benchmark password',
     name: 'Bench',
   });
@@ -73,26 +100,31 @@ async function seed(base: string, receiverUrl: string) {
     auth,
   );
   await api(base, 'POST', '/api/resources', { name: 'Room', resourceTypeId: type.id, capacity: 4 }, auth);
-  await api(
-    base,
-    'POST',
-    `/api/organisations/${organisation.id}/webhooks`,
-    { url: receiverUrl, events: ['reservation.created'] },
-    auth,
-  );
+  for (const url of receiverUrls)
+    await api(
+      base,
+      'POST',
+      `/api/organisations/${organisation.id}/webhooks`,
+      { url, events: ['reservation.created'] },
+      auth,
+    );
   return { auth, organisationId: organisation.id, typeId: type.id };
 }
 
-/** Bookings of distinct 30-minute slots (four lanes a slot, all day) at RATE a second. */
-async function bookAtRate(server: Server, auth: Record<string, string>, typeId: number) {
+/** Bookings of distinct 30-minute slots (four lanes a slot, all day) at `rate` a second. */
+async function bookAtRate(
+  server: Server,
+  { auth, typeId }: { auth: Record<string, string>; typeId: number },
+  rate: number,
+) {
   const day0 = new Date();
   day0.setUTCHours(0, 0, 0, 0);
   const first = day0.getTime() + 3 * DAY;
   let n = 0;
   return autocannon({
     url: server.base,
-    connections: 20,
-    overallRate: RATE,
+    connections: Math.round((20 * rate) / RATE),
+    overallRate: rate,
     duration: BENCH_SECONDS,
     requests: [
       {
@@ -163,17 +195,27 @@ interface Result {
 
 async function measure(database: string, databaseUrl: string, floor: Server): Promise<Result> {
   const receiver = await startReceiver();
+  const dead = DEAD_NEIGHBOUR ? await startDeadServer() : null;
   const logFile = join(tmpdir(), `bench-webhooks-${process.pid}-${Date.now()}.log`);
   const service = await startService({ DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_PRIVATE: 'true' }, logFile);
   try {
-    const { auth, organisationId, typeId } = await seed(service.base, receiver.url);
+    const measured = await seed(service.base, [receiver.url]);
+    const neighbour = dead
+      ? await seed(
+          service.base,
+          Array.from({ length: DEAD_ENDPOINTS }, (_, i) => `${dead.url}/dead/${i}`),
+        )
+      : null;
     const floorRun = await autocannon({
       url: floor.base,
       connections: 20,
       overallRate: RATE,
       duration: BENCH_SECONDS,
     });
-    const booked = await bookAtRate(service, auth, typeId);
+    const [booked, ...neighbours] = await Promise.all([
+      bookAtRate(service, measured, neighbour ? RATE / 2 : RATE),
+      ...(neighbour ? [bookAtRate(service, neighbour, RATE / 2)] : []),
+    ]);
     const expected = booked.requests.total - booked.non2xx;
     await until(() => receiver.arrivals.length >= expected, 30_000, `${expected} deliveries`);
     const latencies = receiver.arrivals
@@ -182,7 +224,7 @@ async function measure(database: string, databaseUrl: string, floor: Server): Pr
 
     receiver.arrivals.length = 0;
     const started = Date.now();
-    await commitEvents(databaseUrl, organisationId);
+    await commitEvents(databaseUrl, measured.organisationId);
     await until(() => receiver.arrivals.length >= DRAIN_EVENTS, 120_000, `${DRAIN_EVENTS} drained`);
     const seconds = (Date.now() - started) / 1000;
     return {
@@ -190,7 +232,7 @@ async function measure(database: string, databaseUrl: string, floor: Server): Pr
       delivered: latencies.length,
       latency: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1)! },
       bookings: {
-        rps: Math.round(booked.requests.average),
+        rps: Math.round(booked.requests.average + (neighbours[0]?.requests.average ?? 0)),
         p50: booked.latency.p50,
         p99: booked.latency.p99,
         non2xx: booked.non2xx,
@@ -201,6 +243,7 @@ async function measure(database: string, databaseUrl: string, floor: Server): Pr
   } finally {
     await stop(service);
     await receiver.close();
+    await dead?.close();
   }
 }
 
@@ -215,7 +258,11 @@ try {
   await stop(floor);
 }
 console.log(
-  `Node ${process.version}, load average ${loadavg()[0]!.toFixed(1)}, ${RATE} bookings/s for ${BENCH_SECONDS} s\n`,
+  `Node ${process.version}, load average ${loadavg()[0]!.toFixed(1)}, ${RATE} bookings/s for ${BENCH_SECONDS} s${
+    DEAD_NEIGHBOUR
+      ? `, every other booking a neighbour's, whose ${DEAD_ENDPOINTS} endpoints never answer (bookings/s both; deliveries and latencies the measured organisation's)`
+      : ''
+  }\n`,
 );
 console.log(
   '| database | deliveries | commit to 2xx p50 / p99 / max ms | bookings/s | booking p50 / p99 ms | floor p50 / p99 ms at the same rate | 10,000 queued: seconds | drained per second |',
