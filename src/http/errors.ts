@@ -92,8 +92,9 @@ export const alternatives = z
       resourceId: z
         .number()
         .int()
-        .nullable()
-        .describe('The resource to book it on; null: book it from the resource type pool'),
+        .describe(
+          'The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId',
+        ),
     }),
   )
   .describe(

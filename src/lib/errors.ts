@@ -67,12 +67,12 @@ export interface RuleDetail {
 
 /**
  * A time that would be booked instead of a refused one (SLOT_UNAVAILABLE, BOOKING_RULE_VIOLATED):
- * `resourceId` is the resource to send, null for the resource type's pool.
+ * `resourceId` is the resource it is free on, the one a booking of it gets (a pool's too).
  */
 export interface Alternative {
   startTime: string;
   endTime: string;
-  resourceId: number | null;
+  resourceId: number;
 }
 
 /** An occurrence of a recurring booking that does not fit (SLOT_UNAVAILABLE of a series), with what would. */

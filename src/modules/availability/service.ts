@@ -582,7 +582,9 @@ export function createAvailabilityService({
      * a resourceId) nearest to its start, before or after, within 14 days: at most 5, what a
      * refused booking offers instead. The type's booking rules bound them as they bound
      * availability, none starts before now, `ignore` (a reservation being moved) blocks
-     * nothing, and `accept` may refuse more starts (a customer's full days). One read of the
+     * nothing, and `accept` may refuse more starts (a customer's full days). With `stableForMs`
+     * the rules bound them from now until that much later (the notice moves on with the
+     * clock), so each stays bookable that long. One read of the
      * catalogue and one of the reservations within a day of the request, and only when that
      * does not settle the answer, one over the whole range.
      */
@@ -591,7 +593,11 @@ export function createAvailabilityService({
       type: StoredResourceType,
       target: { resourceId?: number | undefined },
       request: Interval,
-      options: { ignore?: IgnoredTime | undefined; accept?: ((start: number) => boolean) | undefined } = {},
+      options: {
+        ignore?: IgnoredTime | undefined;
+        accept?: ((start: number) => boolean) | undefined;
+        stableForMs?: number;
+      } = {},
     ): Promise<Interval[]> {
       if (!type.isActive) return [];
       const nowMs = Date.now();
@@ -599,7 +605,9 @@ export function createAvailabilityService({
       const candidates = candidatesOf(rows, type, org, target);
       if (candidates.length === 0) return [];
       const length = request.end - request.start;
-      const rules = rulesOf(type, bookableSpan(type.bookingRules, nowMs));
+      const span = bookableSpan(type.bookingRules, nowMs);
+      const later = bookableSpan(type.bookingRules, nowMs + (options.stableForMs ?? 0));
+      const rules = rulesOf(type, span && later && { ...span, start: later.start });
       const margin = length + rules.minBookingMs + rules.bufferMs;
       const within = async (horizon: number) => {
         const from = Math.max(request.start - horizon, nowMs + 1);

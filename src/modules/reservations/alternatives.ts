@@ -1,10 +1,12 @@
 import type { Db } from '../../db/database.js';
 import { type Alternative, DomainError, withAlternatives } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
+import type { Interval } from '../availability/engine.js';
 import type { AvailabilityService, IgnoredTime, OrganisationSchedule } from '../availability/service.js';
+import type { StoredResourceType } from '../resource-types/repo.js';
 import type { ResourceTypesService } from '../resource-types/service.js';
 import type { createReservationRepo } from './repo.js';
-import { underDailyLimit } from './rules.js';
+import { bookingRuleViolations, type CustomerDays, underDailyLimit } from './rules.js';
 
 /** The refusals of a booking, hold or reschedule that offer other times. */
 const OFFERING = new Set(['SLOT_UNAVAILABLE', 'BOOKING_RULE_VIOLATED']);
@@ -12,6 +14,8 @@ const OFFERING = new Set(['SLOT_UNAVAILABLE', 'BOOKING_RULE_VIOLATED']);
 const UNMOVABLE_RULE = 'rescheduleNoticeMinutes';
 /** The customer's reservations counted for the daily limit: the alternatives' range and a day more each way. */
 const COUNTED_MS = 15 * 86_400_000;
+/** How long an offered time stays bookable at least (the notice moves on with the clock): time to choose. */
+const STABLE_MS = 5 * 60_000;
 
 /** A refused write as alternatives are computed for it. */
 export interface RefusedWrite {
@@ -27,8 +31,10 @@ export interface RefusedWrite {
 }
 
 /**
- * Alternatives on refusals: what a refused write offers instead, computed by the
- * availability engine and filtered by the customer's daily limit.
+ * Alternatives on refusals: what a refused write offers instead. The availability engine
+ * finds the nearest free times; each is then judged by the checks a booking makes (the
+ * booking rules, from now until STABLE_MS later, and the lanes a booking would try), and
+ * names the resource a booking of it gets.
  */
 export function createAlternatives(deps: {
   db: Db;
@@ -39,39 +45,83 @@ export function createAlternatives(deps: {
   const { db, repo, availability, resourceTypes } = deps;
   const iso = (ms: number) => new Date(ms).toISOString();
 
+  /** The customer's reservations of the type keeping their time near the write (the one moved left out). */
+  async function customerStarts(write: RefusedWrite, type: StoredResourceType): Promise<number[]> {
+    if (type.bookingRules?.maxPerCustomerPerDay === undefined) return [];
+    const starts = await repo.customerStarts(db.kysely, {
+      organisationId: write.org.organisationId,
+      resourceTypeId: type.id,
+      customerEmail: write.customerEmail,
+      from: iso(write.start - COUNTED_MS),
+      to: iso(write.start + COUNTED_MS),
+      now: nowIso(),
+      excludeId: write.moving?.id,
+    });
+    return starts.map((start) => Date.parse(start));
+  }
+
+  /**
+   * The resource `time` is bookable on by the checks a booking makes: the type's rules (now,
+   * and when the offer may still be taken) and the lanes a booking would try, in its order
+   * (a capacity lane answers as its resource). Undefined when it is not bookable.
+   */
+  async function bookableOn(
+    write: RefusedWrite,
+    type: StoredResourceType,
+    time: Interval,
+    customerDays: CustomerDays,
+  ): Promise<number | undefined> {
+    const booking = { action: 'book' as const, ...time, customerEmail: write.customerEmail };
+    const now = Date.now();
+    for (const at of [now, now + STABLE_MS])
+      if ((await bookingRuleViolations(booking, type.bookingRules, { customerDays, now: at })).length > 0)
+        return undefined;
+    const read = await availability.readLanes(db.kysely, write.org, type.id, time);
+    if (!read) return undefined;
+    const target = write.resourceId !== undefined ? { resourceId: write.resourceId } : {};
+    const [offer] = await availability.offerLanes(
+      db.kysely,
+      write.org,
+      read,
+      target,
+      time,
+      write.moving?.time,
+    );
+    if (!offer) return undefined;
+    return read.catalogue.find((row) => row.id === offer.laneId)?.parentResourceId ?? offer.laneId;
+  }
+
   async function near(write: RefusedWrite): Promise<Alternative[]> {
     const { org } = write;
     const type = await resourceTypes.findStored(db.kysely, org.organisationId, write.resourceTypeId);
     if (!type) return [];
-    const accept =
-      type.bookingRules?.maxPerCustomerPerDay === undefined
-        ? undefined
-        : underDailyLimit(
-            type.bookingRules,
-            org.timezone,
-            await repo.customerStarts(db.kysely, {
-              organisationId: org.organisationId,
-              resourceTypeId: type.id,
-              customerEmail: write.customerEmail,
-              from: iso(write.start - COUNTED_MS),
-              to: iso(write.start + COUNTED_MS),
-              now: nowIso(),
-              excludeId: write.moving?.id,
-            }),
-          );
+    const starts = await customerStarts(write, type);
+    const customerDays: CustomerDays = {
+      timezone: org.timezone,
+      count: async (_email, day) => {
+        const [from, to] = [Date.parse(day.from), Date.parse(day.to)];
+        return starts.filter((start) => start >= from && start < to).length;
+      },
+    };
     const target = write.resourceId !== undefined ? { resourceId: write.resourceId } : {};
     const found = await availability.alternatives(
       org,
       type,
       target,
       { start: write.start, end: write.end },
-      { ignore: write.moving?.time, accept },
+      {
+        ignore: write.moving?.time,
+        accept: underDailyLimit(type.bookingRules, org.timezone, starts.map(iso)),
+        stableForMs: STABLE_MS,
+      },
     );
-    return found.map((time) => ({
-      startTime: iso(time.start),
-      endTime: iso(time.end),
-      resourceId: write.resourceId ?? null,
-    }));
+    const offered: Alternative[] = [];
+    for (const time of found) {
+      const resourceId = await bookableOn(write, type, time, customerDays);
+      if (resourceId !== undefined)
+        offered.push({ startTime: iso(time.start), endTime: iso(time.end), resourceId });
+    }
+    return offered;
   }
 
   return {

@@ -22,7 +22,7 @@ import type { ReservationsService } from './service.js';
 const reservationRef = { reservationId: entityId };
 /** What the writing tools say of a refusal's alternatives and of a dry run. */
 const tryingIt =
-  ' A SLOT_UNAVAILABLE or BOOKING_RULE_VIOLATED error carries error.alternatives: up to 5 bookable {startTime, endTime, resourceId} of the same length nearest the requested start (resourceId null: book from the pool). Pass dryRun: true to check without writing: the answer is then {wouldSucceed: true, reservation} (id null) or {wouldSucceed: false, error}.';
+  ' A SLOT_UNAVAILABLE or BOOKING_RULE_VIOLATED error carries error.alternatives: up to 5 bookable {startTime, endTime, resourceId} of the same length nearest the requested start (resourceId: the resource it is free on, the one a pool booking of it gets). Pass dryRun: true to check without writing: the answer is then {wouldSucceed: true, reservation} (id null) or {wouldSucceed: false, error}.';
 
 /** MCP tools of reservations, in the owner's active organisation with the owner's role; bookings record source mcp. */
 export const reservationTools = [

@@ -96,8 +96,8 @@ describe('alternatives', () => {
     await bookEach(alternatives, { resourceId });
   });
 
-  test('a pool offers what a pool booking accepts: resourceId null', async () => {
-    const { typeId } = await room({ bookingMode: 'POOL' }, { capacity: 2 });
+  test('a pool offers times a pool booking takes, each naming the resource it gets', async () => {
+    const { typeId, resourceId } = await room({ bookingMode: 'POOL' }, { capacity: 2 });
     expectStatus(await book({ resourceTypeId: typeId, ...slot(2, 10, 2) }), 201);
     expectStatus(await book({ resourceTypeId: typeId, ...slot(2, 11) }), 201);
     // 10:00-12:00 is full on both lanes for the hour 11-12: 09:00-11:00 fits the second lane.
@@ -106,8 +106,43 @@ describe('alternatives', () => {
       'SLOT_UNAVAILABLE',
     );
     assert.deepEqual(starts(alternatives), [at(2, 9), at(2, 8), at(2, 12), at(2, 7), at(2, 13)]);
-    for (const a of alternatives) assert.equal(a.resourceId, null);
+    for (const a of alternatives) assert.equal(a.resourceId, resourceId, 'the capacity resource, not a lane');
     await bookEach(alternatives, { resourceTypeId: typeId });
+  });
+
+  test('a pool of several resources names the free one; where the mode takes a resource, booking it succeeds', async () => {
+    const type = await createType(t.app, owner, { minBookingDuration: 30, bookingMode: 'BOTH' });
+    const first = await createResource(t.app, owner, { name: 'First', resourceTypeId: type.id });
+    const second = await createResource(t.app, owner, { name: 'Second', resourceTypeId: type.id });
+    // First is taken 08:00-12:00 and second 10:00-11:00: the pool is full at 10:00 only.
+    expectStatus(await book({ resourceId: first.id, startTime: at(2, 8), endTime: at(2, 12) }), 201);
+    expectStatus(await book({ resourceId: second.id, ...slot(2, 10) }), 201);
+    const alternatives = offered(await book({ resourceTypeId: type.id, ...slot(2, 10) }), 'SLOT_UNAVAILABLE');
+    assert.deepEqual(
+      alternatives.map((a) => [a.startTime, a.resourceId]),
+      [
+        [at(2, 9), second.id],
+        [at(2, 11), second.id],
+        [at(2, 8), second.id],
+        [at(2, 12), first.id],
+        [at(2, 7), first.id],
+      ],
+    );
+    for (const a of alternatives) {
+      const r = expectStatus(
+        await book({ resourceId: a.resourceId, startTime: a.startTime, endTime: a.endTime }),
+        201,
+      );
+      expectStatus(await post(owner, `/api/reservations/${r.id}/cancel`, {}), 200);
+    }
+  });
+
+  test('notice: an alternative stays bookable minutes after it was offered', async () => {
+    const { resourceId } = await room({ bookingRules: { minNoticeMinutes: 120 } });
+    const alternatives = offered(await book({ resourceId, ...slot(0, 9) }), 'BOOKING_RULE_VIOLATED');
+    // The customer takes a few minutes to choose: 10:01 would be inside the notice by then.
+    mock.timers.setTime(T0 + 4 * MINUTE);
+    await bookEach(alternatives, { resourceId });
   });
 
   test('shifts: only free configured slots of the same length', async () => {
@@ -127,13 +162,13 @@ describe('alternatives', () => {
     await bookEach(alternatives, { resourceId });
   });
 
-  test('notice: nothing inside minNoticeMinutes, the first start after it offered', async () => {
+  test('notice: nothing inside minNoticeMinutes for the next 5 minutes, the first start after it offered', async () => {
     const { resourceId } = await room({ bookingRules: { minNoticeMinutes: 120 } });
-    // T0 + 120 minutes is 10:00:20: the first start allowed is 10:01.
+    // T0 + 5 + 120 minutes is 10:05:20: the first start bookable for 5 minutes is 10:06.
     const response = await book({ resourceId, ...slot(0, 9) });
     assert.equal(response.json().error?.details?.[0]?.rule, 'minNoticeMinutes');
     const alternatives = offered(response, 'BOOKING_RULE_VIOLATED');
-    assert.deepEqual(starts(alternatives), [at(0, 10, 1), at(0, 11), at(0, 12), at(0, 13), at(0, 14)]);
+    assert.deepEqual(starts(alternatives), [at(0, 10, 6), at(0, 11), at(0, 12), at(0, 13), at(0, 14)]);
     await bookEach(alternatives, { resourceId });
   });
 
