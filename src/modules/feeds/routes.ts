@@ -3,9 +3,12 @@ import { z } from 'zod';
 import { actorOf } from '../../http/auth.js';
 import { errorEnvelope, errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
+import { sha256 } from '../../lib/crypto.js';
 import { feedFileParam, feedUrl } from './schemas.js';
 
 const tags = ['feeds'];
+/** Calendar apps poll a feed every few minutes; more than this is no calendar app. */
+const FEED_READS_PER_MINUTE = 120;
 
 /** Whether an If-None-Match header names `etag` (a list, or `*`; weak tags compare by value). */
 function matches(header: string | undefined, etag: string): boolean {
@@ -94,6 +97,14 @@ export const feedRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/feeds/:file',
     {
+      // A limit per URL of its own, keyed by the token's hash (the token is a credential).
+      config: {
+        rateLimit: {
+          max: FEED_READS_PER_MINUTE,
+          timeWindow: '1 minute',
+          keyGenerator: (request) => `feed:${sha256((request.params as { file?: string }).file ?? '')}`,
+        },
+      },
       schema: {
         tags,
         summary:

@@ -79,6 +79,8 @@ export const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
 
 /** Largest webhook body taken: one event with its object is a few kilobytes. */
 const WEBHOOK_BODY_LIMIT = 256 * 1024;
+/** What the payment webhook takes from one IP a minute (DECISIONS.md "Accounts"). */
+const WEBHOOK_REQUESTS_PER_MINUTE = 600;
 
 /**
  * The payment provider's webhook deliveries, under /api/payments: public, authenticated by
@@ -95,6 +97,8 @@ export const paymentWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
     '/webhooks',
     {
       bodyLimit: WEBHOOK_BODY_LIMIT,
+      // Per IP, of its own: a provider's bursts pass, a flood of forged deliveries does not.
+      config: { rateLimit: { max: WEBHOOK_REQUESTS_PER_MINUTE, timeWindow: '1 minute' } },
       schema: {
         tags: ['payments'],
         summary: 'Receive a signed payment-provider event (checkout completed, failed or expired; refund)',
