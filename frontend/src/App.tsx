@@ -11,6 +11,10 @@ const ConsoleApp = lazy(() => import('./console/ConsoleApp.js'));
 const ApprovalPage = lazy(() => import('./pages/ApprovalPage.js'));
 const ConsentPage = lazy(() => import('./pages/ConsentPage.js'));
 const CalendarSyncPage = lazy(() => import('./pages/CalendarSyncPage.js'));
+const accountLinks = () => import('./console/security/AccountLinks.js');
+const VerifyEmailPage = lazy(() => accountLinks().then((m) => ({ default: m.VerifyEmailPage })));
+const ForgotPasswordPage = lazy(() => accountLinks().then((m) => ({ default: m.ForgotPasswordPage })));
+const ResetPasswordPage = lazy(() => accountLinks().then((m) => ({ default: m.ResetPasswordPage })));
 
 const later = (page: ReactNode) => <Suspense fallback={<p className="loading">Loading…</p>}>{page}</Suspense>;
 
@@ -25,6 +29,9 @@ export function App() {
       <Route path="/approvals/:id" element={later(<ApprovalPage />)} />
       <Route path="/oauth/consent" element={later(<ConsentPage />)} />
       <Route path="/calendar-sync" element={later(<CalendarSyncPage />)} />
+      <Route path="/verify-email/:token" element={later(<VerifyEmailPage />)} />
+      <Route path="/forgot-password" element={later(<ForgotPasswordPage />)} />
+      <Route path="/reset-password/:token" element={later(<ResetPasswordPage />)} />
       <Route path="/app/*" element={later(<ConsoleApp />)} />
       <Route path="*" element={<NotFound />} />
     </Routes>

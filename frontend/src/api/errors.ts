@@ -14,6 +14,9 @@ const WORDS: Record<string, string> = {
   RATE_LIMITED: 'Too many attempts in a short time. Please wait a minute and try again.',
   INVALID_TRANSITION: 'This booking cannot be changed that way any more.',
   UNAVAILABLE: 'The booking service is busy. Please try again in a moment.',
+  TWO_FACTOR_REQUIRED: 'This organisation requires two-factor authentication: set it up under Security.',
+  TWO_FACTOR_INVALID: 'That code is not right, or it was used already. Try the next code your app shows.',
+  EMAIL_NOT_VERIFIED: 'Verify your email address first: open the link we mailed you.',
   INTERNAL: 'Something went wrong on our side. Please try again.',
 };
 

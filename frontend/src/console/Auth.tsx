@@ -3,14 +3,23 @@ import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
 import { errorText, fieldErrors } from '../api/errors.js';
-import { register, signIn } from './session.js';
+import { PasskeySignIn, SecondStepForm } from './security/SignInSteps.js';
+import { register, type SecondStep, signIn } from './session.js';
 import { Field } from './ui.js';
 
 export function SignIn() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const submit = useMutation({ mutationFn: () => signIn(email, password) });
+  const [secondStep, setSecondStep] = useState<SecondStep | null>(null);
+  const submit = useMutation({
+    mutationFn: () => signIn(email, password),
+    onSuccess: (step) => {
+      setPassword('');
+      setSecondStep(step);
+    },
+  });
   const errors = fieldErrors(submit.error);
+  if (secondStep) return <SecondStepForm step={secondStep} onRestart={() => setSecondStep(null)} />;
   return (
     <main className="page">
       <h1>Sign in</h1>
@@ -49,6 +58,10 @@ export function SignIn() {
           </button>
         </div>
       </form>
+      <p>
+        <Link to="/forgot-password">Forgot password?</Link>
+      </p>
+      <PasskeySignIn />
       <p>
         New here? <Link to="/app/register">Create an account</Link>
       </p>

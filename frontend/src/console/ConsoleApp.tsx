@@ -1,9 +1,11 @@
 // The signed-in console (/app), loaded only when visited so the booking page stays small, and
 // split again by screen: each route's module loads when first opened.
+import { useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useState } from 'react';
-import { Link, Navigate, NavLink, Route, Routes } from 'react-router';
+import { Link, Navigate, NavLink, Route, Routes, useLocation } from 'react-router';
 import { useBrandColour } from '../components/Branding.js';
 import { Register, SignIn } from './Auth.js';
+import { VerifyBanner } from './security/VerifyBanner.js';
 import { refresh, signOut, useSession } from './session.js';
 import { Loading } from './ui.js';
 import './console.css';
@@ -19,10 +21,26 @@ const Agents = lazy(() => import('./Agents.js'));
 const Approvals = lazy(() => import('./Approvals.js'));
 const CalendarSync = lazy(() => import('./CalendarSync.js'));
 const Privacy = lazy(() => import('./Privacy.js'));
+const Security = lazy(() => import('./security/Security.js'));
+const Invitations = lazy(() => import('./security/Invitations.js'));
+
+/** Where a signed-out visit was going (a mailed link to /app/invitations): back there after sign-in. */
+function useReturnPath(): string {
+  const state = useLocation().state as { from?: string } | null;
+  return state?.from?.startsWith('/app') ? state.from : '/app';
+}
 
 export default function ConsoleApp() {
   const session = useSession();
   const [resuming, setResuming] = useState(session === null);
+  const location = useLocation();
+  const returnPath = useReturnPath();
+  const queryClient = useQueryClient();
+  const signedIn = session !== null;
+  // Signed out (by the button, or a session ended elsewhere): nothing the last person read stays.
+  useEffect(() => {
+    if (!signedIn) queryClient.clear();
+  }, [signedIn, queryClient]);
   useBrandColour(null);
   useEffect(() => {
     if (!resuming) return;
@@ -60,11 +78,14 @@ export default function ConsoleApp() {
           <NavLink to="/app/calendar-sync">Calendar sync</NavLink>
           <NavLink to="/app/privacy">Privacy</NavLink>
           <NavLink to="/app/profile">Profile</NavLink>
+          <NavLink to="/app/invitations">Invitations</NavLink>
+          <NavLink to="/app/security">Security</NavLink>
         </nav>
       ) : null}
+      {session ? <VerifyBanner /> : null}
       <Suspense fallback={<Loading />}>
         <Routes>
-          <Route path="sign-in" element={session ? <Navigate to="/app" replace /> : <SignIn />} />
+          <Route path="sign-in" element={session ? <Navigate to={returnPath} replace /> : <SignIn />} />
           <Route path="register" element={session ? <Navigate to="/app" replace /> : <Register />} />
           {session ? (
             <>
@@ -80,10 +101,15 @@ export default function ConsoleApp() {
               <Route path="approvals/*" element={<Approvals />} />
               <Route path="calendar-sync/*" element={<CalendarSync />} />
               <Route path="privacy/*" element={<Privacy />} />
+              <Route path="security/*" element={<Security />} />
+              <Route path="invitations" element={<Invitations />} />
               <Route path="*" element={<Navigate to="/app" replace />} />
             </>
           ) : (
-            <Route path="*" element={<Navigate to="/app/sign-in" replace />} />
+            <Route
+              path="*"
+              element={<Navigate to="/app/sign-in" replace state={{ from: location.pathname }} />}
+            />
           )}
         </Routes>
       </Suspense>

@@ -12,6 +12,7 @@ import { ResourceSchedule, ScheduleEditor } from './account-schedule.js';
 import { Status, Swatch } from './account-ui.js';
 import { useActiveOrganisation } from './active.js';
 import type { Organisation } from './records.js';
+import { RequireTwoFactor } from './security/RequireTwoFactor.js';
 import { authed } from './session.js';
 import { Field, FormError, LoadError, Loading, TextArea } from './ui.js';
 
@@ -81,6 +82,7 @@ function OrganisationProfile(props: { org: Organisation }) {
         <p className="hint">No booking page address yet (set one when creating the organisation).</p>
       )}
       {isAdmin(org.role) ? <BrandingForm org={org} /> : <BrandingSummary org={org} />}
+      {org.role === 'OWNER' ? <RequireTwoFactor org={org} /> : null}
       <ScheduleEditor org={org} />
       <ResourceSchedule org={org} />
     </section>

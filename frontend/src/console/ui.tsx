@@ -1,7 +1,20 @@
 // The console's form pieces: a label on every input, the API's message under the field it
 // refused (aria-describedby), and the summary of a refusal that names no shown field.
 import { type ReactNode, useId, useState } from 'react';
+import { Link } from 'react-router';
+import { ApiError } from '../api/client.js';
 import { errorText, fieldErrors } from '../api/errors.js';
+
+/** The way to what a refusal asks for, where the console has one (two-factor: Security). */
+function NextStep(props: { error: unknown }) {
+  if (!(props.error instanceof ApiError) || props.error.code !== 'TWO_FACTOR_REQUIRED') return null;
+  return (
+    <>
+      {' '}
+      <Link to="/app/security">Set up two-factor</Link>
+    </>
+  );
+}
 
 /** The attributes a labelled control takes from its frame: its id, and what describes it. */
 interface ControlAttributes {
@@ -50,6 +63,7 @@ export function Field(props: {
   label: string;
   type?: string;
   autoComplete?: string;
+  inputMode?: 'numeric' | 'text' | 'email';
   required?: boolean;
   value: string;
   error?: string | undefined;
@@ -58,7 +72,7 @@ export function Field(props: {
   step?: string;
   onChange: (value: string) => void;
 }) {
-  const { type = 'text', autoComplete, required = true, value, min, step, onChange } = props;
+  const { type = 'text', autoComplete, inputMode, required = true, value, min, step, onChange } = props;
   return (
     <Labelled
       {...props}
@@ -67,6 +81,7 @@ export function Field(props: {
           {...attributes}
           type={type}
           autoComplete={autoComplete}
+          inputMode={inputMode}
           required={required}
           value={value}
           min={min}
@@ -171,7 +186,10 @@ export function FormError(props: { error: unknown; shown: string[] }) {
   const onForm = fields.length > 0 && fields.every((f) => shown.includes(f));
   return (
     <div role="alert" className="error">
-      <p>{onForm ? 'Please check the highlighted fields.' : errorText(error)}</p>
+      <p>
+        {onForm ? 'Please check the highlighted fields.' : errorText(error)}
+        <NextStep error={error} />
+      </p>
       {!onForm && fields.length > 0 ? (
         <ul>
           {Object.entries(fieldErrors(error)).map(([f, m]) => (
@@ -194,6 +212,7 @@ export function LoadError(props: { error: unknown }) {
   return (
     <p role="alert" className="error">
       {errorText(props.error)}
+      <NextStep error={props.error} />
     </p>
   );
 }

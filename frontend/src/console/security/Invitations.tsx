@@ -1,0 +1,111 @@
+// Invitations to the signed-in person (the invitation mail links here): accept or decline each.
+// Invitations by email are listed and accepted only once the person's address is verified.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { ApiError, unwrap } from '../../api/client.js';
+import { errorText } from '../../api/errors.js';
+import { formatDateTime, visitorZone } from '../../lib/time.js';
+import { Status } from '../account-ui.js';
+import { authed } from '../session.js';
+import { LoadError, Loading } from '../ui.js';
+import { meQuery, noBody, type ReceivedInvitation } from './api.js';
+import { ResendVerification } from './VerifyBanner.js';
+
+const roleWords = (role: string) => role[0] + role.slice(1).toLowerCase();
+
+export default function Invitations() {
+  const queryClient = useQueryClient();
+  const me = useQuery(meQuery);
+  const list = useQuery({
+    queryKey: ['invitations'],
+    queryFn: () => unwrap(authed.GET('/api/organisations/invitations')),
+  });
+  const accept = useMutation({
+    mutationFn: (invitation: ReceivedInvitation) =>
+      unwrap(
+        authed.POST('/api/organisations/{id}/invitation/accept', {
+          params: { path: { id: invitation.organisationId } },
+        }),
+      ),
+    // A new membership (and maybe a new active organisation): every screen is stale.
+    onSuccess: () => queryClient.invalidateQueries(),
+  });
+  const decline = useMutation({
+    mutationFn: (invitation: ReceivedInvitation) =>
+      unwrap(
+        authed
+          .POST('/api/organisations/{id}/invitation/decline', {
+            params: { path: { id: invitation.organisationId } },
+          })
+          .then(noBody),
+      ),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['invitations'] }),
+  });
+  const unverified = me.data?.emailVerified === false;
+  const refusal = accept.error ?? decline.error;
+  return (
+    <main className="page">
+      <h1>Invitations</h1>
+      {unverified && me.data ? (
+        <p className="notice">
+          Invitations sent to your email address show here once you have verified it: open the link we mailed
+          to {me.data.email}. <ResendVerification email={me.data.email} />
+        </p>
+      ) : null}
+      {list.isPending ? <Loading /> : null}
+      {list.isError ? <LoadError error={list.error} /> : null}
+      {list.data && list.data.length === 0 ? <p className="empty">No open invitations.</p> : null}
+      {list.data && list.data.length > 0 ? (
+        <ul className="record-list" aria-label="Open invitations">
+          {list.data.map((invitation) => (
+            <li key={invitation.organisationId}>
+              <div>
+                <strong>{invitation.organisationName}</strong>{' '}
+                <span className="hint">as {roleWords(invitation.role)}</span>
+                <div className="hint">
+                  {invitation.invitedByName ? `From ${invitation.invitedByName}; ` : ''}open until{' '}
+                  {formatDateTime(invitation.expiresAt, visitorZone())}
+                </div>
+              </div>
+              <div className="member-actions">
+                <button
+                  type="button"
+                  className="primary"
+                  aria-label={`Accept the invitation to ${invitation.organisationName}`}
+                  disabled={accept.isPending || decline.isPending}
+                  onClick={() => accept.mutate(invitation)}
+                >
+                  Accept
+                </button>
+                <button
+                  type="button"
+                  className="secondary"
+                  aria-label={`Decline the invitation to ${invitation.organisationName}`}
+                  disabled={accept.isPending || decline.isPending}
+                  onClick={() => decline.mutate(invitation)}
+                >
+                  Decline
+                </button>
+              </div>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {refusal instanceof ApiError && refusal.code === 'EMAIL_NOT_VERIFIED' && me.data ? (
+        <div role="alert" className="error">
+          <p>
+            Verify your email first: open the link we mailed to {me.data.email}.{' '}
+            <ResendVerification email={me.data.email} />
+          </p>
+        </div>
+      ) : refusal ? (
+        <p role="alert" className="error">
+          {errorText(refusal)}
+        </p>
+      ) : null}
+      <Status>
+        {accept.isSuccess && !accept.isPending ? `You joined ${accept.data.name}.` : ''}
+        {decline.isSuccess && !decline.isPending ? 'Invitation declined.' : ''}
+      </Status>
+    </main>
+  );
+}

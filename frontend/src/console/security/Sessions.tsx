@@ -1,0 +1,77 @@
+// Signed-in sessions: each sign-in's device (from its User-Agent), when it began and was last
+// used, "this device" for the current one; end one, or every one but this.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { unwrap } from '../../api/client.js';
+import { Status } from '../account-ui.js';
+import { authed } from '../session.js';
+import { LoadError, Loading } from '../ui.js';
+import { deviceOf, noBody } from './api.js';
+
+const when = (iso: string) => new Date(iso).toLocaleString();
+
+export function Sessions() {
+  const queryClient = useQueryClient();
+  const list = useQuery({ queryKey: ['sessions'], queryFn: () => unwrap(authed.GET('/api/auth/sessions')) });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['sessions'] });
+  const end = useMutation({
+    mutationFn: (id: number) =>
+      unwrap(authed.DELETE('/api/auth/sessions/{id}', { params: { path: { id } } }).then(noBody)),
+    onSettled: refresh,
+  });
+  const endOthers = useMutation({
+    mutationFn: () => unwrap(authed.POST('/api/auth/sessions/revoke-others').then(noBody)),
+    onSettled: refresh,
+  });
+  const others = list.data?.filter((s) => !s.current).length ?? 0;
+  return (
+    <section aria-labelledby="sessions-heading">
+      <h2 id="sessions-heading">Signed-in sessions</h2>
+      {list.isPending ? <Loading /> : null}
+      {list.isError ? <LoadError error={list.error} /> : null}
+      {list.data ? (
+        <ul className="record-list" aria-label="Your sessions">
+          {list.data.map((s) => (
+            <li key={s.id}>
+              <div>
+                <strong>{deviceOf(s.userAgent)}</strong>{' '}
+                {s.current ? <span className="badge">This device</span> : null}
+                <div className="hint">
+                  Signed in {when(s.createdAt)}, last used {when(s.lastUsedAt)}
+                </div>
+              </div>
+              {s.current ? null : (
+                <button
+                  type="button"
+                  className="secondary"
+                  aria-label={`End the session of ${deviceOf(s.userAgent)}, signed in ${when(s.createdAt)}`}
+                  disabled={end.isPending}
+                  onClick={() => end.mutate(s.id)}
+                >
+                  End
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {end.isError ? <LoadError error={end.error} /> : null}
+      {endOthers.isError ? <LoadError error={endOthers.error} /> : null}
+      <Status>
+        {end.isSuccess && !end.isPending ? 'Session ended.' : ''}
+        {endOthers.isSuccess && !endOthers.isPending ? 'Every other session was ended.' : ''}
+      </Status>
+      {others > 0 ? (
+        <div className="actions">
+          <button
+            type="button"
+            className="danger secondary"
+            disabled={endOthers.isPending}
+            onClick={() => endOthers.mutate()}
+          >
+            End all other sessions
+          </button>
+        </div>
+      ) : null}
+    </section>
+  );
+}
