@@ -9,7 +9,7 @@ import createClient from 'openapi-fetch';
 import { ApiError, unwrap } from '../api/client.js';
 import type { paths } from '../api/schema.js';
 
-type LoginAnswer = paths['/api/auth/login']['post']['responses'][200]['content']['application/json'];
+type LoginAnswer = paths['/api/auth/login/2fa']['post']['responses'][200]['content']['application/json'];
 export type SignedInUser = LoginAnswer['user'];
 
 let accessToken: string | null = null;
@@ -81,8 +81,28 @@ export function resume(): Promise<boolean> {
   return refreshing;
 }
 
-export async function signIn(email: string, password: string): Promise<void> {
-  keep(await unwrap(open.POST('/api/auth/login', { body: { email, password } })));
+/** A password sign-in, or its second step: the login's challenge with a code or a recovery code. */
+export type Credentials =
+  | { email: string; password: string }
+  | { challenge: string; code: string }
+  | { challenge: string; recoveryCode: string };
+
+/** Thrown by `signIn` when the account has two-factor on: the form asks for a code next. */
+export class SecondStepRequired extends Error {
+  constructor(readonly challenge: string) {
+    super('Enter the code of your authenticator app.');
+    this.name = 'SecondStepRequired';
+  }
+}
+
+export async function signIn(credentials: Credentials): Promise<void> {
+  if ('challenge' in credentials) {
+    keep(await unwrap(open.POST('/api/auth/login/2fa', { body: credentials })));
+    return;
+  }
+  const answer = await unwrap(open.POST('/api/auth/login', { body: credentials }));
+  if ('twoFactorRequired' in answer) throw new SecondStepRequired(answer.challenge);
+  keep(answer);
 }
 
 /** Signs out here and at the service; signed out or not there, the page forgets the session. */

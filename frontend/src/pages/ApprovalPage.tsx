@@ -4,7 +4,14 @@ import { useCallback, useEffect, useState } from 'react';
 import { useParams, useSearchParams } from 'react-router';
 import { ApiError, unwrap } from '../api/client.js';
 import type { paths } from '../api/schema.js';
-import { asSignedIn, messageOf, SignedOut, signedApi, signIn } from '../lib/page-session.js';
+import {
+  asSignedIn,
+  type Credentials,
+  messageOf,
+  SignedOut,
+  signedApi,
+  signIn,
+} from '../lib/page-session.js';
 import { AccountPage, Loading, SignInForm, useAnnouncer, useFocus, usePageTitle } from './account-page.js';
 
 type Approval = paths['/api/approvals/{id}']['get']['responses'][200]['content']['application/json'];
@@ -85,11 +92,11 @@ export default function ApprovalPage() {
     void load();
   }, [load]);
 
-  async function onSignIn(email: string, password: string) {
+  async function onSignIn(credentials: Credentials) {
     setBusy(true);
     announce('Signing in…');
     try {
-      await signIn(email, password);
+      await signIn(credentials);
     } finally {
       setBusy(false);
     }

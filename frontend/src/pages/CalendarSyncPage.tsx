@@ -7,7 +7,14 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import { unwrap } from '../api/client.js';
 import type { paths } from '../api/schema.js';
-import { asSignedIn, messageOf, SignedOut, signedApi, signIn } from '../lib/page-session.js';
+import {
+  asSignedIn,
+  type Credentials,
+  messageOf,
+  SignedOut,
+  signedApi,
+  signIn,
+} from '../lib/page-session.js';
 import { AccountPage, Loading, SignInForm, useAnnouncer, useFocus, usePageTitle } from './account-page.js';
 
 type Status = paths['/api/calendar-sync/status']['get']['responses'][200]['content']['application/json'];
@@ -125,11 +132,11 @@ export default function CalendarSyncPage() {
     void run(loadStatus);
   }, [run, loadStatus]);
 
-  async function onSignIn(email: string, password: string) {
+  async function onSignIn(credentials: Credentials) {
     busyRef.current = true;
     setBusy(true);
     try {
-      await signIn(email, password);
+      await signIn(credentials);
     } finally {
       busyRef.current = false;
       setBusy(false);

@@ -8,6 +8,7 @@ import { unwrap } from '../api/client.js';
 import type { paths } from '../api/schema.js';
 import {
   asSignedIn,
+  type Credentials,
   currentUser,
   detailedMessageOf,
   resume,
@@ -150,12 +151,12 @@ export default function ConsentPage() {
     return () => window.removeEventListener('pageshow', onShow);
   }, []);
 
-  async function onSignIn(email: string, password: string) {
+  async function onSignIn(credentials: Credentials) {
     clear();
     setBusy(true);
     announce('Signing in…');
     try {
-      await signIn(email, password);
+      await signIn(credentials);
     } finally {
       setBusy(false);
     }

@@ -4,7 +4,7 @@
 import { type FormEvent, type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError } from '../api/client.js';
 import { useBrandColour } from '../components/Branding.js';
-import { messageOf } from '../lib/page-session.js';
+import { type Credentials, messageOf, SecondStepRequired } from '../lib/page-session.js';
 import './account-pages.css';
 
 /** The tab's title, and no indexing (these pages carry requests meant for one person). */
@@ -85,11 +85,24 @@ export function Loading({ what }: { what: string }) {
 /**
  * Email and password, checked here first (the field at fault is marked and focused), then
  * `onSignIn`; its refusal lands in the page's alert region and focus returns to the password.
+ * An account with two-factor on is asked for a code next.
  */
 export function SignInForm(props: {
   busy: boolean;
   announcer: Announcer;
-  onSignIn: (email: string, password: string) => Promise<void>;
+  onSignIn: (credentials: Credentials) => Promise<void>;
+}) {
+  const [challenge, setChallenge] = useState<string | null>(null);
+  if (challenge)
+    return <SecondStepForm {...props} challenge={challenge} onRestart={() => setChallenge(null)} />;
+  return <PasswordForm {...props} onSecondStep={setChallenge} />;
+}
+
+function PasswordForm(props: {
+  busy: boolean;
+  announcer: Announcer;
+  onSignIn: (credentials: Credentials) => Promise<void>;
+  onSecondStep: (challenge: string) => void;
 }) {
   const { busy, announcer, onSignIn } = props;
   const [email, setEmail] = useState('');
@@ -115,10 +128,15 @@ export function SignInForm(props: {
       return;
     }
     try {
-      await onSignIn(trimmed, password);
+      await onSignIn({ email: trimmed, password });
       setPassword('');
     } catch (error) {
       announcer.announce('');
+      if (error instanceof SecondStepRequired) {
+        announcer.announce(error.message);
+        props.onSecondStep(error.challenge);
+        return;
+      }
       if (error instanceof ApiError && error.status === 401) {
         setInvalid({ email: true, password: true });
         announcer.alertError('Email or password is incorrect.');
@@ -166,6 +184,77 @@ export function SignInForm(props: {
       <div className="actions">
         <button id="signin-button" type="submit" className="primary wide" disabled={busy}>
           Sign in
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** The second step: a code of the authenticator app (six digits) or a recovery code, one field. */
+function SecondStepForm(props: {
+  busy: boolean;
+  announcer: Announcer;
+  challenge: string;
+  onSignIn: (credentials: Credentials) => Promise<void>;
+  onRestart: () => void;
+}) {
+  const { busy, announcer, challenge, onSignIn, onRestart } = props;
+  const [code, setCode] = useState('');
+  const [invalid, setInvalid] = useState(false);
+  const codeRef = useRef<HTMLInputElement>(null);
+  useEffect(() => codeRef.current?.focus(), []);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (busy) return;
+    const digits = code.replace(/\s/g, '');
+    if (!digits) {
+      setInvalid(true);
+      announcer.alertError('Enter the code of your authenticator app.');
+      return;
+    }
+    try {
+      await onSignIn(
+        /^\d{6}$/.test(digits) ? { challenge, code: digits } : { challenge, recoveryCode: code.trim() },
+      );
+    } catch (error) {
+      announcer.announce('');
+      if (error instanceof ApiError && error.code === 'TWO_FACTOR_INVALID') {
+        setInvalid(true);
+        announcer.alertError('That code is not right, or it was used already. Try the next code.');
+        codeRef.current?.focus();
+      } else if (error instanceof ApiError && (error.status === 401 || error.status === 410)) {
+        announcer.alertError('This sign-in took too long. Enter your email and password again.');
+        onRestart();
+      } else {
+        announcer.alertError(messageOf(error));
+      }
+    }
+  }
+
+  return (
+    <form id="second-step-form" method="post" noValidate onSubmit={submit}>
+      <div className="field">
+        <label htmlFor="code">Code of your authenticator app, or a recovery code</label>
+        <input
+          ref={codeRef}
+          id="code"
+          name="code"
+          autoComplete="one-time-code"
+          autoCapitalize="none"
+          spellCheck={false}
+          required
+          value={code}
+          aria-invalid={invalid || undefined}
+          onChange={(e) => setCode(e.target.value)}
+        />
+      </div>
+      <div className="actions">
+        <button type="submit" className="primary wide" disabled={busy}>
+          Verify
+        </button>
+        <button type="button" className="secondary" onClick={onRestart}>
+          Start again
         </button>
       </div>
     </form>
