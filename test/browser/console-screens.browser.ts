@@ -14,7 +14,7 @@ import { addDays, mondayOf } from '../../frontend/src/console/week.js';
 import { dayKey, formatDay, instantOf } from '../../frontend/src/lib/time.js';
 import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
-import { createTestApp, registerUser, type TestApp, uniqueEmail } from '../helpers/app.js';
+import { createTestApp, registerVerifiedUser, type TestApp, uniqueEmail } from '../helpers/app.js';
 import { checkAtBothWidths, freePort, problemsOf, registerThroughPages } from '../helpers/browser.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { type Receiver, startReceiver } from '../modules/webhooks/helpers.js';
@@ -264,7 +264,8 @@ describe('console screens (browser)', () => {
     const problems: string[] = [];
     page.on('pageerror', (e) => problems.push(e.message));
     const owner = await registerThroughPages(page, origin, { name: 'Ute Owner', organisation: 'Team Shop' });
-    const invitee = await registerUser(t.app, 'Ina Vited');
+    // An invitation by email is accepted only by the verified owner of the address.
+    const invitee = await registerVerifiedUser(t.app, 'Ina Vited');
 
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Members' }).click();
     await page.getByRole('heading', { name: 'Members' }).waitFor();

@@ -117,10 +117,10 @@ describe('console (browser)', () => {
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill('not the password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('alert').waitFor();
     await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Your organisations' }).waitFor();
     // The heading renders before the list's query answers: wait for the list, then count it.
     await page.locator('.org-list li', { hasText: 'Barber Two' }).getByText('Active').waitFor();
