@@ -18,6 +18,8 @@ declare module 'fastify' {
     actor: Actor | null;
     /** Who `actor.userId` is, read once, by the guard, in this request. */
     person: AuthenticatedPerson | null;
+    /** The sign-in session of a login JWT (null for API keys). */
+    sessionId: number | null;
   }
   interface FastifyInstance {
     /** Accepts a login JWT (Bearer) or a user API key (`x-api-key`, `Authorization: ApiKey`). */
@@ -42,6 +44,8 @@ export interface VerifiedPerson {
   person: AuthenticatedPerson;
   /** Null when they have none (or it is archived, or they left it). */
   activeTenant: Tenant | null;
+  /** The sign-in session a login JWT belongs to. */
+  sessionId?: number;
 }
 
 type Credential = { via: 'jwt' | 'api_key'; value: string };
@@ -77,6 +81,7 @@ export const authGuards = fp<{ credentials: PersonCredentials }>(
   async (app: FastifyInstance, { credentials }) => {
     app.decorateRequest('actor', null);
     app.decorateRequest('person', null);
+    app.decorateRequest('sessionId', null);
 
     async function authenticate(request: FastifyRequest, loginSessionOnly: boolean) {
       const credential = readCredential(request);
@@ -86,9 +91,10 @@ export const authGuards = fp<{ credentials: PersonCredentials }>(
           ? await credentials.verifyLoginToken(credential.value)
           : await credentials.verifyApiKey(credential.value);
       if (verified === null) throw unauthenticated('Credential is invalid, expired or revoked');
-      const { person, activeTenant } = verified;
+      const { person, activeTenant, sessionId } = verified;
       request.actor = { userId: person.id, via: credential.via };
       request.person = person;
+      request.sessionId = sessionId ?? null;
       rememberActiveTenant(request.actor, activeTenant);
     }
 

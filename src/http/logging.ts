@@ -4,7 +4,8 @@ import type { Config } from '../config.js';
 
 /**
  * Paths whose next segment is a bearer secret: a resource's public booking token, a
- * customer's manage token (API and page), a calendar feed token (`<token>.ics`). The one
+ * customer's manage token (API and page), a calendar feed token (`<token>.ics`), an
+ * account's verification or reset link. The one
  * redaction rule: wherever a log line carries a URL (the access line's path, an error's
  * message or stack, a message Fastify writes with the URL in it), the segment after any of
  * these is written as `[token]`, matched route or not, so a typo after a token leaks nothing
@@ -16,6 +17,9 @@ export const TOKEN_PATH_PREFIXES = [
   '/api/public/waitlist/',
   '/api/feeds/',
   '/manage/',
+  // The account links mailed to a person (the web app's pages; DECISIONS.md "Accounts").
+  '/verify-email/',
+  '/reset-password/',
 ] as const;
 
 /** Any of the prefixes (in any case, slashes doubled or not), then the segment up to `/`, `?` or the end. */

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createDatabase, type Db } from '../../src/db/database.js';
+import { issueLink } from '../../src/modules/auth/links.js';
 import { checkResponsesAgainstSchemas } from './response-schemas.js';
 
 /**
@@ -106,6 +107,30 @@ export async function registerUser(app: FastifyInstance, name = 'Test User'): Pr
     auth: { authorization: `Bearer ${body.accessToken}` },
     response,
   };
+}
+
+/**
+ * Verifies `user`'s address through the real route (POST /api/auth/verify-email). The
+ * link is issued as registration issues it, by the auth module's own `issueLink`, rather
+ * than read back from a mail: most apps under test send no mail (no SMTP_URL), and the
+ * mail path has tests of its own (test/modules/auth/email-verification.test.ts).
+ */
+export async function verifyEmail(app: FastifyInstance, user: { id: number; email: string }): Promise<void> {
+  const token = await issueLink(app.db.kysely, {
+    userId: user.id,
+    purpose: 'verify_email',
+    email: user.email,
+  });
+  const response = await app.inject({ method: 'POST', url: '/api/auth/verify-email', payload: { token } });
+  if (response.statusCode !== 200)
+    throw new Error(`verify-email failed: ${response.statusCode} ${response.body}`);
+}
+
+/** Registers a user whose address is verified (as a person who opened the mailed link). */
+export async function registerVerifiedUser(app: FastifyInstance, name = 'Test User'): Promise<SignedInUser> {
+  const user = await registerUser(app, name);
+  await verifyEmail(app, user);
+  return user;
 }
 
 /** Reads a Set-Cookie value by name from an inject response. */

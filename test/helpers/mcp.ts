@@ -247,18 +247,18 @@ export async function sharedDatabase(): Promise<{ first: Db; second: Db; drop():
 }
 
 /**
- * Two instances of the service on one database (the full app of each), ready, every
- * response checked against its schema. `close` closes both, drops the database and
+ * Two instances of the service on one database (the full app of each, configured by `env`
+ * over TEST_ENV), ready, every response checked against its schema. `close` closes both, drops the database and
  * then fails on any response that did not match.
  */
-export async function twoInstances(): Promise<{
+export async function twoInstances(env: Record<string, string> = {}): Promise<{
   first: FastifyInstance;
   second: FastifyInstance;
   db: Db;
   close(): Promise<void>;
 }> {
   const shared = await sharedDatabase();
-  const config = loadConfig(TEST_ENV);
+  const config = loadConfig({ ...TEST_ENV, ...env });
   const apps = [
     await buildApp(config, { db: shared.first, logger: false }),
     await buildApp(config, { db: shared.second, logger: false }),

@@ -1,3 +1,4 @@
+import type { ColumnType } from 'kysely';
 import type { Bool, Id, Timestamp } from '../column-types.js';
 
 export type Plan = 'STORE' | 'ENTERPRISE';
@@ -7,6 +8,8 @@ export interface UsersTable {
   email: string;
   name: string;
   passwordHash: string;
+  /** Whether the person proved the address is theirs (a mailed link); false until then (the default). */
+  emailVerified: ColumnType<boolean | number, boolean | undefined, boolean>;
   plan: Plan;
   isGlobalAdmin: Bool;
   activeOrganisationId: number | null;
@@ -19,6 +22,8 @@ export interface LoginSessionsTable {
   userId: number;
   /** Every rotation of one login shares the family; reuse of a rotated token revokes the family. */
   familyId: string;
+  /** The sign-in (auth_sessions) the family belongs to; null for families older than sessions. */
+  authSessionId: number | null;
   tokenHash: string;
   expiresAt: Timestamp;
   revokedAt: Timestamp | null;

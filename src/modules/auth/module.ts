@@ -1,13 +1,20 @@
 import { defineModule } from '../../module.js';
+import { accountRoutes } from './account-routes.js';
+import { accounts } from './migrations/0045_accounts.js';
 import { authPrivacy } from './privacy.js';
 import { authRoutes } from './routes.js';
 import { type AuthService, createAuthService } from './service.js';
+import type { AuthTables } from './tables.js';
 import { authTools } from './tools.js';
 
 declare module '../../module.js' {
   interface Services {
     auth: AuthService;
   }
+}
+
+declare module '../../db/types.js' {
+  interface Database extends AuthTables {}
 }
 
 export const authModule = defineModule({
@@ -19,8 +26,14 @@ export const authModule = defineModule({
       onUserCreated: async (trx, user) => {
         await services.calendars.createDefaultCalendar(trx, user.id);
       },
+      // Read when a mail goes, so neither service needs the other built first.
+      sendMail: (mail) => services.mail.sendAccountMail(mail),
     }),
-  routes: [{ prefix: '/api/auth', plugin: authRoutes }],
+  routes: [
+    { prefix: '/api/auth', plugin: authRoutes },
+    { prefix: '/api/auth', plugin: accountRoutes },
+  ],
   tools: authTools,
   privacy: authPrivacy,
+  migrations: { '0045_accounts': accounts },
 });

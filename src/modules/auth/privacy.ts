@@ -12,11 +12,14 @@ import {
 const held = (db: Executor, { userId }: DataSubject) => ({
   users: db.selectFrom('users').where('id', '=', userId),
   loginSessions: db.selectFrom('loginSessions').where('userId', '=', userId),
+  authSessions: db.selectFrom('authSessions').where('userId', '=', userId),
+  accountLinks: db.selectFrom('accountLinks').where('userId', '=', userId),
   apiKeys: db.selectFrom('apiKeys').where('userId', '=', userId),
 });
 
 /**
- * The account, login sessions and API keys. Erasure deletes the user row last of all
+ * The account, its sessions (with the browser each was signed in from), the links mailed to
+ * it (never their tokens: only hashes are kept, and those are not exported) and API keys. Erasure deletes the user row last of all
  * (every other declaration has run by then), so a login with the old email fails
  * exactly as an unknown email does, and every login JWT stops verifying (the guard
  * looks the user up on each request).
@@ -26,18 +29,22 @@ export const authPrivacy: PrivacyDeclaration = {
   tables: {
     users: personal('account', 'deleted'),
     login_sessions: personal('sign_in', 'deleted (every refresh token stops working)'),
+    auth_sessions: personal('sign_in', 'deleted (every session ends)'),
+    account_links: personal('sign_in', 'deleted (every mailed link stops working)'),
     api_keys: personal('sign_in', 'deleted (every key stops working)'),
   },
   categories: [
     {
       id: 'account',
-      label: 'Account: email, name, plan, administrator flag, active organisation',
+      label:
+        'Account: email (and whether it is verified), name, plan, administrator flag, active organisation',
       purpose: 'Signing you in and showing who you are to the organisations and groups you join',
       retention: 'Until your account is erased',
     },
     {
       id: 'sign_in',
-      label: 'Sign-in sessions and API keys (only hashes of the secrets)',
+      label:
+        'Sign-in sessions (with the browser they were signed in from), mailed account links and API keys (only hashes of the secrets)',
       purpose: 'Keeping you signed in, letting your scripts call the API, detecting stolen refresh tokens',
       retention: 'Until your account is erased; revoked and expired entries are kept as history',
     },
@@ -47,6 +54,8 @@ export const authPrivacy: PrivacyDeclaration = {
     return {
       users: await countOf(q.users),
       login_sessions: await countOf(q.loginSessions),
+      auth_sessions: await countOf(q.authSessions),
+      account_links: await countOf(q.accountLinks),
       api_keys: await countOf(q.apiKeys),
     };
   },
@@ -59,6 +68,7 @@ export const authPrivacy: PrivacyDeclaration = {
         held(db, s).users.select([
           'users.id',
           'email',
+          'emailVerified',
           'name',
           'plan',
           'isGlobalAdmin',
@@ -66,14 +76,52 @@ export const authPrivacy: PrivacyDeclaration = {
           'createdAt',
           'updatedAt',
         ]),
-      record: (row) => ({ ...row, isGlobalAdmin: bool(row.isGlobalAdmin) }),
+      record: (row) => ({
+        ...row,
+        emailVerified: bool(row.emailVerified),
+        isGlobalAdmin: bool(row.isGlobalAdmin),
+      }),
     }),
     exportSection({
       name: 'loginSessions',
       table: 'login_sessions',
       key: ['loginSessions.id'],
       rows: (db, s) =>
-        held(db, s).loginSessions.select(['loginSessions.id', 'createdAt', 'expiresAt', 'revokedAt']),
+        held(db, s).loginSessions.select([
+          'loginSessions.id',
+          'authSessionId',
+          'createdAt',
+          'expiresAt',
+          'revokedAt',
+        ]),
+    }),
+    exportSection({
+      name: 'sessions',
+      table: 'auth_sessions',
+      key: ['authSessions.id'],
+      rows: (db, s) =>
+        held(db, s).authSessions.select([
+          'authSessions.id',
+          'userAgent',
+          'createdAt',
+          'lastUsedAt',
+          'expiresAt',
+          'revokedAt',
+        ]),
+    }),
+    exportSection({
+      name: 'accountLinks',
+      table: 'account_links',
+      key: ['accountLinks.id'],
+      rows: (db, s) =>
+        held(db, s).accountLinks.select([
+          'accountLinks.id',
+          'purpose',
+          'email',
+          'createdAt',
+          'expiresAt',
+          'usedAt',
+        ]),
     }),
     exportSection({
       name: 'apiKeys',
@@ -85,8 +133,16 @@ export const authPrivacy: PrivacyDeclaration = {
   ],
   async erase(trx, { userId }) {
     const sessions = await trx.deleteFrom('loginSessions').where('userId', '=', userId).executeTakeFirst();
+    const signIns = await trx.deleteFrom('authSessions').where('userId', '=', userId).executeTakeFirst();
+    const links = await trx.deleteFrom('accountLinks').where('userId', '=', userId).executeTakeFirst();
     const keys = await trx.deleteFrom('apiKeys').where('userId', '=', userId).executeTakeFirst();
     const user = await trx.deleteFrom('users').where('id', '=', userId).executeTakeFirst();
-    return { login_sessions: changed(sessions), api_keys: changed(keys), users: changed(user) };
+    return {
+      login_sessions: changed(sessions),
+      auth_sessions: changed(signIns),
+      account_links: changed(links),
+      api_keys: changed(keys),
+      users: changed(user),
+    };
   },
 };

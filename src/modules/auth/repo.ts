@@ -7,6 +7,7 @@ import type { ApiKey, User } from './schemas.js';
 const userColumns = [
   'id',
   'email',
+  'emailVerified',
   'name',
   'plan',
   'isGlobalAdmin',
@@ -17,6 +18,7 @@ const userColumns = [
 type UserRow = {
   id: number;
   email: string;
+  emailVerified: boolean | number;
   name: string;
   plan: Plan;
   isGlobalAdmin: boolean | number;
@@ -25,7 +27,11 @@ type UserRow = {
 };
 
 export function toUser(row: UserRow): User {
-  return { ...row, isGlobalAdmin: Boolean(row.isGlobalAdmin) };
+  return {
+    ...row,
+    emailVerified: Boolean(row.emailVerified),
+    isGlobalAdmin: Boolean(row.isGlobalAdmin),
+  };
 }
 
 /** `userColumns` named by table, for the reads that join other tables. */
@@ -58,19 +64,40 @@ function verifiedUserOf(row: UserRow & ActiveTenantColumns): VerifiedUser {
   };
 }
 
+/** A login JWT's session, live, with its person: what the auth guard reads on every request. */
+export interface VerifiedSession {
+  verified: VerifiedUser;
+  lastUsedAt: string;
+}
+
 export function createUserRepo(db: Executor) {
   const selectUserById = precompiled(() => db.selectFrom('users').select(userColumns).where('id', '=', 0));
-  // Runs on every JWT-authenticated request: the person, and their active organisation for the
-  // tenant gate (src/tenancy/active-tenant.ts), in one statement.
-  const selectUserWithTenant = precompiled(() =>
-    joinActiveTenant(db.selectFrom('users').select(qualifiedUserColumns)).where('users.id', '=', 0),
+  // Runs on every JWT-authenticated request: the session (not ended), its person, and their
+  // active organisation for the tenant gate (src/tenancy/active-tenant.ts), in one statement.
+  const selectSessionWithUser = precompiled(() =>
+    joinActiveTenant(
+      db
+        .selectFrom('authSessions')
+        .innerJoin('users', 'users.id', 'authSessions.userId')
+        .select(['authSessions.lastUsedAt as sessionLastUsedAt', ...qualifiedUserColumns]),
+    )
+      .where('authSessions.id', '=', 0)
+      .where('authSessions.userId', '=', 0)
+      .where('authSessions.revokedAt', 'is', null),
   );
   return {
-    async insert(values: { email: string; name: string; passwordHash: string; now: string }): Promise<User> {
+    async insert(values: {
+      email: string;
+      name: string;
+      passwordHash: string;
+      emailVerified: boolean;
+      now: string;
+    }): Promise<User> {
       const row = await db
         .insertInto('users')
         .values({
           email: values.email,
+          emailVerified: values.emailVerified,
           name: values.name,
           passwordHash: values.passwordHash,
           plan: 'STORE',
@@ -88,10 +115,39 @@ export function createUserRepo(db: Executor) {
       return row && toUser(row);
     },
 
-    /** The user with their active organisation, for the auth guard. */
-    async findVerified(id: number): Promise<VerifiedUser | undefined> {
-      const [row] = await selectUserWithTenant(db, id);
-      return row && verifiedUserOf(row);
+    /**
+     * The user of a live session with their active organisation, for the auth guard: undefined
+     * when the session was ended (or is not this user's), or the user is gone.
+     */
+    async findVerified(sessionId: number, userId: number): Promise<VerifiedSession | undefined> {
+      const [row] = await selectSessionWithUser(db, sessionId, userId);
+      if (!row) return undefined;
+      const { sessionLastUsedAt, ...user } = row;
+      return { verified: verifiedUserOf(user), lastUsedAt: sessionLastUsedAt };
+    },
+
+    async passwordHashOf(id: number): Promise<string | undefined> {
+      const row = await db.selectFrom('users').select('passwordHash').where('id', '=', id).executeTakeFirst();
+      return row?.passwordHash;
+    },
+
+    async setPassword(id: number, passwordHash: string, now: string): Promise<void> {
+      await db.updateTable('users').set({ passwordHash, updatedAt: now }).where('id', '=', id).execute();
+    },
+
+    /**
+     * Marks `email` verified as the user's address: it becomes their address (a change) and
+     * is verified. Answers false when the user is gone, or (`onlyIfCurrent`) their address is
+     * no longer `email`. A unique violation means another account has the address now.
+     */
+    async verifyEmail(id: number, email: string, now: string, onlyIfCurrent: boolean): Promise<boolean> {
+      const result = await db
+        .updateTable('users')
+        .set({ email, emailVerified: true, updatedAt: now })
+        .where('id', '=', id)
+        .$if(onlyIfCurrent, (qb) => qb.where('email', '=', email))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
     },
 
     async findByEmail(email: string) {
@@ -115,52 +171,6 @@ export function createUserRepo(db: Executor) {
         .returning(userColumns)
         .executeTakeFirst();
       return row && toUser(row);
-    },
-  };
-}
-
-export function createSessionRepo(db: Executor) {
-  return {
-    async insert(values: {
-      userId: number;
-      familyId: string;
-      tokenHash: string;
-      expiresAt: string;
-      now: string;
-    }) {
-      const { now, ...session } = values;
-      await db
-        .insertInto('loginSessions')
-        .values({ ...session, createdAt: now })
-        .execute();
-    },
-
-    findByTokenHash(tokenHash: string) {
-      return db
-        .selectFrom('loginSessions')
-        .select(['id', 'userId', 'familyId', 'expiresAt', 'revokedAt'])
-        .where('tokenHash', '=', tokenHash)
-        .executeTakeFirst();
-    },
-
-    /** Revokes one session if still live; answers whether this call revoked it (the rotation race winner). */
-    async revoke(id: number, now: string): Promise<boolean> {
-      const result = await db
-        .updateTable('loginSessions')
-        .set({ revokedAt: now })
-        .where('id', '=', id)
-        .where('revokedAt', 'is', null)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
-    },
-
-    async revokeFamily(familyId: string, now: string) {
-      await db
-        .updateTable('loginSessions')
-        .set({ revokedAt: now })
-        .where('familyId', '=', familyId)
-        .where('revokedAt', 'is', null)
-        .execute();
     },
   };
 }

@@ -1,10 +1,8 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { actorOf, personOf } from '../../http/auth.js';
 import { errorEnvelope, errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
-import { safeEqual } from '../../lib/crypto.js';
 import { DomainError } from '../../lib/errors.js';
 import {
   apiKey,
@@ -16,70 +14,42 @@ import {
   type User,
   user,
 } from './schemas.js';
-import type { IssuedSession } from './service.js';
+import { sessionCookies, signInContext } from './session-cookies.js';
 
 // The guard's person is this module's user record (the service's credential verifiers read it).
 declare module '../../http/auth.js' {
   interface AuthenticatedPerson extends User {}
 }
 
-const REFRESH_COOKIE = 'refresh_token';
-const CSRF_COOKIE = 'csrf_token';
-const CSRF_HEADER = 'x-csrf-token';
 const tags = ['auth'];
 
 export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   const { auth, platform } = app.services;
-  const secureCookies = app.config.publicUrl.startsWith('https://');
-  const refreshMaxAge = app.config.loginRefreshTokenTtl;
+  const cookies = sessionCookies(app.config);
 
   // An IP that touched a honeypot is kept away from every login route for a while.
   app.addHook('onRequest', async (request) => {
     await platform.assertNotBlocked(request.ip);
   });
 
-  function startSession(reply: FastifyReply, session: IssuedSession) {
-    reply.setCookie(REFRESH_COOKIE, session.refreshToken, {
-      httpOnly: true,
-      sameSite: 'lax',
-      secure: secureCookies,
-      path: '/api/auth',
-      maxAge: refreshMaxAge,
-    });
-    reply.setCookie(CSRF_COOKIE, session.csrfToken, {
-      httpOnly: false,
-      sameSite: 'lax',
-      secure: secureCookies,
-      path: '/',
-      maxAge: refreshMaxAge,
-    });
-    const { refreshToken: _refresh, csrfToken: _csrf, ...body } = session;
-    return body;
-  }
-
-  /** Double-submit check: a cross-site page can send the cookie but cannot read it into the header. */
-  function requireCsrf(request: FastifyRequest) {
-    const cookie = request.cookies[CSRF_COOKIE];
-    const header = request.headers[CSRF_HEADER];
-    if (!cookie || typeof header !== 'string' || !safeEqual(cookie, header)) {
-      throw new DomainError('CSRF_FAILED', `Header X-CSRF-Token must match the ${CSRF_COOKIE} cookie`);
-    }
-  }
-
   const errors = errorResponses(400, 401, 403, 429);
 
   app.post(
     '/register',
     {
+      // Sign-up mails a link: a few an hour per IP (DECISIONS.md "Accounts").
+      config: { rateLimit: { max: app.config.registerRateLimitMax, timeWindow: '1 hour' } },
       schema: {
         tags,
         summary: 'Create an account and start a session',
+        description: 'Mails a link that verifies the address (`<FRONTEND_URL>/verify-email/<token>`).',
         security: security.public,
         body: registerBody,
         response: { 201: sessionResponse, 409: errorEnvelope, ...errors },
       },
     },
-    async (request, reply) => reply.code(201).send(startSession(reply, await auth.register(request.body))),
+    async (request, reply) =>
+      reply.code(201).send(cookies.send(reply, await auth.register(request.body, signInContext(request)))),
   );
 
   app.post(
@@ -93,7 +63,8 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: sessionResponse, ...errors },
       },
     },
-    async (request, reply) => startSession(reply, await auth.login(request.body, request.ip)),
+    async (request, reply) =>
+      cookies.send(reply, await auth.login(request.body, request.ip, signInContext(request))),
   );
 
   app.post(
@@ -107,10 +78,10 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      requireCsrf(request);
-      const refreshToken = request.cookies[REFRESH_COOKIE];
+      cookies.requireCsrf(request);
+      const refreshToken = cookies.refreshTokenOf(request);
       if (!refreshToken) throw new DomainError('UNAUTHENTICATED', 'No refresh cookie');
-      return startSession(reply, await auth.refresh(refreshToken));
+      return cookies.send(reply, await auth.refresh(refreshToken, signInContext(request)));
     },
   );
 
@@ -125,10 +96,9 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      requireCsrf(request);
-      await auth.logout(request.cookies[REFRESH_COOKIE]);
-      reply.clearCookie(REFRESH_COOKIE, { path: '/api/auth' });
-      reply.clearCookie(CSRF_COOKIE, { path: '/' });
+      cookies.requireCsrf(request);
+      await auth.logout(cookies.refreshTokenOf(request));
+      cookies.clear(reply);
       return reply.code(204).send(null);
     },
   );

@@ -1,88 +1,82 @@
-import { randomUUID } from 'node:crypto';
-import { jwtVerify, SignJWT } from 'jose';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
 import { type Db, type Executor, inTransaction } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Plan } from '../../db/tables/users.js';
-import { BoundedCache } from '../../lib/bounded-cache.js';
 import { issueKey, lastUsedIsStale } from '../../lib/credential-keys.js';
-import { DECOY_PASSWORD_HASH, hashPassword, randomToken, sha256, verifyPassword } from '../../lib/crypto.js';
+import { DECOY_PASSWORD_HASH, hashPassword, sha256, verifyPassword } from '../../lib/crypto.js';
 import type { EphemeralStore } from '../../lib/ephemeral-store.js';
-import { conflict, DomainError, notFound, unauthenticated } from '../../lib/errors.js';
-import { isoAfterSeconds, nowIso } from '../../lib/time.js';
-import { createApiKeyRepo, createSessionRepo, createUserRepo, type VerifiedUser } from './repo.js';
+import { conflict, notFound, unauthenticated } from '../../lib/errors.js';
+import { nowIso } from '../../lib/time.js';
+import type { AccountMail } from '../mail/account-mail.js';
+import { createEmailVerification } from './email-verification.js';
+import { createLoginLimiter } from './limits.js';
+import { createPasswords } from './passwords.js';
+import { createApiKeyRepo, createUserRepo, type VerifiedUser } from './repo.js';
 import type { ApiKey, CreatedKey, User } from './schemas.js';
+import { createSessions, type IssuedSession, type SignInContext } from './sessions.js';
 
-export const LOGIN_JWT_ISSUER = 'reservation-service';
-export const LOGIN_JWT_AUDIENCE = 'reservation-service-api';
-const LOGIN_JWT_TTL_SECONDS = 15 * 60;
-const LOGIN_WINDOW_SECONDS = 15 * 60;
+export { LOGIN_JWT_AUDIENCE, LOGIN_JWT_ISSUER } from './sessions.js';
+export type { IssuedSession, SignInContext };
+
 const USER_KEY_PREFIX = 'rs_uk_';
-
-export interface IssuedSession {
-  accessToken: string;
-  tokenType: 'Bearer';
-  expiresIn: number;
-  user: User;
-  refreshToken: string;
-  csrfToken: string;
-}
 
 export type AuthService = ReturnType<typeof createAuthService>;
 
 /** Runs inside the transaction that creates a user: both commit, or neither. */
 export type UserCreatedHook = (trx: Executor, user: User) => Promise<void>;
 
+export interface AuthServiceDeps {
+  db: Db;
+  config: Config;
+  store: EphemeralStore;
+  log?: FastifyBaseLogger;
+  onUserCreated?: UserCreatedHook;
+  /** Sends a mail about the person's own account (the mail module's `sendAccountMail`). */
+  sendMail?: (mail: AccountMail) => void;
+}
+
+/**
+ * Accounts: sign-up and sign-in (sessions.ts), proving an address (email-verification.ts),
+ * passwords (passwords.ts) and API keys. This file wires them and is the module's surface.
+ */
 export function createAuthService({
   db,
   config,
   store,
+  log,
   onUserCreated,
-}: {
-  db: Db;
-  config: Config;
-  store: EphemeralStore;
-  onUserCreated?: UserCreatedHook;
-}) {
+  sendMail = () => {},
+}: AuthServiceDeps) {
   const users = createUserRepo(db.kysely);
   const apiKeys = createApiKeyRepo(db.kysely);
-  const jwtKey = new TextEncoder().encode(config.jwtSecret);
-  // Clients reuse a login token for its 15 minutes; checking its HMAC once is enough.
-  const verifiedTokens = new BoundedCache<string, number>(10_000);
+  const sessions = createSessions({ db, config });
+  const enforceLoginLimit = createLoginLimiter(store, config.loginRateLimitMax);
+  const background = new Set<Promise<void>>();
+  const inBackground = (work: () => Promise<void>) => {
+    const running = work().catch((error: unknown) =>
+      log?.error({ err: error }, 'account work after the answer failed'),
+    );
+    background.add(running);
+    void running.finally(() => background.delete(running));
+  };
+  const links = { db, frontendUrl: config.frontendUrl, store, sendMail };
+  const passwords = createPasswords({ ...links, sessions, loginLimiter: enforceLoginLimit, inBackground });
+  const verification = createEmailVerification({ ...links, confirmPassword: passwords.confirmPassword });
 
-  async function issueSession(user: User, familyId: string = randomUUID()): Promise<IssuedSession> {
-    const now = nowIso();
-    const refreshToken = randomToken();
-    await createSessionRepo(db.kysely).insert({
-      userId: user.id,
-      familyId,
-      tokenHash: sha256(refreshToken),
-      expiresAt: isoAfterSeconds(config.loginRefreshTokenTtl),
-      now,
-    });
-    const accessToken = await new SignJWT({})
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-      .setSubject(String(user.id))
-      .setIssuer(LOGIN_JWT_ISSUER)
-      .setAudience(LOGIN_JWT_AUDIENCE)
-      .setIssuedAt()
-      .setExpirationTime(`${LOGIN_JWT_TTL_SECONDS}s`)
-      .sign(jwtKey);
-    return {
-      accessToken,
-      tokenType: 'Bearer',
-      expiresIn: LOGIN_JWT_TTL_SECONDS,
-      user,
-      refreshToken,
-      csrfToken: randomToken(),
-    };
-  }
-
-  async function createUser(input: { email: string; password: string; name: string }): Promise<User> {
+  async function createUser(
+    input: { email: string; password: string; name: string },
+    { emailVerified }: { emailVerified: boolean },
+  ): Promise<User> {
     const passwordHash = await hashPassword(input.password);
     try {
       return await inTransaction(db.kysely, async (trx) => {
-        const user = await createUserRepo(trx).insert({ ...input, passwordHash, now: nowIso() });
+        const user = await createUserRepo(trx).insert({
+          ...input,
+          passwordHash,
+          emailVerified,
+          now: nowIso(),
+        });
         await onUserCreated?.(trx, user);
         return user;
       });
@@ -93,84 +87,53 @@ export function createAuthService({
     }
   }
 
-  async function enforceLoginLimit(key: string) {
-    const { count, resetInSeconds } = await store.hit(key, LOGIN_WINDOW_SECONDS);
-    if (count > config.loginRateLimitMax) {
-      throw new DomainError(
-        'RATE_LIMITED',
-        'Too many login attempts; try again later',
-        undefined,
-        resetInSeconds,
-      );
-    }
-  }
-
   return {
-    async register(input: { email: string; password: string; name: string }): Promise<IssuedSession> {
-      return issueSession(await createUser(input));
+    /** Creates an account (its address unverified), mails the verification link, and signs in. */
+    async register(
+      input: { email: string; password: string; name: string },
+      context: SignInContext = {},
+    ): Promise<IssuedSession> {
+      const user = await createUser(input, { emailVerified: false });
+      await verification.mailVerification(user);
+      return sessions.startSession(user, context);
     },
 
-    async login(input: { email: string; password: string }, ip: string): Promise<IssuedSession> {
+    async login(
+      input: { email: string; password: string },
+      ip: string,
+      context: SignInContext = {},
+    ): Promise<IssuedSession> {
       await enforceLoginLimit(`login:ip:${ip}`);
       await enforceLoginLimit(`login:email:${input.email}`);
       const found = await users.findByEmail(input.email);
       // Verify against a decoy when the account is absent so both paths take the same time.
       const valid = await verifyPassword(input.password, found?.passwordHash ?? DECOY_PASSWORD_HASH);
       if (!found || !valid) throw unauthenticated('Email or password is incorrect');
-      return issueSession(found.user);
-    },
-
-    /** Rotates the refresh token. A token already rotated away is a replay: the whole family dies. */
-    async refresh(refreshToken: string): Promise<IssuedSession> {
-      const sessions = createSessionRepo(db.kysely);
-      const session = await sessions.findByTokenHash(sha256(refreshToken));
-      const now = nowIso();
-      if (!session) throw unauthenticated('Refresh token is not valid');
-      if (session.revokedAt) {
-        await sessions.revokeFamily(session.familyId, now);
-        throw unauthenticated('Refresh token was already used; sign in again');
-      }
-      if (session.expiresAt <= now) throw unauthenticated('Refresh token has expired');
-      if (!(await sessions.revoke(session.id, now))) {
-        await sessions.revokeFamily(session.familyId, now);
-        throw unauthenticated('Refresh token was already used; sign in again');
-      }
-      const user = await users.findById(session.userId);
-      if (!user) throw unauthenticated('Refresh token is not valid');
-      return issueSession(user, session.familyId);
-    },
-
-    async logout(refreshToken: string | undefined): Promise<void> {
-      if (!refreshToken) return;
-      const sessions = createSessionRepo(db.kysely);
-      const session = await sessions.findByTokenHash(sha256(refreshToken));
-      if (session) await sessions.revokeFamily(session.familyId, nowIso());
+      return sessions.startSession(found.user, context);
     },
 
     /**
-     * Resolves a login JWT to its user (with their active organisation, for the tenant gate),
-     * or null when it does not verify or the user is gone. Only the signature check is
-     * cached; the user is read every time.
+     * Starts a session for a person who just proved who they are; every way of signing in
+     * (password, passkey, second factor) answers with it. See sessions.ts.
      */
-    async verifyLoginToken(token: string): Promise<VerifiedUser | null> {
-      let userId = verifiedTokens.get(token);
-      if (userId === undefined) {
-        try {
-          const { payload } = await jwtVerify(token, jwtKey, {
-            issuer: LOGIN_JWT_ISSUER,
-            audience: LOGIN_JWT_AUDIENCE,
-            algorithms: ['HS256'],
-            requiredClaims: ['sub', 'exp'],
-          });
-          userId = Number(payload.sub);
-          if (!Number.isSafeInteger(userId)) return null;
-          verifiedTokens.set(token, userId, payload.exp! * 1000);
-        } catch {
-          return null;
-        }
-      }
-      return (await users.findVerified(userId)) ?? null;
-    },
+    startSession: sessions.startSession,
+    /** The brute-force limiter of sign-in secrets (keys `login:ip:<ip>`, `login:email:<address>`). */
+    enforceLoginLimit,
+    refresh: sessions.refresh,
+    logout: sessions.logout,
+    verifyLoginToken: sessions.verifyLoginToken,
+    listSessions: sessions.list,
+    revokeSession: sessions.revoke,
+    /** Ends every session of the user but `keepSessionId`. */
+    revokeOtherSessions: (userId: number, keepSessionId: number) =>
+      sessions.end(userId, { kind: 'allBut', id: keepSessionId }),
+
+    verifyEmail: verification.verify,
+    resendVerification: verification.resend,
+    requestEmailChange: verification.requestChange,
+    forgotPassword: passwords.forgot,
+    resetPassword: passwords.reset,
+    changePassword: passwords.change,
 
     async verifyApiKey(key: string): Promise<VerifiedUser | null> {
       if (!key.startsWith(USER_KEY_PREFIX)) return null;
@@ -202,8 +165,9 @@ export function createAuthService({
       return key;
     },
 
-    /** Operator commands (CLI): create a user, set plan or admin flag by email. */
-    createUser,
+    /** Operator command (CLI): creates a user whose address the operator vouches for (verified). */
+    createUser: (input: { email: string; password: string; name: string }) =>
+      createUser(input, { emailVerified: true }),
 
     async updateUserByEmail(email: string, changes: { plan?: Plan; isGlobalAdmin?: boolean }): Promise<User> {
       const found = await users.findByEmail(email);
@@ -211,6 +175,11 @@ export function createAuthService({
       const updated = await users.update(found.user.id, { ...changes, now: nowIso() });
       if (!updated) throw notFound('User');
       return updated;
+    },
+
+    /** Waits for work started after an answer (a reset link's write and mail). */
+    async close(): Promise<void> {
+      await Promise.all(background);
     },
   };
 }

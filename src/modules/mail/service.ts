@@ -6,6 +6,7 @@ import type { JobQueue } from '../../jobs/queue.js';
 import { coalescing } from '../../lib/coalescing.js';
 import { createGiveWay } from '../../lib/give-way.js';
 import type { OutboxConsumerPort } from '../outbox/service.js';
+import { type AccountMail, createAccountMailer } from './account-mail.js';
 import { reservationUid } from './calendar.js';
 import { createMailRepo, GROUP_ROWS } from './repo.js';
 import {
@@ -108,6 +109,20 @@ export function createMailService({ db, config, jobs, log, outbox, giveWay }: Ma
     smtp ??= createSmtpSender({ url: config.mail.smtpUrl, timeouts: SMTP_TIMEOUTS });
     return smtp;
   };
+
+  const accountMail = createAccountMailer({
+    sender: () => (config.mail.smtpUrl ? smtpOf() : null),
+    from: { name: sender.name ?? '', address: sender.address },
+    branding: {
+      name: sender.name ?? uidHost,
+      email: null,
+      address: null,
+      logoUrl: null,
+      color: HOUSE_COLOUR,
+      timezone: 'UTC',
+    },
+    ...(log ? { log } : {}),
+  });
 
   if (!config.mail.smtpUrl && config.env === 'production')
     log?.warn('SMTP_URL is not set: no mail is sent (booking confirmations, invitations)');
@@ -295,7 +310,7 @@ export function createMailService({ db, config, jobs, log, outbox, giveWay }: Ma
       branding,
       invitation,
       inviterName: invitee.inviterName,
-      acceptUrl: `${config.frontendUrl}/invitations`,
+      acceptUrl: `${config.frontendUrl}/app/invitations`,
     };
     return [
       { mail: mail(event, to, branding, { template: 'membership_invitation', input }), calendar: null },
@@ -501,7 +516,12 @@ export function createMailService({ db, config, jobs, log, outbox, giveWay }: Ma
     mailFor,
     drain,
     purge,
+    /** A mail about a person's own account (a link, a notice): sent now, in the background (account-mail.ts). */
+    sendAccountMail(mail: AccountMail): void {
+      accountMail.send(mail);
+    },
     async close(): Promise<void> {
+      await accountMail.settled();
       await smtp?.close();
     },
   };

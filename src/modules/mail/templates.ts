@@ -12,7 +12,7 @@ export interface Rendered {
   html: string;
 }
 
-interface Content {
+export interface Content {
   subject: string;
   heading: string;
   paragraphs: string[];
@@ -119,7 +119,8 @@ export function formatMoney(amount: number, currency: string): string {
   }
 }
 
-function layout(branding: Branding, content: Content): Rendered {
+/** A mail's text and HTML around its content, under a branding's name, colour and footer. */
+export function layout(branding: Branding, content: Content): Rendered {
   const footer = [branding.name, branding.address, branding.email].filter(Boolean).join(' · ');
   const text = [
     content.heading,

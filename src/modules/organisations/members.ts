@@ -1,7 +1,8 @@
 import { type Db, type Executor, inTransaction } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Actor } from '../../lib/actor.js';
-import { conflict, forbidden, invalidInput, notFound } from '../../lib/errors.js';
+import type { EphemeralStore } from '../../lib/ephemeral-store.js';
+import { conflict, DomainError, forbidden, invalidInput, notFound } from '../../lib/errors.js';
 import { isoAfterSeconds, nowIso } from '../../lib/time.js';
 import type { TenantGate } from '../../tenancy/gate.js';
 import { assertCan } from '../../tenancy/roles.js';
@@ -24,11 +25,17 @@ import { invitation as invitationRecord } from './schemas.js';
 /** How long an invitation stays open (DECISIONS.md "Membership by invitation"). */
 export const INVITATION_LIFETIME_SECONDS = 14 * 24 * 60 * 60;
 
+/** How many invitations may go out (DECISIONS.md "Accounts"). */
+const INVITATIONS_PER_INVITER_HOUR = 10;
+const INVITATIONS_PER_ORGANISATION_DAY = 100;
+
 /** Roles an ADMIN may give, take away, or act on; OWNER may act on every role. */
 const ADMIN_MANAGEABLE: readonly OrganisationRole[] = ['MANAGER', 'MEMBER'];
 
 interface MembersDeps {
   db: Db;
+  /** Counts invitations sent (the limits per inviter and per organisation). */
+  store: EphemeralStore;
   /** Writes membership.invited and .accepted with the change. */
   events: EventWriter;
   repoFor(executor: Executor): OrganisationRepo;
@@ -49,7 +56,7 @@ interface MembersDeps {
  * role matrix and the rule that the last OWNER stays.
  */
 export function createMembers(deps: MembersDeps) {
-  const { db, events, repoFor, access, viewOf, assertBelowPlanLimit } = deps;
+  const { db, store, events, repoFor, access, viewOf, assertBelowPlanLimit } = deps;
   /**
    * Which members a manager may act on, once the matrix allowed `manageMembers`:
    * an OWNER acts on every role, an ADMIN only on MANAGER and MEMBER (as the
@@ -95,6 +102,30 @@ export function createMembers(deps: MembersDeps) {
     return found;
   }
 
+  /**
+   * Invitations mail whoever they name: at most 10 an hour per inviter and 100 a day per
+   * organisation (DECISIONS.md "Accounts"), counted once the inviter may invite, so nobody
+   * else can use up an organisation's allowance.
+   */
+  async function limitInvitations(inviterId: number, organisationId: number): Promise<void> {
+    const limited = async (key: string, max: number, windowSeconds: number, message: string) => {
+      const { count, resetInSeconds } = await store.hit(key, windowSeconds);
+      if (count > max) throw new DomainError('RATE_LIMITED', message, undefined, resetInSeconds);
+    };
+    await limited(
+      `invitations:inviter:${inviterId}`,
+      INVITATIONS_PER_INVITER_HOUR,
+      60 * 60,
+      'You sent too many invitations; try again later',
+    );
+    await limited(
+      `invitations:organisation:${organisationId}`,
+      INVITATIONS_PER_ORGANISATION_DAY,
+      24 * 60 * 60,
+      'This organisation sent too many invitations today; try again tomorrow',
+    );
+  }
+
   /** An invitation body's person: exactly one of userId and email (the schemas check it too). */
   function inviteeOf(input: AddMemberInput): Invitee {
     if (input.userId !== undefined && input.email === undefined) return { userId: input.userId };
@@ -104,11 +135,11 @@ export function createMembers(deps: MembersDeps) {
     ]);
   }
 
-  /** The person behind an account: invitations reach them by account id and by email. */
+  /** The person behind an account: invitations reach them by account id, and by email once it is verified. */
   async function personOf(repo: OrganisationRepo, userId: number): Promise<Person> {
-    const email = await repo.emailOf(userId);
-    if (email === undefined) throw notFound('User');
-    return { userId, email };
+    const user = await repo.emailOf(userId);
+    if (user === undefined) throw notFound('User');
+    return { userId, email: user.emailVerified ? user.email : null };
   }
 
   /**
@@ -131,6 +162,7 @@ export function createMembers(deps: MembersDeps) {
       ]);
     }
     const invitee = inviteeOf(input);
+    let counted = false;
     const attempt = () =>
       inTransaction(db.kysely, async (trx) => {
         const repo = repoFor(trx);
@@ -150,6 +182,10 @@ export function createMembers(deps: MembersDeps) {
         }
         const existing = await repo.findInvitation(organisationId, invitee);
         if (existing) assertCanManage(membership.role, existing.role, input.role);
+        if (!counted) {
+          counted = true;
+          await limitInvitations(actor.userId, organisationId);
+        }
         // One reading of the clock: the lifetime is exactly what it says.
         const invitedAt = Date.now();
         const values = {
@@ -249,9 +285,19 @@ export function createMembers(deps: MembersDeps) {
         // The user's row lock: two acceptances of one person take turns (the plan limit).
         const user = await repo.lockUser(actor.userId);
         if (!user) throw notFound('User');
-        const person = { userId: actor.userId, email: user.email };
+        const person = { userId: actor.userId, email: user.emailVerified ? user.email : null };
         const invitations = await repo.invitationsOf(organisationId, person);
         if (invitations.length === 0 || !(await repo.isActiveOrganisation(organisationId))) {
+          // An invitation to the address waits until the address is proved theirs.
+          const waiting =
+            person.email === null &&
+            (await repo.invitationsOf(organisationId, { ...person, email: user.email })).length > 0 &&
+            (await repo.isActiveOrganisation(organisationId));
+          if (waiting)
+            throw new DomainError(
+              'EMAIL_NOT_VERIFIED',
+              'Verify your email address first: an invitation sent to it can be accepted only then',
+            );
           throw notFound('Invitation');
         }
         const now = nowIso();
@@ -335,8 +381,8 @@ export function createMembers(deps: MembersDeps) {
       const now = nowIso();
       await inTransaction(db.kysely, async (trx) => {
         const repo = repoFor(trx);
-        const membership = await access.requireMembership(actor, organisationId, {}, trx);
         const leaving = userId === actor.userId;
+        const membership = await access.requireMembership(actor, organisationId, {}, trx);
         // Checked before looking the member up, so a non-manager learns nothing about who belongs.
         if (!leaving) assertCan(membership.role, 'manageMembers');
         const existing = await repo.findMember(organisationId, userId);

@@ -104,10 +104,13 @@ const toMember = (row: Omit<Member, 'status'>): Member => ({ ...row, status: 'ac
 
 /** Who an invitation is for: an account id or an email address. */
 export type Invitee = { userId: number } | { email: string };
-/** A person who may hold invitations: by their account and by their email. */
+/**
+ * A person who may hold invitations: by their account, and by their email once they proved
+ * it is theirs (null until then: an invitation by email reaches only a verified address).
+ */
 export interface Person {
   userId: number;
-  email: string;
+  email: string | null;
 }
 
 /** An invitation with who sent it (the membership it becomes records them). */
@@ -156,18 +159,25 @@ export function createOrganisationRepo(db: Executor, dialect: Dialect) {
     /** The user's plan, email and active organisation, read under a row lock inside a transaction. */
     lockUser(
       userId: number,
-    ): Promise<{ plan: Plan; email: string; activeOrganisationId: number | null } | undefined> {
+    ): Promise<
+      | { plan: Plan; email: string; emailVerified: boolean | number; activeOrganisationId: number | null }
+      | undefined
+    > {
       return db
         .selectFrom('users')
-        .select(['plan', 'email', 'activeOrganisationId'])
+        .select(['plan', 'email', 'emailVerified', 'activeOrganisationId'])
         .where('id', '=', userId)
         .$if(lockRows, (qb) => qb.forUpdate())
         .executeTakeFirst();
     },
 
-    async emailOf(userId: number): Promise<string | undefined> {
-      const row = await db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirst();
-      return row?.email;
+    /** The user's address and whether it is verified; undefined when there is no such user. */
+    emailOf(userId: number): Promise<{ email: string; emailVerified: boolean | number } | undefined> {
+      return db
+        .selectFrom('users')
+        .select(['email', 'emailVerified'])
+        .where('id', '=', userId)
+        .executeTakeFirst();
     },
 
     /** Serialises membership changes of one organisation (the last-OWNER rule). */
@@ -480,7 +490,12 @@ export function createOrganisationRepo(db: Executor, dialect: Dialect) {
         .selectFrom('organisationInvitations')
         .select(invitationColumns)
         .where('organisationId', '=', organisationId)
-        .where((eb) => eb.or([eb('userId', '=', person.userId), eb('email', '=', person.email)]))
+        .where((eb) =>
+          eb.or([
+            eb('userId', '=', person.userId),
+            ...(person.email === null ? [] : [eb('email', '=', person.email)]),
+          ]),
+        )
         .orderBy('invitedAt', 'desc')
         .orderBy('id', 'desc')
         .execute();
@@ -491,7 +506,12 @@ export function createOrganisationRepo(db: Executor, dialect: Dialect) {
       const result = await db
         .deleteFrom('organisationInvitations')
         .where('organisationId', '=', organisationId)
-        .where((eb) => eb.or([eb('userId', '=', person.userId), eb('email', '=', person.email)]))
+        .where((eb) =>
+          eb.or([
+            eb('userId', '=', person.userId),
+            ...(person.email === null ? [] : [eb('email', '=', person.email)]),
+          ]),
+        )
         .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
@@ -516,7 +536,7 @@ export function createOrganisationRepo(db: Executor, dialect: Dialect) {
         .where((eb) =>
           eb.or([
             eb('organisationInvitations.userId', '=', person.userId),
-            eb('organisationInvitations.email', '=', person.email),
+            ...(person.email === null ? [] : [eb('organisationInvitations.email', '=', person.email)]),
           ]),
         )
         .where('organisationInvitations.expiresAt', '>', now)

@@ -203,6 +203,8 @@ export const organisationRoutes: FastifyPluginAsyncZod = async (app) => {
     201: invitation.describe('Invited'),
     200: invitation.describe('The open invitation, renewed'),
     ...errors,
+    // At most 10 an hour per inviter and 100 a day per organisation.
+    ...errorResponses(429),
   };
 
   app.post(
@@ -275,6 +277,9 @@ export const organisationRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: memberTags,
         summary:
           'Accept your invitation: you become a member with its role; active when you have none (410 once expired)',
+        description:
+          'An invitation sent to an email address can be accepted only once that address is verified ' +
+          '(403 EMAIL_NOT_VERIFIED before); until then it is not listed either.',
         security: security.user,
         params: idParam,
         response: { 200: memberOrganisation, ...errors, ...errorResponses(410) },

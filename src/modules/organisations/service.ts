@@ -3,6 +3,7 @@ import { type Db, type Executor, inTransaction } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Plan } from '../../db/tables/users.js';
 import type { Actor } from '../../lib/actor.js';
+import type { EphemeralStore } from '../../lib/ephemeral-store.js';
 import { conflict, DomainError, notFound } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { normaliseSchedulePolicy } from '../../scheduling/schemas.js';
@@ -51,7 +52,16 @@ function tenantOf({ organisation, role }: MembershipOf): Tenant {
   };
 }
 
-export function createOrganisationsService({ db, events }: { db: Db; config: Config; events: EventWriter }) {
+export function createOrganisationsService({
+  db,
+  store,
+  events,
+}: {
+  db: Db;
+  config: Config;
+  store: EphemeralStore;
+  events: EventWriter;
+}) {
   const repoFor = (executor: Executor) => createOrganisationRepo(executor, db.dialect);
   // The tenant gate (src/tenancy) runs its membership reads through this module's repo.
   const access = createTenantGate<MembershipOf>({
@@ -123,6 +133,7 @@ export function createOrganisationsService({ db, events }: { db: Db; config: Con
   const memberRemovedListeners: MemberRemovedListener[] = [];
   const members = createMembers({
     db,
+    store,
     events,
     repoFor,
     access,

@@ -31,12 +31,15 @@ describe('users and login', () => {
       'activeOrganisationId',
       'createdAt',
       'email',
+      'emailVerified',
       'id',
       'isGlobalAdmin',
       'name',
       'plan',
     ]);
     assert.equal(me.json().name, 'Ada');
+    // Registering proves nothing about the address: the mailed link does.
+    assert.equal(me.json().emailVerified, false);
   });
 
   test('register stores the email lowercase and refuses a second account with it (409 EMAIL_TAKEN)', async () => {

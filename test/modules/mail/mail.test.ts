@@ -328,7 +328,7 @@ describe('mail', () => {
     assert.deepEqual(message?.envelope.to, ['new.colleague@example.test']);
     assert.equal(message?.subject, 'Owner invited you to join Salon <Bella>');
     assert.match(String(message?.text), /as a manager/);
-    assert.match(String(message?.text), /See the invitation: http:\/\/frontend\.test\/invitations/);
+    assert.match(String(message?.text), /See the invitation: http:\/\/frontend\.test\/app\/invitations/);
   });
 
   test('a disabled webhook endpoint is mailed to every owner, and to nobody else', async () => {

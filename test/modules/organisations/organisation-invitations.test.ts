@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, mock, test } from 'node:test';
-import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../../helpers/app.js';
+import {
+  createTestApp,
+  registerUser,
+  type SignedInUser,
+  type TestApp,
+  verifyEmail,
+} from '../../helpers/app.js';
 import {
   accept,
   call,
@@ -296,6 +302,10 @@ describe('membership by invitation', () => {
 
     assert.deepEqual(await received(stranger), []);
     expectStatus(await acceptCall(stranger, team.organisationId), 404, 'NOT_FOUND');
+    // Until the address is proved theirs, the invitation is neither listed nor accepted.
+    assert.deepEqual(await received(invited), []);
+    expectStatus(await acceptCall(invited, team.organisationId), 403, 'EMAIL_NOT_VERIFIED');
+    await verifyEmail(t.app, invited);
     const [offer] = await received(invited);
     assert.equal(offer!.organisationId, team.organisationId);
     assert.equal(offer!.role, 'ADMIN');
