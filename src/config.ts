@@ -92,6 +92,7 @@ const envSchema = z.object({
   PUBLIC_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(120),
   REGISTRATION_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(20),
   REGISTER_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(10),
+  TWO_FACTOR_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(30),
   PUBLIC_HOLD_IP_MAX: z.coerce.number().int().positive().default(3),
   HONEYPOT_BLOCK_SECONDS: seconds(900),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
@@ -179,6 +180,8 @@ export interface Config {
   registrationRateLimitMax: number;
   /** Account registrations (POST /api/auth/register) per IP per hour. */
   registerRateLimitMax: number;
+  /** Second login steps (POST /api/auth/login/2fa) per IP per quarter hour, beside the login limiter. */
+  twoFactorRateLimitMax: number;
   /** Live public holds per IP in an organisation (customers behind one address share it). */
   publicHoldIpMax: number;
   loginRateLimitMax: number;
@@ -353,6 +356,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicRateLimitMax: e.PUBLIC_RATE_LIMIT_MAX,
     registrationRateLimitMax: e.REGISTRATION_RATE_LIMIT_MAX,
     registerRateLimitMax: e.REGISTER_RATE_LIMIT_MAX,
+    twoFactorRateLimitMax: e.TWO_FACTOR_RATE_LIMIT_MAX,
     publicHoldIpMax: e.PUBLIC_HOLD_IP_MAX,
     honeypotBlockSeconds: e.HONEYPOT_BLOCK_SECONDS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,

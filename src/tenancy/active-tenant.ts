@@ -12,6 +12,9 @@ export interface ActiveTenantColumns {
   tenantTimezone: string | null;
   tenantSchedulePolicy: string | null;
   tenantDefaultCurrency: string | null;
+  tenantRequireTwoFactor: boolean | number | null;
+  /** The person's own two-factor flag, beside the organisation's requirement it answers. */
+  tenantMemberHasTwoFactor: boolean | number | null;
 }
 
 /**
@@ -44,6 +47,8 @@ export function joinActiveTenant<TB extends keyof Database, O>(
       'activeOrganisation.timezone as tenantTimezone',
       'activeOrganisation.schedulePolicy as tenantSchedulePolicy',
       'activeOrganisation.defaultCurrency as tenantDefaultCurrency',
+      'activeOrganisation.requireTwoFactor as tenantRequireTwoFactor',
+      'users.twoFactorEnabled as tenantMemberHasTwoFactor',
     ]) as unknown as SelectQueryBuilder<Database, TB | 'users', O & ActiveTenantColumns>;
 }
 
@@ -58,6 +63,8 @@ export function tenantOfRow(row: ActiveTenantColumns): Tenant | null {
       ? (JSON.parse(row.tenantSchedulePolicy) as SchedulePolicy)
       : null,
     defaultCurrency: row.tenantDefaultCurrency!,
+    requireTwoFactor: Boolean(row.tenantRequireTwoFactor),
+    memberHasTwoFactor: Boolean(row.tenantMemberHasTwoFactor),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Executor } from '../db/database.js';
 import type { OrganisationRole } from '../db/tables/organisations.js';
 import type { Actor } from '../lib/actor.js';
-import { conflict, notFound } from '../lib/errors.js';
+import { conflict, DomainError, notFound } from '../lib/errors.js';
 import type { SchedulePolicy } from '../scheduling/schemas.js';
 import { activeTenantReadWith } from './active-tenant.js';
 import { assertCan, type OrganisationAction } from './roles.js';
@@ -15,12 +15,20 @@ export interface Tenant {
   /** Organisation-wide schedule defaults, null when none are configured. */
   schedulePolicy: SchedulePolicy | null;
   defaultCurrency: string;
+  /** The organisation requires two-factor sign-in of its staff. */
+  requireTwoFactor: boolean;
+  /** The member has two-factor sign-in on. */
+  memberHasTwoFactor: boolean;
 }
 
-/** What the gate needs to know of a membership: the role, and whether the organisation is archived. */
+/**
+ * What the gate needs to know of a membership: the role, whether the organisation is
+ * archived or requires two-factor, and whether the member has it on.
+ */
 export interface Membership {
   role: OrganisationRole;
-  organisation: { isActive: boolean };
+  organisation: { isActive: boolean; requireTwoFactor: boolean };
+  memberHasTwoFactor: boolean;
 }
 
 /**
@@ -48,6 +56,24 @@ export interface MembershipOptions {
   can?: OrganisationAction;
   /** Lets an OWNER reach an archived organisation (read, restore); everyone else gets 404. */
   allowArchived?: boolean;
+  /**
+   * The member's own business with the organisation (make it their active one, leave it):
+   * allowed to staff without two-factor even where the organisation requires it.
+   */
+  ownMembership?: boolean;
+}
+
+/** The roles an organisation's `requireTwoFactor` applies to: everyone who manages something of it. */
+const TWO_FACTOR_ROLES: readonly OrganisationRole[] = ['OWNER', 'ADMIN', 'MANAGER'];
+
+/** 403 TWO_FACTOR_REQUIRED for staff without two-factor of an organisation that requires it. */
+function assertTwoFactorIfRequired(role: OrganisationRole, required: boolean, memberHasIt: boolean): void {
+  if (required && !memberHasIt && TWO_FACTOR_ROLES.includes(role)) {
+    throw new DomainError(
+      'TWO_FACTOR_REQUIRED',
+      'This organisation requires two-factor sign-in of its staff: turn it on for your account (Security) first',
+    );
+  }
 }
 
 /** The tenant gate: every tenant-scoped service method starts here. */
@@ -63,7 +89,9 @@ export function createTenantGate<M extends Membership>(reader: MembershipReader<
      * The actor's active organisation, role and defaults: as the guard read them with the
      * credential in this request, or else in one query. 409
      * NO_ACTIVE_ORGANISATION when none is set, or it was archived, or the actor is
-     * no longer a member; 403 when `can` is not allowed to the role.
+     * no longer a member; 403 TWO_FACTOR_REQUIRED when it requires two-factor of the
+     * actor's role and the actor has none (an agent answers for its person); 403 when
+     * `can` is not allowed to the role.
      */
     async requireTenant(actor: Actor, options: { can?: OrganisationAction } = {}): Promise<Tenant> {
       // Read with the credential in this request when the guard could; otherwise now. An
@@ -77,6 +105,7 @@ export function createTenantGate<M extends Membership>(reader: MembershipReader<
           'No active organisation: choose one first (an organisation you belong to becomes active when you create or join it)',
         );
       }
+      assertTwoFactorIfRequired(found.role, found.requireTwoFactor, found.memberHasTwoFactor);
       if (options.can) assertCan(found.role, options.can);
       return found;
     },
@@ -84,8 +113,9 @@ export function createTenantGate<M extends Membership>(reader: MembershipReader<
     /**
      * The actor's membership of `organisationId`. Not a member, or archived (unless
      * `allowArchived` and OWNER): 404 NOT_FOUND, never revealing that it exists.
-     * A role the matrix does not allow for `can`: 403 FORBIDDEN. `executor` runs the
-     * read in the caller's transaction.
+     * Staff without two-factor of an organisation that requires it: 403
+     * TWO_FACTOR_REQUIRED, unless `ownMembership`. A role the matrix does not allow for
+     * `can`: 403 FORBIDDEN. `executor` runs the read in the caller's transaction.
      */
     async requireMembership(
       actor: Actor,
@@ -97,6 +127,8 @@ export function createTenantGate<M extends Membership>(reader: MembershipReader<
       const visible =
         found && (found.organisation.isActive || (options.allowArchived === true && found.role === 'OWNER'));
       if (!visible) throw notFound('Organisation');
+      if (!options.ownMembership)
+        assertTwoFactorIfRequired(found.role, found.organisation.requireTwoFactor, found.memberHasTwoFactor);
       if (options.can) assertCan(found.role, options.can);
       return found;
     },

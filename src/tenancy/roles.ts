@@ -22,6 +22,8 @@ export const ROLE_MATRIX = {
   manageBilling: ['OWNER', 'ADMIN'],
   /** Archive and restore. */
   archiveOrganisation: ['OWNER'],
+  /** Turn `requireTwoFactor` on or off. */
+  setTwoFactorPolicy: ['OWNER'],
   manageMembers: ['OWNER', 'ADMIN'],
   readCatalogue: ANY_MEMBER,
   writeCatalogue: ['OWNER', 'ADMIN', 'MANAGER'],

@@ -9,6 +9,7 @@ import { PRIVACY_DECLARATIONS } from '../../src/privacy-declarations.js';
 import { cookieValue, registerUser, type SignedInUser } from './app.js';
 import { at, futureMonday } from './catalogue.js';
 import { grant, type Tokens } from './oauth.js';
+import { seedSecondFactors } from './second-factors.js';
 
 export const PRIVACY = '/api/compliance/me/privacy';
 
@@ -115,6 +116,7 @@ export interface Seeded {
     csrfCookie: string;
     passwordHash: string;
     sealedToken: string;
+    secondFactors: Awaited<ReturnType<typeof seedSecondFactors>>;
   };
   ids: {
     organisationId: number;
@@ -526,6 +528,8 @@ export async function seedEverything(app: FastifyInstance, db: Db): Promise<Seed
     200,
   );
 
+  // Last: with two-factor on, a password alone no longer signs the person in.
+  const secondFactors = await seedSecondFactors(app, person);
   const passwordHash = (
     await db.kysely
       .selectFrom('users')
@@ -546,6 +550,7 @@ export async function seedEverything(app: FastifyInstance, db: Db): Promise<Seed
       csrfCookie: cookieValue(person.response, 'csrf_token')!,
       passwordHash,
       sealedToken,
+      secondFactors,
     },
     ids: {
       organisationId: organisation.id,

@@ -10,6 +10,8 @@ const tenant: Tenant = {
   timezone: 'Europe/Berlin',
   schedulePolicy: null,
   defaultCurrency: 'EUR',
+  requireTwoFactor: false,
+  memberHasTwoFactor: false,
 };
 
 /** A gate whose reader counts its reads and answers `stored` (by organisation: `others`). */

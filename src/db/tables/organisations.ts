@@ -1,3 +1,4 @@
+import type { ColumnType } from 'kysely';
 import type { Bool, Id, JsonText, Timestamp } from '../column-types.js';
 
 export type OrganisationRole = 'OWNER' | 'ADMIN' | 'MANAGER' | 'MEMBER';
@@ -24,6 +25,8 @@ export interface OrganisationsTable {
   color: string | null;
   /** False once archived; archived organisations are never hard-deleted. */
   isActive: Bool;
+  /** Its OWNER, ADMIN and MANAGER members need two-factor sign-in on for its staff routes. */
+  requireTwoFactor: ColumnType<boolean | number, boolean | undefined, boolean>;
   archivedAt: Timestamp | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;

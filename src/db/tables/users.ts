@@ -13,6 +13,8 @@ export interface UsersTable {
   plan: Plan;
   isGlobalAdmin: Bool;
   activeOrganisationId: number | null;
+  /** Two-factor sign-in is on (its secret: the auth module's two_factor_secrets). */
+  twoFactorEnabled: ColumnType<boolean | number, boolean | undefined, boolean>;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }

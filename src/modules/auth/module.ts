@@ -1,11 +1,15 @@
 import { defineModule } from '../../module.js';
 import { accountRoutes } from './account-routes.js';
 import { accounts } from './migrations/0045_accounts.js';
+import { twoFactorAndPasskeys } from './migrations/0046_two_factor_and_passkeys.js';
+import { passkeyRoutes } from './passkey-routes.js';
 import { authPrivacy } from './privacy.js';
 import { authRoutes } from './routes.js';
+import type { SecurityTables } from './security-tables.js';
 import { type AuthService, createAuthService } from './service.js';
 import type { AuthTables } from './tables.js';
 import { authTools } from './tools.js';
+import { twoFactorRoutes } from './two-factor-routes.js';
 
 declare module '../../module.js' {
   interface Services {
@@ -14,7 +18,7 @@ declare module '../../module.js' {
 }
 
 declare module '../../db/types.js' {
-  interface Database extends AuthTables {}
+  interface Database extends AuthTables, SecurityTables {}
 }
 
 export const authModule = defineModule({
@@ -32,8 +36,10 @@ export const authModule = defineModule({
   routes: [
     { prefix: '/api/auth', plugin: authRoutes },
     { prefix: '/api/auth', plugin: accountRoutes },
+    { prefix: '/api/auth', plugin: twoFactorRoutes },
+    { prefix: '/api/auth/passkeys', plugin: passkeyRoutes },
   ],
   tools: authTools,
   privacy: authPrivacy,
-  migrations: { '0045_accounts': accounts },
+  migrations: { '0045_accounts': accounts, '0046_two_factor_and_passkeys': twoFactorAndPasskeys },
 });

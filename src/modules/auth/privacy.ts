@@ -8,6 +8,13 @@ import {
   type PrivacyDeclaration,
   personal,
 } from '../../privacy/declaration.js';
+import {
+  eraseSecurity,
+  securityCategory,
+  securityExports,
+  securityHoldings,
+  securityTables,
+} from './security-privacy.js';
 
 const held = (db: Executor, { userId }: DataSubject) => ({
   users: db.selectFrom('users').where('id', '=', userId),
@@ -32,6 +39,7 @@ export const authPrivacy: PrivacyDeclaration = {
     auth_sessions: personal('sign_in', 'deleted (every session ends)'),
     account_links: personal('sign_in', 'deleted (every mailed link stops working)'),
     api_keys: personal('sign_in', 'deleted (every key stops working)'),
+    ...securityTables,
   },
   categories: [
     {
@@ -48,6 +56,7 @@ export const authPrivacy: PrivacyDeclaration = {
       purpose: 'Keeping you signed in, letting your scripts call the API, detecting stolen refresh tokens',
       retention: 'Until your account is erased; revoked and expired entries are kept as history',
     },
+    securityCategory,
   ],
   async holdings(db, subject) {
     const q = held(db, subject);
@@ -57,6 +66,7 @@ export const authPrivacy: PrivacyDeclaration = {
       auth_sessions: await countOf(q.authSessions),
       account_links: await countOf(q.accountLinks),
       api_keys: await countOf(q.apiKeys),
+      ...(await securityHoldings(db, subject)),
     };
   },
   exports: [
@@ -73,6 +83,7 @@ export const authPrivacy: PrivacyDeclaration = {
           'plan',
           'isGlobalAdmin',
           'activeOrganisationId',
+          'twoFactorEnabled',
           'createdAt',
           'updatedAt',
         ]),
@@ -80,6 +91,7 @@ export const authPrivacy: PrivacyDeclaration = {
         ...row,
         emailVerified: bool(row.emailVerified),
         isGlobalAdmin: bool(row.isGlobalAdmin),
+        twoFactorEnabled: bool(row.twoFactorEnabled),
       }),
     }),
     exportSection({
@@ -130,8 +142,11 @@ export const authPrivacy: PrivacyDeclaration = {
       rows: (db, s) =>
         held(db, s).apiKeys.select(['apiKeys.id', 'label', 'prefix', 'createdAt', 'lastUsedAt', 'revokedAt']),
     }),
+    ...securityExports,
   ],
-  async erase(trx, { userId }) {
+  async erase(trx, subject) {
+    const { userId } = subject;
+    const secondFactors = await eraseSecurity(trx, subject);
     const sessions = await trx.deleteFrom('loginSessions').where('userId', '=', userId).executeTakeFirst();
     const signIns = await trx.deleteFrom('authSessions').where('userId', '=', userId).executeTakeFirst();
     const links = await trx.deleteFrom('accountLinks').where('userId', '=', userId).executeTakeFirst();
@@ -142,6 +157,7 @@ export const authPrivacy: PrivacyDeclaration = {
       auth_sessions: changed(signIns),
       account_links: changed(links),
       api_keys: changed(keys),
+      ...secondFactors,
       users: changed(user),
     };
   },

@@ -12,6 +12,7 @@ const userColumns = [
   'plan',
   'isGlobalAdmin',
   'activeOrganisationId',
+  'twoFactorEnabled',
   'createdAt',
 ] as const;
 
@@ -23,6 +24,7 @@ type UserRow = {
   plan: Plan;
   isGlobalAdmin: boolean | number;
   activeOrganisationId: number | null;
+  twoFactorEnabled: boolean | number;
   createdAt: string;
 };
 
@@ -31,6 +33,7 @@ export function toUser(row: UserRow): User {
     ...row,
     emailVerified: Boolean(row.emailVerified),
     isGlobalAdmin: Boolean(row.isGlobalAdmin),
+    twoFactorEnabled: Boolean(row.twoFactorEnabled),
   };
 }
 
@@ -50,6 +53,8 @@ function verifiedUserOf(row: UserRow & ActiveTenantColumns): VerifiedUser {
     tenantTimezone,
     tenantSchedulePolicy,
     tenantDefaultCurrency,
+    tenantRequireTwoFactor,
+    tenantMemberHasTwoFactor,
     ...user
   } = row;
   return {
@@ -60,6 +65,8 @@ function verifiedUserOf(row: UserRow & ActiveTenantColumns): VerifiedUser {
       tenantTimezone,
       tenantSchedulePolicy,
       tenantDefaultCurrency,
+      tenantRequireTwoFactor,
+      tenantMemberHasTwoFactor,
     }),
   };
 }

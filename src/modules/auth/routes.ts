@@ -14,6 +14,7 @@ import {
   type User,
   user,
 } from './schemas.js';
+import { twoFactorChallenge } from './security-schemas.js';
 import { sessionCookies, signInContext } from './session-cookies.js';
 
 // The guard's person is this module's user record (the service's credential verifiers read it).
@@ -58,13 +59,18 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Sign in with email and password',
+        description:
+          'With two-factor on, answers `{twoFactorRequired: true, challenge}` instead (no tokens, no cookies): ' +
+          'finish with POST /api/auth/login/2fa.',
         security: security.public,
         body: loginBody,
-        response: { 200: sessionResponse, ...errors },
+        response: { 200: z.union([sessionResponse, twoFactorChallenge]), ...errors },
       },
     },
-    async (request, reply) =>
-      cookies.send(reply, await auth.login(request.body, request.ip, signInContext(request))),
+    async (request, reply) => {
+      const answer = await auth.login(request.body, request.ip, signInContext(request));
+      return 'twoFactorRequired' in answer ? answer : cookies.send(reply, answer);
+    },
   );
 
   app.post(

@@ -31,6 +31,7 @@ export const user = z.object({
   plan,
   isGlobalAdmin: z.boolean(),
   activeOrganisationId: z.number().int().nullable(),
+  twoFactorEnabled: z.boolean().describe('Whether sign-in asks for a code of an authenticator app'),
   createdAt: z.string(),
 });
 export type User = z.infer<typeof user>;

@@ -11,10 +11,12 @@ import { nowIso } from '../../lib/time.js';
 import type { AccountMail } from '../mail/account-mail.js';
 import { createEmailVerification } from './email-verification.js';
 import { createLoginLimiter } from './limits.js';
+import { createPasskeys } from './passkeys.js';
 import { createPasswords } from './passwords.js';
 import { createApiKeyRepo, createUserRepo, type VerifiedUser } from './repo.js';
 import type { ApiKey, CreatedKey, User } from './schemas.js';
 import { createSessions, type IssuedSession, type SignInContext } from './sessions.js';
+import { createTwoFactor, type TwoFactorChallenge } from './two-factor.js';
 
 export { LOGIN_JWT_AUDIENCE, LOGIN_JWT_ISSUER } from './sessions.js';
 export type { IssuedSession, SignInContext };
@@ -63,6 +65,14 @@ export function createAuthService({
   const links = { db, frontendUrl: config.frontendUrl, store, sendMail };
   const passwords = createPasswords({ ...links, sessions, loginLimiter: enforceLoginLimit, inBackground });
   const verification = createEmailVerification({ ...links, confirmPassword: passwords.confirmPassword });
+  const twoFactor = createTwoFactor({
+    db,
+    config,
+    enforceLoginLimit,
+    confirmPassword: passwords.confirmPassword,
+    startSession: sessions.startSession,
+  });
+  const passkeys = createPasskeys({ db, config, startSession: sessions.startSession });
 
   async function createUser(
     input: { email: string; password: string; name: string },
@@ -102,15 +112,22 @@ export function createAuthService({
       input: { email: string; password: string },
       ip: string,
       context: SignInContext = {},
-    ): Promise<IssuedSession> {
+    ): Promise<IssuedSession | TwoFactorChallenge> {
       await enforceLoginLimit(`login:ip:${ip}`);
       await enforceLoginLimit(`login:email:${input.email}`);
       const found = await users.findByEmail(input.email);
       // Verify against a decoy when the account is absent so both paths take the same time.
       const valid = await verifyPassword(input.password, found?.passwordHash ?? DECOY_PASSWORD_HASH);
       if (!found || !valid) throw unauthenticated('Email or password is incorrect');
+      // With two-factor on, the password only opens the second step (POST /login/2fa).
+      if (found.user.twoFactorEnabled) return twoFactor.challengeFor(found.user);
       return sessions.startSession(found.user, context);
     },
+
+    /** Two-factor sign-in: set-up, turning it off, the second step of a login (two-factor.ts). */
+    twoFactor,
+    /** Passkeys: register, list, delete, sign in (passkeys.ts). */
+    passkeys,
 
     /**
      * Starts a session for a person who just proved who they are; every way of signing in

@@ -382,7 +382,12 @@ export function createMembers(deps: MembersDeps) {
       await inTransaction(db.kysely, async (trx) => {
         const repo = repoFor(trx);
         const leaving = userId === actor.userId;
-        const membership = await access.requireMembership(actor, organisationId, {}, trx);
+        const membership = await access.requireMembership(
+          actor,
+          organisationId,
+          { ownMembership: leaving },
+          trx,
+        );
         // Checked before looking the member up, so a non-manager learns nothing about who belongs.
         if (!leaving) assertCan(membership.role, 'manageMembers');
         const existing = await repo.findMember(organisationId, userId);

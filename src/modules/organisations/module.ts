@@ -1,4 +1,5 @@
 import { defineModule } from '../../module.js';
+import { requireTwoFactor } from './migrations/0048_require_two_factor.js';
 import { organisationsPrivacy } from './privacy.js';
 import { organisationRoutes } from './routes.js';
 import { createOrganisationsService, type OrganisationsService } from './service.js';
@@ -21,4 +22,5 @@ export const organisationsModule = defineModule({
   routes: [{ prefix: '/api/organisations', plugin: organisationRoutes }],
   tools: organisationTools,
   privacy: organisationsPrivacy,
+  migrations: { '0048_require_two_factor': requireTwoFactor },
 });

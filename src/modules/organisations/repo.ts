@@ -24,6 +24,7 @@ const organisationColumns = [
   'organisations.defaultCurrency',
   'organisations.color',
   'organisations.isActive',
+  'organisations.requireTwoFactor',
   'organisations.createdAt',
   'organisations.updatedAt',
 ] as const;
@@ -31,11 +32,12 @@ const organisationColumns = [
 type OrganisationRow = Omit<Selectable<OrganisationsTable>, 'archivedAt'>;
 
 export function toOrganisation(row: OrganisationRow): Organisation {
-  const { schedulePolicy, isActive, ...rest } = row;
+  const { schedulePolicy, isActive, requireTwoFactor, ...rest } = row;
   return {
     ...rest,
     ...(schedulePolicy ? { schedulePolicy: JSON.parse(schedulePolicy) as SchedulePolicy } : {}),
     isActive: Boolean(isActive),
+    requireTwoFactor: Boolean(requireTwoFactor),
   };
 }
 
@@ -54,12 +56,18 @@ export function activeMembershipQuery(db: Executor) {
 function toMembership({
   role,
   activeOrganisationId,
+  twoFactorEnabled,
   ...row
-}: OrganisationRow & { role: OrganisationRole; activeOrganisationId: number | null }): MembershipOf {
+}: OrganisationRow & {
+  role: OrganisationRole;
+  activeOrganisationId: number | null;
+  twoFactorEnabled: boolean | number;
+}): MembershipOf {
   return {
     organisation: toOrganisation(row),
     role,
     isActiveOrganisation: activeOrganisationId === row.id,
+    memberHasTwoFactor: Boolean(twoFactorEnabled),
   };
 }
 
@@ -78,6 +86,7 @@ export interface OrganisationValues {
   timezone?: string;
   defaultCurrency?: string;
   color?: string | null;
+  requireTwoFactor?: boolean;
 }
 
 function toColumns(values: OrganisationValues) {
@@ -256,7 +265,12 @@ export function createOrganisationRepo(db: Executor, dialect: Dialect) {
             .on('organisationMemberships.userId', '=', userId),
         )
         .innerJoin('users', 'users.id', 'organisationMemberships.userId')
-        .select([...organisationColumns, 'organisationMemberships.role', 'users.activeOrganisationId'])
+        .select([
+          ...organisationColumns,
+          'organisationMemberships.role',
+          'users.activeOrganisationId',
+          'users.twoFactorEnabled',
+        ])
         .where('organisations.id', '=', organisationId)
         .executeTakeFirst();
       return row && toMembership(row);
@@ -268,7 +282,12 @@ export function createOrganisationRepo(db: Executor, dialect: Dialect) {
         .selectFrom('organisationMemberships')
         .innerJoin('organisations', 'organisations.id', 'organisationMemberships.organisationId')
         .innerJoin('users', 'users.id', 'organisationMemberships.userId')
-        .select([...organisationColumns, 'organisationMemberships.role', 'users.activeOrganisationId'])
+        .select([
+          ...organisationColumns,
+          'organisationMemberships.role',
+          'users.activeOrganisationId',
+          'users.twoFactorEnabled',
+        ])
         .where('organisationMemberships.userId', '=', userId)
         .where('organisations.isActive', '=', true)
         .orderBy('organisations.name')

@@ -72,6 +72,10 @@ export const updateOrganisationBody = z.strictObject({
   name: oneLine(z.string().trim().min(1, 'must not be empty').max(200)).optional(),
   ...profileFields,
   isActive: z.boolean().optional().describe('false archives (OWNER only); true restores an archived one'),
+  requireTwoFactor: z
+    .boolean()
+    .optional()
+    .describe('OWNER only; turning it on needs two-factor on your own account first'),
 });
 export type UpdateOrganisationInput = z.infer<typeof updateOrganisationBody>;
 
@@ -139,6 +143,9 @@ export const organisation = z
     defaultCurrency: z.string(),
     color: z.string().nullable(),
     isActive: z.boolean(),
+    requireTwoFactor: z
+      .boolean()
+      .describe('Its OWNER, ADMIN and MANAGER members need two-factor sign-in on for its staff routes'),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -151,6 +158,8 @@ export interface MembershipOf {
   role: OrganisationRole;
   /** Whether it is the actor's active organisation. */
   isActiveOrganisation: boolean;
+  /** Whether the actor has two-factor sign-in on (the organisation may require it). */
+  memberHasTwoFactor: boolean;
 }
 
 /** A member who left or was removed (the organisations service's `onMemberRemoved` listeners get it). */

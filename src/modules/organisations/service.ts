@@ -42,13 +42,15 @@ export type OrganisationsService = ReturnType<typeof createOrganisationsService>
 export type MemberRemovedListener = (trx: Executor, removal: MemberRemoval) => Promise<void>;
 
 /** The tenant a membership makes: what an actor bound to its organisation works in. */
-function tenantOf({ organisation, role }: MembershipOf): Tenant {
+function tenantOf({ organisation, role, memberHasTwoFactor }: MembershipOf): Tenant {
   return {
     organisationId: organisation.id,
     role,
     timezone: organisation.timezone,
     schedulePolicy: organisation.schedulePolicy ?? null,
     defaultCurrency: organisation.defaultCurrency,
+    requireTwoFactor: organisation.requireTwoFactor,
+    memberHasTwoFactor,
   };
 }
 
@@ -106,6 +108,22 @@ export function createOrganisationsService({
         'PLAN_LIMIT_REACHED',
         `${whose} plan ${owner.plan} allows ${limit} owned active organisation${limit === 1 ? '' : 's'}; ` +
           'archive one or upgrade the plan',
+      );
+    }
+  }
+
+  /**
+   * `requireTwoFactor` changes only by an OWNER, and is turned on only by one who has
+   * two-factor on (or they would lock themselves out of its staff routes).
+   */
+  function assertTwoFactorPolicyChange(membership: MembershipOf, requireTwoFactor: boolean | undefined) {
+    if (requireTwoFactor === undefined || requireTwoFactor === membership.organisation.requireTwoFactor)
+      return;
+    assertCan(membership.role, 'setTwoFactorPolicy');
+    if (requireTwoFactor && !membership.memberHasTwoFactor) {
+      throw new DomainError(
+        'TWO_FACTOR_REQUIRED',
+        'Turn on two-factor sign-in for your own account before requiring it of the staff',
       );
     }
   }
@@ -201,6 +219,7 @@ export function createOrganisationsService({
     /**
      * Profile, timezone and schedulePolicy: OWNER or ADMIN. Changing `isActive`
      * (archive or restore) is OWNER only; restoring counts against the plan limit.
+     * `requireTwoFactor`: OWNER only (see assertTwoFactorPolicyChange).
      */
     async update(
       actor: Actor,
@@ -221,6 +240,7 @@ export function createOrganisationsService({
           let organisation = membership.organisation;
           const changesState = isActive !== undefined && isActive !== organisation.isActive;
           if (changesState) assertCan(membership.role, 'archiveOrganisation');
+          assertTwoFactorPolicyChange(membership, fields.requireTwoFactor);
           if (!organisation.isActive && !changesState) {
             throw conflict(
               'CONFLICT',
@@ -270,7 +290,7 @@ export function createOrganisationsService({
 
     /** Makes an organisation the actor belongs to their active one; 404 for any other (archived included). */
     async setActive(actor: Actor, organisationId: number): Promise<MemberOrganisation> {
-      const membership = await access.requireMembership(actor, organisationId);
+      const membership = await access.requireMembership(actor, organisationId, { ownMembership: true });
       await repoFor(db.kysely).setActiveOrganisation(actor.userId, organisationId, nowIso());
       return view(membership.organisation, membership.role, true);
     },

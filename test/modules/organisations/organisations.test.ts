@@ -31,6 +31,7 @@ const ORGANISATION_KEYS = [
   'phone',
   'publicBookingDescription',
   'publicBookingHeadline',
+  'requireTwoFactor',
   'role',
   'slug',
   'timezone',
@@ -404,6 +405,8 @@ describe('organisations', () => {
         timezone: 'UTC',
         schedulePolicy: stored,
         defaultCurrency: 'usd',
+        requireTwoFactor: false,
+        memberHasTwoFactor: false,
       });
 
       // A partial policy replaces the whole policy; sections are not merged.
@@ -674,6 +677,8 @@ describe('organisations', () => {
         timezone: 'UTC',
         schedulePolicy: null,
         defaultCurrency: 'usd',
+        requireTwoFactor: false,
+        memberHasTwoFactor: false,
       });
     });
 
@@ -727,6 +732,8 @@ describe('organisations', () => {
         timezone: 'Asia/Tokyo',
         schedulePolicy: null,
         defaultCurrency: 'usd',
+        requireTwoFactor: false,
+        memberHasTwoFactor: false,
       });
       const forbidden = (error: DomainError) =>
         httpStatusOf(error.code) === 403 && error.code === 'FORBIDDEN';

@@ -121,6 +121,12 @@ describe('privacy: export and erasure of a person with data in every module', ()
       loginRefreshHash: sha256(s.secrets.refreshCookie),
       sealedProviderToken: s.secrets.sealedToken,
       channelTokenHash: sha256('channel-token'),
+      totpSecret: s.secrets.secondFactors.totpSecret,
+      recoveryCode: s.secrets.secondFactors.recoveryCode,
+      recoveryCodeHash: sha256(s.secrets.secondFactors.recoveryCode.replace('-', '')),
+      twoFactorChallenge: s.secrets.secondFactors.loginChallenge,
+      twoFactorChallengeHash: sha256(s.secrets.secondFactors.loginChallenge),
+      passkeyChallenge: s.secrets.secondFactors.passkeyChallenge,
     };
     for (const [what, value] of Object.entries(secrets))
       assert.ok(!text.includes(value), `export holds ${what}`);
