@@ -34,7 +34,7 @@ export function bookingCalendar(input: MailCalendar): CalendarPart {
     `DTEND:${icsUtc(reservation.endTime)}`,
     `SUMMARY:${icsText(input.serviceName ? `${input.serviceName} at ${branding.name}` : `Booking at ${branding.name}`)}`,
     ...(branding.address ? [`LOCATION:${icsText(branding.address)}`] : []),
-    `DESCRIPTION:${icsText(`Booking #${reservation.id} with ${branding.name}`)}`,
+    `DESCRIPTION:${icsText(`Booking ${reservation.reference ? `${reservation.reference} ` : ''}with ${branding.name}`)}`,
     `ORGANIZER;CN=${icsParam(branding.name)}:mailto:${input.organizerEmail}`,
     `ATTENDEE;ROLE=REQ-PARTICIPANT;PARTSTAT=${cancelled ? 'DECLINED' : 'ACCEPTED'};RSVP=FALSE${attendeeName}:mailto:${input.attendeeEmail}`,
     `STATUS:${cancelled ? 'CANCELLED' : 'CONFIRMED'}`,

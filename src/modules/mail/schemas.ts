@@ -66,6 +66,8 @@ export interface Mail {
 /** The part of a reservation record (as GET /api/reservations/:id answers it) mail reads. */
 export const mailedReservation = z.object({
   id: z.number().int(),
+  /** What the customer sees instead of the id; none on events stored before it existed. */
+  reference: z.string().nullable().optional(),
   resourceTypeId: z.number().int().nullable(),
   status: z.enum(['held', 'pending_payment', 'confirmed', 'cancelled', 'expired']),
   startTime: z.string(),

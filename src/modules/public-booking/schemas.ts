@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { positiveId } from '../../http/schemas.js';
 import { availabilityMode } from '../../scheduling/schemas.js';
 import { rangeQuery } from '../availability/schemas.js';
-import { dryRunFailure, publicReservation, rescheduleBody } from '../reservations/schemas.js';
+import { dryRunFailure, publicReservation, rescheduleBody, wouldBe } from '../reservations/schemas.js';
 import { waitlistEntry } from '../waitlist/schemas.js';
 
 export const slugParam = z.strictObject({ slug: z.string().min(1).max(63) });
@@ -117,7 +117,7 @@ export const publicSeriesDryRun = z.discriminatedUnion('wouldSucceed', [
   z.object({
     wouldSucceed: z.literal(true),
     seriesId: z.null(),
-    reservations: z.array(publicReservation.extend({ id: z.null() })),
+    reservations: z.array(wouldBe(publicReservation)),
   }),
   dryRunFailure,
 ]);

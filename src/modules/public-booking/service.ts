@@ -77,10 +77,11 @@ const publicResource = (r: Resource) => ({
 });
 
 /** What a public booker sees of a reservation, or of a dry run's would-be record (id null). */
-const toPublicReservation = <Id extends number | null>(
-  r: Omit<Reservation, 'id'> & { id: Id },
-): Omit<PublicReservation, 'id'> & { id: Id } => ({
+const toPublicReservation = <R extends Reservation | WouldBeReservation>(
+  r: R,
+): Omit<PublicReservation, 'id' | 'reference'> & Pick<R, 'id' | 'reference'> => ({
   id: r.id,
+  reference: r.reference,
   resourceTypeId: r.resourceTypeId,
   status: r.status,
   startTime: r.startTime,

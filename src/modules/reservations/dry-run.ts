@@ -44,6 +44,7 @@ export function wouldBeBooked(values: NewReservation, now: string): WouldBeReser
   const paying = values.status === 'pending_payment' && values.priceAmount !== null && values.priceCurrency;
   return {
     id: null,
+    reference: null,
     resourceTypeId: values.resourceTypeId,
     resourceId: values.resourceId,
     status: values.status,

@@ -1,4 +1,5 @@
 import { defineModule } from '../../module.js';
+import { reservationReferences } from './migrations/0056_reservation_references.js';
 import { reservationsPrivacy } from './privacy.js';
 import type { ReservationSeriesTable } from './repo.js';
 import { reservationRoutes } from './routes.js';
@@ -24,4 +25,5 @@ export const reservationsModule = defineModule({
   routes: [{ prefix: '/api/reservations', plugin: reservationRoutes }],
   tools: reservationTools,
   privacy: reservationsPrivacy,
+  migrations: { '0056_reservation_references': reservationReferences },
 });

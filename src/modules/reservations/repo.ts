@@ -6,6 +6,7 @@ import {
   type Executor,
   inTransaction,
 } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/errors.js';
 import { afterNullableKey, decodeNullableKey, encodeNullableKey } from '../../db/keyset.js';
 import { EXPIRING_STATUSES, keepsTimeAt, lapsedAt } from '../../db/reservation-time.js';
 import type {
@@ -14,6 +15,7 @@ import type {
   ReservationStatus,
   ReservationsTable,
 } from '../../db/tables/resources.js';
+import { newReference } from './reference.js';
 import type { Customer, ListReservationsQuery, Reservation, ReservationPayment } from './schemas.js';
 
 /** Whether a row's hold (or unpaid booking) has passed its expiry at `nowMs`, marked or not. */
@@ -29,6 +31,7 @@ export function toReservation(row: Selectable<ReservationsTable>, nowMs = Date.n
   const expired = lapsed(row, nowMs);
   return {
     id: row.id,
+    reference: row.reference,
     resourceTypeId: row.resourceTypeId,
     resourceId: row.resourceId,
     status: expired ? 'expired' : row.status,
@@ -105,6 +108,8 @@ export function reservationOfStoredRow(stored: unknown, occurredAt: string): Res
     paymentId: value('payment_id'),
     paymentRefundId: value('payment_refund_id'),
     manageTokenHash: value('manage_token_hash'),
+    // Events stored before migration 0056 have none.
+    reference: value('reference'),
     createdAt: instant('created_at'),
     updatedAt: instant('updated_at'),
     // Every column, so a new one is a compile error here until it is mapped.
@@ -179,6 +184,9 @@ export interface NewReservation {
  */
 const LANE_REFUSED = new Set(['23P01', '40P01']);
 
+/** Times a booking draws a reference when the one drawn is already given in the organisation. */
+const REFERENCE_DRAWS = 3;
+
 /** The exclusion constraint of migration 0019: no two live reservations keep one lane's time. */
 const NO_OVERLAP = 'reservations_no_overlap';
 
@@ -219,6 +227,7 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
       eb.val<string | null>(null).as('expiresAt'),
       eb.val<string | null>(null).as('manageTokenHash'),
       eb.val<number | null>(null).as('seriesId'),
+      eb.val('').as('reference'),
       eb.val('').as('createdAt'),
       eb.val('').as('updatedAt'),
     ])
@@ -248,6 +257,7 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
         'expiresAt',
         'manageTokenHash',
         'seriesId',
+        'reference',
         'createdAt',
         'updatedAt',
       ])
@@ -314,7 +324,19 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
       now: string,
     ): Promise<Reservation | undefined> {
       const { name, email, phone, ...info } = values.customer;
-      try {
+      // A reference already given in the organisation (a chance of n in 32^8, about 10^12, with n
+      // given) is drawn again where a refused statement leaves the rest standing: not inside a
+      // PostgreSQL transaction (a series), which it would abort.
+      const mayDrawAgain = dialect === 'sqlite' || !executor.isTransaction;
+      for (let draw = 1; ; draw++) {
+        try {
+          return await insertWithReference(newReference());
+        } catch (error) {
+          if (LANE_REFUSED.has((error as { code?: string }).code ?? '')) return undefined;
+          if (!(mayDrawAgain && draw < REFERENCE_DRAWS && isUniqueViolation(error))) throw error;
+        }
+      }
+      async function insertWithReference(reference: string) {
         const { rows } = await insertOnLane(
           executor,
           values.organisationId,
@@ -337,15 +359,13 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
           values.expiresAt,
           values.manageTokenHash ?? null,
           values.seriesId ?? null,
+          reference,
           now,
           now,
           values.resourceId,
           laneUpdatedAt,
         );
         return rows[0] && toReservation(rows[0]);
-      } catch (error) {
-        if (LANE_REFUSED.has((error as { code?: string }).code ?? '')) return undefined;
-        throw error;
       }
     },
 

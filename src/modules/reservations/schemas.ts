@@ -158,6 +158,11 @@ export type ListReservationsQuery = z.infer<typeof listReservationsQuery>;
 
 export const reservation = z.object({
   id: z.number().int(),
+  reference: z
+    .string()
+    .describe(
+      'The public reference its customer sees (mails, booking and manage pages): 8 characters, unique in the organisation, not sequential',
+    ),
   resourceTypeId: z.number().int().nullable(),
   resourceId: z.number().int().nullable().describe('The resource or capacity lane holding the time'),
   status: reservationStatus,
@@ -195,6 +200,7 @@ export type Reservation = z.infer<typeof reservation>;
 /** What a public booker gets back: their own booking, nothing internal. */
 export const publicReservation = reservation.pick({
   id: true,
+  reference: true,
   resourceTypeId: true,
   status: true,
   startTime: true,
@@ -221,11 +227,18 @@ export const dryRunRefusal = z.object({
 });
 export type DryRunRefusal = z.infer<typeof dryRunRefusal>;
 
+/** The record a dry run would write: no id, and a new booking's reference not yet drawn. */
+export const wouldBe = <T extends z.ZodObject>(record: T) =>
+  record.extend({
+    id: z.null().describe('Null: a dry run writes nothing'),
+    reference: z.string().nullable().describe('Null for a new booking: its reference is drawn when written'),
+  });
+
 /** A dry run that would succeed, with the record it would write (`id` null: nothing was written). */
 export const dryRunSuccess = <T extends z.ZodObject>(record: T) =>
   z.object({
     wouldSucceed: z.literal(true),
-    reservation: record.extend({ id: z.null().describe('Null: a dry run writes nothing') }),
+    reservation: wouldBe(record),
   });
 export const dryRunFailure = z.object({ wouldSucceed: z.literal(false), error: dryRunRefusal });
 
@@ -234,7 +247,10 @@ export const dryRunAnswer = <T extends z.ZodObject>(record: T) =>
   z.discriminatedUnion('wouldSucceed', [dryRunSuccess(record), dryRunFailure]);
 
 /** The record a dry run would write. */
-export type WouldBeReservation = Omit<Reservation, 'id'> & { id: null };
+export type WouldBeReservation = Omit<Reservation, 'id' | 'reference'> & {
+  id: null;
+  reference: string | null;
+};
 export type DryRunAnswer<T> =
   | { wouldSucceed: true; reservation: T }
   | { wouldSucceed: false; error: DryRunRefusal };
@@ -261,7 +277,7 @@ export type ReservationSeries = z.infer<typeof reservationSeries>;
 export const seriesDryRunSuccess = z.object({
   wouldSucceed: z.literal(true),
   seriesId: z.null().describe('Null: a dry run writes nothing'),
-  reservations: z.array(reservation.extend({ id: z.null() })),
+  reservations: z.array(wouldBe(reservation)),
 });
 export const seriesDryRun = z.discriminatedUnion('wouldSucceed', [seriesDryRunSuccess, dryRunFailure]);
 export type SeriesDryRun =

@@ -309,6 +309,7 @@ describe('holds', () => {
       'payment',
       'priceAmount',
       'priceCurrency',
+      'reference',
       'resourceTypeId',
       'seriesId',
       'startTime',
