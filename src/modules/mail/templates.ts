@@ -196,7 +196,8 @@ function bookingDetails({ branding, reservation, serviceName }: BookingMailInput
   if (price) details.push(['Price', formatMoney(price.amount, price.currency)]);
   else if (reservation.priceAmount != null && reservation.priceCurrency)
     details.push(['Price', formatMoney(reservation.priceAmount, reservation.priceCurrency)]);
-  details.push(['Reference', `#${reservation.id}`]);
+  // The public reference, never the id: an id would tell how many bookings the business has.
+  if (reservation.reference) details.push(['Reference', reservation.reference]);
   return details;
 }
 

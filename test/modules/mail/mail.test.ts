@@ -268,7 +268,10 @@ describe('mail', () => {
     }).format(new Date(booked.startTime));
     assert.match(rendered.text, new RegExp(`When: .*${local}.*\\(Europe/Berlin\\)`));
     assert.match(rendered.text, /Service: Haircut/);
-    assert.match(rendered.text, new RegExp(`Reference: #${booked.id}`));
+    // The public reference, never the id, which would tell how many bookings the business has.
+    assert.match(booked.reference, /^[2-9A-HJ-NP-Z]{8}$/);
+    assert.match(rendered.text, new RegExp(`^Reference: ${booked.reference}$`, 'm'));
+    assert.doesNotMatch(rendered.text, new RegExp(`#${booked.id}\\b`));
     assert.match(rendered.text, /^Hello <script>alert\(1\)<\/script>,$/m, 'text is text');
     assert.doesNotMatch(rendered.html, /<script>/);
     assert.match(rendered.html, /Hello &lt;script&gt;alert\(1\)&lt;\/script&gt;,/);
