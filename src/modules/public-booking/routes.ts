@@ -31,6 +31,8 @@ import {
 
 const tags = ['public booking'];
 const errors = errorResponses(400, 404, 409, 429);
+/** A manage link past its life answers 410 LINK_EXPIRED. */
+const manageErrors = errorResponses(400, 404, 409, 410, 429);
 /** What `?dryRun=true` answers (200): the would-be booking (id null, no manage link), or the refusal. */
 const dryRun = dryRunAnswer(publicReservation);
 
@@ -217,7 +219,7 @@ export const publicBookingRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         ...manageSchema,
         summary: "A customer's reservation by the manage token its booking answered",
-        response: { 200: managedReservation, ...errorResponses(404, 429) },
+        response: { 200: managedReservation, ...errorResponses(404, 410, 429) },
       },
     },
     async (request) => publicBooking.managedReservation(request.params.token),
@@ -230,7 +232,7 @@ export const publicBookingRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         ...manageSchema,
         summary: 'Confirm the held reservation of a manage token (a paid type goes to payment)',
-        response: { 200: managedReservation, ...errors },
+        response: { 200: managedReservation, ...manageErrors },
       },
     },
     async (request) => publicBooking.confirmManaged(request.params.token),
@@ -244,7 +246,7 @@ export const publicBookingRoutes: FastifyPluginAsyncZod = async (app) => {
         ...manageSchema,
         summary:
           "Cancel the reservation of a manage token within its type's cancel notice (a hold is released)",
-        response: { 200: managedReservation, ...errors },
+        response: { 200: managedReservation, ...manageErrors },
       },
     },
     async (request) => publicBooking.cancelManaged(request.params.token),
@@ -261,7 +263,7 @@ export const publicBookingRoutes: FastifyPluginAsyncZod = async (app) => {
           "Move the reservation of a manage token to another time within its type's rules (409 SLOT_UNAVAILABLE leaves it as it was)",
         headers: idempotencyHeaders,
         body: manageRescheduleBody,
-        response: { 200: managedReservation, ...errors },
+        response: { 200: managedReservation, ...manageErrors },
       },
     },
     async (request) => publicBooking.rescheduleManaged(request.params.token, request.body),
@@ -275,7 +277,7 @@ export const publicBookingRoutes: FastifyPluginAsyncZod = async (app) => {
         ...manageSchema,
         summary:
           'The series the reservation of a manage token belongs to: every occurrence (404 for a reservation of no series)',
-        response: { 200: managedSeries, ...errorResponses(404, 429) },
+        response: { 200: managedSeries, ...errorResponses(404, 410, 429) },
       },
     },
     async (request) => publicBooking.managedSeries(request.params.token),
@@ -289,7 +291,7 @@ export const publicBookingRoutes: FastifyPluginAsyncZod = async (app) => {
         ...manageSchema,
         summary:
           "Cancel every occurrence not yet started of the manage token's series, each within its type's cancel notice",
-        response: { 200: managedSeries, ...errors },
+        response: { 200: managedSeries, ...manageErrors },
       },
     },
     async (request) => publicBooking.cancelManagedSeries(request.params.token),
@@ -303,7 +305,7 @@ export const publicBookingRoutes: FastifyPluginAsyncZod = async (app) => {
         ...manageSchema,
         summary:
           "A customer's waitlist entry by the manage token its joining answered: its status, position and offer",
-        response: { 200: managedWaitlistEntry, ...errorResponses(404, 429) },
+        response: { 200: managedWaitlistEntry, ...errorResponses(404, 410, 429) },
       },
     },
     async (request) => publicBooking.managedWaitlistEntry(request.params.token),
@@ -317,7 +319,7 @@ export const publicBookingRoutes: FastifyPluginAsyncZod = async (app) => {
         ...manageSchema,
         summary:
           'Leave the waitlist by the manage token (an offer not yet confirmed is let go; 409 INVALID_TRANSITION once accepted, expired or left)',
-        response: { 200: managedWaitlistEntry, ...errors },
+        response: { 200: managedWaitlistEntry, ...manageErrors },
       },
     },
     async (request) => publicBooking.leaveManagedWaitlist(request.params.token),

@@ -1,7 +1,7 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import { randomToken, sha256 } from '../../lib/crypto.js';
-import { notFound } from '../../lib/errors.js';
+import { conflict, DomainError, notFound } from '../../lib/errors.js';
 import { resolveSchedule } from '../../scheduling/resolve.js';
 import type { RangeQuery } from '../availability/schemas.js';
 import type { AvailabilityService, OrganisationSchedule } from '../availability/service.js';
@@ -100,6 +100,10 @@ const publicDryRun = (answer: DryRunAnswer<WouldBeReservation>) =>
 
 /** What `randomToken` makes (32 bytes, base64url): anything else is no manage token, unread. */
 const MANAGE_TOKEN = /^[A-Za-z0-9_-]{43}$/;
+/** How long a manage link answers after the reservation ends or is cancelled (or the waited-for time ends). */
+const MANAGE_LINK_LIFE_MS = 30 * 86_400_000;
+/** Live holds one customer email may keep through the public routes in an organisation. */
+const PUBLIC_HOLDS_PER_EMAIL = 3;
 
 export type PublicBookingService = ReturnType<typeof createPublicBookingService>;
 
@@ -146,16 +150,27 @@ export function createPublicBookingService(deps: {
     token: string,
     find: (tokenHash: string) => Promise<T | undefined>,
     what: string,
+    endOf: (found: T) => string,
   ) {
     const found = MANAGE_TOKEN.test(token) ? await find(sha256(token)) : undefined;
     const org = found && (await repo.organisationById(found.organisationId));
     if (!found || !org) throw notFound(what);
+    if (Date.now() > Date.parse(endOf(found)) + MANAGE_LINK_LIFE_MS)
+      throw new DomainError(
+        'LINK_EXPIRED',
+        'This manage link has expired: it lives 30 days after what it manages',
+      );
     return { org, found };
   }
 
   /** The reservation a manage link names and its organisation. */
   async function managed(token: string) {
-    const { org, found } = await byManageLink(token, reservations.findByManageTokenHash, 'Reservation');
+    const { org, found } = await byManageLink(
+      token,
+      reservations.findByManageTokenHash,
+      'Reservation',
+      ({ reservation }) => reservation.cancelledAt ?? reservation.endTime,
+    );
     return { org, found: found.reservation };
   }
   const managedView = (org: PublicOrganisationRow, r: Reservation): ManagedReservation => ({
@@ -239,7 +254,7 @@ export function createPublicBookingService(deps: {
 
   /** The waitlist entry a manage link names and its organisation. */
   const managedEntry = (token: string) =>
-    byManageLink(token, waitlist.findByManageTokenHash, 'Waitlist entry');
+    byManageLink(token, waitlist.findByManageTokenHash, 'Waitlist entry', ({ entry }) => entry.endTime);
 
   return {
     async catalogue(slug: string) {
@@ -302,6 +317,12 @@ export function createPublicBookingService(deps: {
     async holdBySlug(slug: string, input: HoldInput) {
       const org = await organisationOrThrow(slug);
       await checkVisible(org, input);
+      // One customer keeps a few times at once, not a resource's week.
+      if ((await reservations.livePublicHolds(org.id, input.customer.email)) >= PUBLIC_HOLDS_PER_EMAIL)
+        throw conflict(
+          'CONFLICT',
+          `At most ${PUBLIC_HOLDS_PER_EMAIL} live holds per customer email in an organisation: confirm or release one first`,
+        );
       const { holdSeconds, ...booking } = input;
       const link = newManageLink();
       const held = await reservations.book(

@@ -1,4 +1,4 @@
-import { type Generated, type Selectable, sql } from 'kysely';
+import { type Generated, type RawBuilder, type Selectable, type SqlBool, sql } from 'kysely';
 import {
   committedWithOthers,
   compiledOnce,
@@ -198,6 +198,18 @@ const NO_OVERLAP = 'reservations_no_overlap';
 const LANE_LOCKS = 0x6c616e65;
 /** The first key of the per-(type, customer) advisory locks of the daily limit: "cust". */
 const CUSTOMER_LOCKS = 0x63757374;
+
+/**
+ * `column` contains `text`: letters A-Z in any case, every other character as written, the
+ * same answer on both dialects (PostgreSQL's lower() under the "C" collation folds only A-Z,
+ * as SQLite's lower() does, whatever the database's locale).
+ */
+function containsFoldingAscii(dialect: Dialect, column: string, text: string): RawBuilder<SqlBool> {
+  const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const folded = (value: RawBuilder<unknown>) =>
+    dialect === 'postgres' ? sql`lower(cast(${value} as text) collate "C")` : sql`lower(${value})`;
+  return sql<SqlBool>`${folded(sql.ref(column))} like ${folded(sql.val(pattern))} escape '\\'`;
+}
 
 export function createReservationRepo(db: Executor, dialect: Dialect) {
   // Every booking's write, built and compiled once. It inserts only while the lane's row
@@ -545,6 +557,20 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
       return (await q.execute()).map((row) => row.startTime);
     },
 
+    /** How many holds made through the public routes for `customerEmail` are live at `now`. */
+    async livePublicHolds(organisationId: number, customerEmail: string, now: string): Promise<number> {
+      const row = await db
+        .selectFrom('reservations')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('organisationId', '=', organisationId)
+        .where('customerEmail', '=', customerEmail)
+        .where('status', '=', 'held')
+        .where('source', 'in', ['public_slug', 'public_token'])
+        .where(keepsTimeAt(now))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
     /** One reservation, read through `executor` (inside a booking's transaction on SQLite). */
     async findThrough(
       executor: Executor,
@@ -642,14 +668,30 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
         );
       }
       if (query.resourceTypeId !== undefined) q = q.where('resourceTypeId', '=', query.resourceTypeId);
-      if (query.status !== undefined) {
+      if (query.status?.length) {
         // Statuses as callers see them now: a lapsed hold is `expired`, no longer `held`.
         const now = new Date().toISOString();
-        const status = query.status;
-        if (status === 'expired') q = q.where((eb) => eb.or([eb('status', '=', 'expired'), lapsedAt(now)]));
-        else if ((EXPIRING_STATUSES as readonly string[]).includes(status))
-          q = q.where('status', '=', status).where(keepsTimeAt(now));
-        else q = q.where('status', '=', status);
+        const statuses = query.status;
+        q = q.where((eb) =>
+          eb.or(
+            statuses.map((status) => {
+              if (status === 'expired') return eb.or([eb('status', '=', 'expired'), lapsedAt(now)]);
+              if ((EXPIRING_STATUSES as readonly string[]).includes(status))
+                return eb.and([eb('status', '=', status), keepsTimeAt(now)]);
+              return eb('status', '=', status);
+            }),
+          ),
+        );
+      }
+      if (query.q !== undefined) {
+        const text = query.q;
+        q = q.where((eb) =>
+          eb.or(
+            (['customerName', 'customerEmail', 'reference'] as const).map((column) =>
+              containsFoldingAscii(dialect, column, text),
+            ),
+          ),
+        );
       }
       if (query.from !== undefined) q = q.where('endTime', '>', new Date(query.from).toISOString());
       if (query.to !== undefined) q = q.where('startTime', '<', new Date(query.to).toISOString());

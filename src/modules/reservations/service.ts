@@ -718,6 +718,10 @@ export function createReservationsService(deps: {
     seriesFound: series.findIn,
     cancelSeriesFound: series.cancelFound,
 
+    /** How many live holds the public routes made for `customerEmail` in the organisation. */
+    livePublicHolds: (organisationId: number, customerEmail: string) =>
+      repo.livePublicHolds(organisationId, customerEmail, nowIso()),
+
     /**
      * The reservation a customer's manage link names (by the SHA-256 of its token), with its
      * organisation; undefined for any other hash. Found through the index, then compared in

@@ -90,6 +90,23 @@ export function toEntry(row: EntryRow, position: number | null): WaitlistEntry {
 
 export function createWaitlistRepo(db: Executor) {
   return {
+    /** Whether `customerEmail` already waits for [startTime, endTime) in the organisation. */
+    async isWaiting(
+      executor: Executor,
+      entry: { organisationId: number; customerEmail: string; startTime: string; endTime: string },
+    ): Promise<boolean> {
+      const row = await executor
+        .selectFrom('waitlistEntries')
+        .select('id')
+        .where('organisationId', '=', entry.organisationId)
+        .where('customerEmail', '=', entry.customerEmail)
+        .where('startTime', '=', entry.startTime)
+        .where('endTime', '=', entry.endTime)
+        .where('status', '=', 'waiting')
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
     async insert(executor: Executor, values: Omit<EntryRow, 'id'>): Promise<EntryRow> {
       return executor.insertInto('waitlistEntries').values(values).returningAll().executeTakeFirstOrThrow();
     },

@@ -114,13 +114,21 @@ export function createWaitlistService(deps: {
       );
     const { name, email, phone, ...info } = input.customer;
     const now = nowIso();
+    const time = {
+      startTime: new Date(input.startTime).toISOString(),
+      endTime: new Date(input.endTime).toISOString(),
+    };
     const row = await inTransaction(db.kysely, async (trx) => {
+      if (await repo.isWaiting(trx, { organisationId: org.organisationId, customerEmail: email, ...time }))
+        throw conflict(
+          'CONFLICT',
+          'This customer is already waiting for this time: one entry per email and time',
+        );
       const inserted = await repo.insert(trx, {
         organisationId: org.organisationId,
         resourceTypeId: type.id,
         resourceId: input.resourceId ?? null,
-        startTime: new Date(input.startTime).toISOString(),
-        endTime: new Date(input.endTime).toISOString(),
+        ...time,
         customerName: name,
         customerEmail: email,
         customerPhone: phone ?? null,

@@ -87,7 +87,10 @@ describe('public waitlist by slug', () => {
       201,
     );
     const first = expectStatus(await join(slot(13)), 201);
-    const second = expectStatus(await join(slot(13)), 201);
+    const second = expectStatus(
+      await join({ ...slot(13), customer: { name: 'Sam Public', email: 'sam@example.test' } }),
+      201,
+    );
     const seen = expectStatus(await entryAt(second.manageToken), 200);
     assert.equal(seen.id, second.id);
     assert.equal(seen.status, 'waiting');
