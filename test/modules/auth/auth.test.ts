@@ -36,6 +36,7 @@ describe('users and login', () => {
       'isGlobalAdmin',
       'name',
       'plan',
+      'twoFactorEnabled',
     ]);
     assert.equal(me.json().name, 'Ada');
     // Registering proves nothing about the address: the mailed link does.
