@@ -269,8 +269,9 @@ describe('mail', () => {
     assert.match(rendered.text, new RegExp(`When: .*${local}.*\\(Europe/Berlin\\)`));
     assert.match(rendered.text, /Service: Haircut/);
     // The public reference, never the id, which would tell how many bookings the business has.
-    assert.match(booked.reference, /^[2-9A-HJ-NP-Z]{8}$/);
-    assert.match(rendered.text, new RegExp(`^Reference: ${booked.reference}$`, 'm'));
+    const reference = String(booked.reference);
+    assert.match(reference, /^[2-9A-HJ-NP-Z]{8}$/);
+    assert.match(rendered.text, new RegExp(`^Reference: ${reference}$`, 'm'));
     assert.doesNotMatch(rendered.text, new RegExp(`#${booked.id}\\b`));
     assert.match(rendered.text, /^Hello <script>alert\(1\)<\/script>,$/m, 'text is text');
     assert.doesNotMatch(rendered.html, /<script>/);
