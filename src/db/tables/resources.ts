@@ -115,6 +115,8 @@ export interface ReservationsTable {
   paymentRefundId: string | null;
   /** SHA-256 (base64url) of a public booking's manage token, shown once; null for member bookings. */
   manageTokenHash: string | null;
+  /** A public hold's client address, as a keyed hash (the per-IP hold limit counts it); else null. */
+  publicClientHash: string | null;
   /**
    * The public reference customers see instead of the id: 8 random characters, unique per
    * organisation (reservations migration 0056). Every booking writes one; '' only on rows

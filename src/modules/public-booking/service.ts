@@ -1,6 +1,6 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
-import { randomToken, sha256 } from '../../lib/crypto.js';
+import { hmacSha256, randomToken, sha256 } from '../../lib/crypto.js';
 import { conflict, DomainError, notFound } from '../../lib/errors.js';
 import { resolveSchedule } from '../../scheduling/resolve.js';
 import type { RangeQuery } from '../availability/schemas.js';
@@ -114,7 +114,7 @@ export type PublicBookingService = ReturnType<typeof createPublicBookingService>
  */
 export function createPublicBookingService(deps: {
   db: Db;
-  config: Pick<Config, 'frontendUrl'>;
+  config: Pick<Config, 'frontendUrl' | 'publicHoldIpMax' | 'jwtSecret'>;
   availability: AvailabilityService;
   reservations: ReservationsService;
   resourceTypes: ResourceTypesService;
@@ -123,6 +123,8 @@ export function createPublicBookingService(deps: {
 }) {
   const { db, config, availability, reservations, resourceTypes, resources, waitlist } = deps;
   const repo = createPublicBookingRepo(db.kysely);
+  /** Keys the hash of a hold's client address: a bare hash of an IPv4 address is undone in seconds. */
+  const clientKey = hmacSha256(config.jwtSecret, 'public-hold-client');
 
   /**
    * A new customer manage link: the token goes out once, in the booking's answer; only its
@@ -313,22 +315,30 @@ export function createPublicBookingService(deps: {
       return { ...entry, manageToken: link.token, manageUrl: link.url };
     },
 
-    /** A hold through the organisation page: the time is kept for `holdSeconds`. */
-    async holdBySlug(slug: string, input: HoldInput) {
+    /**
+     * A hold through the organisation page from `clientIp`: the time is kept for `holdSeconds`.
+     * One customer (by email, and by address) keeps a few times at once, not a resource's week.
+     */
+    async holdBySlug(slug: string, input: HoldInput, clientIp: string) {
       const org = await organisationOrThrow(slug);
       await checkVisible(org, input);
-      // One customer keeps a few times at once, not a resource's week.
-      if ((await reservations.livePublicHolds(org.id, input.customer.email)) >= PUBLIC_HOLDS_PER_EMAIL)
-        throw conflict(
-          'CONFLICT',
-          `At most ${PUBLIC_HOLDS_PER_EMAIL} live holds per customer email in an organisation: confirm or release one first`,
-        );
+      const publicClientHash = hmacSha256(clientKey, clientIp);
+      const limits = [
+        { max: PUBLIC_HOLDS_PER_EMAIL, per: 'customer email', by: { customerEmail: input.customer.email } },
+        { max: config.publicHoldIpMax, per: 'IP address', by: { publicClientHash } },
+      ];
+      for (const { max, per, by } of limits)
+        if ((await reservations.livePublicHolds(org.id, by)) >= max)
+          throw conflict(
+            'CONFLICT',
+            `At most ${max} live holds per ${per} in an organisation: confirm or release one first`,
+          );
       const { holdSeconds, ...booking } = input;
       const link = newManageLink();
       const held = await reservations.book(
         scheduleOf(org),
         booking,
-        { source: 'public_slug', createdByUserId: null, manageTokenHash: link.hash },
+        { source: 'public_slug', createdByUserId: null, manageTokenHash: link.hash, publicClientHash },
         { seconds: holdSeconds },
       );
       return withManageLink(held, link);

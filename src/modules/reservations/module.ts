@@ -1,4 +1,5 @@
 import { defineModule } from '../../module.js';
+import { publicHoldClients } from './migrations/0049_public_hold_clients.js';
 import { reservationReferences } from './migrations/0056_reservation_references.js';
 import { reservationsPrivacy } from './privacy.js';
 import type { ReservationSeriesTable } from './repo.js';
@@ -25,5 +26,8 @@ export const reservationsModule = defineModule({
   routes: [{ prefix: '/api/reservations', plugin: reservationRoutes }],
   tools: reservationTools,
   privacy: reservationsPrivacy,
-  migrations: { '0056_reservation_references': reservationReferences },
+  migrations: {
+    '0049_public_hold_clients': publicHoldClients,
+    '0056_reservation_references': reservationReferences,
+  },
 });

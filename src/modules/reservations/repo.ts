@@ -108,6 +108,7 @@ export function reservationOfStoredRow(stored: unknown, occurredAt: string): Res
     paymentId: value('payment_id'),
     paymentRefundId: value('payment_refund_id'),
     manageTokenHash: value('manage_token_hash'),
+    publicClientHash: value('public_client_hash'),
     // Events stored before migration 0056 have none.
     reference: value('reference'),
     createdAt: instant('created_at'),
@@ -172,6 +173,8 @@ export interface NewReservation {
   expiresAt: string | null;
   /** A public booking's manage token, hashed (the token itself is never stored); none for member bookings. */
   manageTokenHash?: string | null;
+  /** A public hold's client address, as a keyed hash; none otherwise. */
+  publicClientHash?: string | null;
   /** The recurring series it is an occurrence of; none for a booking standing alone. */
   seriesId?: number | null;
 }
@@ -238,6 +241,7 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
       eb.val<number | null>(null).as('rulesOverriddenByUserId'),
       eb.val<string | null>(null).as('expiresAt'),
       eb.val<string | null>(null).as('manageTokenHash'),
+      eb.val<string | null>(null).as('publicClientHash'),
       eb.val<number | null>(null).as('seriesId'),
       eb.val('').as('reference'),
       eb.val('').as('createdAt'),
@@ -268,6 +272,7 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
         'rulesOverriddenByUserId',
         'expiresAt',
         'manageTokenHash',
+        'publicClientHash',
         'seriesId',
         'reference',
         'createdAt',
@@ -370,6 +375,7 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
           values.rulesOverriddenByUserId,
           values.expiresAt,
           values.manageTokenHash ?? null,
+          values.publicClientHash ?? null,
           values.seriesId ?? null,
           reference,
           now,
@@ -557,13 +563,21 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
       return (await q.execute()).map((row) => row.startTime);
     },
 
-    /** How many holds made through the public routes for `customerEmail` are live at `now`. */
-    async livePublicHolds(organisationId: number, customerEmail: string, now: string): Promise<number> {
+    /** How many holds made through the public routes for a customer email or a client are live at `now`. */
+    async livePublicHolds(
+      organisationId: number,
+      by: { customerEmail: string } | { publicClientHash: string },
+      now: string,
+    ): Promise<number> {
       const row = await db
         .selectFrom('reservations')
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('organisationId', '=', organisationId)
-        .where('customerEmail', '=', customerEmail)
+        .where((eb) =>
+          'customerEmail' in by
+            ? eb('customerEmail', '=', by.customerEmail)
+            : eb('publicClientHash', '=', by.publicClientHash),
+        )
         .where('status', '=', 'held')
         .where('source', 'in', ['public_slug', 'public_token'])
         .where(keepsTimeAt(now))

@@ -68,6 +68,8 @@ export interface BookingChannel {
   manageTokenHash?: string | null;
   /** A public series: the hashed manage token of its occurrence `n` (from 0), each its own link. */
   manageTokenHashOf?: (n: number) => string;
+  /** A public hold's client address, as a keyed hash: what the per-IP hold limit counts. */
+  publicClientHash?: string;
 }
 
 /** The customer fields every booking has: name and email required, phone optional. */
@@ -330,6 +332,7 @@ export function createReservationsService(deps: {
           createdByUserId: channel.createdByUserId,
           rulesOverriddenByUserId,
           manageTokenHash: channel.manageTokenHash ?? null,
+          publicClientHash: channel.publicClientHash ?? null,
         };
         let read = first;
         for (let attempt = 1; attempt <= BOOKING_READS; attempt++) {
@@ -718,9 +721,9 @@ export function createReservationsService(deps: {
     seriesFound: series.findIn,
     cancelSeriesFound: series.cancelFound,
 
-    /** How many live holds the public routes made for `customerEmail` in the organisation. */
-    livePublicHolds: (organisationId: number, customerEmail: string) =>
-      repo.livePublicHolds(organisationId, customerEmail, nowIso()),
+    /** How many live holds the public routes made in the organisation for a customer email or a client. */
+    livePublicHolds: (organisationId: number, by: { customerEmail: string } | { publicClientHash: string }) =>
+      repo.livePublicHolds(organisationId, by, nowIso()),
 
     /**
      * The reservation a customer's manage link names (by the SHA-256 of its token), with its

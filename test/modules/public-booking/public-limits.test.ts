@@ -51,6 +51,34 @@ describe('public holds and waitlist entries per customer', () => {
     expectStatus(await hold(12), 201);
   });
 
+  test('live public holds per IP stop at PUBLIC_HOLD_IP_MAX; another address is not held back', async () => {
+    const limited = await createTestApp({ PUBLIC_RATE_LIMIT_MAX: '1000', PUBLIC_HOLD_IP_MAX: '2' });
+    try {
+      const boss = await ownerWithOrganisation(limited.app, { slug: `ip-${slug}`, timezone: 'UTC' });
+      const type = await createType(limited.app, boss);
+      const resource = await createResource(limited.app, boss, { name: 'Room', resourceTypeId: type.id });
+      const holdFrom = (ip: string, hour: number, email: string) =>
+        limited.app.inject({
+          method: 'POST',
+          url: `/api/public/organisations/ip-${slug}/holds`,
+          remoteAddress: ip,
+          payload: {
+            customer: { name: 'Someone', email },
+            resourceId: resource.id,
+            startTime: at(mon, hour),
+            endTime: at(mon, hour + 1),
+          },
+        });
+      expectStatus(await holdFrom('198.51.100.7', 8, 'a@example.test'), 201);
+      expectStatus(await holdFrom('198.51.100.7', 9, 'b@example.test'), 201);
+      const refused = expectError(await holdFrom('198.51.100.7', 10, 'c@example.test'), 409, 'CONFLICT');
+      assert.match(refused.message, /2 live holds per IP address/);
+      expectStatus(await holdFrom('198.51.100.8', 10, 'c@example.test'), 201);
+    } finally {
+      await limited.close();
+    }
+  });
+
   test('one waiting entry per customer email and time', async () => {
     expectStatus(await as(t.app, owner).post('/api/reservations', { customer, ...slot(15) }), 201);
     const join = (who: { name: string; email: string }) =>
