@@ -16,6 +16,24 @@ export const idParam = z.strictObject({ id: positiveId });
 export const oneLine = <T extends z.ZodString>(text: T) =>
   text.refine((value) => !/[\r\n]/.test(value), 'must be one line (no carriage return or line feed)');
 
+/**
+ * A list filter taking several values: `a,b` or `x=a&x=b` (or both) in a query string, an array
+ * from an MCP tool; values trimmed, empty ones dropped, repeats removed.
+ */
+export function listOf<T extends readonly [string, ...string[]]>(values: T) {
+  return z
+    .preprocess((input) => {
+      if (input === undefined) return undefined;
+      const parts = (Array.isArray(input) ? input : [input]).flatMap((part) =>
+        typeof part === 'string' ? part.split(',') : [part],
+      );
+      return parts
+        .map((part) => (typeof part === 'string' ? part.trim() : part))
+        .filter((part) => part !== '');
+    }, z.array(z.enum(values)).max(50).optional())
+    .transform((list) => (list === undefined ? undefined : [...new Set(list)]));
+}
+
 /** Cursor paging of lists that grow without bound: `{items, nextCursor}`, nextCursor null on the last page. */
 export const pageQuery = {
   cursor: z.string().max(512).optional().describe('nextCursor of the previous page'),

@@ -26362,10 +26362,13 @@ export interface paths {
                     /** @description Reservations ending after this */
                     from?: string;
                     limit?: number;
+                    /** @description The customer's name or email, or the reference, contains this; letters A-Z in any case, other characters as written */
+                    q?: string;
                     /** @description A resource; a parent matches its lanes too */
                     resourceId?: number;
                     resourceTypeId?: number;
-                    status?: "held" | "pending_payment" | "confirmed" | "cancelled" | "expired";
+                    /** @description Any of held, pending_payment, confirmed, cancelled, expired, as callers see them now (a lapsed hold is expired); comma-separated or repeated */
+                    status?: ("held" | "pending_payment" | "confirmed" | "cancelled" | "expired")[];
                     /** @description Reservations starting before this */
                     to?: string;
                 };

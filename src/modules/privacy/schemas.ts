@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuery, positiveId } from '../../http/schemas.js';
+import { listOf, pageQuery, positiveId } from '../../http/schemas.js';
 
 export const REQUEST_TYPES = ['access', 'export', 'delete'] as const;
 export const REQUEST_STATUSES = ['pending', 'in_progress', 'completed', 'rejected', 'cancelled'] as const;
@@ -39,21 +39,6 @@ export const createRequestBody = z.strictObject({
     .describe("Your account's email, to confirm (any case); a different one is refused"),
 });
 export type CreateRequestInput = z.infer<typeof createRequestBody>;
-
-/** `a,b` or `x=a&x=b` (or both): one array, values trimmed, empty ones dropped, repeats removed. */
-function listOf<T extends readonly [string, ...string[]]>(values: T) {
-  return z
-    .preprocess((input) => {
-      if (input === undefined) return undefined;
-      const parts = (Array.isArray(input) ? input : [input]).flatMap((part) =>
-        typeof part === 'string' ? part.split(',') : [part],
-      );
-      return parts
-        .map((part) => (typeof part === 'string' ? part.trim() : part))
-        .filter((part) => part !== '');
-    }, z.array(z.enum(values)).max(50).optional())
-    .transform((list) => (list === undefined ? undefined : [...new Set(list)]));
-}
 
 export const listRequestsQuery = z.strictObject({
   statuses: listOf(REQUEST_STATUSES).describe(

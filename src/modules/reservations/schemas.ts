@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { alternatives, errorDetails } from '../../http/errors.js';
-import { entityId, oneLine, pageQuery, positiveId } from '../../http/schemas.js';
+import { entityId, listOf, oneLine, pageQuery, positiveId } from '../../http/schemas.js';
 import { email } from '../auth/schemas.js';
 import { serverDerived } from '../resource-types/schemas.js';
 
@@ -127,7 +127,8 @@ export const createHoldBody = z
   .refine(namesTarget, targetRequired);
 export type CreateHoldInput = z.infer<typeof createHoldBody>;
 
-export const reservationStatus = z.enum(['held', 'pending_payment', 'confirmed', 'cancelled', 'expired']);
+const RESERVATION_STATUSES = ['held', 'pending_payment', 'confirmed', 'cancelled', 'expired'] as const;
+export const reservationStatus = z.enum(RESERVATION_STATUSES);
 
 /** The payment of a paid reservation (amounts in minor units); null until the payment flow sets one. */
 export const reservationPayment = z
@@ -145,9 +146,20 @@ export const listReservationsQuery = z
   .strictObject({
     resourceId: positiveId.optional().describe('A resource; a parent matches its lanes too'),
     resourceTypeId: positiveId.optional(),
-    status: reservationStatus.optional(),
+    status: listOf(RESERVATION_STATUSES).describe(
+      `Any of ${RESERVATION_STATUSES.join(', ')}, as callers see them now (a lapsed hold is expired); comma-separated or repeated`,
+    ),
     from: instant.optional().describe('Reservations ending after this'),
     to: instant.optional().describe('Reservations starting before this'),
+    q: z
+      .string()
+      .trim()
+      .max(200)
+      .optional()
+      .transform((text) => text || undefined)
+      .describe(
+        "The customer's name or email, or the reference, contains this; letters A-Z in any case, other characters as written",
+      ),
     ...pageQuery,
   })
   .refine((q) => !q.from || !q.to || Date.parse(q.to) > Date.parse(q.from), {

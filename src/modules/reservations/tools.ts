@@ -30,7 +30,7 @@ export const reservationTools = [
     actionKey: 'reservations.list',
     title: 'List reservations',
     description:
-      'Reservations of your active organisation by start time, filtered by resource, resource type, status or range; pass nextCursor as cursor for the next page.',
+      "Reservations of your active organisation by start time, filtered by resource, resource type, status (any of several), range, or q (the customer's name or email, or the reference, contains it); pass nextCursor as cursor for the next page.",
     catalogue: {
       description: 'Reservations of the active organisation, filtered, one page at a time.',
       risk: 'read',
