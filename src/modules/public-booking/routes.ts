@@ -148,7 +148,7 @@ export const publicBookingRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) =>
       request.query.dryRun
-        ? publicBooking.dryRunHoldBySlug(request.params.slug, request.body)
+        ? publicBooking.dryRunHoldBySlug(request.params.slug, request.body, request.ip)
         : reply.code(201).send(await publicBooking.holdBySlug(request.params.slug, request.body, request.ip)),
   );
 

@@ -5,6 +5,7 @@ import { conflict, DomainError, notFound } from '../../lib/errors.js';
 import { resolveSchedule } from '../../scheduling/resolve.js';
 import type { RangeQuery } from '../availability/schemas.js';
 import type { AvailabilityService, OrganisationSchedule } from '../availability/service.js';
+import type { PaymentsService } from '../payments/service.js';
 import type {
   DryRunAnswer,
   HoldInput,
@@ -120,8 +121,9 @@ export function createPublicBookingService(deps: {
   resourceTypes: ResourceTypesService;
   resources: ResourcesService;
   waitlist: WaitlistService;
+  payments: Pick<PaymentsService, 'takesPayments'>;
 }) {
-  const { db, config, availability, reservations, resourceTypes, resources, waitlist } = deps;
+  const { db, config, availability, reservations, resourceTypes, resources, waitlist, payments } = deps;
   const repo = createPublicBookingRepo(db.kysely);
   /** Keys the hash of a hold's client address: a bare hash of an IPv4 address is undone in seconds. */
   const clientKey = hmacSha256(config.jwtSecret, 'public-hold-client');
@@ -163,6 +165,20 @@ export function createPublicBookingService(deps: {
         'This manage link has expired: it lives 30 days after what it manages',
       );
     return { org, found };
+  }
+
+  /** 409 CONFLICT when the customer's email or client address keeps as many live public holds as allowed. */
+  async function checkHoldLimits(organisationId: number, customerEmail: string, publicClientHash: string) {
+    const limits = [
+      { max: PUBLIC_HOLDS_PER_EMAIL, per: 'customer email', by: { customerEmail } },
+      { max: config.publicHoldIpMax, per: 'IP address', by: { publicClientHash } },
+    ];
+    for (const { max, per, by } of limits)
+      if ((await reservations.livePublicHolds(organisationId, by)) >= max)
+        throw conflict(
+          'CONFLICT',
+          `At most ${max} live holds per ${per} in an organisation: confirm or release one first`,
+        );
   }
 
   /** The reservation a manage link names and its organisation. */
@@ -265,7 +281,9 @@ export function createPublicBookingService(deps: {
         resourceTypes.listInOrganisation(org.id),
         resources.listInOrganisation(org.id),
       ]);
-      const activeTypes = allTypes.filter((t) => t.isActive);
+      // A paid type is offered only while the organisation can take its payment.
+      const paying = allTypes.some((t) => t.paymentRequired) && (await payments.takesPayments(org.id));
+      const activeTypes = allTypes.filter((t) => t.isActive && (paying || !t.paymentRequired));
       const bookableTypeIds = new Set(activeTypes.map((t) => t.id));
       return {
         organisation: publicOrganisation(org),
@@ -323,16 +341,7 @@ export function createPublicBookingService(deps: {
       const org = await organisationOrThrow(slug);
       await checkVisible(org, input);
       const publicClientHash = hmacSha256(clientKey, clientIp);
-      const limits = [
-        { max: PUBLIC_HOLDS_PER_EMAIL, per: 'customer email', by: { customerEmail: input.customer.email } },
-        { max: config.publicHoldIpMax, per: 'IP address', by: { publicClientHash } },
-      ];
-      for (const { max, per, by } of limits)
-        if ((await reservations.livePublicHolds(org.id, by)) >= max)
-          throw conflict(
-            'CONFLICT',
-            `At most ${max} live holds per ${per} in an organisation: confirm or release one first`,
-          );
+      await checkHoldLimits(org.id, input.customer.email, publicClientHash);
       const { holdSeconds, ...booking } = input;
       const link = newManageLink();
       const held = await reservations.book(
@@ -364,15 +373,22 @@ export function createPublicBookingService(deps: {
     },
 
     /** `holdBySlug`'s dry run. */
-    async dryRunHoldBySlug(slug: string, input: HoldInput) {
+    async dryRunHoldBySlug(slug: string, input: HoldInput, clientIp: string) {
       const org = await organisationOrThrow(slug);
       await checkVisible(org, input);
       const { holdSeconds, ...booking } = input;
       const channel = { source: 'public_slug' as const, createdByUserId: null };
       return publicDryRun(
-        await reservations.dryRunOf(() =>
-          reservations.book(scheduleOf(org), booking, channel, { seconds: holdSeconds }, { dryRun: true }),
-        ),
+        await reservations.dryRunOf(async () => {
+          await checkHoldLimits(org.id, input.customer.email, hmacSha256(clientKey, clientIp));
+          return reservations.book(
+            scheduleOf(org),
+            booking,
+            channel,
+            { seconds: holdSeconds },
+            { dryRun: true },
+          );
+        }),
       );
     },
 

@@ -15,6 +15,8 @@ export const DRY_RUN_REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'HOLD_EXPIRED',
   'INVALID_TRANSITION',
   'PAYMENT_NOT_READY',
+  // A limit the customer has reached (live public holds).
+  'CONFLICT',
 ]);
 
 /** Runs a dry run's `work` and answers its verdict: the would-be record, or the refusal. */

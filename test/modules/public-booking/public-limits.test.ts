@@ -46,6 +46,11 @@ describe('public holds and waitlist entries per customer', () => {
     for (const hour of [8, 9, 10]) held.push(expectStatus(await hold(hour), 201));
     const refused = expectError(await hold(11), 409, 'CONFLICT');
     assert.match(refused.message, /3 live holds per customer email/);
+    const dryRun = expectStatus(
+      await post(`/api/public/organisations/${slug}/holds?dryRun=true`, { customer, ...slot(11) }),
+      200,
+    );
+    assert.deepEqual([dryRun.wouldSucceed, dryRun.error.code], [false, 'CONFLICT']);
     expectStatus(await hold(11, { name: 'Other', email: 'other@example.test' }), 201);
     expectStatus(await post(`/api/public/reservations/${held[0].manageToken}/cancel`, {}), 200);
     expectStatus(await hold(12), 201);
