@@ -28157,6 +28157,8 @@ export interface paths {
                         "application/json": {
                             /** @description The type's own mode; null inherits the organisation's */
                             availabilityMode: ("continuous" | "shifts") | null;
+                            /** @description Whether the booking page offers it and takes bookings of it now */
+                            bookable: boolean;
                             /** @enum {string} */
                             bookingMode: "SINGLE_RESOURCE" | "POOL" | "BOTH";
                             bookingRules: {
@@ -28181,6 +28183,8 @@ export interface paths {
                             isActive: boolean;
                             minBookingDuration: number;
                             name: string;
+                            /** @description Why not (null when bookable): INACTIVE, it is turned off; PAYMENT_NOT_READY, it takes payment and the organisation cannot take payments yet (connect its payment account and finish onboarding) */
+                            notBookableReason: ("INACTIVE" | "PAYMENT_NOT_READY") | null;
                             organisationId: number;
                             paymentRequired: boolean;
                             /** @description Minutes a paid booking keeps its time waiting for payment; then it expires */
@@ -28515,6 +28519,8 @@ export interface paths {
                         "application/json": {
                             /** @description The type's own mode; null inherits the organisation's */
                             availabilityMode: ("continuous" | "shifts") | null;
+                            /** @description Whether the booking page offers it and takes bookings of it now */
+                            bookable: boolean;
                             /** @enum {string} */
                             bookingMode: "SINGLE_RESOURCE" | "POOL" | "BOTH";
                             bookingRules: {
@@ -28539,6 +28545,8 @@ export interface paths {
                             isActive: boolean;
                             minBookingDuration: number;
                             name: string;
+                            /** @description Why not (null when bookable): INACTIVE, it is turned off; PAYMENT_NOT_READY, it takes payment and the organisation cannot take payments yet (connect its payment account and finish onboarding) */
+                            notBookableReason: ("INACTIVE" | "PAYMENT_NOT_READY") | null;
                             organisationId: number;
                             paymentRequired: boolean;
                             /** @description Minutes a paid booking keeps its time waiting for payment; then it expires */
@@ -28823,6 +28831,8 @@ export interface paths {
                         "application/json": {
                             /** @description The type's own mode; null inherits the organisation's */
                             availabilityMode: ("continuous" | "shifts") | null;
+                            /** @description Whether the booking page offers it and takes bookings of it now */
+                            bookable: boolean;
                             /** @enum {string} */
                             bookingMode: "SINGLE_RESOURCE" | "POOL" | "BOTH";
                             bookingRules: {
@@ -28847,6 +28857,8 @@ export interface paths {
                             isActive: boolean;
                             minBookingDuration: number;
                             name: string;
+                            /** @description Why not (null when bookable): INACTIVE, it is turned off; PAYMENT_NOT_READY, it takes payment and the organisation cannot take payments yet (connect its payment account and finish onboarding) */
+                            notBookableReason: ("INACTIVE" | "PAYMENT_NOT_READY") | null;
                             organisationId: number;
                             paymentRequired: boolean;
                             /** @description Minutes a paid booking keeps its time waiting for payment; then it expires */
@@ -29423,6 +29435,8 @@ export interface paths {
                         "application/json": {
                             /** @description The type's own mode; null inherits the organisation's */
                             availabilityMode: ("continuous" | "shifts") | null;
+                            /** @description Whether the booking page offers it and takes bookings of it now */
+                            bookable: boolean;
                             /** @enum {string} */
                             bookingMode: "SINGLE_RESOURCE" | "POOL" | "BOTH";
                             bookingRules: {
@@ -29447,6 +29461,8 @@ export interface paths {
                             isActive: boolean;
                             minBookingDuration: number;
                             name: string;
+                            /** @description Why not (null when bookable): INACTIVE, it is turned off; PAYMENT_NOT_READY, it takes payment and the organisation cannot take payments yet (connect its payment account and finish onboarding) */
+                            notBookableReason: ("INACTIVE" | "PAYMENT_NOT_READY") | null;
                             organisationId: number;
                             paymentRequired: boolean;
                             /** @description Minutes a paid booking keeps its time waiting for payment; then it expires */

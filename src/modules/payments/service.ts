@@ -41,6 +41,12 @@ export function paymentProviderFor(config: Config): PaymentProvider {
     : unconfiguredPaymentProvider;
 }
 
+/** A connection that can take charges: active, charges enabled, as last synced from the provider. */
+const canCharge = (
+  stored: StoredConnection | undefined,
+): stored is StoredConnection & { providerAccountId: string } =>
+  !!stored?.providerAccountId && stored.providerConnectStatus === 'active' && stored.chargesEnabled;
+
 function statusOf(organisation: Organisation, stored: StoredConnection | undefined): PaymentStatus {
   const connected = stored?.providerAccountId ? stored : undefined;
   return {
@@ -107,14 +113,18 @@ export function createPaymentsService(deps: {
      */
     async chargeableAccount(organisationId: number, executor: Executor = db.kysely): Promise<string> {
       const stored = await createPaymentRepo(executor).find(organisationId);
-      if (stored?.providerAccountId && stored.providerConnectStatus === 'active' && stored.chargesEnabled)
-        return stored.providerAccountId;
+      if (canCharge(stored)) return stored.providerAccountId;
       throw conflict(
         'PAYMENT_NOT_READY',
         stored?.providerAccountId
           ? 'This resource type takes payment, and the organisation’s payment account cannot take charges yet (onboarding is not complete); nothing was booked'
           : 'This resource type takes payment, and the organisation has no payment account connected; nothing was booked',
       );
+    },
+
+    /** Whether the organisation can take payments now (what `chargeableAccount` asks), without refusing. */
+    async takesPayments(organisationId: number): Promise<boolean> {
+      return canCharge(await createPaymentRepo(db.kysely).find(organisationId));
     },
 
     /**

@@ -10,7 +10,15 @@ declare module '../../module.js' {
 
 export const publicBookingModule = defineModule({
   name: 'publicBooking',
-  service: (deps, { availability, reservations, resourceTypes, resources, waitlist }) =>
-    createPublicBookingService({ ...deps, availability, reservations, resourceTypes, resources, waitlist }),
+  service: (deps, { availability, reservations, resourceTypes, resources, waitlist, payments }) =>
+    createPublicBookingService({
+      ...deps,
+      availability,
+      reservations,
+      resourceTypes,
+      resources,
+      waitlist,
+      payments,
+    }),
   routes: [{ prefix: '/api/public', plugin: publicBookingRoutes }],
 });

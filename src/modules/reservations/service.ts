@@ -56,6 +56,9 @@ const EXPIRY_EVERY_MINUTES = 1;
 /** Rows one statement of the job marks; it repeats until a batch comes back short. */
 const EXPIRY_BATCH = 500;
 
+/** Where customers book for themselves: the organisation's page and a resource's public link. */
+const PUBLIC_SOURCES: readonly ReservationSource[] = ['public_slug', 'public_token'];
+
 /** Who books: a member through the API or MCP, or a public booker through a slug or token link. */
 export interface BookingChannel {
   source: ReservationSource;
@@ -295,9 +298,12 @@ export function createReservationsService(deps: {
       const first = await availability.readLanes(executor, org, typeId, request);
       if (!first) throw noSuchType();
       const type = checkBookable(first.type, { ...input, resourceTypeId: typeId }, channel);
-      // An organisation that cannot take payment books nothing that would wait for it.
+      // An organisation that cannot take payment books nothing that would wait for it, and a
+      // customer holds none of its time: they could not pay for it (a member's hold may wait).
       if (type.paymentRequired && !hold)
         chargeTo = await payment.chargeableAccount(org.organisationId, executor);
+      else if (type.paymentRequired && PUBLIC_SOURCES.includes(channel.source))
+        await payment.chargeableAccount(org.organisationId, executor);
 
       // A type with a daily limit per customer counts and inserts one customer's bookings one at a time.
       const serialised = type.bookingRules?.maxPerCustomerPerDay !== undefined;

@@ -12,7 +12,8 @@ declare module '../../module.js' {
 
 export const resourceTypesModule = defineModule({
   name: 'resourceTypes',
-  service: (deps, { organisations }) => createResourceTypesService({ ...deps, organisations }),
+  service: (deps, { organisations, payments }) =>
+    createResourceTypesService({ ...deps, organisations, payments }),
   routes: [{ prefix: '/api/resource-types', plugin: resourceTypeRoutes }],
   tools: resourceTypeTools,
   privacy: resourceTypesPrivacy,

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { actorOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
-import { colourBody, createResourceTypeBody, resourceType, updateResourceTypeBody } from './schemas.js';
+import { colourBody, createResourceTypeBody, resourceTypeAnswer, updateResourceTypeBody } from './schemas.js';
 
 const tags = ['resource types'];
 const errors = errorResponses(400, 401, 403, 404, 409);
@@ -20,7 +20,7 @@ export const resourceTypeRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Create a resource type in the active organisation (OWNER, ADMIN, MANAGER)',
         security: security.user,
         body: createResourceTypeBody,
-        response: { 201: resourceType, ...errors },
+        response: { 201: resourceTypeAnswer, ...errors },
       },
     },
     async (request, reply) =>
@@ -34,7 +34,7 @@ export const resourceTypeRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         summary: 'Resource types of the active organisation',
         security: security.user,
-        response: { 200: z.array(resourceType), ...errors },
+        response: { 200: z.array(resourceTypeAnswer), ...errors },
       },
     },
     async (request) => resourceTypes.list(actorOf(request)),
@@ -48,7 +48,7 @@ export const resourceTypeRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'One resource type',
         security: security.user,
         params: idParam,
-        response: { 200: resourceType, ...errors },
+        response: { 200: resourceTypeAnswer, ...errors },
       },
     },
     async (request) => resourceTypes.get(actorOf(request), request.params.id),
@@ -63,7 +63,7 @@ export const resourceTypeRoutes: FastifyPluginAsyncZod = async (app) => {
         security: security.user,
         params: idParam,
         body: updateResourceTypeBody,
-        response: { 200: resourceType, ...errors },
+        response: { 200: resourceTypeAnswer, ...errors },
       },
     },
     async (request) => resourceTypes.update(actorOf(request), request.params.id, request.body),
@@ -95,7 +95,7 @@ export const resourceTypeRoutes: FastifyPluginAsyncZod = async (app) => {
         security: security.user,
         params: idParam,
         body: colourBody,
-        response: { 200: resourceType, ...errors },
+        response: { 200: resourceTypeAnswer, ...errors },
       },
     },
     async (request) => resourceTypes.setColour(actorOf(request), request.params.id, request.body.color),

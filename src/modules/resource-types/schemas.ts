@@ -164,3 +164,18 @@ export const resourceType = z.object({
   updatedAt: z.string(),
 });
 export type ResourceType = z.infer<typeof resourceType>;
+
+/** Why the booking page does not offer a type. */
+export const NOT_BOOKABLE_REASONS = ['INACTIVE', 'PAYMENT_NOT_READY'] as const;
+
+/** A type as its organisation's members read it: with whether its customers can book it now, and why not. */
+export const resourceTypeAnswer = resourceType.extend({
+  bookable: z.boolean().describe('Whether the booking page offers it and takes bookings of it now'),
+  notBookableReason: z
+    .enum(NOT_BOOKABLE_REASONS)
+    .nullable()
+    .describe(
+      'Why not (null when bookable): INACTIVE, it is turned off; PAYMENT_NOT_READY, it takes payment and the organisation cannot take payments yet (connect its payment account and finish onboarding)',
+    ),
+});
+export type ResourceTypeAnswer = z.infer<typeof resourceTypeAnswer>;

@@ -4,6 +4,7 @@ import { conflict, invalidInput, notFound } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { normaliseSchedulePolicy } from '../../scheduling/schemas.js';
 import type { OrganisationsService } from '../organisations/service.js';
+import type { PaymentsService } from '../payments/service.js';
 import {
   createResourceTypeRepo,
   type ResourceTypeValues,
@@ -14,6 +15,7 @@ import {
   type CreateResourceTypeInput,
   PAYMENT_WINDOW_MINUTES,
   type ResourceType,
+  type ResourceTypeAnswer,
   type UpdateResourceTypeInput,
   WAITLIST_OFFER_MINUTES,
 } from './schemas.js';
@@ -108,12 +110,29 @@ export type ResourceTypesService = ReturnType<typeof createResourceTypesService>
 export function createResourceTypesService({
   db,
   organisations,
+  payments,
 }: {
   db: Db;
   organisations: OrganisationsService;
+  payments: Pick<PaymentsService, 'takesPayments'>;
 }) {
   const repo = createResourceTypeRepo(db.kysely);
   const findStoredType = storedTypeQuery(db.kysely);
+
+  /** Types as members read them: whether customers can book each now (the booking page's rule), and why not. */
+  async function answered(organisationId: number, types: ResourceType[]): Promise<ResourceTypeAnswer[]> {
+    const paying = types.some((t) => t.paymentRequired) && (await payments.takesPayments(organisationId));
+    return types.map((type) => {
+      const reason = !type.isActive
+        ? ('INACTIVE' as const)
+        : type.paymentRequired && !paying
+          ? ('PAYMENT_NOT_READY' as const)
+          : null;
+      return { ...type, bookable: reason === null, notBookableReason: reason };
+    });
+  }
+  const answeredOne = async (organisationId: number, type: ResourceType) =>
+    (await answered(organisationId, [type]))[0]!;
 
   async function requireType(organisationId: number, id: number): Promise<ResourceType> {
     const found = await repo.find(organisationId, id);
@@ -122,40 +141,41 @@ export function createResourceTypesService({
   }
 
   return {
-    async list(actor: Actor): Promise<ResourceType[]> {
+    async list(actor: Actor): Promise<ResourceTypeAnswer[]> {
       const { organisationId } = await organisations.requireTenant(actor, { can: 'readCatalogue' });
-      return repo.list(organisationId);
+      return answered(organisationId, await repo.list(organisationId));
     },
 
-    async get(actor: Actor, id: number): Promise<ResourceType> {
+    async get(actor: Actor, id: number): Promise<ResourceTypeAnswer> {
       const { organisationId } = await organisations.requireTenant(actor, { can: 'readCatalogue' });
-      return requireType(organisationId, id);
+      return answeredOne(organisationId, await requireType(organisationId, id));
     },
 
-    async create(actor: Actor, input: CreateResourceTypeInput): Promise<ResourceType> {
+    async create(actor: Actor, input: CreateResourceTypeInput): Promise<ResourceTypeAnswer> {
       const tenant = await organisations.requireTenant(actor, { can: 'writeCatalogue' });
       const values = merge(DEFAULTS, input, tenant.defaultCurrency);
-      return repo.insert(tenant.organisationId, values, nowIso());
+      return answeredOne(tenant.organisationId, await repo.insert(tenant.organisationId, values, nowIso()));
     },
 
-    async update(actor: Actor, id: number, input: UpdateResourceTypeInput): Promise<ResourceType> {
+    async update(actor: Actor, id: number, input: UpdateResourceTypeInput): Promise<ResourceTypeAnswer> {
       const { organisationId, defaultCurrency } = await organisations.requireTenant(actor, {
         can: 'writeCatalogue',
       });
-      return inTransaction(db.kysely, async (trx) => {
+      const updated = await inTransaction(db.kysely, async (trx) => {
         const repoInTrx = createResourceTypeRepo(trx);
         const current = await repoInTrx.find(organisationId, id);
         if (!current) throw notFound('Resource type');
         const values = merge(valuesOf(current), input, defaultCurrency);
         return repoInTrx.update(organisationId, id, values, nowIso());
       });
+      return answeredOne(organisationId, updated);
     },
 
-    async setColour(actor: Actor, id: number, color: string): Promise<ResourceType> {
+    async setColour(actor: Actor, id: number, color: string): Promise<ResourceTypeAnswer> {
       const { organisationId } = await organisations.requireTenant(actor, { can: 'writeCatalogue' });
       const updated = await repo.setColour(organisationId, id, color, nowIso());
       if (!updated) throw notFound('Resource type');
-      return updated;
+      return answeredOne(organisationId, updated);
     },
 
     async remove(actor: Actor, id: number): Promise<void> {

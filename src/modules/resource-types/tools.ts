@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { entityId } from '../../http/schemas.js';
 import { defineTool } from '../../mcp/types.js';
-import { createResourceTypeBody, resourceType, updateResourceTypeBody } from './schemas.js';
+import {
+  createResourceTypeBody,
+  resourceType,
+  resourceTypeAnswer,
+  updateResourceTypeBody,
+} from './schemas.js';
 import type { ResourceTypesService } from './service.js';
 
 const resourceTypeRef = { resourceTypeId: entityId };
@@ -28,7 +33,7 @@ export const resourceTypeTools = [
       scopeKinds: [],
     },
     input: z.strictObject({}),
-    output: z.object({ resourceTypes: z.array(resourceType) }),
+    output: z.object({ resourceTypes: z.array(resourceTypeAnswer) }),
     run: async (resourceTypes: ResourceTypesService, actor) => ({
       resourceTypes: await resourceTypes.list(actor),
     }),
@@ -44,7 +49,7 @@ export const resourceTypeTools = [
       scopeKinds: [],
     },
     input: z.strictObject(resourceTypeRef),
-    output: resourceType,
+    output: resourceTypeAnswer,
     run: (resourceTypes: ResourceTypesService, actor, { resourceTypeId }) =>
       resourceTypes.get(actor, resourceTypeId),
   }),
@@ -59,7 +64,7 @@ export const resourceTypeTools = [
       scopeKinds: [],
     },
     input: createResourceTypeBody,
-    output: resourceType,
+    output: resourceTypeAnswer,
     run: (resourceTypes: ResourceTypesService, actor, input) => resourceTypes.create(actor, input),
   }),
   defineTool({
@@ -73,7 +78,7 @@ export const resourceTypeTools = [
       scopeKinds: [],
     },
     input: z.strictObject({ ...resourceTypeRef, ...updateResourceTypeBody.shape }),
-    output: resourceType,
+    output: resourceTypeAnswer,
     run: (resourceTypes: ResourceTypesService, actor, { resourceTypeId, ...changes }) =>
       resourceTypes.update(actor, resourceTypeId, changes),
   }),
