@@ -31,15 +31,10 @@ function sessionOf(request: FastifyRequest): number {
  * browser), never an API key.
  */
 export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { auth, platform } = app.services;
+  const { auth } = app.services;
   const signedIn = { onRequest: app.requireLoginSession };
   const errors = errorResponses(400, 401, 403, 429);
   const noContent = (what: string) => z.null().describe(what);
-
-  // An IP that touched a honeypot is kept away from these as from every login route.
-  app.addHook('onRequest', async (request) => {
-    await platform.assertNotBlocked(request.ip);
-  });
 
   app.get(
     '/sessions',

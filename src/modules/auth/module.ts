@@ -1,15 +1,12 @@
 import { defineModule } from '../../module.js';
-import { accountRoutes } from './account-routes.js';
 import { accounts } from './migrations/0045_accounts.js';
 import { twoFactorAndPasskeys } from './migrations/0046_two_factor_and_passkeys.js';
-import { passkeyRoutes } from './passkey-routes.js';
 import { authPrivacy } from './privacy.js';
 import { authRoutes } from './routes.js';
 import type { SecurityTables } from './security-tables.js';
 import { type AuthService, createAuthService } from './service.js';
 import type { AuthTables } from './tables.js';
 import { authTools } from './tools.js';
-import { twoFactorRoutes } from './two-factor-routes.js';
 
 declare module '../../module.js' {
   interface Services {
@@ -33,12 +30,7 @@ export const authModule = defineModule({
       // Read when a mail goes, so neither service needs the other built first.
       sendMail: (mail) => services.mail.sendAccountMail(mail),
     }),
-  routes: [
-    { prefix: '/api/auth', plugin: authRoutes },
-    { prefix: '/api/auth', plugin: accountRoutes },
-    { prefix: '/api/auth', plugin: twoFactorRoutes },
-    { prefix: '/api/auth/passkeys', plugin: passkeyRoutes },
-  ],
+  routes: [{ prefix: '/api/auth', plugin: authRoutes }],
   tools: authTools,
   privacy: authPrivacy,
   migrations: { '0045_accounts': accounts, '0046_two_factor_and_passkeys': twoFactorAndPasskeys },

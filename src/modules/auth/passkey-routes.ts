@@ -17,14 +17,9 @@ const tags = ['auth'];
 
 /** Passkeys (WebAuthn): register and manage them signed in; sign in with one. */
 export const passkeyRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { auth, platform } = app.services;
+  const { auth } = app.services;
   const cookies = sessionCookies(app.config);
   const errors = errorResponses(400, 401, 403, 429);
-
-  // As on every login route: an IP that touched a honeypot is kept away for a while.
-  app.addHook('onRequest', async (request) => {
-    await platform.assertNotBlocked(request.ip);
-  });
 
   app.post(
     '/register/options',

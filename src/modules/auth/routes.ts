@@ -4,6 +4,8 @@ import { actorOf, personOf } from '../../http/auth.js';
 import { errorEnvelope, errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
 import { DomainError } from '../../lib/errors.js';
+import { accountRoutes } from './account-routes.js';
+import { passkeyRoutes } from './passkey-routes.js';
 import {
   apiKey,
   createApiKeyBody,
@@ -16,6 +18,7 @@ import {
 } from './schemas.js';
 import { twoFactorChallenge } from './security-schemas.js';
 import { sessionCookies, signInContext } from './session-cookies.js';
+import { twoFactorRoutes } from './two-factor-routes.js';
 
 // The guard's person is this module's user record (the service's credential verifiers read it).
 declare module '../../http/auth.js' {
@@ -28,10 +31,14 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   const { auth, platform } = app.services;
   const cookies = sessionCookies(app.config);
 
-  // An IP that touched a honeypot is kept away from every login route for a while.
+  // An IP that touched a honeypot is kept away from every login route for a while: these, and
+  // the account, two-factor and passkey routes registered below, which inherit the hook.
   app.addHook('onRequest', async (request) => {
     await platform.assertNotBlocked(request.ip);
   });
+  await app.register(accountRoutes);
+  await app.register(twoFactorRoutes);
+  await app.register(passkeyRoutes, { prefix: '/passkeys' });
 
   const errors = errorResponses(400, 401, 403, 429);
 
