@@ -5,7 +5,7 @@ import { DomainError } from './lib/errors.js';
 import type { AgentAccess, McpResourceProvider } from './mcp/server.js';
 import { bindTools, type ToolDefinition } from './mcp/types.js';
 import { calendar } from './modules/calendars/schemas.js';
-import { resourceType } from './modules/resource-types/schemas.js';
+import { resourceTypeAnswer } from './modules/resource-types/schemas.js';
 import { resource } from './modules/resources/schemas.js';
 import type { Services } from './services.js';
 
@@ -48,7 +48,7 @@ export function createResourceProvider(services: Services): McpResourceProvider 
       path: 'resource-types',
       action: 'resourceTypes.list',
       label: 'Resource type',
-      schema: resourceType,
+      schema: resourceTypeAnswer,
       list: (actor: Actor) => services.resourceTypes.list(actor),
       read: (actor: Actor, id: number) => services.resourceTypes.get(actor, id),
     },
