@@ -28,3 +28,11 @@ export function tokenIn(message: CaughtMessage, page: 'verify-email' | 'reset-pa
   if (!match) throw new Error(`No ${page} link in: ${message.text}`);
   return match[1]!;
 }
+
+/**
+ * The catcher's mails less the address confirmations every registration sends (in the
+ * background, so a test cannot clear them away first): what a test about other mail counts.
+ */
+export async function mailsBesidesSignUps(catcher: MailCatcher): Promise<CaughtMessage[]> {
+  return (await catcher.messages()).filter((message) => message.subject !== 'Confirm your email address');
+}
