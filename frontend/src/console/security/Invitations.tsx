@@ -46,10 +46,11 @@ export default function Invitations() {
     <main className="page">
       <h1>Invitations</h1>
       {unverified && me.data ? (
-        <p className="notice">
+        // A div: the resend control answers in a paragraph of its own, which a <p> cannot hold.
+        <div className="notice">
           Invitations sent to your email address show here once you have verified it: open the link we mailed
           to {me.data.email}. <ResendVerification email={me.data.email} />
-        </p>
+        </div>
       ) : null}
       {list.isPending ? <Loading /> : null}
       {list.isError ? <LoadError error={list.error} /> : null}

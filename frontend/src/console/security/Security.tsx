@@ -20,7 +20,8 @@ export default function Security() {
         <>
           <section aria-labelledby="address-heading">
             <h2 id="address-heading">Email address</h2>
-            <p>
+            {/* A div: the resend control answers in a paragraph of its own, which a <p> cannot hold. */}
+            <div>
               {me.data.email}:{' '}
               {me.data.emailVerified ? (
                 'verified.'
@@ -29,7 +30,7 @@ export default function Security() {
                   not verified yet. <ResendVerification email={me.data.email} />
                 </>
               )}
-            </p>
+            </div>
           </section>
           <ChangePassword />
           <ChangeEmail />
