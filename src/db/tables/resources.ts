@@ -113,8 +113,10 @@ export interface ReservationsTable {
   /** The provider's payment, once paid. */
   paymentId: string | null;
   paymentRefundId: string | null;
-  /** SHA-256 (base64url) of a public booking's manage token, shown once; null for member bookings. */
+  /** SHA-256 (base64url) of the customer's manage token (reservations/manage-link.ts); null on old member bookings. */
   manageTokenHash: string | null;
+  /** The manage token sealed with ENCRYPTION_KEY, read back only to mail the link; null on rows stored before 0057. */
+  manageTokenSealed: string | null;
   /** A public hold's client address, as a keyed hash (the per-IP hold limit counts it); else null. */
   publicClientHash: string | null;
   /**

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
+import { type Content, layout } from './layout.js';
 import type { Mailbox } from './mime.js';
 import type { Branding } from './schemas.js';
 import type { SmtpSender } from './smtp-sender.js';
-import { type Content, layout } from './templates.js';
 
 /**
  * A mail about a person's own account. The links carry a token that is stored only as a

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { compiledPerCount, type Executor } from '../../db/database.js';
 import { chunks } from '../../lib/chunks.js';
+import type { StoredManageLink } from '../reservations/manage-link.js';
 
 export const MAIL_CONSUMER = 'mail';
 
@@ -283,6 +284,26 @@ export function createMailRepo(db: Executor) {
         )
         .execute();
       return (await invitationSequence(reservationId)) ?? 1;
+    },
+
+    /**
+     * The stored manage links of reservations (hash and sealed token), for the mails about
+     * them: only links with a sealed token (none before migration 0057).
+     */
+    async manageLinks(reservationIds: readonly number[]): Promise<Map<number, StoredManageLink>> {
+      const links = new Map<number, StoredManageLink>();
+      for (const group of chunks([...new Set(reservationIds)], GROUP_ROWS)) {
+        const rows = await db
+          .selectFrom('reservations')
+          .select(['id', 'manageTokenHash', 'manageTokenSealed'])
+          .where('id', 'in', group)
+          .where('manageTokenSealed', 'is not', null)
+          .execute();
+        for (const row of rows)
+          if (row.manageTokenHash)
+            links.set(row.id, { hash: row.manageTokenHash, sealed: row.manageTokenSealed });
+      }
+      return links;
     },
 
     /** An organisation's name and branding (archived ones too: their customers still get mail). */

@@ -16,10 +16,11 @@ export interface MailableEvent {
 
 export const MAIL_KINDS = [
   'booking_confirmation',
-  'booking_hold',
+  'booking_payment',
   'booking_reschedule',
   'booking_cancellation',
   'booking_expiry',
+  'waitlist_offer',
   'membership_invitation',
   'webhook_disabled',
 ] as const;
@@ -63,6 +64,9 @@ export interface Mail {
   calendar: MailCalendar | null;
 }
 
+/** What mail reads of a customer: other fields (their answers to a type's questions) are not its to read. */
+const mailedCustomer = z.object({ name: z.string().optional(), email: z.string().optional() });
+
 /** The part of a reservation record (as GET /api/reservations/:id answers it) mail reads. */
 export const mailedReservation = z.object({
   id: z.number().int(),
@@ -72,11 +76,12 @@ export const mailedReservation = z.object({
   status: z.enum(['held', 'pending_payment', 'confirmed', 'cancelled', 'expired']),
   startTime: z.string(),
   endTime: z.string(),
-  customer: z.record(z.string(), z.string()),
+  customer: mailedCustomer,
   notes: z.string().nullable().optional(),
   priceAmount: z.number().int().nullable().optional(),
   priceCurrency: z.string().nullable().optional(),
   expiresAt: z.string().nullable().optional(),
+  seriesId: z.number().int().nullable().optional(),
   payment: z
     .object({
       status: z.string(),
@@ -89,6 +94,16 @@ export const mailedReservation = z.object({
     .optional(),
 });
 export type MailedReservation = z.infer<typeof mailedReservation>;
+
+/** The part of a waitlist entry record (waitlist.offered) mail reads: the offer's hold, as the entry tells it. */
+export const mailedWaitlistOffer = z.object({
+  resourceTypeId: z.number().int(),
+  startTime: z.string(),
+  endTime: z.string(),
+  customer: mailedCustomer,
+  offer: z.object({ reservationId: z.number().int(), expiresAt: z.string().nullable() }),
+});
+export type MailedWaitlistOffer = z.infer<typeof mailedWaitlistOffer>;
 
 /** The part of an invitation record (membership.invited) mail reads; the address is looked up. */
 export const mailedInvitation = z.object({

@@ -7,22 +7,10 @@ import { coalescing } from '../../lib/coalescing.js';
 import { createGiveWay } from '../../lib/give-way.js';
 import type { OutboxConsumerPort } from '../outbox/service.js';
 import { type AccountMail, createAccountMailer } from './account-mail.js';
-import { reservationUid } from './calendar.js';
+import { createMailPlanner, HOUSE_COLOUR, type PlannedMail } from './plan.js';
 import { createMailRepo, GROUP_ROWS } from './repo.js';
-import {
-  type Branding,
-  type DrainResult,
-  type Mail,
-  type MailableEvent,
-  type MailCalendar,
-  type MailedReservation,
-  type MailKind,
-  mailedInvitation,
-  mailedReservation,
-  mailedWebhook,
-} from './schemas.js';
+import type { DrainResult, Mail, MailableEvent } from './schemas.js';
 import { createSmtpSender, type SenderMessage, type SendOutcome, type SmtpSender } from './smtp-sender.js';
-import { type BookingMailInput, type BookingTemplate, type MailBody, subjectOf } from './templates.js';
 
 export const MAIL_DRAIN_JOB = 'mail.drain';
 export const MAIL_PURGE_JOB = 'mail.purge';
@@ -44,7 +32,6 @@ const CLAIM_LEASE_MS = 2 * 60_000;
 const MAX_EVENT_AGE_MS = 24 * 60 * 60_000;
 /** Claim rows live as long as the outbox keeps its events. */
 const RETENTION_MS = 30 * 24 * 60 * 60_000;
-const HOUSE_COLOUR = '#2563eb';
 const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
 
 export interface MailServiceDeps {
@@ -72,30 +59,6 @@ function parseMailbox(text: string): { name: string | null; address: string } {
   const match = /^\s*(?:"?([^"<>]*?)"?\s*<([^<>\s]+)>|([^<>\s]+))\s*$/.exec(text);
   const name = match?.[1]?.trim();
   return { name: name || null, address: match?.[2] ?? match?.[3] ?? text };
-}
-
-const isReservationEvent = (type: string) => type.startsWith('reservation.');
-
-/** What a booking mail's calendar needs counted before it goes: its SEQUENCE, and whether it goes at all. */
-interface CalendarStep {
-  /** invite: SEQUENCE as recorded (0 the first time); reschedule: counted up; cancel: one above the last sent. */
-  op: 'invite' | 'reschedule' | 'cancel';
-  eventId: string;
-  facts: Omit<MailCalendar, 'method' | 'sequence'>;
-}
-
-/** What a booking mail's calendar does: the mails not named carry none. */
-const CALENDAR_STEPS: Partial<Record<MailKind, CalendarStep['op']>> = {
-  booking_confirmation: 'invite',
-  booking_reschedule: 'reschedule',
-  booking_cancellation: 'cancel',
-  booking_expiry: 'cancel',
-};
-
-/** A mail ready to claim, its calendar (if any) still to count. */
-interface PlannedMail {
-  mail: Mail;
-  calendar: CalendarStep | null;
 }
 
 export function createMailService({ db, config, jobs, log, outbox, giveWay }: MailServiceDeps) {
@@ -142,209 +105,18 @@ export function createMailService({ db, config, jobs, log, outbox, giveWay }: Ma
     return found;
   }
 
-  async function brandingOf(organisationId: number): Promise<Branding | null> {
-    const organisation = await lookup(`organisation:${organisationId}`, () =>
-      repo.organisation(organisationId),
-    );
-    if (!organisation) return null;
-    const color = organisation.color ?? HOUSE_COLOUR;
-    return {
-      name: organisation.name,
-      email: organisation.email,
-      address: organisation.address,
-      logoUrl: organisation.logoUrl,
-      // `#rgb` as `#rrggbb`: the only forms the organisation's colour may take.
-      color: /^#[0-9a-f]{3}$/i.test(color) ? `#${[...color.slice(1)].map((c) => c + c).join('')}` : color,
-      timezone: organisation.timezone,
-    };
-  }
-
-  const keyOf = (eventId: string, kind: MailKind, to: string) => `${eventId}/${kind}/${to}`;
-
-  function mail(event: MailableEvent, to: string, branding: Branding, body: MailBody): Mail {
-    return {
-      key: keyOf(event.id, body.template, to),
-      kind: body.template,
-      eventId: event.id,
-      organisationId: event.organisationId,
-      to,
-      fromName: branding.name,
-      replyTo: branding.email,
-      subject: subjectOf(body),
-      body,
-      calendar: null,
-    };
-  }
-
-  /**
-   * Which booking mail an event means. By status as well as type: a paid booking's
-   * `reservation.created` (or a paid hold's confirm) leaves it `pending_payment`, which
-   * is a hold waiting at its checkout, not a confirmation.
-   */
-  function bookingKind(type: string, reservation: MailedReservation): BookingTemplate | null {
-    switch (type) {
-      case 'reservation.created':
-      case 'reservation.confirmed':
-        if (reservation.status === 'confirmed') return 'booking_confirmation';
-        return reservation.status === 'pending_payment' ? 'booking_hold' : null;
-      case 'reservation.held':
-        return reservation.status === 'held' || reservation.status === 'pending_payment'
-          ? 'booking_hold'
-          : null;
-      case 'reservation.rescheduled':
-        return 'booking_reschedule';
-      case 'reservation.cancelled':
-        return 'booking_cancellation';
-      case 'reservation.expired':
-        return 'booking_expiry';
-      default:
-        return null;
-    }
-  }
-
-  /**
-   * The calendar object a booking mail will carry, before its SEQUENCE is known (the drain
-   * counts a group's in a few statements, `withCalendars`). Invitations go out once a
-   * booking is confirmed; a cancellation or expiry carries a CANCEL only when one went out
-   * before (a hold that lapsed was never in anyone's calendar).
-   */
-  function calendarStep(
-    event: MailableEvent,
-    kind: MailKind,
-    input: BookingMailInput,
-    to: string,
-  ): CalendarStep | null {
-    const { reservation, branding } = input;
-    const op = CALENDAR_STEPS[kind];
-    if (!op) return null;
-    return {
-      op,
-      eventId: event.id,
-      facts: {
-        uid: reservationUid(reservation.id, uidHost),
-        stamp: event.occurredAt,
-        reservation,
-        branding,
-        serviceName: input.serviceName,
-        organizerEmail: branding.email ?? sender.address,
-        attendeeEmail: to,
-      },
-    };
-  }
-
-  /**
-   * Gives each planned mail its calendar, in event order: a run of invitations (a burst of
-   * bookings) is recorded in one statement, not one a mail.
-   */
-  async function withCalendars(planned: readonly PlannedMail[]): Promise<Mail[]> {
-    const now = new Date().toISOString();
-    const mails: Mail[] = [];
-    const attach = (plan: PlannedMail, method: MailCalendar['method'], sequence: number) =>
-      mails.push({ ...plan.mail, calendar: { ...plan.calendar!.facts, method, sequence } });
-    for (let i = 0; i < planned.length; ) {
-      const plan = planned[i]!;
-      const step = plan.calendar;
-      if (step?.op === 'invite') {
-        let end = i;
-        while (planned[end]?.calendar?.op === 'invite') end += 1;
-        const run = planned.slice(i, end);
-        const sequences = await repo.recordInvitations(
-          run.map((p) => p.calendar!.facts.reservation.id),
-          now,
-        );
-        for (const p of run) attach(p, 'REQUEST', sequences.get(p.calendar!.facts.reservation.id) ?? 0);
-        i = end;
-        continue;
-      }
-      i += 1;
-      if (!step) {
-        mails.push(plan.mail);
-      } else if (step.op === 'reschedule') {
-        // Counted whatever the status, so a later confirmation's SEQUENCE is above it.
-        const sequence = await repo.countReschedule(step.facts.reservation.id, step.eventId, now);
-        if (step.facts.reservation.status === 'confirmed') attach(plan, 'REQUEST', sequence);
-        else mails.push(plan.mail);
-      } else {
-        const sent = await repo.invitationSequence(step.facts.reservation.id);
-        // A cancellation outranks every request before it.
-        if (sent === null) mails.push(plan.mail);
-        else attach(plan, 'CANCEL', sent + 1);
-      }
-    }
-    return mails;
-  }
-
-  async function reservationMails(event: MailableEvent): Promise<PlannedMail[] | null> {
-    const parsed = mailedReservation.safeParse(event.data);
-    if (!parsed.success || event.organisationId === null) return null;
-    const reservation = parsed.data;
-    const kind = bookingKind(event.type, reservation);
-    if (!kind) return null;
-    const to = reservation.customer.email?.trim().toLowerCase();
-    if (!to) return [];
-    const branding = await brandingOf(event.organisationId);
-    if (!branding) return [];
-    const typeId = reservation.resourceTypeId;
-    const serviceName =
-      typeId === null ? null : await lookup(`type:${typeId}`, () => repo.resourceTypeName(typeId));
-    const input: BookingMailInput = { branding, reservation, serviceName };
-    return [
-      {
-        mail: mail(event, to, branding, { template: kind, input }),
-        calendar: calendarStep(event, kind, input, to),
-      },
-    ];
-  }
-
-  async function invitationMails(event: MailableEvent): Promise<PlannedMail[] | null> {
-    const parsed = mailedInvitation.safeParse(event.data);
-    if (!parsed.success) return null;
-    const invitation = parsed.data;
-    const branding = await brandingOf(invitation.organisationId);
-    // Accepted, declined or withdrawn before the mail went: nobody to tell.
-    const invitee = await repo.invitee(invitation.invitationId);
-    if (!branding || !invitee) return [];
-    const to = (invitation.email ?? invitee.email ?? invitee.accountEmail)?.toLowerCase();
-    if (!to) return [];
-    const input = {
-      branding,
-      invitation,
-      inviterName: invitee.inviterName,
-      acceptUrl: `${config.frontendUrl}/app/invitations`,
-    };
-    return [
-      { mail: mail(event, to, branding, { template: 'membership_invitation', input }), calendar: null },
-    ];
-  }
-
-  async function webhookDisabledMails(event: MailableEvent): Promise<PlannedMail[] | null> {
-    const parsed = mailedWebhook.safeParse(event.data);
-    if (!parsed.success || event.organisationId === null) return null;
-    const branding = await brandingOf(event.organisationId);
-    if (!branding) return [];
-    const input = {
-      branding,
-      webhook: parsed.data,
-      manageUrl: `${config.frontendUrl}/app/organisations/${event.organisationId}/webhooks/${parsed.data.id}`,
-    };
-    return (await repo.ownerEmails(event.organisationId)).map((to) => ({
-      mail: mail(event, to, branding, { template: 'webhook_disabled', input }),
-      calendar: null,
-    }));
-  }
-
-  /** What to send for an event, to whom, its calendar not yet counted: null when the event sends no mail. */
-  async function planFor(event: MailableEvent): Promise<PlannedMail[] | null> {
-    if (isReservationEvent(event.type)) return reservationMails(event);
-    if (event.type === 'membership.invited') return invitationMails(event);
-    if (event.type === 'webhook.disabled') return webhookDisabledMails(event);
-    return null;
-  }
+  const planner = createMailPlanner({
+    repo,
+    config,
+    lookup,
+    senderAddress: sender.address,
+    uidHost,
+  });
 
   /** What to send for an event, to whom: null when the event sends no mail. */
   async function mailFor(event: MailableEvent): Promise<Mail[] | null> {
-    const planned = await planFor(event);
-    return planned && withCalendars(planned);
+    const planned = await planner.planFor(event);
+    return planned && (await planner.withCalendars(planned)).filter((mail) => mail !== null);
   }
 
   /** The Message-ID of a mail: the same for every attempt at it, so a resend is the same message. */
@@ -369,19 +141,21 @@ export function createMailService({ db, config, jobs, log, outbox, giveWay }: Ma
    */
   async function deliverGroup(events: MailableEvent[], result: DrainResult): Promise<number> {
     const plans: PlannedMail[] = [];
-    const eventOf: number[] = [];
+    const planEvents: number[] = [];
     const keys = new Set<string>();
     for (const [index, event] of events.entries()) {
       if (Date.now() - Date.parse(event.occurredAt) > MAX_EVENT_AGE_MS) continue;
-      for (const plan of (await planFor(event)) ?? []) {
+      for (const plan of (await planner.planFor(event)) ?? []) {
         // The same mail twice in one event (an owner listed twice) is one mail.
         if (keys.has(plan.mail.key)) continue;
         keys.add(plan.mail.key);
         plans.push(plan);
-        eventOf.push(index);
+        planEvents.push(index);
       }
     }
-    const mails = await withCalendars(plans);
+    const counted = await planner.withCalendars(plans);
+    const mails = counted.filter((mail) => mail !== null);
+    const eventOf = planEvents.filter((_, i) => counted[i] !== null);
     const messageIds = mails.map(messageIdOf);
     const now = new Date();
     const claims = await repo.claimAll(
@@ -415,7 +189,10 @@ export function createMailService({ db, config, jobs, log, outbox, giveWay }: Ma
     try {
       let outcomes: SendOutcome[];
       try {
-        outcomes = await smtpOf().sendAll(sendable.map(({ mail, messageId }) => messageOf(mail, messageId)));
+        const linked = await planner.withManageLinks(sendable.map(({ mail }) => mail));
+        outcomes = await smtpOf().sendAll(
+          sendable.map(({ messageId }, i) => messageOf(linked[i]!, messageId)),
+        );
       } catch (error) {
         // Nothing is known of any of them (the thread died, or they could not cross to it): all are tried again.
         outcomes = [{ error: { message: describe(error), responseCode: null, permanent: false } }];

@@ -1,190 +1,26 @@
+import { formatDay, formatInstant, formatMoney, formatSpan } from './formats.js';
+import { type Content, layout, type Rendered, safeUrl } from './layout.js';
 import type { Branding, MailedInvitation, MailedReservation, MailedWebhook } from './schemas.js';
 
 /**
- * The mails' words, in plain text and HTML, with the organisation's branding (name,
- * logo, colour). Pure: the service gathers the records, this only renders them. Every
- * value that came from a person is escaped in the HTML; nothing here builds a header.
+ * The mails' words, as templates over the facts the service gathered (layout.ts frames
+ * them). Pure: the service gathers the records, this only renders them.
  */
 
-export interface Rendered {
-  subject: string;
-  text: string;
-  html: string;
-}
-
-export interface Content {
-  subject: string;
-  heading: string;
-  paragraphs: string[];
-  details: Array<[label: string, value: string]>;
-  action?: { label: string; url: string };
-}
-
-const escapeHtml = (text: string) =>
-  text.replace(
-    /[&<>"']/g,
-    (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!,
-  );
-
-/** Only http(s) links are ever rendered as links (a stored URL is data, not markup). */
-const safeUrl = (url: string | null | undefined) => (url && /^https?:\/\//i.test(url) ? url : null);
-
-/**
- * A time's calendar fields in a zone, read by `Intl` formatters made once a zone (luxon's
- * `toFormat` cost a mail about 100 µs of the thread's rendering); a zone the runtime does not
- * know reads in UTC rather than costing the mail.
- */
-interface ZonedTime {
-  weekday: string;
-  day: string;
-  month: string;
-  year: string;
-  hour: string;
-  minute: string;
-}
-interface ZoneFormats {
-  /** The zone the times are read in: the one asked for, or UTC for one the runtime does not know. */
-  zone: string;
-  /** `2 March 2027`, by `format` (about 2 µs): the subject's, written on the request thread. */
-  day: Intl.DateTimeFormat;
-  /** Every field, by `formatToParts` (about 5 µs): the words', written on the sender's thread. */
-  fields: Intl.DateTimeFormat;
-}
-const zoneFormats = new Map<string, ZoneFormats>();
-function formatsOf(zone: string): ZoneFormats {
-  let formats = zoneFormats.get(zone);
-  if (!formats) {
-    const day = { day: 'numeric', month: 'long', year: 'numeric' } as const;
-    const fields = { ...day, weekday: 'long', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' } as const;
-    let timeZone = zone;
-    try {
-      new Intl.DateTimeFormat('en-GB', { timeZone });
-    } catch {
-      timeZone = 'UTC';
-    }
-    formats = {
-      zone: timeZone,
-      day: new Intl.DateTimeFormat('en-GB', { ...day, timeZone }),
-      fields: new Intl.DateTimeFormat('en-GB', { ...fields, timeZone }),
-    };
-    // Zones come from organisations' settings: a bound keeps a stray one from growing it.
-    if (zoneFormats.size < 1_000) zoneFormats.set(zone, formats);
-  }
-  return formats;
-}
-
-/** `iso` as a Date, or null for a time it cannot read (shown as stored, never thrown: a throw fails the mail). */
-function readTime(iso: string): Date | null {
-  const at = new Date(iso);
-  return Number.isNaN(at.getTime()) ? null : at;
-}
-
-/** The fields of `iso` in `zone`, or null for a time it cannot read. */
-function zoned(iso: string, zone: string): ZonedTime | null {
-  const at = readTime(iso);
-  if (!at) return null;
-  const time: Record<string, string> = {};
-  for (const { type, value } of formatsOf(zone).fields.formatToParts(at)) time[type] = value;
-  return time as unknown as ZonedTime;
-}
-
-const dayText = (t: ZonedTime) => `${t.day} ${t.month} ${t.year}`;
-const clockText = (t: ZonedTime) => `${t.hour}:${t.minute}`;
-
-/** `Tuesday 2 March 2027, 10:00–11:00 (Europe/Berlin)`, in the organisation's zone. */
-export function formatSpan(startIso: string, endIso: string, zone: string): string {
-  const start = zoned(startIso, zone);
-  const end = zoned(endIso, zone);
-  const shown = formatsOf(zone).zone;
-  if (!start || !end) return `${startIso}–${endIso} (${shown})`;
-  const endText =
-    dayText(end) === dayText(start) ? clockText(end) : `${end.weekday} ${dayText(end)}, ${clockText(end)}`;
-  return `${start.weekday} ${dayText(start)}, ${clockText(start)}–${endText} (${shown})`;
-}
-
-/** `2 March 2027, 10:00 (Europe/Berlin)`. */
-export function formatInstant(iso: string, zone: string): string {
-  const at = zoned(iso, zone);
-  return `${at ? `${dayText(at)}, ${clockText(at)}` : iso} (${formatsOf(zone).zone})`;
-}
-
-/** Integer minor units as the currency shows them: 1250 EUR is €12.50, 1250 JPY is ¥1,250. */
-export function formatMoney(amount: number, currency: string): string {
-  try {
-    const format = new Intl.NumberFormat('en', { style: 'currency', currency: currency.toUpperCase() });
-    const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
-    return format.format(amount / 10 ** digits);
-  } catch {
-    return `${amount} ${currency.toUpperCase()} (minor units)`;
-  }
-}
-
-/** A mail's text and HTML around its content, under a branding's name, colour and footer. */
-export function layout(branding: Branding, content: Content): Rendered {
-  const footer = [branding.name, branding.address, branding.email].filter(Boolean).join(' · ');
-  const text = [
-    content.heading,
-    '',
-    ...content.paragraphs.flatMap((paragraph) => [paragraph, '']),
-    ...content.details.map(([label, value]) => `${label}: ${value}`),
-    ...(content.action ? ['', `${content.action.label}: ${content.action.url}`] : []),
-    '',
-    '-- ',
-    footer,
-    '',
-  ].join('\n');
-
-  const colour = /^#[0-9a-f]{6}$/i.test(branding.color) ? branding.color : '#2563eb';
-  const logo = safeUrl(branding.logoUrl);
-  const action = content.action && safeUrl(content.action.url);
-  const html = `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(content.subject)}</title></head>
-<body style="margin:0;padding:0;background:#f4f4f5;font-family:Helvetica,Arial,sans-serif;color:#18181b">
-<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:#f4f4f5;padding:24px 0">
-<tr><td align="center">
-<table role="presentation" width="560" cellpadding="0" cellspacing="0" style="max-width:560px;background:#ffffff;border-radius:8px;overflow:hidden">
-<tr><td style="background:${colour};padding:20px 24px;color:#ffffff;font-size:20px;font-weight:bold">${
-    logo
-      ? `<img src="${escapeHtml(logo)}" alt="${escapeHtml(branding.name)}" height="40" style="height:40px;vertical-align:middle;margin-right:12px">`
-      : ''
-  }${escapeHtml(branding.name)}</td></tr>
-<tr><td style="padding:24px">
-<h1 style="font-size:20px;margin:0 0 16px">${escapeHtml(content.heading)}</h1>
-${content.paragraphs.map((paragraph) => `<p style="margin:0 0 12px;line-height:1.5">${escapeHtml(paragraph)}</p>`).join('\n')}
-${
-  content.details.length
-    ? `<table role="presentation" cellpadding="0" cellspacing="0" style="margin:16px 0;border-collapse:collapse">
-${content.details
-  .map(
-    ([label, value]) =>
-      `<tr><td style="padding:4px 16px 4px 0;color:#71717a;vertical-align:top">${escapeHtml(label)}</td><td style="padding:4px 0">${escapeHtml(value)}</td></tr>`,
-  )
-  .join('\n')}
-</table>`
-    : ''
-}
-${
-  action
-    ? `<p style="margin:24px 0"><a href="${escapeHtml(action)}" style="background:${colour};color:#ffffff;padding:12px 20px;border-radius:6px;text-decoration:none;display:inline-block">${escapeHtml(content.action!.label)}</a></p>`
-    : ''
-}
-</td></tr>
-<tr><td style="padding:16px 24px;border-top:1px solid #e4e4e7;color:#71717a;font-size:12px">${escapeHtml(footer)}</td></tr>
-</table>
-</td></tr>
-</table>
-</body>
-</html>
-`;
-  return { subject: content.subject, text, html };
-}
+export { formatInstant, formatMoney, formatSpan } from './formats.js';
 
 export interface BookingMailInput {
   branding: Branding;
+  /** The reservation; a waitlist offer's is its hold, as the entry tells it. */
   reservation: MailedReservation;
   /** The booked service's name, when its type still exists. */
   serviceName: string | null;
+  /**
+   * The customer's manage page (`<FRONTEND_URL>/manage/<token>`): unsealed only as the mail
+   * is sent, never kept; absent while the mail is planned and claimed, and for a reservation
+   * stored without a sealed token.
+   */
+  manageUrl?: string | null;
 }
 
 function bookingDetails({ branding, reservation, serviceName }: BookingMailInput): Content['details'] {
@@ -205,10 +41,14 @@ const greeting = (reservation: MailedReservation) =>
   reservation.customer.name ? `Hello ${reservation.customer.name},` : 'Hello,';
 
 /** The booking's day in the organisation's zone, `2 March 2027`: its subject, written on the request thread. */
-function dayOf(input: BookingMailInput): string {
-  const start = readTime(input.reservation.startTime);
-  return start ? formatsOf(input.branding.timezone).day.format(start) : input.reservation.startTime;
-}
+const dayOf = (input: BookingMailInput) => formatDay(input.reservation.startTime, input.branding.timezone);
+
+const MANAGE_LABEL = 'Manage your booking';
+/** The customer's link to their booking, as a mail's action. */
+const manageAction = (input: BookingMailInput) => {
+  const url = safeUrl(input.manageUrl);
+  return url ? { label: MANAGE_LABEL, url } : undefined;
+};
 
 export interface InvitationMailInput {
   branding: Branding;
@@ -234,10 +74,11 @@ export type MailBody =
 
 export type BookingTemplate =
   | 'booking_confirmation'
-  | 'booking_hold'
+  | 'booking_payment'
   | 'booking_reschedule'
   | 'booking_cancellation'
-  | 'booking_expiry';
+  | 'booking_expiry'
+  | 'waitlist_offer';
 
 /** A template: its subject apart (cheap, needed first), and the rest of what it says. */
 interface Template<Input> {
@@ -245,7 +86,10 @@ interface Template<Input> {
   content(input: Input): Omit<Content, 'subject'>;
 }
 
-/** A booking mail: its subject from the organisation's name and the day, a greeting, what happened, the booking's details. */
+/**
+ * A booking mail: its subject from the organisation's name and the day, a greeting, what
+ * happened, the booking's details, and the customer's manage link.
+ */
 function booking(
   subject: (name: string, day: string) => string,
   heading: string,
@@ -253,48 +97,82 @@ function booking(
 ): Template<BookingMailInput> {
   return {
     subject: (input) => subject(input.branding.name, dayOf(input)),
-    content: (input) => ({
-      heading,
-      paragraphs: [greeting(input.reservation), ...paragraphs(input)],
-      details: bookingDetails(input),
-    }),
+    content: (input) => {
+      const action = manageAction(input);
+      return {
+        heading,
+        paragraphs: [greeting(input.reservation), ...paragraphs(input)],
+        details: bookingDetails(input),
+        ...(action ? { action } : {}),
+      };
+    },
   };
 }
 
-/** A hold keeps the time until it lapses; a paid one waits for the payment at its checkout. */
-const hold: Template<BookingMailInput> = {
+/**
+ * Whether a cancellation came with its refund: recorded already, or a paid booking standing
+ * alone, whose cancel refunds it in full before it is cancelled (one occurrence of a paid
+ * series is let go without money back).
+ */
+const refundedWith = ({ payment, seriesId }: MailedReservation) =>
+  payment?.status === 'refunded' || (payment?.status === 'paid' && !seriesId);
+
+/** When a hold or an unpaid booking stops keeping its time, in the organisation's zone. */
+function deadlineOf({ branding, reservation }: BookingMailInput): string | null {
+  const until = reservation.payment?.expiresAt ?? reservation.expiresAt ?? null;
+  return until ? formatInstant(until, branding.timezone) : null;
+}
+
+/**
+ * A paid booking waiting at its checkout: the one mail before its confirmation. It names
+ * the deadline; its action pays, and the manage link follows it.
+ */
+const payment: Template<BookingMailInput> = {
   subject: (input) =>
-    input.reservation.status === 'pending_payment'
-      ? `${input.branding.name}: complete your payment to confirm your booking on ${dayOf(input)}`
-      : `${input.branding.name}: your booking on ${dayOf(input)} is held`,
+    `${input.branding.name}: complete your payment to confirm your booking on ${dayOf(input)}`,
   content(input) {
     const { branding, reservation } = input;
-    const until = reservation.payment?.expiresAt ?? reservation.expiresAt ?? null;
-    const untilText = until ? formatInstant(until, branding.timezone) : null;
-    if (reservation.status === 'pending_payment') {
-      const checkoutUrl = safeUrl(reservation.payment?.checkoutUrl);
-      return {
-        heading: 'Complete your payment',
-        paragraphs: [
-          greeting(reservation),
-          untilText
-            ? `${branding.name} is keeping this time for you until ${untilText}. Pay before then to confirm your booking.`
-            : `${branding.name} is keeping this time for you. Pay to confirm your booking.`,
-          ...(checkoutUrl ? [] : ['The payment link follows in a separate message.']),
-        ],
-        details: bookingDetails(input),
-        ...(checkoutUrl ? { action: { label: 'Pay now', url: checkoutUrl } } : {}),
-      };
-    }
+    const deadline = deadlineOf(input);
+    const checkoutUrl = safeUrl(reservation.payment?.checkoutUrl);
+    const manage = manageAction(input);
+    const pay = checkoutUrl ? { label: 'Pay now', url: checkoutUrl } : manage;
     return {
-      heading: 'Your time is held',
+      heading: 'Complete your payment',
       paragraphs: [
         greeting(reservation),
-        untilText
-          ? `${branding.name} is holding this time for you until ${untilText}. It is not booked until it is confirmed.`
-          : `${branding.name} is holding this time for you. It is not booked until it is confirmed.`,
+        deadline
+          ? `${branding.name} is keeping this time for you until ${deadline}. Pay before then to confirm your booking; after that the time is free again.`
+          : `${branding.name} is keeping this time for you. Pay to confirm your booking.`,
+        ...(checkoutUrl ? [] : ['Pay from your booking page.']),
       ],
-      details: bookingDetails(input),
+      details: [...bookingDetails(input), ...(deadline ? [['Pay by', deadline] as [string, string]] : [])],
+      ...(pay ? { action: pay } : {}),
+      ...(checkoutUrl && manage ? { link: manage } : {}),
+    };
+  },
+};
+
+/** A waitlist entry's offer: the freed time is held for the customer until the offer's deadline. */
+const waitlistOffer: Template<BookingMailInput> = {
+  subject: (input) => `${input.branding.name}: a time you waited for is free on ${dayOf(input)}`,
+  content(input) {
+    const { branding, reservation } = input;
+    const deadline = deadlineOf(input);
+    const action = manageAction(input);
+    return {
+      heading: 'A time you waited for is free',
+      paragraphs: [
+        greeting(reservation),
+        deadline
+          ? `${branding.name} is holding this time for you until ${deadline}. Confirm it before then to book it; after that it goes to the next person waiting.`
+          : `${branding.name} is holding this time for you. Confirm it to book it.`,
+        ...(action ? [] : [`Contact ${branding.name} to take it.`]),
+      ],
+      details: [
+        ...bookingDetails(input),
+        ...(deadline ? [['Confirm by', deadline] as [string, string]] : []),
+      ],
+      ...(action ? { action } : {}),
     };
   },
 };
@@ -314,7 +192,8 @@ const TEMPLATES: { [K in MailBody['template']]: Template<InputOf<K>> } = {
       `${branding.name} has confirmed your booking. The calendar invitation attached adds it to your calendar.`,
     ],
   ),
-  booking_hold: hold,
+  booking_payment: payment,
+  waitlist_offer: waitlistOffer,
   booking_reschedule: booking(
     (name, day) => `${name}: your booking has moved to ${day}`,
     'Your booking has moved',
@@ -327,7 +206,7 @@ const TEMPLATES: { [K in MailBody['template']]: Template<InputOf<K>> } = {
     'Your booking is cancelled',
     ({ branding, reservation }) => [
       `Your booking with ${branding.name} is cancelled; the time is free again.`,
-      ...(reservation.payment?.status === 'refunded' ? ['Your payment has been refunded.'] : []),
+      ...(refundedWith(reservation) ? ['Your payment has been refunded in full.'] : []),
     ],
   ),
   booking_expiry: booking(

@@ -1,11 +1,12 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
-import { hmacSha256, randomToken, sha256 } from '../../lib/crypto.js';
+import { hmacSha256, sha256 } from '../../lib/crypto.js';
 import { conflict, DomainError, notFound } from '../../lib/errors.js';
 import { resolveSchedule } from '../../scheduling/resolve.js';
 import type { RangeQuery } from '../availability/schemas.js';
 import type { AvailabilityService, OrganisationSchedule } from '../availability/service.js';
 import type { PaymentsService } from '../payments/service.js';
+import { manageUrlOf, newManageLink } from '../reservations/manage-link.js';
 import type {
   DryRunAnswer,
   HoldInput,
@@ -115,7 +116,7 @@ export type PublicBookingService = ReturnType<typeof createPublicBookingService>
  */
 export function createPublicBookingService(deps: {
   db: Db;
-  config: Pick<Config, 'frontendUrl' | 'publicHoldIpMax' | 'jwtSecret'>;
+  config: Pick<Config, 'frontendUrl' | 'publicHoldIpMax' | 'jwtSecret' | 'encryptionKey'>;
   availability: AvailabilityService;
   reservations: ReservationsService;
   resourceTypes: ResourceTypesService;
@@ -129,20 +130,16 @@ export function createPublicBookingService(deps: {
   const clientKey = hmacSha256(config.jwtSecret, 'public-hold-client');
 
   /**
-   * A new customer manage link: the token goes out once, in the booking's answer; only its
-   * SHA-256 is stored (a 256-bit random token needs no slow hash), so a leaked table opens nothing.
+   * A new customer manage link: the token goes out in the booking's answer, once, and in its
+   * mails; its SHA-256 finds it (a 256-bit random token needs no slow hash) and it is stored
+   * only sealed with ENCRYPTION_KEY, so a leaked table opens nothing.
    */
-  function newManageLink() {
-    const token = randomToken();
-    return { token, hash: sha256(token), url: `${config.frontendUrl}/manage/${token}` };
-  }
-  const withManageLink = (
-    booked: Reservation,
-    link: ReturnType<typeof newManageLink>,
-  ): BookedPublicReservation => ({
+  const newLink = () => newManageLink(config.encryptionKey);
+  type NewLink = ReturnType<typeof newLink>;
+  const withManageLink = (booked: Reservation, link: NewLink): BookedPublicReservation => ({
     ...toPublicReservation(booked),
     manageToken: link.token,
-    manageUrl: link.url,
+    manageUrl: manageUrlOf(config.frontendUrl, link.token),
   });
 
   /**
@@ -237,7 +234,7 @@ export function createPublicBookingService(deps: {
     booking: ReservationInput,
     recurrence: string[],
   ): Promise<BookedPublicSeries> {
-    const links: Array<ReturnType<typeof newManageLink>> = [];
+    const links: NewLink[] = [];
     const { seriesId, reservations: booked } = await reservations.bookSeries(
       scheduleOf(org),
       booking,
@@ -246,10 +243,7 @@ export function createPublicBookingService(deps: {
         source: 'public_slug',
         createdByUserId: null,
         // A retried attempt asks for the same occurrence again: it keeps its link.
-        manageTokenHashOf: (n) => {
-          links[n] ??= newManageLink();
-          return links[n].hash;
-        },
+        manageLinkOf: (n) => (links[n] ??= newLink()),
       },
     );
     return { seriesId, reservations: booked.map((r, n) => withManageLink(r, links[n]!)) };
@@ -311,11 +305,11 @@ export function createPublicBookingService(deps: {
       await checkVisible(org, input);
       const { recurrence, ...booking } = input;
       if (recurrence) return bookSeries(org, booking, recurrence);
-      const link = newManageLink();
+      const link = newLink();
       const booked = await reservations.book(scheduleOf(org), booking, {
         source: 'public_slug',
         createdByUserId: null,
-        manageTokenHash: link.hash,
+        manageLink: link,
       });
       return withManageLink(booked, link);
     },
@@ -328,9 +322,9 @@ export function createPublicBookingService(deps: {
     async joinWaitlistBySlug(slug: string, input: ReservationInput): Promise<PublicWaitlistEntry> {
       const org = await organisationOrThrow(slug);
       await checkVisible(org, input);
-      const link = newManageLink();
-      const entry = await waitlist.joinPublic(scheduleOf(org), input, link.hash);
-      return { ...entry, manageToken: link.token, manageUrl: link.url };
+      const link = newLink();
+      const entry = await waitlist.joinPublic(scheduleOf(org), input, link);
+      return { ...entry, manageToken: link.token, manageUrl: manageUrlOf(config.frontendUrl, link.token) };
     },
 
     /**
@@ -343,11 +337,11 @@ export function createPublicBookingService(deps: {
       const publicClientHash = hmacSha256(clientKey, clientIp);
       await checkHoldLimits(org.id, input.customer.email, publicClientHash);
       const { holdSeconds, ...booking } = input;
-      const link = newManageLink();
+      const link = newLink();
       const held = await reservations.book(
         scheduleOf(org),
         booking,
-        { source: 'public_slug', createdByUserId: null, manageTokenHash: link.hash, publicClientHash },
+        { source: 'public_slug', createdByUserId: null, manageLink: link, publicClientHash },
         { seconds: holdSeconds },
       );
       return withManageLink(held, link);
@@ -408,7 +402,7 @@ export function createPublicBookingService(deps: {
 
     async bookByToken(token: string, input: Omit<ReservationInput, 'resourceId' | 'resourceTypeId'>) {
       const { org, resource } = await tokenTarget(token);
-      const link = newManageLink();
+      const link = newLink();
       const booked = await reservations.book(
         scheduleOf(org),
         { ...input, resourceId: resource.id },
@@ -416,7 +410,7 @@ export function createPublicBookingService(deps: {
           source: 'public_token',
           createdByUserId: null,
           resourceFixedByToken: true,
-          manageTokenHash: link.hash,
+          manageLink: link,
         },
       );
       return withManageLink(booked, link);

@@ -1,6 +1,7 @@
 import { defineModule } from '../../module.js';
 import { publicHoldClients } from './migrations/0049_public_hold_clients.js';
 import { reservationReferences } from './migrations/0056_reservation_references.js';
+import { sealedManageTokens } from './migrations/0057_sealed_manage_tokens.js';
 import { reservationsPrivacy } from './privacy.js';
 import type { ReservationSeriesTable } from './repo.js';
 import { reservationRoutes } from './routes.js';
@@ -29,5 +30,6 @@ export const reservationsModule = defineModule({
   migrations: {
     '0049_public_hold_clients': publicHoldClients,
     '0056_reservation_references': reservationReferences,
+    '0057_sealed_manage_tokens': sealedManageTokens,
   },
 });

@@ -108,6 +108,8 @@ export function reservationOfStoredRow(stored: unknown, occurredAt: string): Res
     paymentId: value('payment_id'),
     paymentRefundId: value('payment_refund_id'),
     manageTokenHash: value('manage_token_hash'),
+    // Never stored in an event (migration 0057): read as null.
+    manageTokenSealed: value('manage_token_sealed'),
     publicClientHash: value('public_client_hash'),
     // Events stored before migration 0056 have none.
     reference: value('reference'),
@@ -171,8 +173,9 @@ export interface NewReservation {
   rulesOverriddenByUserId: number | null;
   /** Set for a hold or an unpaid booking: when it stops keeping its time. */
   expiresAt: string | null;
-  /** A public booking's manage token, hashed (the token itself is never stored); none for member bookings. */
+  /** The customer's manage token, hashed, and sealed for its mails (manage-link.ts); the token itself is never stored. */
   manageTokenHash?: string | null;
+  manageTokenSealed?: string | null;
   /** A public hold's client address, as a keyed hash; none otherwise. */
   publicClientHash?: string | null;
   /** The recurring series it is an occurrence of; none for a booking standing alone. */
@@ -241,6 +244,7 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
       eb.val<number | null>(null).as('rulesOverriddenByUserId'),
       eb.val<string | null>(null).as('expiresAt'),
       eb.val<string | null>(null).as('manageTokenHash'),
+      eb.val<string | null>(null).as('manageTokenSealed'),
       eb.val<string | null>(null).as('publicClientHash'),
       eb.val<number | null>(null).as('seriesId'),
       eb.val('').as('reference'),
@@ -272,6 +276,7 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
         'rulesOverriddenByUserId',
         'expiresAt',
         'manageTokenHash',
+        'manageTokenSealed',
         'publicClientHash',
         'seriesId',
         'reference',
@@ -375,6 +380,7 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
           values.rulesOverriddenByUserId,
           values.expiresAt,
           values.manageTokenHash ?? null,
+          values.manageTokenSealed ?? null,
           values.publicClientHash ?? null,
           values.seriesId ?? null,
           reference,

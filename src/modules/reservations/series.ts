@@ -24,6 +24,7 @@ import {
 import type { ResourceTypesService, StoredResourceType } from '../resource-types/service.js';
 import type { createAlternatives } from './alternatives.js';
 import { wouldBeBooked } from './dry-run.js';
+import { type StoredManageLink, storedManageLink } from './manage-link.js';
 import type { ReservationPayments } from './payment.js';
 import { type createReservationRepo, createSeriesRepo, type NewReservation } from './repo.js';
 import { assertBookingRules, type CustomerDays } from './rules.js';
@@ -159,6 +160,8 @@ export function createSeries(deps: {
     found: Reservation,
     overriding: number | null,
   ) => Promise<Reservation>;
+  /** A manage link for an occurrence whose channel brings none. */
+  mintManageLink: () => StoredManageLink;
 }) {
   const { db, repo, availability, resourceTypes, alternatives, payment } = deps;
   const seriesRepo = createSeriesRepo(db.kysely);
@@ -252,7 +255,7 @@ export function createSeries(deps: {
           createdByUserId: channel.createdByUserId,
           rulesOverriddenByUserId,
           expiresAt,
-          manageTokenHash: channel.manageTokenHashOf?.(n) ?? null,
+          ...storedManageLink(dryRun ? null : (channel.manageLinkOf?.(n) ?? deps.mintManageLink())),
           seriesId,
         };
         if (dryRun) {

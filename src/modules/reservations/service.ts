@@ -19,6 +19,7 @@ import type { ResourceTypesService, StoredResourceType } from '../resource-types
 import type { ResourcesService } from '../resources/service.js';
 import { createAlternatives } from './alternatives.js';
 import { dryRunOf, wouldBeBooked } from './dry-run.js';
+import { newManageLink, type StoredManageLink, storedManageLink } from './manage-link.js';
 import { createReservationPayments } from './payment.js';
 import { createReservationRepo, reservationOfStoredRow } from './repo.js';
 import { createRescheduling, type MoveInput } from './reschedule.js';
@@ -67,10 +68,13 @@ export interface BookingChannel {
   resourceFixedByToken?: boolean;
   /** The staff member overriding the type's booking rules (see rules.ts `overrideBy`); never on public channels. */
   overrideRulesBy?: number | null;
-  /** A public booking's manage token, hashed: the customer's link to this one reservation. */
-  manageTokenHash?: string | null;
-  /** A public series: the hashed manage token of its occurrence `n` (from 0), each its own link. */
-  manageTokenHashOf?: (n: number) => string;
+  /**
+   * The customer's link to this one reservation (a public booking's, shown once; a waitlist
+   * offer's, its entry's). Without one, a booking mints its own, which only its mails carry.
+   */
+  manageLink?: StoredManageLink | null;
+  /** A public series: the manage link of its occurrence `n` (from 0), each its own. */
+  manageLinkOf?: (n: number) => StoredManageLink;
   /** A public hold's client address, as a keyed hash: what the per-IP hold limit counts. */
   publicClientHash?: string;
 }
@@ -166,6 +170,9 @@ export function createReservationsService(deps: {
       }),
   });
 
+  /** A manage link for a booking that brings none (staff's, an agent's): only its mails carry it. */
+  const mintManageLink = (): StoredManageLink => newManageLink(deps.config.encryptionKey);
+
   /**
    * How a booking's reads and its write hang together. SQLite: in one transaction, which
    * holds the only connection, so nothing commits in between. PostgreSQL: no transaction
@@ -188,6 +195,7 @@ export function createReservationsService(deps: {
     customerDaysOf,
     expireLapsed,
     cancelFound,
+    mintManageLink,
   });
   const rescheduling = createRescheduling({
     db,
@@ -337,7 +345,7 @@ export function createReservationsService(deps: {
           source: channel.source,
           createdByUserId: channel.createdByUserId,
           rulesOverriddenByUserId,
-          manageTokenHash: channel.manageTokenHash ?? null,
+          ...storedManageLink(options.dryRun ? null : (channel.manageLink ?? mintManageLink())),
           publicClientHash: channel.publicClientHash ?? null,
         };
         let read = first;

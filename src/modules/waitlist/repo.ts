@@ -24,8 +24,10 @@ export interface WaitlistEntriesTable {
   offerExpiresAt: string | null;
   source: string;
   createdByUserId: number | null;
-  /** SHA-256 of a public entry's manage token; its offer's hold carries the same. */
+  /** SHA-256 of the customer's manage token; its offer's hold carries the same. */
   manageTokenHash: string | null;
+  /** The token sealed for its mails (reservations/manage-link.ts); null on entries stored before 0057. */
+  manageTokenSealed: string | null;
   createdAt: string;
   updatedAt: string;
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../../config.js';
 import { type Db, inTransaction } from '../../db/database.js';
 import type { ReservationSource } from '../../db/tables/resources.js';
 import type { JobQueue } from '../../jobs/queue.js';
@@ -19,6 +20,7 @@ import { can } from '../../tenancy/roles.js';
 import type { OrganisationSchedule } from '../availability/service.js';
 import type { OrganisationsService } from '../organisations/service.js';
 import type { OutboxService } from '../outbox/service.js';
+import { newManageLink, type StoredManageLink, storedManageLink } from '../reservations/manage-link.js';
 import type { Reservation } from '../reservations/schemas.js';
 import type { BookingChannel, ReservationsService } from '../reservations/service.js';
 import type { ResourceTypesService } from '../resource-types/service.js';
@@ -60,6 +62,7 @@ export function createWaitlistService(deps: {
   resources: ResourcesService;
   outbox: OutboxService;
   jobs: Pick<JobQueue, 'work' | 'every' | 'send'>;
+  config: Pick<Config, 'encryptionKey'>;
   log?: FastifyBaseLogger | undefined;
 }) {
   const { db, organisations, reservations, resourceTypes, resources, outbox, jobs } = deps;
@@ -139,7 +142,8 @@ export function createWaitlistService(deps: {
         offerExpiresAt: null,
         source: channel.source,
         createdByUserId: channel.createdByUserId,
-        manageTokenHash: channel.manageTokenHash ?? null,
+        // A member's entry gets a link too: only its mails carry it (reservations/manage-link.ts).
+        ...storedManageLink(channel.manageLink ?? newManageLink(deps.config.encryptionKey)),
         createdAt: now,
         updatedAt: now,
       });
@@ -208,7 +212,9 @@ export function createWaitlistService(deps: {
           source: entry.source as ReservationSource,
           createdByUserId: entry.createdByUserId,
           // The customer's manage link of a public entry manages its offer too.
-          manageTokenHash: entry.manageTokenHash,
+          manageLink: entry.manageTokenHash
+            ? { hash: entry.manageTokenHash, sealed: entry.manageTokenSealed }
+            : null,
           resourceFixedByToken: entry.resourceId !== null,
         },
         { seconds: offerMinutes * 60 },
@@ -401,8 +407,8 @@ export function createWaitlistService(deps: {
     },
 
     /** A public entry (through an organisation's slug), linked to the customer's manage token. */
-    joinPublic: (org: OrganisationSchedule, input: JoinWaitlistInput, manageTokenHash: string) =>
-      joinIn(org, input, { source: 'public_slug', createdByUserId: null, manageTokenHash }),
+    joinPublic: (org: OrganisationSchedule, input: JoinWaitlistInput, manageLink: StoredManageLink) =>
+      joinIn(org, input, { source: 'public_slug', createdByUserId: null, manageLink }),
 
     async get(actor: Actor, id: number): Promise<WaitlistEntry> {
       return recordOf(await visible(actor, id));

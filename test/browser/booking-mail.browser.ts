@@ -1,0 +1,148 @@
+// The manage link a customer mail carries, opened in a real browser (Debian's Chromium through
+// playwright-core) against a listening app, the bundled mail catcher and the payment emulator:
+// a free booking's confirmation and a paid booking's "complete your payment" each link to the
+// manage page, which shows that booking (and, unpaid, its payment). The bookings are made
+// through the public API the booking page calls, so this file tests the mails and the manage
+// page, whatever the booking page's steps. Run with `npm run test:browser`.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
+import { PROJECT_ROOT } from '../../src/lib/project-root.js';
+import { type MailCatcher, startMailCatcher } from '../../tools/emulators/mail/server.js';
+import { type PaymentEmulator, startPaymentEmulator } from '../../tools/emulators/payment/server.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { assertAccessible, freePort, problemsOf } from '../helpers/browser.js';
+import { at, createResource, createType, futureMonday, ownerWithOrganisation } from '../helpers/catalogue.js';
+import { launchChromium } from '../helpers/chromium.js';
+import { as, expectStatus } from '../helpers/workspace.js';
+
+const SECRET = 'sk_test_booking_mail_browser_0123';
+const WEBHOOK_SECRET = 'whsec_booking_mail_browser_0123456789';
+
+describe('the manage link of a customer mail (browser)', () => {
+  let t: TestApp;
+  let catcher: MailCatcher;
+  let emulator: PaymentEmulator;
+  let origin: string;
+  let browser: Browser;
+  const slug = `mailed-${process.pid}`;
+  const mon = futureMonday();
+  let desk: { id: number };
+  let table: { id: number };
+
+  before(async () => {
+    if (!existsSync(join(DEFAULT_FRONTEND_ROOT, 'index.html'))) {
+      const built = spawnSync('npm', ['run', 'build:web'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
+      assert.equal(built.status, 0, 'npm run build:web');
+    }
+    catcher = await startMailCatcher();
+    emulator = await startPaymentEmulator({ secretKey: SECRET, webhookSecret: WEBHOOK_SECRET });
+    const port = await freePort();
+    origin = `http://127.0.0.1:${port}`;
+    t = await createTestApp({
+      PUBLIC_URL: origin,
+      FRONTEND_URL: origin,
+      SMTP_URL: catcher.smtpUrl,
+      PAYMENT_API_BASE: emulator.url,
+      PAYMENT_SECRET_KEY: SECRET,
+      PAYMENT_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      PAYMENT_TIMEOUT_MS: '5000',
+    });
+    await t.app.listen({ port, host: '127.0.0.1' });
+    emulator.setWebhookUrl(`${origin}/api/payments/webhooks`);
+    const owner = await ownerWithOrganisation(t.app, { name: 'Studio Mira', slug, timezone: 'UTC' });
+    const base = `/api/organisations/${owner.organisationId}/payment`;
+    const link = expectStatus(await as(t.app, owner).post(`${base}/onboarding-link`), 200);
+    assert.equal((await fetch(link.url, { redirect: 'manual' })).status, 302);
+    expectStatus(await as(t.app, owner).get(`${base}/status`), 200);
+    const free = await createType(t.app, owner, { name: 'Consultation' });
+    desk = await createResource(t.app, owner, { name: 'Desk', resourceTypeId: free.id });
+    const paid = await createType(t.app, owner, {
+      name: 'Massage',
+      pricingEnabled: true,
+      paymentRequired: true,
+      priceAmount: 4000,
+      priceCurrency: 'eur',
+    });
+    table = await createResource(t.app, owner, { name: 'Table', resourceTypeId: paid.id });
+    browser = await launchChromium();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+    await catcher?.close();
+    await emulator?.close();
+  });
+
+  /** Books through the public API as the booking page does; answers the booking. */
+  async function book(path: 'reservations' | 'holds', resourceId: number, hour: number, email: string) {
+    const response = await fetch(`${origin}/api/public/organisations/${slug}/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        resourceId,
+        startTime: at(mon, hour),
+        endTime: at(mon, hour + 1),
+        customer: { name: 'Noor Haddad', email },
+      }),
+    });
+    assert.equal(response.status, 201, await response.clone().text());
+    return (await response.json()) as { id: number; reference: string; manageToken: string };
+  }
+
+  /** The only mail to `email`, once the drain has sent it; answers the manage link it carries. */
+  async function manageLinkMailedTo(email: string, subject: RegExp): Promise<string> {
+    await t.app.services.mail.drain();
+    const mails = (await catcher.messages()).filter((m) => m.envelope.to.includes(email));
+    assert.equal(mails.length, 1, `one mail to ${email}`);
+    assert.match(String(mails[0]?.subject), subject);
+    const href = /<a href="([^"]+\/manage\/[^"]+)"/.exec(String(mails[0]?.html))?.[1];
+    assert.ok(href, 'the mail has a manage link');
+    return href;
+  }
+
+  test("a free booking's confirmation links to the manage page showing it", async () => {
+    const booked = await book('reservations', desk.id, 9, 'noor@example.test');
+    const href = await manageLinkMailedTo('noor@example.test', /is confirmed$/);
+    assert.equal(href, `${origin}/manage/${booked.manageToken}`);
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const problems = problemsOf(page);
+    await page.goto(href);
+    await page.getByText('Status: Confirmed').waitFor();
+    assert.ok(await page.getByText(booked.reference).isVisible(), 'its reference');
+    assert.ok(await page.getByText('Consultation').first().isVisible(), 'its service');
+    assert.ok(await page.getByRole('button', { name: 'Cancel booking' }).isVisible());
+    await assertAccessible(page, 'manage page from the confirmation mail');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('a paid hold\'s "complete your payment" links to the manage page, which offers the payment', async () => {
+    const held = await book('holds', table.id, 11, 'omar@example.test');
+    const confirmed = await fetch(`${origin}/api/public/reservations/${held.manageToken}/confirm`, {
+      method: 'POST',
+    });
+    assert.equal(confirmed.status, 200);
+    const { payment } = (await confirmed.json()) as { payment: { checkoutUrl: string } };
+    const href = await manageLinkMailedTo('omar@example.test', /complete your payment/);
+    assert.equal(href, `${origin}/manage/${held.manageToken}`);
+
+    const context = await browser.newContext({ viewport: { width: 360, height: 780 } });
+    const page = await context.newPage();
+    const problems = problemsOf(page);
+    await page.goto(href);
+    await page.getByText('Status: Waiting for payment').waitFor();
+    assert.ok(await page.getByText(held.reference).isVisible());
+    assert.equal(await page.getByRole('link', { name: 'Pay now' }).getAttribute('href'), payment.checkoutUrl);
+    await assertAccessible(page, 'manage page from the payment mail');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+});
