@@ -29,7 +29,8 @@ export const mailPrivacy: PrivacyDeclaration = {
   categories: [
     {
       id: 'mail_messages',
-      label: 'Email sent to you: booking confirmations, holds, changes and invitations',
+      label:
+        'Email sent to you: booking confirmations, payment requests, changes, waitlist offers and invitations',
       purpose: 'Telling you about your bookings and invitations, and sending each message once',
       retention: '30 days',
     },
