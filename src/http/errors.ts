@@ -80,8 +80,40 @@ export const errorDetails = z.array(
     path: z.string().optional().describe('The refused field'),
     rule: z.string().optional().describe('The booking rule broken (BOOKING_RULE_VIOLATED)'),
     message: z.string(),
+    code: z
+      .string()
+      .optional()
+      .describe(
+        "A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check",
+      ),
+    origin: z
+      .string()
+      .optional()
+      .describe('too_big/too_small: what was measured (string, number, array, ...)'),
+    minimum: z.number().optional().describe('too_small: the bound'),
+    maximum: z.number().optional().describe('too_big: the bound'),
+    inclusive: z.boolean().optional().describe('too_big/too_small: whether the bound itself is allowed'),
+    format: z
+      .string()
+      .optional()
+      .describe('invalid_format: the format expected (email, datetime, regex, ...)'),
   }),
 );
+
+/** The fields of a Zod issue a client needs to put it in words: its rule and bounds, nothing of the input. */
+function ruleOf(issue: { keyword: string; params?: Record<string, unknown> }) {
+  const params = issue.params ?? {};
+  const rule: Record<string, unknown> = { code: issue.keyword };
+  for (const [key, type] of [
+    ['origin', 'string'],
+    ['minimum', 'number'],
+    ['maximum', 'number'],
+    ['inclusive', 'boolean'],
+    ['format', 'string'],
+  ] as const)
+    if (typeof params[key] === type) rule[key] = params[key];
+  return rule;
+}
 
 /** Bookable times offered instead of a refused one (src/lib/errors.ts `Alternative`). */
 export const alternatives = z
@@ -168,6 +200,7 @@ export function toDomainError(error: FastifyError): DomainError {
       return {
         path: under(part, path),
         message: keys ? `unknown field(s): ${keys.join(', ')}` : (issue.message ?? 'is invalid'),
+        ...ruleOf(issue as { keyword: string; params?: Record<string, unknown> }),
       };
     });
     return validationFailed(

@@ -57,6 +57,13 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 export interface ErrorDetail {
   path: string;
   message: string;
+  /** A schema failure's rule and bounds (Zod's issue fields), for clients that put it in words. */
+  code?: string;
+  origin?: string;
+  minimum?: number;
+  maximum?: number;
+  inclusive?: boolean;
+  format?: string;
 }
 
 /** A booking rule of the resource type that a write broke (BOOKING_RULE_VIOLATED). */

@@ -53,7 +53,29 @@ describe('error envelope', () => {
     });
     assert.equal(r.statusCode, 400);
     envelope(r.json(), 'VALIDATION_FAILED');
-    assert.deepEqual(r.json().error.details, [{ path: 'body', message: 'unknown field(s): extra' }]);
+    assert.deepEqual(r.json().error.details, [
+      { path: 'body', message: 'unknown field(s): extra', code: 'unrecognized_keys' },
+    ]);
+  });
+
+  test("a schema failure's detail names its rule and bound, so a page can say it in words", async () => {
+    const r = await t.app.inject({
+      method: 'POST',
+      url: '/api/monitoring/frontend-errors',
+      payload: { source: 's'.repeat(181), severity: 'loud' },
+    });
+    assert.equal(r.statusCode, 400);
+    const details = r.json().error.details as Array<Record<string, unknown>>;
+    const byPath = Object.fromEntries(details.map(({ path, ...rest }) => [path, rest]));
+    assert.deepEqual(byPath['body.source'], {
+      message: byPath['body.source']!.message,
+      code: 'too_big',
+      origin: 'string',
+      maximum: 180,
+      inclusive: true,
+    });
+    assert.equal(byPath['body.message']!.code, 'invalid_type');
+    assert.equal(byPath['body.severity']!.code, 'invalid_value');
   });
 
   test('a bad path parameter is a 400, not a 500', async () => {

@@ -182,11 +182,11 @@ describe('two-factor sign-in (TOTP)', () => {
     const fresh = await challengeFor(t.app, user);
     const both = await secondStep(t.app, { challenge: fresh, code: '123456', recoveryCode: 'abcde-fghij' });
     assert.deepEqual(expectStatus(both, 400, 'VALIDATION_FAILED').error.details, [
-      { path: 'body', message: 'give exactly one of code and recoveryCode' },
+      { path: 'body', message: 'give exactly one of code and recoveryCode', code: 'custom' },
     ]);
     const letters = await secondStep(t.app, { challenge: fresh, code: 'abcdef' });
     assert.deepEqual(expectStatus(letters, 400, 'VALIDATION_FAILED').error.details, [
-      { path: 'body.code', message: 'must be the 6-digit code of your authenticator app' },
+      { path: 'body.code', message: 'must be the 6-digit code of your authenticator app', code: 'custom' },
     ]);
   });
 
