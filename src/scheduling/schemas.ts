@@ -99,6 +99,105 @@ export const shiftDay = z
 export const shiftSchedule = z.array(shiftDay).max(7).superRefine(uniqueDays);
 export type ShiftSchedule = z.infer<typeof shiftSchedule>;
 
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+
+/** Why `text` (already `YYYY-MM-DD`) is no day of the calendar, or undefined when it is one. */
+function notACalendarDay(text: string): string | undefined {
+  const [, y, m, d] = ISO_DATE.exec(text)!.map(Number) as [number, number, number, number];
+  if (m < 1 || m > 12) return `${text} is not a date: there is no month ${m}`;
+  const days = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  if (d < 1 || d > days) return `${text} is not a date: ${MONTHS[m - 1]} ${y} has ${days} days`;
+  return undefined;
+}
+
+export const localDate = z
+  .string()
+  .regex(ISO_DATE, 'must be a date YYYY-MM-DD, e.g. 2031-12-25')
+  .superRefine((text, ctx) => {
+    const why = ISO_DATE.test(text) ? notACalendarDay(text) : undefined;
+    if (why) ctx.addIssue({ code: 'custom', message: why });
+  });
+
+/**
+ * One day whose hours differ from its weekday's: closed all day (`closed: true`), or open
+ * only from openTime to closeTime. The date is local to the organisation's time zone.
+ */
+export const dateOverride = z
+  .strictObject({
+    date: localDate,
+    closed: z
+      .literal(true, 'must be true (closed all day); for special hours send openTime and closeTime instead')
+      .optional()
+      .describe('true: closed all day (send no times)'),
+    openTime: startTime.optional().describe('With closeTime: the only hours of that day'),
+    closeTime: endTime.optional(),
+  })
+  .superRefine((day, ctx) => {
+    const times = day.openTime !== undefined || day.closeTime !== undefined;
+    if (day.closed && times) {
+      for (const key of ['openTime', 'closeTime'] as const)
+        if (day[key] !== undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: [key],
+            message: `a day closed all day has no ${key}: send either closed: true or openTime and closeTime`,
+          });
+      return;
+    }
+    if (day.closed) return;
+    for (const key of ['openTime', 'closeTime'] as const)
+      if (day[key] === undefined)
+        ctx.addIssue({
+          // A missing field, as a client reads any other: "required".
+          code: 'invalid_type',
+          expected: 'string',
+          input: undefined,
+          path: [key],
+          message: times
+            ? `is required with ${key === 'openTime' ? 'closeTime' : 'openTime'}: special hours need both`
+            : 'is required: send openTime and closeTime for special hours, or closed: true',
+        });
+    if (day.openTime && day.closeTime && minutesOf(day.closeTime) <= minutesOf(day.openTime))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['closeTime'],
+        message: `closeTime ${day.closeTime} must be after openTime ${day.openTime}`,
+      });
+  });
+export type DateOverride = z.infer<typeof dateOverride>;
+
+/** Up to 366 days, each date at most once. */
+export const dateOverrides = z
+  .array(dateOverride)
+  .max(366, 'at most 366 date overrides (a year of days)')
+  .superRefine((days, ctx) => {
+    const seen = new Map<string, number>();
+    days.forEach((day, index) => {
+      const first = seen.get(day.date);
+      if (first === undefined) seen.set(day.date, index);
+      else
+        ctx.addIssue({
+          code: 'custom',
+          path: [index, 'date'],
+          message: `date ${day.date} appears more than once (first at index ${first})`,
+        });
+    });
+  });
+
 /**
  * Scheduling defaults or overrides. Each section a scope sets replaces that
  * section of the scopes below it (organisation, then resource type, then
@@ -109,8 +208,13 @@ export const schedulePolicy = z
     availabilityMode: availabilityMode.optional(),
     operatingHours: operatingHours.optional(),
     shiftSchedule: shiftSchedule.optional(),
+    dateOverrides: dateOverrides
+      .optional()
+      .describe(
+        'Days whose hours differ from their weekday (holidays, special hours), by local date; per date the most specific scope with an entry for it wins',
+      ),
   })
-  .describe('Schedule object: availabilityMode, operatingHours, shiftSchedule');
+  .describe('Schedule object: availabilityMode, operatingHours, shiftSchedule, dateOverrides');
 export type SchedulePolicy = z.infer<typeof schedulePolicy>;
 
 /** Stored form: `isActive` made explicit, so readers never guess the default. */
@@ -121,5 +225,9 @@ export function normaliseSchedulePolicy(policy: SchedulePolicy): SchedulePolicy 
       ? { operatingHours: policy.operatingHours.map((day) => ({ ...day, isActive: day.isActive ?? true })) }
       : {}),
     ...(policy.shiftSchedule ? { shiftSchedule: policy.shiftSchedule } : {}),
+    // By date, so a reader (and the console) lists them in calendar order.
+    ...(policy.dateOverrides
+      ? { dateOverrides: [...policy.dateOverrides].sort((a, b) => (a.date < b.date ? -1 : 1)) }
+      : {}),
   };
 }

@@ -14124,6 +14124,18 @@ export interface paths {
                             schedulePolicy?: {
                                 /** @enum {string} */
                                 availabilityMode?: "continuous" | "shifts";
+                                /** @description Days whose hours differ from their weekday (holidays, special hours), by local date; per date the most specific scope with an entry for it wins */
+                                dateOverrides?: {
+                                    /**
+                                     * @description true: closed all day (send no times)
+                                     * @enum {boolean}
+                                     */
+                                    closed?: true;
+                                    closeTime?: string;
+                                    date: string;
+                                    /** @description With closeTime: the only hours of that day */
+                                    openTime?: string;
+                                }[];
                                 operatingHours?: {
                                     closeTime: string;
                                     dayOfWeek: number;
@@ -14385,6 +14397,18 @@ export interface paths {
                         schedulePolicy?: {
                             /** @enum {string} */
                             availabilityMode?: "continuous" | "shifts";
+                            /** @description Days whose hours differ from their weekday (holidays, special hours), by local date; per date the most specific scope with an entry for it wins */
+                            dateOverrides?: {
+                                /**
+                                 * @description true: closed all day (send no times)
+                                 * @enum {boolean}
+                                 */
+                                closed?: true;
+                                closeTime?: string;
+                                date: string;
+                                /** @description With closeTime: the only hours of that day */
+                                openTime?: string;
+                            }[];
                             operatingHours?: {
                                 closeTime: string;
                                 dayOfWeek: number;
@@ -14436,6 +14460,18 @@ export interface paths {
                             schedulePolicy?: {
                                 /** @enum {string} */
                                 availabilityMode?: "continuous" | "shifts";
+                                /** @description Days whose hours differ from their weekday (holidays, special hours), by local date; per date the most specific scope with an entry for it wins */
+                                dateOverrides?: {
+                                    /**
+                                     * @description true: closed all day (send no times)
+                                     * @enum {boolean}
+                                     */
+                                    closed?: true;
+                                    closeTime?: string;
+                                    date: string;
+                                    /** @description With closeTime: the only hours of that day */
+                                    openTime?: string;
+                                }[];
                                 operatingHours?: {
                                     closeTime: string;
                                     dayOfWeek: number;
@@ -14729,6 +14765,18 @@ export interface paths {
                             schedulePolicy?: {
                                 /** @enum {string} */
                                 availabilityMode?: "continuous" | "shifts";
+                                /** @description Days whose hours differ from their weekday (holidays, special hours), by local date; per date the most specific scope with an entry for it wins */
+                                dateOverrides?: {
+                                    /**
+                                     * @description true: closed all day (send no times)
+                                     * @enum {boolean}
+                                     */
+                                    closed?: true;
+                                    closeTime?: string;
+                                    date: string;
+                                    /** @description With closeTime: the only hours of that day */
+                                    openTime?: string;
+                                }[];
                                 operatingHours?: {
                                     closeTime: string;
                                     dayOfWeek: number;
@@ -15011,6 +15059,18 @@ export interface paths {
                             schedulePolicy?: {
                                 /** @enum {string} */
                                 availabilityMode?: "continuous" | "shifts";
+                                /** @description Days whose hours differ from their weekday (holidays, special hours), by local date; per date the most specific scope with an entry for it wins */
+                                dateOverrides?: {
+                                    /**
+                                     * @description true: closed all day (send no times)
+                                     * @enum {boolean}
+                                     */
+                                    closed?: true;
+                                    closeTime?: string;
+                                    date: string;
+                                    /** @description With closeTime: the only hours of that day */
+                                    openTime?: string;
+                                }[];
                                 operatingHours?: {
                                     closeTime: string;
                                     dayOfWeek: number;
@@ -15279,6 +15339,18 @@ export interface paths {
                         schedulePolicy?: {
                             /** @enum {string} */
                             availabilityMode?: "continuous" | "shifts";
+                            /** @description Days whose hours differ from their weekday (holidays, special hours), by local date; per date the most specific scope with an entry for it wins */
+                            dateOverrides?: {
+                                /**
+                                 * @description true: closed all day (send no times)
+                                 * @enum {boolean}
+                                 */
+                                closed?: true;
+                                closeTime?: string;
+                                date: string;
+                                /** @description With closeTime: the only hours of that day */
+                                openTime?: string;
+                            }[];
                             operatingHours?: {
                                 closeTime: string;
                                 dayOfWeek: number;
@@ -15330,6 +15402,18 @@ export interface paths {
                             schedulePolicy?: {
                                 /** @enum {string} */
                                 availabilityMode?: "continuous" | "shifts";
+                                /** @description Days whose hours differ from their weekday (holidays, special hours), by local date; per date the most specific scope with an entry for it wins */
+                                dateOverrides?: {
+                                    /**
+                                     * @description true: closed all day (send no times)
+                                     * @enum {boolean}
+                                     */
+                                    closed?: true;
+                                    closeTime?: string;
+                                    date: string;
+                                    /** @description With closeTime: the only hours of that day */
+                                    openTime?: string;
+                                }[];
                                 operatingHours?: {
                                     closeTime: string;
                                     dayOfWeek: number;
@@ -15633,6 +15717,18 @@ export interface paths {
                             schedulePolicy?: {
                                 /** @enum {string} */
                                 availabilityMode?: "continuous" | "shifts";
+                                /** @description Days whose hours differ from their weekday (holidays, special hours), by local date; per date the most specific scope with an entry for it wins */
+                                dateOverrides?: {
+                                    /**
+                                     * @description true: closed all day (send no times)
+                                     * @enum {boolean}
+                                     */
+                                    closed?: true;
+                                    closeTime?: string;
+                                    date: string;
+                                    /** @description With closeTime: the only hours of that day */
+                                    openTime?: string;
+                                }[];
                                 operatingHours?: {
                                     closeTime: string;
                                     dayOfWeek: number;
@@ -15927,6 +16023,18 @@ export interface paths {
                             schedulePolicy?: {
                                 /** @enum {string} */
                                 availabilityMode?: "continuous" | "shifts";
+                                /** @description Days whose hours differ from their weekday (holidays, special hours), by local date; per date the most specific scope with an entry for it wins */
+                                dateOverrides?: {
+                                    /**
+                                     * @description true: closed all day (send no times)
+                                     * @enum {boolean}
+                                     */
+                                    closed?: true;
+                                    closeTime?: string;
+                                    date: string;
+                                    /** @description With closeTime: the only hours of that day */
+                                    openTime?: string;
+                                }[];
                                 operatingHours?: {
                                     closeTime: string;
                                     dayOfWeek: number;
@@ -21381,6 +21489,18 @@ export interface paths {
                             schedulePolicy?: {
                                 /** @enum {string} */
                                 availabilityMode?: "continuous" | "shifts";
+                                /** @description Days whose hours differ from their weekday (holidays, special hours), by local date; per date the most specific scope with an entry for it wins */
+                                dateOverrides?: {
+                                    /**
+                                     * @description true: closed all day (send no times)
+                                     * @enum {boolean}
+                                     */
+                                    closed?: true;
+                                    closeTime?: string;
+                                    date: string;
+                                    /** @description With closeTime: the only hours of that day */
+                                    openTime?: string;
+                                }[];
                                 operatingHours?: {
                                     closeTime: string;
                                     dayOfWeek: number;
@@ -28196,6 +28316,18 @@ export interface paths {
                             schedulePolicy: {
                                 /** @enum {string} */
                                 availabilityMode?: "continuous" | "shifts";
+                                /** @description Days whose hours differ from their weekday (holidays, special hours), by local date; per date the most specific scope with an entry for it wins */
+                                dateOverrides?: {
+                                    /**
+                                     * @description true: closed all day (send no times)
+                                     * @enum {boolean}
+                                     */
+                                    closed?: true;
+                                    closeTime?: string;
+                                    date: string;
+                                    /** @description With closeTime: the only hours of that day */
+                                    openTime?: string;
+                                }[];
                                 operatingHours?: {
                                     closeTime: string;
                                     dayOfWeek: number;
@@ -28488,6 +28620,18 @@ export interface paths {
                         schedulePolicy?: {
                             /** @enum {string} */
                             availabilityMode?: "continuous" | "shifts";
+                            /** @description Days whose hours differ from their weekday (holidays, special hours), by local date; per date the most specific scope with an entry for it wins */
+                            dateOverrides?: {
+                                /**
+                                 * @description true: closed all day (send no times)
+                                 * @enum {boolean}
+                                 */
+                                closed?: true;
+                                closeTime?: string;
+                                date: string;
+                                /** @description With closeTime: the only hours of that day */
+                                openTime?: string;
+                            }[];
                             operatingHours?: {
                                 closeTime: string;
                                 dayOfWeek: number;
@@ -28558,6 +28702,18 @@ export interface paths {
                             schedulePolicy: {
                                 /** @enum {string} */
                                 availabilityMode?: "continuous" | "shifts";
+                                /** @description Days whose hours differ from their weekday (holidays, special hours), by local date; per date the most specific scope with an entry for it wins */
+                                dateOverrides?: {
+                                    /**
+                                     * @description true: closed all day (send no times)
+                                     * @enum {boolean}
+                                     */
+                                    closed?: true;
+                                    closeTime?: string;
+                                    date: string;
+                                    /** @description With closeTime: the only hours of that day */
+                                    openTime?: string;
+                                }[];
                                 operatingHours?: {
                                     closeTime: string;
                                     dayOfWeek: number;
@@ -28870,6 +29026,18 @@ export interface paths {
                             schedulePolicy: {
                                 /** @enum {string} */
                                 availabilityMode?: "continuous" | "shifts";
+                                /** @description Days whose hours differ from their weekday (holidays, special hours), by local date; per date the most specific scope with an entry for it wins */
+                                dateOverrides?: {
+                                    /**
+                                     * @description true: closed all day (send no times)
+                                     * @enum {boolean}
+                                     */
+                                    closed?: true;
+                                    closeTime?: string;
+                                    date: string;
+                                    /** @description With closeTime: the only hours of that day */
+                                    openTime?: string;
+                                }[];
                                 operatingHours?: {
                                     closeTime: string;
                                     dayOfWeek: number;
@@ -29404,6 +29572,18 @@ export interface paths {
                         schedulePolicy?: {
                             /** @enum {string} */
                             availabilityMode?: "continuous" | "shifts";
+                            /** @description Days whose hours differ from their weekday (holidays, special hours), by local date; per date the most specific scope with an entry for it wins */
+                            dateOverrides?: {
+                                /**
+                                 * @description true: closed all day (send no times)
+                                 * @enum {boolean}
+                                 */
+                                closed?: true;
+                                closeTime?: string;
+                                date: string;
+                                /** @description With closeTime: the only hours of that day */
+                                openTime?: string;
+                            }[];
                             operatingHours?: {
                                 closeTime: string;
                                 dayOfWeek: number;
@@ -29474,6 +29654,18 @@ export interface paths {
                             schedulePolicy: {
                                 /** @enum {string} */
                                 availabilityMode?: "continuous" | "shifts";
+                                /** @description Days whose hours differ from their weekday (holidays, special hours), by local date; per date the most specific scope with an entry for it wins */
+                                dateOverrides?: {
+                                    /**
+                                     * @description true: closed all day (send no times)
+                                     * @enum {boolean}
+                                     */
+                                    closed?: true;
+                                    closeTime?: string;
+                                    date: string;
+                                    /** @description With closeTime: the only hours of that day */
+                                    openTime?: string;
+                                }[];
                                 operatingHours?: {
                                     closeTime: string;
                                     dayOfWeek: number;
@@ -29765,6 +29957,18 @@ export interface paths {
                             schedulePolicy: {
                                 /** @enum {string} */
                                 availabilityMode?: "continuous" | "shifts";
+                                /** @description Days whose hours differ from their weekday (holidays, special hours), by local date; per date the most specific scope with an entry for it wins */
+                                dateOverrides?: {
+                                    /**
+                                     * @description true: closed all day (send no times)
+                                     * @enum {boolean}
+                                     */
+                                    closed?: true;
+                                    closeTime?: string;
+                                    date: string;
+                                    /** @description With closeTime: the only hours of that day */
+                                    openTime?: string;
+                                }[];
                                 operatingHours?: {
                                     closeTime: string;
                                     dayOfWeek: number;
@@ -30039,6 +30243,18 @@ export interface paths {
                         schedulePolicy?: {
                             /** @enum {string} */
                             availabilityMode?: "continuous" | "shifts";
+                            /** @description Days whose hours differ from their weekday (holidays, special hours), by local date; per date the most specific scope with an entry for it wins */
+                            dateOverrides?: {
+                                /**
+                                 * @description true: closed all day (send no times)
+                                 * @enum {boolean}
+                                 */
+                                closed?: true;
+                                closeTime?: string;
+                                date: string;
+                                /** @description With closeTime: the only hours of that day */
+                                openTime?: string;
+                            }[];
                             operatingHours?: {
                                 closeTime: string;
                                 dayOfWeek: number;
@@ -30089,6 +30305,18 @@ export interface paths {
                             schedulePolicy: {
                                 /** @enum {string} */
                                 availabilityMode?: "continuous" | "shifts";
+                                /** @description Days whose hours differ from their weekday (holidays, special hours), by local date; per date the most specific scope with an entry for it wins */
+                                dateOverrides?: {
+                                    /**
+                                     * @description true: closed all day (send no times)
+                                     * @enum {boolean}
+                                     */
+                                    closed?: true;
+                                    closeTime?: string;
+                                    date: string;
+                                    /** @description With closeTime: the only hours of that day */
+                                    openTime?: string;
+                                }[];
                                 operatingHours?: {
                                     closeTime: string;
                                     dayOfWeek: number;
@@ -30381,6 +30609,18 @@ export interface paths {
                             schedulePolicy: {
                                 /** @enum {string} */
                                 availabilityMode?: "continuous" | "shifts";
+                                /** @description Days whose hours differ from their weekday (holidays, special hours), by local date; per date the most specific scope with an entry for it wins */
+                                dateOverrides?: {
+                                    /**
+                                     * @description true: closed all day (send no times)
+                                     * @enum {boolean}
+                                     */
+                                    closed?: true;
+                                    closeTime?: string;
+                                    date: string;
+                                    /** @description With closeTime: the only hours of that day */
+                                    openTime?: string;
+                                }[];
                                 operatingHours?: {
                                     closeTime: string;
                                     dayOfWeek: number;
@@ -30897,6 +31137,18 @@ export interface paths {
                         schedulePolicy?: {
                             /** @enum {string} */
                             availabilityMode?: "continuous" | "shifts";
+                            /** @description Days whose hours differ from their weekday (holidays, special hours), by local date; per date the most specific scope with an entry for it wins */
+                            dateOverrides?: {
+                                /**
+                                 * @description true: closed all day (send no times)
+                                 * @enum {boolean}
+                                 */
+                                closed?: true;
+                                closeTime?: string;
+                                date: string;
+                                /** @description With closeTime: the only hours of that day */
+                                openTime?: string;
+                            }[];
                             operatingHours?: {
                                 closeTime: string;
                                 dayOfWeek: number;
@@ -30947,6 +31199,18 @@ export interface paths {
                             schedulePolicy: {
                                 /** @enum {string} */
                                 availabilityMode?: "continuous" | "shifts";
+                                /** @description Days whose hours differ from their weekday (holidays, special hours), by local date; per date the most specific scope with an entry for it wins */
+                                dateOverrides?: {
+                                    /**
+                                     * @description true: closed all day (send no times)
+                                     * @enum {boolean}
+                                     */
+                                    closed?: true;
+                                    closeTime?: string;
+                                    date: string;
+                                    /** @description With closeTime: the only hours of that day */
+                                    openTime?: string;
+                                }[];
                                 operatingHours?: {
                                     closeTime: string;
                                     dayOfWeek: number;
@@ -31213,6 +31477,20 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             availabilityMode: "continuous" | "shifts";
+                            /** @description By date: each date with the entry of the most specific scope that has one, and that scope */
+                            dateOverrides: {
+                                /**
+                                 * @description true: closed all day (send no times)
+                                 * @enum {boolean}
+                                 */
+                                closed?: true;
+                                closeTime?: string;
+                                date: string;
+                                /** @description With closeTime: the only hours of that day */
+                                openTime?: string;
+                                /** @enum {string} */
+                                source: "organisation" | "resourceType" | "resource";
+                            }[];
                             operatingHours: {
                                 closeTime: string;
                                 dayOfWeek: number;

@@ -16,6 +16,7 @@ import {
   type ResourceType,
   type ResourceTypeBody,
 } from './records.js';
+import { ResourceHours, TypeSchedule } from './schedule-editor.js';
 import { authed } from './session.js';
 import { Check, Field, FormError, LoadError, Loading, Select } from './ui.js';
 
@@ -378,6 +379,11 @@ function TypeFormScreen(props: { org: Organisation; existing: ResourceType | und
           </button>
         </div>
       </form>
+      {existing ? (
+        <TypeSchedule org={org} type={existing} />
+      ) : (
+        <p className="hint">Opening hours and dates with other hours are set once the type exists.</p>
+      )}
     </main>
   );
 }
@@ -590,6 +596,9 @@ function ResourceFormScreen(props: {
           </button>
         </div>
       </form>
+      {existing && existing.parentResourceId === null ? (
+        <ResourceHours resource={existing} types={types} />
+      ) : null}
     </main>
   );
 }

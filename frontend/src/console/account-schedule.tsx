@@ -1,124 +1,20 @@
-// The organisation's weekly schedule (schedulePolicy): opening hours per weekday for continuous
-// booking, or fixed shift slots per weekday. Sent as typed; the API's refusals are named by the
-// index of the entry it was sent as (`schedulePolicy.operatingHours.2.closeTime`), so the form
-// keeps which weekday each index was and puts each message on that day's input.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+// The organisation's schedule (schedulePolicy) on the Profile: its form (schedule-editor.tsx,
+// shared with types and resources), the schedule in words for members who may not change it,
+// and the schedule a chosen resource actually follows, with its dates of other hours.
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { unwrap } from '../api/client.js';
-import { fieldErrors } from '../api/errors.js';
 import { isAdmin, type ResolvedSchedule, type SchedulePolicy, WEEK } from './account-api.js';
-import { Status } from './account-ui.js';
 import type { Organisation, Resource } from './records.js';
+import type { Resolved } from './schedule-draft.js';
+import { ScheduleForm } from './schedule-editor.js';
+import { SchedulePreview } from './schedule-preview.js';
 import { authed } from './session.js';
-import { Check, Field, FormError, LoadError, Loading, Select } from './ui.js';
-
-type Mode = 'continuous' | 'shifts';
-interface Hours {
-  open: boolean;
-  openTime: string;
-  closeTime: string;
-}
-interface Slot {
-  /** The row's own key (slots move when one before them goes). */
-  key: number;
-  startTime: string;
-  endTime: string;
-}
-let nextSlotKey = 1;
-interface Draft {
-  mode: Mode;
-  /** false: no opening hours set (open all day, every day). */
-  hoursSet: boolean;
-  hours: Record<number, Hours>;
-  shifts: Record<number, Slot[]>;
-}
-
-export function draftOf(policy: SchedulePolicy | undefined): Draft {
-  const hours: Record<number, Hours> = {};
-  const shifts: Record<number, Slot[]> = {};
-  for (const { dayOfWeek } of WEEK) {
-    const entry = policy?.operatingHours?.find((d) => d.dayOfWeek === dayOfWeek);
-    hours[dayOfWeek] = entry
-      ? { open: entry.isActive !== false, openTime: entry.openTime, closeTime: entry.closeTime }
-      : // Without hours yet, a working week to start from.
-        {
-          open: !policy?.operatingHours && dayOfWeek >= 1 && dayOfWeek <= 5,
-          openTime: '09:00',
-          closeTime: '17:00',
-        };
-    shifts[dayOfWeek] = (policy?.shiftSchedule?.find((d) => d.dayOfWeek === dayOfWeek)?.slots ?? []).map(
-      (s) => ({ key: nextSlotKey++, startTime: s.startTime, endTime: s.endTime }),
-    );
-  }
-  return {
-    mode: policy?.availabilityMode ?? 'continuous',
-    hoursSet: !!policy?.operatingHours,
-    hours,
-    shifts,
-  };
-}
-
-/** The body to send, and which form field each of its paths is. */
-export function policyOf(draft: Draft): { policy: SchedulePolicy; fieldOf: Map<string, string> } {
-  const fieldOf = new Map<string, string>();
-  const policy: SchedulePolicy = { availabilityMode: draft.mode };
-  if (draft.hoursSet) {
-    const open = WEEK.filter(({ dayOfWeek }) => draft.hours[dayOfWeek]!.open);
-    policy.operatingHours = open.map(({ dayOfWeek }, i) => {
-      const at = `schedulePolicy.operatingHours.${i}`;
-      fieldOf.set(`${at}.openTime`, `hours.${dayOfWeek}.openTime`);
-      fieldOf.set(`${at}.closeTime`, `hours.${dayOfWeek}.closeTime`);
-      fieldOf.set(`${at}.dayOfWeek`, `hours.${dayOfWeek}.openTime`);
-      fieldOf.set(at, `hours.${dayOfWeek}.openTime`);
-      const { openTime, closeTime } = draft.hours[dayOfWeek]!;
-      return { dayOfWeek, openTime, closeTime, isActive: true };
-    });
-  }
-  const shiftDays = WEEK.filter(({ dayOfWeek }) => draft.shifts[dayOfWeek]!.length > 0);
-  if (shiftDays.length > 0 || draft.mode === 'shifts') {
-    policy.shiftSchedule = shiftDays.map(({ dayOfWeek }, i) => {
-      const slots = draft.shifts[dayOfWeek]!;
-      slots.forEach((_, j) => {
-        const at = `schedulePolicy.shiftSchedule.${i}.slots.${j}`;
-        fieldOf.set(`${at}.startTime`, `shift.${dayOfWeek}.${j}.startTime`);
-        fieldOf.set(`${at}.endTime`, `shift.${dayOfWeek}.${j}.endTime`);
-        // An overlap is reported on the slot itself.
-        fieldOf.set(at, `shift.${dayOfWeek}.${j}.startTime`);
-      });
-      return { dayOfWeek, slots: slots.map((s) => ({ startTime: s.startTime, endTime: s.endTime })) };
-    });
-  }
-  return { policy, fieldOf };
-}
+import { LoadError, Loading, Select } from './ui.js';
 
 export function ScheduleEditor(props: { org: Organisation }) {
   const { org } = props;
-  const admin = isAdmin(org.role);
-  const queryClient = useQueryClient();
-  const [draft, setDraft] = useState(() => draftOf(org.schedulePolicy));
-  const [sent, setSent] = useState<Map<string, string>>(new Map());
-  const save = useMutation({
-    mutationFn: (policy: SchedulePolicy) =>
-      unwrap(
-        authed.PATCH('/api/organisations/{id}', {
-          params: { path: { id: org.id } },
-          body: { schedulePolicy: policy },
-        }),
-      ),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['organisations'] }),
-  });
-  const refused = fieldErrors(save.error);
-  const errors: Record<string, string> = {};
-  for (const [path, message] of Object.entries(refused)) {
-    const field = sent.get(path);
-    if (field && !errors[field]) errors[field] = message;
-  }
-  const setHours = (day: number, change: Partial<Hours>) =>
-    setDraft((d) => ({ ...d, hours: { ...d.hours, [day]: { ...d.hours[day]!, ...change } } }));
-  const setSlots = (day: number, slots: Slot[]) =>
-    setDraft((d) => ({ ...d, shifts: { ...d.shifts, [day]: slots } }));
-
-  if (!admin)
+  if (!isAdmin(org.role))
     return (
       <>
         <h3>Weekly schedule</h3>
@@ -126,171 +22,27 @@ export function ScheduleEditor(props: { org: Organisation }) {
       </>
     );
   return (
-    <form
-      noValidate
-      aria-labelledby="schedule-heading"
-      onSubmit={(e: FormEvent) => {
-        e.preventDefault();
-        const { policy, fieldOf } = policyOf(draft);
-        setSent(fieldOf);
-        save.mutate(policy);
-      }}
-    >
-      <h3 id="schedule-heading">Weekly schedule</h3>
-      <p className="hint" id="schedule-times">
-        Times are HH:mm, 24-hour, in {org.timezone}; 24:00 ends at midnight. Resource types and resources may
-        set their own.
-      </p>
-      <Select
-        name="availabilityMode"
-        label="How times are offered"
-        value={draft.mode}
-        error={refused['schedulePolicy.availabilityMode']}
-        onChange={(mode) => setDraft((d) => ({ ...d, mode: mode as Mode }))}
-      >
-        <option value="continuous">Any time within the opening hours</option>
-        <option value="shifts">Only the fixed shifts below</option>
-      </Select>
-      {draft.mode === 'continuous' ? (
-        <fieldset>
-          <legend>Opening hours</legend>
-          <Check
-            name="hoursSet"
-            label="Set opening hours (otherwise open all day, every day)"
-            checked={draft.hoursSet}
-            onChange={(hoursSet) => setDraft((d) => ({ ...d, hoursSet }))}
-          />
-          {draft.hoursSet ? (
-            <ul className="schedule-days">
-              {WEEK.map(({ dayOfWeek, name }) => {
-                const day = draft.hours[dayOfWeek]!;
-                return (
-                  <li key={dayOfWeek}>
-                    <Check
-                      name={`hours.${dayOfWeek}.open`}
-                      label={`Open on ${name}`}
-                      checked={day.open}
-                      onChange={(open) => setHours(dayOfWeek, { open })}
-                    />
-                    {day.open ? (
-                      <div className="grid-2">
-                        <Field
-                          name={`hours.${dayOfWeek}.openTime`}
-                          label={`${name} opens`}
-                          autoComplete="off"
-                          value={day.openTime}
-                          error={errors[`hours.${dayOfWeek}.openTime`]}
-                          onChange={(openTime) => setHours(dayOfWeek, { openTime })}
-                        />
-                        <Field
-                          name={`hours.${dayOfWeek}.closeTime`}
-                          label={`${name} closes`}
-                          autoComplete="off"
-                          value={day.closeTime}
-                          error={errors[`hours.${dayOfWeek}.closeTime`]}
-                          onChange={(closeTime) => setHours(dayOfWeek, { closeTime })}
-                        />
-                      </div>
-                    ) : (
-                      <p className="hint">Closed</p>
-                    )}
-                  </li>
-                );
-              })}
-            </ul>
-          ) : null}
-        </fieldset>
-      ) : (
-        <fieldset>
-          <legend>Shifts</legend>
-          <ul className="schedule-days">
-            {WEEK.map(({ dayOfWeek, name }) => {
-              const slots = draft.shifts[dayOfWeek]!;
-              return (
-                <li key={dayOfWeek}>
-                  <h4>{name}</h4>
-                  {slots.length === 0 ? <p className="hint">No shifts</p> : null}
-                  {slots.map((slot, j) => (
-                    <div className="shift" key={slot.key}>
-                      <div className="grid-2">
-                        <Field
-                          name={`shift.${dayOfWeek}.${j}.startTime`}
-                          label={`${name} shift ${j + 1} starts`}
-                          autoComplete="off"
-                          value={slot.startTime}
-                          error={errors[`shift.${dayOfWeek}.${j}.startTime`]}
-                          onChange={(startTime) =>
-                            setSlots(
-                              dayOfWeek,
-                              slots.map((s, k) => (k === j ? { ...s, startTime } : s)),
-                            )
-                          }
-                        />
-                        <Field
-                          name={`shift.${dayOfWeek}.${j}.endTime`}
-                          label={`${name} shift ${j + 1} ends`}
-                          autoComplete="off"
-                          value={slot.endTime}
-                          error={errors[`shift.${dayOfWeek}.${j}.endTime`]}
-                          onChange={(endTime) =>
-                            setSlots(
-                              dayOfWeek,
-                              slots.map((s, k) => (k === j ? { ...s, endTime } : s)),
-                            )
-                          }
-                        />
-                      </div>
-                      <button
-                        type="button"
-                        className="link"
-                        onClick={() =>
-                          setSlots(
-                            dayOfWeek,
-                            slots.filter((_, k) => k !== j),
-                          )
-                        }
-                      >
-                        Remove {name} shift {j + 1}
-                      </button>
-                    </div>
-                  ))}
-                  <button
-                    type="button"
-                    className="secondary"
-                    onClick={() => {
-                      const last = slots.at(-1);
-                      setSlots(dayOfWeek, [
-                        ...slots,
-                        {
-                          key: nextSlotKey++,
-                          startTime: last ? last.endTime : '09:00',
-                          endTime: last ? '' : '12:00',
-                        },
-                      ]);
-                    }}
-                  >
-                    Add a shift on {name}
-                  </button>
-                </li>
-              );
-            })}
-          </ul>
-        </fieldset>
-      )}
-      {save.isError ? <FormError error={save.error} shown={[...sent.keys()]} /> : null}
-      <Status>{save.isSuccess && !save.isPending ? 'Schedule saved.' : ''}</Status>
-      <div className="actions">
-        <button type="submit" className="primary" disabled={save.isPending}>
-          Save schedule
-        </button>
-      </div>
-    </form>
+    <ScheduleForm
+      level="organisation"
+      policy={org.schedulePolicy}
+      zone={org.timezone}
+      inheritedMode="continuous"
+      holds={[['organisations']]}
+      save={(policy: SchedulePolicy | null) =>
+        unwrap(
+          authed.PATCH('/api/organisations/{id}', {
+            params: { path: { id: org.id } },
+            body: { schedulePolicy: policy },
+          }),
+        )
+      }
+    />
   );
 }
 
 /** The schedule in words, for those who may not change it and for a resource's resolved one. */
 export function ScheduleSummary(props: {
-  policy: Partial<ResolvedSchedule> | undefined;
+  policy: Partial<Omit<ResolvedSchedule, 'dateOverrides'>> | undefined;
   zone: string;
   sources?: ResolvedSchedule['sources'];
 }) {
@@ -385,7 +137,16 @@ export function ResourceSchedule(props: { org: Organisation }) {
           {schedule.isPending ? <Loading /> : null}
           {schedule.isError ? <LoadError error={schedule.error} /> : null}
           {schedule.data ? (
-            <ScheduleSummary policy={schedule.data} zone={org.timezone} sources={schedule.data.sources} />
+            <>
+              <ScheduleSummary policy={schedule.data} zone={org.timezone} sources={schedule.data.sources} />
+              <SchedulePreview
+                schedule={schedule.data as Resolved}
+                zone={org.timezone}
+                title="Its coming days"
+                id="resource-schedule-days"
+                level={4}
+              />
+            </>
           ) : null}
         </>
       ) : null}

@@ -1,10 +1,13 @@
 import { DateTime } from 'luxon';
+import { ALWAYS_OPEN } from '../../scheduling/resolve.js';
 import {
   type AvailabilityMode,
+  type DateOverride,
   minutesOf,
   type OperatingHours,
   type ShiftSchedule,
 } from '../../scheduling/schemas.js';
+import { type OverridesByDate, overrideHours, overridesByDate } from './date-overrides.js';
 
 /**
  * The availability engine: pure functions over epoch-millisecond intervals.
@@ -24,7 +27,12 @@ export interface EffectiveSchedule {
   /** null: open all day, every day. */
   operatingHours: OperatingHours | null;
   shiftSchedule: ShiftSchedule | null;
+  /** Days whose hours differ from their weekday's, resolved per date; absent: none. */
+  dateOverrides?: readonly DateOverride[] | undefined;
 }
+
+/** The date overrides of `schedule` by local date (undefined: none). */
+const overridesOf = (schedule: EffectiveSchedule) => overridesByDate(schedule.dateOverrides);
 
 /**
  * Intervals as one flat array of instants, `[start0, end0, start1, end1, ...]` (epoch ms,
@@ -206,12 +214,27 @@ export function mergeIntervals(intervals: Interval[]): Interval[] {
   return merged;
 }
 
-/** Opening hours as merged instants inside `range`. */
-export function openIntervals(hours: OperatingHours | null, zone: string, range: Interval): Interval[] {
-  if (!hours) return [{ start: range.start, end: range.end }];
-  const byDay = new Map(hours.filter((h) => h.isActive !== false).map((h) => [h.dayOfWeek, h]));
+/**
+ * Opening hours as merged instants inside `range`. A day `overrides` names takes the
+ * override's hours (none when closed) instead of its weekday's.
+ */
+export function openIntervals(
+  hours: OperatingHours | null,
+  zone: string,
+  range: Interval,
+  overrides?: OverridesByDate,
+): Interval[] {
+  if (!hours && !overrides) return [{ start: range.start, end: range.end }];
+  const weekly = (hours ?? ALWAYS_OPEN).filter((h) => h.isActive !== false);
+  const byDay = new Map(weekly.map((h) => [h.dayOfWeek, h]));
   const intervals: Interval[] = [];
   for (const day of localDays(range, zone)) {
+    const special = overrideHours(overrides, day);
+    if (special !== undefined) {
+      if (special)
+        intervals.push({ start: atLocalMinutes(day, special.open), end: atLocalMinutes(day, special.close) });
+      continue;
+    }
     const entry = byDay.get(weekday(day));
     if (!entry) continue;
     intervals.push({
@@ -222,15 +245,29 @@ export function openIntervals(hours: OperatingHours | null, zone: string, range:
   return clip(mergeIntervals(intervals), range);
 }
 
-/** Every configured shift slot lying wholly inside `range`, in start order. */
-export function shiftSlots(schedule: ShiftSchedule | null, zone: string, range: Interval): Interval[] {
+/**
+ * Every configured shift slot lying wholly inside `range`, in start order. On a day
+ * `overrides` names, only the weekday's slots wholly inside the override's hours (none
+ * when closed).
+ */
+export function shiftSlots(
+  schedule: ShiftSchedule | null,
+  zone: string,
+  range: Interval,
+  overrides?: OverridesByDate,
+): Interval[] {
   if (!schedule) return [];
   const byDay = new Map(schedule.map((d) => [d.dayOfWeek, d.slots]));
   const slots: Interval[] = [];
   for (const day of localDays(range, zone)) {
+    const special = overrideHours(overrides, day);
+    if (special === null) continue;
     for (const slot of byDay.get(weekday(day)) ?? []) {
-      const start = atLocalMinutes(day, minutesOf(slot.startTime));
-      const end = atLocalMinutes(day, minutesOf(slot.endTime));
+      const from = minutesOf(slot.startTime);
+      const to = minutesOf(slot.endTime);
+      if (special && (from < special.open || to > special.close)) continue;
+      const start = atLocalMinutes(day, from);
+      const end = atLocalMinutes(day, to);
       if (start >= range.start && end <= range.end && end > start) slots.push({ start, end });
     }
   }
@@ -421,7 +458,7 @@ export function continuousWindows(
   // sorting one array of edge objects was the largest cost with many lanes.
   const hoursOf = lanes.map((lane) =>
     perSchedule(lane.schedule, `open|${zone}|${wide.start}|${wide.end}`, () =>
-      openIntervals(lane.schedule.operatingHours, zone, wide),
+      openIntervals(lane.schedule.operatingHours, zone, wide, overridesOf(lane.schedule)),
     ),
   );
   let room = 0;
@@ -493,7 +530,7 @@ export function shiftAvailability(lanes: Lane[], zone: string, range: Interval, 
   const slots = new Map<string, Slot>();
   for (const lane of lanes) {
     const laneSlots = perSchedule(lane.schedule, `slots|${zone}|${range.start}|${range.end}`, () =>
-      shiftSlots(lane.schedule.shiftSchedule, zone, range),
+      shiftSlots(lane.schedule.shiftSchedule, zone, range, overridesOf(lane.schedule)),
     );
     for (const s of laneSlots) {
       const key = `${s.start}:${s.end}`;
@@ -530,14 +567,14 @@ export function scheduleAdmits(
   const { start, end } = request;
   if (schedule.availabilityMode === 'shifts') {
     const day: Interval = { start: start - 2 * 1440 * MINUTE, end: end + 2 * 1440 * MINUTE };
-    const slot = shiftSlots(schedule.shiftSchedule, zone, day).find(
+    const slot = shiftSlots(schedule.shiftSchedule, zone, day, overridesOf(schedule)).find(
       (s) => s.start === start && s.end === end,
     );
     return slot ? null : 'not_a_slot';
   }
   if (end - start < rules.minBookingMs) return 'too_short';
   const around: Interval = { start: start - 1440 * MINUTE, end: end + 1440 * MINUTE };
-  const open = openIntervals(schedule.operatingHours, zone, around);
+  const open = openIntervals(schedule.operatingHours, zone, around, overridesOf(schedule));
   return open.some((o) => o.start <= start && o.end >= end) ? null : 'outside_hours';
 }
 
@@ -593,7 +630,8 @@ export function nearestFits(
   const wide = { start: from - length - rules.bufferMs, end: to + length + rules.bufferMs };
   for (const lane of lanes) {
     if (lane.schedule.availabilityMode === 'shifts') {
-      for (const slot of shiftSlots(lane.schedule.shiftSchedule, zone, { start: from, end: to + length })) {
+      const range = { start: from, end: to + length };
+      for (const slot of shiftSlots(lane.schedule.shiftSchedule, zone, range, overridesOf(lane.schedule))) {
         if (slot.end - slot.start !== length || slot.start > to) continue;
         if (rules.bookable && (slot.start < rules.bookable.start || slot.end > rules.bookable.end)) continue;
         if (!overlapsAny(lane.busy, slot.start, slot.end)) take(slot.start);
@@ -602,7 +640,7 @@ export function nearestFits(
     }
     if (length < rules.minBookingMs) continue;
     const hours = perSchedule(lane.schedule, `open|${zone}|${wide.start}|${wide.end}`, () =>
-      openIntervals(lane.schedule.operatingHours, zone, wide),
+      openIntervals(lane.schedule.operatingHours, zone, wide, overridesOf(lane.schedule)),
     );
     // Each stretch at least the request long gives the starts [its start, its end - length].
     const free = scratchOf(freeTimeRoom(hours, lane.busy));

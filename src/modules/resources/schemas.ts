@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { entityId, oneLine, positiveId } from '../../http/schemas.js';
-import { availabilityMode, operatingHours, schedulePolicy, shiftSchedule } from '../../scheduling/schemas.js';
+import {
+  availabilityMode,
+  dateOverride,
+  operatingHours,
+  schedulePolicy,
+  shiftSchedule,
+} from '../../scheduling/schemas.js';
 import { serverDerived } from '../resource-types/schemas.js';
 
 /** Lanes are seeded from capacity; a resource with more is still one row per lane. */
@@ -84,6 +90,9 @@ export const effectiveSchedule = z.object({
   availabilityMode,
   operatingHours,
   shiftSchedule,
+  dateOverrides: z
+    .array(z.object({ ...dateOverride.shape, source: scheduleSource.exclude(['default']) }))
+    .describe('By date: each date with the entry of the most specific scope that has one, and that scope'),
   sources: z.object({
     availabilityMode: scheduleSource,
     operatingHours: scheduleSource,

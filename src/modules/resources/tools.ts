@@ -48,7 +48,7 @@ export const resourceTools = [
     actionKey: 'resources.schedule.read',
     title: 'Read resource schedule',
     description:
-      'The effective schedule of a resource (availability mode, operating hours, shifts) and whether each part comes from the organisation, the resource type, the resource or the default.',
+      'The effective schedule of a resource (availability mode, operating hours, shifts, date overrides by date) and whether each part comes from the organisation, the resource type, the resource or the default.',
     catalogue: {
       description: 'The effective schedule of a resource and where each part comes from.',
       risk: 'read',
