@@ -16,6 +16,7 @@ import { validatorCompiler } from './http/validation.js';
 import { createJobQueue, type JobQueue } from './jobs/queue.js';
 import { createEphemeralStore, type EphemeralStore } from './lib/ephemeral-store.js';
 import { type McpRoutesOptions, mcpRoutes } from './mcp/routes.js';
+import { MCP_PATH } from './mcp/types.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { moduleMigrations } from './module.js';
 import { MODULES } from './modules/index.js';
@@ -121,7 +122,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // The MCP runtime knows no module: the agents directory, the modules' tools, the catalogue's
   // risks and the OAuth token check are wired in here.
   await app.register(mcpRoutes, {
-    prefix: '/api/mcp',
+    prefix: MCP_PATH,
     ...(options.mcp ?? {
       agents: app.services.agents,
       tools: createTools(app.services),

@@ -2,6 +2,9 @@ import type { z } from 'zod';
 import type { AccessScope, Actor } from '../lib/actor.js';
 import type { ErrorCode } from '../lib/errors.js';
 
+/** Where the MCP runtime listens (app.ts mounts it here): agents connect to `<PUBLIC_URL>` + this. */
+export const MCP_PATH = '/api/mcp';
+
 /** The action every agent may call, whatever its permissions: the profile tool, to check before writing. */
 export const PROFILE_ACTION = 'agent.profile';
 /** How an agent reads what became of a call its owner was asked to approve. */

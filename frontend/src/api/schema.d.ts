@@ -74,7 +74,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -117,7 +129,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -160,7 +184,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -203,7 +239,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -300,7 +348,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -343,7 +403,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -386,7 +458,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -429,7 +513,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -527,7 +623,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -570,7 +678,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -613,7 +733,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -656,7 +788,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -754,7 +898,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -797,7 +953,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -840,7 +1008,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -883,7 +1063,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -926,7 +1118,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -1012,7 +1216,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -1055,7 +1271,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -1098,7 +1326,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -1141,7 +1381,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -1254,7 +1506,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -1297,7 +1561,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -1340,7 +1616,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -1383,7 +1671,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -1471,7 +1771,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -1514,7 +1826,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -1557,7 +1881,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -1600,7 +1936,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -1647,6 +1995,8 @@ export interface paths {
                             /** @description Shown only in this response */
                             key: string;
                             label: string;
+                            /** @description Where the agent connects with this key: <PUBLIC_URL>/api/mcp */
+                            mcpUrl: string;
                             prefix: string;
                         };
                     };
@@ -1680,7 +2030,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -1723,7 +2085,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -1766,7 +2140,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -1809,7 +2195,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -1852,7 +2250,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -1942,7 +2352,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -1985,7 +2407,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -2028,7 +2462,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -2071,7 +2517,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -2193,7 +2651,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -2236,7 +2706,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -2279,7 +2761,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -2322,7 +2816,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -2365,7 +2871,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -2454,7 +2972,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -2497,7 +3027,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -2540,7 +3082,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -2583,7 +3137,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -2701,7 +3267,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -2744,7 +3322,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -2787,7 +3377,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -2830,7 +3432,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -2873,7 +3487,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -2975,7 +3601,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -3018,7 +3656,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -3061,7 +3711,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -3104,7 +3766,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -3191,7 +3865,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -3234,7 +3920,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -3277,7 +3975,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -3320,7 +4030,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -3378,11 +4100,18 @@ export interface paths {
                                 /** @description The action (tool name with "." for "_") the agent called */
                                 actionKey: string;
                                 agentId: number;
+                                /** @description The name of the agent that asked, as it was when it asked */
+                                agentName: string;
                                 /** @description The stored call: exactly what runs when approved */
                                 arguments: {
                                     [key: string]: unknown;
                                 };
                                 createdAt: string;
+                                /** @description Whose reservation the call books or changes (its customer); null when it names none */
+                                customer: {
+                                    email: string | null;
+                                    name: string | null;
+                                } | null;
                                 decidedAt: string | null;
                                 expiresAt: string;
                                 id: number;
@@ -3431,7 +4160,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -3474,7 +4215,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -3517,7 +4270,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -3560,7 +4325,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -3613,11 +4390,18 @@ export interface paths {
                             /** @description The action (tool name with "." for "_") the agent called */
                             actionKey: string;
                             agentId: number;
+                            /** @description The name of the agent that asked, as it was when it asked */
+                            agentName: string;
                             /** @description The stored call: exactly what runs when approved */
                             arguments: {
                                 [key: string]: unknown;
                             };
                             createdAt: string;
+                            /** @description Whose reservation the call books or changes (its customer); null when it names none */
+                            customer: {
+                                email: string | null;
+                                name: string | null;
+                            } | null;
                             decidedAt: string | null;
                             expiresAt: string;
                             id: number;
@@ -3664,7 +4448,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -3707,7 +4503,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -3750,7 +4558,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -3793,7 +4613,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -3851,11 +4683,18 @@ export interface paths {
                             /** @description The action (tool name with "." for "_") the agent called */
                             actionKey: string;
                             agentId: number;
+                            /** @description The name of the agent that asked, as it was when it asked */
+                            agentName: string;
                             /** @description The stored call: exactly what runs when approved */
                             arguments: {
                                 [key: string]: unknown;
                             };
                             createdAt: string;
+                            /** @description Whose reservation the call books or changes (its customer); null when it names none */
+                            customer: {
+                                email: string | null;
+                                name: string | null;
+                            } | null;
                             decidedAt: string | null;
                             expiresAt: string;
                             id: number;
@@ -3902,7 +4741,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -3945,7 +4796,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -3988,7 +4851,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -4031,7 +4906,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -4074,7 +4961,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -4130,11 +5029,18 @@ export interface paths {
                             /** @description The action (tool name with "." for "_") the agent called */
                             actionKey: string;
                             agentId: number;
+                            /** @description The name of the agent that asked, as it was when it asked */
+                            agentName: string;
                             /** @description The stored call: exactly what runs when approved */
                             arguments: {
                                 [key: string]: unknown;
                             };
                             createdAt: string;
+                            /** @description Whose reservation the call books or changes (its customer); null when it names none */
+                            customer: {
+                                email: string | null;
+                                name: string | null;
+                            } | null;
                             decidedAt: string | null;
                             expiresAt: string;
                             id: number;
@@ -4181,7 +5087,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -4224,7 +5142,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -4267,7 +5197,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -4310,7 +5252,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -4353,7 +5307,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -4442,7 +5408,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -4485,7 +5463,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -4528,7 +5518,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -4571,7 +5573,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -4659,7 +5673,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -4702,7 +5728,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -4745,7 +5783,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -4788,7 +5838,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -4831,7 +5893,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -4915,7 +5989,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -4958,7 +6044,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -5001,7 +6099,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -5044,7 +6154,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -5087,7 +6209,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -5179,7 +6313,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -5222,7 +6368,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -5265,7 +6423,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -5308,7 +6478,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -5351,7 +6533,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -5464,7 +6658,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -5507,7 +6713,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -5550,7 +6768,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -5593,7 +6823,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -5699,7 +6941,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -5742,7 +6996,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -5785,7 +7051,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -5828,7 +7106,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -5871,7 +7161,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -5948,7 +7250,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -5991,7 +7305,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -6034,7 +7360,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -6077,7 +7415,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -6167,7 +7517,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -6210,7 +7572,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -6253,7 +7627,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -6296,7 +7682,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -6380,7 +7778,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -6423,7 +7833,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -6466,7 +7888,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -6509,7 +7943,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -6591,7 +8037,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -6634,7 +8092,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -6677,7 +8147,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -6720,7 +8202,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -6763,7 +8257,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -6853,7 +8359,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -6896,7 +8414,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -6939,7 +8469,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -6982,7 +8524,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -7104,7 +8658,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -7147,7 +8713,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -7190,7 +8768,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -7233,7 +8823,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -7350,7 +8952,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -7393,7 +9007,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -7436,7 +9062,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -7479,7 +9117,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -7591,7 +9241,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -7634,7 +9296,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -7677,7 +9351,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -7720,7 +9406,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -7763,7 +9461,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -7852,7 +9562,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -7895,7 +9617,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -7938,7 +9672,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -7981,7 +9727,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -8072,7 +9830,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -8115,7 +9885,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -8158,7 +9940,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -8201,7 +9995,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -8293,7 +10099,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -8336,7 +10154,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -8379,7 +10209,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -8422,7 +10264,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -8465,7 +10319,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -8563,7 +10429,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -8606,7 +10484,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -8649,7 +10539,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -8692,7 +10594,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -8801,7 +10715,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -8844,7 +10770,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -8887,7 +10825,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -8930,7 +10880,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -8973,7 +10935,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -9059,7 +11033,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -9102,7 +11088,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -9145,7 +11143,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -9188,7 +11198,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -9270,7 +11292,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -9313,7 +11347,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -9356,7 +11402,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -9399,7 +11457,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -9442,7 +11512,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -9518,7 +11600,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -9561,7 +11655,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -9604,7 +11710,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -9647,7 +11765,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -9738,7 +11868,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -9781,7 +11923,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -9824,7 +11978,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -9867,7 +12033,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -9910,7 +12088,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -9953,7 +12143,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -10035,7 +12237,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -10078,7 +12292,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -10121,7 +12347,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -10164,7 +12402,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -10249,7 +12499,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -10292,7 +12554,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -10335,7 +12609,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -10378,7 +12664,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -10421,7 +12719,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -10464,7 +12774,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -10596,7 +12918,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -10680,7 +13014,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -10723,7 +13069,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -10804,7 +13162,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -10916,7 +13286,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -11032,7 +13414,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -11075,7 +13469,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -11118,7 +13524,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -11161,7 +13579,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -11204,7 +13634,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -11247,7 +13689,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -11329,7 +13783,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -11463,7 +13929,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -11506,7 +13984,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -11549,7 +14039,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -11643,7 +14145,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -11686,7 +14200,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -11729,7 +14255,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -11857,7 +14395,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -11900,7 +14450,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -11943,7 +14505,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -12030,7 +14604,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -12073,7 +14659,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -12116,7 +14714,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -12219,7 +14829,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -12262,7 +14884,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -12305,7 +14939,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -12399,7 +15045,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -12442,7 +15100,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -12485,7 +15155,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -12567,7 +15249,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -12610,7 +15304,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -12653,7 +15359,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -12743,7 +15461,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -12786,7 +15516,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -12829,7 +15571,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -12933,7 +15687,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -12976,7 +15742,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -13019,7 +15797,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -13107,7 +15897,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -13150,7 +15952,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -13193,7 +16007,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -13285,7 +16111,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -13328,7 +16166,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -13371,7 +16221,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -13414,7 +16276,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -13510,7 +16384,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -13553,7 +16439,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -13596,7 +16494,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -13639,7 +16549,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -13682,7 +16604,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -13779,7 +16713,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -13822,7 +16768,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -13865,7 +16823,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -13967,7 +16937,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -14010,7 +16992,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -14053,7 +17047,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -14186,7 +17192,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -14229,7 +17247,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -14272,7 +17302,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -14315,7 +17357,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -14358,7 +17412,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -14522,7 +17588,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -14565,7 +17643,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -14608,7 +17698,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -14651,7 +17753,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -14694,7 +17808,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -14827,7 +17953,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -14870,7 +18008,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -14913,7 +18063,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -14956,7 +18118,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -14999,7 +18173,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -15121,7 +18307,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -15164,7 +18362,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -15207,7 +18417,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -15250,7 +18472,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -15293,7 +18527,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -15464,7 +18710,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -15507,7 +18765,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -15550,7 +18820,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -15593,7 +18875,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -15636,7 +18930,393 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/organisations/{id}/billing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Set the default currency (OWNER, ADMIN); stored lowercase */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Three-letter code the payment provider supports */
+                        defaultCurrency?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Organisation with the caller’s membership */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            address: string | null;
+                            color: string | null;
+                            createdAt: string;
+                            defaultCurrency: string;
+                            description: string | null;
+                            email: string | null;
+                            id: number;
+                            isActive: boolean;
+                            isActiveOrganisation: boolean;
+                            isOwner: boolean;
+                            logoUrl: string | null;
+                            name: string;
+                            phone: string | null;
+                            publicBookingDescription: string | null;
+                            publicBookingHeadline: string | null;
+                            /** @description Its OWNER, ADMIN and MANAGER members need two-factor sign-in on for its staff routes */
+                            requireTwoFactor: boolean;
+                            /** @enum {string} */
+                            role: "OWNER" | "ADMIN" | "MANAGER" | "MEMBER";
+                            /** @description Present when configured */
+                            schedulePolicy?: {
+                                /** @enum {string} */
+                                availabilityMode?: "continuous" | "shifts";
+                                /** @description Days whose hours differ from their weekday (holidays, special hours), by local date; per date the most specific scope with an entry for it wins */
+                                dateOverrides?: {
+                                    /**
+                                     * @description true: closed all day (send no times)
+                                     * @enum {boolean}
+                                     */
+                                    closed?: true;
+                                    closeTime?: string;
+                                    date: string;
+                                    /** @description With closeTime: the only hours of that day */
+                                    openTime?: string;
+                                }[];
+                                operatingHours?: {
+                                    closeTime: string;
+                                    dayOfWeek: number;
+                                    /** @description false keeps the entry but closes the day; default true */
+                                    isActive?: boolean;
+                                    openTime: string;
+                                }[];
+                                shiftSchedule?: {
+                                    dayOfWeek: number;
+                                    slots: {
+                                        endTime: string;
+                                        startTime: string;
+                                    }[];
+                                }[];
+                            };
+                            slug: string | null;
+                            timezone: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -15779,7 +19459,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -15822,7 +19514,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -15865,7 +19569,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -15908,7 +19624,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -15951,7 +19679,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -16085,7 +19825,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -16128,7 +19880,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -16171,7 +19935,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -16214,7 +19990,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -16257,7 +20045,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -16300,7 +20100,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -16379,7 +20191,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -16422,7 +20246,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -16465,7 +20301,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -16508,7 +20356,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -16551,7 +20411,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -16632,7 +20504,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -16675,7 +20559,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -16718,7 +20614,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -16761,7 +20669,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -16804,7 +20724,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -16887,7 +20819,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -16930,7 +20874,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -16973,7 +20929,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -17016,7 +20984,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -17059,7 +21039,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -17102,7 +21094,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -17145,7 +21149,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -17239,7 +21255,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -17282,7 +21310,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -17325,7 +21365,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -17368,7 +21420,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -17411,7 +21475,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -17454,7 +21530,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -17497,7 +21585,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -17583,7 +21683,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -17626,7 +21738,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -17669,7 +21793,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -17712,7 +21848,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -17755,7 +21903,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -17798,7 +21958,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -17841,7 +22013,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -17933,7 +22117,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -17976,7 +22172,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -18019,7 +22227,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -18062,7 +22282,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -18105,7 +22337,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -18148,7 +22392,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -18191,7 +22447,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -18315,7 +22583,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -18358,7 +22638,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -18401,7 +22693,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -18444,7 +22748,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -18487,7 +22803,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -18530,7 +22858,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -18611,7 +22951,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -18654,7 +23006,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -18697,7 +23061,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -18740,7 +23116,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -18783,7 +23171,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -18886,7 +23286,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -18929,7 +23341,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -18972,7 +23396,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -19015,7 +23451,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -19058,7 +23506,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -19156,7 +23616,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -19199,7 +23671,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -19242,7 +23726,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -19285,7 +23781,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -19328,7 +23836,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -19422,7 +23942,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -19465,7 +23997,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -19508,7 +24052,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -19551,7 +24107,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -19644,7 +24212,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -19687,7 +24267,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -19730,7 +24322,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -19773,7 +24377,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -19864,7 +24480,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -19907,7 +24535,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -19950,7 +24590,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -19993,7 +24645,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -20060,7 +24724,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -20103,7 +24779,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -20146,7 +24834,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -20189,7 +24889,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -20287,7 +24999,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -20330,7 +25054,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -20373,7 +25109,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -20416,7 +25164,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -20512,7 +25272,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -20555,7 +25327,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -20598,7 +25382,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -20641,7 +25437,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -20739,7 +25547,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -20782,7 +25602,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -20825,7 +25657,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -20868,7 +25712,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -20911,7 +25767,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -21009,7 +25877,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -21052,7 +25932,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -21095,7 +25987,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -21138,7 +26042,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -21236,7 +26152,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -21279,7 +26207,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -21322,7 +26262,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -21365,7 +26317,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -21408,7 +26372,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -21551,7 +26527,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -21594,7 +26582,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -21637,7 +26637,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -21680,7 +26692,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -21723,7 +26747,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -21805,7 +26841,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -21848,7 +26896,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -21891,7 +26951,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -21934,7 +27006,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -21977,7 +27061,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -22097,7 +27193,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -22140,7 +27248,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -22183,7 +27303,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -22226,7 +27358,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -22374,7 +27518,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -22417,7 +27573,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -22460,7 +27628,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -22503,7 +27683,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -22644,7 +27836,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -22725,7 +27929,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -22768,7 +27984,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -22811,7 +28039,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -22854,7 +28094,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -22990,7 +28242,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -23055,7 +28319,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -23170,7 +28446,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -23213,7 +28501,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -23256,7 +28556,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -23299,7 +28611,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -23432,7 +28756,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -23475,7 +28811,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -23518,7 +28866,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -23561,7 +28921,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -23676,7 +29048,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -23719,7 +29103,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -23762,7 +29158,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -23881,7 +29289,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -23924,7 +29344,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -23967,7 +29399,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -24010,7 +29454,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -24053,7 +29509,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -24170,7 +29638,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -24213,7 +29693,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -24256,7 +29748,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -24299,7 +29803,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -24342,7 +29858,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -24471,7 +29999,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -24514,7 +30054,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -24557,7 +30109,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -24600,7 +30164,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -24643,7 +30219,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -24762,7 +30350,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -24805,7 +30405,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -24848,7 +30460,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -24971,7 +30595,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -25014,7 +30650,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -25057,7 +30705,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -25100,7 +30760,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -25143,7 +30815,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -25264,7 +30948,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -25307,7 +31003,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -25350,7 +31058,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -25393,7 +31113,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -25500,7 +31232,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -25543,7 +31287,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -25586,7 +31342,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -25629,7 +31397,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -25764,7 +31544,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -25845,7 +31637,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -25888,7 +31692,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -25931,7 +31747,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -25974,7 +31802,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -26086,7 +31926,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -26129,7 +31981,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -26172,7 +32036,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -26273,7 +32149,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -26316,7 +32204,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -26359,7 +32259,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -26402,7 +32314,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -26445,7 +32369,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -26576,7 +32512,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -26619,7 +32567,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -26662,7 +32622,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -26705,7 +32677,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -26748,7 +32732,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -26881,7 +32877,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -26958,7 +32966,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -27086,7 +33106,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -27129,7 +33161,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -27172,7 +33216,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -27215,7 +33271,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -27258,7 +33326,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -27374,7 +33454,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -27417,7 +33509,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -27460,7 +33564,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -27503,7 +33619,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -27546,7 +33674,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -27673,7 +33813,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -27716,7 +33868,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -27759,7 +33923,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -27802,7 +33978,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -27845,7 +34033,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -28015,7 +34215,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -28057,7 +34269,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -28100,7 +34324,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -28143,7 +34379,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -28186,7 +34434,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -28229,7 +34489,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -28379,7 +34651,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -28422,7 +34706,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -28465,7 +34761,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -28508,7 +34816,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -28551,7 +34871,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -28765,7 +35097,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -28808,7 +35152,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -28851,7 +35207,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -28894,7 +35262,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -28937,7 +35317,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -29089,7 +35481,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -29132,7 +35536,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -29175,7 +35591,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -29218,7 +35646,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -29261,7 +35701,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -29327,7 +35779,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -29370,7 +35834,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -29413,7 +35889,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -29456,7 +35944,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -29499,7 +35999,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -29717,7 +36229,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -29760,7 +36284,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -29803,7 +36339,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -29846,7 +36394,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -29889,7 +36449,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -29905,6 +36477,309 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/api/resource-types/{id}/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Availability of a resource type by its booking mode: pooled, per resource, or both */
+        get: {
+            parameters: {
+                query: {
+                    from: string;
+                    to: string;
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            bookingMode: "SINGLE_RESOURCE" | "POOL" | "BOTH";
+                            from: string;
+                            pool?: {
+                                /** @enum {string} */
+                                availabilityMode: "continuous" | "shifts";
+                                slots?: {
+                                    available: boolean;
+                                    end: string;
+                                    freeLanes: number;
+                                    start: string;
+                                    totalLanes: number;
+                                }[];
+                                windows?: {
+                                    end: string;
+                                    freeLanes: number;
+                                    start: string;
+                                    totalLanes: number;
+                                }[];
+                            };
+                            resources?: {
+                                /** @enum {string} */
+                                availabilityMode: "continuous" | "shifts";
+                                resourceId: number;
+                                slots?: {
+                                    available: boolean;
+                                    end: string;
+                                    freeLanes: number;
+                                    start: string;
+                                    totalLanes: number;
+                                }[];
+                                windows?: {
+                                    end: string;
+                                    freeLanes: number;
+                                    start: string;
+                                    totalLanes: number;
+                                }[];
+                            }[];
+                            resourceTypeId: number;
+                            timezone: string;
+                            to: string;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/resources": {
@@ -30017,7 +36892,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -30060,7 +36947,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -30103,7 +37002,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -30146,7 +37057,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -30189,7 +37112,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -30365,7 +37300,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -30408,7 +37355,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -30451,7 +37410,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -30494,7 +37465,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -30537,7 +37520,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -30669,7 +37664,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -30712,7 +37719,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -30755,7 +37774,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -30798,7 +37829,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -30841,7 +37884,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -30907,7 +37962,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -30950,7 +38017,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -30993,7 +38072,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -31036,7 +38127,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -31079,7 +38182,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -31259,7 +38374,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -31302,7 +38429,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -31345,7 +38484,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -31388,7 +38539,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -31431,7 +38594,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -31447,6 +38622,290 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/api/resources/{id}/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Free windows (continuous) or slots (shifts) of a resource, in the organisation's time zone
+         * @description A parent with capacity lanes answers for its lanes, with the number free. Range at most 62 days.
+         */
+        get: {
+            parameters: {
+                query: {
+                    from: string;
+                    to: string;
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            availabilityMode: "continuous" | "shifts";
+                            from: string;
+                            resourceId: number;
+                            slots?: {
+                                available: boolean;
+                                end: string;
+                                freeLanes: number;
+                                start: string;
+                                totalLanes: number;
+                            }[];
+                            timezone: string;
+                            to: string;
+                            windows?: {
+                                end: string;
+                                freeLanes: number;
+                                start: string;
+                                totalLanes: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/resources/{id}/schedule": {
@@ -31545,7 +39004,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -31588,7 +39059,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -31631,7 +39114,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -31674,7 +39169,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
@@ -31717,7 +39224,19 @@ export interface paths {
                                     startTime: string;
                                 }[];
                                 details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
                                     message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
                                     /** @description The refused field */
                                     path?: string;
                                     /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { actorOf } from '../../http/auth.js';
 import { errorEnvelope, errorResponses } from '../../http/errors.js';
 import { idParam, page, security } from '../../http/schemas.js';
+import { MCP_PATH } from '../../mcp/types.js';
 import {
   activityItem,
   activityQuery,
@@ -169,7 +170,10 @@ export const agentRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await agents.createKey(actorOf(request), request.params.id, request.body.label)),
+      reply.code(201).send({
+        ...(await agents.createKey(actorOf(request), request.params.id, request.body.label)),
+        mcpUrl: `${app.config.publicUrl}${MCP_PATH}`,
+      }),
   );
 
   app.delete(

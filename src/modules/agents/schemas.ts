@@ -125,6 +125,7 @@ export const createdAgentKey = z.object({
   prefix: z.string(),
   key: z.string().describe('Shown only in this response'),
   createdAt: z.string(),
+  mcpUrl: z.string().describe('Where the agent connects with this key: <PUBLIC_URL>/api/mcp'),
 });
 export type CreatedAgentKey = z.infer<typeof createdAgentKey>;
 

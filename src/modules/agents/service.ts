@@ -480,7 +480,7 @@ export function createAgentService({
     },
 
     /** A new `ag_sk_` key, shown only in this answer; only its hash is stored. */
-    async createKey(actor: Actor, agentId: number, label: string): Promise<CreatedAgentKey> {
+    async createKey(actor: Actor, agentId: number, label: string): Promise<Omit<CreatedAgentKey, 'mcpUrl'>> {
       requirePerson(actor);
       await requireChangeable(actor, agentId);
       const { key, prefix, keyHash } = issueKey(AGENT_KEY_PREFIX);

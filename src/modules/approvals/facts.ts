@@ -21,6 +21,14 @@ export interface CallFacts {
   counts: 'booking' | 'cancellation' | null;
   /** How many of that limit: each occurrence of a series, each one it cancels. */
   units: number;
+  /** Whose reservation it books or changes, as its owner is shown it; null when it names none. */
+  customer?: CallCustomer | null;
+}
+
+/** The customer a call books for or acts on: their name and email as the reservation keeps them. */
+export interface CallCustomer {
+  name: string | null;
+  email: string | null;
 }
 
 /** What an approval kept of its call's facts, with the organisation it was asked in. */
@@ -39,6 +47,17 @@ export interface FactReaders {
 }
 
 const NO_FACTS: CallFacts = { times: [], amount: null, currency: null, counts: null, units: 0 };
+
+const textOf = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value : null);
+
+/** The `customer` of a reservation record or a booking's arguments; null when it has none. */
+export function customerOf(record: unknown): CallCustomer | null {
+  const customer = (record as { customer?: unknown } | null | undefined)?.customer;
+  if (customer === null || typeof customer !== 'object') return null;
+  const { name, email } = customer as Record<string, unknown>;
+  const found = { name: textOf(name), email: textOf(email) };
+  return found.name === null && found.email === null ? null : found;
+}
 
 /** A reservation's place and time, as an approval keeps it (its price is kept beside). */
 const placeAndTime = ({ resourceId, resourceTypeId, startTime, endTime }: BookedTime): BookedTime => ({
@@ -65,6 +84,7 @@ export async function factsOf(call: GatedCall, readers: FactReaders): Promise<Ca
       currency: quote?.currency ?? null,
       counts,
       units: Math.max(1, quote?.times.length ?? 0),
+      customer: customerOf(quote?.times[0]) ?? customerOf(call.input),
     };
   }
   if (traits.reads === 'series') {
@@ -76,13 +96,25 @@ export async function factsOf(call: GatedCall, readers: FactReaders): Promise<Ca
     const ahead = (series?.reservations ?? []).filter(
       (r) => (KEEPING_STATUSES as readonly string[]).includes(r.status) && Date.parse(r.startTime) > now,
     );
-    return { ...NO_FACTS, times: ahead.map(placeAndTime), counts, units: ahead.length };
+    return {
+      ...NO_FACTS,
+      times: ahead.map(placeAndTime),
+      counts,
+      units: ahead.length,
+      customer: customerOf(series?.reservations[0]),
+    };
   }
   const { reservationId } = call.input;
   if (typeof reservationId !== 'number') return { ...NO_FACTS, counts, units: 1 };
   const reservation = await readers.reservations.get(call.actor, reservationId).catch(() => undefined);
   if (!reservation) return { ...NO_FACTS, counts, units: 1 };
-  const facts: CallFacts = { ...NO_FACTS, times: [placeAndTime(reservation)], counts, units: 1 };
+  const facts: CallFacts = {
+    ...NO_FACTS,
+    times: [placeAndTime(reservation)],
+    counts,
+    units: 1,
+    customer: customerOf(reservation),
+  };
   if (!traits.takesOffer || reservation.status !== 'held') return facts;
   // A hold made without a price is charged the type's price if the type takes payment by now:
   // money nothing was shown or counted for when it was held.

@@ -10,6 +10,11 @@ export const APPROVAL_TTL_MS = 24 * 60 * 60 * 1000;
 export const approval = z.object({
   id: z.number().int(),
   agentId: z.number().int(),
+  agentName: z.string().describe('The name of the agent that asked, as it was when it asked'),
+  customer: z
+    .object({ name: z.string().nullable(), email: z.string().nullable() })
+    .nullable()
+    .describe('Whose reservation the call books or changes (its customer); null when it names none'),
   actionKey: z.string().describe('The action (tool name with "." for "_") the agent called'),
   arguments: z.record(z.string(), z.unknown()).describe('The stored call: exactly what runs when approved'),
   summary: z

@@ -12,7 +12,7 @@ import type { ReservationsService } from '../reservations/service.js';
 import type { ResourceTypesService } from '../resource-types/service.js';
 import type { ResourcesService } from '../resources/service.js';
 import type { WaitlistService } from '../waitlist/service.js';
-import type { CallFacts, ShownFacts } from './facts.js';
+import type { CallCustomer, CallFacts, ShownFacts } from './facts.js';
 import { createAdmission } from './gate.js';
 import { ACTION_TRAITS, type BookedTime, formatMoney, formatRange } from './policy.js';
 import { type ApprovalRow, createApprovalRepo } from './repo.js';
@@ -44,12 +44,22 @@ const shownFacts = (row: ApprovalRow): ShownFacts => ({
   currency: row.currency,
 });
 
+/** What an approval keeps beside its times: who asked, and for whom (absent on older approvals). */
+interface KeptFacts {
+  times: BookedTime[];
+  agentName?: string;
+  customer?: CallCustomer | null;
+}
+
 /** The API record; a pending approval past its time reads as expired before the sweep gets to it. */
 function view(row: ApprovalRow, now = Date.now()): Approval {
   const lapsed = row.status === 'pending' && Date.parse(row.expiresAt) <= now;
+  const kept = row.facts === null ? null : (JSON.parse(row.facts) as KeptFacts);
   return {
     id: row.id,
     agentId: row.agentId,
+    agentName: kept?.agentName ?? `Agent ${row.agentId}`,
+    customer: kept?.customer ?? null,
     actionKey: row.actionKey,
     arguments: parsed(row.arguments) ?? {},
     summary: row.summary,
@@ -189,7 +199,11 @@ export function createApprovalsService({
         amount: facts.amount,
         currency: facts.currency,
         organisationId,
-        facts: JSON.stringify({ times: facts.times }),
+        facts: JSON.stringify({
+          times: facts.times,
+          agentName: call.agent.name,
+          customer: facts.customer ?? null,
+        } satisfies KeptFacts),
         status: 'pending',
         result: null,
         createdAt: now.toISOString(),

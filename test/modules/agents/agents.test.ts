@@ -161,7 +161,9 @@ describe('agents', () => {
     const user = await registerUser(t.app);
     const agent = await createAgent(user, { name: 'Keyed', permissionGroupId: 'minimal' });
     const created = await createKey(user, agent.id, ' laptop ');
-    assert.deepEqual(Object.keys(created).sort(), ['createdAt', 'id', 'key', 'label', 'prefix']);
+    assert.deepEqual(Object.keys(created).sort(), ['createdAt', 'id', 'key', 'label', 'mcpUrl', 'prefix']);
+    // Where to paste the key: the MCP endpoint under the service's public URL.
+    assert.equal(created.mcpUrl, 'http://service.test/api/mcp');
     assert.equal(created.label, 'laptop');
     assert.match(created.key, /^ag_sk_[A-Za-z0-9_-]{43}$/);
     assert.equal(created.prefix, created.key.slice(0, 12));
