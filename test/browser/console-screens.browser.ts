@@ -140,7 +140,7 @@ describe('console screens (browser)', () => {
         }),
       });
       assert.equal(response.status, 201, await response.clone().text());
-      return (await response.json()) as { id: number };
+      return (await response.json()) as { id: number; reference: string };
     };
     const first = await book(at('10:00'), at('10:30'), 'Anna Kunde');
     await book(at('11:00'), at('11:30'), 'Ben Kunde');
@@ -168,7 +168,7 @@ describe('console screens (browser)', () => {
 
     // The detail: move Anna onto Ben's time, refused with alternatives; take the first one.
     await anna.click();
-    await page.getByRole('heading', { name: `Reservation ${first.id}` }).waitFor();
+    await page.getByRole('heading', { name: `Reservation ${first.reference}` }).waitFor();
     await page.getByText('Anna Kunde').waitFor();
     await page.getByRole('button', { name: 'Reschedule' }).click();
     const start = page.getByLabel('New start (Europe/Berlin time)');

@@ -34,8 +34,9 @@ import {
   type PolicyBody,
   personZone,
 } from './agents-records.js';
+import { organisationCurrency } from './records.js';
 import { authed } from './session.js';
-import { Field, FormError, LoadError, Loading, Select, ShownOnce } from './ui.js';
+import { CopyText, Field, FormError, LoadError, Loading, Select, ShownOnce } from './ui.js';
 
 export default function Agents() {
   return (
@@ -483,13 +484,13 @@ function KeysSection(props: { agent: Agent }) {
     staleTime: 0,
   });
   const [label, setLabel] = useState('');
-  const [shown, setShown] = useState<{ label: string; value: string } | null>(null);
+  const [shown, setShown] = useState<{ label: string; value: string; mcpUrl: string } | null>(null);
   const create = useMutation({
     // Kept nowhere once this screen is left: the key is in `shown` only.
     gcTime: 0,
     mutationFn: () => unwrap(authed.POST('/api/agents/{id}/keys', { params: { path }, body: { label } })),
     onSuccess: (created, _vars) => {
-      setShown({ label: created.label, value: created.key });
+      setShown({ label: created.label, value: created.key, mcpUrl: created.mcpUrl });
       setLabel('');
       create.reset();
       return queryClient.invalidateQueries({ queryKey });
@@ -509,10 +510,18 @@ function KeysSection(props: { agent: Agent }) {
         <ShownOnce
           title={`Key “${shown.label}”`}
           level={3}
-          hint="Copy it now: it is shown this once. Give it to your assistant as its MCP key (header x-agent-key)."
+          hint="Copy it now: it is shown this once. Give it to your assistant as its MCP key (header x-agent-key), with the MCP address below."
           value={shown.value}
           valueId="agent-key"
           copyLabel="Copy key"
+          beside={
+            <CopyText
+              label="MCP address:"
+              value={shown.mcpUrl}
+              valueId="mcp-url"
+              copyLabel="Copy MCP address"
+            />
+          }
           onDone={() => setShown(null)}
         />
       ) : null}
@@ -604,7 +613,8 @@ function PolicySection(props: { agent: Agent }) {
   if (agent.status === 'disabled') return null;
   if (policy.isPending || org.isPending) return <Loading />;
   if (policy.isError) return <LoadError error={policy.error} />;
-  const currency = (org.active?.defaultCurrency ?? 'EUR').toUpperCase();
+  // The organisation's currency, as its types' prices default to (records.ts).
+  const currency = org.active ? organisationCurrency(org.active) : 'USD';
   return <PolicyEditor agent={agent} policy={policy.data} currency={currency} />;
 }
 

@@ -51,7 +51,8 @@ function useDecide(onDecided?: (approval: Approval, decision: Decision) => void)
 
 function useAgentNames() {
   const agents = useQuery(agentsQuery);
-  return (id: number) => agents.data?.find((a) => a.id === id)?.name ?? `Agent ${id}`;
+  return (id: number, asked?: string) =>
+    agents.data?.find((a) => a.id === id)?.name ?? asked ?? `Agent ${id}`;
 }
 
 const listQuery = (status: ApprovalStatus | undefined, cursor: string | undefined) =>
@@ -93,7 +94,7 @@ function Inbox() {
     <ApprovalRow
       key={a.id}
       approval={a}
-      agentName={nameOf(a.agentId)}
+      agentName={nameOf(a.agentId, a.agentName)}
       zone={zone}
       busy={decide.isPending && decide.variables?.id === a.id}
       onDecide={(decision) => {
@@ -209,7 +210,8 @@ function ApprovalRow(props: {
       <div>
         <strong>{a.summary}</strong> <StatusBadge status={a.status} />
         <span className="hint approval-line">
-          {agentName} · <code>{toolNameOf(a.actionKey)}</code> · asked {formatDateTime(a.createdAt, zone)}
+          {agentName} · <code>{toolNameOf(a.actionKey)}</code>
+          {a.customer?.name ? ` · for ${a.customer.name}` : ''} · asked {formatDateTime(a.createdAt, zone)}
           {a.status === 'pending' ? ` · expires ${formatDateTime(a.expiresAt, zone)}` : ''}
           {a.decidedAt ? ` · decided ${formatDateTime(a.decidedAt, zone)}` : ''}
         </span>
@@ -329,8 +331,14 @@ function ApprovalPage() {
         </dd>
         <dt>Agent</dt>
         <dd>
-          <Link to={`/app/agents/${a.agentId}/activity`}>{nameOf(a.agentId)}</Link>
+          <Link to={`/app/agents/${a.agentId}/activity`}>{nameOf(a.agentId, a.agentName)}</Link>
         </dd>
+        {a.customer ? (
+          <>
+            <dt>Customer</dt>
+            <dd>{[a.customer.name, a.customer.email].filter(Boolean).join(' · ')}</dd>
+          </>
+        ) : null}
         <dt>Action</dt>
         <dd>
           <code>{toolNameOf(a.actionKey)}</code>

@@ -1,27 +1,24 @@
 // Types (rules, price, flags) and resources (capacity, manager, busy-time blocking) of the
-// active organisation: list, create, edit. The API checks everything; its refusals land on
-// the form's fields by their path (`body.bookingRules.minNoticeMinutes`).
+// active organisation: create and edit (the lists: catalogue-lists.tsx). The API checks
+// everything; its refusals land on the form's fields by their path (`body.bookingRules.minNoticeMinutes`).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, Route, Routes, useNavigate, useParams } from 'react-router';
 import { unwrap } from '../api/client.js';
 import { fieldErrors } from '../api/errors.js';
-import { formatPrice } from '../components/Reservation.js';
-import { isStaff, useActiveOrganisation } from './active.js';
+import { useActiveOrganisation } from './active.js';
+import { modeWords, ResourceList, resourcesQuery, TypeList, typesQuery } from './catalogue-lists.js';
 import {
-  minorPerMajor,
   type Organisation,
+  organisationCurrency,
   type Resource,
   type ResourceBody,
   type ResourceType,
-  type ResourceTypeBody,
 } from './records.js';
 import { ResourceHours, TypeSchedule } from './schedule-editor.js';
 import { authed } from './session.js';
+import { numberOf, RULES, type TypeForm, typeBody, typeForm } from './type-form-data.js';
 import { Check, Field, FormError, LoadError, Loading, Select } from './ui.js';
-
-const typesQuery = { queryKey: ['resource-types'], queryFn: () => unwrap(authed.GET('/api/resource-types')) };
-const resourcesQuery = { queryKey: ['resources'], queryFn: () => unwrap(authed.GET('/api/resources')) };
 
 export default function Catalogue(props: { screen: 'types' | 'resources' }) {
   const org = useActiveOrganisation();
@@ -51,130 +48,6 @@ export function NoActive() {
       </p>
     </main>
   );
-}
-
-function TypeList(props: { org: Organisation }) {
-  const types = useQuery(typesQuery);
-  return (
-    <main className="page">
-      <h1>Types</h1>
-      <p className="hint">What {props.org.name} offers: each type has its rules, price and booking mode.</p>
-      {types.isPending ? <Loading /> : null}
-      {types.isError ? <LoadError error={types.error} /> : null}
-      {types.data?.length === 0 ? <p className="empty">No types yet. Create the first one.</p> : null}
-      {types.data?.length ? (
-        <ul className="record-list">
-          {types.data.map((t) => (
-            <li key={t.id}>
-              <div>
-                <strong>{t.name}</strong>{' '}
-                <span className="hint">
-                  {t.minBookingDuration} min · {modeWords[t.bookingMode]}
-                  {t.pricingEnabled && t.priceAmount != null && t.priceCurrency
-                    ? ` · ${formatPrice(t.priceAmount, t.priceCurrency)}`
-                    : ''}
-                </span>
-              </div>
-              <Link to={`/app/types/${t.id}`} aria-label={`Edit ${t.name}`}>
-                Edit
-              </Link>
-            </li>
-          ))}
-        </ul>
-      ) : null}
-      {isStaff(props.org.role) ? (
-        <p>
-          <Link className="button primary" to="/app/types/new">
-            New type
-          </Link>
-        </p>
-      ) : null}
-    </main>
-  );
-}
-
-const modeWords: Record<ResourceType['bookingMode'], string> = {
-  SINGLE_RESOURCE: 'customers pick a resource',
-  POOL: 'any free resource',
-  BOTH: 'a resource or any free one',
-};
-
-const RULES = [
-  ['minNoticeMinutes', 'Minimum notice (minutes before the start)'],
-  ['maxAdvanceDays', 'Book at most this many days ahead'],
-  ['cancelNoticeMinutes', 'Cancel at least this many minutes before'],
-  ['rescheduleNoticeMinutes', 'Reschedule at least this many minutes before'],
-  ['maxPerCustomerPerDay', 'Bookings per customer per day'],
-] as const;
-type RuleName = (typeof RULES)[number][0];
-
-interface TypeForm {
-  name: string;
-  description: string;
-  minBookingDuration: string;
-  bufferTime: string;
-  bookingMode: ResourceType['bookingMode'];
-  customerInfoFields: string;
-  waitlistEnabled: boolean;
-  recurringEnabled: boolean;
-  pricingEnabled: boolean;
-  paymentRequired: boolean;
-  price: string;
-  priceCurrency: string;
-  rules: Record<RuleName, string>;
-}
-
-function typeForm(t: ResourceType | undefined, org: Organisation): TypeForm {
-  const currency = t?.priceCurrency ?? org.defaultCurrency ?? 'EUR';
-  const rules = (t?.bookingRules ?? {}) as Partial<Record<RuleName, number>>;
-  return {
-    name: t?.name ?? '',
-    description: t?.description ?? '',
-    minBookingDuration: String(t?.minBookingDuration ?? 60),
-    bufferTime: String(t?.bufferTime ?? 0),
-    bookingMode: t?.bookingMode ?? 'SINGLE_RESOURCE',
-    customerInfoFields: (t?.customerInfoFields ?? []).join(', '),
-    waitlistEnabled: t?.waitlistEnabled ?? false,
-    recurringEnabled: t?.recurringEnabled ?? false,
-    pricingEnabled: t?.pricingEnabled ?? false,
-    paymentRequired: t?.paymentRequired ?? false,
-    price: t?.priceAmount != null ? String(t.priceAmount / minorPerMajor(currency)) : '',
-    priceCurrency: currency.toUpperCase(),
-    rules: Object.fromEntries(RULES.map(([k]) => [k, rules[k] != null ? String(rules[k]) : ''])) as Record<
-      RuleName,
-      string
-    >,
-  };
-}
-
-/** A number field's text as the API wants it: a number when it reads as one, else the text (refused in words). */
-const numberOf = (text: string) =>
-  text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
-
-function typeBody(f: TypeForm): ResourceTypeBody {
-  const rules = Object.fromEntries(
-    RULES.filter(([k]) => f.rules[k].trim() !== '').map(([k]) => [k, numberOf(f.rules[k])]),
-  );
-  const price = f.price.trim() === '' ? null : Math.round(Number(f.price) * minorPerMajor(f.priceCurrency));
-  return {
-    name: f.name,
-    description: f.description.trim() || null,
-    minBookingDuration: numberOf(f.minBookingDuration),
-    bufferTime: numberOf(f.bufferTime),
-    bookingMode: f.bookingMode,
-    customerInfoFields: f.customerInfoFields
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
-    waitlistEnabled: f.waitlistEnabled,
-    recurringEnabled: f.recurringEnabled,
-    pricingEnabled: f.pricingEnabled,
-    paymentRequired: f.paymentRequired,
-    // Text that is no amount goes as it is: the API refuses it on the price field.
-    priceAmount: f.pricingEnabled ? (price !== null && !Number.isFinite(price) ? f.price : price) : null,
-    priceCurrency: f.pricingEnabled ? f.priceCurrency : null,
-    bookingRules: Object.keys(rules).length ? rules : null,
-  } as ResourceTypeBody;
 }
 
 function TypeEditor(props: { org: Organisation }) {
@@ -341,6 +214,7 @@ function TypeFormScreen(props: { org: Organisation; existing: ResourceType | und
                   name="priceCurrency"
                   label="Currency (e.g. EUR)"
                   value={form.priceCurrency}
+                  hint={`${org.name} counts in ${organisationCurrency(org)} (Payments): agent policies too.`}
                   error={errors.priceCurrency}
                   onChange={(v) => set('priceCurrency')(v.toUpperCase())}
                 />
@@ -384,48 +258,6 @@ function TypeFormScreen(props: { org: Organisation; existing: ResourceType | und
       ) : (
         <p className="hint">Opening hours and dates with other hours are set once the type exists.</p>
       )}
-    </main>
-  );
-}
-
-function ResourceList(props: { org: Organisation }) {
-  const resources = useQuery(resourcesQuery);
-  const types = useQuery(typesQuery);
-  const typeName = (id: number) => types.data?.find((t) => t.id === id)?.name ?? '';
-  return (
-    <main className="page">
-      <h1>Resources</h1>
-      <p className="hint">The people, rooms or things of {props.org.name} that customers book.</p>
-      {resources.isPending ? <Loading /> : null}
-      {resources.isError ? <LoadError error={resources.error} /> : null}
-      {resources.data?.length === 0 ? (
-        <p className="empty">No resources yet. {types.data?.length === 0 ? 'Create a type first.' : ''}</p>
-      ) : null}
-      {resources.data?.length ? (
-        <ul className="record-list">
-          {resources.data.map((r) => (
-            <li key={r.id}>
-              <div>
-                <strong>{r.name}</strong>{' '}
-                <span className="hint">
-                  {typeName(r.resourceTypeId)}
-                  {r.capacity > 1 ? ` · capacity ${r.capacity}` : ''}
-                </span>
-              </div>
-              <Link to={`/app/resources/${r.id}`} aria-label={`Edit ${r.name}`}>
-                Edit
-              </Link>
-            </li>
-          ))}
-        </ul>
-      ) : null}
-      {isStaff(props.org.role) ? (
-        <p>
-          <Link className="button primary" to="/app/resources/new">
-            New resource
-          </Link>
-        </p>
-      ) : null}
     </main>
   );
 }

@@ -1,10 +1,11 @@
 // The signed-in console (/app), loaded only when visited so the booking page stays small, and
 // split again by screen: each route's module loads when first opened.
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link, Navigate, NavLink, Route, Routes, useLocation } from 'react-router';
 import { useBrandColour } from '../components/Branding.js';
 import { Register, SignIn } from './Auth.js';
+import { organisationsQuery } from './active.js';
 import { VerifyBanner } from './security/VerifyBanner.js';
 import { refresh, signOut, useSession } from './session.js';
 import { Loading } from './ui.js';
@@ -24,6 +25,36 @@ const Privacy = lazy(() => import('./Privacy.js'));
 const Security = lazy(() => import('./security/Security.js'));
 const Invitations = lazy(() => import('./security/Invitations.js'));
 
+/** Each screen's name in the tab's title, by the first part of its path under /app. */
+const SCREEN_TITLES: Record<string, string> = {
+  '': 'Organisations',
+  members: 'Members',
+  types: 'Types',
+  resources: 'Resources',
+  reservations: 'Reservations',
+  webhooks: 'Webhooks',
+  payments: 'Payments',
+  agents: 'Agents',
+  approvals: 'Approvals',
+  'calendar-sync': 'Calendar sync',
+  privacy: 'Privacy',
+  profile: 'Profile',
+  invitations: 'Invitations',
+  security: 'Security',
+  'sign-in': 'Sign in',
+  register: 'Create an account',
+};
+
+/** The tab's title: "Reservations · Salon Ute · Console" (the screen, the active organisation). */
+function useConsoleTitle(organisation: string | null) {
+  const { pathname } = useLocation();
+  const screen = SCREEN_TITLES[pathname.split('/')[2] ?? ''] ?? null;
+  const title = [screen, organisation, 'Console'].filter(Boolean).join(' · ');
+  useEffect(() => {
+    document.title = title;
+  }, [title]);
+}
+
 /** Where a signed-out visit was going (a mailed link to /app/invitations): back there after sign-in. */
 function useReturnPath(): string {
   const state = useLocation().state as { from?: string } | null;
@@ -37,6 +68,11 @@ export default function ConsoleApp() {
   const returnPath = useReturnPath();
   const queryClient = useQueryClient();
   const signedIn = session !== null;
+  const organisations = useQuery({ ...organisationsQuery, enabled: signedIn });
+  // Before the first organisation exists only its creation and the account's own screens show.
+  const member = organisations.data ? organisations.data.length > 0 : null;
+  const active = organisations.data?.find((o) => o.isActiveOrganisation)?.name ?? null;
+  useConsoleTitle(signedIn ? active : null);
   // Signed out (by the button, or a session ended elsewhere): nothing the last person read stays.
   useEffect(() => {
     if (!signedIn) queryClient.clear();
@@ -67,16 +103,20 @@ export default function ConsoleApp() {
           <NavLink to="/app" end>
             Organisations
           </NavLink>
-          <NavLink to="/app/members">Members</NavLink>
-          <NavLink to="/app/types">Types</NavLink>
-          <NavLink to="/app/resources">Resources</NavLink>
-          <NavLink to="/app/reservations">Reservations</NavLink>
-          <NavLink to="/app/webhooks">Webhooks</NavLink>
-          <NavLink to="/app/payments">Payments</NavLink>
-          <NavLink to="/app/agents">Agents</NavLink>
-          <NavLink to="/app/approvals">Approvals</NavLink>
-          <NavLink to="/app/calendar-sync">Calendar sync</NavLink>
-          <NavLink to="/app/privacy">Privacy</NavLink>
+          {member ? (
+            <>
+              <NavLink to="/app/members">Members</NavLink>
+              <NavLink to="/app/types">Types</NavLink>
+              <NavLink to="/app/resources">Resources</NavLink>
+              <NavLink to="/app/reservations">Reservations</NavLink>
+              <NavLink to="/app/webhooks">Webhooks</NavLink>
+              <NavLink to="/app/payments">Payments</NavLink>
+              <NavLink to="/app/agents">Agents</NavLink>
+              <NavLink to="/app/approvals">Approvals</NavLink>
+              <NavLink to="/app/calendar-sync">Calendar sync</NavLink>
+              <NavLink to="/app/privacy">Privacy</NavLink>
+            </>
+          ) : null}
           <NavLink to="/app/profile">Profile</NavLink>
           <NavLink to="/app/invitations">Invitations</NavLink>
           <NavLink to="/app/security">Security</NavLink>
@@ -90,20 +130,29 @@ export default function ConsoleApp() {
           {session ? (
             <>
               <Route index element={<Organisations />} />
-              <Route path="types/*" element={<Catalogue screen="types" />} />
-              <Route path="resources/*" element={<Catalogue screen="resources" />} />
-              <Route path="reservations/*" element={<Reservations />} />
-              <Route path="webhooks/*" element={<Webhooks />} />
-              <Route path="members" element={<Members />} />
               <Route path="profile/*" element={<Profile />} />
-              <Route path="payments/*" element={<Payments />} />
-              <Route path="agents/*" element={<Agents />} />
-              <Route path="approvals/*" element={<Approvals />} />
-              <Route path="calendar-sync/*" element={<CalendarSync />} />
-              <Route path="privacy/*" element={<Privacy />} />
               <Route path="security/*" element={<Security />} />
               <Route path="invitations" element={<Invitations />} />
-              <Route path="*" element={<Navigate to="/app" replace />} />
+              {member ? (
+                <>
+                  <Route path="types/*" element={<Catalogue screen="types" />} />
+                  <Route path="resources/*" element={<Catalogue screen="resources" />} />
+                  <Route path="reservations/*" element={<Reservations />} />
+                  <Route path="webhooks/*" element={<Webhooks />} />
+                  <Route path="members" element={<Members />} />
+                  <Route path="payments/*" element={<Payments />} />
+                  <Route path="agents/*" element={<Agents />} />
+                  <Route path="approvals/*" element={<Approvals />} />
+                  <Route path="calendar-sync/*" element={<CalendarSync />} />
+                  <Route path="privacy/*" element={<Privacy />} />
+                </>
+              ) : null}
+              <Route
+                path="*"
+                element={
+                  member === null && organisations.isPending ? <Loading /> : <Navigate to="/app" replace />
+                }
+              />
             </>
           ) : (
             <Route

@@ -1,19 +1,20 @@
 // The active organisation's payment connection (OWNER, ADMIN): its status as the provider
 // reports it, onboarding at the provider (the browser goes to the provider's link and comes
 // back), the provider's dashboard, and disconnecting.
+// Its currency too: new types are priced in it and agent policies count in it.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { unwrap } from '../api/client.js';
-import { errorText } from '../api/errors.js';
+import { errorText, fieldErrors } from '../api/errors.js';
 import { ConfirmBox } from '../components/ConfirmBox.js';
 import { isAdmin, type PaymentStatus } from './account-api.js';
 import { Status, yesNo } from './account-ui.js';
 import { useActiveOrganisation } from './active.js';
 import { NoActive } from './Catalogue.js';
-import type { Organisation } from './records.js';
+import { type Organisation, organisationCurrency } from './records.js';
 import { authed } from './session.js';
-import { LoadError, Loading } from './ui.js';
+import { Field, FormError, LoadError, Loading } from './ui.js';
 
 export default function Payments() {
   const org = useActiveOrganisation();
@@ -192,6 +193,54 @@ function PaymentConnection(props: { org: Organisation }) {
           ) : null}
         </section>
       ) : null}
+      <CurrencyForm org={org} />
     </main>
+  );
+}
+
+/** The organisation's currency: new types are priced in it and agent policies count in it. */
+function CurrencyForm(props: { org: Organisation }) {
+  const { org } = props;
+  const queryClient = useQueryClient();
+  const [currency, setCurrency] = useState(organisationCurrency(org));
+  const save = useMutation({
+    mutationFn: () =>
+      unwrap(
+        authed.PATCH('/api/organisations/{id}/billing', {
+          params: { path: { id: org.id } },
+          body: { defaultCurrency: currency },
+        }),
+      ),
+    onSuccess: () => queryClient.invalidateQueries(),
+  });
+  return (
+    <section aria-labelledby="currency-heading">
+      <h2 id="currency-heading">Currency</h2>
+      <form
+        noValidate
+        onSubmit={(e: FormEvent) => {
+          e.preventDefault();
+          save.mutate();
+        }}
+      >
+        <Field
+          name="defaultCurrency"
+          label="Currency (three letters, e.g. EUR)"
+          value={currency}
+          hint="New types are priced in it, and agent policies' amounts count in it. Prices already set keep theirs."
+          error={fieldErrors(save.error).defaultCurrency}
+          onChange={(v) => setCurrency(v.toUpperCase())}
+        />
+        <FormError error={save.error} shown={['defaultCurrency']} />
+        <Status>
+          {save.isSuccess ? `Saved: ${org.name} counts in ${save.data.defaultCurrency.toUpperCase()}.` : ''}
+        </Status>
+        <div className="actions">
+          <button type="submit" className="secondary" disabled={save.isPending}>
+            Save the currency
+          </button>
+        </div>
+      </form>
+    </section>
   );
 }

@@ -1,19 +1,23 @@
-// Reservations of the active organisation: a week view in the organisation's zone with
-// filters (type, resource, status), and a reservation's detail with cancel and reschedule.
-// A refused time offers the API's alternatives as buttons; staff may go past the type's rules.
+// Reservations of the active organisation: the week and the lists (reservation-lists.tsx), a
+// new booking for a walk-in or phone customer (reservation-new.tsx), and a reservation's
+// detail with cancel and reschedule. A refused time offers the API's alternatives as buttons;
+// staff may go past the type's rules.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { Link, Route, Routes, useParams, useSearchParams } from 'react-router';
+import { Link, Route, Routes, useLocation, useParams } from 'react-router';
 import { idempotencyKey, unwrap } from '../api/client.js';
 import { alternativesOf, errorText } from '../api/errors.js';
 import { formatPrice } from '../components/Reservation.js';
-import { dayKey, formatDateTime, formatDay, formatTime, instantOf, localOf } from '../lib/time.js';
+import { dayKey, formatDateTime, formatTime, instantOf, localOf } from '../lib/time.js';
 import { isStaff, useActiveOrganisation } from './active.js';
 import { NoActive } from './Catalogue.js';
-import { type Organisation, type Reservation, STATUSES, statusWords } from './records.js';
+import { type Organisation, type Reservation, statusWords } from './records.js';
+import { useCatalogue } from './reservation-data.js';
+import { ReservationsHome } from './reservation-lists.js';
+import { NewBooking } from './reservation-new.js';
 import { authed } from './session.js';
-import { Field, LoadError, Loading, Select } from './ui.js';
-import { addDays, byDayOfWeek, mondayOf, weekRange } from './week.js';
+import { Field, LoadError, Loading } from './ui.js';
+import { mondayOf } from './week.js';
 
 export default function Reservations() {
   const org = useActiveOrganisation();
@@ -22,161 +26,10 @@ export default function Reservations() {
   if (!org.active) return <NoActive />;
   return (
     <Routes>
-      <Route index element={<Week org={org.active} />} />
+      <Route index element={<ReservationsHome org={org.active} />} />
+      <Route path="new" element={<NewBooking org={org.active} />} />
       <Route path=":id" element={<Detail org={org.active} />} />
     </Routes>
-  );
-}
-
-function useCatalogue() {
-  const types = useQuery({
-    queryKey: ['resource-types'],
-    queryFn: () => unwrap(authed.GET('/api/resource-types')),
-  });
-  const resources = useQuery({
-    queryKey: ['resources'],
-    queryFn: () => unwrap(authed.GET('/api/resources')),
-  });
-  return {
-    types: types.data ?? [],
-    resources: resources.data ?? [],
-    typeName: (id: number | null) => types.data?.find((t) => t.id === id)?.name ?? null,
-    resourceName: (id: number | null) =>
-      id === null ? null : (resources.data?.find((r) => r.id === id)?.name ?? `Resource ${id}`),
-  };
-}
-
-/** Every reservation of the range, following the list's cursor (a week rarely needs a second page). */
-async function listAll(query: Record<string, string | number>): Promise<Reservation[]> {
-  const out: Reservation[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < 20; page++) {
-    const answer = await unwrap(
-      authed.GET('/api/reservations', {
-        params: { query: { ...query, limit: 200, ...(cursor ? { cursor } : {}) } as never },
-      }),
-    );
-    out.push(...answer.items);
-    if (!answer.nextCursor) break;
-    cursor = answer.nextCursor;
-  }
-  return out;
-}
-
-function Week(props: { org: Organisation }) {
-  const { org } = props;
-  const zone = org.timezone;
-  const [params, setParams] = useSearchParams();
-  const monday = mondayOf(params.get('week') ?? dayKey(Date.now(), zone));
-  const filter = {
-    resourceTypeId: params.get('type') ?? '',
-    resourceId: params.get('resource') ?? '',
-    status: params.get('status') ?? '',
-  };
-  const setParam = (key: string, value: string) =>
-    setParams(
-      (p) => {
-        const next = new URLSearchParams(p);
-        if (value) next.set(key, value);
-        else next.delete(key);
-        return next;
-      },
-      { replace: true },
-    );
-  const catalogue = useCatalogue();
-  const range = weekRange(monday);
-  const query = {
-    ...range,
-    ...(filter.resourceTypeId ? { resourceTypeId: Number(filter.resourceTypeId) } : {}),
-    ...(filter.resourceId ? { resourceId: Number(filter.resourceId) } : {}),
-    ...(filter.status ? { status: filter.status } : {}),
-  };
-  const list = useQuery({ queryKey: ['reservations', org.id, query], queryFn: () => listAll(query) });
-  const days = byDayOfWeek(list.data ?? [], monday, zone);
-  const count = [...days.values()].reduce((n, d) => n + d.length, 0);
-  return (
-    <main className="page">
-      <h1>Reservations</h1>
-      <form className="filters" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
-        <Select name="type" label="Type" value={filter.resourceTypeId} onChange={(v) => setParam('type', v)}>
-          <option value="">All types</option>
-          {catalogue.types.map((t) => (
-            <option key={t.id} value={t.id}>
-              {t.name}
-            </option>
-          ))}
-        </Select>
-        <Select
-          name="resource"
-          label="Resource"
-          value={filter.resourceId}
-          onChange={(v) => setParam('resource', v)}
-        >
-          <option value="">All resources</option>
-          {catalogue.resources.map((r) => (
-            <option key={r.id} value={r.id}>
-              {r.name}
-            </option>
-          ))}
-        </Select>
-        <Select name="status" label="Status" value={filter.status} onChange={(v) => setParam('status', v)}>
-          <option value="">Any status</option>
-          {STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {statusWords(s)}
-            </option>
-          ))}
-        </Select>
-      </form>
-      <div className="week-nav">
-        <button type="button" className="secondary" onClick={() => setParam('week', addDays(monday, -7))}>
-          <span aria-hidden="true">‹\u00a0</span>Previous week
-        </button>
-        <h2 id="week-heading" aria-live="polite">
-          {formatDay(monday)} – {formatDay(addDays(monday, 6))}
-        </h2>
-        <button type="button" className="secondary" onClick={() => setParam('week', addDays(monday, 7))}>
-          Next week<span aria-hidden="true">\u00a0›</span>
-        </button>
-      </div>
-      <p className="hint">
-        Times in {zone.replaceAll('_', ' ')}.{' '}
-        {params.get('week') ? (
-          <button type="button" className="link" onClick={() => setParam('week', '')}>
-            This week
-          </button>
-        ) : null}
-      </p>
-      {list.isPending ? <Loading /> : null}
-      {list.isError ? <LoadError error={list.error} /> : null}
-      {list.data && count === 0 ? <p className="empty">No reservations this week.</p> : null}
-      <ul className="week" aria-labelledby="week-heading">
-        {[...days.entries()].map(([day, items]) => (
-          <li key={day} data-day={day}>
-            <h3>{formatDay(day)}</h3>
-            {items.length ? (
-              <ul>
-                {items.map((r) => (
-                  <li key={r.id}>
-                    <Link className={`booking status-${r.status}`} to={`/app/reservations/${r.id}`}>
-                      {formatTime(r.startTime, zone)}–{formatTime(r.endTime, zone)} {r.customer.name ?? ''}
-                      <span className="hint">
-                        {[catalogue.typeName(r.resourceTypeId), catalogue.resourceName(r.resourceId)]
-                          .filter(Boolean)
-                          .join(' · ')}
-                        {r.status !== 'confirmed' ? ` · ${statusWords(r.status)}` : ''}
-                      </span>
-                    </Link>
-                  </li>
-                ))}
-              </ul>
-            ) : (
-              <p className="hint">Nothing booked</p>
-            )}
-          </li>
-        ))}
-      </ul>
-    </main>
   );
 }
 
@@ -184,6 +37,7 @@ function Detail(props: { org: Organisation }) {
   const { org } = props;
   const zone = org.timezone;
   const id = Number(useParams().id);
+  const booked = (useLocation().state as { booked?: boolean } | null)?.booked === true;
   const queryClient = useQueryClient();
   const catalogue = useCatalogue();
   const reservation = useQuery({
@@ -249,8 +103,15 @@ function Detail(props: { org: Organisation }) {
       <p>
         <Link to={`/app/reservations?week=${mondayOf(dayKey(r.startTime, zone))}`}>Back to the week</Link>
       </p>
-      <h1>Reservation {r.id}</h1>
+      <h1>Reservation {r.reference}</h1>
+      {booked && mode === 'view' && !cancel.isSuccess && !reschedule.isSuccess ? (
+        <p className="notice" role="status">
+          Booked. The customer is told by email.
+        </p>
+      ) : null}
       <dl className="summary">
+        <dt>Reference</dt>
+        <dd id="reservation-reference">{r.reference}</dd>
         <dt>Status</dt>
         <dd className={`status-${r.status}`}>{statusWords(r.status)}</dd>
         <dt>What</dt>
@@ -260,9 +121,12 @@ function Detail(props: { org: Organisation }) {
           {formatDateTime(r.startTime, zone)} – {formatTime(r.endTime, zone)}{' '}
           <span className="hint">({zone.replaceAll('_', ' ')})</span>
         </dd>
-        {Object.entries(r.customer).map(([key, value]) => (
-          <FragmentRow key={key} term={customerWords[key] ?? key} value={value} />
-        ))}
+        {Object.entries(r.customer).map(([key, value]) =>
+          // The booking questions' answers (an object) are not one line of text.
+          typeof value === 'string' ? (
+            <FragmentRow key={key} term={customerWords[key] ?? key} value={value} />
+          ) : null,
+        )}
         {r.notes ? <FragmentRow term="Notes" value={r.notes} /> : null}
         {r.priceAmount != null && r.priceCurrency ? (
           <FragmentRow term="Price" value={formatPrice(r.priceAmount, r.priceCurrency)} />

@@ -51,6 +51,13 @@ type Missing = Exclude<WebhookEvent, (typeof WEBHOOK_EVENTS)[number]>;
 /** Fails to compile while an event of the API is missing above. */
 export const everyEventListed: [Missing] extends [never] ? true : Missing = true;
 
+/**
+ * The organisation's currency (its payment account's too: the payment status answers the same
+ * code): what a new type is priced in and what an agent policy's amounts are counted in.
+ */
+export const organisationCurrency = (org: Pick<Organisation, 'defaultCurrency'>) =>
+  org.defaultCurrency.toUpperCase();
+
 /** Minor units per major unit of a currency: 100 for EUR, 1 for JPY. */
 export function minorPerMajor(currency: string): number {
   try {

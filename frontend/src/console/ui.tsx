@@ -231,6 +231,8 @@ export function ShownOnce(props: {
   /** The id of the element holding the value (tests read it). */
   valueId: string;
   copyLabel: string;
+  /** What goes with the secret (an agent key's MCP address), under it. */
+  beside?: ReactNode;
   onDone: () => void;
 }) {
   const [copied, setCopied] = useState<'yes' | 'no' | null>(null);
@@ -243,6 +245,7 @@ export function ShownOnce(props: {
       <p>
         <code id={props.valueId}>{props.value}</code>
       </p>
+      {props.beside}
       <div className="actions">
         <button
           type="button"
@@ -268,5 +271,40 @@ export function ShownOnce(props: {
             : ''}
       </p>
     </section>
+  );
+}
+
+/** A text to paste elsewhere (an address), with its copy button and whether the copy worked. */
+export function CopyText(props: {
+  label: string;
+  value: string;
+  /** The id of the element holding the value (tests read it). */
+  valueId: string;
+  copyLabel: string;
+}) {
+  const [copied, setCopied] = useState<'yes' | 'no' | null>(null);
+  return (
+    <div className="copy-text">
+      <span className="copy-label">{props.label}</span> <code id={props.valueId}>{props.value}</code>{' '}
+      <button
+        type="button"
+        className="secondary"
+        onClick={() =>
+          navigator.clipboard.writeText(props.value).then(
+            () => setCopied('yes'),
+            () => setCopied('no'),
+          )
+        }
+      >
+        {props.copyLabel}
+      </button>{' '}
+      <span role="status">
+        {copied === 'yes'
+          ? 'Copied.'
+          : copied === 'no'
+            ? 'The browser refused to copy: select the text.'
+            : ''}
+      </span>
+    </div>
   );
 }

@@ -1,6 +1,6 @@
 // The approval page (`/approvals/<id>`, or `/approvals?id=<id>`; DECISIONS.md "Agents acting
 // safely"): the owner signs in, reads what their agent asked to do, and approves or denies it.
-import { useCallback, useEffect, useState } from 'react';
+import { Fragment, useCallback, useEffect, useState } from 'react';
 import { useParams, useSearchParams } from 'react-router';
 import { ApiError, unwrap } from '../api/client.js';
 import type { paths } from '../api/schema.js';
@@ -40,6 +40,39 @@ function outcomeOf(approval: Approval): string {
 const when = (iso: string | null) =>
   iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : '';
 
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** "startTime" as "Start time", "customer.email" as "Customer email". */
+function labelOf(path: string): string {
+  const words = path
+    .replaceAll('.', ' ')
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** One argument's value in words: instants in the reader's time, yes/no, lists joined. */
+function valueText(value: unknown): string {
+  if (value === null || value === undefined) return 'none';
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (typeof value === 'string') return INSTANT.test(value) ? `${when(value)} (${value})` : value;
+  if (Array.isArray(value) && value.every((v) => typeof v !== 'object' || v === null))
+    return value.map(valueText).join(', ');
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+/** The stored call's arguments as label and text rows, nested objects one row per field. */
+function argumentRows(args: Record<string, unknown>, prefix = ''): [string, string][] {
+  return Object.entries(args).flatMap(([key, value]): [string, string][] =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? argumentRows(value as Record<string, unknown>, `${prefix}${key}.`)
+      : [[labelOf(`${prefix}${key}`), valueText(value)]],
+  );
+}
+
+const customerText = (customer: Approval['customer']) =>
+  customer ? [customer.name, customer.email].filter(Boolean).join(' · ') : '';
+
 /** The id from the path, else from `?id=`; null when neither is a plain number. */
 function useApprovalId(): number | null {
   const { id: fromPath } = useParams();
@@ -49,13 +82,13 @@ function useApprovalId(): number | null {
 }
 
 export default function ApprovalPage() {
-  usePageTitle("Approve an agent's request");
   const id = useApprovalId();
   const announcer = useAnnouncer();
   const { announce, alertError } = announcer;
   const focus = useFocus();
   const [view, setView] = useState<View>({ name: 'loading' });
   const [approval, setApproval] = useState<Approval | null>(null);
+  usePageTitle(approval ? `Approve ${approval.agentName}’s request` : "Approve an agent's request");
   const [busy, setBusy] = useState(false);
 
   const show = useCallback(
@@ -149,20 +182,43 @@ export default function ApprovalPage() {
       {view.name === 'approval' && approval ? (
         <section id="view-approval" aria-labelledby="approval-title">
           <h1 id="approval-title" tabIndex={-1}>
-            Your agent asks to: <span id="summary">{approval.summary}</span>
+            {approval.agentName} asks to: <span id="summary">{approval.summary}</span>
           </h1>
           <dl className="summary">
             <dt>Status</dt>
             <dd id="approval-status">{approval.status}</dd>
-            <dt>Action</dt>
-            <dd id="approval-action">{approval.actionKey}</dd>
+            <dt>Agent</dt>
+            <dd id="approval-agent">{approval.agentName}</dd>
+            {approval.customer ? (
+              <>
+                <dt>Customer</dt>
+                <dd id="approval-customer">{customerText(approval.customer)}</dd>
+              </>
+            ) : null}
+            <dt>Tool</dt>
+            <dd id="approval-action">
+              <code>{approval.actionKey.replaceAll('.', '_')}</code>
+            </dd>
             <dt>Asked</dt>
             <dd id="approval-created">{when(approval.createdAt)}</dd>
             <dt>Decide by</dt>
             <dd id="approval-expires">{when(approval.expiresAt)}</dd>
           </dl>
+          <h2>The exact call</h2>
+          {Object.keys(approval.arguments).length ? (
+            <dl id="approval-call" className="summary">
+              {argumentRows(approval.arguments).map(([label, text]) => (
+                <Fragment key={label}>
+                  <dt>{label}</dt>
+                  <dd>{text}</dd>
+                </Fragment>
+              ))}
+            </dl>
+          ) : (
+            <p id="approval-call">The tool is called without arguments.</p>
+          )}
           <details className="call-details">
-            <summary>The exact call</summary>
+            <summary>As the agent sent it (JSON)</summary>
             <pre id="approval-arguments" className="arguments">
               {JSON.stringify(approval.arguments, null, 2)}
             </pre>
