@@ -4,7 +4,7 @@
 // right after the bare Fastify floor under the same load, plus the service's resident
 // memory idle and at the peak of the run. Run: npm run bench -- foundation
 // (BENCH_SECONDS, default 10; BENCH_CONNECTIONS, default 20;
-// PG_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres.)
+// PG_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres; BENCH_PROFILE_DIR for CPU profiles.)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import {
   type LoadRow,
   load,
   loadBesideFloor,
+  profiledEnv,
   rssMb,
   startFloor,
   startService,
@@ -29,7 +30,10 @@ async function run(database: string, databaseUrl: string) {
   const floor = await startFloor();
   const floorRow = await load({ title: 'floor: bare Fastify hello-world', server: floor, path: '/' });
 
-  const service = await startService({ DATABASE_URL: databaseUrl }, join(dir, 'service.log'));
+  const service = await startService(
+    { DATABASE_URL: databaseUrl, ...profiledEnv(database.toLowerCase()) },
+    join(dir, 'service.log'),
+  );
   const { accessToken } = await api<{ accessToken: string }>(service.base, 'POST', '/api/auth/register', {
     email: 'bench@example.test',
     password: 'benchmark password',

@@ -1,6 +1,7 @@
 import { defineModule } from '../../module.js';
 import { webhooks } from './migrations/0024_webhooks.js';
 import { webhookDeliveryLanes } from './migrations/0051_webhook_delivery_lanes.js';
+import { webhookClaimFunction } from './migrations/0061_webhook_claim_function.js';
 import { webhooksPrivacy } from './privacy.js';
 import type { WebhookTables } from './repo.js';
 import { webhookRoutes } from './routes.js';
@@ -26,5 +27,9 @@ export const webhooksModule = defineModule({
     }),
   routes: [{ prefix: '/api/organisations', plugin: webhookRoutes }],
   privacy: webhooksPrivacy,
-  migrations: { '0024_webhooks': webhooks, '0051_webhook_delivery_lanes': webhookDeliveryLanes },
+  migrations: {
+    '0024_webhooks': webhooks,
+    '0051_webhook_delivery_lanes': webhookDeliveryLanes,
+    '0061_webhook_claim_function': webhookClaimFunction,
+  },
 });

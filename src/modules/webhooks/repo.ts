@@ -1,6 +1,6 @@
 import { type ExpressionBuilder, type Generated, type Selectable, sql } from 'kysely';
 import type { JsonText, Timestamp } from '../../db/column-types.js';
-import { type Db, type Executor, inTransaction } from '../../db/database.js';
+import type { Db, Executor } from '../../db/database.js';
 import type { Database } from '../../db/types.js';
 import type { LaneTarget } from './lanes.js';
 import { type DeliveryStatus, TEST_EVENT_TYPE, type WebhookStatus } from './schemas.js';
@@ -317,10 +317,9 @@ export function createWebhooksRepo(db: Db) {
     /**
      * Claims the endpoint's next due delivery until `leaseUntil`, unless `inFlightMax` of its
      * attempts are in flight already (leases running, on any instance): the delivery and the
-     * endpoint, or undefined. On PostgreSQL the endpoint's row is locked first, so claims for
-     * one endpoint take turns and each counts the leases of those before it (a count in the
-     * claiming statement alone would read a snapshot older than the lock). On SQLite the one
-     * statement is atomic.
+     * endpoint, or undefined. Claims for one endpoint take turns and each counts the leases of
+     * those before it: on PostgreSQL in `webhook_claim_next` (migration 0061, one round trip
+     * with the endpoint's row locked inside it), on SQLite in one statement, atomic there.
      */
     async claimNext(
       endpointId: number,
@@ -328,39 +327,50 @@ export function createWebhooksRepo(db: Db) {
       leaseUntil: string,
       inFlightMax: number,
     ): Promise<{ delivery: DeliveryRow; endpoint: EndpointRow } | undefined> {
-      const claim = async (executor: Executor) => {
-        let read = executor.selectFrom('webhookEndpoints').selectAll().where('id', '=', endpointId);
-        if (pg) read = read.forNoKeyUpdate();
-        const endpoint = await read.executeTakeFirst();
-        if (!endpoint) return undefined;
-        const unleased = (eb: ExpressionBuilder<Database, 'webhookDeliveries'>) =>
-          eb.or([eb('claimedUntil', 'is', null), eb('claimedUntil', '<=', now)]);
-        let next = executor
-          .selectFrom('webhookDeliveries')
-          .select('id')
-          .where('endpointId', '=', endpointId)
-          .where('status', '=', PENDING)
-          .where('nextAttemptAt', '<=', now)
-          .where(unleased);
-        // Paused or disabled: only a test ping goes.
-        if (endpoint.status !== 'active') next = next.where('eventType', '=', TEST);
-        const inFlight = executor
-          .selectFrom('webhookDeliveries')
-          .select((eb) => eb.fn.countAll<number>().as('count'))
-          .where('endpointId', '=', endpointId)
-          .where('claimedUntil', '>', now);
-        const delivery = await executor
-          .updateTable('webhookDeliveries')
-          .set({ claimedUntil: leaseUntil })
-          .where('id', '=', next.orderBy('nextAttemptAt').orderBy('id').limit(1))
-          .where('status', '=', PENDING)
-          .where(unleased)
-          .where(inFlight, '<', inFlightMax)
-          .returningAll()
+      if (pg) {
+        const claimed = sql<DeliveryRow>`webhook_claim_next(${endpointId}, ${now}, ${leaseUntil}, ${inFlightMax})`;
+        const row = await db.kysely
+          .selectFrom(claimed.as('d'))
+          .innerJoin('webhookEndpoints as e', 'e.id', 'd.endpointId')
+          .selectAll('d')
+          .select(sql<unknown>`to_jsonb(e)`.as('endpoint'))
           .executeTakeFirst();
-        return delivery && { delivery, endpoint };
-      };
-      return pg ? inTransaction(db.kysely, claim) : claim(db.kysely);
+        if (!row) return undefined;
+        const { endpoint, ...delivery } = row;
+        return { delivery: delivery as DeliveryRow, endpoint: endpointOfJson(endpoint) };
+      }
+      const endpoint = await db.kysely
+        .selectFrom('webhookEndpoints')
+        .selectAll()
+        .where('id', '=', endpointId)
+        .executeTakeFirst();
+      if (!endpoint) return undefined;
+      const unleased = (eb: ExpressionBuilder<Database, 'webhookDeliveries'>) =>
+        eb.or([eb('claimedUntil', 'is', null), eb('claimedUntil', '<=', now)]);
+      let next = db.kysely
+        .selectFrom('webhookDeliveries')
+        .select('id')
+        .where('endpointId', '=', endpointId)
+        .where('status', '=', PENDING)
+        .where('nextAttemptAt', '<=', now)
+        .where(unleased);
+      // Paused or disabled: only a test ping goes.
+      if (endpoint.status !== 'active') next = next.where('eventType', '=', TEST);
+      const inFlight = db.kysely
+        .selectFrom('webhookDeliveries')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('endpointId', '=', endpointId)
+        .where('claimedUntil', '>', now);
+      const delivery = await db.kysely
+        .updateTable('webhookDeliveries')
+        .set({ claimedUntil: leaseUntil })
+        .where('id', '=', next.orderBy('nextAttemptAt').orderBy('id').limit(1))
+        .where('status', '=', PENDING)
+        .where(unleased)
+        .where(inFlight, '<', inFlightMax)
+        .returningAll()
+        .executeTakeFirst();
+      return delivery && { delivery, endpoint };
     },
 
     /** Records an attempt's outcome, if the lease is still the caller's; true when it was. */
@@ -424,3 +434,19 @@ export function createWebhooksRepo(db: Db) {
 }
 
 export type WebhooksRepo = ReturnType<typeof createWebhooksRepo>;
+
+/**
+ * An endpoint row as PostgreSQL's `to_jsonb` writes it, its keys camel-cased by the database's
+ * plugin as every row's are: the timestamps are JSON text there, written as the driver writes them.
+ */
+function endpointOfJson(json: unknown): EndpointRow {
+  const row = json as EndpointRow;
+  const iso = (value: string | null) => (value === null ? null : new Date(value).toISOString());
+  return {
+    ...row,
+    failingSince: iso(row.failingSince),
+    disabledAt: iso(row.disabledAt),
+    createdAt: iso(row.createdAt)!,
+    updatedAt: iso(row.updatedAt)!,
+  };
+}
