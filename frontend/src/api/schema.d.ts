@@ -27156,6 +27156,15 @@ export interface paths {
                                 priceAmount: number | null;
                                 priceCurrency: string | null;
                                 pricingEnabled: boolean;
+                                /** @description Asked on every booking, in order; answered in customer.answers ({id: value}) */
+                                questions: {
+                                    id: string;
+                                    /** @enum {string} */
+                                    kind: "text" | "textarea" | "email" | "phone" | "select" | "checkbox";
+                                    label: string;
+                                    options?: string[];
+                                    required: boolean;
+                                }[];
                                 /** @description Takes a series: recurrence on the booking */
                                 recurringEnabled: boolean;
                                 /** @description A full time can be waited for (POST .../waitlist) */
@@ -27747,12 +27756,17 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description name, email, the optional phone, answers to the resource type's questions, and one text (up to 1000 characters) per field the type lists in customerInfoFields */
                         customer: {
+                            /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                            answers?: {
+                                [key: string]: string | boolean;
+                            };
                             email: string;
                             name: string;
                             phone?: string;
                         } & {
-                            [key: string]: string;
+                            [key: string]: unknown;
                         };
                         /** Format: date-time */
                         endTime: string;
@@ -27784,8 +27798,17 @@ export interface paths {
                     content: {
                         "application/json": {
                             reservation: {
+                                /** @description Other fields: the resource type's customerInfoFields, as text */
                                 customer: {
-                                    [key: string]: string;
+                                    /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                                    answers?: {
+                                        [key: string]: string | boolean;
+                                    };
+                                    email: string;
+                                    name: string;
+                                    phone?: string;
+                                } & {
+                                    [key: string]: unknown;
                                 };
                                 endTime: string;
                                 /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
@@ -27868,8 +27891,17 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description Other fields: the resource type's customerInfoFields, as text */
                             customer: {
-                                [key: string]: string;
+                                /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                                answers?: {
+                                    [key: string]: string | boolean;
+                                };
+                                email: string;
+                                name: string;
+                                phone?: string;
+                            } & {
+                                [key: string]: unknown;
                             };
                             endTime: string;
                             /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
@@ -28156,12 +28188,17 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description name, email, the optional phone, answers to the resource type's questions, and one text (up to 1000 characters) per field the type lists in customerInfoFields */
                         customer: {
+                            /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                            answers?: {
+                                [key: string]: string | boolean;
+                            };
                             email: string;
                             name: string;
                             phone?: string;
                         } & {
-                            [key: string]: string;
+                            [key: string]: unknown;
                         };
                         /** Format: date-time */
                         endTime: string;
@@ -28190,8 +28227,17 @@ export interface paths {
                     content: {
                         "application/json": ({
                             reservation: {
+                                /** @description Other fields: the resource type's customerInfoFields, as text */
                                 customer: {
-                                    [key: string]: string;
+                                    /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                                    answers?: {
+                                        [key: string]: string | boolean;
+                                    };
+                                    email: string;
+                                    name: string;
+                                    phone?: string;
+                                } & {
+                                    [key: string]: unknown;
                                 };
                                 endTime: string;
                                 /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
@@ -28266,8 +28312,17 @@ export interface paths {
                             wouldSucceed: false;
                         }) | ({
                             reservations: {
+                                /** @description Other fields: the resource type's customerInfoFields, as text */
                                 customer: {
-                                    [key: string]: string;
+                                    /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                                    answers?: {
+                                        [key: string]: string | boolean;
+                                    };
+                                    email: string;
+                                    name: string;
+                                    phone?: string;
+                                } & {
+                                    [key: string]: unknown;
                                 };
                                 endTime: string;
                                 /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
@@ -28351,8 +28406,17 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description Other fields: the resource type's customerInfoFields, as text */
                             customer: {
-                                [key: string]: string;
+                                /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                                answers?: {
+                                    [key: string]: string | boolean;
+                                };
+                                email: string;
+                                name: string;
+                                phone?: string;
+                            } & {
+                                [key: string]: unknown;
                             };
                             endTime: string;
                             /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
@@ -28383,8 +28447,17 @@ export interface paths {
                         } | {
                             /** @description Every occurrence by start time, each with its own manage link (view, cancel or move that occurrence; cancel the whole series from any of them) */
                             reservations: {
+                                /** @description Other fields: the resource type's customerInfoFields, as text */
                                 customer: {
-                                    [key: string]: string;
+                                    /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                                    answers?: {
+                                        [key: string]: string | boolean;
+                                    };
+                                    email: string;
+                                    name: string;
+                                    phone?: string;
+                                } & {
+                                    [key: string]: unknown;
                                 };
                                 endTime: string;
                                 /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
@@ -28667,12 +28740,17 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description name, email, the optional phone, answers to the resource type's questions, and one text (up to 1000 characters) per field the type lists in customerInfoFields */
                         customer: {
+                            /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                            answers?: {
+                                [key: string]: string | boolean;
+                            };
                             email: string;
                             name: string;
                             phone?: string;
                         } & {
-                            [key: string]: string;
+                            [key: string]: unknown;
                         };
                         /** Format: date-time */
                         endTime: string;
@@ -28699,8 +28777,17 @@ export interface paths {
                     content: {
                         "application/json": {
                             createdAt: string;
+                            /** @description Other fields: the resource type's customerInfoFields, as text */
                             customer: {
-                                [key: string]: string;
+                                /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                                answers?: {
+                                    [key: string]: string | boolean;
+                                };
+                                email: string;
+                                name: string;
+                                phone?: string;
+                            } & {
+                                [key: string]: unknown;
                             };
                             endTime: string;
                             id: number;
@@ -28981,8 +29068,17 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description Other fields: the resource type's customerInfoFields, as text */
                             customer: {
-                                [key: string]: string;
+                                /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                                answers?: {
+                                    [key: string]: string | boolean;
+                                };
+                                email: string;
+                                name: string;
+                                phone?: string;
+                            } & {
+                                [key: string]: unknown;
                             };
                             endTime: string;
                             /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
@@ -29222,8 +29318,17 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description Other fields: the resource type's customerInfoFields, as text */
                             customer: {
-                                [key: string]: string;
+                                /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                                answers?: {
+                                    [key: string]: string | boolean;
+                                };
+                                email: string;
+                                name: string;
+                                phone?: string;
+                            } & {
+                                [key: string]: unknown;
                             };
                             endTime: string;
                             /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
@@ -29571,8 +29676,17 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description Other fields: the resource type's customerInfoFields, as text */
                             customer: {
-                                [key: string]: string;
+                                /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                                answers?: {
+                                    [key: string]: string | boolean;
+                                };
+                                email: string;
+                                name: string;
+                                phone?: string;
+                            } & {
+                                [key: string]: unknown;
                             };
                             endTime: string;
                             /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
@@ -29932,8 +30046,17 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description Other fields: the resource type's customerInfoFields, as text */
                             customer: {
-                                [key: string]: string;
+                                /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                                answers?: {
+                                    [key: string]: string | boolean;
+                                };
+                                email: string;
+                                name: string;
+                                phone?: string;
+                            } & {
+                                [key: string]: unknown;
                             };
                             endTime: string;
                             /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
@@ -30292,8 +30415,17 @@ export interface paths {
                             };
                             /** @description Every occurrence by start time, cancelled ones too */
                             reservations: {
+                                /** @description Other fields: the resource type's customerInfoFields, as text */
                                 customer: {
-                                    [key: string]: string;
+                                    /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                                    answers?: {
+                                        [key: string]: string | boolean;
+                                    };
+                                    email: string;
+                                    name: string;
+                                    phone?: string;
+                                } & {
+                                    [key: string]: unknown;
                                 };
                                 endTime: string;
                                 /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
@@ -30537,8 +30669,17 @@ export interface paths {
                             };
                             /** @description Every occurrence by start time, cancelled ones too */
                             reservations: {
+                                /** @description Other fields: the resource type's customerInfoFields, as text */
                                 customer: {
-                                    [key: string]: string;
+                                    /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                                    answers?: {
+                                        [key: string]: string | boolean;
+                                    };
+                                    email: string;
+                                    name: string;
+                                    phone?: string;
+                                } & {
+                                    [key: string]: unknown;
                                 };
                                 endTime: string;
                                 /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
@@ -30911,6 +31052,15 @@ export interface paths {
                                 priceAmount: number | null;
                                 priceCurrency: string | null;
                                 pricingEnabled: boolean;
+                                /** @description Asked on every booking, in order; answered in customer.answers ({id: value}) */
+                                questions: {
+                                    id: string;
+                                    /** @enum {string} */
+                                    kind: "text" | "textarea" | "email" | "phone" | "select" | "checkbox";
+                                    label: string;
+                                    options?: string[];
+                                    required: boolean;
+                                }[];
                                 /** @description Takes a series: recurrence on the booking */
                                 recurringEnabled: boolean;
                                 /** @description A full time can be waited for (POST .../waitlist) */
@@ -31464,12 +31614,17 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description name, email, the optional phone, answers to the resource type's questions, and one text (up to 1000 characters) per field the type lists in customerInfoFields */
                         customer: {
+                            /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                            answers?: {
+                                [key: string]: string | boolean;
+                            };
                             email: string;
                             name: string;
                             phone?: string;
                         } & {
-                            [key: string]: string;
+                            [key: string]: unknown;
                         };
                         /** Format: date-time */
                         endTime: string;
@@ -31492,8 +31647,17 @@ export interface paths {
                     content: {
                         "application/json": {
                             reservation: {
+                                /** @description Other fields: the resource type's customerInfoFields, as text */
                                 customer: {
-                                    [key: string]: string;
+                                    /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                                    answers?: {
+                                        [key: string]: string | boolean;
+                                    };
+                                    email: string;
+                                    name: string;
+                                    phone?: string;
+                                } & {
+                                    [key: string]: unknown;
                                 };
                                 endTime: string;
                                 /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
@@ -31576,8 +31740,17 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description Other fields: the resource type's customerInfoFields, as text */
                             customer: {
-                                [key: string]: string;
+                                /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                                answers?: {
+                                    [key: string]: string | boolean;
+                                };
+                                email: string;
+                                name: string;
+                                phone?: string;
+                            } & {
+                                [key: string]: unknown;
                             };
                             endTime: string;
                             /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
@@ -31863,8 +32036,17 @@ export interface paths {
                     content: {
                         "application/json": {
                             createdAt: string;
+                            /** @description Other fields: the resource type's customerInfoFields, as text */
                             customer: {
-                                [key: string]: string;
+                                /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                                answers?: {
+                                    [key: string]: string | boolean;
+                                };
+                                email: string;
+                                name: string;
+                                phone?: string;
+                            } & {
+                                [key: string]: unknown;
                             };
                             endTime: string;
                             id: number;
@@ -32086,8 +32268,17 @@ export interface paths {
                     content: {
                         "application/json": {
                             createdAt: string;
+                            /** @description Other fields: the resource type's customerInfoFields, as text */
                             customer: {
-                                [key: string]: string;
+                                /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                                answers?: {
+                                    [key: string]: string | boolean;
+                                };
+                                email: string;
+                                name: string;
+                                phone?: string;
+                            } & {
+                                [key: string]: unknown;
                             };
                             endTime: string;
                             id: number;
@@ -32445,8 +32636,17 @@ export interface paths {
                                 cancelledAt: string | null;
                                 createdAt: string;
                                 createdByUserId: number | null;
+                                /** @description Other fields: the resource type's customerInfoFields, as text */
                                 customer: {
-                                    [key: string]: string;
+                                    /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                                    answers?: {
+                                        [key: string]: string | boolean;
+                                    };
+                                    email: string;
+                                    name: string;
+                                    phone?: string;
+                                } & {
+                                    [key: string]: unknown;
                                 };
                                 endTime: string;
                                 /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
@@ -32778,12 +32978,17 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description name, email, the optional phone, answers to the resource type's questions, and one text (up to 1000 characters) per field the type lists in customerInfoFields */
                         customer: {
+                            /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                            answers?: {
+                                [key: string]: string | boolean;
+                            };
                             email: string;
                             name: string;
                             phone?: string;
                         } & {
-                            [key: string]: string;
+                            [key: string]: unknown;
                         };
                         /** Format: date-time */
                         endTime: string;
@@ -32817,8 +33022,17 @@ export interface paths {
                                 cancelledAt: string | null;
                                 createdAt: string;
                                 createdByUserId: number | null;
+                                /** @description Other fields: the resource type's customerInfoFields, as text */
                                 customer: {
-                                    [key: string]: string;
+                                    /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                                    answers?: {
+                                        [key: string]: string | boolean;
+                                    };
+                                    email: string;
+                                    name: string;
+                                    phone?: string;
+                                } & {
+                                    [key: string]: unknown;
                                 };
                                 endTime: string;
                                 /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
@@ -32904,8 +33118,17 @@ export interface paths {
                                 cancelledAt: string | null;
                                 createdAt: string;
                                 createdByUserId: number | null;
+                                /** @description Other fields: the resource type's customerInfoFields, as text */
                                 customer: {
-                                    [key: string]: string;
+                                    /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                                    answers?: {
+                                        [key: string]: string | boolean;
+                                    };
+                                    email: string;
+                                    name: string;
+                                    phone?: string;
+                                } & {
+                                    [key: string]: unknown;
                                 };
                                 endTime: string;
                                 /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
@@ -33001,8 +33224,17 @@ export interface paths {
                             cancelledAt: string | null;
                             createdAt: string;
                             createdByUserId: number | null;
+                            /** @description Other fields: the resource type's customerInfoFields, as text */
                             customer: {
-                                [key: string]: string;
+                                /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                                answers?: {
+                                    [key: string]: string | boolean;
+                                };
+                                email: string;
+                                name: string;
+                                phone?: string;
+                            } & {
+                                [key: string]: unknown;
                             };
                             endTime: string;
                             /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
@@ -33039,8 +33271,17 @@ export interface paths {
                                 cancelledAt: string | null;
                                 createdAt: string;
                                 createdByUserId: number | null;
+                                /** @description Other fields: the resource type's customerInfoFields, as text */
                                 customer: {
-                                    [key: string]: string;
+                                    /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                                    answers?: {
+                                        [key: string]: string | boolean;
+                                    };
+                                    email: string;
+                                    name: string;
+                                    phone?: string;
+                                } & {
+                                    [key: string]: unknown;
                                 };
                                 endTime: string;
                                 /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
@@ -33389,8 +33630,17 @@ export interface paths {
                             cancelledAt: string | null;
                             createdAt: string;
                             createdByUserId: number | null;
+                            /** @description Other fields: the resource type's customerInfoFields, as text */
                             customer: {
-                                [key: string]: string;
+                                /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                                answers?: {
+                                    [key: string]: string | boolean;
+                                };
+                                email: string;
+                                name: string;
+                                phone?: string;
+                            } & {
+                                [key: string]: unknown;
                             };
                             endTime: string;
                             /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
@@ -33748,8 +33998,17 @@ export interface paths {
                             cancelledAt: string | null;
                             createdAt: string;
                             createdByUserId: number | null;
+                            /** @description Other fields: the resource type's customerInfoFields, as text */
                             customer: {
-                                [key: string]: string;
+                                /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                                answers?: {
+                                    [key: string]: string | boolean;
+                                };
+                                email: string;
+                                name: string;
+                                phone?: string;
+                            } & {
+                                [key: string]: unknown;
                             };
                             endTime: string;
                             /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
@@ -34117,8 +34376,17 @@ export interface paths {
                             cancelledAt: string | null;
                             createdAt: string;
                             createdByUserId: number | null;
+                            /** @description Other fields: the resource type's customerInfoFields, as text */
                             customer: {
-                                [key: string]: string;
+                                /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                                answers?: {
+                                    [key: string]: string | boolean;
+                                };
+                                email: string;
+                                name: string;
+                                phone?: string;
+                            } & {
+                                [key: string]: unknown;
                             };
                             endTime: string;
                             /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
@@ -34155,8 +34423,17 @@ export interface paths {
                                 cancelledAt: string | null;
                                 createdAt: string;
                                 createdByUserId: number | null;
+                                /** @description Other fields: the resource type's customerInfoFields, as text */
                                 customer: {
-                                    [key: string]: string;
+                                    /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                                    answers?: {
+                                        [key: string]: string | boolean;
+                                    };
+                                    email: string;
+                                    name: string;
+                                    phone?: string;
+                                } & {
+                                    [key: string]: unknown;
                                 };
                                 endTime: string;
                                 /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
@@ -34584,6 +34861,15 @@ export interface paths {
                             priceAmount: number | null;
                             priceCurrency: string | null;
                             pricingEnabled: boolean;
+                            /** @description Asked on every booking; answered in customer.answers */
+                            questions: {
+                                id: string;
+                                /** @enum {string} */
+                                kind: "text" | "textarea" | "email" | "phone" | "select" | "checkbox";
+                                label: string;
+                                options?: string[];
+                                required: boolean;
+                            }[];
                             recurringEnabled: boolean;
                             schedulePolicy: {
                                 /** @enum {string} */
@@ -34948,6 +35234,25 @@ export interface paths {
                         priceAmount?: number | null;
                         priceCurrency?: string | null;
                         pricingEnabled?: boolean;
+                        /** @description Up to 10 questions every booking of the type answers in customer.answers ({id: value}); replaced as a whole */
+                        questions?: {
+                            /** @description Its key in a booking's customer.answers */
+                            id: string;
+                            /**
+                             * @description text (one line, up to 200 characters), textarea (up to 2000), email, phone, select (one of options), checkbox (true or false)
+                             * @enum {string}
+                             */
+                            kind: "text" | "textarea" | "email" | "phone" | "select" | "checkbox";
+                            /** @description What the booking page asks (one line) */
+                            label: string;
+                            /** @description A select's choices (1..50, each once); only for a select */
+                            options?: string[];
+                            /**
+                             * @description Every booking answers it; a required checkbox must be true
+                             * @default false
+                             */
+                            required?: boolean;
+                        }[];
                         recurringEnabled?: boolean;
                         schedulePolicy?: {
                             /** @enum {string} */
@@ -35030,6 +35335,15 @@ export interface paths {
                             priceAmount: number | null;
                             priceCurrency: string | null;
                             pricingEnabled: boolean;
+                            /** @description Asked on every booking; answered in customer.answers */
+                            questions: {
+                                id: string;
+                                /** @enum {string} */
+                                kind: "text" | "textarea" | "email" | "phone" | "select" | "checkbox";
+                                label: string;
+                                options?: string[];
+                                required: boolean;
+                            }[];
                             recurringEnabled: boolean;
                             schedulePolicy: {
                                 /** @enum {string} */
@@ -35414,6 +35728,15 @@ export interface paths {
                             priceAmount: number | null;
                             priceCurrency: string | null;
                             pricingEnabled: boolean;
+                            /** @description Asked on every booking; answered in customer.answers */
+                            questions: {
+                                id: string;
+                                /** @enum {string} */
+                                kind: "text" | "textarea" | "email" | "phone" | "select" | "checkbox";
+                                label: string;
+                                options?: string[];
+                                required: boolean;
+                            }[];
                             recurringEnabled: boolean;
                             schedulePolicy: {
                                 /** @enum {string} */
@@ -36080,6 +36403,25 @@ export interface paths {
                         priceAmount?: number | null;
                         priceCurrency?: string | null;
                         pricingEnabled?: boolean;
+                        /** @description Up to 10 questions every booking of the type answers in customer.answers ({id: value}); replaced as a whole */
+                        questions?: {
+                            /** @description Its key in a booking's customer.answers */
+                            id: string;
+                            /**
+                             * @description text (one line, up to 200 characters), textarea (up to 2000), email, phone, select (one of options), checkbox (true or false)
+                             * @enum {string}
+                             */
+                            kind: "text" | "textarea" | "email" | "phone" | "select" | "checkbox";
+                            /** @description What the booking page asks (one line) */
+                            label: string;
+                            /** @description A select's choices (1..50, each once); only for a select */
+                            options?: string[];
+                            /**
+                             * @description Every booking answers it; a required checkbox must be true
+                             * @default false
+                             */
+                            required?: boolean;
+                        }[];
                         recurringEnabled?: boolean;
                         schedulePolicy?: {
                             /** @enum {string} */
@@ -36162,6 +36504,15 @@ export interface paths {
                             priceAmount: number | null;
                             priceCurrency: string | null;
                             pricingEnabled: boolean;
+                            /** @description Asked on every booking; answered in customer.answers */
+                            questions: {
+                                id: string;
+                                /** @enum {string} */
+                                kind: "text" | "textarea" | "email" | "phone" | "select" | "checkbox";
+                                label: string;
+                                options?: string[];
+                                required: boolean;
+                            }[];
                             recurringEnabled: boolean;
                             schedulePolicy: {
                                 /** @enum {string} */

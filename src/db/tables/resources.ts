@@ -18,6 +18,8 @@ export interface ResourceTypesTable {
   bufferTime: number;
   /** JSON array of customer field names a booking must fill. */
   customerInfoFields: JsonText;
+  /** JSON array of the booking questions `{id, label, kind, required, options?}` (migration 0058). */
+  questions: ColumnType<JsonText, JsonText | undefined, JsonText>;
   waitlistEnabled: Bool;
   recurringEnabled: Bool;
   bookingMode: BookingMode;
@@ -86,7 +88,10 @@ export interface ReservationsTable {
   customerName: string;
   customerEmail: string;
   customerPhone: string | null;
-  /** JSON object of the type's customerInfoFields answers. */
+  /**
+   * JSON object of the customer's fields beyond name, email and phone: the type's
+   * customerInfoFields, and `answers` (an object by question id) to its questions.
+   */
   customerInfo: JsonText;
   notes: string | null;
   priceAmount: number | null;

@@ -3,6 +3,7 @@ import { positiveId } from '../../http/schemas.js';
 import { availabilityMode } from '../../scheduling/schemas.js';
 import { rangeQuery } from '../availability/schemas.js';
 import { dryRunFailure, publicReservation, rescheduleBody, wouldBe } from '../reservations/schemas.js';
+import { bookingQuestionRecord } from '../resource-types/schemas.js';
 import { waitlistEntry } from '../waitlist/schemas.js';
 
 export const slugParam = z.strictObject({ slug: z.string().min(1).max(63) });
@@ -44,6 +45,9 @@ export const publicResourceType = z.object({
   availabilityMode,
   minBookingDuration: z.number().int(),
   customerInfoFields: z.array(z.string()),
+  questions: z
+    .array(bookingQuestionRecord)
+    .describe('Asked on every booking, in order; answered in customer.answers ({id: value})'),
   pricingEnabled: z.boolean(),
   paymentRequired: z.boolean(),
   recurringEnabled: z.boolean().describe('Takes a series: recurrence on the booking'),

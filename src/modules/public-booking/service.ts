@@ -59,6 +59,7 @@ function publicType(type: ResourceType, org: PublicOrganisationRow) {
     availabilityMode: mode.availabilityMode,
     minBookingDuration: type.minBookingDuration,
     customerInfoFields: type.customerInfoFields,
+    questions: type.questions,
     pricingEnabled: type.pricingEnabled,
     paymentRequired: type.paymentRequired,
     recurringEnabled: type.recurringEnabled,

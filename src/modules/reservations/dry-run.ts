@@ -1,4 +1,5 @@
 import { DomainError, type ErrorCode } from '../../lib/errors.js';
+import { customerRecordOf, storedCustomerInfo } from './answers.js';
 import type { NewReservation } from './repo.js';
 import type { DryRunAnswer, WouldBeReservation } from './schemas.js';
 
@@ -42,7 +43,6 @@ export async function dryRunOf<T>(work: () => Promise<T>): Promise<DryRunAnswer<
  * without an id. A paid booking shows the payment it would ask for, with no checkout yet.
  */
 export function wouldBeBooked(values: NewReservation, now: string): WouldBeReservation {
-  const { name, email, phone, ...info } = values.customer;
   const paying = values.status === 'pending_payment' && values.priceAmount !== null && values.priceCurrency;
   return {
     id: null,
@@ -52,7 +52,12 @@ export function wouldBeBooked(values: NewReservation, now: string): WouldBeReser
     status: values.status,
     startTime: values.startTime,
     endTime: values.endTime,
-    customer: { name, email, ...(phone ? { phone } : {}), ...info },
+    customer: customerRecordOf({
+      customerName: values.customer.name,
+      customerEmail: values.customer.email,
+      customerPhone: values.customer.phone ?? null,
+      customerInfo: storedCustomerInfo(values.customer),
+    }),
     notes: values.notes,
     priceAmount: values.priceAmount,
     priceCurrency: values.priceCurrency,

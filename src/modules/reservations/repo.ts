@@ -15,6 +15,7 @@ import type {
   ReservationStatus,
   ReservationsTable,
 } from '../../db/tables/resources.js';
+import { customerRecordOf, storedCustomerInfo } from './answers.js';
 import { newReference } from './reference.js';
 import type { Customer, ListReservationsQuery, Reservation, ReservationPayment } from './schemas.js';
 
@@ -27,7 +28,6 @@ const lapsed = (row: Pick<Selectable<ReservationsTable>, 'expiresAt'>, nowMs: nu
  * no longer keeps its time, whether or not the expiry job has marked it yet.
  */
 export function toReservation(row: Selectable<ReservationsTable>, nowMs = Date.now()): Reservation {
-  const info = JSON.parse(row.customerInfo) as Record<string, string>;
   const expired = lapsed(row, nowMs);
   return {
     id: row.id,
@@ -37,12 +37,7 @@ export function toReservation(row: Selectable<ReservationsTable>, nowMs = Date.n
     status: expired ? 'expired' : row.status,
     startTime: row.startTime,
     endTime: row.endTime,
-    customer: {
-      name: row.customerName,
-      email: row.customerEmail,
-      ...(row.customerPhone ? { phone: row.customerPhone } : {}),
-      ...info,
-    },
+    customer: customerRecordOf(row),
     notes: row.notes,
     priceAmount: row.priceAmount,
     priceCurrency: row.priceCurrency,
@@ -345,7 +340,8 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
       laneUpdatedAt: string,
       now: string,
     ): Promise<Reservation | undefined> {
-      const { name, email, phone, ...info } = values.customer;
+      const { name, email, phone } = values.customer;
+      const info = storedCustomerInfo(values.customer);
       // A reference already given in the organisation (a chance of n in 32^8, about 10^12, with n
       // given) is drawn again where a refused statement leaves the rest standing: not inside a
       // PostgreSQL transaction (a series), which it would abort.
@@ -371,7 +367,7 @@ export function createReservationRepo(db: Executor, dialect: Dialect) {
           name,
           email,
           phone ?? null,
-          JSON.stringify(info),
+          info,
           values.notes,
           values.priceAmount,
           values.priceCurrency,

@@ -18,6 +18,7 @@ import type { ResourceType } from '../resource-types/schemas.js';
 import type { ResourceTypesService, StoredResourceType } from '../resource-types/service.js';
 import type { ResourcesService } from '../resources/service.js';
 import { createAlternatives } from './alternatives.js';
+import { answerIssues } from './answers.js';
 import { dryRunOf, wouldBeBooked } from './dry-run.js';
 import { newManageLink, type StoredManageLink, storedManageLink } from './manage-link.js';
 import { createReservationPayments } from './payment.js';
@@ -79,22 +80,23 @@ export interface BookingChannel {
   publicClientHash?: string;
 }
 
-/** The customer fields every booking has: name and email required, phone optional. */
-const BUILT_IN_FIELDS = ['name', 'email', 'phone'];
+/** The customer fields every booking has: name and email required, phone optional, answers as the questions ask. */
+const BUILT_IN_FIELDS = ['name', 'email', 'phone', 'answers'];
 
 /**
- * The customer must answer exactly the type's customerInfoFields beyond name, email and phone.
- * A type listing `phone` leaves it optional, as the booking page marks it.
+ * The customer must answer exactly the type's customerInfoFields beyond name, email and phone,
+ * and its questions in `answers` as answers.ts checks them. A type listing `phone` leaves it
+ * optional, as the booking page marks it.
  */
 function checkCustomer(customer: Customer, type: ResourceType) {
   const asked = new Set(type.customerInfoFields);
   const extra = Object.keys(customer).filter((key) => !BUILT_IN_FIELDS.includes(key) && !asked.has(key));
   if (extra.length > 0) throw invalidField('customer', `unknown field(s): ${extra.join(', ')}`);
-  const missing = type.customerInfoFields.filter((key) => !BUILT_IN_FIELDS.includes(key) && !customer[key]);
-  if (missing.length > 0)
-    throw invalidFields(
-      missing.map((key) => ({ path: `customer.${key}`, message: 'is required by this resource type' })),
-    );
+  const missing = type.customerInfoFields
+    .filter((key) => !BUILT_IN_FIELDS.includes(key) && !customer[key])
+    .map((key) => ({ path: `customer.${key}`, message: 'is required by this resource type' }));
+  const issues = [...missing, ...answerIssues(customer.answers, type.questions)];
+  if (issues.length > 0) throw invalidFields(issues);
 }
 
 export type ReservationsService = ReturnType<typeof createReservationsService>;

@@ -1,4 +1,5 @@
 import { defineModule } from '../../module.js';
+import { bookingQuestions } from './migrations/0058_booking_questions.js';
 import { resourceTypesPrivacy } from './privacy.js';
 import { resourceTypeRoutes } from './routes.js';
 import { createResourceTypesService, type ResourceTypesService } from './service.js';
@@ -17,4 +18,5 @@ export const resourceTypesModule = defineModule({
   routes: [{ prefix: '/api/resource-types', plugin: resourceTypeRoutes }],
   tools: resourceTypeTools,
   privacy: resourceTypesPrivacy,
+  migrations: { '0058_booking_questions': bookingQuestions },
 });

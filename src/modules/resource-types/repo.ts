@@ -2,7 +2,7 @@ import { type Selectable, sql } from 'kysely';
 import { type Dialect, type Executor, precompiled } from '../../db/database.js';
 import type { ResourceTypesTable } from '../../db/tables/resources.js';
 import type { SchedulePolicy } from '../../scheduling/schemas.js';
-import type { BookingRules, ResourceType } from './schemas.js';
+import type { BookingQuestion, BookingRules, ResourceType } from './schemas.js';
 
 /** A type as the services see it: the API record plus what only booking and availability read. */
 export type StoredResourceType = ResourceType & { longestReservationMinutes: number };
@@ -13,6 +13,7 @@ export function toResourceType(row: Selectable<ResourceTypesTable>): StoredResou
     ...row,
     availabilityMode: schedulePolicy?.availabilityMode ?? null,
     customerInfoFields: JSON.parse(row.customerInfoFields) as string[],
+    questions: JSON.parse(row.questions) as BookingQuestion[],
     waitlistEnabled: Boolean(row.waitlistEnabled),
     recurringEnabled: Boolean(row.recurringEnabled),
     schedulePolicy,
@@ -32,6 +33,7 @@ const TYPE_COLUMNS = Object.keys({
   minBookingDuration: true,
   bufferTime: true,
   customerInfoFields: true,
+  questions: true,
   waitlistEnabled: true,
   recurringEnabled: true,
   bookingMode: true,
@@ -77,6 +79,7 @@ export interface ResourceTypeValues {
   minBookingDuration: number;
   bufferTime: number;
   customerInfoFields: string[];
+  questions: BookingQuestion[];
   waitlistEnabled: boolean;
   recurringEnabled: boolean;
   bookingMode: ResourceType['bookingMode'];
@@ -97,6 +100,7 @@ function toColumns(values: ResourceTypeValues) {
   return {
     ...values,
     customerInfoFields: JSON.stringify(values.customerInfoFields),
+    questions: JSON.stringify(values.questions),
     schedulePolicy: values.schedulePolicy ? JSON.stringify(values.schedulePolicy) : null,
     bookingRules: values.bookingRules ? JSON.stringify(values.bookingRules) : null,
   };

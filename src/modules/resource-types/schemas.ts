@@ -19,19 +19,88 @@ const text = (max: number) =>
     .nullable()
     .optional();
 
+const fieldName = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'must be a field name: a letter, then letters, digits or _');
+
 const customerInfoFields = z
-  .array(
-    z
-      .string()
-      .trim()
-      .regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'must be a field name: a letter, then letters, digits or _'),
-  )
+  .array(fieldName)
   .max(20)
   .refine((names) => new Set(names).size === names.length, 'must not repeat a field name')
   .refine(
     (names) => !names.some((n) => ['name', 'email'].includes(n)),
     'name and email are always asked; list only extra fields',
+  )
+  .refine(
+    (names) => !names.includes('answers'),
+    'answers is where the answers to the questions go; list questions under questions',
   );
+
+/** What a booking question asks for (DECISIONS.md "Pages people live in"). */
+export const QUESTION_KINDS = ['text', 'textarea', 'email', 'phone', 'select', 'checkbox'] as const;
+export type QuestionKind = (typeof QUESTION_KINDS)[number];
+/** Questions one type asks at most, and choices one select question offers at most. */
+export const MAX_QUESTIONS = 10;
+export const MAX_QUESTION_OPTIONS = 50;
+
+const questionLabel = oneLine(z.string().trim().min(1).max(200));
+
+/** One question as written: `options` only for a select, and required there. */
+const bookingQuestion = z
+  .strictObject({
+    id: fieldName.describe("Its key in a booking's customer.answers"),
+    label: questionLabel.describe('What the booking page asks (one line)'),
+    kind: z
+      .enum(QUESTION_KINDS)
+      .describe(
+        'text (one line, up to 200 characters), textarea (up to 2000), email, phone, select (one of options), checkbox (true or false)',
+      ),
+    required: z
+      .boolean()
+      .default(false)
+      .describe('Every booking answers it; a required checkbox must be true'),
+    options: z
+      .array(questionLabel)
+      .min(1)
+      .max(MAX_QUESTION_OPTIONS)
+      .optional()
+      .describe(`A select's choices (1..${MAX_QUESTION_OPTIONS}, each once); only for a select`),
+  })
+  .superRefine((question, ctx) => {
+    const { kind, options } = question;
+    if (kind === 'select' && options === undefined)
+      ctx.addIssue({ code: 'custom', path: ['options'], message: 'is required for a select question' });
+    else if (kind !== 'select' && options !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['options'], message: 'is only accepted for a select question' });
+    else if (options && new Set(options).size !== options.length)
+      ctx.addIssue({ code: 'custom', path: ['options'], message: 'must not repeat an option' });
+  });
+
+const questions = z
+  .array(bookingQuestion)
+  .max(MAX_QUESTIONS)
+  .superRefine((list, ctx) => {
+    const seen = new Set<string>();
+    list.forEach((question, i) => {
+      if (seen.has(question.id))
+        ctx.addIssue({ code: 'custom', path: [i, 'id'], message: 'repeats the id of an earlier question' });
+      seen.add(question.id);
+    });
+  })
+  .describe(
+    `Up to ${MAX_QUESTIONS} questions every booking of the type answers in customer.answers ({id: value}); replaced as a whole`,
+  );
+
+/** A question as stored and read. */
+export const bookingQuestionRecord = z.object({
+  id: z.string(),
+  label: z.string(),
+  kind: z.enum(QUESTION_KINDS),
+  required: z.boolean(),
+  options: z.array(z.string()).optional(),
+});
+export type BookingQuestion = z.infer<typeof bookingQuestionRecord>;
 
 /** Bounds of each booking rule: a year of notice, ten years of advance, a thousand bookings a day. */
 export const BOOKING_RULE_LIMITS = {
@@ -95,6 +164,7 @@ const typeFields = {
   bufferTime: z.number().int().min(0).max(1440).describe('Minutes kept clear around every reservation'),
   availabilityMode: availabilityMode.describe('Same as schedulePolicy.availabilityMode'),
   customerInfoFields,
+  questions,
   waitlistEnabled: z.boolean(),
   recurringEnabled: z.boolean(),
   bookingMode,
@@ -140,6 +210,7 @@ export const resourceType = z.object({
     .nullable()
     .describe("The type's own mode; null inherits the organisation's"),
   customerInfoFields: z.array(z.string()),
+  questions: z.array(bookingQuestionRecord).describe('Asked on every booking; answered in customer.answers'),
   waitlistEnabled: z.boolean(),
   recurringEnabled: z.boolean(),
   bookingMode,

@@ -28,6 +28,7 @@ const DEFAULTS: ResourceTypeValues = {
   minBookingDuration: 60,
   bufferTime: 0,
   customerInfoFields: [],
+  questions: [],
   waitlistEnabled: false,
   recurringEnabled: false,
   bookingMode: 'SINGLE_RESOURCE',

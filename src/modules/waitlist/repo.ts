@@ -2,6 +2,7 @@ import type { Expression, ExpressionBuilder, Generated, Selectable, SqlBool } fr
 import type { Executor } from '../../db/database.js';
 import type { Database } from '../../db/types.js';
 import type { SchedulePolicy } from '../../scheduling/schemas.js';
+import { customerRecordOf } from '../reservations/answers.js';
 import type { WaitlistEntry, WaitlistStatus } from './schemas.js';
 
 export interface WaitlistEntriesTable {
@@ -15,7 +16,7 @@ export interface WaitlistEntriesTable {
   customerName: string;
   customerEmail: string;
   customerPhone: string | null;
-  /** The answers to the type's customerInfoFields, as JSON text. */
+  /** The answers to the type's customerInfoFields and (as `answers`) to its questions, as JSON text. */
   customerInfo: string;
   notes: string | null;
   status: WaitlistStatus;
@@ -76,12 +77,7 @@ export function toEntry(row: EntryRow, position: number | null): WaitlistEntry {
     resourceTypeId: row.resourceTypeId,
     startTime: row.startTime,
     endTime: row.endTime,
-    customer: {
-      name: row.customerName,
-      email: row.customerEmail,
-      ...(row.customerPhone ? { phone: row.customerPhone } : {}),
-      ...(JSON.parse(row.customerInfo) as Record<string, string>),
-    },
+    customer: customerRecordOf(row),
     offer:
       row.offerReservationId !== null && row.status !== 'waiting'
         ? { reservationId: row.offerReservationId, expiresAt: row.offerExpiresAt }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { positiveId } from '../../http/schemas.js';
-import { reservationBody } from '../reservations/schemas.js';
+import { customerRecord, reservationBody } from '../reservations/schemas.js';
 
 export const WAITLIST_STATUSES = ['waiting', 'offered', 'accepted', 'expired', 'left'] as const;
 export const waitlistStatus = z
@@ -26,7 +26,7 @@ export const waitlistEntry = z.object({
   resourceTypeId: z.number().int(),
   startTime: z.string(),
   endTime: z.string(),
-  customer: z.record(z.string(), z.string()),
+  customer: customerRecord,
   offer: z
     .object({
       reservationId: z

@@ -20,8 +20,9 @@ import { can } from '../../tenancy/roles.js';
 import type { OrganisationSchedule } from '../availability/service.js';
 import type { OrganisationsService } from '../organisations/service.js';
 import type { OutboxService } from '../outbox/service.js';
+import { customerRecordOf, storedCustomerInfo } from '../reservations/answers.js';
 import { newManageLink, type StoredManageLink, storedManageLink } from '../reservations/manage-link.js';
-import type { Reservation } from '../reservations/schemas.js';
+import type { Customer, Reservation } from '../reservations/schemas.js';
 import type { BookingChannel, ReservationsService } from '../reservations/service.js';
 import type { ResourceTypesService } from '../resource-types/service.js';
 import type { ResourcesService } from '../resources/service.js';
@@ -115,7 +116,7 @@ export function createWaitlistService(deps: {
         undefined,
         verdict.error.alternatives,
       );
-    const { name, email, phone, ...info } = input.customer;
+    const { name, email, phone } = input.customer;
     const now = nowIso();
     const time = {
       startTime: new Date(input.startTime).toISOString(),
@@ -135,7 +136,7 @@ export function createWaitlistService(deps: {
         customerName: name,
         customerEmail: email,
         customerPhone: phone ?? null,
-        customerInfo: JSON.stringify(info),
+        customerInfo: storedCustomerInfo(input.customer),
         notes: input.notes ?? null,
         status: 'waiting',
         offerReservationId: null,
@@ -190,12 +191,7 @@ export function createWaitlistService(deps: {
   async function hold(entry: EntryRow, offerMinutes: number): Promise<Reservation | undefined> {
     const org = await repo.schedule(entry.organisationId);
     if (!org) return undefined;
-    const customer = {
-      name: entry.customerName,
-      email: entry.customerEmail,
-      ...(entry.customerPhone ? { phone: entry.customerPhone } : {}),
-      ...(JSON.parse(entry.customerInfo) as Record<string, string>),
-    };
+    const customer = customerRecordOf(entry) as Customer;
     try {
       return await reservations.book(
         org,
