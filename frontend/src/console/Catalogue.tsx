@@ -18,6 +18,7 @@ import {
 import { ResourceHours, TypeSchedule } from './schedule-editor.js';
 import { authed } from './session.js';
 import { numberOf, RULES, type TypeForm, typeBody, typeForm } from './type-form-data.js';
+import { questionDrafts, questionFieldNames, questionsBody, TypeQuestions } from './type-questions.js';
 import { Check, Field, FormError, LoadError, Loading, Select } from './ui.js';
 
 export default function Catalogue(props: { screen: 'types' | 'resources' }) {
@@ -73,6 +74,7 @@ function TypeFormScreen(props: { org: Organisation; existing: ResourceType | und
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const [form, setForm] = useState(() => typeForm(existing, org));
+  const [questions, setQuestions] = useState(() => questionDrafts(existing?.questions));
   const set =
     <K extends keyof TypeForm>(key: K) =>
     (value: TypeForm[K]) =>
@@ -83,10 +85,14 @@ function TypeFormScreen(props: { org: Organisation; existing: ResourceType | und
         ? unwrap(
             authed.PATCH('/api/resource-types/{id}', {
               params: { path: { id: existing.id } },
-              body: typeBody(form),
+              body: { ...typeBody(form), questions: questionsBody(questions) },
             }),
           )
-        : unwrap(authed.POST('/api/resource-types', { body: typeBody(form) })),
+        : unwrap(
+            authed.POST('/api/resource-types', {
+              body: { ...typeBody(form), questions: questionsBody(questions) },
+            }),
+          ),
     onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: ['resource-types'] });
       navigate('/app/types');
@@ -103,6 +109,7 @@ function TypeFormScreen(props: { org: Organisation; existing: ResourceType | und
     'priceAmount',
     'priceCurrency',
     ...RULES.map(([k]) => `bookingRules.${k}`),
+    ...questionFieldNames(questions),
   ];
   return (
     <main className="page">
@@ -170,6 +177,7 @@ function TypeFormScreen(props: { org: Organisation; existing: ResourceType | und
           }
           onChange={set('customerInfoFields')}
         />
+        <TypeQuestions drafts={questions} errors={errors} onChange={setQuestions} />
         <fieldset>
           <legend>Booking rules (empty: no rule)</legend>
           <div className="grid-2">
