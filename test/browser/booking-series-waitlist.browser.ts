@@ -221,7 +221,7 @@ describe('series and waitlist on the booking and manage pages (browser)', () => 
       }),
       201,
     );
-    await page.getByRole('button', { name: 'Hold this time' }).click();
+    await page.getByRole('button', { name: 'Confirm booking' }).click();
     await page.getByRole('alert').getByText('Sorry, that time is no longer free.').waitFor();
     const join = page.getByRole('button', { name: 'Join the waitlist for this time' });
     await checkAtBothWidths(page, 'waitlist-offer-to-join');
@@ -265,7 +265,7 @@ describe('series and waitlist on the booking and manage pages (browser)', () => 
       .getByText('This time is free again, so there is no need to wait')
       .waitFor();
     assert.ok(
-      await other.page.getByRole('alert').getByRole('button', { name: 'Hold this time' }).isVisible(),
+      await other.page.getByRole('alert').getByRole('button', { name: 'Book this time' }).isVisible(),
     );
     await other.page.getByRole('button', { name: 'Change' }).click();
     await other.page.locator('button.time').first().waitFor();

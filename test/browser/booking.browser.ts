@@ -1,7 +1,7 @@
 // The public booking page and the manage page in a real browser (Debian's Chromium through
 // playwright-core) against a listening app and the payment emulator: a customer books a paid
 // time end to end (hold, the emulator's checkout, confirmation, .ics), then moves and cancels
-// it from the manage link; a free type is booked by keyboard alone at 360 px. axe-core checks
+// it from the manage link; a free type is booked in one step by keyboard alone at 360 px. axe-core checks
 // every page at 360 and 1280 px; screenshots go to test-artifacts/screenshots/ (git-ignored).
 // Run with `npm run test:browser`; the web app must be built (`npm install` or `npm run build:web`).
 import assert from 'node:assert/strict';
@@ -266,7 +266,7 @@ describe('booking page and manage page (browser)', () => {
     await context.close();
   });
 
-  test('a free time by keyboard alone at 360 px: confirmation with the manage link', async () => {
+  test('a free time in one step by keyboard alone at 360 px: confirmation with the manage link', async () => {
     const { context, page, foreign, problems, catalogueFetches } = await visitor(VIEWPORTS.narrow);
     await page.goto(`${origin}/book/${slug}`);
     await page.getByRole('heading', { level: 1 }).waitFor();
@@ -313,9 +313,7 @@ describe('booking page and manage page (browser)', () => {
     await page.keyboard.type('Grace Hopper');
     await press('Tab');
     await page.keyboard.type('grace@example.test');
-    await tabTo((el) => el.text === 'Hold this time');
-    await press('Enter');
-    await page.getByRole('heading', { name: 'Review and confirm' }).waitFor();
+    // A free type books in one step: no hold to review first.
     await tabTo((el) => el.text === 'Confirm booking');
     await press('Enter');
     await page.getByRole('heading', { name: 'You are booked' }).waitFor();

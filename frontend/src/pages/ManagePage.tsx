@@ -1,17 +1,18 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { useLocation, useParams } from 'react-router';
 import { ApiError, api, idempotencyKey, type ManagedReservation, unwrap } from '../api/client.js';
 import { alternativesOf, errorText } from '../api/errors.js';
+import { ManageLinkNote } from '../components/BookingDone.js';
 import { Branding } from '../components/Branding.js';
 import { ConfirmBox } from '../components/ConfirmBox.js';
-import { IcsLink, STATUS_WORDS, Summary } from '../components/Reservation.js';
+import { Refusal } from '../components/Refusal.js';
+import { formatPrice, IcsLink, STATUS_WORDS, Summary } from '../components/Reservation.js';
 import { ManageSeries } from '../components/Series.js';
 import { SlotPicker } from '../components/SlotPicker.js';
 import { type WaitlistEntry, WaitlistEntryView } from '../components/Waitlist.js';
 import { ZonePicker } from '../components/ZonePicker.js';
 import { type BookableTime, durationMinutes, formatDateTime, visitorZone } from '../lib/time.js';
-import { Refusal } from './BookPage.js';
 
 /** Where the page was sent from: the payment provider's return adds `payment`. */
 export interface ManageState {
@@ -52,6 +53,53 @@ export function ManagePage() {
   return <Managed token={token} reservation={reservation.data} fromPayment={state.payment} offer={offer} />;
 }
 
+/** What the customer just did here, said once the answer is in. */
+type Outcome =
+  | { kind: 'moved'; start: string }
+  | { kind: 'cancelled'; before: ManagedReservation; after: ManagedReservation }
+  | { kind: 'confirmed' };
+
+/** A cancellation in words: whether a payment was refunded, or nothing was charged. */
+function cancelledWords(before: ManagedReservation, after: ManagedReservation): string {
+  const payment = after.payment;
+  if (payment?.status === 'refunded')
+    return `Your booking is cancelled. Your payment of ${formatPrice(payment.amount, payment.currency)} was refunded in full; it may take a few days to reach your account.`;
+  if (before.payment?.status === 'paid')
+    return `Your booking is cancelled. Your payment was not refunded automatically: please contact ${after.organisation.name}.`;
+  if (before.payment) return 'Your booking is cancelled. Nothing was charged.';
+  return before.status === 'held'
+    ? 'The time is released: nothing was booked.'
+    : 'Your booking is cancelled.';
+}
+
+function OutcomeNotice({ outcome, zone }: { outcome: Outcome | null; zone: string }) {
+  if (!outcome) return null;
+  const words =
+    outcome.kind === 'moved'
+      ? `Your booking was moved to ${formatDateTime(outcome.start, zone)}.`
+      : outcome.kind === 'cancelled'
+        ? cancelledWords(outcome.before, outcome.after)
+        : 'Your booking is confirmed.';
+  return (
+    <p className="notice" role="status">
+      {words}
+    </p>
+  );
+}
+
+/** A hold or unpaid booking whose time ran out: looked at again when it does, so the page never offers it. */
+function useRefetchAtExpiry(r: ManagedReservation, refetch: () => void) {
+  const waiting = r.status === 'held' || r.status === 'pending_payment';
+  useEffect(() => {
+    if (!waiting || !r.expiresAt) return;
+    const wait = Math.min(Math.max(Date.parse(r.expiresAt) - Date.now() + 1000, 0), 2 ** 31 - 1);
+    const timer = setTimeout(refetch, wait);
+    return () => clearTimeout(timer);
+  }, [waiting, r.expiresAt, refetch]);
+}
+
+const holdExpired = (error: unknown) => error instanceof ApiError && error.code === 'HOLD_EXPIRED';
+
 function Managed(props: {
   token: string;
   reservation: ManagedReservation;
@@ -73,11 +121,26 @@ function Managed(props: {
   });
   const type = catalogue.data?.resourceTypes.find((t) => t.id === r.resourceTypeId);
   const what = type?.name ?? 'Your booking';
-  const settle = (next: ManagedReservation) => {
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const refetch = useCallback(
+    () => void queryClient.invalidateQueries({ queryKey: ['managed', token] }),
+    [queryClient, token],
+  );
+  useRefetchAtExpiry(r, refetch);
+  const settle = (next: ManagedReservation, done: Outcome) => {
     queryClient.setQueryData(['managed', token], next);
     if (next.seriesId !== null) void queryClient.invalidateQueries({ queryKey: ['series', token] });
+    setOutcome(done);
     setMode('view');
     setTime(null);
+  };
+  // A hold that ran out is expired: shown so at once, and read again for the rest.
+  const onRefused = (error: unknown) => {
+    if (!holdExpired(error)) return;
+    queryClient.setQueryData(['managed', token], { ...r, status: 'expired' as const, expiresAt: null });
+    setOutcome(null);
+    setMode('view');
+    refetch();
   };
   const confirm = useMutation({
     mutationFn: () =>
@@ -85,13 +148,15 @@ function Managed(props: {
     onSuccess: (next) => {
       if (next.status === 'pending_payment' && next.payment?.checkoutUrl)
         location.assign(next.payment.checkoutUrl);
-      else settle(next);
+      else settle(next, { kind: 'confirmed' });
     },
+    onError: onRefused,
   });
   const cancel = useMutation({
     mutationFn: () =>
       unwrap(api.POST('/api/public/reservations/{token}/cancel', { params: { path: { token } } })),
-    onSuccess: settle,
+    onSuccess: (next) => settle(next, { kind: 'cancelled', before: r, after: next }),
+    onError: onRefused,
   });
   const reschedule = useMutation({
     mutationFn: (at: BookableTime) =>
@@ -101,7 +166,7 @@ function Managed(props: {
           body: { startTime: at.start, endTime: at.end },
         }),
       ),
-    onSuccess: settle,
+    onSuccess: (next) => settle(next, { kind: 'moved', start: next.startTime }),
   });
 
   const active = r.status === 'held' || r.status === 'pending_payment' || r.status === 'confirmed';
@@ -114,11 +179,15 @@ function Managed(props: {
   return (
     <main className="page">
       <Branding organisation={organisation} title="Your booking" />
-      {fromPayment === 'complete' && r.status === 'confirmed' ? (
-        <p className="notice" role="status">
-          Thank you: your payment was received and your booking is confirmed.
-        </p>
+      {fromPayment === 'complete' && r.status === 'confirmed' && !outcome ? (
+        <>
+          <p className="notice" role="status">
+            Thank you: your payment was received and your booking is confirmed.
+          </p>
+          <ManageLinkNote url={manageUrl} />
+        </>
       ) : null}
+      <OutcomeNotice outcome={outcome} zone={zone} />
       {fromPayment === 'complete' && r.status === 'pending_payment' ? (
         <p className="notice" role="status">
           We are waiting for the payment provider to confirm your payment…
@@ -139,6 +208,11 @@ function Managed(props: {
       <p className={`status status-${r.status}`}>
         <strong>Status:</strong> {STATUS_WORDS[r.status]}
       </p>
+      {r.reference ? (
+        <p>
+          Reference: <strong className="reference">{r.reference}</strong>
+        </p>
+      ) : null}
       <Summary
         what={what}
         start={r.startTime}

@@ -1,0 +1,68 @@
+// The booking page's confirmation: what was booked, its reference, the calendar file and the
+// manage link the customer keeps to see, move or cancel it.
+import type { RefObject } from 'react';
+import { IcsLink, Summary } from './Reservation.js';
+
+/** What a confirmation shows of a booked reservation. */
+export interface BookedTime {
+  id: number;
+  reference?: string | null | undefined;
+  startTime: string;
+  endTime: string;
+  priceAmount: number | null;
+  priceCurrency: string | null;
+}
+
+export function BookingDone(props: {
+  headingRef: RefObject<HTMLHeadingElement | null>;
+  organisationName: string;
+  typeName: string;
+  booked: BookedTime;
+  manageUrl: string | null;
+  zone: string;
+}) {
+  const { headingRef, organisationName, typeName, booked, manageUrl, zone } = props;
+  return (
+    <section aria-labelledby="done-heading" className="done">
+      <h2 id="done-heading" ref={headingRef} tabIndex={-1}>
+        You are booked
+      </h2>
+      <p>A confirmation of your booking with {organisationName}:</p>
+      <Summary
+        what={typeName}
+        start={booked.startTime}
+        end={booked.endTime}
+        zone={zone}
+        priceAmount={booked.priceAmount}
+        priceCurrency={booked.priceCurrency}
+      />
+      {booked.reference ? (
+        <p>
+          Reference: <strong className="reference">{booked.reference}</strong>
+        </p>
+      ) : null}
+      <div className="actions">
+        <IcsLink
+          id={booked.id}
+          start={booked.startTime}
+          end={booked.endTime}
+          summary={`${typeName} · ${organisationName}`}
+          manageUrl={manageUrl}
+        />
+      </div>
+      {manageUrl ? <ManageLinkNote url={manageUrl} /> : null}
+    </section>
+  );
+}
+
+/** The manage link to keep, with what it is for. */
+export function ManageLinkNote({ url }: { url: string }) {
+  return (
+    <p>
+      Keep this link to see, move or cancel your booking:{' '}
+      <a href={url} className="manage-link">
+        Manage your booking
+      </a>
+    </p>
+  );
+}

@@ -1,0 +1,105 @@
+// The booking page's review of a held time (a paid type): the time left, the price, then pay
+// at the provider, or let the time go and choose another.
+import { useMutation } from '@tanstack/react-query';
+import { type RefObject, useEffect, useState } from 'react';
+import {
+  ApiError,
+  api,
+  type BookedReservation,
+  type ManagedReservation,
+  type PublicType,
+  unwrap,
+} from '../api/client.js';
+import { errorText } from '../api/errors.js';
+import { minutesLeft } from '../lib/time.js';
+import { formatPrice, Summary } from './Reservation.js';
+
+const expired = (error: unknown) => error instanceof ApiError && error.code === 'HOLD_EXPIRED';
+
+export function BookingReview(props: {
+  headingRef: RefObject<HTMLHeadingElement | null>;
+  type: PublicType;
+  held: BookedReservation;
+  zone: string;
+  onConfirmed: (r: ManagedReservation) => void;
+  onReleased: () => void;
+}) {
+  const { headingRef, type, held, zone, onConfirmed, onReleased } = props;
+  const token = held.manageToken ?? '';
+  const [now, setNow] = useState(Date.now);
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 15_000);
+    return () => clearInterval(timer);
+  }, []);
+  const confirm = useMutation({
+    mutationFn: () =>
+      unwrap(api.POST('/api/public/reservations/{token}/confirm', { params: { path: { token } } })),
+    onSuccess: (r) => {
+      if (r.status === 'pending_payment' && r.payment?.checkoutUrl) location.assign(r.payment.checkoutUrl);
+      else onConfirmed(r);
+    },
+  });
+  const release = useMutation({
+    mutationFn: () =>
+      unwrap(api.POST('/api/public/reservations/{token}/cancel', { params: { path: { token } } })),
+    onSuccess: onReleased,
+    // A hold that ran out has let its time go already.
+    onError: (error) => (expired(error) ? onReleased() : undefined),
+  });
+  const left = held.expiresAt ? minutesLeft(held.expiresAt, now) : null;
+  const over = left === 0 || expired(confirm.error);
+  const paid = type.paymentRequired && held.priceAmount != null && held.priceCurrency;
+  return (
+    <section aria-labelledby="review-heading">
+      <h2 id="review-heading" ref={headingRef} tabIndex={-1}>
+        {paid ? 'Review and pay' : 'Review and confirm'}
+      </h2>
+      <p className="notice" aria-live="polite">
+        {over
+          ? 'The time we held for you has run out.'
+          : `We are holding this time for you${left ? ` for ${left} more minute${left === 1 ? '' : 's'}` : ''}.`}
+      </p>
+      <Summary
+        what={type.name}
+        start={held.startTime}
+        end={held.endTime}
+        zone={zone}
+        priceAmount={held.priceAmount}
+        priceCurrency={held.priceCurrency}
+      />
+      {confirm.isError ? (
+        <div role="alert" className="error">
+          <p>{errorText(confirm.error)}</p>
+        </div>
+      ) : null}
+      {release.isError && !expired(release.error) ? (
+        <div role="alert" className="error">
+          <p>{errorText(release.error)}</p>
+        </div>
+      ) : null}
+      <div className="actions">
+        <button
+          type="button"
+          className="primary"
+          disabled={confirm.isPending || confirm.isSuccess || over}
+          onClick={() => confirm.mutate()}
+        >
+          {paid
+            ? `Pay ${formatPrice(held.priceAmount!, held.priceCurrency!)}`
+            : confirm.isPending
+              ? 'Confirming…'
+              : 'Confirm booking'}
+        </button>
+        <button
+          type="button"
+          className="secondary"
+          disabled={release.isPending}
+          onClick={() => release.mutate()}
+        >
+          Choose another time
+        </button>
+      </div>
+      {paid ? <p className="hint">You will be taken to the secure payment page, then back here.</p> : null}
+    </section>
+  );
+}

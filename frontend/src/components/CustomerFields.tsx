@@ -1,0 +1,190 @@
+// The details form's inputs: name, email, the optional phone, the type's own fields, its
+// booking questions and the notes. Each takes at most what the API accepts (maxLength), is
+// `required` exactly where the API requires it (the others say "(optional)"), and shows the
+// API's refusal of it beside it, in words.
+import type { ReactNode } from 'react';
+import type { PublicType } from '../api/client.js';
+import { answerWords, type FieldDetail, fieldOf, wordsAt } from '../api/errors.js';
+import { type Answers, answerLimit, fieldLimit, LIMITS, type Question, type Values } from '../lib/booking.js';
+import { fieldLabel } from '../lib/manage-links.js';
+
+interface TextField {
+  key: string;
+  label: string;
+  type: string;
+  required: boolean;
+  autoComplete?: string;
+}
+
+/** The customer fields a type asks for: name and email required, phone always optional, its own fields required. */
+export function customerFields(type: PublicType): TextField[] {
+  return [
+    { key: 'name', label: 'Your name', type: 'text', required: true, autoComplete: 'name' },
+    { key: 'email', label: 'Email', type: 'email', required: true, autoComplete: 'email' },
+    { key: 'phone', label: 'Phone', type: 'tel', required: false, autoComplete: 'tel' },
+    ...type.customerInfoFields
+      .filter((k) => !['name', 'email', 'phone'].includes(k))
+      .map((key) => ({ key, label: fieldLabel(key), type: 'text', required: true })),
+  ];
+}
+
+/** The form field names these inputs show refusals for (`customer.email`, `customer.answers.<id>`, `notes`). */
+export function shownFields(type: PublicType): string[] {
+  return [
+    ...customerFields(type).map((f) => `customer.${f.key}`),
+    ...(type.questions ?? []).map((q) => `customer.answers.${q.id}`),
+    'customer.answers',
+    'notes',
+  ];
+}
+
+const labelText = (label: string, required: boolean) => (required ? label : `${label} (optional)`);
+
+/** One labelled control with its refusal beside it (`aria-describedby`). */
+function Field(props: {
+  id: string;
+  label: string;
+  required: boolean;
+  error: string | undefined;
+  check?: boolean;
+  children: (aria: { 'aria-invalid'?: true; 'aria-describedby'?: string }) => ReactNode;
+}) {
+  const { id, label, required, error, check } = props;
+  const aria = error ? { 'aria-invalid': true as const, 'aria-describedby': `e-${id}` } : {};
+  const labelled = <label htmlFor={id}>{labelText(label, required)}</label>;
+  return (
+    <div className={check ? 'field field-check' : 'field'}>
+      {check ? (
+        <span>
+          {props.children(aria)} {labelled}
+        </span>
+      ) : (
+        <>
+          {labelled}
+          {props.children(aria)}
+        </>
+      )}
+      {error ? (
+        <p className="field-error" id={`e-${id}`}>
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+function QuestionInput(props: {
+  question: Question;
+  value: string | boolean | undefined;
+  error: string | undefined;
+  onChange: (value: string | boolean) => void;
+}) {
+  const { question: q, value, error, onChange } = props;
+  const id = `q-${q.id}`;
+  const text = typeof value === 'string' ? value : '';
+  const common = { id, name: id, required: q.required };
+  return (
+    <Field id={id} label={q.label} required={q.required} error={error} check={q.kind === 'checkbox'}>
+      {(aria) =>
+        q.kind === 'checkbox' ? (
+          <input
+            {...common}
+            {...aria}
+            type="checkbox"
+            checked={value === true}
+            onChange={(e) => onChange(e.target.checked)}
+          />
+        ) : q.kind === 'select' ? (
+          <select {...common} {...aria} value={text} onChange={(e) => onChange(e.target.value)}>
+            <option value="">Choose…</option>
+            {(q.options ?? []).map((option) => (
+              <option key={option} value={option}>
+                {option}
+              </option>
+            ))}
+          </select>
+        ) : q.kind === 'textarea' ? (
+          <textarea
+            {...common}
+            {...aria}
+            rows={3}
+            maxLength={answerLimit(q.kind)}
+            value={text}
+            onChange={(e) => onChange(e.target.value)}
+          />
+        ) : (
+          <input
+            {...common}
+            {...aria}
+            type={q.kind === 'email' ? 'email' : q.kind === 'phone' ? 'tel' : 'text'}
+            maxLength={answerLimit(q.kind)}
+            value={text}
+            onChange={(e) => onChange(e.target.value)}
+          />
+        )
+      }
+    </Field>
+  );
+}
+
+export function CustomerFields(props: {
+  type: PublicType;
+  values: Values;
+  onValues: (update: (values: Values) => Values) => void;
+  answers: Answers;
+  onAnswers: (update: (answers: Answers) => Answers) => void;
+  /** The refusal's details: each field's words depend on what it holds (and a question's kind). */
+  details: readonly FieldDetail[];
+}) {
+  const { type, values, onValues, answers, onAnswers, details } = props;
+  const given = (key: string) => (values[key] ?? '').trim() !== '';
+  const errorOf = (key: string) => wordsAt(details, key === 'notes' ? key : `customer.${key}`, given(key));
+  const answerError = (q: Question) => {
+    const detail = details.find((d) => fieldOf(d.path) === `customer.answers.${q.id}`);
+    const value = answers[q.id];
+    return detail ? answerWords(detail, q.kind, typeof value === 'string' && value.trim() !== '') : undefined;
+  };
+  return (
+    <>
+      {customerFields(type).map((f) => (
+        <Field key={f.key} id={`f-${f.key}`} label={f.label} required={f.required} error={errorOf(f.key)}>
+          {(aria) => (
+            <input
+              {...aria}
+              id={`f-${f.key}`}
+              name={f.key}
+              type={f.type}
+              required={f.required}
+              maxLength={fieldLimit(f.key)}
+              autoComplete={f.autoComplete}
+              value={values[f.key] ?? ''}
+              onChange={(e) => onValues((v) => ({ ...v, [f.key]: e.target.value }))}
+            />
+          )}
+        </Field>
+      ))}
+      {(type.questions ?? []).map((q) => (
+        <QuestionInput
+          key={q.id}
+          question={q}
+          value={answers[q.id]}
+          error={answerError(q)}
+          onChange={(value) => onAnswers((a) => ({ ...a, [q.id]: value }))}
+        />
+      ))}
+      <Field id="f-notes" label="Notes" required={false} error={errorOf('notes')}>
+        {(aria) => (
+          <textarea
+            {...aria}
+            id="f-notes"
+            name="notes"
+            rows={3}
+            maxLength={LIMITS.notes}
+            value={values.notes ?? ''}
+            onChange={(e) => onValues((v) => ({ ...v, notes: e.target.value }))}
+          />
+        )}
+      </Field>
+    </>
+  );
+}

@@ -1,0 +1,216 @@
+// The booking page's details step: who books, their answers and notes, then one button. A free
+// type books there in one step; a paid one is held first (review and pay follow); a series is
+// checked first; a taken time can be waited for.
+import { useMutation } from '@tanstack/react-query';
+import { type FormEvent, type RefObject, useState } from 'react';
+import {
+  ApiError,
+  api,
+  type BookedReservation,
+  idempotencyKey,
+  type PublicType,
+  unwrap,
+} from '../api/client.js';
+import { alternativesOf, errorText, fieldErrors, otherFieldErrors } from '../api/errors.js';
+import { type Answers, bookingBody, paysFirst, type Values } from '../lib/booking.js';
+import { rememberManageToken } from '../lib/manage-links.js';
+import { MAX_WEEKS, MIN_WEEKS, parseWeeks, weeklyRecurrence } from '../lib/recurrence.js';
+import { type BookableTime, formatDateTime } from '../lib/time.js';
+import { CustomerFields, shownFields } from './CustomerFields.js';
+import { Refusal } from './Refusal.js';
+import {
+  type PreviewOccurrence,
+  previewSeries,
+  RepeatControl,
+  type SeriesBody,
+  SeriesRefusalText,
+} from './Series.js';
+import { type JoinedEntry, joinWaitlist } from './Waitlist.js';
+
+/** The repeat control: does not repeat, or weekly for `weeks` weeks (as typed). */
+export interface Repeat {
+  weekly: boolean;
+  weeks: string;
+}
+
+/** A time held (a paid type: review and pay next) or booked outright (a free type: done). */
+export interface Placed {
+  reservation: BookedReservation;
+  at: BookableTime;
+  held: boolean;
+}
+
+/** Holds the time where payment is due before confirming, else books it in one request. */
+async function place(slug: string, type: PublicType, at: BookableTime, values: Values, answers: Answers) {
+  const held = paysFirst(type);
+  const params = { path: { slug }, header: { 'idempotency-key': idempotencyKey() } };
+  const body = bookingBody(type, at, values, answers);
+  // Without ?dryRun the answer is the 201 booking (the 200 is a dry run's verdict).
+  const reservation = (await unwrap(
+    held
+      ? api.POST('/api/public/organisations/{slug}/holds', { params, body })
+      : api.POST('/api/public/organisations/{slug}/reservations', { params, body }),
+  )) as BookedReservation;
+  return { reservation, at, held };
+}
+
+function submitLabel(waitOnly: boolean, weekly: boolean, held: boolean, pending: boolean) {
+  if (waitOnly) return pending ? 'Joining…' : 'Join the waitlist';
+  if (weekly) return pending ? 'Checking the dates…' : 'Check the dates';
+  if (held) return pending ? 'Holding…' : 'Hold this time';
+  return pending ? 'Booking…' : 'Confirm booking';
+}
+
+export function DetailsForm(props: {
+  headingRef: RefObject<HTMLHeadingElement | null>;
+  slug: string;
+  type: PublicType;
+  time: BookableTime;
+  zone: string;
+  values: Values;
+  onValues: (update: (values: Values) => Values) => void;
+  answers: Answers;
+  onAnswers: (update: (answers: Answers) => Answers) => void;
+  /** The repeat control's state on a type that takes a series; null: no repeat control. */
+  repeat: Repeat | null;
+  onRepeat: (repeat: Repeat) => void;
+  /** The time is taken: the form joins its waitlist (no hold). */
+  waitOnly: boolean;
+  onBack: () => void;
+  onPlaced: (placed: Placed) => void;
+  onPreview: (body: SeriesBody, occurrences: PreviewOccurrence[]) => void;
+  onWaitlisted: (entry: JoinedEntry) => void;
+}) {
+  const { headingRef, slug, type, time, zone, values, answers, onBack, repeat, waitOnly } = props;
+  const [weeksError, setWeeksError] = useState<string | undefined>();
+  const book = useMutation({
+    mutationFn: (at: BookableTime) => place(slug, type, at, values, answers),
+    onSuccess: (placed) => {
+      const { reservation } = placed;
+      if (reservation.manageToken) rememberManageToken(reservation.id, reservation.manageToken);
+      props.onPlaced(placed);
+    },
+  });
+  const check = useMutation({
+    mutationFn: async (weeks: number) => {
+      const body: SeriesBody = {
+        ...bookingBody(type, time, values, answers),
+        recurrence: weeklyRecurrence(weeks),
+      };
+      return { body, occurrences: await previewSeries(slug, body) };
+    },
+    onSuccess: ({ body, occurrences }) => props.onPreview(body, occurrences),
+  });
+  const join = useMutation({
+    mutationFn: (at: BookableTime) => joinWaitlist(slug, bookingBody(type, at, values, answers)),
+    onSuccess: props.onWaitlisted,
+  });
+  // The last refusal of the form: a booking or hold, the series' dry run, or joining the waitlist.
+  const last = [book, check, join].reduce<(typeof book | typeof check | typeof join) | null>(
+    (found, m) => (m.isError && (!found || m.submittedAt > found.submittedAt) ? m : found),
+    null,
+  );
+  const errors = fieldErrors(last?.error);
+  const details = last?.error instanceof ApiError ? last.error.details : [];
+  const others = otherFieldErrors(last?.error, [...shownFields(type), 'recurrence.0']);
+  // A taken time on a type with a waitlist: offer to wait for it (the time last asked for).
+  const taken =
+    last === book &&
+    book.error instanceof ApiError &&
+    book.error.code === 'SLOT_UNAVAILABLE' &&
+    type.waitlistEnabled &&
+    book.variables
+      ? book.variables
+      : null;
+  const weekly = repeat?.weekly ?? false;
+  const busy = book.isPending || check.isPending || join.isPending;
+  const held = paysFirst(type);
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    if (waitOnly) return join.mutate(time);
+    if (!weekly) return book.mutate(time);
+    const weeks = parseWeeks(repeat?.weeks ?? '');
+    setWeeksError(weeks === null ? `Enter a number of weeks from ${MIN_WEEKS} to ${MAX_WEEKS}.` : undefined);
+    if (weeks !== null) check.mutate(weeks);
+  }
+
+  return (
+    <section aria-labelledby="details-heading">
+      <h2 id="details-heading" ref={headingRef} tabIndex={-1}>
+        Your details
+      </h2>
+      <p>
+        {waitOnly ? 'Join the waitlist: ' : ''}
+        {type.name}, <strong>{formatDateTime(time.start, zone)}</strong>{' '}
+        <button type="button" className="link" onClick={onBack}>
+          Change
+        </button>
+      </p>
+      <form onSubmit={submit}>
+        {repeat ? (
+          <RepeatControl
+            weekly={repeat.weekly}
+            weeks={repeat.weeks}
+            error={weeksError ?? errors['recurrence.0']}
+            onChange={(weekly, weeks) => {
+              setWeeksError(undefined);
+              props.onRepeat({ weekly, weeks });
+            }}
+          />
+        ) : null}
+        <CustomerFields
+          type={type}
+          values={values}
+          onValues={props.onValues}
+          answers={answers}
+          onAnswers={props.onAnswers}
+          details={details}
+        />
+        {last === book ? (
+          <Refusal
+            error={book.error}
+            alternatives={alternativesOf(book.error)}
+            zone={zone}
+            others={others}
+            onPick={(a) => book.mutate(a)}
+          />
+        ) : null}
+        {last === check ? <SeriesRefusalText error={check.error} zone={zone} /> : null}
+        {last === join ? (
+          <div role="alert" className="error">
+            <p>{errorText(join.error)}</p>
+            {others.length > 0 ? (
+              <ul>
+                {others.map((line) => (
+                  <li key={line}>{line}</li>
+                ))}
+              </ul>
+            ) : null}
+            {join.error instanceof ApiError && join.error.code === 'SLOT_AVAILABLE' && join.variables ? (
+              <button type="button" className="secondary" onClick={() => book.mutate(join.variables!)}>
+                {held ? 'Hold this time' : 'Book this time'}
+              </button>
+            ) : null}
+          </div>
+        ) : null}
+        {taken ? (
+          <div className="waitlist-offer">
+            <p>
+              Or wait for <strong>{formatDateTime(taken.start, zone)}</strong>: if it becomes free, it is held
+              for you and you are told by email.
+            </p>
+            <button type="button" className="secondary" disabled={busy} onClick={() => join.mutate(taken)}>
+              Join the waitlist for this time
+            </button>
+          </div>
+        ) : null}
+        <div className="actions">
+          <button type="submit" className="primary" disabled={busy}>
+            {submitLabel(waitOnly, weekly, held, (waitOnly ? join : weekly ? check : book).isPending)}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
