@@ -3,7 +3,7 @@
 import { type ReactNode, useId, useState } from 'react';
 import { Link } from 'react-router';
 import { ApiError } from '../api/client.js';
-import { errorText, fieldErrors } from '../api/errors.js';
+import { errorText, fieldErrors, otherFieldErrors } from '../api/errors.js';
 
 /** The way to what a refusal asks for, where the console has one (two-factor: Security). */
 function NextStep(props: { error: unknown }) {
@@ -100,14 +100,21 @@ export function TextArea(props: {
   value: string;
   error?: string | undefined;
   hint?: string;
+  required?: boolean;
   onChange: (value: string) => void;
 }) {
-  const { value, onChange } = props;
+  const { value, required = false, onChange } = props;
   return (
     <Labelled
       {...props}
       control={(attributes) => (
-        <textarea {...attributes} rows={3} value={value} onChange={(e) => onChange(e.target.value)} />
+        <textarea
+          {...attributes}
+          rows={3}
+          required={required}
+          value={value}
+          onChange={(e) => onChange(e.target.value)}
+        />
       )}
     />
   );
@@ -119,16 +126,18 @@ export function Select(props: {
   label: string;
   value: string;
   error?: string | undefined;
+  required?: boolean;
   onChange: (value: string) => void;
   children: ReactNode;
 }) {
-  const { name, label, value, error, onChange, children } = props;
+  const { name, label, value, error, required = false, onChange, children } = props;
   return (
     <div className="field">
       <label htmlFor={`f-${name}`}>{label}</label>
       <select
         id={`f-${name}`}
         name={name}
+        required={required}
         value={value}
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? `e-${name}` : undefined}
@@ -151,15 +160,17 @@ export function Check(props: {
   label: string;
   checked: boolean;
   error?: string | undefined;
+  required?: boolean;
   onChange: (checked: boolean) => void;
 }) {
-  const { name, label, checked, error, onChange } = props;
+  const { name, label, checked, error, required = false, onChange } = props;
   return (
     <div className="field check">
       <input
         id={`f-${name}`}
         name={name}
         type="checkbox"
+        required={required}
         checked={checked}
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? `e-${name}` : undefined}
@@ -182,20 +193,24 @@ export function Check(props: {
 export function FormError(props: { error: unknown; shown: string[] }) {
   const { error, shown } = props;
   if (!error) return null;
-  const fields = Object.keys(fieldErrors(error));
-  const onForm = fields.length > 0 && fields.every((f) => shown.includes(f));
+  const onForm = Object.keys(fieldErrors(error)).length > 0;
+  // Refusals of fields this form does not show, in words, named by their field.
+  const others =
+    error instanceof ApiError && error.code === 'VALIDATION_FAILED' ? otherFieldErrors(error, shown) : [];
   return (
     <div role="alert" className="error">
       <p>
-        {onForm ? 'Please check the highlighted fields.' : errorText(error)}
+        {others.length > 0
+          ? 'This was not accepted:'
+          : onForm
+            ? 'Please check the highlighted fields.'
+            : errorText(error)}
         <NextStep error={error} />
       </p>
-      {!onForm && fields.length > 0 ? (
+      {others.length > 0 ? (
         <ul>
-          {Object.entries(fieldErrors(error)).map(([f, m]) => (
-            <li key={f}>
-              {f}: {m}
-            </li>
+          {others.map((words) => (
+            <li key={words}>{words}</li>
           ))}
         </ul>
       ) : null}
