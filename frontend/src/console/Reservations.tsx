@@ -1,7 +1,7 @@
 // Reservations of the active organisation: the week and the lists (reservation-lists.tsx), a
 // new booking for a walk-in or phone customer (reservation-new.tsx), and a reservation's
-// detail with cancel and reschedule. A refused time offers the API's alternatives as buttons;
-// staff may go past the type's rules.
+// detail (the customer's answers: reservation-customer.tsx) with cancel and reschedule. A
+// refused time offers the API's alternatives as buttons; staff may go past the type's rules.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, Route, Routes, useLocation, useParams } from 'react-router';
@@ -12,6 +12,7 @@ import { dayKey, formatDateTime, formatTime, instantOf, localOf } from '../lib/t
 import { isStaff, useActiveOrganisation } from './active.js';
 import { NoActive } from './Catalogue.js';
 import { type Organisation, type Reservation, statusWords } from './records.js';
+import { CustomerRows } from './reservation-customer.js';
 import { useCatalogue } from './reservation-data.js';
 import { ReservationsHome } from './reservation-lists.js';
 import { NewBooking } from './reservation-new.js';
@@ -95,6 +96,7 @@ function Detail(props: { org: Organisation }) {
     : null;
   const ruleRefusal = (e: unknown) =>
     isStaff(org.role) && e instanceof Error && 'code' in e && e.code === 'BOOKING_RULE_VIOLATED';
+  const type = catalogue.types.find((t) => t.id === r.resourceTypeId);
   const what = [catalogue.typeName(r.resourceTypeId), catalogue.resourceName(r.resourceId)]
     .filter(Boolean)
     .join(' · ');
@@ -121,12 +123,10 @@ function Detail(props: { org: Organisation }) {
           {formatDateTime(r.startTime, zone)} – {formatTime(r.endTime, zone)}{' '}
           <span className="hint">({zone.replaceAll('_', ' ')})</span>
         </dd>
-        {Object.entries(r.customer).map(([key, value]) =>
-          // The booking questions' answers (an object) are not one line of text.
-          typeof value === 'string' ? (
-            <FragmentRow key={key} term={customerWords[key] ?? key} value={value} />
-          ) : null,
-        )}
+        <CustomerRows
+          customer={r.customer}
+          questions={catalogue.typesLoaded ? (type?.questions ?? []) : null}
+        />
         {r.notes ? <FragmentRow term="Notes" value={r.notes} /> : null}
         {r.priceAmount != null && r.priceCurrency ? (
           <FragmentRow term="Price" value={formatPrice(r.priceAmount, r.priceCurrency)} />
@@ -271,7 +271,6 @@ function Detail(props: { org: Organisation }) {
   );
 }
 
-const customerWords: Record<string, string> = { name: 'Customer', email: 'Email', phone: 'Phone' };
 const sourceWords: Record<Reservation['source'], string> = {
   api: 'by staff or the API',
   public_slug: 'on the booking page',

@@ -29,6 +29,8 @@ export function useCatalogue() {
   return {
     types: types.data ?? [],
     resources: resources.data ?? [],
+    /** Whether `types` is the organisation's list (not the empty one while it loads). */
+    typesLoaded: types.isSuccess,
     typeName: (id: number | null) => types.data?.find((t) => t.id === id)?.name ?? null,
     resourceName: (id: number | null) =>
       id === null ? null : (resources.data?.find((r) => r.id === id)?.name ?? `Resource ${id}`),

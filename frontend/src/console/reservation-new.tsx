@@ -1,6 +1,7 @@
 // Staff booking for a walk-in or phone customer (POST /api/reservations): a type, one of its
 // resources or any free one, a free time of the chosen day from the availability API, and the
-// customer's details. Staff may book past the type's rules when it refuses on them.
+// customer's details with the type's own fields and questions (reservation-customer.tsx).
+// Staff may book past the type's rules when it refuses on them.
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
@@ -16,9 +17,10 @@ import {
 } from '../lib/time.js';
 import { isStaff } from './active.js';
 import type { Organisation, Reservation, ResourceType } from './records.js';
+import { CustomerFieldset, customerBody, customerFieldNames, emptyCustomer } from './reservation-customer.js';
 import { useCatalogue } from './reservation-data.js';
 import { authed } from './session.js';
-import { Field, FormError, LoadError, Loading, Select, TextArea } from './ui.js';
+import { Field, FormError, LoadError, Loading, Select } from './ui.js';
 import { addDays } from './week.js';
 
 const POOL = 'any';
@@ -63,11 +65,8 @@ export function NewBooking(props: { org: Organisation }) {
     target: '',
     day: dayKey(Date.now(), zone),
     time: '',
-    name: '',
-    email: '',
-    phone: '',
-    notes: '',
   });
+  const [customer, setCustomer] = useState(emptyCustomer);
   const set = (key: keyof typeof form) => (value: string) =>
     setForm((f) => ({
       ...f,
@@ -94,12 +93,8 @@ export function NewBooking(props: { org: Organisation }) {
               : { resourceTypeId: type!.id }),
             startTime: options.at.start,
             endTime: options.at.end,
-            customer: {
-              name: form.name,
-              email: form.email,
-              ...(form.phone.trim() ? { phone: form.phone } : {}),
-            },
-            ...(form.notes.trim() ? { notes: form.notes } : {}),
+            customer: customerBody(type, customer),
+            ...(customer.notes.trim() ? { notes: customer.notes } : {}),
             ...(options.overrideRules ? { overrideRules: true } : {}),
           },
         }),
@@ -176,47 +171,12 @@ export function NewBooking(props: { org: Organisation }) {
             mailed a link to pay. The console cannot mark it paid.
           </p>
         ) : null}
-        <fieldset>
-          <legend>Customer</legend>
-          <Field
-            name="customer.name"
-            label="Name"
-            value={form.name}
-            error={errors['customer.name']}
-            onChange={set('name')}
-          />
-          <div className="grid-2">
-            <Field
-              name="customer.email"
-              label="Email"
-              type="email"
-              autoComplete="off"
-              value={form.email}
-              error={errors['customer.email']}
-              onChange={set('email')}
-            />
-            <Field
-              name="customer.phone"
-              label="Phone (optional)"
-              type="tel"
-              required={false}
-              value={form.phone}
-              error={errors['customer.phone']}
-              onChange={set('phone')}
-            />
-          </div>
-          <TextArea
-            name="notes"
-            label="Notes (optional)"
-            value={form.notes}
-            error={errors.notes}
-            onChange={set('notes')}
-          />
-        </fieldset>
+        <CustomerFieldset type={type} draft={customer} errors={errors} onChange={setCustomer} />
         {book.isError ? (
           <BookingRefusal
             error={book.error}
             zone={zone}
+            shown={['resourceId', 'startTime', ...customerFieldNames(type)]}
             rules={ruleRefusal && chosen ? () => book.mutate({ at: chosen, overrideRules: true }) : null}
             onAlternative={(at) => book.mutate({ at })}
           />
@@ -258,17 +218,16 @@ function TimeChoice(props: {
 function BookingRefusal(props: {
   error: unknown;
   zone: string;
+  /** The form's field names, which show their own refusal. */
+  shown: string[];
   rules: (() => void) | null;
   onAlternative: (at: BookableTime) => void;
 }) {
-  const { error, zone, rules, onAlternative } = props;
+  const { error, zone, shown, rules, onAlternative } = props;
   const alternatives = alternativesOf(error);
   return (
     <>
-      <FormError
-        error={error}
-        shown={['resourceId', 'startTime', 'customer.name', 'customer.email', 'customer.phone', 'notes']}
-      />
+      <FormError error={error} shown={shown} />
       {alternatives.length ? (
         <div className="notice">
           <p>These times are free instead:</p>
