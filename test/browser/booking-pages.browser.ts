@@ -51,6 +51,7 @@ describe('booking and manage pages people live in (browser)', () => {
   let owner: OrgOwner;
   const slug = `studio-${process.pid}`;
   let paidChair: { id: number };
+  let workshopId: number;
 
   before(async () => {
     if (!existsSync(join(DEFAULT_FRONTEND_ROOT, 'index.html'))) {
@@ -99,6 +100,7 @@ describe('booking and manage pages people live in (browser)', () => {
       questions: QUESTIONS,
     });
     await createResource(t.app, owner, { name: 'Room W', resourceTypeId: workshop.id });
+    workshopId = workshop.id;
     browser = await launchChromium();
   });
 
@@ -208,6 +210,25 @@ describe('booking and manage pages people live in (browser)', () => {
     assert.equal((await publicGet(token)).payment?.status, 'refunded');
     await checkAtBothWidths(page, 'pages-cancelled-refunded');
     assert.deepEqual(foreign, []);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("the console's link to one type opens with that type chosen, the tab named by type and organisation", async () => {
+    const { context, page, problems } = await visitor();
+    await page.goto(`${home}/book/${slug}?type=${workshopId}`);
+    const workshop = page.getByRole('radio', { name: /Workshop/ });
+    await workshop.waitFor();
+    assert.equal(await workshop.isChecked(), true);
+    assert.equal(await page.getByRole('radio', { name: /Portrait session/ }).isChecked(), false);
+    assert.match(await page.title(), /^Workshop · /);
+    await page.goto(`${home}/book/${slug}`);
+    await page.getByRole('radio', { name: /Workshop/ }).waitFor();
+    assert.equal(
+      await page.getByRole('radio', { name: /Workshop/ }).isChecked(),
+      false,
+      'no type without the link',
+    );
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
-import { useParams } from 'react-router';
+import { useParams, useSearchParams } from 'react-router';
 import {
   api,
   type BookedReservation,
@@ -58,10 +58,17 @@ export function BookPage() {
 function Booking({ slug, catalogue }: { slug: string; catalogue: Catalogue }) {
   const { organisation, resourceTypes, resources } = catalogue;
   const [zone, setZone] = useState(visitorZone);
-  const [typeId, setTypeId] = useState<number | null>(
-    resourceTypes.length === 1 ? resourceTypes[0]!.id : null,
-  );
+  // `?type=<id>`, the console's link to one type, opens with that type chosen.
+  const [search] = useSearchParams();
+  const [typeId, setTypeId] = useState<number | null>(() => {
+    const linked = resourceTypes.find((t) => String(t.id) === search.get('type'));
+    return linked?.id ?? (resourceTypes.length === 1 ? resourceTypes[0]!.id : null);
+  });
   const type = resourceTypes.find((t) => t.id === typeId) ?? null;
+  // After Branding's own title (a child's effect runs first): the chosen type names the tab.
+  useEffect(() => {
+    document.title = type ? `${type.name} · ${organisation.name}` : organisation.name;
+  }, [type, organisation.name]);
   const typeResources = resources.filter((r) => r.resourceTypeId === typeId);
   const [resourceChoice, setResourceChoice] = useState<number | 'any' | null>(null);
   const [time, setTime] = useState<BookableTime | null>(null);
