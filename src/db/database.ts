@@ -82,6 +82,11 @@ export interface DatabaseOptions {
    * lost and closed. 0 turns both off. Default 30 s. Migrations run without it.
    */
   statementTimeoutMs?: number;
+  /**
+   * SQLite only: an open connection to use instead of opening the url's file; it gets the
+   * same settings. Tests hand in an in-memory copy of a database migrated once.
+   */
+  sqliteConnection?: SQLite.Database;
 }
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
@@ -90,13 +95,13 @@ const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 const LOST_CONNECTION_GRACE_MS = 1_000;
 
 export function createDatabase(url: string, options: DatabaseOptions = {}): Db {
-  if (url.startsWith('sqlite:')) return createSqlite(url.slice('sqlite:'.length));
+  if (url.startsWith('sqlite:')) return createSqlite(url.slice('sqlite:'.length), options.sqliteConnection);
   return createPostgres(url, options);
 }
 
-function createSqlite(path: string): Db {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const sqlite = new SQLite(path);
+function createSqlite(path: string, connection?: SQLite.Database): Db {
+  if (!connection && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const sqlite = connection ?? new SQLite(path);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');

@@ -17,7 +17,7 @@ import type {
   ToolCallRecord,
   ToolDefinition,
 } from '../../src/mcp/types.js';
-import { createTestDatabase, type SignedInUser, TEST_ENV } from './app.js';
+import { createTestDatabase, type SignedInUser, TEST_ENV, testDatabaseUrl } from './app.js';
 import { checkResponsesAgainstSchemas } from './response-schemas.js';
 
 /** A fake agents module: agents by key and by id, and the tool calls it was told about. */
@@ -216,13 +216,15 @@ export const newDirectory = () =>
 
 /**
  * Two databases handles on one database, as two app instances have: a shared temp
- * file on SQLite, the same schema of TEST_DATABASE_URL on PostgreSQL.
+ * file on SQLite, the same test database on PostgreSQL.
  */
 export async function sharedDatabase(): Promise<{ first: Db; second: Db; drop(): Promise<void> }> {
-  const url = process.env.TEST_DATABASE_URL;
-  if (url) {
+  if (process.env.TEST_DATABASE_URL) {
     const { db, drop } = await createTestDatabase();
-    const second = createDatabase(url, { ...(db.schema ? { searchPath: db.schema } : {}), poolSize: 5 });
+    const second = createDatabase(testDatabaseUrl(db), {
+      ...(db.schema ? { searchPath: db.schema } : {}),
+      poolSize: 5,
+    });
     return {
       first: db,
       second,

@@ -6,7 +6,7 @@ import pg from 'pg';
 import type { Db } from '../../../src/db/database.js';
 import { AnswerCache } from '../../../src/lib/answer-cache.js';
 import { VERSION_SHARDS } from '../../../src/modules/availability/migrations/0044_version_shards.js';
-import { createTestApp, registerUser, type TestApp } from '../../helpers/app.js';
+import { createTestApp, registerUser, type TestApp, testDatabaseUrl } from '../../helpers/app.js';
 import {
   at,
   createResource,
@@ -380,7 +380,6 @@ describe('AnswerCache', () => {
 // 0044): a row locked from a commit's version raise until its flush would queue every
 // change of the type behind the one before it.
 if (process.env.TEST_DATABASE_URL) {
-  const url = process.env.TEST_DATABASE_URL;
   describe('PostgreSQL: a type changed by two connections at once', () => {
     let t: TestApp;
     before(async () => {
@@ -390,7 +389,7 @@ if (process.env.TEST_DATABASE_URL) {
 
     /** A connection of its own in the test's schema, and its version shard. */
     async function connection() {
-      const client = new pg.Client({ connectionString: url });
+      const client = new pg.Client({ connectionString: testDatabaseUrl(t.db) });
       await client.connect();
       await client.query(`set search_path to ${t.db.schema}`);
       const { rows } = await client.query<{ shard: number }>(

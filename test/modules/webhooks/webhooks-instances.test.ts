@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { createDatabase, type Db } from '../../../src/db/database.js';
-import { createTestDatabase, TEST_ENV } from '../../helpers/app.js';
+import { createTestDatabase, TEST_ENV, testDatabaseUrl } from '../../helpers/app.js';
 import {
   at,
   createResource,
@@ -148,7 +148,7 @@ describe('an instance killed with SIGKILL', () => {
       const created = await createTestDatabase();
       db = created.db;
       drop = created.drop;
-      url = process.env.TEST_DATABASE_URL;
+      url = testDatabaseUrl(db);
       schema = db.schema;
     } else {
       const path = join(tmpdir(), `webhooks-crash-${process.pid}-${randomBytes(4).toString('hex')}.db`);
