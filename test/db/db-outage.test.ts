@@ -4,7 +4,6 @@ import { createServer, connect as netConnect, type Server, type Socket } from 'n
 import { after, before, describe, test } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { z } from 'zod';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
@@ -12,7 +11,7 @@ import { createDatabase, type Db, withoutStatementTimeout } from '../../src/db/d
 import { registerErrorHandling } from '../../src/http/errors.js';
 import { asDomainError } from '../../src/lib/errors.js';
 import type { ToolDefinition } from '../../src/mcp/types.js';
-import { createTestDatabase, TEST_ENV } from '../helpers/app.js';
+import { createTestDatabase, TEST_ENV, testDatabaseUrl } from '../helpers/app.js';
 import { at, createResource, createType, futureMonday, ownerWithOrganisation } from '../helpers/catalogue.js';
 import { connectClient, fakeTools, KEYS, newDirectory, startMcpServer } from '../helpers/mcp.js';
 
@@ -367,32 +366,23 @@ const describeMessages = (errors: unknown[]) =>
 if (PG_URL)
   describe('PostgreSQL goes away under booking load', () => {
     let proxy: CuttableProxy;
-    let schema: string;
     let db: Db;
+    let drop: () => Promise<void>;
     let service: Service;
     const jobsRun: number[] = [];
     /** A job that finishes when the test says so: to finish it while the database is away. */
     const finishing = { started: [] as number[], gate: Promise.resolve(), release: () => {} };
 
-    const admin = async (statement: string) => {
-      const client = new pg.Client({ connectionString: PG_URL });
-      await client.connect();
-      try {
-        await client.query(statement);
-      } finally {
-        await client.end();
-      }
-    };
-
     before(async () => {
-      const target = new URL(PG_URL);
+      // A test database of its own, reached through the proxy.
+      const created = await createTestDatabase();
+      drop = created.drop;
+      const target = new URL(testDatabaseUrl(created.db));
       proxy = await CuttableProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
-      schema = `t_${randomBytes(6).toString('hex')}`;
-      await admin(`create schema ${schema}`);
-      const proxied = new URL(PG_URL);
+      const proxied = new URL(target);
       proxied.host = `127.0.0.1:${proxy.port}`;
       db = createDatabase(proxied.toString(), {
-        searchPath: schema,
+        ...(created.db.schema ? { searchPath: created.db.schema } : {}),
         poolSize: 20,
         connectTimeoutMs: 1_000,
         statementTimeoutMs: 1_000,
@@ -415,10 +405,7 @@ if (PG_URL)
       await service?.close();
       await db?.close();
       await proxy?.close();
-      if (schema) {
-        await admin(`drop schema if exists ${schema} cascade`);
-        await admin(`drop schema if exists ${schema}_jobs cascade`);
-      }
+      await drop?.();
     });
 
     test('every connection reset and new ones refused for 2.5 s: no crash, 503s, then recovery', async () => {
@@ -490,6 +477,23 @@ if (PG_URL)
     });
   });
 
+/**
+ * Waits until the service's Redis client is connected and answers. The client connects when the
+ * app is built and reconnects after an outage; on a loaded machine that can take longer than a
+ * command may wait (2 s), and the load must start against a Redis that is there.
+ */
+async function untilRedisAnswers(app: FastifyInstance) {
+  const redis = app.store.redis!;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      if (redis.status === 'ready' && (await redis.ping()) === 'PONG') return;
+    } catch {}
+    if (Date.now() > deadline) throw new Error(`Redis did not answer within 20 s (${redis.status})`);
+    await sleep(50);
+  }
+}
+
 describe('Redis goes away under booking load', () => {
   let proxy: CuttableProxy;
   let service: Service;
@@ -516,6 +520,7 @@ describe('Redis goes away under booking load', () => {
   });
 
   test('every Redis connection reset and new ones refused for 1.5 s: 503s, readiness kept, then recovery', async () => {
+    await untilRedisAnswers(service.app);
     const { result, uncaught } = await recordingUncaught(() =>
       bookThroughOutage(service, { down: () => proxy.cut(), up: () => proxy.restore() }, 1_500),
     );
@@ -525,6 +530,7 @@ describe('Redis goes away under booking load', () => {
   });
 
   test('a Redis network that goes silent fails requests in bounded time', async () => {
+    await untilRedisAnswers(service.app);
     const { result, uncaught } = await recordingUncaught(() =>
       bookThroughOutage(service, { down: () => proxy.stall(), up: () => proxy.restore() }, 4_000),
     );
