@@ -143,7 +143,13 @@ await onBothDatabases(
     const from = new Date(Date.now() + 86_400_000).toISOString();
     const to = new Date(Date.now() + 32 * 86_400_000).toISOString();
     return [
-      await load({ title: `${database}: GET /book/<slug> (HTML)`, server: service, path: `/book/${slug}` }),
+      await load({
+        title: `${database}: GET /book/<slug> (HTML)`,
+        server: service,
+        path: `/book/${slug}`,
+        // The pages' own origin (localhost): any other loopback name is redirected there.
+        headers: { host: `localhost:${new URL(service.base).port}` },
+      }),
       await load({
         title: `${database}: the page's availability call (31 days)`,
         server: service,
