@@ -12,6 +12,7 @@ import {
   monthGrid,
   monthRange,
   timesByDay,
+  zoneChoices,
 } from '../../frontend/src/lib/time.js';
 
 const NOW = Date.parse('2027-03-01T00:00:00Z');
@@ -205,5 +206,12 @@ describe('the month', () => {
     const midMonth = monthRange({ year: 2027, month: 2 }, Date.parse('2027-03-15T10:20:30.400Z'))!;
     assert.equal(midMonth.from, '2027-03-15T10:20:00.000Z', 'from now, to the minute');
     assert.equal(monthRange({ year: 2027, month: 0 }, Date.parse('2027-03-15T00:00:00Z')), null);
+  });
+
+  test("the zone choices name each zone once, the visitor's and the organisation's included", () => {
+    const zones = zoneChoices('UTC', 'UTC', 'Europe/Berlin');
+    assert.equal(new Set(zones).size, zones.length);
+    assert.ok(zones.includes('UTC'));
+    assert.ok(zones.includes('Europe/Berlin'));
   });
 });

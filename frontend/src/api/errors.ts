@@ -160,7 +160,7 @@ const BY_FIELD: Record<string, string> = {
   'code custom': 'Enter the 6-digit code of your authenticator app.',
   'token custom': 'This link is not one we sent. Check that it was copied whole.',
   'newEmail custom': 'This is your address already.',
-  'confirmEmail custom': "Type your account's email address to confirm.",
+  'confirmEmail custom': "This is not your account's email address: type that one to confirm.",
   'url custom': 'Enter a public https address the service can reach.',
   'events custom': 'Choose event types from the list.',
   'cursor custom': 'The list has changed. Reload the page.',

@@ -226,7 +226,8 @@ export function zoneChoices(...always: string[]): string[] {
   const known: string[] =
     typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : ['UTC'];
   const set = new Set(known);
-  return [...always.filter((z) => !set.has(z)), ...known];
+  // The visitor's and the organisation's zone may be one and the same, and missing from the list (UTC).
+  return [...new Set(always)].filter((z) => !set.has(z)).concat(known);
 }
 
 /** "in 9 minutes" style remaining time: whole minutes, at least 0. */
