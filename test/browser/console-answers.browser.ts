@@ -5,18 +5,17 @@
 // under their questions' labels, and an answer whose question was removed since under its id.
 // axe-core at 360 and 1280 px. Run with `npm run test:browser`.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays } from '../../frontend/src/console/week.js';
 import { dayKey } from '../../frontend/src/lib/time.js';
-import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
-import { PROJECT_ROOT } from '../../src/lib/project-root.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
-import { checkAtBothWidths, freePort, problemsOf, registerThroughPages } from '../helpers/browser.js';
-import { launchChromium } from '../helpers/chromium.js';
+import {
+  type BrowserApp,
+  checkAtBothWidths,
+  problemsOf,
+  registerThroughPages,
+  startBrowserApp,
+} from '../helpers/browser.js';
 
 const QUESTIONS = [
   { id: 'reason', label: 'What brings you in?', kind: 'text', required: true },
@@ -36,26 +35,16 @@ const summaryOf = (page: Page) =>
   });
 
 describe('console: staff booking with booking questions (browser)', () => {
-  let t: TestApp;
+  let app: BrowserApp;
   let origin: string;
   let browser: Browser;
 
   before(async () => {
-    if (!existsSync(join(DEFAULT_FRONTEND_ROOT, 'index.html'))) {
-      const built = spawnSync('npm', ['run', 'build:web'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
-      assert.equal(built.status, 0, 'npm run build:web');
-    }
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    t = await createTestApp({ PUBLIC_URL: origin, FRONTEND_URL: origin });
-    await t.app.listen({ port, host: '127.0.0.1' });
-    browser = await launchChromium();
+    app = await startBrowserApp();
+    ({ origin, browser } = app);
   });
 
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  after(() => app?.close());
 
   test('questions asked by kind, refused on their field, answers listed under their labels', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-GB' });

@@ -5,18 +5,18 @@
 // the booking page offers nothing on that day while the days around it stay bookable. axe at
 // 360 and 1280 px. Run with `npm run test:browser -- test/browser/console-hours.browser.ts`.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { addDays } from '../../frontend/src/console/week.js';
 import { dayKey, formatDay } from '../../frontend/src/lib/time.js';
-import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
-import { PROJECT_ROOT } from '../../src/lib/project-root.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
-import { checkAtBothWidths, freePort, problemsOf, registerThroughPages } from '../helpers/browser.js';
-import { launchChromium } from '../helpers/chromium.js';
+import type { TestApp } from '../helpers/app.js';
+import {
+  type BrowserApp,
+  checkAtBothWidths,
+  problemsOf,
+  registerThroughPages,
+  startBrowserApp,
+} from '../helpers/browser.js';
 
 const ZONE = 'Europe/Berlin';
 const EVERY_DAY = [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({
@@ -26,26 +26,17 @@ const EVERY_DAY = [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({
 }));
 
 describe('console hours (browser)', () => {
+  let app: BrowserApp;
   let t: TestApp;
   let origin: string;
   let browser: Browser;
 
   before(async () => {
-    if (!existsSync(join(DEFAULT_FRONTEND_ROOT, 'index.html'))) {
-      const built = spawnSync('npm', ['run', 'build:web'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
-      assert.equal(built.status, 0, 'npm run build:web');
-    }
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    t = await createTestApp({ PUBLIC_URL: origin, FRONTEND_URL: origin });
-    await t.app.listen({ port, host: '127.0.0.1' });
-    browser = await launchChromium();
+    app = await startBrowserApp();
+    ({ t, origin, browser } = app);
   });
 
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  after(() => app?.close());
 
   const nav = (page: Page, name: string) =>
     page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name }).click();

@@ -3,40 +3,25 @@
 // the refresh cookie and its CSRF header. axe-core at 360 and 1280 px, screenshots under
 // test-artifacts/screenshots/. Run with `npm run test:browser`.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
-import { PROJECT_ROOT } from '../../src/lib/project-root.js';
-import { createTestApp, type TestApp, uniqueEmail } from '../helpers/app.js';
-import { checkAtBothWidths, freePort, problemsOf } from '../helpers/browser.js';
+import { type TestApp, uniqueEmail } from '../helpers/app.js';
+import { type BrowserApp, checkAtBothWidths, problemsOf, startBrowserApp } from '../helpers/browser.js';
 import { ownerWithOrganisation } from '../helpers/catalogue.js';
-import { launchChromium } from '../helpers/chromium.js';
 import { as, expectStatus } from '../helpers/workspace.js';
 
 describe('console (browser)', () => {
+  let app: BrowserApp;
   let t: TestApp;
   let origin: string;
   let browser: Browser;
 
   before(async () => {
-    if (!existsSync(join(DEFAULT_FRONTEND_ROOT, 'index.html'))) {
-      const built = spawnSync('npm', ['run', 'build:web'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
-      assert.equal(built.status, 0, 'npm run build:web');
-    }
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    t = await createTestApp({ PUBLIC_URL: origin, FRONTEND_URL: origin });
-    await t.app.listen({ port, host: '127.0.0.1' });
-    browser = await launchChromium();
+    app = await startBrowserApp();
+    ({ t, origin, browser } = app);
   });
 
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  after(() => app?.close());
 
   test('register, create organisations, switch the active one; sign out and in; a reload keeps the session', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });

@@ -1,14 +1,17 @@
-// What every browser test shares (test/browser/*.browser.ts): a free port for the server under
-// test, and the check of each page at a phone's and a desktop's width.
+// What every browser test shares (test/browser/*.browser.ts): the app under test listening with
+// the pages built and Chromium, and the check of each page at a phone's and a desktop's width.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Locator, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
-import { uniqueEmail } from './app.js';
+import { createTestApp, type TestApp, uniqueEmail } from './app.js';
+import { launchChromium } from './chromium.js';
 
 /** Where the pages' screenshots go (kept as CI artifacts; the README names the folder). */
 export const SCREENSHOTS = join(PROJECT_ROOT, 'test-artifacts', 'screenshots');
@@ -108,4 +111,35 @@ export async function registerThroughPages(
   await page.getByRole('button', { name: 'Create organisation' }).click();
   await page.locator('.org-list li', { hasText: person.organisation }).getByText('Active').waitFor();
   return { email, password };
+}
+
+/** A listening app with the pages built, and Chromium: what a browser test's `before` starts. */
+export interface BrowserApp {
+  t: TestApp;
+  /** The pages' origin, also the app's PUBLIC_URL and FRONTEND_URL. */
+  origin: string;
+  browser: Browser;
+  close: () => Promise<void>;
+}
+
+/** Builds the web app if it is not built, starts an app listening on a free loopback port, launches Chromium. */
+export async function startBrowserApp(env: Record<string, string> = {}): Promise<BrowserApp> {
+  if (!existsSync(join(DEFAULT_FRONTEND_ROOT, 'index.html'))) {
+    const built = spawnSync('npm', ['run', 'build:web'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
+    assert.equal(built.status, 0, 'npm run build:web');
+  }
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const t = await createTestApp({ PUBLIC_URL: origin, FRONTEND_URL: origin, ...env });
+  await t.app.listen({ port, host: '127.0.0.1' });
+  const browser = await launchChromium();
+  return {
+    t,
+    origin,
+    browser,
+    close: async () => {
+      await browser.close();
+      await t.close();
+    },
+  };
 }
