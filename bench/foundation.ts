@@ -2,7 +2,9 @@
 // GET /api/auth/me (login JWT, API key) on the service started as `npm start` starts it
 // (default logging, into a file; a temp SQLite, or PostgreSQL with BENCH_PG=1), each case
 // right after the bare Fastify floor under the same load, plus the service's resident
-// memory idle and at the peak of the run. Run: npm run bench -- foundation
+// memory idle and at the peak of the run. The cases alternate for BENCH_ROUNDS rounds
+// (default 3): /me's share of health is the median of the rounds' shares, as the machine's
+// speed moves within a run. Run: npm run bench -- foundation
 // (BENCH_SECONDS, default 10; BENCH_CONNECTIONS, default 20;
 // PG_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres; BENCH_PROFILE_DIR for CPU profiles.)
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,6 +17,7 @@ import {
   type LoadRow,
   load,
   loadBesideFloor,
+  median,
   profiledEnv,
   rssMb,
   startFloor,
@@ -25,6 +28,7 @@ import {
   withPostgresDatabase,
 } from './harness.js';
 
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const dir = mkdtempSync(join(tmpdir(), 'bench-foundation-'));
 async function run(database: string, databaseUrl: string) {
   const floor = await startFloor();
@@ -51,23 +55,29 @@ async function run(database: string, databaseUrl: string) {
   const idle = rssMb(service);
   const peak = watchPeakRss(service);
   const rows: LoadRow[] = [floorRow];
-  rows.push(await loadBesideFloor(floor, { title: 'GET /api/health', server: service, path: '/api/health' }));
-  rows.push(
-    await loadBesideFloor(floor, {
-      title: 'GET /api/auth/me (login JWT)',
+  const shares: { jwt: number[]; apiKey: number[] } = { jwt: [], apiKey: [] };
+  for (let round = 1; round <= ROUNDS; round++) {
+    const health = await loadBesideFloor(floor, {
+      title: `GET /api/health (round ${round})`,
+      server: service,
+      path: '/api/health',
+    });
+    const jwt = await loadBesideFloor(floor, {
+      title: `GET /api/auth/me, login JWT (round ${round})`,
       server: service,
       path: '/api/auth/me',
       headers: { authorization: `Bearer ${accessToken}` },
-    }),
-  );
-  rows.push(
-    await loadBesideFloor(floor, {
-      title: 'GET /api/auth/me (API key)',
+    });
+    const apiKey = await loadBesideFloor(floor, {
+      title: `GET /api/auth/me, API key (round ${round})`,
       server: service,
       path: '/api/auth/me',
       headers: { 'x-api-key': key },
-    }),
-  );
+    });
+    rows.push(health, jwt, apiKey);
+    shares.jwt.push(jwt.rps / health.rps);
+    shares.apiKey.push(apiKey.rps / health.rps);
+  }
   const peakMb = peak.stop();
   await stop(service);
   await stop(floor);
@@ -76,6 +86,11 @@ async function run(database: string, databaseUrl: string) {
     `${database}; ${BENCH_CONNECTIONS} connections, ${BENCH_SECONDS} s per case after 2 s of warm-up, Node ${process.version}`,
   );
   console.log(table(rows, floorRow.rps));
+  const shown = (values: number[]) =>
+    `${median(values).toFixed(2)} (rounds ${values.map((v) => v.toFixed(2)).join(', ')})`;
+  console.log(
+    `\n/api/auth/me against health: login JWT ${shown(shares.jwt)}; API key ${shown(shares.apiKey)}`,
+  );
   console.log(`\nservice resident memory: ${idle} MB idle, ${peakMb} MB at the peak of the run`);
 }
 

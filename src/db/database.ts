@@ -539,9 +539,11 @@ export function compiledPerCount<Row>(build: (count: number) => { compile(): Com
   };
 }
 
+const rowsOf = <Row>(result: QueryResult<Row>): Row[] => result.rows;
+
 /** `compiledOnce` for reads: answers the rows. */
 export function precompiled<Row>(build: () => { compile(): CompiledQuery<Row> }) {
   const run = compiledOnce(build);
-  return async (executor: Executor, ...parameters: unknown[]): Promise<Row[]> =>
-    (await run(executor, ...parameters)).rows;
+  return (executor: Executor, ...parameters: unknown[]): Promise<Row[]> =>
+    run(executor, ...parameters).then(rowsOf<Row>);
 }

@@ -28,12 +28,18 @@ type UserRow = {
   createdAt: string;
 };
 
+/** The user of a row, field by field: a row read with other columns (a join's) keeps them out. */
 export function toUser(row: UserRow): User {
   return {
-    ...row,
+    id: row.id,
+    email: row.email,
     emailVerified: Boolean(row.emailVerified),
+    name: row.name,
+    plan: row.plan,
     isGlobalAdmin: Boolean(row.isGlobalAdmin),
+    activeOrganisationId: row.activeOrganisationId,
     twoFactorEnabled: Boolean(row.twoFactorEnabled),
+    createdAt: row.createdAt,
   };
 }
 
@@ -47,28 +53,7 @@ export interface VerifiedUser {
 }
 
 function verifiedUserOf(row: UserRow & ActiveTenantColumns): VerifiedUser {
-  const {
-    tenantOrganisationId,
-    tenantRole,
-    tenantTimezone,
-    tenantSchedulePolicy,
-    tenantDefaultCurrency,
-    tenantRequireTwoFactor,
-    tenantMemberHasTwoFactor,
-    ...user
-  } = row;
-  return {
-    person: toUser(user),
-    activeTenant: tenantOfRow({
-      tenantOrganisationId,
-      tenantRole,
-      tenantTimezone,
-      tenantSchedulePolicy,
-      tenantDefaultCurrency,
-      tenantRequireTwoFactor,
-      tenantMemberHasTwoFactor,
-    }),
-  };
+  return { person: toUser(row), activeTenant: tenantOfRow(row) };
 }
 
 /** A login JWT's session, live, with its person: what the auth guard reads on every request. */
@@ -128,9 +113,7 @@ export function createUserRepo(db: Executor) {
      */
     async findVerified(sessionId: number, userId: number): Promise<VerifiedSession | undefined> {
       const [row] = await selectSessionWithUser(db, sessionId, userId);
-      if (!row) return undefined;
-      const { sessionLastUsedAt, ...user } = row;
-      return { verified: verifiedUserOf(user), lastUsedAt: sessionLastUsedAt };
+      return row && { verified: verifiedUserOf(row), lastUsedAt: row.sessionLastUsedAt };
     },
 
     async passwordHashOf(id: number): Promise<string | undefined> {
@@ -239,9 +222,7 @@ export function createApiKeyRepo(db: Executor) {
     /** The live key with this hash, joined to its user in one query (the hot path of key auth). */
     async findLiveByHash(keyHash: string) {
       const [row] = await selectLiveKeyWithUser(db, keyHash);
-      if (!row) return undefined;
-      const { keyId, lastUsedAt, ...user } = row;
-      return { keyId, lastUsedAt, verified: verifiedUserOf(user) };
+      return row && { keyId: row.keyId, lastUsedAt: row.lastUsedAt, verified: verifiedUserOf(row) };
     },
 
     async touch(id: number, now: string) {

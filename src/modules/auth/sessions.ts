@@ -136,10 +136,8 @@ export function createSessions({ db, config }: { db: Db; config: Config }) {
       await sessions.endSessions(token.userId, now, { kind: 'one', id: token.authSessionId });
   }
 
-  /** The signature check of a login JWT (cached): its user and session, or null. */
-  async function claimsOf(token: string): Promise<{ userId: number; sessionId: number } | null> {
-    const cached = verifiedTokens.get(token);
-    if (cached) return cached;
+  /** The signature check of a login JWT: its user and session, or null. */
+  async function verifyClaims(token: string): Promise<{ userId: number; sessionId: number } | null> {
     try {
       const { payload } = await jwtVerify(token, jwtKey, {
         issuer: LOGIN_JWT_ISSUER,
@@ -163,13 +161,15 @@ export function createSessions({ db, config }: { db: Db; config: Config }) {
    * statement. The session's last use is written at most once a minute.
    */
   async function verifyLoginToken(token: string): Promise<VerifiedLogin | null> {
-    const claims = await claimsOf(token);
+    // A cache hit stays synchronous: this runs on every request.
+    const claims = verifiedTokens.get(token) ?? (await verifyClaims(token));
     if (!claims) return null;
     const found = await users.findVerified(claims.sessionId, claims.userId);
     if (!found) return null;
     if (lastUsedIsStale(found.lastUsedAt))
       await createSessionRepo(db.kysely).touchSession(claims.sessionId, nowIso());
-    return { ...found.verified, sessionId: claims.sessionId };
+    const { person, activeTenant } = found.verified;
+    return { person, activeTenant, sessionId: claims.sessionId };
   }
 
   return {
