@@ -1,29 +1,11 @@
-// The one way the pages talk to the service: its public API, typed by the generated schema.d.ts.
+// The one way the pages talk to the service: its API, typed by the generated schema.d.ts. `api`
+// calls it without a session; api/session.ts makes `authed`, the same typed client carrying the
+// signed-in person's token. Every answer goes through `unwrap`: its body, or an ApiError.
 import createClient from 'openapi-fetch';
 import type { paths } from './schema.js';
+import type { Alternative, Conflict, ErrorDetail, ErrorEnvelope } from './types.js';
 
 export const api = createClient<paths>({ baseUrl: globalThis.location?.origin ?? '' });
-
-type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
-type Get<P extends keyof paths> = paths[P] extends { get: { responses: { 200: infer R } } } ? Json<R> : never;
-
-export type Catalogue = Get<'/api/public/organisations/{slug}'>;
-export type PublicOrganisation = Catalogue['organisation'];
-export type PublicType = Catalogue['resourceTypes'][number];
-export type PublicResource = Catalogue['resources'][number];
-export type Availability = Get<'/api/public/organisations/{slug}/availability'>;
-export type ManagedReservation = Get<'/api/public/reservations/{token}'>;
-export type BookedReservation =
-  paths['/api/public/organisations/{slug}/holds']['post']['responses'][201]['content']['application/json'];
-export type ReservationBody = NonNullable<
-  paths['/api/public/organisations/{slug}/holds']['post']['requestBody']
->['content']['application/json'];
-export type ErrorEnvelope =
-  paths['/api/public/reservations/{token}/cancel']['post']['responses'][409]['content']['application/json'];
-export type Alternative = NonNullable<ErrorEnvelope['error']['alternatives']>[number];
-export type ErrorDetail = NonNullable<ErrorEnvelope['error']['details']>[number];
-/** An occurrence of a refused series that does not fit, with the times free instead. */
-export type Conflict = NonNullable<ErrorEnvelope['error']['conflicts']>[number];
 
 /** A refusal of the API (its error envelope), or a request that never got an answer. */
 export class ApiError extends Error {
@@ -76,3 +58,9 @@ export async function unwrap<T>(
 
 /** A fresh Idempotency-Key for one attempt of a write: a retried request cannot book twice. */
 export const idempotencyKey = () => crypto.randomUUID();
+
+/** An answer without a body (202, 204) as a value `unwrap` accepts. */
+export const noBody = <T extends { response: Response }>(result: T) => ({
+  ...result,
+  data: result.response.ok ? {} : undefined,
+});

@@ -3,7 +3,8 @@
 // bounds) through one table, never from the validator's own text: "Too big: expected string
 // to have <=200 characters" is "Use at most 200 characters." on every page and in the console.
 import { fieldLabel } from '../lib/manage-links.js';
-import { ApiError, type ErrorDetail } from './client.js';
+import { ApiError } from './client.js';
+import type { ErrorDetail } from './types.js';
 
 /** What to tell a customer for each refusal; the API's own message otherwise. */
 const WORDS: Record<string, string> = {
@@ -279,3 +280,24 @@ export function otherFieldErrors(error: unknown, shown: readonly string[]): stri
 }
 
 export const alternativesOf = (error: unknown) => (error instanceof ApiError ? error.alternatives : []);
+
+const NETWORK = 'The service could not be reached. Check your connection and try again.';
+
+/** A signed-in page's words for a failure: the service's own message, or words for a lost connection or a page fault. */
+export function messageOf(error: unknown): string {
+  if (error instanceof ApiError) return error.status === 0 ? NETWORK : error.message;
+  return 'Something went wrong on this page. Reload it to try again.';
+}
+
+/** As `messageOf`, but a refused request names each bad parameter (`redirect_uri: ...`). */
+export function detailedMessageOf(error: unknown): string {
+  if (error instanceof ApiError && error.status !== 0) {
+    const lines = error.details
+      .filter((detail) => typeof detail?.message === 'string')
+      .map((detail) =>
+        `${(detail.path ?? '').replace(/^(query|body|querystring)\./, '')} ${detail.message}`.trim(),
+      );
+    if (lines.length > 0) return lines.join('; ');
+  }
+  return messageOf(error);
+}

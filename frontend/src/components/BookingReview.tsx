@@ -2,15 +2,9 @@
 // at the provider, or let the time go and choose another.
 import { useMutation } from '@tanstack/react-query';
 import { type RefObject, useEffect, useState } from 'react';
-import {
-  ApiError,
-  api,
-  type BookedReservation,
-  type ManagedReservation,
-  type PublicType,
-  unwrap,
-} from '../api/client.js';
+import { ApiError, api, unwrap } from '../api/client.js';
 import { errorText } from '../api/errors.js';
+import type { BookedReservation, ManagedReservation, PublicType } from '../api/types.js';
 import { minutesLeft } from '../lib/time.js';
 import { formatPrice, Summary } from './Reservation.js';
 

@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import type { PublicOrganisation } from '../api/client.js';
+import type { PublicOrganisation } from '../api/types.js';
 import { brandColours } from '../lib/colour.js';
 
 /** Sets the organisation's colour on the page (CSS variables, through the CSSOM: the CSP forbids inline styles). */

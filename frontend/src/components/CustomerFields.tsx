@@ -3,8 +3,8 @@
 // `required` exactly where the API requires it (the others say "(optional)"), and shows the
 // API's refusal of it beside it, in words.
 import type { ReactNode } from 'react';
-import type { PublicType } from '../api/client.js';
 import { answerWords, type FieldDetail, fieldOf, wordsAt } from '../api/errors.js';
+import type { PublicType } from '../api/types.js';
 import { type Answers, answerLimit, fieldLimit, LIMITS, type Question, type Values } from '../lib/booking.js';
 import { fieldLabel } from '../lib/manage-links.js';
 

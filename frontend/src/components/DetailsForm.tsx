@@ -3,15 +3,9 @@
 // checked first; a taken time can be waited for.
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, type RefObject, useState } from 'react';
-import {
-  ApiError,
-  api,
-  type BookedReservation,
-  idempotencyKey,
-  type PublicType,
-  unwrap,
-} from '../api/client.js';
+import { ApiError, api, idempotencyKey, unwrap } from '../api/client.js';
 import { alternativesOf, errorText, fieldErrors, otherFieldErrors } from '../api/errors.js';
+import type { BookedReservation, PublicType } from '../api/types.js';
 import { type Answers, bookingBody, paysFirst, type Values } from '../lib/booking.js';
 import { rememberManageToken } from '../lib/manage-links.js';
 import { MAX_WEEKS, MIN_WEEKS, parseWeeks, weeklyRecurrence } from '../lib/recurrence.js';

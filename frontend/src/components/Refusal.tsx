@@ -1,5 +1,5 @@
-import type { Alternative } from '../api/client.js';
 import { errorText } from '../api/errors.js';
+import type { Alternative } from '../api/types.js';
 import { type BookableTime, formatDateTime } from '../lib/time.js';
 
 /** A refusal in words, with the times the API offers instead as buttons. */

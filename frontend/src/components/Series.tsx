@@ -1,10 +1,13 @@
 // A weekly series on the booking page (the repeat control, the dry run's dates, booking them,
 // the links of every date) and on the manage page (the series' dates, cancelling all of them).
+
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type RefObject, useId, useState } from 'react';
-import { ApiError, api, idempotencyKey, type PublicType, unwrap } from '../api/client.js';
+import { ApiError, api, idempotencyKey, unwrap } from '../api/client.js';
 import { errorText } from '../api/errors.js';
+import { queryKeys } from '../api/queryKeys.js';
 import type { paths } from '../api/schema.js';
+import type { PublicType } from '../api/types.js';
 import { rememberManageToken } from '../lib/manage-links.js';
 import { MAX_WEEKS, MIN_WEEKS, totalPrice } from '../lib/recurrence.js';
 import { formatDateTime, formatTime } from '../lib/time.js';
@@ -254,7 +257,7 @@ export function ManageSeries(props: { token: string; currentId: number; zone: st
   const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState(false);
   const series = useQuery({
-    queryKey: ['series', token],
+    queryKey: queryKeys.series(token),
     queryFn: () =>
       unwrap(api.GET('/api/public/reservations/{token}/series', { params: { path: { token } } })),
   });
@@ -262,9 +265,9 @@ export function ManageSeries(props: { token: string; currentId: number; zone: st
     mutationFn: () =>
       unwrap(api.POST('/api/public/reservations/{token}/series/cancel', { params: { path: { token } } })),
     onSuccess: (next: SeriesAnswer) => {
-      queryClient.setQueryData(['series', token], next);
+      queryClient.setQueryData(queryKeys.series(token), next);
       setConfirming(false);
-      return queryClient.invalidateQueries({ queryKey: ['managed', token] });
+      return queryClient.invalidateQueries({ queryKey: queryKeys.managed(token) });
     },
   });
   if (series.isPending) return <p className="loading">Loading the dates of your series…</p>;

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import { api, unwrap } from '../api/client.js';
 import { errorText } from '../api/errors.js';
+import { queryKeys } from '../api/queryKeys.js';
 import {
   addMonths,
   type BookableTime,
@@ -38,7 +39,7 @@ export function SlotPicker(props: {
   const range = monthRange(month, now);
 
   const query = useQuery({
-    queryKey: ['availability', slug, target, range],
+    queryKey: queryKeys.publicAvailability(slug, target, range),
     enabled: range !== null,
     queryFn: () =>
       unwrap(

@@ -1,10 +1,14 @@
 // The waitlist on the booking page (joining for a time that is taken, the place in line) and on
 // the manage page (an entry before its offer: status, place, leaving it).
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type RefObject, useEffect, useId, useState } from 'react';
-import { api, type ReservationBody, unwrap } from '../api/client.js';
+import { api, unwrap } from '../api/client.js';
 import { errorText } from '../api/errors.js';
+import { usePublicCatalogue } from '../api/hooks.js';
+import { queryKeys } from '../api/queryKeys.js';
 import type { paths } from '../api/schema.js';
+import type { ReservationBody } from '../api/types.js';
 import { type BookableTime, formatDateTime, formatTime, instantOf, visitorZone } from '../lib/time.js';
 import { Branding } from './Branding.js';
 import { ConfirmBox } from './ConfirmBox.js';
@@ -132,21 +136,18 @@ export function WaitlistEntryView({ token, entry }: { token: string; entry: Wait
   const [confirming, setConfirming] = useState(false);
   const organisation = entry.organisation;
   const slug = organisation.slug;
-  const catalogue = useQuery({
-    queryKey: ['catalogue', slug],
-    enabled: slug !== null,
-    queryFn: () => unwrap(api.GET('/api/public/organisations/{slug}', { params: { path: { slug: slug! } } })),
-  });
+  const catalogue = usePublicCatalogue(slug);
   const what =
     catalogue.data?.resourceTypes.find((t) => t.id === entry.resourceTypeId)?.name ?? 'Your waitlist place';
   // Once an offer is made, the same link names its held reservation: show that instead.
   useEffect(() => {
-    if (entry.status === 'offered') void queryClient.invalidateQueries({ queryKey: ['managed', token] });
+    if (entry.status === 'offered')
+      void queryClient.invalidateQueries({ queryKey: queryKeys.managed(token) });
   }, [entry.status, queryClient, token]);
   const leave = useMutation({
     mutationFn: () => unwrap(api.DELETE('/api/public/waitlist/{token}', { params: { path: { token } } })),
     onSuccess: (next) => {
-      queryClient.setQueryData(['waitlist', token], next);
+      queryClient.setQueryData(queryKeys.waitlist(token), next);
       setConfirming(false);
     },
   });

@@ -2,14 +2,24 @@
 // chosen actions with calendar and group scopes, and each agent's detail: pause, resume or
 // disable, permissions, keys (a new key is shown once with a copy button, never again), the
 // policy (when calls wait for approval, daily limits) and the activity timeline.
+
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, Route, Routes, useNavigate, useParams } from 'react-router';
 import { unwrap } from '../api/client.js';
 import { errorText, fieldErrors } from '../api/errors.js';
+import {
+  useActiveOrganisation,
+  useAgent,
+  useAgentCatalog,
+  useAgents,
+  usePermissionGroups,
+} from '../api/hooks.js';
+import { queryKeys } from '../api/queryKeys.js';
+import { authed } from '../api/session.js';
+import type { Agent, Catalog, PermissionGroup, Policy, PolicyBody } from '../api/types.js';
 import { ConfirmBox } from '../components/ConfirmBox.js';
 import { formatDateTime } from '../lib/time.js';
-import { useActiveOrganisation } from './active.js';
 import AgentActivity from './agents-activity.js';
 import {
   choiceOf,
@@ -19,23 +29,8 @@ import {
   permissionsSummary,
   scopesDiffer,
 } from './agents-permissions.js';
-import {
-  type Agent,
-  agentStatusWords,
-  agentsQuery,
-  type Catalog,
-  catalogQuery,
-  countOf,
-  groupsQuery,
-  majorOf,
-  minorOf,
-  type PermissionGroup,
-  type Policy,
-  type PolicyBody,
-  personZone,
-} from './agents-records.js';
+import { agentStatusWords, countOf, majorOf, minorOf, personZone } from './agents-records.js';
 import { organisationCurrency } from './records.js';
-import { authed } from './session.js';
 import { CopyText, Field, FormError, LoadError, Loading, Select, ShownOnce } from './ui.js';
 
 export default function Agents() {
@@ -49,15 +44,13 @@ export default function Agents() {
   );
 }
 
-const agentKey = (id: number) => ['agents', 'one', id];
-
 export function AgentStatusBadge(props: { status: Agent['status'] }) {
   return <span className={`badge agent-${props.status}`}>{agentStatusWords[props.status]}</span>;
 }
 
 function AgentList() {
-  const agents = useQuery(agentsQuery);
-  const groups = useQuery(groupsQuery);
+  const agents = useAgents();
+  const groups = usePermissionGroups();
   const zone = personZone();
   return (
     <main className="page">
@@ -105,8 +98,8 @@ function AgentList() {
 
 /** The catalogue and the presets, both needed to show or edit permissions. */
 function usePermissionData() {
-  const catalog = useQuery(catalogQuery);
-  const groups = useQuery(groupsQuery);
+  const catalog = useAgentCatalog();
+  const groups = usePermissionGroups();
   return {
     catalog: catalog.data,
     groups: groups.data,
@@ -164,10 +157,10 @@ function NewAgentForm(props: { catalog: Catalog; groups: PermissionGroup[] }) {
       return agent;
     },
     onSuccess: async (agent) => {
-      await queryClient.invalidateQueries({ queryKey: ['agents'] });
+      await queryClient.invalidateQueries({ queryKey: queryKeys.agents() });
       navigate(`/app/agents/${agent.id}`);
     },
-    onError: () => queryClient.invalidateQueries({ queryKey: ['agents'] }),
+    onError: () => queryClient.invalidateQueries({ queryKey: queryKeys.agents() }),
   });
   const errors = fieldErrors(create.error);
   return (
@@ -216,11 +209,7 @@ function NewAgentForm(props: { catalog: Catalog; groups: PermissionGroup[] }) {
 
 function AgentDetail() {
   const id = Number(useParams().id);
-  const agent = useQuery({
-    queryKey: agentKey(id),
-    queryFn: () => unwrap(authed.GET('/api/agents/{id}', { params: { path: { id } } })),
-    staleTime: 0,
-  });
+  const agent = useAgent(id, { staleTime: 0 });
   const data = usePermissionData();
   if (agent.isPending || data.isPending) return <Loading />;
   if (agent.isError || data.error || !data.catalog || !data.groups)
@@ -277,8 +266,8 @@ function AgentDetail() {
 function useAgentSaved() {
   const queryClient = useQueryClient();
   return (agent: Agent) => {
-    queryClient.setQueryData(agentKey(agent.id), agent);
-    return queryClient.invalidateQueries({ queryKey: agentsQuery.queryKey, exact: true });
+    queryClient.setQueryData(queryKeys.agent(agent.id), agent);
+    return queryClient.invalidateQueries({ queryKey: queryKeys.agents(), exact: true });
   };
 }
 
@@ -477,7 +466,7 @@ function KeysSection(props: { agent: Agent }) {
   const { agent } = props;
   const queryClient = useQueryClient();
   const path = { id: agent.id };
-  const queryKey = ['agents', 'keys', agent.id];
+  const queryKey = queryKeys.agentKeys(agent.id);
   const keys = useQuery({
     queryKey,
     queryFn: () => unwrap(authed.GET('/api/agents/{id}/keys', { params: { path } })),
@@ -606,7 +595,7 @@ interface PolicyForm {
 function PolicySection(props: { agent: Agent }) {
   const { agent } = props;
   const policy = useQuery({
-    queryKey: ['agents', 'policy', agent.id],
+    queryKey: queryKeys.agentPolicy(agent.id),
     queryFn: () => unwrap(authed.GET('/api/agents/{id}/policy', { params: { path: { id: agent.id } } })),
   });
   const org = useActiveOrganisation();
@@ -655,7 +644,7 @@ function PolicyEditor(props: { agent: Agent; policy: Policy; currency: string })
       ),
     onSuccess: (saved) => {
       setDone(true);
-      queryClient.setQueryData(['agents', 'policy', agent.id], saved);
+      queryClient.setQueryData(queryKeys.agentPolicy(agent.id), saved);
     },
   });
   const errors = fieldErrors(save.error);

@@ -2,22 +2,18 @@
 // with its summary, agent and expiry, approved or denied here with the outcome shown (executed
 // with what the call answered, or failed with its error); other statuses by filter. One
 // approval's page shows the stored call exactly as it will run.
+
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, Route, Routes, useParams, useSearchParams } from 'react-router';
 import { unwrap } from '../api/client.js';
 import { errorText } from '../api/errors.js';
+import { useAgents } from '../api/hooks.js';
+import { queryKeys } from '../api/queryKeys.js';
+import { authed } from '../api/session.js';
+import type { Approval, ApprovalStatus } from '../api/types.js';
 import { formatDateTime } from '../lib/time.js';
-import {
-  APPROVAL_STATUSES,
-  type Approval,
-  type ApprovalStatus,
-  agentsQuery,
-  approvalStatusWords,
-  personZone,
-  toolNameOf,
-} from './agents-records.js';
-import { authed } from './session.js';
+import { APPROVAL_STATUSES, approvalStatusWords, personZone, toolNameOf } from './agents-records.js';
 import { LoadError, Loading, Select } from './ui.js';
 
 export default function Approvals() {
@@ -42,15 +38,15 @@ function useDecide(onDecided?: (approval: Approval, decision: Decision) => void)
           : authed.POST('/api/approvals/{id}/deny', { params: { path: { id } } }),
       ),
     onSuccess: async (approval, { decision }) => {
-      queryClient.setQueryData(['approval', approval.id], approval);
+      queryClient.setQueryData(queryKeys.approval(approval.id), approval);
       onDecided?.(approval, decision);
-      await queryClient.invalidateQueries({ queryKey: ['approvals'] });
+      await queryClient.invalidateQueries({ queryKey: queryKeys.approvals() });
     },
   });
 }
 
 function useAgentNames() {
-  const agents = useQuery(agentsQuery);
+  const agents = useAgents();
   return (id: number, asked?: string) =>
     agents.data?.find((a) => a.id === id)?.name ?? asked ?? `Agent ${id}`;
 }
@@ -64,7 +60,7 @@ const listQuery = (status: ApprovalStatus | undefined, cursor: string | undefine
 
 function useApprovalList(status: ApprovalStatus | undefined, enabled = true) {
   return useInfiniteQuery({
-    queryKey: ['approvals', status ?? 'all'],
+    queryKey: queryKeys.approvals(status ?? 'all'),
     initialPageParam: undefined as string | undefined,
     queryFn: ({ pageParam }) => listQuery(status, pageParam),
     getNextPageParam: (last) => last.nextCursor ?? undefined,
@@ -299,7 +295,7 @@ function ApprovalPage() {
   const zone = personZone();
   const nameOf = useAgentNames();
   const approval = useQuery({
-    queryKey: ['approval', id],
+    queryKey: queryKeys.approval(id),
     queryFn: () => unwrap(authed.GET('/api/approvals/{id}', { params: { path: { id } } })),
     staleTime: 0,
     // Approved and running: its outcome comes soon.

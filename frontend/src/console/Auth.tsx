@@ -1,10 +1,10 @@
-// Sign in and register: the session answer goes to session.ts; the API's refusals land on their fields.
+// Sign in and register: the session answer goes to api/session.ts; the API's refusals land on their fields.
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
 import { errorText, fieldErrors } from '../api/errors.js';
+import { register, type SecondStep, secondStepOf, signIn } from '../api/session.js';
 import { PasskeySignIn, SecondStepForm } from './security/SignInSteps.js';
-import { register, type SecondStep, signIn } from './session.js';
 import { Field } from './ui.js';
 
 export function SignIn() {
@@ -12,7 +12,7 @@ export function SignIn() {
   const [password, setPassword] = useState('');
   const [secondStep, setSecondStep] = useState<SecondStep | null>(null);
   const submit = useMutation({
-    mutationFn: () => signIn(email, password),
+    mutationFn: () => signIn({ email, password }).then(() => null, secondStepOf),
     onSuccess: (step) => {
       setPassword('');
       setSecondStep(step);

@@ -7,22 +7,17 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { unwrap } from '../api/client.js';
 import { errorText, fieldErrors } from '../api/errors.js';
+import { queryKeys } from '../api/queryKeys.js';
+import { authed } from '../api/session.js';
+import type { SyncProvider } from '../api/types.js';
 import { ConfirmBox } from '../components/ConfirmBox.js';
-import { PROVIDER_NAMES, type SyncProvider } from './account-api.js';
+import { CONNECTION_STATE_WORDS, PROVIDER_NAMES } from '../lib/calendar-providers.js';
 import { Status } from './account-ui.js';
-import { authed } from './session.js';
 import { Check, Field, FormError, LoadError, Loading } from './ui.js';
-
-const statusKey = ['calendar-sync'];
-const STATE_WORDS: Record<SyncProvider['connectionState'], string> = {
-  connected: 'Connected',
-  needs_reconnect: 'Needs reconnecting',
-  not_connected: 'Not connected',
-};
 
 export default function CalendarSync() {
   const status = useQuery({
-    queryKey: statusKey,
+    queryKey: queryKeys.calendarSync(),
     queryFn: () => unwrap(authed.GET('/api/calendar-sync/status')),
   });
   const force = useMutation({ mutationFn: () => unwrap(authed.POST('/api/calendar-sync/force')) });
@@ -87,7 +82,7 @@ function ProviderCard(props: { item: SyncProvider }) {
       ),
     onSuccess: () => {
       setConfirming(false);
-      return queryClient.invalidateQueries({ queryKey: statusKey });
+      return queryClient.invalidateQueries({ queryKey: queryKeys.calendarSync() });
     },
   });
   const failed = connect.error ?? disconnect.error;
@@ -96,7 +91,9 @@ function ProviderCard(props: { item: SyncProvider }) {
     <li className="provider">
       <h2 id={headingId}>
         {name}{' '}
-        <span className={`badge sync-${item.connectionState}`}>{STATE_WORDS[item.connectionState]}</span>
+        <span className={`badge sync-${item.connectionState}`}>
+          {CONNECTION_STATE_WORDS[item.connectionState]}
+        </span>
       </h2>
       {item.connectionState === 'needs_reconnect' ? (
         <p role="alert" className="error">
@@ -208,7 +205,7 @@ function Mapping(props: { item: SyncProvider }) {
         }),
       );
     },
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: statusKey }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.calendarSync() }),
   });
   const refused = fieldErrors(save.error);
   const fieldOf = (k: number, key: string) => `${item.provider}.${k}.${key}`;

@@ -1,22 +1,19 @@
 // Types (rules, price, flags) and resources (capacity, manager, busy-time blocking) of the
 // active organisation: create and edit (the lists: catalogue-lists.tsx). The API checks
 // everything; its refusals land on the form's fields by their path (`body.bookingRules.minNoticeMinutes`).
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, Route, Routes, useNavigate, useParams } from 'react-router';
 import { unwrap } from '../api/client.js';
 import { fieldErrors } from '../api/errors.js';
-import { useActiveOrganisation } from './active.js';
-import { modeWords, ResourceList, resourcesQuery, TypeList, typesQuery } from './catalogue-lists.js';
-import {
-  type Organisation,
-  organisationCurrency,
-  type Resource,
-  type ResourceBody,
-  type ResourceType,
-} from './records.js';
+import { useActiveOrganisation, useMembers, useResources, useResourceTypes } from '../api/hooks.js';
+import { queryKeys } from '../api/queryKeys.js';
+import { authed } from '../api/session.js';
+import type { Organisation, Resource, ResourceBody, ResourceType } from '../api/types.js';
+import { modeWords, ResourceList, TypeList } from './catalogue-lists.js';
+import { organisationCurrency } from './records.js';
 import { ResourceHours, TypeSchedule } from './schedule-editor.js';
-import { authed } from './session.js';
 import { numberOf, RULES, type TypeForm, typeBody, typeForm } from './type-form-data.js';
 import { questionDrafts, questionFieldNames, questionsBody, TypeQuestions } from './type-questions.js';
 import { Check, Field, FormError, LoadError, Loading, Select } from './ui.js';
@@ -54,7 +51,7 @@ export function NoActive() {
 function TypeEditor(props: { org: Organisation }) {
   const { id } = useParams();
   const typeId = id ? Number(id) : null;
-  const types = useQuery(typesQuery);
+  const types = useResourceTypes();
   if (typeId !== null && types.isPending) return <Loading />;
   if (typeId !== null && types.isError) return <LoadError error={types.error} />;
   const existing = typeId !== null ? types.data?.find((t) => t.id === typeId) : undefined;
@@ -94,7 +91,7 @@ function TypeFormScreen(props: { org: Organisation; existing: ResourceType | und
             }),
           ),
     onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ['resource-types'] });
+      await queryClient.invalidateQueries({ queryKey: queryKeys.resourceTypes() });
       navigate('/app/types');
     },
   });
@@ -273,13 +270,9 @@ function TypeFormScreen(props: { org: Organisation; existing: ResourceType | und
 function ResourceEditor(props: { org: Organisation }) {
   const { id } = useParams();
   const resourceId = id ? Number(id) : null;
-  const resources = useQuery(resourcesQuery);
-  const types = useQuery(typesQuery);
-  const members = useQuery({
-    queryKey: ['members', props.org.id],
-    queryFn: () =>
-      unwrap(authed.GET('/api/organisations/{id}/users/list', { params: { path: { id: props.org.id } } })),
-  });
+  const resources = useResources();
+  const types = useResourceTypes();
+  const members = useMembers(props.org.id);
   if (types.isPending || (resourceId !== null && resources.isPending)) return <Loading />;
   if (types.isError) return <LoadError error={types.error} />;
   const existing = resourceId !== null ? resources.data?.find((r) => r.id === resourceId) : undefined;
@@ -347,7 +340,7 @@ function ResourceFormScreen(props: {
         ? unwrap(authed.PATCH('/api/resources/{id}', { params: { path: { id: existing.id } }, body: body() }))
         : unwrap(authed.POST('/api/resources', { body: body() })),
     onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ['resources'] });
+      await queryClient.invalidateQueries({ queryKey: queryKeys.resources() });
       navigate('/app/resources');
     },
   });

@@ -1,13 +1,13 @@
 // The signed-in console (/app), loaded only when visited so the booking page stays small, and
 // split again by screen: each route's module loads when first opened.
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link, Navigate, NavLink, Route, Routes, useLocation } from 'react-router';
+import { useOrganisations } from '../api/hooks.js';
+import { refresh, signOut, useSession } from '../api/session.js';
 import { useBrandColour } from '../components/Branding.js';
 import { Register, SignIn } from './Auth.js';
-import { organisationsQuery } from './active.js';
 import { VerifyBanner } from './security/VerifyBanner.js';
-import { refresh, signOut, useSession } from './session.js';
 import { Loading } from './ui.js';
 import './console.css';
 
@@ -68,7 +68,7 @@ export default function ConsoleApp() {
   const returnPath = useReturnPath();
   const queryClient = useQueryClient();
   const signedIn = session !== null;
-  const organisations = useQuery({ ...organisationsQuery, enabled: signedIn });
+  const organisations = useOrganisations({ enabled: signedIn });
   // Before the first organisation exists only its creation and the account's own screens show.
   const member = organisations.data ? organisations.data.length > 0 : null;
   const active = organisations.data?.find((o) => o.isActiveOrganisation)?.name ?? null;

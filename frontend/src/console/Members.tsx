@@ -1,15 +1,17 @@
 // Members and invitations of the active organisation: invite by email, change a member's
 // role, remove a member, withdraw an invitation. The API decides who may do what (an ADMIN
 // manages MANAGERs and MEMBERs, never the last OWNER); its refusals are shown in words.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { unwrap } from '../api/client.js';
 import { errorText, fieldErrors } from '../api/errors.js';
+import { useActiveOrganisation, useMembers } from '../api/hooks.js';
+import { queryKeys } from '../api/queryKeys.js';
+import { authed, useSession } from '../api/session.js';
+import type { MemberOrInvitation, Organisation } from '../api/types.js';
 import { formatDateTime } from '../lib/time.js';
-import { useActiveOrganisation } from './active.js';
 import { NoActive } from './Catalogue.js';
-import type { MemberOrInvitation, Organisation } from './records.js';
-import { authed, useSession } from './session.js';
 import { Field, FormError, LoadError, Loading } from './ui.js';
 
 type Role = MemberOrInvitation['role'];
@@ -28,13 +30,8 @@ function MemberScreen(props: { org: Organisation }) {
   const { org } = props;
   const me = useSession()?.user.id;
   const queryClient = useQueryClient();
-  const key = ['members', org.id];
-  const list = useQuery({
-    queryKey: key,
-    queryFn: () =>
-      unwrap(authed.GET('/api/organisations/{id}/users/list', { params: { path: { id: org.id } } })),
-  });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: key });
+  const list = useMembers(org.id);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: queryKeys.members(org.id) });
   /** Who each invitation by email went to: the list does not say, the invite's answer names its id. */
   const [invitedEmails, setInvitedEmails] = useState<Record<number, string>>({});
   const [email, setEmail] = useState('');

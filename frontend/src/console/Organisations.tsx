@@ -1,17 +1,19 @@
 // The organisations screen: those the person belongs to, which one is active (the one the
 // other screens act on), and a new one.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { unwrap } from '../api/client.js';
 import { errorText, fieldErrors } from '../api/errors.js';
+import { useOrganisations } from '../api/hooks.js';
+import { queryKeys } from '../api/queryKeys.js';
+import { authed } from '../api/session.js';
 import { visitorZone, zoneChoices } from '../lib/time.js';
-import { organisationsQuery } from './active.js';
-import { authed } from './session.js';
 import { Field } from './ui.js';
 
 export default function Organisations() {
   const queryClient = useQueryClient();
-  const list = useQuery(organisationsQuery);
+  const list = useOrganisations();
   const makeActive = useMutation({
     mutationFn: (organisationId: number) =>
       unwrap(authed.PATCH('/api/organisations/active', { body: { organisationId } })),
@@ -28,7 +30,7 @@ export default function Organisations() {
       ),
     onSuccess: () => {
       setForm({ name: '', slug: '', timezone: form.timezone });
-      return queryClient.invalidateQueries({ queryKey: ['organisations'] });
+      return queryClient.invalidateQueries({ queryKey: queryKeys.organisations() });
     },
   });
   const errors = fieldErrors(create.error);

@@ -2,18 +2,21 @@
 // reports it, onboarding at the provider (the browser goes to the provider's link and comes
 // back), the provider's dashboard, and disconnecting.
 // Its currency too: new types are priced in it and agent policies count in it.
+
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { unwrap } from '../api/client.js';
 import { errorText, fieldErrors } from '../api/errors.js';
+import { useActiveOrganisation } from '../api/hooks.js';
+import { queryKeys } from '../api/queryKeys.js';
+import { authed } from '../api/session.js';
+import type { Organisation, PaymentStatus } from '../api/types.js';
 import { ConfirmBox } from '../components/ConfirmBox.js';
-import { isAdmin, type PaymentStatus } from './account-api.js';
 import { Status, yesNo } from './account-ui.js';
-import { useActiveOrganisation } from './active.js';
+import { isAdmin } from './active.js';
 import { NoActive } from './Catalogue.js';
-import { type Organisation, organisationCurrency } from './records.js';
-import { authed } from './session.js';
+import { organisationCurrency } from './records.js';
 import { Field, FormError, LoadError, Loading } from './ui.js';
 
 export default function Payments() {
@@ -35,9 +38,8 @@ function PaymentConnection(props: { org: Organisation }) {
   const queryClient = useQueryClient();
   const [params] = useSearchParams();
   const returned = params.get('onboarding');
-  const key = ['payment-status', org.id];
   const status = useQuery({
-    queryKey: key,
+    queryKey: queryKeys.paymentStatus(org.id),
     enabled: isAdmin(org.role),
     queryFn: () =>
       unwrap(authed.GET('/api/organisations/{id}/payment/status', { params: { path: { id: org.id } } })),
@@ -63,7 +65,7 @@ function PaymentConnection(props: { org: Organisation }) {
       unwrap(authed.POST('/api/organisations/{id}/payment/disconnect', { params: { path: { id: org.id } } })),
     onSuccess: (answer) => {
       setConfirming(false);
-      queryClient.setQueryData(key, answer);
+      queryClient.setQueryData(queryKeys.paymentStatus(org.id), answer);
     },
   });
   const failed = onboard.error ?? dashboard.error ?? disconnect.error;

@@ -1,20 +1,16 @@
 // The privacy centre of the signed-in person: what the service holds about them (the access
 // report), a download of every personal record (the export), their consent decisions and
 // history, and their data-subject requests (access, export, erasure) with cancel while pending.
+
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { unwrap } from '../api/client.js';
 import { errorText, fieldErrors } from '../api/errors.js';
-import {
-  type AccessReport,
-  attachmentName,
-  type Consent,
-  type ConsentType,
-  download,
-  type PrivacyRequest,
-} from './account-api.js';
+import { queryKeys } from '../api/queryKeys.js';
+import { authed } from '../api/session.js';
+import type { AccessReport, Consent, ConsentType, PrivacyRequest } from '../api/types.js';
+import { attachmentName, download } from './account-api.js';
 import { Status } from './account-ui.js';
-import { authed } from './session.js';
 import { Field, FormError, LoadError, Loading, Select, TextArea } from './ui.js';
 
 const CONSENT_WORDS: Record<ConsentType, string> = {
@@ -31,11 +27,6 @@ const REQUEST_WORDS: Record<PrivacyRequest['requestType'], string> = {
   delete: 'Erase my account and data (delete)',
 };
 const when = (iso: string) => new Date(iso).toLocaleString();
-
-const accessKey = ['privacy', 'access'];
-const consentsKey = ['privacy', 'consents'];
-const historyKey = ['privacy', 'consent-history'];
-const requestsKey = ['privacy', 'requests'];
 
 export default function Privacy() {
   return (
@@ -96,7 +87,7 @@ function ExportSection() {
 
 function AccessSection() {
   const report = useQuery({
-    queryKey: accessKey,
+    queryKey: queryKeys.privacyAccess(),
     queryFn: () => unwrap(authed.GET('/api/compliance/me/privacy/access')),
   });
   return (
@@ -173,7 +164,7 @@ function AccessReportView(props: { report: AccessReport }) {
 function ConsentSection() {
   const queryClient = useQueryClient();
   const consents = useQuery({
-    queryKey: consentsKey,
+    queryKey: queryKeys.privacyConsents(),
     queryFn: () => unwrap(authed.GET('/api/compliance/me/privacy/consents')),
   });
   const change = useMutation({
@@ -186,7 +177,9 @@ function ConsentSection() {
       ),
     onSuccess: () =>
       Promise.all(
-        [consentsKey, historyKey, accessKey].map((queryKey) => queryClient.invalidateQueries({ queryKey })),
+        [queryKeys.privacyConsents(), queryKeys.privacyConsentHistory(), queryKeys.privacyAccess()].map(
+          (queryKey) => queryClient.invalidateQueries({ queryKey }),
+        ),
       ),
   });
   return (
@@ -239,7 +232,7 @@ function ConsentSection() {
 
 function ConsentHistory() {
   const history = useInfiniteQuery({
-    queryKey: historyKey,
+    queryKey: queryKeys.privacyConsentHistory(),
     initialPageParam: undefined as string | undefined,
     queryFn: ({ pageParam }) =>
       unwrap(
@@ -295,14 +288,14 @@ const STATUS_WORDS: Record<PrivacyRequest['status'], string> = {
 function RequestSection() {
   const queryClient = useQueryClient();
   const requests = useQuery({
-    queryKey: requestsKey,
+    queryKey: queryKeys.privacyRequests(),
     queryFn: () =>
       unwrap(authed.GET('/api/compliance/me/privacy/requests', { params: { query: { limit: 50 } } })),
   });
   const cancel = useMutation({
     mutationFn: (id: number) =>
       unwrap(authed.POST('/api/compliance/me/privacy/requests/{id}/cancel', { params: { path: { id } } })),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: requestsKey }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.privacyRequests() }),
   });
   const list = requests.data?.items ?? [];
   return (
@@ -375,7 +368,7 @@ function NewRequest() {
       ),
     onSuccess: () => {
       setForm((f) => ({ ...f, reason: '', confirmEmail: '' }));
-      return queryClient.invalidateQueries({ queryKey: requestsKey });
+      return queryClient.invalidateQueries({ queryKey: queryKeys.privacyRequests() });
     },
   });
   const errors = fieldErrors(create.error);

@@ -2,18 +2,20 @@
 // booking-page branding (logo, headline, description, colour) and weekly schedule. OWNER and
 // ADMIN edit the organisation; other members read it. A resource's resolved schedule shows
 // which level each section comes from.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
 import { unwrap } from '../api/client.js';
 import { fieldErrors } from '../api/errors.js';
-import { isAdmin } from './account-api.js';
+import { useActiveOrganisation, useMe } from '../api/hooks.js';
+import { queryKeys } from '../api/queryKeys.js';
+import { authed } from '../api/session.js';
+import type { Organisation } from '../api/types.js';
 import { ResourceSchedule, ScheduleEditor } from './account-schedule.js';
 import { Status, Swatch } from './account-ui.js';
-import { useActiveOrganisation } from './active.js';
-import type { Organisation } from './records.js';
+import { isAdmin } from './active.js';
 import { RequireTwoFactor } from './security/RequireTwoFactor.js';
-import { authed } from './session.js';
 import { Field, FormError, LoadError, Loading, TextArea } from './ui.js';
 
 export default function Profile() {
@@ -36,7 +38,7 @@ export default function Profile() {
 }
 
 function Person() {
-  const me = useQuery({ queryKey: ['me'], queryFn: () => unwrap(authed.GET('/api/auth/me')) });
+  const me = useMe();
   return (
     <section aria-labelledby="person-heading">
       <h2 id="person-heading">You</h2>
@@ -149,7 +151,7 @@ function BrandingForm(props: { org: Organisation }) {
           }),
         );
     },
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['organisations'] }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.organisations() }),
   });
   const errors = fieldErrors(save.error);
   const set = (key: keyof typeof form) => (value: string) => setForm((f) => ({ ...f, [key]: value }));

@@ -2,21 +2,25 @@
 // new booking for a walk-in or phone customer (reservation-new.tsx), and a reservation's
 // detail (the customer's answers: reservation-customer.tsx) with cancel and reschedule. A
 // refused time offers the API's alternatives as buttons; staff may go past the type's rules.
+
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, Route, Routes, useLocation, useParams } from 'react-router';
 import { idempotencyKey, unwrap } from '../api/client.js';
 import { alternativesOf, errorText } from '../api/errors.js';
+import { useActiveOrganisation } from '../api/hooks.js';
+import { queryKeys } from '../api/queryKeys.js';
+import { authed } from '../api/session.js';
+import type { Organisation, Reservation } from '../api/types.js';
 import { formatPrice } from '../components/Reservation.js';
 import { dayKey, formatDateTime, formatTime, instantOf, localOf } from '../lib/time.js';
-import { isStaff, useActiveOrganisation } from './active.js';
+import { isStaff } from './active.js';
 import { NoActive } from './Catalogue.js';
-import { type Organisation, type Reservation, statusWords } from './records.js';
+import { statusWords } from './records.js';
 import { CustomerRows } from './reservation-customer.js';
 import { useCatalogue } from './reservation-data.js';
 import { ReservationsHome } from './reservation-lists.js';
 import { NewBooking } from './reservation-new.js';
-import { authed } from './session.js';
 import { Field, LoadError, Loading } from './ui.js';
 import { mondayOf } from './week.js';
 
@@ -42,15 +46,15 @@ function Detail(props: { org: Organisation }) {
   const queryClient = useQueryClient();
   const catalogue = useCatalogue();
   const reservation = useQuery({
-    queryKey: ['reservation', id],
+    queryKey: queryKeys.reservation(id),
     queryFn: () => unwrap(authed.GET('/api/reservations/{id}', { params: { path: { id } } })),
   });
   const [mode, setMode] = useState<'view' | 'cancel' | 'reschedule'>('view');
   const [newStart, setNewStart] = useState('');
   const done = (r: Reservation) => {
-    queryClient.setQueryData(['reservation', id], r);
+    queryClient.setQueryData(queryKeys.reservation(id), r);
     setMode('view');
-    return queryClient.invalidateQueries({ queryKey: ['reservations'] });
+    return queryClient.invalidateQueries({ queryKey: queryKeys.reservations() });
   };
   const cancel = useMutation({
     mutationFn: (overrideRules: boolean) =>

@@ -1,22 +1,19 @@
 // Webhook endpoints of the active organisation (OWNER, ADMIN): list, create (the signing
 // secret is answered once: shown with a copy button, never again), pause and resume, a test
 // event, and the delivery log with retry.
+
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, Route, Routes, useParams } from 'react-router';
 import { unwrap } from '../api/client.js';
 import { errorText, fieldErrors } from '../api/errors.js';
+import { useActiveOrganisation } from '../api/hooks.js';
+import { queryKeys } from '../api/queryKeys.js';
+import { authed } from '../api/session.js';
+import type { Delivery, Organisation, Webhook, WebhookEvent } from '../api/types.js';
 import { formatDateTime } from '../lib/time.js';
-import { useActiveOrganisation } from './active.js';
 import { NoActive } from './Catalogue.js';
-import {
-  type Delivery,
-  type Organisation,
-  WEBHOOK_EVENTS,
-  type Webhook,
-  type WebhookEvent,
-} from './records.js';
-import { authed } from './session.js';
+import { WEBHOOK_EVENTS } from './records.js';
 import { Field, FormError, LoadError, Loading, ShownOnce } from './ui.js';
 
 export default function Webhooks() {
@@ -32,12 +29,10 @@ export default function Webhooks() {
   );
 }
 
-const listKey = (orgId: number) => ['webhooks', orgId];
-
 function WebhookList(props: { org: Organisation }) {
   const { org } = props;
   const hooks = useQuery({
-    queryKey: listKey(org.id),
+    queryKey: queryKeys.webhooks(org.id),
     queryFn: () =>
       unwrap(authed.GET('/api/organisations/{id}/webhooks', { params: { path: { id: org.id } } })).then(
         (a) => a.items,
@@ -111,7 +106,7 @@ function NewWebhook(props: { org: Organisation; onCreated: (s: { url: string; se
       onCreated({ url: created.url, secret: created.secret });
       setUrl('');
       setDescription('');
-      return queryClient.invalidateQueries({ queryKey: listKey(org.id) });
+      return queryClient.invalidateQueries({ queryKey: queryKeys.webhooks(org.id) });
     },
   });
   const errors = fieldErrors(create.error);
@@ -189,26 +184,26 @@ function WebhookDetail(props: { org: Organisation }) {
   const queryClient = useQueryClient();
   const path = { id: org.id, webhookId };
   const hook = useQuery({
-    queryKey: ['webhook', org.id, webhookId],
+    queryKey: queryKeys.webhook(org.id, webhookId),
     queryFn: () => unwrap(authed.GET('/api/organisations/{id}/webhooks/{webhookId}', { params: { path } })),
   });
   const deliveries = useQuery({
-    queryKey: ['deliveries', org.id, webhookId],
+    queryKey: queryKeys.deliveries(org.id, webhookId),
     queryFn: () =>
       unwrap(authed.GET('/api/organisations/{id}/webhooks/{webhookId}/deliveries', { params: { path } })),
     // While something waits to be sent, its outcome comes soon: look again.
     refetchInterval: (q) => (q.state.data?.items.some((d) => d.status === 'pending') ? 2000 : false),
   });
   const refreshDeliveries = () =>
-    queryClient.invalidateQueries({ queryKey: ['deliveries', org.id, webhookId] });
+    queryClient.invalidateQueries({ queryKey: queryKeys.deliveries(org.id, webhookId) });
   const setStatus = useMutation({
     mutationFn: (status: 'active' | 'paused') =>
       unwrap(
         authed.PATCH('/api/organisations/{id}/webhooks/{webhookId}', { params: { path }, body: { status } }),
       ),
     onSuccess: (updated) => {
-      queryClient.setQueryData(['webhook', org.id, webhookId], updated);
-      return queryClient.invalidateQueries({ queryKey: listKey(org.id) });
+      queryClient.setQueryData(queryKeys.webhook(org.id, webhookId), updated);
+      return queryClient.invalidateQueries({ queryKey: queryKeys.webhooks(org.id) });
     },
   });
   const sendTest = useMutation({

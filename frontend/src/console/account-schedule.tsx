@@ -1,16 +1,19 @@
 // The organisation's schedule (schedulePolicy) on the Profile: its form (schedule-editor.tsx,
 // shared with types and resources), the schedule in words for members who may not change it,
 // and the schedule a chosen resource actually follows, with its dates of other hours.
-import { useQuery } from '@tanstack/react-query';
+
 import { useState } from 'react';
 import { unwrap } from '../api/client.js';
-import { isAdmin, type ResolvedSchedule, type SchedulePolicy, WEEK } from './account-api.js';
-import type { Organisation, Resource } from './records.js';
+import { useResourceSchedule, useResources } from '../api/hooks.js';
+import { queryKeys } from '../api/queryKeys.js';
+import { authed } from '../api/session.js';
+import type { Organisation, ResolvedSchedule, Resource, SchedulePolicy } from '../api/types.js';
+import { isAdmin } from './active.js';
 import type { Resolved } from './schedule-draft.js';
 import { ScheduleForm } from './schedule-editor.js';
 import { SchedulePreview } from './schedule-preview.js';
-import { authed } from './session.js';
 import { LoadError, Loading, Select } from './ui.js';
+import { WEEK } from './week.js';
 
 export function ScheduleEditor(props: { org: Organisation }) {
   const { org } = props;
@@ -27,7 +30,7 @@ export function ScheduleEditor(props: { org: Organisation }) {
       policy={org.schedulePolicy}
       zone={org.timezone}
       inheritedMode="continuous"
-      holds={[['organisations']]}
+      holds={[queryKeys.organisations()]}
       save={(policy: SchedulePolicy | null) =>
         unwrap(
           authed.PATCH('/api/organisations/{id}', {
@@ -107,18 +110,11 @@ const sourceWords: Record<ResolvedSchedule['sources']['availabilityMode'], strin
 /** The schedule a resource actually follows, each section with where it comes from. */
 export function ResourceSchedule(props: { org: Organisation }) {
   const { org } = props;
-  const resources = useQuery({
-    queryKey: ['resources', org.id],
-    queryFn: () => unwrap(authed.GET('/api/resources')),
-  });
+  const resources = useResources(org.id);
   const [chosen, setChosen] = useState('');
   const list = (resources.data ?? []) as Resource[];
   const id = Number(chosen || list[0]?.id || 0);
-  const schedule = useQuery({
-    queryKey: ['resource-schedule', id],
-    enabled: id > 0,
-    queryFn: () => unwrap(authed.GET('/api/resources/{id}/schedule', { params: { path: { id } } })),
-  });
+  const schedule = useResourceSchedule(id, { enabled: id > 0 });
   return (
     <section aria-labelledby="resource-schedule">
       <h3 id="resource-schedule">A resource's schedule</h3>

@@ -1,13 +1,17 @@
 // An agent's activity: its MCP tool calls, newest first, in the person's zone, filtered by action
 // and outcome (kept in the address, so a filtered view can be shared or reloaded), each with the
 // approval it asked for or ran, and its arguments as the API keeps them (contact details redacted).
-import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+
+import { useInfiniteQuery } from '@tanstack/react-query';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { unwrap } from '../api/client.js';
+import { useAgent, useAgentCatalog } from '../api/hooks.js';
+import { queryKeys } from '../api/queryKeys.js';
+import { authed } from '../api/session.js';
+import type { ActivityItem } from '../api/types.js';
 import { formatDateTime } from '../lib/time.js';
 import { areaWords } from './agents-permissions.js';
-import { type ActivityItem, areaOf, catalogQuery, personZone, toolNameOf } from './agents-records.js';
-import { authed } from './session.js';
+import { areaOf, personZone, toolNameOf } from './agents-records.js';
 import { LoadError, Loading, Select } from './ui.js';
 
 const PAGE = 50;
@@ -27,13 +31,10 @@ export default function AgentActivity() {
       },
       { replace: true },
     );
-  const agent = useQuery({
-    queryKey: ['agents', 'one', id],
-    queryFn: () => unwrap(authed.GET('/api/agents/{id}', { params: { path: { id } } })),
-  });
-  const catalog = useQuery(catalogQuery);
+  const agent = useAgent(id);
+  const catalog = useAgentCatalog();
   const activity = useInfiniteQuery({
-    queryKey: ['agents', 'activity', id, actionKey, outcome],
+    queryKey: queryKeys.agentActivity(id, actionKey, outcome),
     initialPageParam: undefined as string | undefined,
     queryFn: ({ pageParam }) =>
       unwrap(

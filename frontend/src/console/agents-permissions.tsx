@@ -1,15 +1,15 @@
 // What an agent may do: a built-in preset as it is, or actions chosen one by one (a preset can
 // fill them in) with one calendar scope and one people-group scope applied to every chosen
 // action that takes that kind of scope. Used by the new-agent form and the agent's detail.
-import {
-  type Agent,
-  areaOf,
-  type Catalog,
-  type CatalogAction,
-  type PermissionGroup,
-  type PermissionsBody,
-  type PresetId,
-} from './agents-records.js';
+import type {
+  Agent,
+  Catalog,
+  CatalogAction,
+  PermissionGroup,
+  PermissionsBody,
+  PresetId,
+} from '../api/types.js';
+import { areaOf } from './agents-records.js';
 
 export interface PermissionChoice {
   mode: 'preset' | 'actions';

@@ -1,23 +1,17 @@
 // The catalogue's lists: the types (each with its booking page link to copy, and why it is not
 // bookable when it is not, with the way to fix it) and the resources of the active organisation.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { unwrap } from '../api/client.js';
 import { errorText } from '../api/errors.js';
+import { useResources, useResourceTypes } from '../api/hooks.js';
+import { queryKeys } from '../api/queryKeys.js';
+import { authed } from '../api/session.js';
+import type { Organisation, ResourceType } from '../api/types.js';
 import { formatPrice } from '../components/Reservation.js';
 import { isStaff } from './active.js';
-import type { Organisation, ResourceType } from './records.js';
-import { authed } from './session.js';
 import { CopyText, LoadError, Loading } from './ui.js';
-
-export const typesQuery = {
-  queryKey: ['resource-types'],
-  queryFn: () => unwrap(authed.GET('/api/resource-types')),
-};
-export const resourcesQuery = {
-  queryKey: ['resources'],
-  queryFn: () => unwrap(authed.GET('/api/resources')),
-};
 
 export const modeWords: Record<ResourceType['bookingMode'], string> = {
   SINGLE_RESOURCE: 'customers pick a resource',
@@ -32,7 +26,7 @@ export const bookingLinkOf = (slug: string, typeId: number) =>
 export function TypeList(props: { org: Organisation }) {
   const { org } = props;
   // Whether a type is bookable follows the payment account too: read afresh on every visit.
-  const types = useQuery({ ...typesQuery, staleTime: 0 });
+  const types = useResourceTypes({ staleTime: 0 });
   return (
     <main className="page">
       <h1>Types</h1>
@@ -97,7 +91,7 @@ function NotBookable(props: { org: Organisation; type: ResourceType }) {
           body: { isActive: true },
         }),
       ),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: typesQuery.queryKey }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.resourceTypes() }),
   });
   return (
     <div className="not-bookable" id={`not-bookable-${type.id}`}>
@@ -131,8 +125,8 @@ function NotBookable(props: { org: Organisation; type: ResourceType }) {
 }
 
 export function ResourceList(props: { org: Organisation }) {
-  const resources = useQuery(resourcesQuery);
-  const types = useQuery(typesQuery);
+  const resources = useResources();
+  const types = useResourceTypes();
   const typeName = (id: number) => types.data?.find((t) => t.id === id)?.name ?? '';
   return (
     <main className="page">

@@ -1,30 +1,8 @@
-// The API's records as the console reads them, from the generated schema (never hand-copied).
-import type { paths } from '../api/schema.js';
-
-type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
-type Get<P extends keyof paths> = paths[P] extends { get: { responses: { 200: infer R } } } ? Json<R> : never;
-type Body<P extends keyof paths, M extends 'post' | 'patch'> = paths[P] extends {
-  [K in M]: { requestBody?: infer B };
-}
-  ? Json<NonNullable<B>>
-  : never;
-
-export type Organisation = Get<'/api/organisations'>[number];
-export type ResourceType = Get<'/api/resource-types'>[number];
-export type ResourceTypeBody = Body<'/api/resource-types', 'post'>;
-export type Resource = Get<'/api/resources'>[number];
-export type ResourceBody = Body<'/api/resources', 'post'>;
-export type Reservation = Get<'/api/reservations/{id}'>;
-export type ReservationStatus = Reservation['status'];
-export type MemberOrInvitation = Get<'/api/organisations/{id}/users/list'>[number];
+// The console's words and lists for the API's records (the records themselves: api/types.ts).
+import type { Organisation, ReservationStatus, WebhookEvent } from '../api/types.js';
 
 export const STATUSES: ReservationStatus[] = ['held', 'pending_payment', 'confirmed', 'cancelled', 'expired'];
 export const statusWords = (s: ReservationStatus) => s.replace('_', ' ');
-
-type WebhookList = Get<'/api/organisations/{id}/webhooks'>;
-export type Webhook = WebhookList['items'][number];
-export type WebhookEvent = Webhook['events'][number];
-export type Delivery = Get<'/api/organisations/{id}/webhooks/{webhookId}/deliveries'>['items'][number];
 
 /** Every event an endpoint may take, in the API's order (a type error here when the API's list changes). */
 export const WEBHOOK_EVENTS = [

@@ -1,9 +1,7 @@
-// What the reservations screens read: the catalogue's names, and every reservation of a query
-// (GET /api/reservations takes several statuses, a range and `q`: customer name, email or reference).
-import { useQuery } from '@tanstack/react-query';
 import { unwrap } from '../api/client.js';
-import type { Reservation, ReservationStatus } from './records.js';
-import { authed } from './session.js';
+import { useResources, useResourceTypes } from '../api/hooks.js';
+import { authed } from '../api/session.js';
+import type { Reservation, ReservationStatus } from '../api/types.js';
 
 /** The filters a list or week is read with, as GET /api/reservations takes them. */
 export interface ListFilter {
@@ -18,14 +16,8 @@ export interface ListFilter {
 export const LIVE_STATUSES: ReservationStatus[] = ['held', 'pending_payment', 'confirmed'];
 
 export function useCatalogue() {
-  const types = useQuery({
-    queryKey: ['resource-types'],
-    queryFn: () => unwrap(authed.GET('/api/resource-types')),
-  });
-  const resources = useQuery({
-    queryKey: ['resources'],
-    queryFn: () => unwrap(authed.GET('/api/resources')),
-  });
+  const types = useResourceTypes();
+  const resources = useResources();
   return {
     types: types.data ?? [],
     resources: resources.data ?? [],

@@ -1,11 +1,14 @@
 // The reservations screen: the week, or the upcoming, past and cancelled lists, each narrowed
 // by type, resource and a search of the customer's name, email or the reference. Every row
 // names its reference; "New booking" books a walk-in or phone customer.
+
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
+import { queryKeys } from '../api/queryKeys.js';
+import type { Organisation, Reservation } from '../api/types.js';
 import { formatDateTime, formatTime } from '../lib/time.js';
-import { type Organisation, type Reservation, STATUSES, statusWords } from './records.js';
+import { STATUSES, statusWords } from './records.js';
 import { LIVE_STATUSES, type ListFilter, listAll, listPage, useCatalogue } from './reservation-data.js';
 import { Week } from './reservation-week.js';
 import { LoadError, Loading, Select } from './ui.js';
@@ -161,12 +164,12 @@ function List(props: { org: Organisation; view: Exclude<View, 'week'>; filter: L
   const query = listQuery(view, filter, now, days);
   // Past: newest first, so the whole range is read and turned round.
   const past = useQuery({
-    queryKey: ['reservations', org.id, 'all', query],
+    queryKey: queryKeys.reservationList(org.id, query),
     queryFn: async () => (await listAll(query)).reverse(),
     enabled: view === 'past',
   });
   const paged = useInfiniteQuery({
-    queryKey: ['reservations', org.id, 'pages', query],
+    queryKey: queryKeys.reservationPages(org.id, query),
     initialPageParam: undefined as string | undefined,
     queryFn: ({ pageParam }) => listPage(query, pageParam),
     getNextPageParam: (last) => last.nextCursor ?? undefined,

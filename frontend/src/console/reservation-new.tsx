@@ -2,11 +2,15 @@
 // resources or any free one, a free time of the chosen day from the availability API, and the
 // customer's details with the type's own fields and questions (reservation-customer.tsx).
 // Staff may book past the type's rules when it refuses on them.
+
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { idempotencyKey, unwrap } from '../api/client.js';
 import { alternativesOf, fieldErrors } from '../api/errors.js';
+import { queryKeys } from '../api/queryKeys.js';
+import { authed } from '../api/session.js';
+import type { Organisation, Reservation, ResourceType } from '../api/types.js';
 import {
   type BookableTime,
   bookableTimes,
@@ -16,10 +20,8 @@ import {
   instantOf,
 } from '../lib/time.js';
 import { isStaff } from './active.js';
-import type { Organisation, Reservation, ResourceType } from './records.js';
 import { CustomerFieldset, customerBody, customerFieldNames, emptyCustomer } from './reservation-customer.js';
 import { useCatalogue } from './reservation-data.js';
-import { authed } from './session.js';
 import { Field, FormError, LoadError, Loading, Select } from './ui.js';
 import { addDays } from './week.js';
 
@@ -30,7 +32,7 @@ function useFreeTimes(type: ResourceType | undefined, target: string, day: strin
   const from = instantOf(`${day}T00:00`, zone);
   const to = instantOf(`${addDays(day, 1)}T00:00`, zone);
   return useQuery({
-    queryKey: ['availability', 'staff', type?.id, target, day],
+    queryKey: queryKeys.staffAvailability(type?.id, target, day),
     enabled: Boolean(type && target && from && to),
     queryFn: async (): Promise<BookableTime[]> => {
       const range = { query: { from: from!, to: to! } };

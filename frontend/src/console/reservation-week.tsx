@@ -1,9 +1,12 @@
 // The reservations screen's week: each day of a week in the organisation's zone with what is
 // booked on it (its reference on every entry), previous and next week, and Today.
+
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
+import { queryKeys } from '../api/queryKeys.js';
+import type { Organisation } from '../api/types.js';
 import { dayKey, formatDay, formatTime } from '../lib/time.js';
-import { type Organisation, statusWords } from './records.js';
+import { statusWords } from './records.js';
 import { type ListFilter, listAll, useCatalogue } from './reservation-data.js';
 import { LoadError, Loading } from './ui.js';
 import { addDays, byDayOfWeek, mondayOf, weekRange } from './week.js';
@@ -21,7 +24,10 @@ export function Week(props: {
   const monday = mondayOf(props.week ?? today);
   const catalogue = useCatalogue();
   const query = { ...weekRange(monday), ...filter };
-  const list = useQuery({ queryKey: ['reservations', org.id, query], queryFn: () => listAll(query) });
+  const list = useQuery({
+    queryKey: queryKeys.reservationWeek(org.id, query),
+    queryFn: () => listAll(query),
+  });
   const days = byDayOfWeek(list.data ?? [], monday, zone);
   const count = [...days.values()].reduce((n, d) => n + d.length, 0);
   return (

@@ -3,7 +3,8 @@
 // that body is (the API names a refusal by the index it was sent at:
 // `schedulePolicy.dateOverrides.3.closeTime`), and the schedule a resource follows as the
 // service resolves it, for previews computed in the browser.
-import { type ResolvedSchedule, type SchedulePolicy, WEEK } from './account-api.js';
+import type { ResolvedSchedule, SchedulePolicy } from '../api/types.js';
+import { WEEK } from './week.js';
 
 export type Mode = 'continuous' | 'shifts';
 /** Where a schedule is set: each level's sections replace the ones of the levels above it. */

@@ -3,15 +3,18 @@
 // type or resource what it leaves unset follows the level above. Saving refreshes every query
 // whose answer a schedule decides (the resource schedules, the booking page's times), so the
 // previews show the saved schedule at once.
-import { type QueryKey, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+
+import { type QueryKey, useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { unwrap } from '../api/client.js';
 import { fieldErrors } from '../api/errors.js';
+import { useActiveOrganisation, useResourceSchedule } from '../api/hooks.js';
+import { queryKeys } from '../api/queryKeys.js';
+import { authed } from '../api/session.js';
+import type { Organisation, Resource, ResourceType, SchedulePolicy } from '../api/types.js';
 import { formatDay } from '../lib/time.js';
-import type { SchedulePolicy } from './account-api.js';
 import { Status } from './account-ui.js';
-import { isStaff, useActiveOrganisation } from './active.js';
-import type { Organisation, Resource, ResourceType } from './records.js';
+import { isStaff } from './active.js';
 import {
   type Draft,
   draftOf,
@@ -23,7 +26,6 @@ import {
 } from './schedule-draft.js';
 import { DatesFieldset, HoursFieldset, ShiftsFieldset } from './schedule-fields.js';
 import { SchedulePreview } from './schedule-preview.js';
-import { authed } from './session.js';
 import { FormError, LoadError, Loading, Select } from './ui.js';
 
 const WORDS: Record<Level, { heading: string; hoursSet: string; follow: string; dates: string }> = {
@@ -56,7 +58,7 @@ const modeWords: Record<Mode, string> = {
 };
 
 /** Every query a schedule decides: the resolved schedules and the booking page's times. */
-const SCHEDULE_DECIDES: QueryKey[] = [['resource-schedule'], ['availability']];
+const SCHEDULE_DECIDES: QueryKey[] = [queryKeys.resourceSchedule(), queryKeys.availability()];
 
 export function ScheduleForm(props: {
   level: Level;
@@ -162,7 +164,7 @@ export function TypeSchedule(props: { org: Organisation; type: ResourceType }) {
           policy={type.schedulePolicy as SchedulePolicy | null}
           zone={org.timezone}
           inheritedMode={above.availabilityMode}
-          holds={[['resource-types']]}
+          holds={[queryKeys.resourceTypes()]}
           save={(policy) =>
             unwrap(
               authed.PATCH('/api/resource-types/{id}', {
@@ -200,11 +202,7 @@ function ResourceHoursOf(props: { org: Organisation; resource: Resource; types: 
     ['organisation', org.schedulePolicy as SchedulePolicy | undefined],
     ['resourceType', type?.schedulePolicy as SchedulePolicy | null | undefined],
   ]);
-  const schedule = useQuery({
-    queryKey: ['resource-schedule', resource.id],
-    queryFn: () =>
-      unwrap(authed.GET('/api/resources/{id}/schedule', { params: { path: { id: resource.id } } })),
-  });
+  const schedule = useResourceSchedule(resource.id);
   return (
     <section aria-labelledby="schedule-heading">
       {isStaff(org.role) ? (
@@ -213,7 +211,7 @@ function ResourceHoursOf(props: { org: Organisation; resource: Resource; types: 
           policy={resource.schedulePolicy as SchedulePolicy | null}
           zone={org.timezone}
           inheritedMode={above.availabilityMode}
-          holds={[['resources']]}
+          holds={[queryKeys.resources()]}
           save={(policy) =>
             unwrap(
               authed.PATCH('/api/resources/{id}', {

@@ -1,12 +1,7 @@
 // A type's form as the console edits it: the fields as typed (text, so a refusal can name what
 // was typed) and the body the API takes, in minor units of the type's currency.
-import {
-  minorPerMajor,
-  type Organisation,
-  organisationCurrency,
-  type ResourceType,
-  type ResourceTypeBody,
-} from './records.js';
+import type { Organisation, ResourceType, ResourceTypeBody } from '../api/types.js';
+import { minorPerMajor, organisationCurrency } from './records.js';
 
 export const RULES = [
   ['minNoticeMinutes', 'Minimum notice (minutes before the start)'],

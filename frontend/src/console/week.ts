@@ -46,3 +46,14 @@ export function byDayOfWeek<T extends { startTime: string }>(
   for (const item of sorted) days.get(dayKey(item.startTime, zone))?.push(item);
   return days;
 }
+
+/** Monday first, as the console's week view; `dayOfWeek` is the API's (0 = Sunday). */
+export const WEEK = [
+  { dayOfWeek: 1, name: 'Monday' },
+  { dayOfWeek: 2, name: 'Tuesday' },
+  { dayOfWeek: 3, name: 'Wednesday' },
+  { dayOfWeek: 4, name: 'Thursday' },
+  { dayOfWeek: 5, name: 'Friday' },
+  { dayOfWeek: 6, name: 'Saturday' },
+  { dayOfWeek: 0, name: 'Sunday' },
+] as const;

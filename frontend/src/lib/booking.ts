@@ -1,6 +1,6 @@
 // What the booking page sends: the customer's details, answers and notes as the API takes them,
 // and the server's limits on each, so an input never takes more than the API accepts.
-import type { PublicType, ReservationBody } from '../api/client.js';
+import type { PublicType, ReservationBody } from '../api/types.js';
 import type { BookableTime } from './time.js';
 
 /** What the customer typed in the details form, by field key (`notes` included). */

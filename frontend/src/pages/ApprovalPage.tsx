@@ -3,18 +3,11 @@
 import { Fragment, useCallback, useEffect, useState } from 'react';
 import { useParams, useSearchParams } from 'react-router';
 import { ApiError, unwrap } from '../api/client.js';
-import type { paths } from '../api/schema.js';
-import {
-  asSignedIn,
-  type Credentials,
-  messageOf,
-  SignedOut,
-  signedApi,
-  signIn,
-} from '../lib/page-session.js';
+import { messageOf } from '../api/errors.js';
+import { asSignedIn, authed, type Credentials, SignedOut, signIn } from '../api/session.js';
+import type { Approval } from '../api/types.js';
 import { AccountPage, Loading, SignInForm, useAnnouncer, useFocus, usePageTitle } from './account-page.js';
 
-type Approval = paths['/api/approvals/{id}']['get']['responses'][200]['content']['application/json'];
 type View =
   | { name: 'loading' }
   | { name: 'signin' }
@@ -106,7 +99,7 @@ export default function ApprovalPage() {
     }
     try {
       const found = await asSignedIn(() =>
-        unwrap(signedApi.GET('/api/approvals/{id}', { params: { path: { id } } })),
+        unwrap(authed.GET('/api/approvals/{id}', { params: { path: { id } } })),
       );
       setApproval(found);
       show({ name: 'approval' });
@@ -145,9 +138,7 @@ export default function ApprovalPage() {
     const path = action === 'approve' ? '/api/approvals/{id}/approve' : '/api/approvals/{id}/deny';
     let decided: Approval;
     try {
-      decided = await asSignedIn(() =>
-        unwrap(signedApi.POST(path, { params: { path: { id: approval.id } } })),
-      );
+      decided = await asSignedIn(() => unwrap(authed.POST(path, { params: { path: { id: approval.id } } })));
     } catch (error) {
       setBusy(false);
       announce('');

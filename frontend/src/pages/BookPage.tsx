@@ -1,15 +1,8 @@
-import { useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
 import { useParams, useSearchParams } from 'react-router';
-import {
-  api,
-  type BookedReservation,
-  type Catalogue,
-  type ManagedReservation,
-  type PublicType,
-  unwrap,
-} from '../api/client.js';
 import { errorText } from '../api/errors.js';
+import { usePublicCatalogue } from '../api/hooks.js';
+import type { BookedReservation, Catalogue, ManagedReservation, PublicType } from '../api/types.js';
 import { type BookedTime, BookingDone } from '../components/BookingDone.js';
 import { BookingReview } from '../components/BookingReview.js';
 import { Branding } from '../components/Branding.js';
@@ -40,10 +33,7 @@ function useFocusOnShow<T extends HTMLElement>(key: unknown) {
 
 export function BookPage() {
   const { slug = '' } = useParams();
-  const catalogue = useQuery({
-    queryKey: ['catalogue', slug],
-    queryFn: () => unwrap(api.GET('/api/public/organisations/{slug}', { params: { path: { slug } } })),
-  });
+  const catalogue = usePublicCatalogue(slug);
   if (catalogue.isPending) return <p className="loading">Loading…</p>;
   if (catalogue.isError)
     return (

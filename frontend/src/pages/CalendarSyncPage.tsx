@@ -6,41 +6,24 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import { unwrap } from '../api/client.js';
-import type { paths } from '../api/schema.js';
-import {
-  asSignedIn,
-  type Credentials,
-  messageOf,
-  SignedOut,
-  signedApi,
-  signIn,
-} from '../lib/page-session.js';
+import { messageOf } from '../api/errors.js';
+import { asSignedIn, authed, type Credentials, SignedOut, signIn } from '../api/session.js';
+import type { ProviderName, SyncProvider } from '../api/types.js';
+import { CONNECTION_STATE_WORDS, PROVIDER_NAMES } from '../lib/calendar-providers.js';
 import { AccountPage, Loading, SignInForm, useAnnouncer, useFocus, usePageTitle } from './account-page.js';
 
-type Status = paths['/api/calendar-sync/status']['get']['responses'][200]['content']['application/json'];
-type ProviderStatus = Status['providers'][number];
-type Provider = ProviderStatus['provider'];
 type Result = { kind: 'ok' | 'error'; text: string } | null;
 
-const PROVIDER_NAMES: Record<Provider, string> = {
-  calendar_provider_a: 'Calendar provider A',
-  calendar_provider_b: 'Calendar provider B',
-};
-const STATE_LABELS: Record<ProviderStatus['connectionState'], string> = {
-  connected: 'Connected',
-  needs_reconnect: 'Needs reconnecting',
-  not_connected: 'Not connected',
-};
-const isProvider = (value: string | null): value is Provider =>
+const isProvider = (value: string | null): value is ProviderName =>
   value !== null && Object.hasOwn(PROVIDER_NAMES, value);
 const providerName = (value: string | null) => (isProvider(value) ? PROVIDER_NAMES[value] : value);
 
 /** The outcome the provider's redirect carried, and a provider to connect (`?connect=`). */
-function readLanding(search: string): { result: Result; connect: Provider | null } {
+function readLanding(search: string): { result: Result; connect: ProviderName | null } {
   const params = new URLSearchParams(search);
   const wanted = params.get('connect');
   const provider = isProvider(params.get('provider'))
-    ? PROVIDER_NAMES[params.get('provider') as Provider]
+    ? PROVIDER_NAMES[params.get('provider') as ProviderName]
     : 'The calendar provider';
   let result: Result = null;
   if (params.get('success') === 'connected')
@@ -67,13 +50,13 @@ export default function CalendarSyncPage() {
   const navigate = useNavigate();
   // Read once: the address bar is cleaned right after, so a reload does not repeat the outcome.
   const [landing] = useState(() => readLanding(location.search));
-  const pendingConnect = useRef<Provider | null>(landing.connect);
+  const pendingConnect = useRef<ProviderName | null>(landing.connect);
   const [result, setResult] = useState<Result>(landing.result);
   const announcer = useAnnouncer();
   const { alertError } = announcer;
   const focus = useFocus();
   const [view, setView] = useState<View>('loading');
-  const [providers, setProviders] = useState<ProviderStatus[]>([]);
+  const [providers, setProviders] = useState<SyncProvider[]>([]);
   const [busy, setBusy] = useState(false);
   const busyRef = useRef(false);
 
@@ -85,9 +68,9 @@ export default function CalendarSyncPage() {
 
   /** Asks for the consent URL from this page, so this browser keeps the connect's binding cookie. */
   const startConnect = useCallback(
-    async (provider: Provider) => {
+    async (provider: ProviderName) => {
       const answer = await asSignedIn(() =>
-        unwrap(signedApi.GET('/api/calendar-sync/auth/{provider}', { params: { path: { provider } } })),
+        unwrap(authed.GET('/api/calendar-sync/auth/{provider}', { params: { path: { provider } } })),
       );
       note(`Taking you to ${PROVIDER_NAMES[provider]}…`);
       window.location.assign(answer.authUrl);
@@ -96,7 +79,7 @@ export default function CalendarSyncPage() {
   );
 
   const loadStatus = useCallback(async () => {
-    const status = await asSignedIn(() => unwrap(signedApi.GET('/api/calendar-sync/status')));
+    const status = await asSignedIn(() => unwrap(authed.GET('/api/calendar-sync/status')));
     setProviders(status.providers);
     setView('status');
     const wanted = pendingConnect.current;
@@ -144,12 +127,10 @@ export default function CalendarSyncPage() {
     await run(loadStatus);
   }
 
-  const onDisconnect = (provider: Provider) =>
+  const onDisconnect = (provider: ProviderName) =>
     run(async () => {
       await asSignedIn(() =>
-        unwrap(
-          signedApi.POST('/api/calendar-sync/disconnect/{provider}', { params: { path: { provider } } }),
-        ),
+        unwrap(authed.POST('/api/calendar-sync/disconnect/{provider}', { params: { path: { provider } } })),
       );
       announcer.clear();
       await loadStatus();
@@ -157,7 +138,7 @@ export default function CalendarSyncPage() {
 
   const onForce = () =>
     run(async () => {
-      const answer = await asSignedIn(() => unwrap(signedApi.POST('/api/calendar-sync/force')));
+      const answer = await asSignedIn(() => unwrap(authed.POST('/api/calendar-sync/force')));
       note(answer.message);
     });
 
@@ -234,7 +215,7 @@ export default function CalendarSyncPage() {
 }
 
 function ProviderItem(props: {
-  item: ProviderStatus;
+  item: SyncProvider;
   busy: boolean;
   onConnect: () => void;
   onDisconnect: () => void;
@@ -247,7 +228,7 @@ function ProviderItem(props: {
     <li className="provider">
       <h3 id={headingId}>
         {name}
-        <span className={`state ${state}`}>{STATE_LABELS[state] ?? state}</span>
+        <span className={`state ${state}`}>{CONNECTION_STATE_WORDS[state] ?? state}</span>
       </h3>
       {item.isConnected ? (
         <p className="hint">

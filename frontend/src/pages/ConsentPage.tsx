@@ -5,18 +5,18 @@
 // followed only back to the registered address. Every client-supplied value is drawn as text.
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { unwrap } from '../api/client.js';
+import { detailedMessageOf } from '../api/errors.js';
 import type { paths } from '../api/schema.js';
 import {
   asSignedIn,
+  authed,
   type Credentials,
   currentUser,
-  detailedMessageOf,
   resume,
   SignedOut,
-  signedApi,
   signIn,
   signOut,
-} from '../lib/page-session.js';
+} from '../api/session.js';
 import { AccountPage, Loading, SignInForm, useAnnouncer, useFocus, usePageTitle } from './account-page.js';
 
 type Details = paths['/api/oauth/consent-details']['get']['responses'][200]['content']['application/json'];
@@ -119,7 +119,7 @@ export default function ConsentPage() {
     announce('Loading the request…');
     try {
       const details = await asSignedIn(() =>
-        unwrap(signedApi.GET('/api/oauth/consent-details', { params: { query: query as DetailsQuery } })),
+        unwrap(authed.GET('/api/oauth/consent-details', { params: { query: query as DetailsQuery } })),
       );
       clear();
       show({ name: 'consent', details }, 'consent-title');
@@ -194,7 +194,7 @@ export default function ConsentPage() {
     if (resource !== null) body.resource = resource;
     let redirectUrl: string;
     try {
-      ({ redirectUrl } = await asSignedIn(() => unwrap(signedApi.POST('/api/oauth/consent', { body }))));
+      ({ redirectUrl } = await asSignedIn(() => unwrap(authed.POST('/api/oauth/consent', { body }))));
     } catch (error) {
       setBusy(false);
       announce('');

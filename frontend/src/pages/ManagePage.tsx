@@ -1,8 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useState } from 'react';
 import { useLocation, useParams } from 'react-router';
-import { ApiError, api, idempotencyKey, type ManagedReservation, unwrap } from '../api/client.js';
+import { ApiError, api, idempotencyKey, unwrap } from '../api/client.js';
 import { alternativesOf, errorText } from '../api/errors.js';
+import { usePublicCatalogue } from '../api/hooks.js';
+import { queryKeys } from '../api/queryKeys.js';
+import type { ManagedReservation } from '../api/types.js';
 import { ManageLinkNote } from '../components/BookingDone.js';
 import { Branding } from '../components/Branding.js';
 import { ConfirmBox } from '../components/ConfirmBox.js';
@@ -22,7 +25,7 @@ export interface ManageState {
 export function ManagePage() {
   const { token = '' } = useParams();
   const state = (useLocation().state ?? {}) as ManageState;
-  const queryKey = ['managed', token];
+  const queryKey = queryKeys.managed(token);
   const reservation = useQuery({
     queryKey,
     queryFn: () => unwrap(api.GET('/api/public/reservations/{token}', { params: { path: { token } } })),
@@ -33,7 +36,7 @@ export function ManagePage() {
   // reservation may be a waitlist offer (the entry's link names its hold): say so.
   const missing = reservation.error instanceof ApiError && reservation.error.status === 404;
   const entry = useQuery({
-    queryKey: ['waitlist', token],
+    queryKey: queryKeys.waitlist(token),
     enabled: missing || reservation.data?.status === 'held',
     queryFn: () => unwrap(api.GET('/api/public/waitlist/{token}', { params: { path: { token } } })),
     // While waiting, look for the offer now and then (the entry view then shows the hold).
@@ -114,22 +117,18 @@ function Managed(props: {
   const [mode, setMode] = useState<'view' | 'cancel' | 'reschedule'>('view');
   const [time, setTime] = useState<BookableTime | null>(null);
   const slug = organisation.slug;
-  const catalogue = useQuery({
-    queryKey: ['catalogue', slug],
-    enabled: slug !== null,
-    queryFn: () => unwrap(api.GET('/api/public/organisations/{slug}', { params: { path: { slug: slug! } } })),
-  });
+  const catalogue = usePublicCatalogue(slug);
   const type = catalogue.data?.resourceTypes.find((t) => t.id === r.resourceTypeId);
   const what = type?.name ?? 'Your booking';
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const refetch = useCallback(
-    () => void queryClient.invalidateQueries({ queryKey: ['managed', token] }),
+    () => void queryClient.invalidateQueries({ queryKey: queryKeys.managed(token) }),
     [queryClient, token],
   );
   useRefetchAtExpiry(r, refetch);
   const settle = (next: ManagedReservation, done: Outcome) => {
-    queryClient.setQueryData(['managed', token], next);
-    if (next.seriesId !== null) void queryClient.invalidateQueries({ queryKey: ['series', token] });
+    queryClient.setQueryData(queryKeys.managed(token), next);
+    if (next.seriesId !== null) void queryClient.invalidateQueries({ queryKey: queryKeys.series(token) });
     setOutcome(done);
     setMode('view');
     setTime(null);
@@ -137,7 +136,7 @@ function Managed(props: {
   // A hold that ran out is expired: shown so at once, and read again for the rest.
   const onRefused = (error: unknown) => {
     if (!holdExpired(error)) return;
-    queryClient.setQueryData(['managed', token], { ...r, status: 'expired' as const, expiresAt: null });
+    queryClient.setQueryData(queryKeys.managed(token), { ...r, status: 'expired' as const, expiresAt: null });
     setOutcome(null);
     setMode('view');
     refetch();

@@ -3,8 +3,9 @@
 // native buttons and fields, focus on the heading of every new view, outcomes announced.
 import { type FormEvent, type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError } from '../api/client.js';
+import { messageOf } from '../api/errors.js';
+import { type Credentials, SecondStepRequired } from '../api/session.js';
 import { useBrandColour } from '../components/Branding.js';
-import { type Credentials, messageOf, SecondStepRequired } from '../lib/page-session.js';
 import './account-pages.css';
 
 /** The tab's title, and no indexing (these pages carry requests meant for one person). */

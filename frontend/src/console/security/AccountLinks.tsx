@@ -1,16 +1,18 @@
 // The pages of the account links people are mailed, outside the signed-in console: verify an
 // address (/verify-email/<token>), ask for a reset link (/forgot-password) and set a new
 // password with it (/reset-password/<token>).
+
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { ApiError, api, unwrap } from '../../api/client.js';
+import { ApiError, api, noBody, unwrap } from '../../api/client.js';
 import { errorText, fieldErrors } from '../../api/errors.js';
+import { queryKeys } from '../../api/queryKeys.js';
+import { refresh, useSession } from '../../api/session.js';
 import { useBrandColour } from '../../components/Branding.js';
 import { Status } from '../account-ui.js';
-import { refresh, useSession } from '../session.js';
 import { Field, FormError } from '../ui.js';
-import { noBody, resendVerification } from './api.js';
+import { resendVerification } from './api.js';
 import '../console.css';
 
 function AccountFrame(props: { title: string; children: ReactNode }) {
@@ -41,13 +43,13 @@ export function VerifyEmailPage() {
   const queryClient = useQueryClient();
   // A query, not an effect: asked once per token even when React runs effects twice.
   const verify = useQuery({
-    queryKey: ['verify-email', token],
+    queryKey: queryKeys.verifyEmail(token),
     queryFn: () => unwrap(api.POST('/api/auth/verify-email', { body: { token } })),
     retry: false,
     staleTime: Number.POSITIVE_INFINITY,
   });
   useEffect(() => {
-    if (verify.isSuccess) void queryClient.invalidateQueries({ queryKey: ['me'] });
+    if (verify.isSuccess) void queryClient.invalidateQueries({ queryKey: queryKeys.me() });
   }, [verify.isSuccess, queryClient]);
   return (
     <AccountFrame title="Verify your email">

@@ -1,22 +1,25 @@
 // Invitations to the signed-in person (the invitation mail links here): accept or decline each.
 // Invitations by email are listed and accepted only once the person's address is verified.
+
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, unwrap } from '../../api/client.js';
+import { ApiError, noBody, unwrap } from '../../api/client.js';
 import { errorText } from '../../api/errors.js';
+import { useMe } from '../../api/hooks.js';
+import { queryKeys } from '../../api/queryKeys.js';
+import { authed } from '../../api/session.js';
+import type { ReceivedInvitation } from '../../api/types.js';
 import { formatDateTime, visitorZone } from '../../lib/time.js';
 import { Status } from '../account-ui.js';
-import { authed } from '../session.js';
 import { LoadError, Loading } from '../ui.js';
-import { meQuery, noBody, type ReceivedInvitation } from './api.js';
 import { ResendVerification } from './VerifyBanner.js';
 
 const roleWords = (role: string) => role[0] + role.slice(1).toLowerCase();
 
 export default function Invitations() {
   const queryClient = useQueryClient();
-  const me = useQuery(meQuery);
+  const me = useMe();
   const list = useQuery({
-    queryKey: ['invitations'],
+    queryKey: queryKeys.invitations(),
     queryFn: () => unwrap(authed.GET('/api/organisations/invitations')),
   });
   const accept = useMutation({
@@ -38,7 +41,7 @@ export default function Invitations() {
           })
           .then(noBody),
       ),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['invitations'] }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.invitations() }),
   });
   const unverified = me.data?.emailVerified === false;
   const refusal = accept.error ?? decline.error;

@@ -1,13 +1,14 @@
 // Passkeys: the person's registered ones (name, added, last used), a new one added from this
 // device, one deleted. SimpleWebAuthn loads only when a passkey is added.
+
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { ApiError, unwrap } from '../../api/client.js';
+import { ApiError, noBody, unwrap } from '../../api/client.js';
 import { errorText, fieldErrors } from '../../api/errors.js';
+import { queryKeys } from '../../api/queryKeys.js';
+import { authed } from '../../api/session.js';
 import { Status } from '../account-ui.js';
-import { authed } from '../session.js';
 import { Field, FormError, LoadError, Loading } from '../ui.js';
-import { noBody } from './api.js';
 
 const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : 'never');
 const nameOf = (passkey: { name: string | null }) => passkey.name ?? 'Unnamed passkey';
@@ -30,8 +31,11 @@ const addError = (error: unknown) =>
 
 export function Passkeys() {
   const queryClient = useQueryClient();
-  const list = useQuery({ queryKey: ['passkeys'], queryFn: () => unwrap(authed.GET('/api/auth/passkeys')) });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['passkeys'] });
+  const list = useQuery({
+    queryKey: queryKeys.passkeys(),
+    queryFn: () => unwrap(authed.GET('/api/auth/passkeys')),
+  });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: queryKeys.passkeys() });
   const [name, setName] = useState('');
   const add = useMutation({
     mutationFn: () => addPasskey(name.trim()),

@@ -1,13 +1,14 @@
 // Changing the password (the other sessions end) and the email address (a link goes to the new
 // address, a notice to the old; the address changes when the link is opened).
+
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { unwrap } from '../../api/client.js';
+import { noBody, unwrap } from '../../api/client.js';
 import { fieldErrors } from '../../api/errors.js';
+import { queryKeys } from '../../api/queryKeys.js';
+import { authed } from '../../api/session.js';
 import { Status } from '../account-ui.js';
-import { authed } from '../session.js';
 import { Field, FormError } from '../ui.js';
-import { noBody } from './api.js';
 
 const PASSWORD_FIELDS = ['currentPassword', 'newPassword'];
 
@@ -26,7 +27,7 @@ export function ChangePassword() {
       ),
     onSuccess: () => {
       setForm({ currentPassword: '', newPassword: '', repeat: '' });
-      return queryClient.invalidateQueries({ queryKey: ['sessions'] });
+      return queryClient.invalidateQueries({ queryKey: queryKeys.sessions() });
     },
   });
   const errors = fieldErrors(change.error);

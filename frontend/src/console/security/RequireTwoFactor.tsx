@@ -1,12 +1,14 @@
 // The organisation's requireTwoFactor (OWNER): its owners, admins and managers without
 // two-factor are refused its staff screens until they set it up.
+
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
 import { ApiError, unwrap } from '../../api/client.js';
+import { queryKeys } from '../../api/queryKeys.js';
+import { authed } from '../../api/session.js';
+import type { Organisation } from '../../api/types.js';
 import { Status } from '../account-ui.js';
-import type { Organisation } from '../records.js';
-import { authed } from '../session.js';
 import { Check, FormError } from '../ui.js';
 
 export function RequireTwoFactor(props: { org: Organisation }) {
@@ -21,7 +23,7 @@ export function RequireTwoFactor(props: { org: Organisation }) {
           body: { requireTwoFactor: required },
         }),
       ),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['organisations'] }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.organisations() }),
   });
   return (
     <form

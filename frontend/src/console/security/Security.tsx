@@ -1,8 +1,7 @@
 // The Security page: the person's address and whether it is verified, their password and email,
 // two-factor, passkeys and signed-in sessions.
-import { useQuery } from '@tanstack/react-query';
+import { useMe } from '../../api/hooks.js';
 import { LoadError, Loading } from '../ui.js';
-import { meQuery } from './api.js';
 import { Passkeys } from './Passkeys.js';
 import { ChangeEmail, ChangePassword } from './PasswordEmail.js';
 import { Sessions } from './Sessions.js';
@@ -10,7 +9,7 @@ import { TwoFactor } from './TwoFactor.js';
 import { ResendVerification } from './VerifyBanner.js';
 
 export default function Security() {
-  const me = useQuery(meQuery);
+  const me = useMe();
   return (
     <main className="page">
       <h1>Security</h1>

@@ -1,18 +1,23 @@
 // Signed-in sessions: each sign-in's device (from its User-Agent), when it began and was last
 // used, "this device" for the current one; end one, or every one but this.
+
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { unwrap } from '../../api/client.js';
+import { noBody, unwrap } from '../../api/client.js';
+import { queryKeys } from '../../api/queryKeys.js';
+import { authed } from '../../api/session.js';
 import { Status } from '../account-ui.js';
-import { authed } from '../session.js';
 import { LoadError, Loading } from '../ui.js';
-import { deviceOf, noBody } from './api.js';
+import { deviceOf } from './api.js';
 
 const when = (iso: string) => new Date(iso).toLocaleString();
 
 export function Sessions() {
   const queryClient = useQueryClient();
-  const list = useQuery({ queryKey: ['sessions'], queryFn: () => unwrap(authed.GET('/api/auth/sessions')) });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['sessions'] });
+  const list = useQuery({
+    queryKey: queryKeys.sessions(),
+    queryFn: () => unwrap(authed.GET('/api/auth/sessions')),
+  });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: queryKeys.sessions() });
   const end = useMutation({
     mutationFn: (id: number) =>
       unwrap(authed.DELETE('/api/auth/sessions/{id}', { params: { path: { id } } }).then(noBody)),

@@ -4,7 +4,7 @@ import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { ApiError } from '../../api/client.js';
 import { errorText } from '../../api/errors.js';
-import { type SecondStep, signInSecondStep, signInWithPasskey } from '../session.js';
+import { type SecondStep, signIn, signInWithPasskey } from '../../api/session.js';
 import { Field } from '../ui.js';
 
 /** Words for a refused second step: a wrong or used code, or a challenge that ran out. */
@@ -23,9 +23,10 @@ export function SecondStepForm(props: { step: SecondStep; onRestart: () => void 
   useEffect(() => heading.current?.focus(), []);
   const submit = useMutation({
     mutationFn: () =>
-      signInSecondStep(
-        props.step,
-        recovery ? { recoveryCode: value.trim() } : { code: value.replace(/\s/g, '') },
+      signIn(
+        recovery
+          ? { challenge: props.step.challenge, recoveryCode: value.trim() }
+          : { challenge: props.step.challenge, code: value.replace(/\s/g, '') },
       ),
   });
   return (

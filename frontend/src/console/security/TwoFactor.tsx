@@ -1,19 +1,21 @@
 // Two-factor (TOTP): set up with the QR code (or the secret typed in), confirmed with a code,
 // the recovery codes shown once; turned off with the password and a code. The QR encoder
 // loads only when a set-up starts.
+
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useId, useState } from 'react';
-import { unwrap } from '../../api/client.js';
+import { noBody, unwrap } from '../../api/client.js';
 import { fieldErrors } from '../../api/errors.js';
+import { queryKeys } from '../../api/queryKeys.js';
+import { authed } from '../../api/session.js';
+import type { TwoFactorSetup } from '../../api/types.js';
 import { Status } from '../account-ui.js';
-import { authed } from '../session.js';
 import { Field, FormError } from '../ui.js';
-import { noBody, type TwoFactorSetup } from './api.js';
 
 export function TwoFactor(props: { enabled: boolean }) {
   const queryClient = useQueryClient();
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
-  const done = () => queryClient.invalidateQueries({ queryKey: ['me'] });
+  const done = () => queryClient.invalidateQueries({ queryKey: queryKeys.me() });
   return (
     <section aria-labelledby="two-factor-heading">
       <h2 id="two-factor-heading">Two-factor authentication</h2>

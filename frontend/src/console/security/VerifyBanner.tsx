@@ -1,9 +1,10 @@
 // The quiet reminder while the person's address is unverified: the link was mailed at sign-up;
 // "resend" mails a new one (at most 5 an hour).
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { errorText } from '../../api/errors.js';
+import { useMe } from '../../api/hooks.js';
 import { Status } from '../account-ui.js';
-import { meQuery, resendVerification } from './api.js';
+import { resendVerification } from './api.js';
 
 /** Says "we sent a link", with a resend; `children` say why it matters where it stands. */
 export function ResendVerification(props: { email: string }) {
@@ -25,7 +26,7 @@ export function ResendVerification(props: { email: string }) {
 }
 
 export function VerifyBanner() {
-  const me = useQuery(meQuery);
+  const me = useMe();
   if (!me.data || me.data.emailVerified) return null;
   return (
     <aside className="verify-banner" aria-label="Verify your address">

@@ -1,25 +1,6 @@
-// The account-security records as the console reads them (from the generated schema), and the
-// calls the security screens share.
-import { unwrap } from '../../api/client.js';
-import type { paths } from '../../api/schema.js';
-import { authed } from '../session.js';
-
-type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
-type Get<P extends keyof paths> = paths[P] extends { get: { responses: { 200: infer R } } } ? Json<R> : never;
-
-export type SignedInSession = Get<'/api/auth/sessions'>[number];
-export type Passkey = Get<'/api/auth/passkeys'>[number];
-export type ReceivedInvitation = Get<'/api/organisations/invitations'>[number];
-export type TwoFactorSetup =
-  paths['/api/auth/2fa/setup']['post']['responses'][200]['content']['application/json'];
-
-export const meQuery = { queryKey: ['me'], queryFn: () => unwrap(authed.GET('/api/auth/me')) };
-
-/** An answer without a body (202, 204) as a value `unwrap` accepts. */
-export const noBody = <T extends { response: Response }>(result: T) => ({
-  ...result,
-  data: result.response.ok ? {} : undefined,
-});
+// What the security screens share: mailing the verification link again, a session's device in words.
+import { noBody, unwrap } from '../../api/client.js';
+import { authed } from '../../api/session.js';
 
 /** Mails the verification link again (at most 5 an hour). */
 export const resendVerification = () => unwrap(authed.POST('/api/auth/verify-email/resend').then(noBody));

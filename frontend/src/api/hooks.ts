@@ -1,0 +1,103 @@
+// The queries more than one screen reads, one hook each: the same key and call wherever it is
+// read, so the screens share one cached answer. `options` only ever holds values set on purpose
+// (an `undefined` there would replace the app's default staleTime).
+import { useQuery } from '@tanstack/react-query';
+import { api, unwrap } from './client.js';
+import { queryKeys } from './queryKeys.js';
+import { authed } from './session.js';
+
+interface Options {
+  enabled?: boolean;
+  staleTime?: number;
+}
+
+/** An organisation's booking page: its types and resources (public). */
+export function usePublicCatalogue(slug: string | null) {
+  return useQuery({
+    queryKey: queryKeys.catalogue(slug),
+    enabled: slug !== null,
+    queryFn: () => unwrap(api.GET('/api/public/organisations/{slug}', { params: { path: { slug: slug! } } })),
+  });
+}
+
+/** The signed-in person as the API knows them. */
+export const useMe = () =>
+  useQuery({ queryKey: queryKeys.me(), queryFn: () => unwrap(authed.GET('/api/auth/me')) });
+
+/** The signed-in person's organisations. */
+export const useOrganisations = (options: Options = {}) =>
+  useQuery({
+    queryKey: queryKeys.organisations(),
+    queryFn: () => unwrap(authed.GET('/api/organisations')),
+    ...options,
+  });
+
+/**
+ * The person's organisations and the active one: the types, resources and reservations routes
+ * act on the active organisation, so every screen names it.
+ */
+export function useActiveOrganisation() {
+  const list = useOrganisations();
+  return { ...list, active: list.data?.find((o) => o.isActiveOrganisation) ?? null };
+}
+
+/** The active organisation's members and open invitations. */
+export const useMembers = (orgId: number) =>
+  useQuery({
+    queryKey: queryKeys.members(orgId),
+    queryFn: () =>
+      unwrap(authed.GET('/api/organisations/{id}/users/list', { params: { path: { id: orgId } } })),
+  });
+
+/** The active organisation's types. */
+export const useResourceTypes = (options: Options = {}) =>
+  useQuery({
+    queryKey: queryKeys.resourceTypes(),
+    queryFn: () => unwrap(authed.GET('/api/resource-types')),
+    ...options,
+  });
+
+/** The active organisation's resources (`orgId`: the organisation schedule's own copy). */
+export const useResources = (orgId?: number) =>
+  useQuery({ queryKey: queryKeys.resources(orgId), queryFn: () => unwrap(authed.GET('/api/resources')) });
+
+/** A resource's schedule as every level above it resolves it. */
+export const useResourceSchedule = (id: number, options: Options = {}) =>
+  useQuery({
+    queryKey: queryKeys.resourceSchedule(id),
+    queryFn: () => unwrap(authed.GET('/api/resources/{id}/schedule', { params: { path: { id } } })),
+    ...options,
+  });
+
+/** The person's agents. */
+export const useAgents = () =>
+  useQuery({
+    queryKey: queryKeys.agents(),
+    queryFn: () => unwrap(authed.GET('/api/agents')),
+    // Each agent's lastUsedAt moves while the person is away.
+    staleTime: 0,
+  });
+
+/** One agent. */
+export const useAgent = (id: number, options: Options = {}) =>
+  useQuery({
+    queryKey: queryKeys.agent(id),
+    queryFn: () => unwrap(authed.GET('/api/agents/{id}', { params: { path: { id } } })),
+    ...options,
+  });
+
+/** Every action an agent may be allowed. */
+export const useAgentCatalog = () =>
+  useQuery({
+    queryKey: queryKeys.agentCatalog(),
+    queryFn: () => unwrap(authed.GET('/api/agents/catalog')),
+    staleTime: 60_000,
+  });
+
+/** The built-in permission presets. */
+export const usePermissionGroups = () =>
+  useQuery({
+    queryKey: queryKeys.permissionGroups(),
+    queryFn: () => unwrap(authed.GET('/api/agents/permission-groups')),
+    staleTime: 60_000,
+  });
