@@ -3,18 +3,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { createTestApp, registerUser, type TestApp } from '../helpers/app.js';
-import { checkAtBothWidths, freePort } from '../helpers/browser.js';
-import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../helpers/catalogue.js';
+import { createTestApp, freePort, registerUser, type TestApp } from '../helpers/app.js';
+import { at, customer, futureMonday } from '../helpers/booking.js';
+import { checkAtBothWidths } from '../helpers/browser.js';
+import { createResource, createType } from '../helpers/catalogue.js';
 import { launchChromium } from '../helpers/chromium.js';
+import { type OrgOwner, ownerWithOrganisation } from '../helpers/organisations.js';
 
 describe('approval page (browser)', () => {
   let t: TestApp;

@@ -14,11 +14,13 @@ import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { type MailCatcher, startMailCatcher } from '../../tools/emulators/mail/server.js';
 import { type PaymentEmulator, startPaymentEmulator } from '../../tools/emulators/payment/server.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
-import { assertAccessible, freePort, problemsOf } from '../helpers/browser.js';
-import { at, createResource, createType, futureMonday, ownerWithOrganisation } from '../helpers/catalogue.js';
+import { createTestApp, freePort, type TestApp } from '../helpers/app.js';
+import { at, futureMonday } from '../helpers/booking.js';
+import { assertAccessible, problemsOf } from '../helpers/browser.js';
+import { createResource, createType } from '../helpers/catalogue.js';
 import { launchChromium } from '../helpers/chromium.js';
-import { as, expectStatus } from '../helpers/workspace.js';
+import { as, expectStatus } from '../helpers/http.js';
+import { ownerWithOrganisation } from '../helpers/organisations.js';
 
 const SECRET = 'sk_test_booking_mail_browser_0123';
 const WEBHOOK_SECRET = 'whsec_booking_mail_browser_0123456789';

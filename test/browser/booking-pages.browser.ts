@@ -16,23 +16,18 @@ import type { Browser, Page } from 'playwright-core';
 import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { type PaymentEmulator, startPaymentEmulator } from '../../tools/emulators/payment/server.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
-import { checkAtBothWidths, dayOfferingTime, freePort, problemsOf } from '../helpers/browser.js';
-import {
-  at,
-  createResource,
-  createType,
-  futureMonday,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../helpers/catalogue.js';
+import { createTestApp, freePort, type TestApp } from '../helpers/app.js';
+import { at, futureMonday, type Question } from '../helpers/booking.js';
+import { checkAtBothWidths, dayOfferingTime, problemsOf } from '../helpers/browser.js';
+import { createResource, createType } from '../helpers/catalogue.js';
 import { launchChromium } from '../helpers/chromium.js';
-import { as, expectStatus } from '../helpers/workspace.js';
+import { as, expectStatus } from '../helpers/http.js';
+import { type OrgOwner, ownerWithOrganisation } from '../helpers/organisations.js';
 
 const SECRET = 'sk_test_booking_pages_browser_0123';
 const WEBHOOK_SECRET = 'whsec_booking_pages_browser_0123456789';
 
-const QUESTIONS = [
+const QUESTIONS: Question[] = [
   { id: 'topic', label: 'What is it about?', kind: 'text', required: true },
   { id: 'details', label: 'Anything else we should know', kind: 'textarea', required: false },
   { id: 'invoiceEmail', label: 'Invoice email', kind: 'email', required: false },

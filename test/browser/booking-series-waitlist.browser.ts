@@ -16,11 +16,12 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { localOf } from '../../frontend/src/lib/time.js';
 import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
-import { checkAtBothWidths, dayOfferingTime, freePort, problemsOf } from '../helpers/browser.js';
-import { createResource, createType, type OrgOwner, ownerWithOrganisation } from '../helpers/catalogue.js';
+import { createTestApp, freePort, type TestApp } from '../helpers/app.js';
+import { checkAtBothWidths, dayOfferingTime, problemsOf } from '../helpers/browser.js';
+import { createResource, createType } from '../helpers/catalogue.js';
 import { launchChromium } from '../helpers/chromium.js';
-import { as, expectStatus } from '../helpers/workspace.js';
+import { as, expectStatus } from '../helpers/http.js';
+import { type OrgOwner, ownerWithOrganisation } from '../helpers/organisations.js';
 
 const VISITOR_ZONE = 'America/New_York';
 

@@ -14,17 +14,12 @@ import type { Browser, BrowserContext } from 'playwright-core';
 import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { type PaymentEmulator, startPaymentEmulator } from '../../tools/emulators/payment/server.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
-import {
-  assertAccessible,
-  checkAtBothWidths,
-  dayOfferingTime,
-  freePort,
-  problemsOf,
-} from '../helpers/browser.js';
-import { createResource, createType, type OrgOwner, ownerWithOrganisation } from '../helpers/catalogue.js';
+import { createTestApp, freePort, type TestApp } from '../helpers/app.js';
+import { assertAccessible, checkAtBothWidths, dayOfferingTime, problemsOf } from '../helpers/browser.js';
+import { createResource, createType } from '../helpers/catalogue.js';
 import { launchChromium } from '../helpers/chromium.js';
-import { as, expectStatus } from '../helpers/workspace.js';
+import { as, expectStatus } from '../helpers/http.js';
+import { type OrgOwner, ownerWithOrganisation } from '../helpers/organisations.js';
 
 const SECRET = 'sk_test_booking_page_browser_0123';
 const WEBHOOK_SECRET = 'whsec_booking_page_browser_0123456789';

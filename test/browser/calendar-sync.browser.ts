@@ -13,8 +13,8 @@ import {
   type CalendarProviderBEmulator,
   startCalendarProviderBEmulator,
 } from '../../tools/emulators/calendar-provider-b/server.js';
-import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../helpers/app.js';
-import { checkAtBothWidths, freePort, problemsOf } from '../helpers/browser.js';
+import { createTestApp, freePort, registerUser, type SignedInUser, type TestApp } from '../helpers/app.js';
+import { checkAtBothWidths, problemsOf } from '../helpers/browser.js';
 import { launchChromium } from '../helpers/chromium.js';
 
 /**

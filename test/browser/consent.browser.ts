@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../helpers/app.js';
-import { checkAtBothWidths, freePort, problemsOf } from '../helpers/browser.js';
+import { createTestApp, freePort, registerUser, type SignedInUser, type TestApp } from '../helpers/app.js';
+import { checkAtBothWidths, problemsOf } from '../helpers/browser.js';
 import { launchChromium } from '../helpers/chromium.js';
 
 /** An https logo; the browser context answers it (no network in tests). */

@@ -18,8 +18,8 @@ import {
   startCalendarProviderAEmulator,
 } from '../../tools/emulators/calendar-provider-a/server.js';
 import { type PaymentEmulator, startPaymentEmulator } from '../../tools/emulators/payment/server.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
-import { checkAtBothWidths, freePort, problemsOf, registerThroughPages } from '../helpers/browser.js';
+import { createTestApp, freePort, type TestApp } from '../helpers/app.js';
+import { checkAtBothWidths, problemsOf, registerThroughPages } from '../helpers/browser.js';
 import { launchChromium } from '../helpers/chromium.js';
 
 const SECRET = 'sk_test_console_account_browser_0123';

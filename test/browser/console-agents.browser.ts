@@ -16,9 +16,9 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { Browser } from 'playwright-core';
 import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
-import { checkAtBothWidths, freePort, problemsOf, registerThroughPages } from '../helpers/browser.js';
-import { at, customer, futureMonday } from '../helpers/catalogue.js';
+import { createTestApp, freePort, type TestApp } from '../helpers/app.js';
+import { at, customer, futureMonday } from '../helpers/booking.js';
+import { checkAtBothWidths, problemsOf, registerThroughPages } from '../helpers/browser.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { connectClient } from '../helpers/mcp.js';
 

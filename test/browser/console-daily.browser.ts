@@ -15,8 +15,8 @@ import { addDays } from '../../frontend/src/console/week.js';
 import { dayKey, instantOf } from '../../frontend/src/lib/time.js';
 import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
-import { createTestApp, type TestApp, uniqueEmail } from '../helpers/app.js';
-import { checkAtBothWidths, freePort, problemsOf } from '../helpers/browser.js';
+import { createTestApp, freePort, type TestApp, uniqueEmail } from '../helpers/app.js';
+import { checkAtBothWidths, problemsOf } from '../helpers/browser.js';
 import { launchChromium } from '../helpers/chromium.js';
 
 const ZONE = 'Europe/Berlin';

@@ -11,8 +11,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
-import { checkAtBothWidths, freePort, problemsOf, registerThroughPages } from '../helpers/browser.js';
+import { createTestApp, freePort, type TestApp } from '../helpers/app.js';
+import { checkAtBothWidths, problemsOf, registerThroughPages } from '../helpers/browser.js';
 import { launchChromium } from '../helpers/chromium.js';
 
 describe('console: booking questions editor (browser)', () => {

@@ -14,8 +14,8 @@ import { addDays, mondayOf } from '../../frontend/src/console/week.js';
 import { dayKey, formatDay, instantOf } from '../../frontend/src/lib/time.js';
 import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
-import { createTestApp, registerVerifiedUser, type TestApp, uniqueEmail } from '../helpers/app.js';
-import { checkAtBothWidths, freePort, problemsOf, registerThroughPages } from '../helpers/browser.js';
+import { createTestApp, freePort, registerVerifiedUser, type TestApp, uniqueEmail } from '../helpers/app.js';
+import { checkAtBothWidths, problemsOf, registerThroughPages } from '../helpers/browser.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { type Receiver, startReceiver } from '../modules/webhooks/helpers.js';
 

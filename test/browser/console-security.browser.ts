@@ -15,17 +15,16 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { type MailCatcher, startMailCatcher } from '../../tools/emulators/mail/server.js';
-import { createTestApp, type TestApp, uniqueEmail } from '../helpers/app.js';
+import { createTestApp, freePort, type TestApp, uniqueEmail } from '../helpers/app.js';
 import {
   assertAccessible,
   checkAtBothWidths,
-  freePort,
   problemsOf,
   registerThroughPages as registerWithOrganisation,
 } from '../helpers/browser.js';
-import { memberWithRole, ownerWithOrganisation } from '../helpers/catalogue.js';
 import { launchChromium } from '../helpers/chromium.js';
-import { as, expectStatus } from '../helpers/workspace.js';
+import { as, expectStatus } from '../helpers/http.js';
+import { memberWithRole, ownerWithOrganisation } from '../helpers/organisations.js';
 
 const PASSWORD = 'a long enough password';
 

@@ -7,8 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { type TestApp, uniqueEmail } from '../helpers/app.js';
 import { type BrowserApp, checkAtBothWidths, problemsOf, startBrowserApp } from '../helpers/browser.js';
-import { ownerWithOrganisation } from '../helpers/catalogue.js';
-import { as, expectStatus } from '../helpers/workspace.js';
+import { as, expectStatus } from '../helpers/http.js';
+import { ownerWithOrganisation } from '../helpers/organisations.js';
 
 describe('console (browser)', () => {
   let app: BrowserApp;

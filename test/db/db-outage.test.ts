@@ -12,8 +12,10 @@ import { registerErrorHandling } from '../../src/http/errors.js';
 import { asDomainError } from '../../src/lib/errors.js';
 import type { ToolDefinition } from '../../src/mcp/types.js';
 import { createTestDatabase, TEST_ENV, testDatabaseUrl } from '../helpers/app.js';
-import { at, createResource, createType, futureMonday, ownerWithOrganisation } from '../helpers/catalogue.js';
+import { at, futureMonday } from '../helpers/booking.js';
+import { createResource, createType } from '../helpers/catalogue.js';
 import { connectClient, fakeTools, KEYS, newDirectory, startMcpServer } from '../helpers/mcp.js';
+import { ownerWithOrganisation } from '../helpers/organisations.js';
 
 // A dependency (PostgreSQL, Redis) goes away under booking load and comes back: the
 // service stays up, answers every request in bounded time (503 UNAVAILABLE with

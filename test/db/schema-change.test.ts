@@ -2,14 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  ownerWithOrganisation,
-} from '../helpers/catalogue.js';
+import { at, customer, futureMonday } from '../helpers/booking.js';
+import { createResource, createType } from '../helpers/catalogue.js';
+import { ownerWithOrganisation } from '../helpers/organisations.js';
 
 // The hot statements are prepared once per connection (SQLite: cached by text;
 // PostgreSQL: named prepared statements). A migration another instance runs while this

@@ -14,16 +14,10 @@ import {
 } from '../../frontend/src/api/errors.js';
 import { LIMITS } from '../../frontend/src/lib/booking.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../helpers/catalogue.js';
-import { as } from '../helpers/workspace.js';
+import { at, customer, futureMonday } from '../helpers/booking.js';
+import { createResource, createType } from '../helpers/catalogue.js';
+import { as } from '../helpers/http.js';
+import { type OrgOwner, ownerWithOrganisation } from '../helpers/organisations.js';
 
 /** Text only a validator writes: none of it may reach a page. */
 const RAW = [/expected/i, /received/i, /<=|>=|<|>/, /invalid input/i, /too (big|small):/i, /\bundefined\b/];

@@ -1,4 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
@@ -9,6 +13,7 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { moduleMigrations } from '../../src/module.js';
 import { issueLink } from '../../src/modules/auth/links.js';
 import { MODULES } from '../../src/modules/index.js';
+import { client, expectStatus } from './http.js';
 import { checkResponsesAgainstSchemas } from './response-schemas.js';
 
 /** The schema of PostgreSQL test databases: the template's, migrated there once a run. */
@@ -162,6 +167,84 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   };
 }
 
+/**
+ * Two databases handles on one database, as two app instances have: a shared temp
+ * file on SQLite, the same test database on PostgreSQL.
+ */
+export async function sharedDatabase(): Promise<{ first: Db; second: Db; drop(): Promise<void> }> {
+  if (process.env.TEST_DATABASE_URL) {
+    const { db, drop } = await createTestDatabase();
+    const second = createDatabase(testDatabaseUrl(db), {
+      ...(db.schema ? { searchPath: db.schema } : {}),
+      poolSize: 5,
+    });
+    return {
+      first: db,
+      second,
+      drop: async () => {
+        await second.close();
+        await drop();
+      },
+    };
+  }
+  const path = join(tmpdir(), `mcp-shared-${process.pid}-${randomBytes(4).toString('hex')}.db`);
+  const first = createDatabase(`sqlite:${path}`);
+  const second = createDatabase(`sqlite:${path}`);
+  return {
+    first,
+    second,
+    drop: async () => {
+      await first.close();
+      await second.close();
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+    },
+  };
+}
+
+/**
+ * Two instances of the service on one database (the full app of each, configured by `env`
+ * over TEST_ENV), ready, every response checked against its schema. `close` closes both, drops the database and
+ * then fails on any response that did not match.
+ */
+export async function twoInstances(env: Record<string, string> = {}): Promise<{
+  first: FastifyInstance;
+  second: FastifyInstance;
+  db: Db;
+  close(): Promise<void>;
+}> {
+  const shared = await sharedDatabase();
+  const config = loadConfig({ ...TEST_ENV, ...env });
+  const apps = [
+    await buildApp(config, { db: shared.first, logger: false }),
+    await buildApp(config, { db: shared.second, logger: false }),
+  ] as const;
+  const checks = apps.map((app) => checkResponsesAgainstSchemas(app));
+  for (const app of apps) await app.ready();
+  return {
+    first: apps[0],
+    second: apps[1],
+    db: shared.first,
+    close: async () => {
+      for (const app of apps) await app.close();
+      await shared.drop();
+      for (const check of checks) check.assertResponsesMatched();
+    },
+  };
+}
+
+/** A port nothing listens on now, on loopback (for an app, or an emulator's callbacks to it). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 let counter = 0;
 export function uniqueEmail(prefix = 'user'): string {
   counter += 1;
@@ -180,14 +263,10 @@ export interface SignedInUser {
 export async function registerUser(app: FastifyInstance, name = 'Test User'): Promise<SignedInUser> {
   const email = uniqueEmail();
   const password = 'correct horse battery';
-  const response = await app.inject({
-    method: 'POST',
-    url: '/api/auth/register',
-    payload: { email, password, name },
+  const response = await client(app, null).send('POST', '/api/auth/register', {
+    body: { email, password, name },
   });
-  if (response.statusCode !== 201)
-    throw new Error(`register failed: ${response.statusCode} ${response.body}`);
-  const body = response.json();
+  const body = expectStatus(response, 201);
   return {
     id: body.user.id,
     email,
@@ -210,9 +289,7 @@ export async function verifyEmail(app: FastifyInstance, user: { id: number; emai
     purpose: 'verify_email',
     email: user.email,
   });
-  const response = await app.inject({ method: 'POST', url: '/api/auth/verify-email', payload: { token } });
-  if (response.statusCode !== 200)
-    throw new Error(`verify-email failed: ${response.statusCode} ${response.body}`);
+  expectStatus(await client(app, null).send('POST', '/api/auth/verify-email', { body: { token } }), 200);
 }
 
 /** Registers a user whose address is verified (as a person who opened the mailed link). */

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import {
   type CalendarProviderAEmulator,
@@ -9,7 +8,8 @@ import {
   type CalendarProviderBEmulator,
   startCalendarProviderBEmulator,
 } from '../../tools/emulators/calendar-provider-b/server.js';
-import { createTestApp, registerUser, type SignedInUser, type TestApp } from './app.js';
+import { createTestApp, freePort, registerUser, type SignedInUser, type TestApp } from './app.js';
+import { client, expectStatus } from './http.js';
 
 export type Provider = 'calendar_provider_a' | 'calendar_provider_b';
 
@@ -21,18 +21,6 @@ export interface SyncHarness extends TestApp {
   /** Waits until no job is waiting or running. */
   idle(): Promise<void>;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**
@@ -101,23 +89,21 @@ export async function connect(
   provider: Provider,
   who: 'alice' | 'bob' = 'alice',
 ): Promise<URL> {
-  const auth = await h.app.inject({
-    method: 'GET',
-    url: `/api/calendar-sync/auth/${provider}`,
-    headers: user.auth,
+  const auth = await client(h.app, user).send('GET', '/api/calendar-sync/auth/{provider}', {
+    params: { provider },
   });
-  assert.equal(auth.statusCode, 200, auth.body);
-  const authUrl = new URL(auth.json().authUrl);
+  const authUrl = new URL(expectStatus(auth, 200).authUrl);
   authUrl.searchParams.set('login_hint', accountOf(provider, who));
   const consent = await fetch(authUrl, { redirect: 'manual' });
   assert.equal(consent.status, 302, await consent.text());
   const back = new URL(consent.headers.get('location')!);
+  // app.inject itself: the browser comes back with the binding cookie, not a bearer header.
   const callback = await h.app.inject({
     method: 'GET',
     url: `${back.pathname}${back.search}`,
     cookies: bindingCookie(auth),
   });
-  assert.equal(callback.statusCode, 302, callback.body);
+  expectStatus(callback, 302);
   return new URL(String(callback.headers.location));
 }
 
@@ -129,9 +115,8 @@ export async function connected(h: SyncHarness, provider: Provider, who: 'alice'
 }
 
 export async function status(app: FastifyInstance, user: SignedInUser, provider: Provider) {
-  const r = await app.inject({ method: 'GET', url: '/api/calendar-sync/status', headers: user.auth });
-  assert.equal(r.statusCode, 200, r.body);
-  return r.json().providers.find((p: { provider: string }) => p.provider === provider);
+  const body = expectStatus(await client(app, user).send('GET', '/api/calendar-sync/status'), 200);
+  return body.providers.find((p: { provider: string }) => p.provider === provider);
 }
 
 export async function mapCalendar(
@@ -141,13 +126,11 @@ export async function mapCalendar(
   externalId: string,
   settings: Record<string, unknown> = {},
 ) {
-  const r = await h.app.inject({
-    method: 'POST',
-    url: '/api/calendar-sync/sync',
-    headers: user.auth,
-    payload: { provider, calendars: [{ externalId, localName: `Synced ${externalId}`, ...settings }] },
+  const r = await client(h.app, user).request('POST', '/api/calendar-sync/sync', {
+    provider,
+    calendars: [{ externalId, localName: `Synced ${externalId}`, ...settings }],
   });
-  assert.equal(r.statusCode, 200, r.body);
+  expectStatus(r, 200);
   await h.idle();
   const synced = (await status(h.app, user, provider)).syncedCalendars.find(
     (c: { externalId: string }) => c.externalId === externalId,
@@ -197,10 +180,9 @@ export async function localEvents(h: SyncHarness, calendarId: number): Promise<L
 }
 
 export async function force(h: SyncHarness, user: SignedInUser) {
-  const r = await h.app.inject({ method: 'POST', url: '/api/calendar-sync/force', headers: user.auth });
-  assert.equal(r.statusCode, 200, r.body);
+  const { message } = expectStatus(await client(h.app, user).send('POST', '/api/calendar-sync/force'), 200);
   await h.idle();
-  return r.json().message as string;
+  return message as string;
 }
 
 /** Polls `check` until it holds (push notifications travel over real HTTP). */

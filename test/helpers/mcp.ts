@@ -1,13 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { createDatabase, type Db } from '../../src/db/database.js';
+import type { Db } from '../../src/db/database.js';
 import { DomainError } from '../../src/lib/errors.js';
 import type { McpRoutesOptions } from '../../src/mcp/routes.js';
 import type {
@@ -17,8 +13,8 @@ import type {
   ToolCallRecord,
   ToolDefinition,
 } from '../../src/mcp/types.js';
-import { createTestDatabase, type SignedInUser, TEST_ENV, testDatabaseUrl } from './app.js';
-import { checkResponsesAgainstSchemas } from './response-schemas.js';
+import { type SignedInUser, TEST_ENV } from './app.js';
+import { client, expectStatus, type RequestBody } from './http.js';
 
 /** A fake agents module: agents by key and by id, and the tool calls it was told about. */
 export interface FakeAgentDirectory extends AgentDirectory {
@@ -214,71 +210,6 @@ export const newDirectory = () =>
     [KEYS.disabled]: AGENT_DISABLED.id,
   });
 
-/**
- * Two databases handles on one database, as two app instances have: a shared temp
- * file on SQLite, the same test database on PostgreSQL.
- */
-export async function sharedDatabase(): Promise<{ first: Db; second: Db; drop(): Promise<void> }> {
-  if (process.env.TEST_DATABASE_URL) {
-    const { db, drop } = await createTestDatabase();
-    const second = createDatabase(testDatabaseUrl(db), {
-      ...(db.schema ? { searchPath: db.schema } : {}),
-      poolSize: 5,
-    });
-    return {
-      first: db,
-      second,
-      drop: async () => {
-        await second.close();
-        await drop();
-      },
-    };
-  }
-  const path = join(tmpdir(), `mcp-shared-${process.pid}-${randomBytes(4).toString('hex')}.db`);
-  const first = createDatabase(`sqlite:${path}`);
-  const second = createDatabase(`sqlite:${path}`);
-  return {
-    first,
-    second,
-    drop: async () => {
-      await first.close();
-      await second.close();
-      for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
-    },
-  };
-}
-
-/**
- * Two instances of the service on one database (the full app of each, configured by `env`
- * over TEST_ENV), ready, every response checked against its schema. `close` closes both, drops the database and
- * then fails on any response that did not match.
- */
-export async function twoInstances(env: Record<string, string> = {}): Promise<{
-  first: FastifyInstance;
-  second: FastifyInstance;
-  db: Db;
-  close(): Promise<void>;
-}> {
-  const shared = await sharedDatabase();
-  const config = loadConfig({ ...TEST_ENV, ...env });
-  const apps = [
-    await buildApp(config, { db: shared.first, logger: false }),
-    await buildApp(config, { db: shared.second, logger: false }),
-  ] as const;
-  const checks = apps.map((app) => checkResponsesAgainstSchemas(app));
-  for (const app of apps) await app.ready();
-  return {
-    first: apps[0],
-    second: apps[1],
-    db: shared.first,
-    close: async () => {
-      for (const app of apps) await app.close();
-      await shared.drop();
-      for (const check of checks) check.assertResponsesMatched();
-    },
-  };
-}
-
 /** `legacy`: the plain 2025 handshake; `modern`: pinned to 2026-07-28; `auto`: probes with server/discover. */
 export type Era = 'legacy' | 'modern' | 'auto';
 
@@ -308,17 +239,42 @@ export async function connectClient(
 export async function agentClient(
   app: FastifyInstance,
   owner: SignedInUser,
-  permissionGroupId: string,
+  permissionGroupId: RequestBody<'POST', '/api/agents'>['permissionGroupId'],
 ): Promise<Client> {
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('the app is not listening');
-  const post = async (url: string, payload: Record<string, unknown>) => {
-    const response = await app.inject({ method: 'POST', url, headers: owner.auth, payload });
-    if (response.statusCode !== 201) throw new Error(`${url}: ${response.statusCode} ${response.body}`);
-    return response.json() as { id: number; key: string };
-  };
-  const agent = await post('/api/agents', { name: 'Booker', permissionGroupId });
-  const { key } = await post(`/api/agents/${agent.id}/keys`, { label: 'k' });
+  const api = client(app, owner);
+  const agent = expectStatus(
+    await api.send('POST', '/api/agents', { body: { name: 'Booker', permissionGroupId } }),
+    201,
+  );
+  const { key } = expectStatus(
+    await api.send('POST', '/api/agents/{id}/keys', { params: { id: agent.id }, body: { label: 'k' } }),
+    201,
+  );
   const url = new URL(`http://127.0.0.1:${address.port}/api/mcp`);
   return (await connectClient(url, { 'x-agent-key': key })).client;
+}
+
+/**
+ * An MCP `initialize` at /api/mcp with these credentials (a bearer token, or the headers, say an
+ * agent key's): 200 when they hold, 401 (with the challenge) when not.
+ */
+export function mcpInitialize(app: FastifyInstance, credentials: string | Record<string, string>) {
+  const headers = typeof credentials === 'string' ? { authorization: `Bearer ${credentials}` } : credentials;
+  return client(app, null).request(
+    'POST',
+    '/api/mcp',
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'raw', version: '1.0.0' },
+      },
+    },
+    { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...headers },
+  );
 }

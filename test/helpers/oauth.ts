@@ -3,6 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type * as oauth from 'oauth4webapi';
 import type { SignedInUser } from './app.js';
+import { client, expectStatus } from './http.js';
 
 /** Test helpers of the OAuth server: PKCE pairs, registration, consent, token requests. */
 
@@ -44,13 +45,12 @@ export async function registerClient(
   app: FastifyInstance,
   metadata: Record<string, unknown> = {},
 ): Promise<Client> {
-  const response = await app.inject({
-    method: 'POST',
-    url: '/api/oauth/register',
-    payload: { client_name: 'Test MCP Host', redirect_uris: [REDIRECT_URI], ...metadata },
+  const response = await client(app, null).request('POST', '/api/oauth/register', {
+    client_name: 'Test MCP Host',
+    redirect_uris: [REDIRECT_URI],
+    ...metadata,
   });
-  assert.equal(response.statusCode, 201, response.body);
-  return response.json();
+  return expectStatus(response, 201);
 }
 
 export function authorizeQuery(
@@ -70,7 +70,7 @@ export function authorizeQuery(
 }
 
 export function authorize(app: FastifyInstance, query: URLSearchParams | string) {
-  return app.inject({ method: 'GET', url: `/api/oauth/authorize?${query}` });
+  return client(app, null).get(`/api/oauth/authorize?${query}`);
 }
 
 export function consent(
@@ -86,11 +86,8 @@ export function consent(
     resource?: string;
   },
 ) {
-  return app.inject({
-    method: 'POST',
-    url: '/api/oauth/consent',
-    headers: user.auth,
-    payload: { approve: true, permissionGroupId: 'minimal', state: 'st-1', ...body },
+  return client(app, user).send('POST', '/api/oauth/consent', {
+    body: { approve: true, permissionGroupId: 'minimal', state: 'st-1', ...body },
   });
 }
 
@@ -109,8 +106,7 @@ export async function approve(
     state: options.state ?? 'st-1',
     ...(options.permissionGroupId ? { permissionGroupId: options.permissionGroupId } : {}),
   });
-  assert.equal(response.statusCode, 200, response.body);
-  const redirectUrl: string = response.json().redirectUrl;
+  const { redirectUrl } = expectStatus(response, 200);
   assert.ok(redirectUrl.startsWith(`${redirectUri}?`), redirectUrl);
   return new URL(redirectUrl).searchParams;
 }
@@ -121,15 +117,15 @@ export function tokenRequest(
   params: Record<string, string>,
   options: { json?: boolean; headers?: Record<string, string> } = {},
 ): Promise<LightMyRequestResponse> {
-  return app.inject({
-    method: 'POST',
-    url: '/api/oauth/token',
-    headers: {
+  return client(app, null).request(
+    'POST',
+    '/api/oauth/token',
+    options.json ? JSON.stringify(params) : new URLSearchParams(params).toString(),
+    {
       'content-type': options.json ? 'application/json' : 'application/x-www-form-urlencoded',
       ...options.headers,
     },
-    payload: options.json ? JSON.stringify(params) : new URLSearchParams(params).toString(),
-  });
+  );
 }
 
 export interface Tokens {
@@ -159,8 +155,7 @@ export async function grant(
     redirect_uri: client.redirect_uris[0]!,
     code_verifier: verifier,
   });
-  assert.equal(response.statusCode, 200, response.body);
-  const tokens = response.json() as Tokens;
+  const tokens = expectStatus(response, 200) as Tokens;
   return { client, tokens, agentId: Number(decodeJwt(tokens.access_token).payload.sub) };
 }
 
@@ -183,25 +178,4 @@ export function assertOAuthError(response: LightMyRequestResponse, error: string
   assert.equal(body.error, error, body.error_description);
   assert.equal(response.headers['cache-control'], 'no-store');
   return body.error_description as string;
-}
-
-const initializeBody = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1.0.0' } },
-};
-
-/** An MCP `initialize` with this bearer token: 200 when it verifies, 401 (with the challenge) when not. */
-export function mcpInitialize(app: FastifyInstance, bearer: string) {
-  return app.inject({
-    method: 'POST',
-    url: '/api/mcp',
-    headers: {
-      authorization: `Bearer ${bearer}`,
-      accept: 'application/json, text/event-stream',
-      'content-type': 'application/json',
-    },
-    payload: initializeBody,
-  });
 }

@@ -1,58 +1,45 @@
-import assert from 'node:assert/strict';
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+// Organisations and their people: an owner with an organisation, members by role, a whole team.
+import type { FastifyInstance } from 'fastify';
 import { registerUser, type SignedInUser } from './app.js';
+import { type Answer, client, expectStatus, type RequestBody } from './http.js';
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type Role = 'OWNER' | 'ADMIN' | 'MANAGER' | 'MEMBER';
 
-/** One authenticated call through app.inject. */
-export function call(
-  app: FastifyInstance,
-  user: SignedInUser | null,
-  method: Method,
-  url: string,
-  payload?: unknown,
-): Promise<LightMyRequestResponse> {
-  const options: InjectOptions = { method, url, headers: user ? user.auth : {} };
-  if (payload !== undefined) options.payload = payload as InjectOptions['payload'];
-  return app.inject(options);
-}
+/** What a new organisation may be created with: a name is given unless the test names one. */
+export type OrganisationFields = Partial<RequestBody<'POST', '/api/organisations'>>;
 
-/** Asserts the status and, for errors, the envelope's code; answers the JSON body. */
-export function expectStatus(response: LightMyRequestResponse, status: number, code?: string) {
-  assert.equal(
-    response.statusCode,
-    status,
-    `expected ${status}, got ${response.statusCode}: ${response.body}`,
-  );
-  if (code) {
-    const body = response.json();
-    assert.equal(body.success, false);
-    assert.equal(body.error.code, code);
-    assert.equal(typeof body.error.requestId, 'string');
-  }
-  return response.body ? response.json() : null;
-}
-
-/** The `{path, message}` details of a 400, as `path: message` strings. */
-export function validationDetails(response: LightMyRequestResponse): string[] {
-  const body = expectStatus(response, 400, 'VALIDATION_FAILED');
-  return body.error.details.map((d: { path: string; message: string }) => `${d.path}: ${d.message}`);
-}
-
+/** Creates an organisation owned (and made active) by `owner`; answers it. */
 export async function createOrganisation(
   app: FastifyInstance,
   owner: SignedInUser,
-  body: Record<string, unknown> = {},
-): Promise<{ id: number } & Record<string, unknown>> {
-  const response = await call(app, owner, 'POST', '/api/organisations', { name: 'Organisation', ...body });
+  body: OrganisationFields = {},
+): Promise<Answer<'POST', '/api/organisations', 201>> {
+  const response = await client(app, owner).send('POST', '/api/organisations', {
+    body: { name: 'Organisation', ...body },
+  });
   return expectStatus(response, 201);
 }
 
-export async function me(app: FastifyInstance, user: SignedInUser) {
-  return expectStatus(await call(app, user, 'GET', '/api/auth/me'), 200);
+export interface OrgOwner extends SignedInUser {
+  organisationId: number;
 }
 
-export type Role = 'OWNER' | 'ADMIN' | 'MANAGER' | 'MEMBER';
+/** Registers a user and creates an organisation they own (and have active). */
+export async function ownerWithOrganisation(
+  app: FastifyInstance,
+  organisation: OrganisationFields = {},
+): Promise<OrgOwner> {
+  const user = await registerUser(app, 'Owner');
+  const { id } = await createOrganisation(app, user, { name: 'Acme', ...organisation });
+  return { ...user, organisationId: id };
+}
+
+export async function me(
+  app: FastifyInstance,
+  user: SignedInUser,
+): Promise<Answer<'GET', '/api/auth/me', 200>> {
+  return expectStatus(await client(app, user).send('GET', '/api/auth/me'), 200);
+}
 
 /** Invites `user` to the organisation with `role`, as `inviter`; answers the invitation. */
 export async function invite(
@@ -62,16 +49,23 @@ export async function invite(
   user: SignedInUser,
   role: Role,
 ) {
-  const response = await call(app, inviter, 'POST', `/api/organisations/${organisationId}/users/assign`, {
-    userId: user.id,
-    role,
-  });
+  const response = await client(app, inviter).request(
+    'POST',
+    `/api/organisations/${organisationId}/users/assign`,
+    { userId: user.id, role },
+  );
   return expectStatus(response, 201);
 }
 
 /** `user` accepts their invitation to the organisation; answers their organisation list entry. */
-export async function accept(app: FastifyInstance, user: SignedInUser, organisationId: number) {
-  const response = await call(app, user, 'POST', `/api/organisations/${organisationId}/invitation/accept`);
+export async function accept(
+  app: FastifyInstance,
+  user: SignedInUser,
+  organisationId: number,
+): Promise<Answer<'POST', '/api/organisations/{id}/invitation/accept', 200>> {
+  const response = await client(app, user).send('POST', '/api/organisations/{id}/invitation/accept', {
+    params: { id: organisationId },
+  });
   return expectStatus(response, 200);
 }
 
@@ -87,6 +81,17 @@ export async function addWithRole(
   await accept(app, user, organisationId);
 }
 
+/** A new user (named for the role) the owner adds with `role`; the organisation becomes their active one. */
+export async function memberWithRole(
+  app: FastifyInstance,
+  owner: OrgOwner,
+  role: Role,
+): Promise<SignedInUser> {
+  const user = await registerUser(app, role);
+  await addWithRole(app, owner, owner.organisationId, user, role);
+  return user;
+}
+
 export interface Team {
   organisationId: number;
   owner: SignedInUser;
@@ -97,7 +102,7 @@ export interface Team {
 }
 
 /** An organisation with one member of each role, and a user who belongs to none. */
-export async function createTeam(app: FastifyInstance, body: Record<string, unknown> = {}): Promise<Team> {
+export async function createTeam(app: FastifyInstance, body: OrganisationFields = {}): Promise<Team> {
   const [owner, admin, manager, member, outsider] = await Promise.all([
     registerUser(app, 'Owner'),
     registerUser(app, 'Admin'),

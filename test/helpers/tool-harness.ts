@@ -1,4 +1,4 @@
-import type { Actor } from '../../src/lib/actor.js';
+import { type AccessScope, type Actor, agentActor } from '../../src/lib/actor.js';
 import type { ToolDefinition } from '../../src/mcp/types.js';
 
 /**
@@ -16,4 +16,9 @@ export async function callTool(
   if (!tool) throw new Error(`no tool for ${actionKey}`);
   const result = await tool.run(actor, tool.input.parse(input));
   return tool.output.parse(result) as Record<string, unknown>;
+}
+
+/** An agent acting for `userId` under a permission with this scope (services take it as their actor). */
+export function scopedAgent(userId: number, scope: AccessScope, agentId = 1): Actor {
+  return agentActor(userId, { id: agentId, actions: new Set(), scope });
 }

@@ -5,16 +5,11 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createTestDatabase } from '../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  ownerWithOrganisation,
-} from '../helpers/catalogue.js';
+import { at, customer, futureMonday } from '../helpers/booking.js';
+import { createResource, createType } from '../helpers/catalogue.js';
+import { as, expectStatus } from '../helpers/http.js';
 import { connectClient, MCP_TEST_ENV } from '../helpers/mcp.js';
-import { as, expectStatus } from '../helpers/workspace.js';
+import { ownerWithOrganisation } from '../helpers/organisations.js';
 
 /**
  * Services name the fields they refuse (`endTime`, `cursor`); each transport places them:

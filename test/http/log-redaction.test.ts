@@ -5,14 +5,9 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { Db } from '../../src/db/database.js';
 import { createTestDatabase, TEST_ENV } from '../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  ownerWithOrganisation,
-} from '../helpers/catalogue.js';
+import { at, customer, futureMonday } from '../helpers/booking.js';
+import { createResource, createType } from '../helpers/catalogue.js';
+import { ownerWithOrganisation } from '../helpers/organisations.js';
 
 /** Tokens in paths never reach a log line: access lines, error lines, Fastify's own messages. */
 describe('tokens in paths are redacted from logs', () => {

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { createResource, createType, type OrgOwner, ownerWithOrganisation } from '../helpers/catalogue.js';
-import { createCalendar } from '../helpers/workspace.js';
+import { createCalendar } from '../helpers/calendars.js';
+import { createResource, createType } from '../helpers/catalogue.js';
+import { type OrgOwner, ownerWithOrganisation } from '../helpers/organisations.js';
 
 /** The bodies a fuzzer sends to a route that takes none: JSON that is no object, and plain text. */
 const ODD_BODIES = [

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, registerUser, type TestApp } from '../helpers/app.js';
-import { as, createCalendar, expectStatus } from '../helpers/workspace.js';
+import { createCalendar } from '../helpers/calendars.js';
+import { as, expectStatus } from '../helpers/http.js';
 
 /**
  * Limits of their own (DECISIONS.md "Accounts", "What the review found, decided"): the

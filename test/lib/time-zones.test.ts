@@ -2,9 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { zoneName } from '../../src/lib/time-zones.js';
 import { createTestApp, registerUser, type TestApp } from '../helpers/app.js';
+import { futureMonday } from '../helpers/booking.js';
 import { connected, mapCalendar, type SyncHarness, startSyncHarness } from '../helpers/calendar-sync.js';
-import { createResource, createType, futureMonday, ownerWithOrganisation } from '../helpers/catalogue.js';
-import { as, createCalendar, expectStatus } from '../helpers/workspace.js';
+import { createCalendar } from '../helpers/calendars.js';
+import { createResource, createType } from '../helpers/catalogue.js';
+import { as, expectStatus } from '../helpers/http.js';
+import { ownerWithOrganisation } from '../helpers/organisations.js';
 
 /**
  * A zone is answered as it was given (DECISIONS.md "What the review found, decided"): an

@@ -11,17 +11,11 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { ToolCallGate } from '../../src/mcp/types.js';
-import { createTestDatabase, type SignedInUser } from '../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../helpers/catalogue.js';
-import { KEYS, MCP_TEST_ENV, newDirectory, startMcpServer, twoInstances } from '../helpers/mcp.js';
+import { createTestDatabase, type SignedInUser, twoInstances } from '../helpers/app.js';
+import { at, customer, futureMonday } from '../helpers/booking.js';
+import { createResource, createType } from '../helpers/catalogue.js';
+import { KEYS, MCP_TEST_ENV, newDirectory, startMcpServer } from '../helpers/mcp.js';
+import { type OrgOwner, ownerWithOrganisation } from '../helpers/organisations.js';
 
 type Era = 'legacy' | 'modern';
 type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown> };

@@ -5,17 +5,12 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createTestDatabase, registerUser, type SignedInUser } from '../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  ownerWithOrganisation,
-} from '../helpers/catalogue.js';
+import { at, customer, futureMonday } from '../helpers/booking.js';
+import { createCalendar, createEvent, rangeQuery } from '../helpers/calendars.js';
+import { createResource, createType } from '../helpers/catalogue.js';
+import { as, expectStatus } from '../helpers/http.js';
 import { connectClient, type Era, MCP_TEST_ENV } from '../helpers/mcp.js';
-import { createTeam } from '../helpers/organisations.js';
-import { as, createCalendar, createEvent, expectStatus, rangeQuery } from '../helpers/workspace.js';
+import { createTeam, ownerWithOrganisation } from '../helpers/organisations.js';
 
 /**
  * /api/mcp as the app wires it by default: the real agents module, every module's

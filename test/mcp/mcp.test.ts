@@ -4,7 +4,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import type { McpResourceProvider } from '../../src/mcp/server.js';
 import { endAgentSessions } from '../../src/mcp/sessions.js';
-import { createTestDatabase, registerUser } from '../helpers/app.js';
+import { createTestDatabase, registerUser, sharedDatabase } from '../helpers/app.js';
 import {
   AGENT_A,
   AGENT_B,
@@ -13,7 +13,6 @@ import {
   type McpTestServer,
   newDirectory,
   oauthToken,
-  sharedDatabase,
   startMcpServer,
 } from '../helpers/mcp.js';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, registerUser, type TestApp } from '../helpers/app.js';
-import { ownerWithOrganisation } from '../helpers/catalogue.js';
-import { as, expectStatus } from '../helpers/workspace.js';
+import { as, expectStatus } from '../helpers/http.js';
+import { ownerWithOrganisation } from '../helpers/organisations.js';
 
 /** time_now and time_convert: every answer names its zone and offset, DST-correct. */
 describe('time tools', () => {

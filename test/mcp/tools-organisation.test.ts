@@ -15,16 +15,10 @@ import { resourceTools } from '../../src/modules/resources/tools.js';
 import { userGroupTools } from '../../src/modules/user-groups/tools.js';
 import { waitlistTools } from '../../src/modules/waitlist/tools.js';
 import { createTestApp, registerUser, type TestApp } from '../helpers/app.js';
-import {
-  at,
-  customer,
-  futureMonday,
-  memberWithRole,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../helpers/catalogue.js';
-import { callTool } from '../helpers/tool-harness.js';
-import { defaultCalendarId, scopedAgent } from '../helpers/workspace.js';
+import { at, customer, futureMonday } from '../helpers/booking.js';
+import { defaultCalendarId } from '../helpers/calendars.js';
+import { memberWithRole, type OrgOwner, ownerWithOrganisation } from '../helpers/organisations.js';
+import { callTool, scopedAgent } from '../helpers/tool-harness.js';
 
 const agentOf = (userId: number): Actor => agentActor(userId, { id: 1, actions: new Set(), scope: {} });
 

@@ -10,15 +10,9 @@ import { householdTools } from '../../src/modules/household/tools.js';
 import { routineTools } from '../../src/modules/routines/tools.js';
 import { taskTools } from '../../src/modules/tasks/tools.js';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../helpers/app.js';
-import { callTool } from '../helpers/tool-harness.js';
-import {
-  as,
-  createCalendar,
-  createEvent,
-  defaultCalendarId,
-  expectStatus,
-  scopedAgent,
-} from '../helpers/workspace.js';
+import { createCalendar, createEvent, defaultCalendarId } from '../helpers/calendars.js';
+import { as, expectStatus } from '../helpers/http.js';
+import { callTool, scopedAgent } from '../helpers/tool-harness.js';
 
 const DOMAINS = ['tasks.', 'routines.', 'household.', 'automation.'];
 const domainKeys = ACTIONS.filter((a) => DOMAINS.some((prefix) => a.key.startsWith(prefix))).map(

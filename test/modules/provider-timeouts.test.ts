@@ -6,7 +6,7 @@ import { CalendarProviderError } from '../../src/modules/calendar-sync/providers
 import { createProviderA } from '../../src/modules/calendar-sync/providers/provider-a.js';
 import { createProviderB } from '../../src/modules/calendar-sync/providers/provider-b.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { ownerWithOrganisation } from '../helpers/catalogue.js';
+import { ownerWithOrganisation } from '../helpers/organisations.js';
 
 // A provider that hangs, stalls half-way through its answer, or resets the connection
 // never holds a request longer than the configured timeout: a hang or a stall is cut off

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../../helpers/app.js';
+import { as, expectStatus } from '../../helpers/http.js';
 import { connectClient } from '../../helpers/mcp.js';
-import { as, expectStatus } from '../../helpers/workspace.js';
 
 /**
  * Issue 25's review: an agent without an action cannot reach its effect by another route.

@@ -5,7 +5,7 @@ import { ACTIONS, findAction, PERMISSION_GROUPS } from '../../../src/catalogue.j
 import { sha256 } from '../../../src/lib/crypto.js';
 import { agentAccess } from '../../../src/mcp/server.js';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../../helpers/app.js';
-import { expectError, expectStatus } from '../../helpers/workspace.js';
+import { expectError, expectStatus } from '../../helpers/http.js';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AGENT_ACTIVITY_RETENTION_JOB } from '../../../src/modules/agents/service.js';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../../helpers/app.js';
-import { as, expectStatus } from '../../helpers/workspace.js';
+import { as, expectStatus } from '../../helpers/http.js';
 
 /** GET|PUT /api/agents/:id/policy, and the activity's arguments, targets, filters and retention. */
 describe('agent policy and activity', () => {

@@ -5,16 +5,10 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { createTestDatabase, type SignedInUser } from '../../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
+import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
 import { connectClient, MCP_TEST_ENV } from '../../helpers/mcp.js';
+import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 
 type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown> };
 type Pending = { approvalRequired: true; approval: { id: number } };

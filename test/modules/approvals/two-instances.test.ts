@@ -1,16 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
-import { twoInstances } from '../../helpers/mcp.js';
+import { twoInstances } from '../../helpers/app.js';
+import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 
 /**
  * Two instances of the service on one database: an approved call runs once whichever

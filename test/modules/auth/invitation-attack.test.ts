@@ -5,8 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { type MailCatcher, startMailCatcher } from '../../../tools/emulators/mail/server.js';
 import { mailTo, tokenIn } from '../../helpers/account-mail.js';
 import { createTestApp, type SignedInUser, type TestApp } from '../../helpers/app.js';
-import { ownerWithOrganisation } from '../../helpers/catalogue.js';
-import { call, expectStatus } from '../../helpers/organisations.js';
+import { call, expectStatus } from '../../helpers/http.js';
+import { ownerWithOrganisation } from '../../helpers/organisations.js';
 
 /** Signs up through the route; answers the person as the helpers know them. */
 async function signUp(

@@ -8,7 +8,7 @@ import {
   type SignedInUser,
   type TestApp,
 } from '../../helpers/app.js';
-import { call, expectStatus } from '../../helpers/organisations.js';
+import { call, expectStatus } from '../../helpers/http.js';
 import { TEST_RP as RP, SoftwareAuthenticator } from '../../helpers/webauthn.js';
 
 async function registrationOptions(app: FastifyInstance, user: SignedInUser) {

@@ -8,9 +8,9 @@ import {
   registerUser,
   type SignedInUser,
   type TestApp,
+  twoInstances,
   uniqueEmail,
 } from '../../helpers/app.js';
-import { twoInstances } from '../../helpers/mcp.js';
 
 const forgot = (app: FastifyInstance, email: string, ip = '203.0.113.1') =>
   app.inject({ method: 'POST', url: '/api/auth/password/forgot', payload: { email }, remoteAddress: ip });

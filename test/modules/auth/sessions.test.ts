@@ -7,8 +7,8 @@ import {
   registerUser,
   type SignedInUser,
   type TestApp,
+  twoInstances,
 } from '../../helpers/app.js';
-import { twoInstances } from '../../helpers/mcp.js';
 
 /** Signs `user` in again (another browser); answers its bearer header and cookies. */
 async function signIn(app: FastifyInstance, user: SignedInUser, userAgent = 'Laptop') {

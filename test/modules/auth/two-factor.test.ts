@@ -10,7 +10,8 @@ import {
   type SignedInUser,
   type TestApp,
 } from '../../helpers/app.js';
-import { call, createTeam, expectStatus } from '../../helpers/organisations.js';
+import { call, expectStatus } from '../../helpers/http.js';
+import { createTeam } from '../../helpers/organisations.js';
 
 const STEP_MS = 30_000;
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../../helpers/app.js';
-import { as, createEvent, defaultCalendarId, expectStatus } from '../../helpers/workspace.js';
+import { createEvent, defaultCalendarId } from '../../helpers/calendars.js';
+import { as, expectStatus } from '../../helpers/http.js';
 
 /**
  * The escalation of issue 25: an agent holding only automation.rules.create and

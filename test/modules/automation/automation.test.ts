@@ -4,15 +4,9 @@ import { findAction } from '../../../src/catalogue.js';
 import { type AccessScope, type Actor, personActor } from '../../../src/lib/actor.js';
 import type { CreateRuleInput } from '../../../src/modules/automation/schemas.js';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../../helpers/app.js';
-import {
-  as,
-  createCalendar,
-  createEvent,
-  defaultCalendarId,
-  expectError,
-  expectStatus,
-  scopedAgent,
-} from '../../helpers/workspace.js';
+import { createCalendar, createEvent, defaultCalendarId } from '../../helpers/calendars.js';
+import { as, expectError, expectStatus } from '../../helpers/http.js';
+import { scopedAgent } from '../../helpers/tool-harness.js';
 
 type Audit = {
   id: number;

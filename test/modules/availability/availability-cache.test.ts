@@ -6,18 +6,16 @@ import pg from 'pg';
 import type { Db } from '../../../src/db/database.js';
 import { AnswerCache } from '../../../src/lib/answer-cache.js';
 import { VERSION_SHARDS } from '../../../src/modules/availability/migrations/0044_version_shards.js';
-import { createTestApp, registerUser, type TestApp, testDatabaseUrl } from '../../helpers/app.js';
 import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  memberWithRole,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
-import { twoInstances } from '../../helpers/mcp.js';
+  createTestApp,
+  registerUser,
+  type TestApp,
+  testDatabaseUrl,
+  twoInstances,
+} from '../../helpers/app.js';
+import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { memberWithRole, type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 import { resourceAnswer, typeAnswer } from './availability-reference/answers.js';
 
 // The availability answer cache (issue 14) is labelled with a per-type version that

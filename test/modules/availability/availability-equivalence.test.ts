@@ -1,13 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import {
-  createResource,
-  createType,
-  customer,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
+import { customer } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 import { resourceAnswer, typeAnswer } from './availability-reference/answers.js';
 
 // The availability service must answer exactly as the engine did before issue 14 made

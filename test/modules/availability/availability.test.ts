@@ -1,14 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
+import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { ownerWithOrganisation } from '../../helpers/organisations.js';
 
 const weekdays = (openTime: string, closeTime: string, days = [0, 1, 2, 3, 4, 5, 6]) =>
   days.map((dayOfWeek) => ({ dayOfWeek, openTime, closeTime }));
@@ -359,7 +354,7 @@ describe('availability engine', () => {
   test('resource type availability follows the booking mode', async () => {
     const owner = await ownerWithOrganisation(t.app, { timezone: 'UTC' });
     const mon = futureMonday();
-    const make = async (bookingMode: string) => {
+    const make = async (bookingMode: 'SINGLE_RESOURCE' | 'POOL' | 'BOTH') => {
       const type = await createType(t.app, owner, { bookingMode, minBookingDuration: 60 });
       const a = await createResource(t.app, owner, {
         name: `${bookingMode} A`,

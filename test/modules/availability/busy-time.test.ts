@@ -1,15 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type SignedInUser, type TestApp } from '../../helpers/app.js';
-import {
-  createResource,
-  createType,
-  customer,
-  memberWithRole,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
-import { call, expectStatus, validationDetails } from '../../helpers/organisations.js';
+import { customer } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { call, expectStatus, validationDetails } from '../../helpers/http.js';
+import { memberWithRole, type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 
 /**
  * Busy time (issue 26): a resource with `blockOnManagerCalendars` is taken while its

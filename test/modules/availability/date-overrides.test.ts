@@ -1,14 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import {
-  createResource,
-  createType,
-  customer,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
-import { validationDetails } from '../../helpers/organisations.js';
+import { customer } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { validationDetails } from '../../helpers/http.js';
+import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 
 // Date overrides (issue 50): holidays and special hours by local date at the organisation,
 // the resource type and the resource, resolved per date with the sections' precedence; the

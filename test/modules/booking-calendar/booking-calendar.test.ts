@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { registerUser, type SignedInUser } from '../../helpers/app.js';
+import { registerUser, type SignedInUser, twoInstances } from '../../helpers/app.js';
+import { at, customer, futureMonday } from '../../helpers/booking.js';
 import { connected, mapCalendar, type SyncHarness, startSyncHarness } from '../../helpers/calendar-sync.js';
-import { at, customer, futureMonday } from '../../helpers/catalogue.js';
-import { twoInstances } from '../../helpers/mcp.js';
-import { call, expectStatus } from '../../helpers/organisations.js';
+import { call, expectStatus } from '../../helpers/http.js';
 
 /**
  * Bookings on the manager's calendar (issue 26): a confirmed reservation of a resource

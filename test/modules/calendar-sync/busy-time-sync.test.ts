@@ -9,7 +9,7 @@ import {
   type SyncHarness,
   startSyncHarness,
 } from '../../helpers/calendar-sync.js';
-import { call, expectStatus } from '../../helpers/organisations.js';
+import { call, expectStatus } from '../../helpers/http.js';
 
 const DAY = 86_400_000;
 /** A day a few days ahead (B lists a window around today), as `YYYY-MM-DD`. */

@@ -3,16 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import { personActor } from '../../../src/lib/actor.js';
 import { createAuthService } from '../../../src/modules/auth/service.js';
 import { createTestApp, registerUser, type TestApp, uniqueEmail } from '../../helpers/app.js';
-import {
-  as,
-  createCalendar,
-  createEvent,
-  defaultCalendarId,
-  expectError,
-  expectStatus,
-  rangeQuery,
-  scopedAgent,
-} from '../../helpers/workspace.js';
+import { createCalendar, createEvent, defaultCalendarId, rangeQuery } from '../../helpers/calendars.js';
+import { as, expectError, expectStatus } from '../../helpers/http.js';
+import { scopedAgent } from '../../helpers/tool-harness.js';
 
 describe('calendars', () => {
   let t: TestApp;

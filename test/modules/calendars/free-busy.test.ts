@@ -5,8 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { createTestDatabase, registerUser, type SignedInUser } from '../../helpers/app.js';
+import { call, expectStatus, validationDetails } from '../../helpers/http.js';
 import { connectClient, MCP_TEST_ENV } from '../../helpers/mcp.js';
-import { call, expectStatus, validationDetails } from '../../helpers/organisations.js';
 
 type ToolResult = { isError?: boolean; structuredContent?: unknown };
 type Busy = { calendars: Array<{ calendarId: number; busy: Array<{ start: string; end: string }> }> };

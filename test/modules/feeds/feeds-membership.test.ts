@@ -2,14 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { feedsOfMembersWhoLeft } from '../../../src/modules/feeds/migrations/0055_feeds_of_members_who_left.js';
 import { createTestApp, type SignedInUser, type TestApp } from '../../helpers/app.js';
-import {
-  createResource,
-  createType,
-  memberWithRole,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
-import { call, expectStatus } from '../../helpers/organisations.js';
-import { ok, PRIVACY } from '../../helpers/privacy.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { call, expectStatus, ok } from '../../helpers/http.js';
+import { memberWithRole, ownerWithOrganisation } from '../../helpers/organisations.js';
+import { PRIVACY } from '../../helpers/privacy.js';
 
 /**
  * Membership ends access (DECISIONS.md "What the review found", issue 49 item 6): the

@@ -2,16 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import ICAL from 'ical.js';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  memberWithRole,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
-import { call, expectStatus } from '../../helpers/organisations.js';
+import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { call, expectStatus } from '../../helpers/http.js';
+import { memberWithRole, ownerWithOrganisation } from '../../helpers/organisations.js';
 
 /**
  * Subscription feeds (issue 26): a secret `.ics` URL of a calendar (owner) and of a

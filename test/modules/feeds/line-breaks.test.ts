@@ -2,15 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { createTestApp, registerUser, type TestApp } from '../../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
-import { as, createCalendar, expectStatus } from '../../helpers/workspace.js';
+import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { createCalendar } from '../../helpers/calendars.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { as, expectStatus } from '../../helpers/http.js';
+import { ownerWithOrganisation } from '../../helpers/organisations.js';
 
 /**
  * Nothing a client writes becomes a line of iCalendar of its own (DECISIONS.md "What the

@@ -4,14 +4,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type MailCatcher, startMailCatcher } from '../../../tools/emulators/mail/server.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  futureMonday,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
-import { call, expectStatus } from '../../helpers/organisations.js';
+import { at, futureMonday } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { call, expectStatus } from '../../helpers/http.js';
+import { ownerWithOrganisation } from '../../helpers/organisations.js';
 
 describe('mail from the outbox', () => {
   let t: TestApp;

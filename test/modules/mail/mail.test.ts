@@ -21,15 +21,10 @@ import {
   startMailCatcher,
 } from '../../../tools/emulators/mail/server.js';
 import { createTestApp, registerUser, TEST_ENV, type TestApp } from '../../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  futureMonday,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
-import { addWithRole, call, expectStatus } from '../../helpers/organisations.js';
+import { at, futureMonday } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { call, expectStatus } from '../../helpers/http.js';
+import { addWithRole, type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 
 /** Event ids increase across the file's outboxes, as the one outbox's do: the position is shared. */
 let next = 1;

@@ -8,16 +8,11 @@ import type { CaughtMessage, MailCatcher } from '../../../tools/emulators/mail/s
 import { startMailCatcher } from '../../../tools/emulators/mail/server.js';
 import { type PaymentEmulator, startPaymentEmulator } from '../../../tools/emulators/payment/server.js';
 import { createTestApp, type TestApp, uniqueEmail } from '../../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  futureMonday,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
+import { at, futureMonday } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { as, expectStatus } from '../../helpers/http.js';
+import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 import { columnsContaining, PRIVACY, parseExport } from '../../helpers/privacy.js';
-import { as, expectStatus } from '../../helpers/workspace.js';
 
 const SECRET = 'sk_test_manage_link_mail_0123';
 const WEBHOOK_SECRET = 'whsec_manage_link_mail_0123456789';

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { SignJWT } from 'jose';
 import { loadConfig } from '../../../src/config.js';
 import { createTestApp, registerUser, type SignedInUser, TEST_ENV, type TestApp } from '../../helpers/app.js';
+import { mcpInitialize } from '../../helpers/mcp.js';
 import {
   approve,
   assertOAuthError,
@@ -12,7 +13,6 @@ import {
   consent,
   decodeJwt,
   grant,
-  mcpInitialize,
   pkce,
   REDIRECT_URI,
   registerClient,

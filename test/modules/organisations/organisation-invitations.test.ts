@@ -7,16 +7,9 @@ import {
   type TestApp,
   verifyEmail,
 } from '../../helpers/app.js';
-import {
-  accept,
-  call,
-  createOrganisation,
-  createTeam,
-  expectStatus,
-  invite,
-  me,
-} from '../../helpers/organisations.js';
-import { ok, PRIVACY, parseExport } from '../../helpers/privacy.js';
+import { call, expectStatus, ok } from '../../helpers/http.js';
+import { accept, createOrganisation, createTeam, invite, me } from '../../helpers/organisations.js';
+import { PRIVACY, parseExport } from '../../helpers/privacy.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 /** The keys of an invitation as the organisation sees it: nothing about the person. */

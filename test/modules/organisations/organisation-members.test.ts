@@ -3,17 +3,15 @@ import { after, before, describe, test } from 'node:test';
 import { personActor } from '../../../src/lib/actor.js';
 import type { DomainError } from '../../../src/lib/errors.js';
 import { createTestApp, registerUser, type TestApp } from '../../helpers/app.js';
+import { call, expectStatus, validationDetails } from '../../helpers/http.js';
 import {
   accept,
   addWithRole,
-  call,
   createOrganisation,
   createTeam,
-  expectStatus,
   invite,
   me,
   type Role,
-  validationDetails,
 } from '../../helpers/organisations.js';
 
 describe('organisation membership', () => {

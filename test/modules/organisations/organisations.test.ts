@@ -5,15 +5,8 @@ import { personActor } from '../../../src/lib/actor.js';
 import type { DomainError } from '../../../src/lib/errors.js';
 import { assertCan } from '../../../src/tenancy/roles.js';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../../helpers/app.js';
-import {
-  addWithRole,
-  call,
-  createOrganisation,
-  createTeam,
-  expectStatus,
-  me,
-  validationDetails,
-} from '../../helpers/organisations.js';
+import { call, expectStatus, validationDetails } from '../../helpers/http.js';
+import { addWithRole, createOrganisation, createTeam, me } from '../../helpers/organisations.js';
 
 const ORGANISATION_KEYS = [
   'address',

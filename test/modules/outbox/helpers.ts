@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import type { SignedInUser } from '../../helpers/app.js';
-import { as, expectStatus } from '../../helpers/workspace.js';
+import { as, expectStatus } from '../../helpers/http.js';
 
 export interface FeedEvent {
   id: string;

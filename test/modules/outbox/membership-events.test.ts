@@ -3,7 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { type MailCatcher, startMailCatcher } from '../../../tools/emulators/mail/server.js';
 import { mailsBesidesSignUps } from '../../helpers/account-mail.js';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../../helpers/app.js';
-import { accept, call, createOrganisation, expectStatus, invite } from '../../helpers/organisations.js';
+import { call, expectStatus } from '../../helpers/http.js';
+import { accept, createOrganisation, invite } from '../../helpers/organisations.js';
 import { feedReader } from './helpers.js';
 
 /**

@@ -8,17 +8,11 @@ import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { type MailCatcher, startMailCatcher } from '../../../tools/emulators/mail/server.js';
 import { mailsBesidesSignUps } from '../../helpers/account-mail.js';
-import { TEST_ENV } from '../../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
-import { sharedDatabase } from '../../helpers/mcp.js';
-import { as, expectStatus } from '../../helpers/workspace.js';
+import { sharedDatabase, TEST_ENV } from '../../helpers/app.js';
+import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { as, expectStatus } from '../../helpers/http.js';
+import { ownerWithOrganisation } from '../../helpers/organisations.js';
 import { type Receiver, startReceiver, verified, webhooksOf } from '../webhooks/helpers.js';
 
 /** Resolves once `done()` holds, checking every 10 ms; fails after `ms`. */

@@ -1,16 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type SignedInUser, type TestApp } from '../../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  futureMonday,
-  memberWithRole,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
-import { ok, PRIVACY } from '../../helpers/privacy.js';
-import { as, expectStatus } from '../../helpers/workspace.js';
+import { at, futureMonday } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { as, expectStatus, ok } from '../../helpers/http.js';
+import { memberWithRole, ownerWithOrganisation } from '../../helpers/organisations.js';
+import { PRIVACY } from '../../helpers/privacy.js';
 import { feedReader } from './helpers.js';
 
 /**

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, registerUser, type TestApp } from '../../helpers/app.js';
-import { ok, PRIVACY } from '../../helpers/privacy.js';
+import { ok } from '../../helpers/http.js';
+import { PRIVACY } from '../../helpers/privacy.js';
 import { feedReader } from './helpers.js';
 
 /**

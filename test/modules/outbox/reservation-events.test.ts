@@ -2,17 +2,11 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, mock, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { createTestApp, type SignedInUser, type TestApp } from '../../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
+import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { as, expectStatus } from '../../helpers/http.js';
 import { agentClient } from '../../helpers/mcp.js';
-import { as, expectStatus } from '../../helpers/workspace.js';
+import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 import { type FeedEvent, feedReader } from './helpers.js';
 
 type ToolResult = { isError?: boolean; structuredContent?: unknown };

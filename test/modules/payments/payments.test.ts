@@ -7,13 +7,8 @@ import { PaymentProviderError } from '../../../src/modules/payments/provider.js'
 import { startDevelopmentPayments } from '../../../tools/emulators/development.js';
 import { type PaymentEmulator, startPaymentEmulator } from '../../../tools/emulators/payment/server.js';
 import { createTestApp, registerUser, TEST_ENV, type TestApp } from '../../helpers/app.js';
-import {
-  call,
-  createOrganisation,
-  createTeam,
-  expectStatus,
-  type Team,
-} from '../../helpers/organisations.js';
+import { call, expectStatus } from '../../helpers/http.js';
+import { createOrganisation, createTeam, type Team } from '../../helpers/organisations.js';
 
 const SECRET = 'sk_test_0123456789abcdefSECRET';
 

@@ -8,7 +8,8 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { registerUser, type SignedInUser, TEST_ENV } from '../../helpers/app.js';
-import { ok, PRIVACY } from '../../helpers/privacy.js';
+import { ok } from '../../helpers/http.js';
+import { PRIVACY } from '../../helpers/privacy.js';
 
 // The operator's commands, run as the real CLI process on a SQLite file that an
 // in-test app shares (requests are made over HTTP, as people make them).

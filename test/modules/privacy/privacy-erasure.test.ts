@@ -4,18 +4,17 @@ import { sha256 } from '../../../src/lib/crypto.js';
 import { ANONYMISED_CUSTOMER_NAME } from '../../../src/modules/reservations/privacy.js';
 import { PRIVACY_DECLARATIONS } from '../../../src/privacy-declarations.js';
 import { createTestApp, registerUser, type TestApp } from '../../helpers/app.js';
+import { ok } from '../../helpers/http.js';
+import { mcpInitialize } from '../../helpers/mcp.js';
 import { tokenRequest } from '../../helpers/oauth.js';
 import {
   columnsContaining,
   holdingsOf,
-  mcpInitialize,
-  ok,
   PRIVACY,
   parseExport,
   personalTables,
-  type Seeded,
-  seedEverything,
 } from '../../helpers/privacy.js';
+import { type Seeded, seedEverything } from '../../helpers/privacy-seed.js';
 
 describe('privacy: export and erasure of a person with data in every module', () => {
   let t: TestApp;
@@ -205,9 +204,13 @@ describe('privacy: export and erasure of a person with data in every module', ()
         headers: { 'x-csrf-token': s.secrets.csrfCookie },
       });
       assert.equal(refresh.statusCode, 401, 'refresh cookie');
-      assert.equal(await mcpInitialize(t.app, { 'x-agent-key': s.secrets.agentKey }), 401, 'agent key');
       assert.equal(
-        await mcpInitialize(t.app, { authorization: `Bearer ${s.secrets.oauth.access_token}` }),
+        (await mcpInitialize(t.app, { 'x-agent-key': s.secrets.agentKey })).statusCode,
+        401,
+        'agent key',
+      );
+      assert.equal(
+        (await mcpInitialize(t.app, { authorization: `Bearer ${s.secrets.oauth.access_token}` })).statusCode,
         401,
         'OAuth access token',
       );

@@ -6,7 +6,8 @@ import { exportDocument } from '../../../src/modules/privacy/export.js';
 import { CONSENT_TYPES } from '../../../src/modules/privacy/schemas.js';
 import { PRIVACY_DECLARATIONS } from '../../../src/privacy-declarations.js';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../../helpers/app.js';
-import { ok, PRIVACY } from '../../helpers/privacy.js';
+import { ok } from '../../helpers/http.js';
+import { PRIVACY } from '../../helpers/privacy.js';
 
 function validation(response: LightMyRequestResponse, path?: string) {
   assert.equal(response.statusCode, 400, response.body);

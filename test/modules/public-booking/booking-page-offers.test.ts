@@ -4,15 +4,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type PaymentEmulator, startPaymentEmulator } from '../../../tools/emulators/payment/server.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
+import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 
 const SECRET = 'sk_test_booking_page_offers_0123';
 const WEBHOOK_SECRET = 'whsec_booking_page_offers_0123456789';

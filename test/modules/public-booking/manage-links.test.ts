@@ -6,17 +6,11 @@ import { loadConfig } from '../../../src/config.js';
 import type { Db } from '../../../src/db/database.js';
 import { randomToken, sha256 } from '../../../src/lib/crypto.js';
 import { createTestApp, createTestDatabase, TEST_ENV, type TestApp } from '../../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
+import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { as, expectError, expectStatus } from '../../helpers/http.js';
+import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 import { columnsContaining, PRIVACY, parseExport } from '../../helpers/privacy.js';
-import { as, expectError, expectStatus } from '../../helpers/workspace.js';
 
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 const FRONTEND_URL = TEST_ENV.FRONTEND_URL;

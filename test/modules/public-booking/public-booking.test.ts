@@ -1,15 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
+import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 
 describe('public booking', () => {
   let t: TestApp;

@@ -1,18 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  futureMonday,
-  memberWithRole,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
-import { ok, PRIVACY } from '../../helpers/privacy.js';
-import { ANSWERS, QUESTIONS } from '../../helpers/questions.js';
-import { as, expectError, expectStatus } from '../../helpers/workspace.js';
+import { ANSWERS, at, futureMonday, QUESTIONS } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { as, expectError, expectStatus, ok } from '../../helpers/http.js';
+import { memberWithRole, type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
+import { PRIVACY } from '../../helpers/privacy.js';
 
 /**
  * Answers to booking questions (DECISIONS.md "Pages people live in") go wherever the customer

@@ -3,15 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createReservationRepo } from '../../../src/modules/reservations/repo.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
+import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 
 // Booking takes no lock on its type: SQLite books in one transaction on its only
 // connection, PostgreSQL lets an exclusion constraint refuse the loser of a race. These

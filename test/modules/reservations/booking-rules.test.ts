@@ -4,16 +4,10 @@ import { type Actor, agentActor } from '../../../src/lib/actor.js';
 import { DomainError } from '../../../src/lib/errors.js';
 import { bindTools, type ToolDefinition } from '../../../src/mcp/types.js';
 import { reservationTools } from '../../../src/modules/reservations/tools.js';
-import type { SignedInUser } from '../../helpers/app.js';
-import { createTestApp, type TestApp } from '../../helpers/app.js';
-import {
-  createResource,
-  createType,
-  customer,
-  memberWithRole,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
+import { createTestApp, type SignedInUser, type TestApp } from '../../helpers/app.js';
+import { customer } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { memberWithRole, type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 import { callTool } from '../../helpers/tool-harness.js';
 
 /**

@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, mock, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import type { SignedInUser } from '../../helpers/app.js';
-import { createTestApp, type TestApp } from '../../helpers/app.js';
-import {
-  createResource,
-  createType,
-  customer,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
+import { createTestApp, type SignedInUser, type TestApp } from '../../helpers/app.js';
+import { customer } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
 import { at, slot, T0 } from '../../helpers/fixed-week.js';
-import { expectStatus } from '../../helpers/organisations.js';
+import { expectStatus } from '../../helpers/http.js';
+import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 
 /**
  * Dry runs (DECISIONS.md "Reservations: statuses, holds, payment, reschedule, rules"):

@@ -5,18 +5,11 @@ import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import type { Db } from '../../../src/db/database.js';
 import { RESERVATION_EXPIRY_JOB } from '../../../src/modules/reservations/service.js';
-import { TEST_ENV } from '../../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
-import { sharedDatabase } from '../../helpers/mcp.js';
-import { as, expectError, expectStatus } from '../../helpers/workspace.js';
+import { sharedDatabase, TEST_ENV } from '../../helpers/app.js';
+import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { as, expectError, expectStatus } from '../../helpers/http.js';
+import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 
 // Two instances on one PostgreSQL database with the pg-boss queue: the PostgreSQL pass of
 // the suite (npm run test:pg) runs this. Both apps live in this process, so one fake

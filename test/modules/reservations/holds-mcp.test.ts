@@ -5,17 +5,11 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { createTestDatabase } from '../../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
+import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { as, expectStatus } from '../../helpers/http.js';
 import { agentClient, MCP_TEST_ENV } from '../../helpers/mcp.js';
-import { as, expectStatus } from '../../helpers/workspace.js';
+import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 
 type ToolResult = { isError?: boolean; structuredContent?: unknown };
 type Held = { id: number; status: string; expiresAt: string | null; source: string; resourceId: number };

@@ -6,18 +6,11 @@ import { loadConfig } from '../../../src/config.js';
 import type { Db } from '../../../src/db/database.js';
 import { type PaymentEmulator, startPaymentEmulator } from '../../../tools/emulators/payment/server.js';
 import { paymentSignatureHeader } from '../../../tools/emulators/payment/webhooks.js';
-import { TEST_ENV } from '../../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
-import { sharedDatabase } from '../../helpers/mcp.js';
-import { as, expectError, expectStatus } from '../../helpers/workspace.js';
+import { sharedDatabase, TEST_ENV } from '../../helpers/app.js';
+import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { as, expectError, expectStatus } from '../../helpers/http.js';
+import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 
 const SECRET = 'sk_test_payment_instances_0123';
 const WEBHOOK_SECRET = 'whsec_payment_instances_0123456789';

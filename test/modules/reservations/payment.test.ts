@@ -3,16 +3,10 @@ import { after, afterEach, before, describe, mock, test } from 'node:test';
 import { type PaymentEmulator, startPaymentEmulator } from '../../../tools/emulators/payment/server.js';
 import { paymentSignatureHeader } from '../../../tools/emulators/payment/webhooks.js';
 import { createTestApp, type SignedInUser, type TestApp } from '../../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
-import { as, expectError, expectStatus } from '../../helpers/workspace.js';
+import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { as, expectError, expectStatus } from '../../helpers/http.js';
+import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 import { feedReader } from '../outbox/helpers.js';
 
 const SECRET = 'sk_test_reservation_payments_0123';

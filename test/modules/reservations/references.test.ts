@@ -7,15 +7,9 @@ import { after, before, describe, test } from 'node:test';
 import { giveEveryReservationOne } from '../../../src/modules/reservations/migrations/0056_reservation_references.js';
 import { reservationOfStoredRow } from '../../../src/modules/reservations/repo.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
+import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 
 const REFERENCE = /^[2-9A-HJ-NP-Z]{8}$/;
 

@@ -3,16 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import { agentActor } from '../../../src/lib/actor.js';
 import type { DomainError } from '../../../src/lib/errors.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  memberWithRole,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
+import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { memberWithRole, type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 
 describe('reservations', () => {
   let t: TestApp;

@@ -2,16 +2,10 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { type PaymentEmulator, startPaymentEmulator } from '../../../tools/emulators/payment/server.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
-import { as, expectError, expectStatus } from '../../helpers/workspace.js';
+import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { as, expectError, expectStatus } from '../../helpers/http.js';
+import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 
 const SECRET = 'sk_test_series_payments_0123';
 const WEBHOOK_SECRET = 'whsec_series_payments_0123456789';

@@ -5,12 +5,14 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { createTestDatabase } from '../../helpers/app.js';
-import { createResource, createType, type OrgOwner, ownerWithOrganisation } from '../../helpers/catalogue.js';
+import type { Question } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { as, expectError, expectStatus } from '../../helpers/http.js';
 import { agentClient, MCP_TEST_ENV } from '../../helpers/mcp.js';
-import { as, expectError, expectStatus } from '../../helpers/workspace.js';
+import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 
 /** Five questions of every kind but textarea, as a console would write them. */
-const QUESTIONS = [
+const QUESTIONS: Question[] = [
   { id: 'company', label: 'Company', kind: 'text', required: true },
   { id: 'invoiceEmail', label: 'Invoice email', kind: 'email' },
   { id: 'mobile', label: 'Mobile', kind: 'phone', required: false },
@@ -92,7 +94,12 @@ describe('booking questions of a resource type', () => {
     assert.ok(detail, `no detail at ${path}: ${JSON.stringify(error.details)}`);
     assert.match(detail.message, message);
   };
-  const text = (fields: Record<string, unknown> = {}) => ({ id: 'q', label: 'Q', kind: 'text', ...fields });
+  const text = (fields: Record<string, unknown> = {}) => ({
+    id: 'q',
+    label: 'Q',
+    kind: 'text' as const,
+    ...fields,
+  });
   const select = (options: unknown) => ({ id: 'q', label: 'Q', kind: 'select', options });
 
   test('each rule of a question refuses with the field named, and nothing is written', async () => {

@@ -7,14 +7,10 @@ import { loadConfig } from '../../../src/config.js';
 import type { Db } from '../../../src/db/database.js';
 import { managersWhoLeft } from '../../../src/modules/resources/migrations/0054_managers_who_left.js';
 import { createTestDatabase, type SignedInUser } from '../../helpers/app.js';
-import {
-  createResource,
-  createType,
-  memberWithRole,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { call, expectStatus } from '../../helpers/http.js';
 import { agentClient, MCP_TEST_ENV } from '../../helpers/mcp.js';
-import { call, expectStatus } from '../../helpers/organisations.js';
+import { memberWithRole, ownerWithOrganisation } from '../../helpers/organisations.js';
 
 type ToolResult = { isError?: boolean; structuredContent?: unknown };
 

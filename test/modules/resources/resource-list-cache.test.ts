@@ -4,9 +4,9 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../../../src/db/database.js';
 import { createResourceRepo } from '../../../src/modules/resources/repo.js';
-import { createTestApp, registerUser, type TestApp } from '../../helpers/app.js';
-import { createResource, createType, type OrgOwner, ownerWithOrganisation } from '../../helpers/catalogue.js';
-import { twoInstances } from '../../helpers/mcp.js';
+import { createTestApp, registerUser, type TestApp, twoInstances } from '../../helpers/app.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 
 // The resource list's answers are cached under a per-organisation version that
 // database triggers raise (migration 0015). After every kind of write, whoever writes

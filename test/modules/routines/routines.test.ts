@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DateTime } from 'luxon';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../../helpers/app.js';
-import { as, expectError, expectStatus, scopedAgent } from '../../helpers/workspace.js';
+import { as, expectError, expectStatus } from '../../helpers/http.js';
+import { scopedAgent } from '../../helpers/tool-harness.js';
 
 type RoutineTask = {
   id: number;

@@ -3,16 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import { type Actor, personActor } from '../../../src/lib/actor.js';
 import { sha256 } from '../../../src/lib/crypto.js';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../../helpers/app.js';
-import {
-  as,
-  createCalendar,
-  createEvent,
-  defaultCalendarId,
-  expectError,
-  expectStatus,
-  rangeQuery,
-  scopedAgent,
-} from '../../helpers/workspace.js';
+import { createCalendar, createEvent, defaultCalendarId, rangeQuery } from '../../helpers/calendars.js';
+import { as, expectError, expectStatus } from '../../helpers/http.js';
+import { scopedAgent } from '../../helpers/tool-harness.js';
 
 const JUNE = rangeQuery('2025-06-01T00:00:00Z', '2025-07-01T00:00:00Z');
 

@@ -3,7 +3,7 @@ import { type AddressInfo, createServer as createTcpServer, type Socket } from '
 import type { FastifyInstance } from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import type { SignedInUser } from '../../helpers/app.js';
-import { as, expectStatus } from '../../helpers/workspace.js';
+import { as, expectStatus } from '../../helpers/http.js';
 
 export interface Received {
   path: string;

@@ -7,18 +7,17 @@ import { after, before, describe, mock, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
-import { createTestApp, createTestDatabase, TEST_ENV, type TestApp } from '../../helpers/app.js';
 import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
-import { sharedDatabase } from '../../helpers/mcp.js';
-import { as, expectError, expectStatus } from '../../helpers/workspace.js';
+  createTestApp,
+  createTestDatabase,
+  sharedDatabase,
+  TEST_ENV,
+  type TestApp,
+} from '../../helpers/app.js';
+import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { as, expectError, expectStatus } from '../../helpers/http.js';
+import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 import {
   type Receiver,
   type SilentServer,

@@ -1,17 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, mock, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import {
-  at,
-  createResource,
-  createType,
-  customer,
-  futureMonday,
-  memberWithRole,
-  type OrgOwner,
-  ownerWithOrganisation,
-} from '../../helpers/catalogue.js';
-import { as, expectError, expectStatus } from '../../helpers/workspace.js';
+import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { as, expectError, expectStatus } from '../../helpers/http.js';
+import { memberWithRole, type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 import { type Receiver, startReceiver, verified, webhooksOf } from './helpers.js';
 
 const DAY = 86_400_000;
@@ -129,7 +122,7 @@ describe('webhooks', () => {
     const created = await hooks.created({ url: receiver.url, events: ['reservation.created'] });
     const admin = await memberWithRole(t.app, owner, 'ADMIN');
     expectStatus(await webhooksOf(t.app, admin, owner.organisationId).get(created.id), 200);
-    for (const role of ['MANAGER', 'MEMBER']) {
+    for (const role of ['MANAGER', 'MEMBER'] as const) {
       const member = await memberWithRole(t.app, owner, role);
       const theirs = webhooksOf(t.app, member, owner.organisationId);
       expectError(await theirs.list(), 403, 'FORBIDDEN');
