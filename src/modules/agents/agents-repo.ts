@@ -1,0 +1,117 @@
+import type { Selectable } from 'kysely';
+import { type Dialect, type Executor, precompiled } from '../../db/database.js';
+import type { AgentStatus, AgentsTable } from '../../db/tables/agents.js';
+import { parsePermissions, permissionsJson } from './permissions-repo.js';
+
+export type AgentRow = Selectable<AgentsTable>;
+
+/** The agents themselves (`agents`), and whether their owner is a global admin. */
+export function createAgentsRepo(db: Executor, dialect: Dialect) {
+  // An owner's agent with its permissions: the agent's own profile tool, and the owner's read.
+  const selectOwnedWithPermissions = precompiled(() =>
+    db
+      .selectFrom('agents')
+      .selectAll('agents')
+      .select(permissionsJson(dialect).as('permissionsJson'))
+      .where('agents.id', '=', 0)
+      .where('agents.userId', '=', 0),
+  );
+
+  return {
+    async insert(values: {
+      userId: number;
+      name: string;
+      description: string | null;
+      permissionGroupId: string | null;
+      oauthClientId: string | null;
+      now: string;
+    }): Promise<AgentRow> {
+      const { now, ...agent } = values;
+      return db
+        .insertInto('agents')
+        .values({
+          ...agent,
+          status: 'active',
+          createdAt: now,
+          updatedAt: now,
+          lastUsedAt: null,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    },
+
+    /** The owner's agent; another user's answers undefined, exactly like an absent one. */
+    findOwned(userId: number, id: number): Promise<AgentRow | undefined> {
+      return db
+        .selectFrom('agents')
+        .selectAll()
+        .where('id', '=', id)
+        .where('userId', '=', userId)
+        .executeTakeFirst();
+    },
+
+    /** The owner's agent with its permissions, in one statement; another user's answers undefined. */
+    async findOwnedWithPermissions(userId: number, id: number) {
+      const [row] = await selectOwnedWithPermissions(db, id, userId);
+      if (!row) return undefined;
+      const { permissionsJson, ...agent } = row;
+      return { agent: agent as AgentRow, permissions: parsePermissions(permissionsJson) };
+    },
+
+    findById(id: number): Promise<AgentRow | undefined> {
+      return db.selectFrom('agents').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    findByOAuthClient(userId: number, clientId: string): Promise<AgentRow | undefined> {
+      return db
+        .selectFrom('agents')
+        .selectAll()
+        .where('userId', '=', userId)
+        .where('oauthClientId', '=', clientId)
+        .executeTakeFirst();
+    },
+
+    listForUser(userId: number): Promise<AgentRow[]> {
+      return db.selectFrom('agents').selectAll().where('userId', '=', userId).orderBy('id').execute();
+    },
+
+    /**
+     * Changes the agent unless it is disabled (undefined then), so a change racing a
+     * DELETE can never revive it; `evenIfDisabled` for disabling and OAuth reactivation.
+     */
+    update(
+      id: number,
+      values: {
+        name?: string;
+        description?: string | null;
+        status?: AgentStatus;
+        permissionGroupId?: string | null;
+      },
+      now: string,
+      options: { evenIfDisabled?: boolean } = {},
+    ): Promise<AgentRow | undefined> {
+      return db
+        .updateTable('agents')
+        .set({ ...values, updatedAt: now })
+        .where('id', '=', id)
+        .$if(!options.evenIfDisabled, (qb) => qb.where('status', '!=', 'disabled'))
+        .returningAll()
+        .executeTakeFirst();
+    },
+
+    async touch(id: number, now: string): Promise<void> {
+      await db.updateTable('agents').set({ lastUsedAt: now }).where('id', '=', id).execute();
+    },
+
+    async isGlobalAdmin(userId: number): Promise<boolean> {
+      const row = await db
+        .selectFrom('users')
+        .select('isGlobalAdmin')
+        .where('id', '=', userId)
+        .executeTakeFirst();
+      return Boolean(row?.isGlobalAdmin);
+    },
+  };
+}
+
+export type AgentsRepo = ReturnType<typeof createAgentsRepo>;

@@ -1,0 +1,106 @@
+import { sql } from 'kysely';
+import { type Dialect, type Executor, precompiled } from '../../db/database.js';
+import type { AgentRow } from './agents-repo.js';
+import { parsePermissions, permissionsJson } from './permissions-repo.js';
+import type { AgentKey } from './schemas.js';
+
+const keyColumns = ['id', 'label', 'prefix', 'createdAt', 'lastUsedAt', 'revokedAt'] as const;
+
+/** How an agent signs in: its static keys (`agent_keys`) and its OAuth refresh tokens. */
+export function createAgentCredentialsRepo(db: Executor, dialect: Dialect) {
+  // The lookup of every MCP request authenticated by a static key: the key, its agent, and
+  // the agent's permissions, in one statement.
+  const selectLiveKey = precompiled(() =>
+    db
+      .selectFrom('agentKeys')
+      .innerJoin('agents', 'agents.id', 'agentKeys.agentId')
+      .selectAll('agents')
+      .select(['agentKeys.id as keyId', 'agentKeys.lastUsedAt as keyLastUsedAt'])
+      .select(permissionsJson(dialect).as('permissionsJson'))
+      .where('agentKeys.keyHash', '=', '')
+      .where('agentKeys.revokedAt', 'is', null)
+      // A literal, so the key hash stays the only parameter of the precompiled query.
+      .where('agents.status', '!=', sql.lit('disabled')),
+  );
+
+  return {
+    insertKey(values: { agentId: number; label: string; prefix: string; keyHash: string; now: string }) {
+      return db
+        .insertInto('agentKeys')
+        .values({
+          agentId: values.agentId,
+          label: values.label,
+          prefix: values.prefix,
+          keyHash: values.keyHash,
+          createdAt: values.now,
+        })
+        .returning(['id', 'label', 'prefix', 'createdAt'])
+        .executeTakeFirstOrThrow();
+    },
+
+    listKeys(agentId: number): Promise<AgentKey[]> {
+      return db
+        .selectFrom('agentKeys')
+        .select(keyColumns)
+        .where('agentId', '=', agentId)
+        .orderBy('id')
+        .execute();
+    },
+
+    /** Revokes one key of the agent if still live; answers the key, or undefined when the agent has none such. */
+    async revokeKey(agentId: number, keyId: number, now: string): Promise<AgentKey | undefined> {
+      await db
+        .updateTable('agentKeys')
+        .set({ revokedAt: now })
+        .where('id', '=', keyId)
+        .where('agentId', '=', agentId)
+        .where('revokedAt', 'is', null)
+        .execute();
+      return db
+        .selectFrom('agentKeys')
+        .select(keyColumns)
+        .where('id', '=', keyId)
+        .where('agentId', '=', agentId)
+        .executeTakeFirst();
+    },
+
+    async revokeAllKeys(agentId: number, now: string): Promise<void> {
+      await db
+        .updateTable('agentKeys')
+        .set({ revokedAt: now })
+        .where('agentId', '=', agentId)
+        .where('revokedAt', 'is', null)
+        .execute();
+    },
+
+    /** The live key with this hash and its agent (not disabled), in one query. */
+    async findLiveKey(keyHash: string) {
+      const [row] = await selectLiveKey(db, keyHash);
+      if (!row) return undefined;
+      const { keyId, keyLastUsedAt, permissionsJson, ...agent } = row;
+      return {
+        keyId,
+        keyLastUsedAt,
+        agent: agent as AgentRow,
+        permissions: parsePermissions(permissionsJson),
+      };
+    },
+
+    async touchKey(id: number, now: string): Promise<void> {
+      await db.updateTable('agentKeys').set({ lastUsedAt: now }).where('id', '=', id).execute();
+    },
+
+    /** Revokes every outstanding refresh token of the agent; answers how many. */
+    async revokeRefreshTokens(agentId: number, now: string): Promise<number> {
+      const result = await db
+        .updateTable('oauthRefreshTokens')
+        .set({ revokedAt: now })
+        .where('agentId', '=', agentId)
+        .where('revokedAt', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+  };
+}
+
+export type AgentCredentialsRepo = ReturnType<typeof createAgentCredentialsRepo>;

@@ -1,0 +1,119 @@
+import { compiledOnce, type Executor, precompiled } from '../../db/database.js';
+import type { UsageKind } from '../../db/tables/agents.js';
+
+/** Amounts of each kind of daily limit. */
+export type UsageTotals = Record<UsageKind, number>;
+
+/** What the agent's uses add up to in the 24 hours before `since`; null before the first count. */
+export interface UsageWindow {
+  since: string | null;
+  used: UsageTotals;
+}
+
+/** The uses counted against agents' daily limits (`agent_usage`) and each agent's window of them. */
+export function createAgentUsageRepo(db: Executor) {
+  // Counting a daily limit (every call a limit counts): the window's row, made when missing and
+  // locked; the uses between two instants, by kind; a use; the window moved.
+  const lockWindowRow = precompiled(() =>
+    db
+      .insertInto('agentUsageWindows')
+      .values({ agentId: 0 })
+      .onConflict((oc) =>
+        oc.column('agentId').doUpdateSet((eb) => ({ since: eb.ref('agentUsageWindows.since') })),
+      )
+      .returning(['since', 'bookingUsed', 'cancellationUsed', 'spendUsed']),
+  );
+  const selectUseSums = precompiled(() =>
+    db
+      .selectFrom('agentUsage')
+      .select((eb) => ['kind', eb.fn.sum<number>('amount').as('amount')])
+      .where('agentId', '=', 0)
+      .where('createdAt', '>', '')
+      .where('createdAt', '<=', '')
+      .groupBy('kind'),
+  );
+  const updateWindowRow = compiledOnce(() =>
+    db
+      .updateTable('agentUsageWindows')
+      .set({ since: '', bookingUsed: 0, cancellationUsed: 0, spendUsed: 0 })
+      .where('agentId', '=', 0),
+  );
+  const insertUse = precompiled(() =>
+    db
+      .insertInto('agentUsage')
+      .values({ agentId: 0, kind: 'booking', amount: 0, createdAt: '' })
+      .returning('id'),
+  );
+
+  return {
+    /**
+     * Counting of daily limits in the transaction `trx`, with this repo's statements compiled
+     * once (a repo built per transaction would compile them on every counted call).
+     */
+    counting(trx: Executor) {
+      return {
+        /**
+         * The agent's usage window, made when it has none, and locked: a write to its row holds
+         * the row lock on PostgreSQL until the transaction ends, and takes SQLite's write lock
+         * before anything is read, so no other instance counts between this read and its writes.
+         */
+        async lockWindow(agentId: number): Promise<UsageWindow> {
+          const [row] = await lockWindowRow(trx, agentId);
+          return {
+            since: row!.since,
+            used: { booking: row!.bookingUsed, cancellation: row!.cancellationUsed, spend: row!.spendUsed },
+          };
+        },
+
+        /** What the uses made after `after` and up to `upTo` add up to, by kind. */
+        async sumUses(agentId: number, after: string, upTo: string): Promise<UsageTotals> {
+          const totals: UsageTotals = { booking: 0, cancellation: 0, spend: 0 };
+          for (const row of await selectUseSums(trx, agentId, after, upTo))
+            totals[row.kind] = Number(row.amount);
+          return totals;
+        },
+
+        async saveWindow(agentId: number, window: UsageWindow & { since: string }): Promise<void> {
+          const { booking, cancellation, spend } = window.used;
+          await updateWindowRow(trx, window.since, booking, cancellation, spend, agentId);
+        },
+
+        /** The uses of one kind since `since`, oldest first: read only when a limit refuses. */
+        usageSince(agentId: number, kind: UsageKind, since: string) {
+          return trx
+            .selectFrom('agentUsage')
+            .select(['id', 'amount', 'createdAt'])
+            .where('agentId', '=', agentId)
+            .where('kind', '=', kind)
+            .where('createdAt', '>', since)
+            .orderBy('createdAt')
+            .orderBy('id')
+            .execute();
+        },
+
+        async insertUsage(agentId: number, kind: UsageKind, amount: number, now: string): Promise<number> {
+          const [row] = await insertUse(trx, agentId, kind, amount, now);
+          return row!.id;
+        },
+
+        /** Deletes uses of the agent; answers what they were. */
+        deleteUsage(agentId: number, ids: readonly number[]) {
+          return trx
+            .deleteFrom('agentUsage')
+            .where('agentId', '=', agentId)
+            .where('id', 'in', ids)
+            .returning(['kind', 'amount', 'createdAt'])
+            .execute();
+        },
+      };
+    },
+
+    async purgeUsage(before: string): Promise<void> {
+      await db.deleteFrom('agentUsage').where('createdAt', '<', before).execute();
+    },
+  };
+}
+
+export type AgentUsageRepo = ReturnType<typeof createAgentUsageRepo>;
+/** The counting statements of one transaction. */
+export type UsageCounting = ReturnType<AgentUsageRepo['counting']>;
