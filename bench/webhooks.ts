@@ -13,7 +13,7 @@
 // accepts and never answers (each attempt held for the 10 s timeout); the latency is the
 // first organisation's, whose endpoint answers at once.
 // Run: npm run bench -- webhooks
-// (BENCH_SECONDS, default 10; PG_ADMIN_URL; BENCH_SKIP_PG=1 to skip PostgreSQL;
+// (BENCH_SECONDS, default 10; PG_ADMIN_URL; BENCH_SKIP_PG=1 or BENCH_SKIP_SQLITE=1 to skip one;
 // BENCH_DEAD_NEIGHBOUR=1 for the neighbour.)
 import { createServer } from 'node:http';
 import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
@@ -251,7 +251,7 @@ const floor = await startFloor();
 const results: Result[] = [];
 try {
   const file = join(tmpdir(), `bench-webhooks-${process.pid}.db`);
-  results.push(await measure('SQLite', `sqlite:${file}`, floor));
+  if (!process.env.BENCH_SKIP_SQLITE) results.push(await measure('SQLite', `sqlite:${file}`, floor));
   if (!process.env.BENCH_SKIP_PG)
     results.push(await withPostgresDatabase('bench_webhooks', (url) => measure('PostgreSQL', url, floor)));
 } finally {

@@ -3,6 +3,7 @@ import { outbox } from './migrations/0023_outbox.js';
 import { outboxRetentionById } from './migrations/0034_outbox_retention_by_id.js';
 import { outboxFeedIndexesPartial } from './migrations/0039_outbox_feed_indexes_partial.js';
 import { outboxReservationNullsLeftOut } from './migrations/0040_outbox_reservation_nulls_left_out.js';
+import { outboxSequenceFunction } from './migrations/0062_outbox_sequence_function.js';
 import { outboxPrivacy } from './privacy.js';
 import type { OutboxEventsTable } from './repo.js';
 import { organisationFeedRoutes, personalFeedRoutes } from './routes.js';
@@ -39,5 +40,6 @@ export const outboxModule = defineModule({
     '0034_outbox_retention_by_id': outboxRetentionById,
     '0039_outbox_feed_indexes_partial': outboxFeedIndexesPartial,
     '0040_outbox_reservation_nulls_left_out': outboxReservationNullsLeftOut,
+    '0062_outbox_sequence_function': outboxSequenceFunction,
   },
 });

@@ -1,6 +1,6 @@
 import { type Generated, sql } from 'kysely';
 import type { JsonText, Timestamp } from '../../db/column-types.js';
-import { type Db, type Executor, inTransaction } from '../../db/database.js';
+import type { Db, Executor } from '../../db/database.js';
 import type { EventType } from './schemas.js';
 
 export interface OutboxEventsTable {
@@ -60,27 +60,14 @@ export function createOutboxRepo(db: Db) {
      * order. One run at a time (a transaction-scoped lock, held to commit), and each run
      * takes its values only once the one before committed, so positions commit in
      * increasing order: whatever a reader can see is every position up to the highest it
-     * sees, and anything positioned later comes after it. One cheap read when none waits.
+     * sees, and anything positioned later comes after it. One round trip (the function of
+     * migration 0062), which only reads when none waits.
      */
     async sequence(): Promise<void> {
       if (!pg) return;
-      const waiting = await db.kysely
-        .selectFrom('outboxEvents')
-        .select('id')
-        .where('position', 'is', null)
-        .limit(1)
-        .executeTakeFirst();
-      if (!waiting) return;
-      await inTransaction(db.kysely, async (trx) => {
-        await sql`select pg_advisory_xact_lock(${sql.lit(SEQUENCER_LOCK)}, hashtext(current_schema()))`.execute(
-          trx,
-        );
-        // A statement of its own after the lock: its snapshot sees what the run before committed.
-        await sql`update outbox_events e set position = p.position
-          from (select id, nextval('outbox_event_positions') as position
-                from (select id from outbox_events where position is null order by id limit ${sql.lit(SEQUENCE_BATCH)}) pending) p
-          where e.id = p.id and e.position is null`.execute(trx);
-      });
+      await sql`select outbox_sequence(${sql.lit(SEQUENCER_LOCK)}, ${sql.lit(SEQUENCE_BATCH)})`.execute(
+        db.kysely,
+      );
     },
 
     /** The id of the newest event written (0: none): it grows with every event committed. */

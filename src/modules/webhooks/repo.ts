@@ -209,7 +209,7 @@ export function createWebhooksRepo(db: Db) {
     // ---- the dispatcher's position ----
 
     /** The dispatcher's position (null: nothing dispatched yet), its row made on first use. */
-    async readPosition(now: string): Promise<string | null> {
+    async readPosition(now: string): Promise<{ position: string | null; anyActiveEndpoint: boolean }> {
       // The row is made once per process (a write on every run would cost every run a write).
       if (!positionMade) {
         await db.kysely
@@ -219,12 +219,19 @@ export function createWebhooksRepo(db: Db) {
           .execute();
         positionMade = true;
       }
+      // With whether any endpoint is active, in the same round trip: each waits for a pooled
+      // connection behind the requests of the moment.
       const row = await db.kysely
         .selectFrom('webhookDispatchPositions')
-        .select('lastEventId')
+        .select((eb) => [
+          'lastEventId',
+          eb
+            .exists(eb.selectFrom('webhookEndpoints').select('id').where('status', '=', 'active'))
+            .as('anyActive'),
+        ])
         .where('consumer', '=', DISPATCHER)
         .executeTakeFirstOrThrow();
-      return row.lastEventId;
+      return { position: row.lastEventId, anyActiveEndpoint: Boolean(row.anyActive) };
     },
 
     /**
@@ -245,14 +252,18 @@ export function createWebhooksRepo(db: Db) {
     // ---- deliveries ----
 
     /** Inserts deliveries; one that exists for its (endpoint, event) is left as it is. */
-    async insertDeliveries(executor: Executor, rows: readonly NewDelivery[]): Promise<DeliveryRow[]> {
-      if (rows.length === 0) return [];
-      return executor
+    async insertDeliveries(executor: Executor, rows: readonly NewDelivery[]): Promise<void> {
+      if (rows.length === 0) return;
+      await executor
         .insertInto('webhookDeliveries')
         .values([...rows])
         .onConflict((oc) => oc.columns(['endpointId', 'eventId']).doNothing())
-        .returningAll()
         .execute();
+    },
+
+    /** Inserts one delivery (a test ping's, its event id new) and answers it. */
+    async insertDelivery(row: NewDelivery): Promise<DeliveryRow> {
+      return db.kysely.insertInto('webhookDeliveries').values(row).returningAll().executeTakeFirstOrThrow();
     },
 
     /** A page of an endpoint's deliveries, newest first, after delivery id `before`. */

@@ -306,10 +306,10 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     more: boolean;
   }> {
     const now = nowIso();
-    const position = await repo.readPosition(now);
+    const { position, anyActiveEndpoint } = await repo.readPosition(now);
     // With no active endpoint anywhere, no event can make a delivery: skip them unread.
-    const newest = await outbox.lastPosition();
-    if (!(await repo.anyActiveEndpoint())) {
+    if (!anyActiveEndpoint) {
+      const newest = await outbox.lastPosition();
       if (newest !== null && newest !== position)
         await repo.advancePosition(db.kysely, position, newest, now);
       return { events: 0, deliveries: 0, targets: [], more: false };
@@ -523,24 +523,22 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
         userId: actor.userId,
         data: { webhookId: endpoint.id },
       };
-      const [row] = await repo.insertDeliveries(db.kysely, [
-        {
-          endpointId: endpoint.id,
-          organisationId,
-          eventId,
-          eventType: TEST_EVENT_TYPE,
-          // A ping carries no personal data: nobody's delivery for privacy.
-          userId: null,
-          payload: JSON.stringify(event),
-          status: 'pending',
-          nextAttemptAt: now,
-          retryUntil: now,
-          createdAt: now,
-          updatedAt: now,
-        },
-      ]);
+      const row = await repo.insertDelivery({
+        endpointId: endpoint.id,
+        organisationId,
+        eventId,
+        eventType: TEST_EVENT_TYPE,
+        // A ping carries no personal data: nobody's delivery for privacy.
+        userId: null,
+        payload: JSON.stringify(event),
+        status: 'pending',
+        nextAttemptAt: now,
+        retryUntil: now,
+        createdAt: now,
+        updatedAt: now,
+      });
       await wakeDelivery();
-      return deliveryView(row!);
+      return deliveryView(row);
     },
 
     async deliveries(
