@@ -6,22 +6,22 @@ import { Link, Navigate, NavLink, Route, Routes, useLocation } from 'react-route
 import { useOrganisations } from '../api/hooks.js';
 import { refresh, signOut, useSession } from '../api/session.js';
 import { useBrandColour } from '../components/Branding.js';
-import { Register, SignIn } from './Auth.js';
+import { Register, SignIn } from './security/Auth.js';
 import { VerifyBanner } from './security/VerifyBanner.js';
 import { Loading } from './ui.js';
 import './console.css';
 
-const Organisations = lazy(() => import('./Organisations.js'));
-const Catalogue = lazy(() => import('./Catalogue.js'));
-const Reservations = lazy(() => import('./Reservations.js'));
-const Webhooks = lazy(() => import('./Webhooks.js'));
-const Members = lazy(() => import('./Members.js'));
-const Profile = lazy(() => import('./Profile.js'));
-const Payments = lazy(() => import('./Payments.js'));
-const Agents = lazy(() => import('./Agents.js'));
-const Approvals = lazy(() => import('./Approvals.js'));
-const CalendarSync = lazy(() => import('./CalendarSync.js'));
-const Privacy = lazy(() => import('./Privacy.js'));
+const Organisations = lazy(() => import('./organisations/Organisations.js'));
+const Catalogue = lazy(() => import('./catalogue/Catalogue.js'));
+const Reservations = lazy(() => import('./reservations/Reservations.js'));
+const Webhooks = lazy(() => import('./webhooks/Webhooks.js'));
+const Members = lazy(() => import('./organisations/Members.js'));
+const Profile = lazy(() => import('./account/Profile.js'));
+const Payments = lazy(() => import('./organisations/Payments.js'));
+const Agents = lazy(() => import('./agents/Agents.js'));
+const Approvals = lazy(() => import('./approvals/Approvals.js'));
+const CalendarSync = lazy(() => import('./account/CalendarSync.js'));
+const Privacy = lazy(() => import('./privacy/Privacy.js'));
 const Security = lazy(() => import('./security/Security.js'));
 const Invitations = lazy(() => import('./security/Invitations.js'));
 

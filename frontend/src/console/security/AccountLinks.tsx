@@ -12,7 +12,7 @@ import { refresh, useSession } from '../../api/session.js';
 import { useBrandColour } from '../../components/Branding.js';
 import { Status } from '../account-ui.js';
 import { Field, FormError } from '../ui.js';
-import { resendVerification } from './api.js';
+import { resendVerification } from './VerifyBanner.js';
 import '../console.css';
 
 function AccountFrame(props: { title: string; children: ReactNode }) {

@@ -7,7 +7,7 @@ import { queryKeys } from '../../api/queryKeys.js';
 import { authed } from '../../api/session.js';
 import { Status } from '../account-ui.js';
 import { LoadError, Loading } from '../ui.js';
-import { deviceOf } from './api.js';
+import { deviceOf } from './device.js';
 
 const when = (iso: string) => new Date(iso).toLocaleString();
 

@@ -1,10 +1,14 @@
 // The quiet reminder while the person's address is unverified: the link was mailed at sign-up;
 // "resend" mails a new one (at most 5 an hour).
 import { useMutation } from '@tanstack/react-query';
+import { noBody, unwrap } from '../../api/client.js';
 import { errorText } from '../../api/errors.js';
 import { useMe } from '../../api/hooks.js';
+import { authed } from '../../api/session.js';
 import { Status } from '../account-ui.js';
-import { resendVerification } from './api.js';
+
+/** Mails the verification link again (at most 5 an hour). */
+export const resendVerification = () => unwrap(authed.POST('/api/auth/verify-email/resend').then(noBody));
 
 /** Says "we sent a link", with a resend; `children` say why it matters where it stands. */
 export function ResendVerification(props: { email: string }) {

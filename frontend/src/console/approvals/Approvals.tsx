@@ -1,0 +1,386 @@
+// The approvals inbox: calls the person's agents asked them to approve. Pending ones first, each
+// with its summary, agent and expiry, approved or denied here with the outcome shown (executed
+// with what the call answered, or failed with its error); other statuses by filter. One
+// approval's page shows the stored call exactly as it will run.
+
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, Route, Routes, useParams, useSearchParams } from 'react-router';
+import { unwrap } from '../../api/client.js';
+import { errorText } from '../../api/errors.js';
+import { useAgents } from '../../api/hooks.js';
+import { queryKeys } from '../../api/queryKeys.js';
+import { authed } from '../../api/session.js';
+import type { Approval, ApprovalStatus } from '../../api/types.js';
+import { formatDateTime } from '../../lib/time.js';
+import { APPROVAL_STATUSES, approvalStatusWords, personZone, toolNameOf } from '../agents/agent-values.js';
+import { LoadError, Loading, Select } from '../ui.js';
+
+export default function Approvals() {
+  return (
+    <Routes>
+      <Route index element={<Inbox />} />
+      <Route path=":id" element={<ApprovalPage />} />
+    </Routes>
+  );
+}
+
+type Decision = 'approve' | 'deny';
+
+/** Approve or deny; the answer is the approval as it now is (executed, failed, denied). */
+function useDecide(onDecided?: (approval: Approval, decision: Decision) => void) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, decision }: { id: number; decision: Decision }) =>
+      unwrap(
+        decision === 'approve'
+          ? authed.POST('/api/approvals/{id}/approve', { params: { path: { id } } })
+          : authed.POST('/api/approvals/{id}/deny', { params: { path: { id } } }),
+      ),
+    onSuccess: async (approval, { decision }) => {
+      queryClient.setQueryData(queryKeys.approval(approval.id), approval);
+      onDecided?.(approval, decision);
+      await queryClient.invalidateQueries({ queryKey: queryKeys.approvals() });
+    },
+  });
+}
+
+function useAgentNames() {
+  const agents = useAgents();
+  return (id: number, asked?: string) =>
+    agents.data?.find((a) => a.id === id)?.name ?? asked ?? `Agent ${id}`;
+}
+
+const listQuery = (status: ApprovalStatus | undefined, cursor: string | undefined) =>
+  unwrap(
+    authed.GET('/api/approvals', {
+      params: { query: { limit: 50, ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) } },
+    }),
+  );
+
+function useApprovalList(status: ApprovalStatus | undefined, enabled = true) {
+  return useInfiniteQuery({
+    queryKey: queryKeys.approvals(status ?? 'all'),
+    initialPageParam: undefined as string | undefined,
+    queryFn: ({ pageParam }) => listQuery(status, pageParam),
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+    enabled,
+    // Agents ask while the person is away: never show a remembered inbox on opening.
+    staleTime: 0,
+  });
+}
+
+function Inbox() {
+  const [params, setParams] = useSearchParams();
+  const filter = (params.get('status') ?? '') as '' | ApprovalStatus;
+  const zone = personZone();
+  const nameOf = useAgentNames();
+  const [outcome, setOutcome] = useState<{ approval: Approval; decision: Decision } | null>(null);
+  const decide = useDecide((approval, decision) => setOutcome({ approval, decision }));
+  // The default view: every pending one first, then the rest, newest first.
+  const pending = useApprovalList('pending', filter === '');
+  const others = useApprovalList(filter || undefined);
+  const pendingItems = filter === '' ? (pending.data?.pages.flatMap((p) => p.items) ?? []) : [];
+  const otherItems = (others.data?.pages.flatMap((p) => p.items) ?? []).filter(
+    (a) => filter !== '' || a.status !== 'pending',
+  );
+  const loading = others.isPending || (filter === '' && pending.isPending);
+  const error = others.error ?? (filter === '' ? pending.error : null);
+  const row = (a: Approval) => (
+    <ApprovalRow
+      key={a.id}
+      approval={a}
+      agentName={nameOf(a.agentId, a.agentName)}
+      zone={zone}
+      busy={decide.isPending && decide.variables?.id === a.id}
+      onDecide={(decision) => {
+        setOutcome(null);
+        decide.mutate({ id: a.id, decision });
+      }}
+    />
+  );
+  return (
+    <main className="page">
+      <h1>Approvals</h1>
+      <p className="hint">
+        Calls your agents asked you to approve. An approved call runs once, as the agent is at that moment.
+        Times in {zone.replaceAll('_', ' ')}.
+      </p>
+      <form className="filters" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
+        <Select
+          name="status"
+          label="Status"
+          value={filter}
+          onChange={(v) =>
+            setParams(
+              (p) => {
+                const next = new URLSearchParams(p);
+                if (v) next.set('status', v);
+                else next.delete('status');
+                return next;
+              },
+              { replace: true },
+            )
+          }
+        >
+          <option value="">Waiting for you first, then all</option>
+          {APPROVAL_STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {approvalStatusWords[s]}
+            </option>
+          ))}
+        </Select>
+      </form>
+      <div role="status" className="decision-outcome">
+        {outcome ? <OutcomeNotice {...outcome} /> : null}
+      </div>
+      {decide.isError ? (
+        <p role="alert" className="error">
+          {errorText(decide.error)}
+        </p>
+      ) : null}
+      {loading ? <Loading /> : null}
+      {error ? <LoadError error={error} /> : null}
+      {filter === '' && !loading && !error ? (
+        <>
+          <h2>Waiting for you</h2>
+          {pendingItems.length === 0 ? (
+            <p className="empty">Nothing waits for your approval.</p>
+          ) : (
+            <ul className="record-list approvals pending">{pendingItems.map(row)}</ul>
+          )}
+          {pending.hasNextPage ? (
+            <button type="button" className="secondary" onClick={() => pending.fetchNextPage()}>
+              More waiting
+            </button>
+          ) : null}
+          <h2>Decided or expired</h2>
+        </>
+      ) : null}
+      {!loading && !error && otherItems.length === 0 ? (
+        <p className="empty">{filter ? 'No approvals with this status.' : 'None yet.'}</p>
+      ) : null}
+      {otherItems.length ? <ul className="record-list approvals">{otherItems.map(row)}</ul> : null}
+      {others.hasNextPage ? (
+        <div className="actions">
+          <button
+            type="button"
+            className="secondary"
+            disabled={others.isFetchingNextPage}
+            onClick={() => others.fetchNextPage()}
+          >
+            Older approvals
+          </button>
+        </div>
+      ) : null}
+    </main>
+  );
+}
+
+function OutcomeNotice(props: { approval: Approval; decision: Decision }) {
+  const { approval, decision } = props;
+  return (
+    <div className={approval.status === 'failed' ? 'error' : 'notice'}>
+      <p>
+        {decision === 'approve' ? 'Approved' : 'Denied'}: “{approval.summary}”.
+      </p>
+      <Outcome approval={approval} />
+    </div>
+  );
+}
+
+function StatusBadge(props: { status: ApprovalStatus }) {
+  return <span className={`badge approval-${props.status}`}>{approvalStatusWords[props.status]}</span>;
+}
+
+function ApprovalRow(props: {
+  approval: Approval;
+  agentName: string;
+  zone: string;
+  busy: boolean;
+  onDecide: (decision: Decision) => void;
+}) {
+  const { approval: a, agentName, zone, busy, onDecide } = props;
+  return (
+    <li data-approval={a.id}>
+      <div>
+        <strong>{a.summary}</strong> <StatusBadge status={a.status} />
+        <span className="hint approval-line">
+          {agentName} · <code>{toolNameOf(a.actionKey)}</code>
+          {a.customer?.name ? ` · for ${a.customer.name}` : ''} · asked {formatDateTime(a.createdAt, zone)}
+          {a.status === 'pending' ? ` · expires ${formatDateTime(a.expiresAt, zone)}` : ''}
+          {a.decidedAt ? ` · decided ${formatDateTime(a.decidedAt, zone)}` : ''}
+        </span>
+        {a.status !== 'pending' ? <Outcome approval={a} /> : null}
+      </div>
+      <span className="member-actions">
+        {a.status === 'pending' ? (
+          <>
+            <button
+              type="button"
+              className="primary"
+              disabled={busy}
+              aria-label={`Approve: ${a.summary}`}
+              onClick={() => onDecide('approve')}
+            >
+              Approve
+            </button>
+            <button
+              type="button"
+              className="secondary danger"
+              disabled={busy}
+              aria-label={`Deny: ${a.summary}`}
+              onClick={() => onDecide('deny')}
+            >
+              Deny
+            </button>
+          </>
+        ) : null}
+        <Link to={`/app/approvals/${a.id}`} aria-label={`Details of approval ${a.id}`}>
+          Details
+        </Link>
+      </span>
+    </li>
+  );
+}
+
+/** What became of an approval, in words, with what the call answered or its error. */
+function Outcome(props: { approval: Approval }) {
+  const { approval: a } = props;
+  const result = a.result as { id?: unknown; error?: { code?: unknown; message?: unknown } } | null;
+  switch (a.status) {
+    case 'executed': {
+      const reservationId =
+        a.actionKey.startsWith('reservations.') && typeof result?.id === 'number' ? result.id : null;
+      return (
+        <div className="outcome">
+          <p>
+            Executed: the call ran.
+            {reservationId !== null ? (
+              <>
+                {' '}
+                <Link to={`/app/reservations/${reservationId}`}>Reservation {reservationId}</Link>
+              </>
+            ) : null}
+          </p>
+          {result ? (
+            <details>
+              <summary>What it answered</summary>
+              <pre>{JSON.stringify(result, null, 2)}</pre>
+            </details>
+          ) : null}
+        </div>
+      );
+    }
+    case 'failed':
+      return (
+        <p className="outcome">
+          Failed when it ran: {String(result?.error?.message ?? 'no reason given')}
+          {result?.error?.code ? ` (${String(result.error.code)})` : ''}
+        </p>
+      );
+    case 'denied':
+      return <p className="outcome">Denied: it never ran.</p>;
+    case 'expired':
+      return <p className="outcome">Not decided within 24 hours: it never ran.</p>;
+    case 'approved':
+      return <p className="outcome">Approved: running now.</p>;
+    default:
+      return null;
+  }
+}
+
+function ApprovalPage() {
+  const id = Number(useParams().id);
+  const zone = personZone();
+  const nameOf = useAgentNames();
+  const approval = useQuery({
+    queryKey: queryKeys.approval(id),
+    queryFn: () => unwrap(authed.GET('/api/approvals/{id}', { params: { path: { id } } })),
+    staleTime: 0,
+    // Approved and running: its outcome comes soon.
+    refetchInterval: (q) => (q.state.data?.status === 'approved' ? 2000 : false),
+  });
+  const decide = useDecide();
+  if (approval.isPending) return <Loading />;
+  if (approval.isError)
+    return (
+      <main className="page">
+        <LoadError error={approval.error} />
+        <Link to="/app/approvals">All approvals</Link>
+      </main>
+    );
+  const a = approval.data;
+  return (
+    <main className="page">
+      <p>
+        <Link to="/app/approvals">All approvals</Link>
+      </p>
+      <h1>Approval {a.id}</h1>
+      <p className="approval-summary">
+        <strong>{a.summary}</strong>
+      </p>
+      <dl className="summary">
+        <dt>Status</dt>
+        <dd>
+          <StatusBadge status={a.status} />
+        </dd>
+        <dt>Agent</dt>
+        <dd>
+          <Link to={`/app/agents/${a.agentId}/activity`}>{nameOf(a.agentId, a.agentName)}</Link>
+        </dd>
+        {a.customer ? (
+          <>
+            <dt>Customer</dt>
+            <dd>{[a.customer.name, a.customer.email].filter(Boolean).join(' · ')}</dd>
+          </>
+        ) : null}
+        <dt>Action</dt>
+        <dd>
+          <code>{toolNameOf(a.actionKey)}</code>
+        </dd>
+        <dt>Asked</dt>
+        <dd>{formatDateTime(a.createdAt, zone)}</dd>
+        <dt>{a.status === 'pending' ? 'Expires' : 'Expiry'}</dt>
+        <dd>{formatDateTime(a.expiresAt, zone)}</dd>
+        {a.decidedAt ? (
+          <>
+            <dt>Decided</dt>
+            <dd>{formatDateTime(a.decidedAt, zone)}</dd>
+          </>
+        ) : null}
+      </dl>
+      <p className="hint">Times in {zone.replaceAll('_', ' ')}.</p>
+      <div role="status">
+        <Outcome approval={a} />
+      </div>
+      {a.status === 'pending' ? (
+        <div className="actions">
+          <button
+            type="button"
+            className="primary"
+            disabled={decide.isPending}
+            onClick={() => decide.mutate({ id: a.id, decision: 'approve' })}
+          >
+            Approve
+          </button>
+          <button
+            type="button"
+            className="secondary danger"
+            disabled={decide.isPending}
+            onClick={() => decide.mutate({ id: a.id, decision: 'deny' })}
+          >
+            Deny
+          </button>
+        </div>
+      ) : null}
+      {decide.isError ? (
+        <p role="alert" className="error">
+          {errorText(decide.error)}
+        </p>
+      ) : null}
+      <h2>The call, exactly as it runs</h2>
+      <pre className="call">{JSON.stringify(a.arguments, null, 2)}</pre>
+    </main>
+  );
+}
