@@ -101,3 +101,15 @@ export const usePermissionGroups = () =>
     queryFn: () => unwrap(authed.GET('/api/agents/permission-groups')),
     staleTime: 60_000,
   });
+
+/** The catalogue and the presets, both needed to show or edit an agent's permissions. */
+export function usePermissionData() {
+  const catalog = useAgentCatalog();
+  const groups = usePermissionGroups();
+  return {
+    catalog: catalog.data,
+    groups: groups.data,
+    isPending: catalog.isPending || groups.isPending,
+    error: catalog.error ?? groups.error,
+  };
+}

@@ -1,6 +1,5 @@
 // A weekly series on the booking page (the repeat control, the dry run's dates, booking them,
 // the links of every date) and on the manage page (the series' dates, cancelling all of them).
-
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type RefObject, useId, useState } from 'react';
 import { ApiError, api, idempotencyKey, unwrap } from '../api/client.js';

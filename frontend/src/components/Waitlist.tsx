@@ -1,6 +1,5 @@
 // The waitlist on the booking page (joining for a time that is taken, the place in line) and on
 // the manage page (an entry before its offer: status, place, leaving it).
-
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type RefObject, useEffect, useId, useState } from 'react';
 import { api, unwrap } from '../api/client.js';

@@ -1,6 +1,6 @@
 // The console's form pieces: a label on every input, the API's message under the field it
 // refused (aria-describedby), and the summary of a refusal that names no shown field.
-import { type ReactNode, useId, useState } from 'react';
+import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { ApiError } from '../api/client.js';
 import { errorText, fieldErrors, otherFieldErrors } from '../api/errors.js';
@@ -229,97 +229,5 @@ export function LoadError(props: { error: unknown }) {
       {errorText(props.error)}
       <NextStep error={props.error} />
     </p>
-  );
-}
-
-/**
- * A secret shown this once (a webhook's signing secret, an agent's key), with a copy button:
- * it lives only in the caller's state, and "I have stored it" lets it go.
- */
-export function ShownOnce(props: {
-  title: string;
-  /** The heading's level where it stands. */
-  level: 2 | 3;
-  /** What the secret is for, and that it is shown this once. */
-  hint: string;
-  value: string;
-  /** The id of the element holding the value (tests read it). */
-  valueId: string;
-  copyLabel: string;
-  /** What goes with the secret (an agent key's MCP address), under it. */
-  beside?: ReactNode;
-  onDone: () => void;
-}) {
-  const [copied, setCopied] = useState<'yes' | 'no' | null>(null);
-  const headingId = useId();
-  const Heading = props.level === 3 ? 'h3' : 'h2';
-  return (
-    <section className="notice secret" aria-labelledby={headingId}>
-      <Heading id={headingId}>{props.title}</Heading>
-      <p>{props.hint}</p>
-      <p>
-        <code id={props.valueId}>{props.value}</code>
-      </p>
-      {props.beside}
-      <div className="actions">
-        <button
-          type="button"
-          className="primary"
-          onClick={() =>
-            navigator.clipboard.writeText(props.value).then(
-              () => setCopied('yes'),
-              () => setCopied('no'),
-            )
-          }
-        >
-          {props.copyLabel}
-        </button>
-        <button type="button" className="secondary" onClick={props.onDone}>
-          I have stored it
-        </button>
-      </div>
-      <p role="status">
-        {copied === 'yes'
-          ? 'Copied.'
-          : copied === 'no'
-            ? 'The browser refused to copy: select the text.'
-            : ''}
-      </p>
-    </section>
-  );
-}
-
-/** A text to paste elsewhere (an address), with its copy button and whether the copy worked. */
-export function CopyText(props: {
-  label: string;
-  value: string;
-  /** The id of the element holding the value (tests read it). */
-  valueId: string;
-  copyLabel: string;
-}) {
-  const [copied, setCopied] = useState<'yes' | 'no' | null>(null);
-  return (
-    <div className="copy-text">
-      <span className="copy-label">{props.label}</span> <code id={props.valueId}>{props.value}</code>{' '}
-      <button
-        type="button"
-        className="secondary"
-        onClick={() =>
-          navigator.clipboard.writeText(props.value).then(
-            () => setCopied('yes'),
-            () => setCopied('no'),
-          )
-        }
-      >
-        {props.copyLabel}
-      </button>{' '}
-      <span role="status">
-        {copied === 'yes'
-          ? 'Copied.'
-          : copied === 'no'
-            ? 'The browser refused to copy: select the text.'
-            : ''}
-      </span>
-    </div>
   );
 }

@@ -7,22 +7,13 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import { unwrap } from '../api/client.js';
 import { detailedMessageOf } from '../api/errors.js';
 import type { paths } from '../api/schema.js';
-import {
-  asSignedIn,
-  authed,
-  type Credentials,
-  currentUser,
-  resume,
-  SignedOut,
-  signIn,
-  signOut,
-} from '../api/session.js';
+import { asSignedIn, authed, type Credentials, resume, SignedOut, signIn, signOut } from '../api/session.js';
 import { AccountPage, Loading, SignInForm, useAnnouncer, useFocus, usePageTitle } from './account-page.js';
+import { Consent, type Details } from './ConsentRequest.js';
+import { safeRedirect } from './consent-urls.js';
 
-type Details = paths['/api/oauth/consent-details']['get']['responses'][200]['content']['application/json'];
 type DetailsQuery = paths['/api/oauth/consent-details']['get']['parameters']['query'];
 type ConsentBody = paths['/api/oauth/consent']['post']['requestBody']['content']['application/json'];
-type Group = Details['availablePermissionGroups'][number];
 type View =
   | { name: 'loading' }
   | { name: 'signin' }
@@ -38,41 +29,8 @@ const DETAIL_PARAMS = [
   'response_type',
   'resource',
 ] as const;
+
 const REQUIRED_PARAMS = ['client_id', 'redirect_uri', 'code_challenge'] as const;
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/** A logo is shown only from https or an inline image. */
-function safeImageUrl(value: string | null | undefined): string | null {
-  if (!value) return null;
-  try {
-    const url = new URL(value);
-    if (url.protocol === 'https:') return url.href;
-    if (url.protocol === 'data:' && /^data:image\/(png|gif|jpeg|webp|svg\+xml)[;,]/i.test(value))
-      return value;
-  } catch {
-    // not a URL
-  }
-  return null;
-}
-
-function webUrl(value: string | null | undefined): URL | null {
-  if (!value) return null;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:' ? url : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Only a redirect back to the registered address (http or https) is followed. */
-function safeRedirect(value: string, registeredUri: string | null): string | null {
-  const target = webUrl(value);
-  const registered = webUrl(registeredUri);
-  if (!target || !registered) return null;
-  if (target.origin !== registered.origin || target.pathname !== registered.pathname) return null;
-  return target.href;
-}
 
 const SESSION_ENDED = 'Your session has ended. Sign in again to continue.';
 
@@ -250,174 +208,5 @@ export default function ConsentPage() {
         </section>
       ) : null}
     </AccountPage>
-  );
-}
-
-function Consent(props: {
-  details: Details;
-  redirectParam: string | null;
-  busy: boolean;
-  onDecide: (approve: boolean, chosen: string | null) => void;
-  onSwitchAccount: () => void;
-}) {
-  const { details, redirectParam, busy, onDecide, onSwitchAccount } = props;
-  const name = details.clientName || details.clientId || 'An app';
-  const logoUrl = safeImageUrl(details.clientLogoUrl);
-  const [logoShown, setLogoShown] = useState(false);
-  const homepage = webUrl(details.clientHomepageUrl);
-  const redirect = webUrl(details.redirectUri ?? redirectParam);
-  const groups = details.availablePermissionGroups.filter((group) => group.canAssign !== false);
-  const [chosen, setChosen] = useState<string | null>(groups[0]?.id ?? null);
-  const email = currentUser()?.email;
-
-  return (
-    <section id="view-consent" aria-labelledby="consent-title">
-      <div className="client">
-        {/* Hidden until it loads: a broken or slow logo never shows as a broken image. */}
-        <img
-          id="client-logo"
-          className="logo"
-          alt={logoUrl ? `${name} logo` : ''}
-          width={56}
-          height={56}
-          referrerPolicy="no-referrer"
-          src={logoUrl ?? undefined}
-          hidden={!logoShown}
-          onLoad={() => setLogoShown(true)}
-          onError={() => setLogoShown(false)}
-        />
-        <div className="client-text">
-          <h1 id="consent-title" tabIndex={-1}>
-            <span id="client-name">{name}</span> wants to access your account
-          </h1>
-          {homepage ? (
-            <p id="client-homepage" className="homepage">
-              <a
-                id="client-homepage-link"
-                href={homepage.href}
-                target="_blank"
-                rel="noopener noreferrer"
-                title={`${name}'s homepage: ${homepage.href}`}
-              >
-                {homepage.host}
-              </a>
-            </p>
-          ) : null}
-        </div>
-      </div>
-      {details.clientDescription ? (
-        <p id="client-description" className="client-description">
-          {details.clientDescription}
-        </p>
-      ) : null}
-
-      <p className="redirect">
-        You will be sent back to{' '}
-        <strong id="redirect-host" className="host">
-          {redirect ? redirect.host : (details.redirectUri ?? '')}
-        </strong>
-        {redirect && LOOPBACK_HOSTS.has(redirect.hostname) ? (
-          <span id="redirect-note" className="hint">
-            {' '}
-            (an app on this device)
-          </span>
-        ) : null}
-      </p>
-
-      {groups.length > 0 ? (
-        <fieldset id="groups" className="groups">
-          <legend>Choose what the app may do</legend>
-          <div id="group-list" className="group-list">
-            {groups.map((group, index) => (
-              <GroupChoice
-                key={group.id}
-                group={group}
-                index={index}
-                checked={chosen === group.id}
-                onChoose={() => setChosen(group.id)}
-              />
-            ))}
-          </div>
-        </fieldset>
-      ) : (
-        <p id="no-groups" className="notice">
-          You have no permission set you can grant to an app. You can only deny this request.
-        </p>
-      )}
-
-      <p className="hint">
-        The app named and described itself; Reservation Service has not checked it. Approve only if you trust
-        the address above. You can revoke the app's access at any time from your agents.
-      </p>
-
-      <div className="actions decision">
-        <button
-          id="deny"
-          type="button"
-          className="secondary"
-          disabled={busy}
-          onClick={() => onDecide(false, null)}
-        >
-          Deny
-        </button>
-        {groups.length > 0 ? (
-          <button
-            id="approve"
-            type="button"
-            className="primary"
-            disabled={busy}
-            onClick={() => onDecide(true, chosen)}
-          >
-            Approve
-          </button>
-        ) : null}
-      </div>
-
-      <p className="account account-line hint">
-        Signed in as <span id="account-email">{email || 'your account'}</span>.{' '}
-        <button id="switch-account" type="button" className="link" disabled={busy} onClick={onSwitchAccount}>
-          Use another account
-        </button>
-      </p>
-    </section>
-  );
-}
-
-function GroupChoice(props: { group: Group; index: number; checked: boolean; onChoose: () => void }) {
-  const { group, index, checked, onChoose } = props;
-  const id = `group-${index}`;
-  const describedBy = [
-    group.description ? `${id}-description` : null,
-    group.highlights.length > 0 ? `${id}-highlights` : null,
-  ].filter(Boolean);
-  return (
-    <div className="group">
-      <input
-        type="radio"
-        name="permission-group"
-        id={id}
-        value={group.id}
-        checked={checked}
-        onChange={onChoose}
-        aria-describedby={describedBy.length > 0 ? describedBy.join(' ') : undefined}
-      />
-      <div className="group-body">
-        <label htmlFor={id} className="group-label">
-          {group.label || group.id}
-        </label>
-        {group.description ? (
-          <p id={`${id}-description`} className="group-description">
-            {group.description}
-          </p>
-        ) : null}
-        {group.highlights.length > 0 ? (
-          <ul id={`${id}-highlights`} className="highlights">
-            {group.highlights.map((text) => (
-              <li key={text}>{text}</li>
-            ))}
-          </ul>
-        ) : null}
-      </div>
-    </div>
   );
 }

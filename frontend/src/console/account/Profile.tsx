@@ -2,7 +2,6 @@
 // booking-page branding (logo, headline, description, colour) and weekly schedule. OWNER and
 // ADMIN edit the organisation; other members read it. A resource's resolved schedule shows
 // which level each section comes from.
-
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';

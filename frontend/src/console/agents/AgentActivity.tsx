@@ -1,7 +1,6 @@
 // An agent's activity: its MCP tool calls, newest first, in the person's zone, filtered by action
 // and outcome (kept in the address, so a filtered view can be shared or reloaded), each with the
 // approval it asked for or ran, and its arguments as the API keeps them (contact details redacted).
-
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { unwrap } from '../../api/client.js';
@@ -12,7 +11,7 @@ import type { ActivityItem } from '../../api/types.js';
 import { formatDateTime } from '../../lib/time.js';
 import { LoadError, Loading, Select } from '../ui.js';
 import { areaOf, personZone, toolNameOf } from './agent-values.js';
-import { areaWords } from './permissions-editor.js';
+import { areaWords } from './permissions.js';
 
 const PAGE = 50;
 

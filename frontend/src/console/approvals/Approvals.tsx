@@ -2,19 +2,19 @@
 // with its summary, agent and expiry, approved or denied here with the outcome shown (executed
 // with what the call answered, or failed with its error); other statuses by filter. One
 // approval's page shows the stored call exactly as it will run.
-
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useInfiniteQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link, Route, Routes, useParams, useSearchParams } from 'react-router';
+import { Link, Route, Routes, useSearchParams } from 'react-router';
 import { unwrap } from '../../api/client.js';
 import { errorText } from '../../api/errors.js';
-import { useAgents } from '../../api/hooks.js';
 import { queryKeys } from '../../api/queryKeys.js';
 import { authed } from '../../api/session.js';
 import type { Approval, ApprovalStatus } from '../../api/types.js';
 import { formatDateTime } from '../../lib/time.js';
 import { APPROVAL_STATUSES, approvalStatusWords, personZone, toolNameOf } from '../agents/agent-values.js';
 import { LoadError, Loading, Select } from '../ui.js';
+import { ApprovalPage } from './ApprovalPage.js';
+import { type Decision, Outcome, StatusBadge, useAgentNames, useDecide } from './approval-parts.js';
 
 export default function Approvals() {
   return (
@@ -23,32 +23,6 @@ export default function Approvals() {
       <Route path=":id" element={<ApprovalPage />} />
     </Routes>
   );
-}
-
-type Decision = 'approve' | 'deny';
-
-/** Approve or deny; the answer is the approval as it now is (executed, failed, denied). */
-function useDecide(onDecided?: (approval: Approval, decision: Decision) => void) {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: ({ id, decision }: { id: number; decision: Decision }) =>
-      unwrap(
-        decision === 'approve'
-          ? authed.POST('/api/approvals/{id}/approve', { params: { path: { id } } })
-          : authed.POST('/api/approvals/{id}/deny', { params: { path: { id } } }),
-      ),
-    onSuccess: async (approval, { decision }) => {
-      queryClient.setQueryData(queryKeys.approval(approval.id), approval);
-      onDecided?.(approval, decision);
-      await queryClient.invalidateQueries({ queryKey: queryKeys.approvals() });
-    },
-  });
-}
-
-function useAgentNames() {
-  const agents = useAgents();
-  return (id: number, asked?: string) =>
-    agents.data?.find((a) => a.id === id)?.name ?? asked ?? `Agent ${id}`;
 }
 
 const listQuery = (status: ApprovalStatus | undefined, cursor: string | undefined) =>
@@ -189,10 +163,6 @@ function OutcomeNotice(props: { approval: Approval; decision: Decision }) {
   );
 }
 
-function StatusBadge(props: { status: ApprovalStatus }) {
-  return <span className={`badge approval-${props.status}`}>{approvalStatusWords[props.status]}</span>;
-}
-
 function ApprovalRow(props: {
   approval: Approval;
   agentName: string;
@@ -241,146 +211,5 @@ function ApprovalRow(props: {
         </Link>
       </span>
     </li>
-  );
-}
-
-/** What became of an approval, in words, with what the call answered or its error. */
-function Outcome(props: { approval: Approval }) {
-  const { approval: a } = props;
-  const result = a.result as { id?: unknown; error?: { code?: unknown; message?: unknown } } | null;
-  switch (a.status) {
-    case 'executed': {
-      const reservationId =
-        a.actionKey.startsWith('reservations.') && typeof result?.id === 'number' ? result.id : null;
-      return (
-        <div className="outcome">
-          <p>
-            Executed: the call ran.
-            {reservationId !== null ? (
-              <>
-                {' '}
-                <Link to={`/app/reservations/${reservationId}`}>Reservation {reservationId}</Link>
-              </>
-            ) : null}
-          </p>
-          {result ? (
-            <details>
-              <summary>What it answered</summary>
-              <pre>{JSON.stringify(result, null, 2)}</pre>
-            </details>
-          ) : null}
-        </div>
-      );
-    }
-    case 'failed':
-      return (
-        <p className="outcome">
-          Failed when it ran: {String(result?.error?.message ?? 'no reason given')}
-          {result?.error?.code ? ` (${String(result.error.code)})` : ''}
-        </p>
-      );
-    case 'denied':
-      return <p className="outcome">Denied: it never ran.</p>;
-    case 'expired':
-      return <p className="outcome">Not decided within 24 hours: it never ran.</p>;
-    case 'approved':
-      return <p className="outcome">Approved: running now.</p>;
-    default:
-      return null;
-  }
-}
-
-function ApprovalPage() {
-  const id = Number(useParams().id);
-  const zone = personZone();
-  const nameOf = useAgentNames();
-  const approval = useQuery({
-    queryKey: queryKeys.approval(id),
-    queryFn: () => unwrap(authed.GET('/api/approvals/{id}', { params: { path: { id } } })),
-    staleTime: 0,
-    // Approved and running: its outcome comes soon.
-    refetchInterval: (q) => (q.state.data?.status === 'approved' ? 2000 : false),
-  });
-  const decide = useDecide();
-  if (approval.isPending) return <Loading />;
-  if (approval.isError)
-    return (
-      <main className="page">
-        <LoadError error={approval.error} />
-        <Link to="/app/approvals">All approvals</Link>
-      </main>
-    );
-  const a = approval.data;
-  return (
-    <main className="page">
-      <p>
-        <Link to="/app/approvals">All approvals</Link>
-      </p>
-      <h1>Approval {a.id}</h1>
-      <p className="approval-summary">
-        <strong>{a.summary}</strong>
-      </p>
-      <dl className="summary">
-        <dt>Status</dt>
-        <dd>
-          <StatusBadge status={a.status} />
-        </dd>
-        <dt>Agent</dt>
-        <dd>
-          <Link to={`/app/agents/${a.agentId}/activity`}>{nameOf(a.agentId, a.agentName)}</Link>
-        </dd>
-        {a.customer ? (
-          <>
-            <dt>Customer</dt>
-            <dd>{[a.customer.name, a.customer.email].filter(Boolean).join(' · ')}</dd>
-          </>
-        ) : null}
-        <dt>Action</dt>
-        <dd>
-          <code>{toolNameOf(a.actionKey)}</code>
-        </dd>
-        <dt>Asked</dt>
-        <dd>{formatDateTime(a.createdAt, zone)}</dd>
-        <dt>{a.status === 'pending' ? 'Expires' : 'Expiry'}</dt>
-        <dd>{formatDateTime(a.expiresAt, zone)}</dd>
-        {a.decidedAt ? (
-          <>
-            <dt>Decided</dt>
-            <dd>{formatDateTime(a.decidedAt, zone)}</dd>
-          </>
-        ) : null}
-      </dl>
-      <p className="hint">Times in {zone.replaceAll('_', ' ')}.</p>
-      <div role="status">
-        <Outcome approval={a} />
-      </div>
-      {a.status === 'pending' ? (
-        <div className="actions">
-          <button
-            type="button"
-            className="primary"
-            disabled={decide.isPending}
-            onClick={() => decide.mutate({ id: a.id, decision: 'approve' })}
-          >
-            Approve
-          </button>
-          <button
-            type="button"
-            className="secondary danger"
-            disabled={decide.isPending}
-            onClick={() => decide.mutate({ id: a.id, decision: 'deny' })}
-          >
-            Deny
-          </button>
-        </div>
-      ) : null}
-      {decide.isError ? (
-        <p role="alert" className="error">
-          {errorText(decide.error)}
-        </p>
-      ) : null}
-      <h2>The call, exactly as it runs</h2>
-      <pre className="call">{JSON.stringify(a.arguments, null, 2)}</pre>
-    </main>
   );
 }

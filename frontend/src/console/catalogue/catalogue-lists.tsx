@@ -1,6 +1,5 @@
 // The catalogue's lists: the types (each with its booking page link to copy, and why it is not
 // bookable when it is not, with the way to fix it) and the resources of the active organisation.
-
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { unwrap } from '../../api/client.js';
@@ -11,7 +10,8 @@ import { authed } from '../../api/session.js';
 import type { Organisation, ResourceType } from '../../api/types.js';
 import { formatPrice } from '../../components/Reservation.js';
 import { isStaff } from '../organisations/roles.js';
-import { CopyText, LoadError, Loading } from '../ui.js';
+import { CopyText } from '../shown-once.js';
+import { LoadError, Loading } from '../ui.js';
 
 export const modeWords: Record<ResourceType['bookingMode'], string> = {
   SINGLE_RESOURCE: 'customers pick a resource',

@@ -2,7 +2,6 @@
 // key its answers are stored under, a kind, whether it is required, and a select's choices.
 // Added, removed and reordered here; the API checks them, and its refusals
 // (`body.questions.2.options`) land on the question's own fields.
-
 import { useState } from 'react';
 import type { ResourceType } from '../../api/types.js';
 import { Check, Field, Select, TextArea } from '../ui.js';

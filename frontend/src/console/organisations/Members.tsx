@@ -1,7 +1,6 @@
 // Members and invitations of the active organisation: invite by email, change a member's
 // role, remove a member, withdraw an invitation. The API decides who may do what (an ADMIN
 // manages MANAGERs and MEMBERs, never the last OWNER); its refusals are shown in words.
-
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { unwrap } from '../../api/client.js';

@@ -1,6 +1,5 @@
 // The organisations screen: those the person belongs to, which one is active (the one the
 // other screens act on), and a new one.
-
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { unwrap } from '../../api/client.js';

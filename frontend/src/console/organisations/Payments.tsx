@@ -2,7 +2,6 @@
 // reports it, onboarding at the provider (the browser goes to the provider's link and comes
 // back), the provider's dashboard, and disconnecting.
 // Its currency too: new types are priced in it and agent policies count in it.
-
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useSearchParams } from 'react-router';

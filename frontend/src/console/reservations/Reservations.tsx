@@ -2,7 +2,6 @@
 // new booking for a walk-in or phone customer (reservation-new.tsx), and a reservation's
 // detail (the customer's answers: reservation-customer.tsx) with cancel and reschedule. A
 // refused time offers the API's alternatives as buttons; staff may go past the type's rules.
-
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, Route, Routes, useLocation, useParams } from 'react-router';

@@ -2,7 +2,6 @@
 // phone, the type's own fields, its booking questions by kind, the notes) with each refusal on
 // its own field (`customer.<field>`, `customer.answers.<id>`), and the detail's rows of what the
 // customer gave, answers under their question's label (DECISIONS.md "Pages people live in").
-
 import { Fragment } from 'react';
 import type { Reservation, ResourceType } from '../../api/types.js';
 import { fieldLabel } from '../../lib/manage-links.js';

@@ -1,3 +1,5 @@
+// What the reservations screens read: the catalogue's names, and every reservation of a query
+// (GET /api/reservations takes several statuses, a range and `q`: customer name, email or reference).
 import { unwrap } from '../../api/client.js';
 import { useResources, useResourceTypes } from '../../api/hooks.js';
 import { authed } from '../../api/session.js';

@@ -1,7 +1,6 @@
 // The reservations screen: the week, or the upcoming, past and cancelled lists, each narrowed
 // by type, resource and a search of the customer's name, email or the reference. Every row
 // names its reference; "New booking" books a walk-in or phone customer.
-
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';

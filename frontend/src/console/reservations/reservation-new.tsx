@@ -2,7 +2,6 @@
 // resources or any free one, a free time of the chosen day from the availability API, and the
 // customer's details with the type's own fields and questions (reservation-customer.tsx).
 // Staff may book past the type's rules when it refuses on them.
-
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useNavigate } from 'react-router';

@@ -1,6 +1,5 @@
 // The reservations screen's week: each day of a week in the organisation's zone with what is
 // booked on it (its reference on every entry), previous and next week, and Today.
-
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { queryKeys } from '../../api/queryKeys.js';

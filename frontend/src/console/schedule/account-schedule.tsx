@@ -1,7 +1,6 @@
 // The organisation's schedule (schedulePolicy) on the Profile: its form (schedule-editor.tsx,
 // shared with types and resources), the schedule in words for members who may not change it,
 // and the schedule a chosen resource actually follows, with its dates of other hours.
-
 import { useState } from 'react';
 import { unwrap } from '../../api/client.js';
 import { useResourceSchedule, useResources } from '../../api/hooks.js';

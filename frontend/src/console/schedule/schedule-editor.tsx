@@ -3,7 +3,6 @@
 // type or resource what it leaves unset follows the level above. Saving refreshes every query
 // whose answer a schedule decides (the resource schedules, the booking page's times), so the
 // previews show the saved schedule at once.
-
 import { type QueryKey, useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { unwrap } from '../../api/client.js';

@@ -1,7 +1,6 @@
 // The schedule form's parts: weekly opening hours, weekly shifts, and dates with other hours.
 // Each input is named after the draft's field (`hours.1.closeTime`, `override.<row>.date`), the
 // name the API's refusals are mapped to (schedule-draft.ts), so a message lands on its input.
-
 import { Check, Field } from '../ui.js';
 import { WEEK } from '../week.js';
 import {

@@ -1,7 +1,6 @@
 // The pages of the account links people are mailed, outside the signed-in console: verify an
 // address (/verify-email/<token>), ask for a reset link (/forgot-password) and set a new
 // password with it (/reset-password/<token>).
-
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';

@@ -1,6 +1,5 @@
 // Invitations to the signed-in person (the invitation mail links here): accept or decline each.
 // Invitations by email are listed and accepted only once the person's address is verified.
-
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, noBody, unwrap } from '../../api/client.js';
 import { errorText } from '../../api/errors.js';

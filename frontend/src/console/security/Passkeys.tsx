@@ -1,6 +1,5 @@
 // Passkeys: the person's registered ones (name, added, last used), a new one added from this
 // device, one deleted. SimpleWebAuthn loads only when a passkey is added.
-
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { ApiError, noBody, unwrap } from '../../api/client.js';

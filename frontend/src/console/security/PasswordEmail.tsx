@@ -1,6 +1,5 @@
 // Changing the password (the other sessions end) and the email address (a link goes to the new
 // address, a notice to the old; the address changes when the link is opened).
-
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { noBody, unwrap } from '../../api/client.js';

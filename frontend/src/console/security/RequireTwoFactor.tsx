@@ -1,6 +1,5 @@
 // The organisation's requireTwoFactor (OWNER): its owners, admins and managers without
 // two-factor are refused its staff screens until they set it up.
-
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';

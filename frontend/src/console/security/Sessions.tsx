@@ -1,6 +1,5 @@
 // Signed-in sessions: each sign-in's device (from its User-Agent), when it began and was last
 // used, "this device" for the current one; end one, or every one but this.
-
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { noBody, unwrap } from '../../api/client.js';
 import { queryKeys } from '../../api/queryKeys.js';

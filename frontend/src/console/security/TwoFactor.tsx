@@ -1,7 +1,6 @@
 // Two-factor (TOTP): set up with the QR code (or the secret typed in), confirmed with a code,
 // the recovery codes shown once; turned off with the password and a code. The QR encoder
 // loads only when a set-up starts.
-
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useId, useState } from 'react';
 import { noBody, unwrap } from '../../api/client.js';

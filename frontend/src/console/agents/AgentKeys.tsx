@@ -1,0 +1,129 @@
+// An agent's keys: each with its prefix, when it was made and last used; a new key is shown once
+// with a copy button and the MCP address, never again; a key revoked.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { unwrap } from '../../api/client.js';
+import { errorText, fieldErrors } from '../../api/errors.js';
+import { queryKeys } from '../../api/queryKeys.js';
+import { authed } from '../../api/session.js';
+import type { Agent } from '../../api/types.js';
+import { formatDateTime } from '../../lib/time.js';
+import { CopyText, ShownOnce } from '../shown-once.js';
+import { Field, FormError, LoadError, Loading } from '../ui.js';
+import { personZone } from './agent-values.js';
+
+export function KeysSection(props: { agent: Agent }) {
+  const { agent } = props;
+  const queryClient = useQueryClient();
+  const path = { id: agent.id };
+  const queryKey = queryKeys.agentKeys(agent.id);
+  const keys = useQuery({
+    queryKey,
+    queryFn: () => unwrap(authed.GET('/api/agents/{id}/keys', { params: { path } })),
+    staleTime: 0,
+  });
+  const [label, setLabel] = useState('');
+  const [shown, setShown] = useState<{ label: string; value: string; mcpUrl: string } | null>(null);
+  const create = useMutation({
+    // Kept nowhere once this screen is left: the key is in `shown` only.
+    gcTime: 0,
+    mutationFn: () => unwrap(authed.POST('/api/agents/{id}/keys', { params: { path }, body: { label } })),
+    onSuccess: (created, _vars) => {
+      setShown({ label: created.label, value: created.key, mcpUrl: created.mcpUrl });
+      setLabel('');
+      create.reset();
+      return queryClient.invalidateQueries({ queryKey });
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: (keyId: number) =>
+      unwrap(authed.DELETE('/api/agents/{id}/keys/{keyId}', { params: { path: { ...path, keyId } } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey }),
+  });
+  const zone = personZone();
+  const errors = fieldErrors(create.error);
+  return (
+    <section aria-labelledby="keys-heading">
+      <h2 id="keys-heading">Keys</h2>
+      {shown ? (
+        <ShownOnce
+          title={`Key “${shown.label}”`}
+          level={3}
+          hint="Copy it now: it is shown this once. Give it to your assistant as its MCP key (header x-agent-key), with the MCP address below."
+          value={shown.value}
+          valueId="agent-key"
+          copyLabel="Copy key"
+          beside={
+            <CopyText
+              label="MCP address:"
+              value={shown.mcpUrl}
+              valueId="mcp-url"
+              copyLabel="Copy MCP address"
+            />
+          }
+          onDone={() => setShown(null)}
+        />
+      ) : null}
+      {keys.isPending ? <Loading /> : null}
+      {keys.isError ? <LoadError error={keys.error} /> : null}
+      {keys.data?.length === 0 ? <p className="empty">No keys yet.</p> : null}
+      {keys.data?.length ? (
+        <ul className="record-list keys">
+          {keys.data.map((k) => (
+            <li key={k.id}>
+              <div>
+                <strong>{k.label}</strong> <code>{k.prefix}…</code>{' '}
+                {k.revokedAt ? <span className="badge agent-disabled">revoked</span> : null}
+                <span className="hint agent-line">
+                  made {formatDateTime(k.createdAt, zone)} ·{' '}
+                  {k.lastUsedAt ? `last used ${formatDateTime(k.lastUsedAt, zone)}` : 'never used'}
+                  {k.revokedAt ? ` · revoked ${formatDateTime(k.revokedAt, zone)}` : ''}
+                </span>
+              </div>
+              {k.revokedAt ? null : (
+                <button
+                  type="button"
+                  className="secondary danger"
+                  disabled={revoke.isPending}
+                  aria-label={`Revoke key ${k.label}`}
+                  onClick={() => revoke.mutate(k.id)}
+                >
+                  Revoke
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {revoke.isError ? (
+        <p role="alert" className="error">
+          {errorText(revoke.error)}
+        </p>
+      ) : null}
+      {agent.status === 'disabled' ? null : (
+        <form
+          noValidate
+          onSubmit={(e: FormEvent) => {
+            e.preventDefault();
+            create.mutate();
+          }}
+        >
+          <Field
+            name="label"
+            label="New key's label"
+            value={label}
+            error={errors.label}
+            hint="Where it will be used, e.g. “laptop assistant”."
+            onChange={setLabel}
+          />
+          {create.isError ? <FormError error={create.error} shown={['label']} /> : null}
+          <div className="actions">
+            <button type="submit" className="primary" disabled={create.isPending}>
+              Create key
+            </button>
+          </div>
+        </form>
+      )}
+    </section>
+  );
+}

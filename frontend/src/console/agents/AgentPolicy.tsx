@@ -1,0 +1,173 @@
+// An agent's policy: when its calls wait for the person's approval, and its daily limits (bookings,
+// cancellations, spending in the organisation's currency).
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { Link } from 'react-router';
+import { unwrap } from '../../api/client.js';
+import { fieldErrors } from '../../api/errors.js';
+import { useActiveOrganisation } from '../../api/hooks.js';
+import { queryKeys } from '../../api/queryKeys.js';
+import { authed } from '../../api/session.js';
+import type { Agent, Policy, PolicyBody } from '../../api/types.js';
+import { organisationCurrency } from '../organisations/currency.js';
+import { Field, FormError, LoadError, Loading, Select } from '../ui.js';
+import { countOf, majorOf, minorOf } from './agent-values.js';
+
+const approvalModeWords: Record<Policy['requireApproval'], string> = {
+  never: 'Never: it acts within its permissions',
+  writes: 'For every change (writes need approval)',
+  destructive: 'Only to delete or cancel',
+};
+
+interface PolicyForm {
+  requireApproval: Policy['requireApproval'];
+  approvalOverAmount: string;
+  bookingsPerDay: string;
+  cancellationsPerDay: string;
+  spendPerDay: string;
+}
+
+export function PolicySection(props: { agent: Agent }) {
+  const { agent } = props;
+  const policy = useQuery({
+    queryKey: queryKeys.agentPolicy(agent.id),
+    queryFn: () => unwrap(authed.GET('/api/agents/{id}/policy', { params: { path: { id: agent.id } } })),
+  });
+  const org = useActiveOrganisation();
+  if (agent.status === 'disabled') return null;
+  if (policy.isPending || org.isPending) return <Loading />;
+  if (policy.isError) return <LoadError error={policy.error} />;
+  // The organisation's currency, as its types' prices default to (organisations/currency.ts).
+  const currency = org.active ? organisationCurrency(org.active) : 'USD';
+  return <PolicyEditor agent={agent} policy={policy.data} currency={currency} />;
+}
+
+function PolicyEditor(props: { agent: Agent; policy: Policy; currency: string }) {
+  const { agent, policy, currency } = props;
+  const queryClient = useQueryClient();
+  const [form, setForm] = useState<PolicyForm>(() => ({
+    requireApproval: policy.requireApproval,
+    approvalOverAmount: majorOf(policy.approvalOverAmount, currency),
+    bookingsPerDay: policy.limits.bookingsPerDay == null ? '' : String(policy.limits.bookingsPerDay),
+    cancellationsPerDay:
+      policy.limits.cancellationsPerDay == null ? '' : String(policy.limits.cancellationsPerDay),
+    spendPerDay: majorOf(policy.limits.spendPerDay, currency),
+  }));
+  const [done, setDone] = useState(false);
+  const set =
+    <K extends keyof PolicyForm>(key: K) =>
+    (value: PolicyForm[K]) => {
+      setDone(false);
+      setForm((f) => ({ ...f, [key]: value }));
+    };
+  const save = useMutation({
+    mutationFn: () =>
+      unwrap(
+        authed.PUT('/api/agents/{id}/policy', {
+          params: { path: { id: agent.id } },
+          // Text that is no number goes as it is: the API refuses it on its field.
+          body: {
+            requireApproval: form.requireApproval,
+            approvalOverAmount: minorOf(form.approvalOverAmount, currency),
+            limits: {
+              bookingsPerDay: countOf(form.bookingsPerDay),
+              cancellationsPerDay: countOf(form.cancellationsPerDay),
+              spendPerDay: minorOf(form.spendPerDay, currency),
+            },
+          } as PolicyBody,
+        }),
+      ),
+    onSuccess: (saved) => {
+      setDone(true);
+      queryClient.setQueryData(queryKeys.agentPolicy(agent.id), saved);
+    },
+  });
+  const errors = fieldErrors(save.error);
+  const shown = [
+    'requireApproval',
+    'approvalOverAmount',
+    'limits.bookingsPerDay',
+    'limits.cancellationsPerDay',
+    'limits.spendPerDay',
+  ];
+  return (
+    <section aria-labelledby="policy-heading">
+      <h2 id="policy-heading">Policy</h2>
+      <p className="hint">
+        Calls that wait for approval appear in <Link to="/app/approvals">Approvals</Link> for 24 hours. Empty
+        limits mean no limit; limits count the last 24 hours.
+      </p>
+      <form
+        noValidate
+        onSubmit={(e: FormEvent) => {
+          e.preventDefault();
+          setDone(false);
+          save.mutate();
+        }}
+      >
+        <Select
+          name="requireApproval"
+          label="Ask me before it acts"
+          value={form.requireApproval}
+          error={errors.requireApproval}
+          onChange={(v) => set('requireApproval')(v as Policy['requireApproval'])}
+        >
+          {(Object.keys(approvalModeWords) as Policy['requireApproval'][]).map((m) => (
+            <option key={m} value={m}>
+              {approvalModeWords[m]}
+            </option>
+          ))}
+        </Select>
+        <Field
+          name="approvalOverAmount"
+          label={`Also ask when a call costs more than (${currency})`}
+          type="text"
+          required={false}
+          value={form.approvalOverAmount}
+          error={errors.approvalOverAmount}
+          hint="Whatever the choice above; empty: no amount threshold."
+          onChange={set('approvalOverAmount')}
+        />
+        <fieldset>
+          <legend>Daily limits</legend>
+          <div className="grid-2">
+            <Field
+              name="limits.bookingsPerDay"
+              label="Bookings and holds per day"
+              type="text"
+              required={false}
+              value={form.bookingsPerDay}
+              error={errors['limits.bookingsPerDay']}
+              onChange={set('bookingsPerDay')}
+            />
+            <Field
+              name="limits.cancellationsPerDay"
+              label="Cancellations and releases per day"
+              type="text"
+              required={false}
+              value={form.cancellationsPerDay}
+              error={errors['limits.cancellationsPerDay']}
+              onChange={set('cancellationsPerDay')}
+            />
+            <Field
+              name="limits.spendPerDay"
+              label={`Spending per day (${currency})`}
+              type="text"
+              required={false}
+              value={form.spendPerDay}
+              error={errors['limits.spendPerDay']}
+              onChange={set('spendPerDay')}
+            />
+          </div>
+        </fieldset>
+        {save.isError ? <FormError error={save.error} shown={shown} /> : null}
+        <p role="status">{done ? 'Policy saved.' : ''}</p>
+        <div className="actions">
+          <button type="submit" className="primary" disabled={save.isPending}>
+            Save policy
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,107 @@
+// One approval's page: the stored call exactly as it will run, its agent and expiry, approved or
+// denied here, and what became of it (followed while it runs).
+import { useQuery } from '@tanstack/react-query';
+import { Link, useParams } from 'react-router';
+import { unwrap } from '../../api/client.js';
+import { errorText } from '../../api/errors.js';
+import { queryKeys } from '../../api/queryKeys.js';
+import { authed } from '../../api/session.js';
+import { formatDateTime } from '../../lib/time.js';
+import { personZone, toolNameOf } from '../agents/agent-values.js';
+import { LoadError, Loading } from '../ui.js';
+import { Outcome, StatusBadge, useAgentNames, useDecide } from './approval-parts.js';
+
+export function ApprovalPage() {
+  const id = Number(useParams().id);
+  const zone = personZone();
+  const nameOf = useAgentNames();
+  const approval = useQuery({
+    queryKey: queryKeys.approval(id),
+    queryFn: () => unwrap(authed.GET('/api/approvals/{id}', { params: { path: { id } } })),
+    staleTime: 0,
+    // Approved and running: its outcome comes soon.
+    refetchInterval: (q) => (q.state.data?.status === 'approved' ? 2000 : false),
+  });
+  const decide = useDecide();
+  if (approval.isPending) return <Loading />;
+  if (approval.isError)
+    return (
+      <main className="page">
+        <LoadError error={approval.error} />
+        <Link to="/app/approvals">All approvals</Link>
+      </main>
+    );
+  const a = approval.data;
+  return (
+    <main className="page">
+      <p>
+        <Link to="/app/approvals">All approvals</Link>
+      </p>
+      <h1>Approval {a.id}</h1>
+      <p className="approval-summary">
+        <strong>{a.summary}</strong>
+      </p>
+      <dl className="summary">
+        <dt>Status</dt>
+        <dd>
+          <StatusBadge status={a.status} />
+        </dd>
+        <dt>Agent</dt>
+        <dd>
+          <Link to={`/app/agents/${a.agentId}/activity`}>{nameOf(a.agentId, a.agentName)}</Link>
+        </dd>
+        {a.customer ? (
+          <>
+            <dt>Customer</dt>
+            <dd>{[a.customer.name, a.customer.email].filter(Boolean).join(' · ')}</dd>
+          </>
+        ) : null}
+        <dt>Action</dt>
+        <dd>
+          <code>{toolNameOf(a.actionKey)}</code>
+        </dd>
+        <dt>Asked</dt>
+        <dd>{formatDateTime(a.createdAt, zone)}</dd>
+        <dt>{a.status === 'pending' ? 'Expires' : 'Expiry'}</dt>
+        <dd>{formatDateTime(a.expiresAt, zone)}</dd>
+        {a.decidedAt ? (
+          <>
+            <dt>Decided</dt>
+            <dd>{formatDateTime(a.decidedAt, zone)}</dd>
+          </>
+        ) : null}
+      </dl>
+      <p className="hint">Times in {zone.replaceAll('_', ' ')}.</p>
+      <div role="status">
+        <Outcome approval={a} />
+      </div>
+      {a.status === 'pending' ? (
+        <div className="actions">
+          <button
+            type="button"
+            className="primary"
+            disabled={decide.isPending}
+            onClick={() => decide.mutate({ id: a.id, decision: 'approve' })}
+          >
+            Approve
+          </button>
+          <button
+            type="button"
+            className="secondary danger"
+            disabled={decide.isPending}
+            onClick={() => decide.mutate({ id: a.id, decision: 'deny' })}
+          >
+            Deny
+          </button>
+        </div>
+      ) : null}
+      {decide.isError ? (
+        <p role="alert" className="error">
+          {errorText(decide.error)}
+        </p>
+      ) : null}
+      <h2>The call, exactly as it runs</h2>
+      <pre className="call">{JSON.stringify(a.arguments, null, 2)}</pre>
+    </main>
+  );
+}

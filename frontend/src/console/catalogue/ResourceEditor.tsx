@@ -1,0 +1,183 @@
+// A resource of the active organisation, new or edited: its type, capacity, manager and busy-time
+// blocking, and once it exists its own hours. The API's refusals land on the form's fields.
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { unwrap } from '../../api/client.js';
+import { fieldErrors } from '../../api/errors.js';
+import { useMembers, useResources, useResourceTypes } from '../../api/hooks.js';
+import { queryKeys } from '../../api/queryKeys.js';
+import { authed } from '../../api/session.js';
+import type { Organisation, Resource, ResourceBody, ResourceType } from '../../api/types.js';
+import { ResourceHours } from '../schedule/schedule-editor.js';
+import { Check, Field, FormError, LoadError, Loading, Select } from '../ui.js';
+import { numberOf } from './type-form-data.js';
+
+export function ResourceEditor(props: { org: Organisation }) {
+  const { id } = useParams();
+  const resourceId = id ? Number(id) : null;
+  const resources = useResources();
+  const types = useResourceTypes();
+  const members = useMembers(props.org.id);
+  if (types.isPending || (resourceId !== null && resources.isPending)) return <Loading />;
+  if (types.isError) return <LoadError error={types.error} />;
+  const existing = resourceId !== null ? resources.data?.find((r) => r.id === resourceId) : undefined;
+  if (resourceId !== null && !existing)
+    return (
+      <main className="page">
+        <p className="empty">
+          This resource does not exist (any more). <Link to="/app/resources">All resources</Link>
+        </p>
+      </main>
+    );
+  if (types.data.length === 0)
+    return (
+      <main className="page">
+        <p className="empty">
+          A resource belongs to a type: <Link to="/app/types/new">create a type</Link> first.
+        </p>
+      </main>
+    );
+  const people = (members.data ?? []).flatMap((m) =>
+    m.status === 'active' ? [{ id: m.userId, name: m.name }] : [],
+  );
+  return (
+    <ResourceFormScreen key={existing?.id ?? 'new'} existing={existing} types={types.data} people={people} />
+  );
+}
+
+function ResourceFormScreen(props: {
+  existing: Resource | undefined;
+  types: ResourceType[];
+  people: { id: number; name: string }[];
+}) {
+  const { existing, types, people } = props;
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const [form, setForm] = useState({
+    name: existing?.name ?? '',
+    description: existing?.description ?? '',
+    resourceTypeId: String(existing?.resourceTypeId ?? types[0]!.id),
+    capacity: String(existing?.capacity ?? 1),
+    managedById: existing?.managedById != null ? String(existing.managedById) : '',
+    blockOnManagerCalendars: existing?.blockOnManagerCalendars ?? false,
+  });
+  const set = (key: keyof typeof form) => (value: string | boolean) =>
+    setForm((f) => ({ ...f, [key]: value }));
+  const managedById = form.managedById ? Number(form.managedById) : null;
+  // What the service keeps when the flag is not sent: a new manager (or none) starts with it off.
+  const keptBlock =
+    managedById === (existing?.managedById ?? null) && (existing?.blockOnManagerCalendars ?? false);
+  const body = () =>
+    ({
+      name: form.name,
+      description: form.description.trim() || null,
+      resourceTypeId: Number(form.resourceTypeId),
+      capacity: numberOf(form.capacity),
+      managedById,
+      // Sent only to change it: only the manager themself may turn it on.
+      ...(form.blockOnManagerCalendars !== keptBlock
+        ? { blockOnManagerCalendars: form.blockOnManagerCalendars }
+        : {}),
+    }) as ResourceBody;
+  const save = useMutation({
+    mutationFn: () =>
+      existing
+        ? unwrap(authed.PATCH('/api/resources/{id}', { params: { path: { id: existing.id } }, body: body() }))
+        : unwrap(authed.POST('/api/resources', { body: body() })),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: queryKeys.resources() });
+      navigate('/app/resources');
+    },
+  });
+  const errors = fieldErrors(save.error);
+  return (
+    <main className="page">
+      <p>
+        <Link to="/app/resources">All resources</Link>
+      </p>
+      <h1>{existing ? `Edit ${existing.name}` : 'New resource'}</h1>
+      <form
+        noValidate
+        onSubmit={(e: FormEvent) => {
+          e.preventDefault();
+          save.mutate();
+        }}
+      >
+        <Field name="name" label="Name" value={form.name} error={errors.name} onChange={set('name')} />
+        <Field
+          name="description"
+          label="Description"
+          required={false}
+          value={form.description}
+          error={errors.description}
+          onChange={set('description')}
+        />
+        <Select
+          name="resourceTypeId"
+          label="Type"
+          value={form.resourceTypeId}
+          error={errors.resourceTypeId}
+          onChange={set('resourceTypeId')}
+        >
+          {types.map((t) => (
+            <option key={t.id} value={t.id}>
+              {t.name}
+            </option>
+          ))}
+        </Select>
+        <Field
+          name="capacity"
+          label="Capacity (bookings at the same time)"
+          type="number"
+          min={1}
+          value={form.capacity}
+          error={errors.capacity}
+          onChange={set('capacity')}
+        />
+        <Select
+          name="managedById"
+          label="Manager"
+          value={form.managedById}
+          error={errors.managedById}
+          onChange={set('managedById')}
+        >
+          <option value="">Nobody</option>
+          {people.map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.name}
+            </option>
+          ))}
+        </Select>
+        <Check
+          name="blockOnManagerCalendars"
+          label="Unavailable while the manager is busy in their calendars (only the manager can turn this on)"
+          checked={form.blockOnManagerCalendars}
+          error={errors.blockOnManagerCalendars}
+          onChange={set('blockOnManagerCalendars')}
+        />
+        {save.isError ? (
+          <FormError
+            error={save.error}
+            shown={[
+              'name',
+              'description',
+              'resourceTypeId',
+              'capacity',
+              'managedById',
+              'blockOnManagerCalendars',
+            ]}
+          />
+        ) : null}
+        <div className="actions">
+          <button type="submit" className="primary" disabled={save.isPending}>
+            {existing ? 'Save resource' : 'Create resource'}
+          </button>
+        </div>
+      </form>
+      {existing && existing.parentResourceId === null ? (
+        <ResourceHours resource={existing} types={types} />
+      ) : null}
+    </main>
+  );
+}

@@ -1,0 +1,237 @@
+// A type of the active organisation, new or edited: its rules, price, flags and booking questions,
+// and once it exists its schedule. The API checks everything; its refusals land on the form's
+// fields by their path (`body.bookingRules.minNoticeMinutes`).
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { unwrap } from '../../api/client.js';
+import { fieldErrors } from '../../api/errors.js';
+import { useResourceTypes } from '../../api/hooks.js';
+import { queryKeys } from '../../api/queryKeys.js';
+import { authed } from '../../api/session.js';
+import type { Organisation, ResourceType } from '../../api/types.js';
+import { organisationCurrency } from '../organisations/currency.js';
+import { TypeSchedule } from '../schedule/schedule-editor.js';
+import { Check, Field, FormError, LoadError, Loading, Select } from '../ui.js';
+import { modeWords } from './catalogue-lists.js';
+import { RULES, type TypeForm, typeBody, typeForm } from './type-form-data.js';
+import { questionDrafts, questionFieldNames, questionsBody, TypeQuestions } from './type-questions.js';
+
+export function TypeEditor(props: { org: Organisation }) {
+  const { id } = useParams();
+  const typeId = id ? Number(id) : null;
+  const types = useResourceTypes();
+  if (typeId !== null && types.isPending) return <Loading />;
+  if (typeId !== null && types.isError) return <LoadError error={types.error} />;
+  const existing = typeId !== null ? types.data?.find((t) => t.id === typeId) : undefined;
+  if (typeId !== null && !existing)
+    return (
+      <main className="page">
+        <p className="empty">
+          This type does not exist (any more). <Link to="/app/types">All types</Link>
+        </p>
+      </main>
+    );
+  return <TypeFormScreen key={existing?.id ?? 'new'} org={props.org} existing={existing} />;
+}
+
+function TypeFormScreen(props: { org: Organisation; existing: ResourceType | undefined }) {
+  const { org, existing } = props;
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const [form, setForm] = useState(() => typeForm(existing, org));
+  const [questions, setQuestions] = useState(() => questionDrafts(existing?.questions));
+  const set =
+    <K extends keyof TypeForm>(key: K) =>
+    (value: TypeForm[K]) =>
+      setForm((f) => ({ ...f, [key]: value }));
+  const save = useMutation({
+    mutationFn: () =>
+      existing
+        ? unwrap(
+            authed.PATCH('/api/resource-types/{id}', {
+              params: { path: { id: existing.id } },
+              body: { ...typeBody(form), questions: questionsBody(questions) },
+            }),
+          )
+        : unwrap(
+            authed.POST('/api/resource-types', {
+              body: { ...typeBody(form), questions: questionsBody(questions) },
+            }),
+          ),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: queryKeys.resourceTypes() });
+      navigate('/app/types');
+    },
+  });
+  const errors = fieldErrors(save.error);
+  const shown = [
+    'name',
+    'description',
+    'minBookingDuration',
+    'bufferTime',
+    'bookingMode',
+    'customerInfoFields',
+    'priceAmount',
+    'priceCurrency',
+    ...RULES.map(([k]) => `bookingRules.${k}`),
+    ...questionFieldNames(questions),
+  ];
+  return (
+    <main className="page">
+      <p>
+        <Link to="/app/types">All types</Link>
+      </p>
+      <h1>{existing ? `Edit ${existing.name}` : 'New type'}</h1>
+      <form
+        noValidate
+        onSubmit={(e: FormEvent) => {
+          e.preventDefault();
+          save.mutate();
+        }}
+      >
+        <Field name="name" label="Name" value={form.name} error={errors.name} onChange={set('name')} />
+        <Field
+          name="description"
+          label="Description"
+          required={false}
+          value={form.description}
+          error={errors.description}
+          onChange={set('description')}
+        />
+        <div className="grid-2">
+          <Field
+            name="minBookingDuration"
+            label="Length (minutes)"
+            type="number"
+            min={1}
+            value={form.minBookingDuration}
+            error={errors.minBookingDuration}
+            onChange={set('minBookingDuration')}
+          />
+          <Field
+            name="bufferTime"
+            label="Buffer around each booking (minutes)"
+            type="number"
+            min={0}
+            value={form.bufferTime}
+            error={errors.bufferTime}
+            onChange={set('bufferTime')}
+          />
+        </div>
+        <Select
+          name="bookingMode"
+          label="How customers book"
+          value={form.bookingMode}
+          error={errors.bookingMode}
+          onChange={(v) => set('bookingMode')(v as TypeForm['bookingMode'])}
+        >
+          {Object.entries(modeWords).map(([mode, words]) => (
+            <option key={mode} value={mode}>
+              {words[0]!.toUpperCase() + words.slice(1)}
+            </option>
+          ))}
+        </Select>
+        <Field
+          name="customerInfoFields"
+          label="Extra customer fields (comma separated, e.g. phone, licencePlate)"
+          required={false}
+          value={form.customerInfoFields}
+          error={
+            errors.customerInfoFields ??
+            Object.entries(errors).find(([k]) => k.startsWith('customerInfoFields.'))?.[1]
+          }
+          onChange={set('customerInfoFields')}
+        />
+        <TypeQuestions drafts={questions} errors={errors} onChange={setQuestions} />
+        <fieldset>
+          <legend>Booking rules (empty: no rule)</legend>
+          <div className="grid-2">
+            {RULES.map(([key, label]) => (
+              <Field
+                key={key}
+                name={`bookingRules.${key}`}
+                label={label}
+                type="number"
+                min={0}
+                required={false}
+                value={form.rules[key]}
+                error={errors[`bookingRules.${key}`]}
+                onChange={(v) => setForm((f) => ({ ...f, rules: { ...f.rules, [key]: v } }))}
+              />
+            ))}
+          </div>
+        </fieldset>
+        <fieldset>
+          <legend>Price</legend>
+          <Check
+            name="pricingEnabled"
+            label="This type has a price"
+            checked={form.pricingEnabled}
+            error={errors.pricingEnabled}
+            onChange={set('pricingEnabled')}
+          />
+          {form.pricingEnabled ? (
+            <>
+              <div className="grid-2">
+                <Field
+                  name="priceAmount"
+                  label="Price"
+                  type="number"
+                  min={0}
+                  step="0.01"
+                  value={form.price}
+                  error={errors.priceAmount}
+                  onChange={set('price')}
+                />
+                <Field
+                  name="priceCurrency"
+                  label="Currency (e.g. EUR)"
+                  value={form.priceCurrency}
+                  hint={`${org.name} counts in ${organisationCurrency(org)} (Payments): agent policies too.`}
+                  error={errors.priceCurrency}
+                  onChange={(v) => set('priceCurrency')(v.toUpperCase())}
+                />
+              </div>
+              <Check
+                name="paymentRequired"
+                label="Customers pay when they book"
+                checked={form.paymentRequired}
+                error={errors.paymentRequired}
+                onChange={set('paymentRequired')}
+              />
+            </>
+          ) : null}
+        </fieldset>
+        <fieldset>
+          <legend>Options</legend>
+          <Check
+            name="waitlistEnabled"
+            label="Customers may join a waitlist when it is full"
+            checked={form.waitlistEnabled}
+            error={errors.waitlistEnabled}
+            onChange={set('waitlistEnabled')}
+          />
+          <Check
+            name="recurringEnabled"
+            label="Customers may book a series"
+            checked={form.recurringEnabled}
+            error={errors.recurringEnabled}
+            onChange={set('recurringEnabled')}
+          />
+        </fieldset>
+        {save.isError ? <FormError error={save.error} shown={shown} /> : null}
+        <div className="actions">
+          <button type="submit" className="primary" disabled={save.isPending}>
+            {existing ? 'Save type' : 'Create type'}
+          </button>
+        </div>
+      </form>
+      {existing ? (
+        <TypeSchedule org={org} type={existing} />
+      ) : (
+        <p className="hint">Opening hours and dates with other hours are set once the type exists.</p>
+      )}
+    </main>
+  );
+}

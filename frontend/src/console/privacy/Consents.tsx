@@ -1,0 +1,126 @@
+// The person's consent decisions, each given or withdrawn here, and their history, newest first.
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { unwrap } from '../../api/client.js';
+import { errorText } from '../../api/errors.js';
+import { queryKeys } from '../../api/queryKeys.js';
+import { authed } from '../../api/session.js';
+import type { Consent, ConsentType } from '../../api/types.js';
+import { Status } from '../account-ui.js';
+import { LoadError, Loading } from '../ui.js';
+import { CONSENT_TYPES, CONSENT_WORDS, when } from './privacy-words.js';
+
+export function ConsentSection() {
+  const queryClient = useQueryClient();
+  const consents = useQuery({
+    queryKey: queryKeys.privacyConsents(),
+    queryFn: () => unwrap(authed.GET('/api/compliance/me/privacy/consents')),
+  });
+  const change = useMutation({
+    mutationFn: (v: { type: ConsentType; decision: Consent['decision']; policyVersion: string }) =>
+      unwrap(
+        authed.PUT('/api/compliance/me/privacy/consents/{consentType}', {
+          params: { path: { consentType: v.type } },
+          body: { decision: v.decision, policyVersion: v.policyVersion, source: 'console' },
+        }),
+      ),
+    onSuccess: () =>
+      Promise.all(
+        [queryKeys.privacyConsents(), queryKeys.privacyConsentHistory(), queryKeys.privacyAccess()].map(
+          (queryKey) => queryClient.invalidateQueries({ queryKey }),
+        ),
+      ),
+  });
+  return (
+    <section aria-labelledby="consent-heading">
+      <h2 id="consent-heading">Consents</h2>
+      {consents.isPending ? <Loading /> : null}
+      {consents.isError ? <LoadError error={consents.error} /> : null}
+      {consents.data ? (
+        <ul className="record-list consents">
+          {CONSENT_TYPES.map((type) => {
+            const current = consents.data.find((c) => c.consentType === type);
+            const accepted = current?.decision === 'accepted';
+            // The API publishes no current policy version: a decision names the version of the last one.
+            const policyVersion = current?.policyVersion ?? '1';
+            return (
+              <li key={type}>
+                <span>
+                  <strong>{CONSENT_WORDS[type]}</strong>{' '}
+                  <span className="hint">
+                    {current
+                      ? `${accepted ? 'given' : 'withdrawn'} ${when(current.decidedAt)} (version ${current.policyVersion})`
+                      : 'not decided'}
+                  </span>
+                </span>
+                <button
+                  type="button"
+                  className="secondary"
+                  disabled={change.isPending}
+                  onClick={() =>
+                    change.mutate({ type, decision: accepted ? 'revoked' : 'accepted', policyVersion })
+                  }
+                >
+                  {accepted ? 'Withdraw' : 'Give'} consent: {CONSENT_WORDS[type]}
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+      ) : null}
+      {change.isError ? (
+        <p role="alert" className="error">
+          {errorText(change.error)}
+        </p>
+      ) : null}
+      <Status>{change.isSuccess && !change.isPending ? 'Consent recorded.' : ''}</Status>
+      <ConsentHistory />
+    </section>
+  );
+}
+
+function ConsentHistory() {
+  const history = useInfiniteQuery({
+    queryKey: queryKeys.privacyConsentHistory(),
+    initialPageParam: undefined as string | undefined,
+    queryFn: ({ pageParam }) =>
+      unwrap(
+        authed.GET('/api/compliance/me/privacy/consents/history', {
+          params: { query: { limit: 20, ...(pageParam ? { cursor: pageParam } : {}) } },
+        }),
+      ),
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+  });
+  const items = history.data?.pages.flatMap((p) => p.items) ?? [];
+  return (
+    <>
+      <h3>History</h3>
+      {history.isPending ? <Loading /> : null}
+      {history.isError ? <LoadError error={history.error} /> : null}
+      {history.data && items.length === 0 ? <p className="empty">No decisions yet.</p> : null}
+      {items.length > 0 ? (
+        <ul className="history">
+          {items.map((c) => (
+            <li key={`${c.consentType}-${c.decidedAt}-${c.decision}`}>
+              {when(c.decidedAt)}: {CONSENT_WORDS[c.consentType]}{' '}
+              {c.decision === 'accepted' ? 'given' : 'withdrawn'}{' '}
+              <span className="hint">
+                (version {c.policyVersion}
+                {c.source ? `, through ${c.source}` : ''})
+              </span>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {history.hasNextPage ? (
+        <button
+          type="button"
+          className="secondary"
+          disabled={history.isFetchingNextPage}
+          onClick={() => history.fetchNextPage()}
+        >
+          Show older decisions
+        </button>
+      ) : null}
+    </>
+  );
+}
