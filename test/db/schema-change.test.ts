@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { at, customer, futureMonday } from '../helpers/booking.js';
+import { book, futureMonday, hourSlot } from '../helpers/booking.js';
 import { createResource, createType } from '../helpers/catalogue.js';
 import { ownerWithOrganisation } from '../helpers/organisations.js';
 
@@ -20,25 +20,16 @@ test('hot statements keep answering after a column is added to the tables they r
   const type = await createType(t.app, owner, { bookingMode: 'POOL', minBookingDuration: 30 });
   await createResource(t.app, owner, { resourceTypeId: type.id, name: 'Court', capacity: 2 });
   const monday = futureMonday();
-  const book = (hour: number) =>
-    t.app.inject({
-      method: 'POST',
-      url: '/api/reservations',
-      headers: owner.auth,
-      payload: {
-        resourceTypeId: type.id,
-        startTime: at(monday, hour),
-        endTime: at(monday, hour + 1),
-        customer,
-      },
-    });
   // Sequential requests reuse one pooled connection, which now holds the prepared statements.
-  assert.equal((await book(1)).statusCode, 201);
+  assert.equal(
+    (await book(t.app, owner, { resourceTypeId: type.id, ...hourSlot(monday, 1) })).statusCode,
+    201,
+  );
   for (const table of ['resource_types', 'resources', 'reservations', 'users']) {
     await sql`alter table ${sql.table(table)} add column added_later text`.execute(t.db.kysely);
   }
   for (let attempt = 0; attempt < 3; attempt++) {
-    const again = await book(2 + attempt);
+    const again = await book(t.app, owner, { resourceTypeId: type.id, ...hourSlot(monday, 2 + attempt) });
     assert.equal(again.statusCode, 201, again.body);
   }
   const me = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: owner.auth });

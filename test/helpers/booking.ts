@@ -15,6 +15,12 @@ export function futureMonday(): Date {
 export const at = (base: Date, hours: number, minutes = 0) =>
   new Date(base.getTime() + (hours * 60 + minutes) * 60_000).toISOString();
 
+/** The hour from `hour` o'clock of `base`'s day (UTC), as a booking body's times. */
+export const hourSlot = (base: Date, hour: number) => ({
+  startTime: at(base, hour),
+  endTime: at(base, hour + 1),
+});
+
 /** One question a resource type asks at booking. */
 export type Question = NonNullable<RequestBody<'POST', '/api/resource-types'>['questions']>[number];
 
@@ -57,8 +63,22 @@ export function book(
   return client(app, user).request('POST', url, { customer, ...body }, headers);
 }
 
+/**
+ * POST /api/public/organisations/{slug}/reservations as a visitor of the booking page, `body`
+ * over `{customer}`; answers the reply, whatever it is.
+ */
+export function bookPublicly(
+  app: FastifyInstance,
+  slug: string,
+  body: Record<string, unknown>,
+  { query, headers }: BookOptions = {},
+): Promise<LightMyRequestResponse> {
+  const url = `/api/public/organisations/${slug}/reservations${query ? `?${query}` : ''}`;
+  return client(app, null).request('POST', url, { customer, ...body }, headers);
+}
+
 /** Books as `book` does, which must succeed (201); answers the reservation. */
-export async function booked(
+export async function createReservation(
   app: FastifyInstance,
   user: Caller,
   body: Record<string, unknown>,

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, registerUser, type TestApp } from '../helpers/app.js';
-import { at, customer, futureMonday } from '../helpers/booking.js';
+import { at, book, customer, futureMonday } from '../helpers/booking.js';
 import { createResource, createType } from '../helpers/catalogue.js';
+import type { Caller } from '../helpers/http.js';
 import { type OrgOwner, ownerWithOrganisation } from '../helpers/organisations.js';
 
 describe('Idempotency-Key on booking routes', () => {
@@ -23,19 +24,14 @@ describe('Idempotency-Key on booking routes', () => {
   });
   after(() => t.close());
 
-  const book = (auth: Record<string, string>, hour: number, key?: string, extra: object = {}) =>
-    t.app.inject({
-      method: 'POST',
-      url: '/api/reservations',
-      headers: { ...auth, ...(key === undefined ? {} : { 'idempotency-key': key }) },
-      payload: {
-        customer,
-        resourceId: room.id,
-        startTime: at(mon, hour),
-        endTime: at(mon, hour + 1),
-        ...extra,
-      },
-    });
+  // One hour of the test's Monday in its room, sent with an Idempotency-Key when there is one.
+  const bookHour = (user: Caller, hour: number, key?: string, extra: object = {}) =>
+    book(
+      t.app,
+      user,
+      { resourceId: room.id, startTime: at(mon, hour), endTime: at(mon, hour + 1), ...extra },
+      key === undefined ? {} : { headers: { 'idempotency-key': key } },
+    );
 
   const countAt = async (hour: number) => {
     const r = await t.app.inject({
@@ -49,10 +45,10 @@ describe('Idempotency-Key on booking routes', () => {
 
   test('the same key and body answers the first result again, marked as replayed', async () => {
     const key = newKey();
-    const first = await book(owner.auth, 1, key);
+    const first = await bookHour(owner, 1, key);
     assert.equal(first.statusCode, 201, first.body);
     assert.equal(first.headers['idempotent-replayed'], undefined);
-    const again = await book(owner.auth, 1, key);
+    const again = await bookHour(owner, 1, key);
     assert.equal(again.statusCode, 201);
     assert.equal(again.headers['idempotent-replayed'], 'true');
     assert.match(String(again.headers['content-type']), /application\/json/);
@@ -62,34 +58,34 @@ describe('Idempotency-Key on booking routes', () => {
 
   test('the same key with another body is 409 IDEMPOTENCY_KEY_REUSED', async () => {
     const key = newKey();
-    assert.equal((await book(owner.auth, 2, key)).statusCode, 201);
-    const other = await book(owner.auth, 2, key, { notes: 'different' });
+    assert.equal((await bookHour(owner, 2, key)).statusCode, 201);
+    const other = await bookHour(owner, 2, key, { notes: 'different' });
     assert.equal(other.statusCode, 409);
     assert.equal(other.json().error.code, 'IDEMPOTENCY_KEY_REUSED');
     assert.equal(await countAt(2), 1);
   });
 
   test('without the header nothing changes: two requests book twice', async () => {
-    assert.equal((await book(owner.auth, 3)).statusCode, 201);
-    assert.equal((await book(owner.auth, 3)).statusCode, 201);
+    assert.equal((await bookHour(owner, 3)).statusCode, 201);
+    assert.equal((await bookHour(owner, 3)).statusCode, 201);
     assert.equal(await countAt(3), 2);
   });
 
   test('an invalid key is 400 VALIDATION_FAILED', async () => {
     for (const key of ['x'.repeat(256), 'tab\there']) {
-      const r = await book(owner.auth, 4, key);
+      const r = await bookHour(owner, 4, key);
       assert.equal(r.statusCode, 400, `${JSON.stringify(key)}: ${r.body}`);
       assert.equal(r.json().error.code, 'VALIDATION_FAILED');
     }
-    assert.equal((await book(owner.auth, 4, 'x'.repeat(255))).statusCode, 201);
+    assert.equal((await bookHour(owner, 4, 'x'.repeat(255))).statusCode, 201);
   });
 
   test('two concurrent requests with one key book once, and both answer the booking', async () => {
     const key = newKey();
     const answers = await Promise.all([
-      book(owner.auth, 5, key),
-      book(owner.auth, 5, key),
-      book(owner.auth, 5, key),
+      bookHour(owner, 5, key),
+      bookHour(owner, 5, key),
+      bookHour(owner, 5, key),
     ]);
     for (const r of answers) assert.equal(r.statusCode, 201, r.body);
     assert.equal(new Set(answers.map((r) => r.json().id)).size, 1);
@@ -99,10 +95,10 @@ describe('Idempotency-Key on booking routes', () => {
 
   test("another user's key never replays someone else's result", async () => {
     const key = newKey();
-    const mine = await book(owner.auth, 6, key);
+    const mine = await bookHour(owner, 6, key);
     assert.equal(mine.statusCode, 201);
     const stranger = await registerUser(t.app, 'Stranger');
-    const theirs = await book(stranger.auth, 6, key);
+    const theirs = await bookHour(stranger, 6, key);
     assert.equal(theirs.headers['idempotent-replayed'], undefined);
     assert.notEqual(theirs.statusCode, 201); // no organisation of their own: their own error
     assert.ok(!theirs.body.includes(customer.email));
@@ -111,9 +107,9 @@ describe('Idempotency-Key on booking routes', () => {
   test('a domain error is replayed as well (same status and body)', async () => {
     const key = newKey();
     const bad = { startTime: at(mon, 8), endTime: at(mon, 7) };
-    const first = await book(owner.auth, 7, key, bad);
+    const first = await bookHour(owner, 7, key, bad);
     assert.equal(first.statusCode, 400, first.body);
-    const again = await book(owner.auth, 7, key, bad);
+    const again = await bookHour(owner, 7, key, bad);
     assert.equal(again.statusCode, 400);
     assert.equal(again.headers['idempotent-replayed'], 'true');
     assert.equal(again.body, first.body);
@@ -121,13 +117,13 @@ describe('Idempotency-Key on booking routes', () => {
 
   test('a key older than 24 hours is forgotten', async () => {
     const key = newKey();
-    assert.equal((await book(owner.auth, 9, key)).statusCode, 201);
+    assert.equal((await bookHour(owner, 9, key)).statusCode, 201);
     await t.db.kysely
       .updateTable('idempotencyKeys')
       .set({ createdAt: new Date(Date.now() - 25 * 3_600_000).toISOString() })
       .where('key', '=', key)
       .execute();
-    const later = await book(owner.auth, 9, key, { notes: 'a new booking' });
+    const later = await bookHour(owner, 9, key, { notes: 'a new booking' });
     assert.equal(later.statusCode, 201, later.body);
     assert.equal(later.headers['idempotent-replayed'], undefined);
     assert.equal(await countAt(9), 2);

@@ -13,7 +13,7 @@ import {
   testDatabaseUrl,
   twoInstances,
 } from '../../helpers/app.js';
-import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { at, createReservation, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { memberWithRole, type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 import { resourceAnswer, typeAnswer } from './availability-reference/answers.js';
@@ -153,19 +153,8 @@ describe('availability cache: exact after every kind of write, across instances'
 
   after(() => close());
 
-  const book = async (app: FastifyInstance, body: Record<string, unknown>) => {
-    const r = await app.inject({
-      method: 'POST',
-      url: '/api/reservations',
-      headers: owner.auth,
-      payload: { customer, ...body },
-    });
-    assert.equal(r.statusCode, 201, r.body);
-    return r.json() as { id: number };
-  };
-
   test('a booking through the API, and its cancellation', async () => {
-    const booked = await book(first, {
+    const booked = await createReservation(first, owner, {
       resourceTypeId: desks,
       startTime: at(monday, 9),
       endTime: at(monday, 11),
@@ -183,9 +172,13 @@ describe('availability cache: exact after every kind of write, across instances'
   });
 
   test('a booking through another instance', async () => {
-    await book(second, { resourceId: room, startTime: at(monday, 24 + 10), endTime: at(monday, 24 + 12) });
+    await createReservation(second, owner, {
+      resourceId: room,
+      startTime: at(monday, 24 + 10),
+      endTime: at(monday, 24 + 12),
+    });
     await assertFresh(first, db, owner, 'after a booking on the second instance');
-    await book(second, {
+    await createReservation(second, owner, {
       resourceTypeId: desks,
       startTime: at(monday, 24 + 13),
       endTime: at(monday, 24 + 14),

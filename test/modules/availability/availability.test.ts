@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { at, book, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { ownerWithOrganisation } from '../../helpers/organisations.js';
 
@@ -24,13 +24,6 @@ describe('availability engine', () => {
     assert.equal(r.statusCode, 200, r.body);
     return r.json();
   }
-  const book = (auth: Record<string, string>, payload: Record<string, unknown>) =>
-    t.app.inject({
-      method: 'POST',
-      url: '/api/reservations',
-      headers: auth,
-      payload: { customer, ...payload },
-    });
 
   test('continuous: windows inside opening hours, buffers kept clear, short gaps dropped', async () => {
     const owner = await ownerWithOrganisation(t.app, { timezone: 'UTC' });
@@ -42,7 +35,7 @@ describe('availability engine', () => {
     const res = await createResource(t.app, owner, { name: 'Room', resourceTypeId: type.id });
     const mon = futureMonday();
     assert.equal(
-      (await book(owner.auth, { resourceId: res.id, startTime: at(mon, 11), endTime: at(mon, 12) }))
+      (await book(t.app, owner, { resourceId: res.id, startTime: at(mon, 11), endTime: at(mon, 12) }))
         .statusCode,
       201,
     );
@@ -66,12 +59,12 @@ describe('availability engine', () => {
       [at(mon, 14), at(mon, 14, 30)],
       [at(mon, 7), at(mon, 8)],
     ]) {
-      const r = await book(owner.auth, { resourceId: res.id, startTime: start, endTime: end });
+      const r = await book(t.app, owner, { resourceId: res.id, startTime: start, endTime: end });
       assert.equal(r.statusCode, 409, `${start}-${end}`);
       assert.equal(r.json().error.code, 'SLOT_UNAVAILABLE');
     }
     assert.equal(
-      (await book(owner.auth, { resourceId: res.id, startTime: at(mon, 12, 30), endTime: at(mon, 13, 30) }))
+      (await book(t.app, owner, { resourceId: res.id, startTime: at(mon, 12, 30), endTime: at(mon, 13, 30) }))
         .statusCode,
       201,
     );
@@ -94,7 +87,7 @@ describe('availability engine', () => {
     const res = await createResource(t.app, owner, { name: 'Room', resourceTypeId: type.id });
     const mon = futureMonday();
     assert.equal(
-      (await book(owner.auth, { resourceId: res.id, startTime: at(mon, 9), endTime: at(mon, 10) }))
+      (await book(t.app, owner, { resourceId: res.id, startTime: at(mon, 9), endTime: at(mon, 10) }))
         .statusCode,
       201,
     );
@@ -139,7 +132,7 @@ describe('availability engine', () => {
       ],
     );
     for (const hour of [12, 15]) {
-      const r = await book(owner.auth, {
+      const r = await book(t.app, owner, {
         resourceId: res.id,
         startTime: at(mon, hour),
         endTime: at(mon, hour + 1),
@@ -153,8 +146,8 @@ describe('availability engine', () => {
     const type = await createType(t.app, owner, { minBookingDuration: 90 });
     const res = await createResource(t.app, owner, { name: 'Room', resourceTypeId: type.id });
     const mon = futureMonday();
-    await book(owner.auth, { resourceId: res.id, startTime: at(mon, 9), endTime: at(mon, 10, 30) });
-    await book(owner.auth, { resourceId: res.id, startTime: at(mon, 11, 30), endTime: at(mon, 13) });
+    await book(t.app, owner, { resourceId: res.id, startTime: at(mon, 9), endTime: at(mon, 10, 30) });
+    await book(t.app, owner, { resourceId: res.id, startTime: at(mon, 11, 30), endTime: at(mon, 13) });
     const day = await availability(
       owner.auth,
       `/api/resources/${res.id}/availability`,
@@ -173,8 +166,8 @@ describe('availability engine', () => {
     const type = await createType(t.app, owner, { minBookingDuration: 30 });
     const parent = await createResource(t.app, owner, { name: 'Desk', resourceTypeId: type.id, capacity: 3 });
     const mon = futureMonday();
-    await book(owner.auth, { resourceId: parent.id, startTime: at(mon, 10), endTime: at(mon, 12) });
-    await book(owner.auth, { resourceId: parent.id, startTime: at(mon, 11), endTime: at(mon, 13) });
+    await book(t.app, owner, { resourceId: parent.id, startTime: at(mon, 10), endTime: at(mon, 12) });
+    await book(t.app, owner, { resourceId: parent.id, startTime: at(mon, 11), endTime: at(mon, 13) });
     const day = await availability(
       owner.auth,
       `/api/resources/${parent.id}/availability`,
@@ -190,11 +183,11 @@ describe('availability engine', () => {
     ]);
     // A third overlapping booking still fits (lane 3); a fourth does not.
     assert.equal(
-      (await book(owner.auth, { resourceId: parent.id, startTime: at(mon, 11), endTime: at(mon, 12) }))
+      (await book(t.app, owner, { resourceId: parent.id, startTime: at(mon, 11), endTime: at(mon, 12) }))
         .statusCode,
       201,
     );
-    const full = await book(owner.auth, {
+    const full = await book(t.app, owner, {
       resourceId: parent.id,
       startTime: at(mon, 11),
       endTime: at(mon, 11, 30),
@@ -228,7 +221,7 @@ describe('availability engine', () => {
     });
     const parent = await createResource(t.app, owner, { name: 'Crew', resourceTypeId: type.id, capacity: 2 });
     const mon = futureMonday();
-    const notASlot = await book(owner.auth, {
+    const notASlot = await book(t.app, owner, {
       resourceId: parent.id,
       startTime: at(mon, 9),
       endTime: at(mon, 11),
@@ -236,13 +229,13 @@ describe('availability engine', () => {
     assert.equal(notASlot.statusCode, 409);
     for (let i = 0; i < 2; i++) {
       assert.equal(
-        (await book(owner.auth, { resourceId: parent.id, startTime: at(mon, 9), endTime: at(mon, 12) }))
+        (await book(t.app, owner, { resourceId: parent.id, startTime: at(mon, 9), endTime: at(mon, 12) }))
           .statusCode,
         201,
       );
     }
     assert.equal(
-      (await book(owner.auth, { resourceId: parent.id, startTime: at(mon, 9), endTime: at(mon, 12) }))
+      (await book(t.app, owner, { resourceId: parent.id, startTime: at(mon, 9), endTime: at(mon, 12) }))
         .statusCode,
       409,
     );
@@ -260,7 +253,7 @@ describe('availability engine', () => {
     ]);
     // Shift slots are matched exactly; the buffer does not apply between adjacent shifts.
     assert.equal(
-      (await book(owner.auth, { resourceId: parent.id, startTime: at(mon, 12), endTime: at(mon, 15) }))
+      (await book(t.app, owner, { resourceId: parent.id, startTime: at(mon, 12), endTime: at(mon, 15) }))
         .statusCode,
       201,
     );
@@ -368,13 +361,23 @@ describe('availability engine', () => {
     const single = await make('SINGLE_RESOURCE');
     const both = await make('BOTH');
     assert.equal(
-      (await book(owner.auth, { resourceTypeId: pool.type.id, startTime: at(mon, 10), endTime: at(mon, 11) }))
-        .statusCode,
+      (
+        await book(t.app, owner, {
+          resourceTypeId: pool.type.id,
+          startTime: at(mon, 10),
+          endTime: at(mon, 11),
+        })
+      ).statusCode,
       201,
     );
     assert.equal(
-      (await book(owner.auth, { resourceTypeId: both.type.id, startTime: at(mon, 10), endTime: at(mon, 11) }))
-        .statusCode,
+      (
+        await book(t.app, owner, {
+          resourceTypeId: both.type.id,
+          startTime: at(mon, 10),
+          endTime: at(mon, 11),
+        })
+      ).statusCode,
       201,
     );
 
@@ -417,13 +420,13 @@ describe('availability engine', () => {
     assert.ok(b.pool && b.resources);
     assert.equal(b.pool.windows[1].freeLanes, 2);
 
-    const poolWithResource = await book(owner.auth, {
+    const poolWithResource = await book(t.app, owner, {
       resourceId: pool.a.id,
       startTime: at(mon, 13),
       endTime: at(mon, 14),
     });
     assert.equal(poolWithResource.statusCode, 400);
-    const singleWithType = await book(owner.auth, {
+    const singleWithType = await book(t.app, owner, {
       resourceTypeId: single.type.id,
       startTime: at(mon, 13),
       endTime: at(mon, 14),
@@ -448,7 +451,7 @@ describe('availability engine', () => {
     });
     const mon = futureMonday();
     const slot = { resourceTypeId: type.id, startTime: at(mon, 9), endTime: at(mon, 10) };
-    assert.equal((await book(owner.auth, slot)).statusCode, 201);
+    assert.equal((await book(t.app, owner, slot)).statusCode, 201);
     const pool = await availability(
       owner.auth,
       `/api/resource-types/${type.id}/availability`,
@@ -456,7 +459,7 @@ describe('availability engine', () => {
       at(mon, 10),
     );
     assert.deepEqual(pool.pool.windows, [], 'the pool shows nothing free');
-    assert.equal((await book(owner.auth, slot)).statusCode, 409, 'so the pool books nothing more');
+    assert.equal((await book(t.app, owner, slot)).statusCode, 409, 'so the pool books nothing more');
   });
 
   test('range validation: at most 62 days, to after from, zone required', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import { customer } from '../../helpers/booking.js';
+import { book, customer } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { validationDetails } from '../../helpers/http.js';
 import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
@@ -42,13 +42,6 @@ describe('date overrides', () => {
   /** The windows of one week day of January 2031 (UTC). */
   const day = (owner: OrgOwner, resourceId: number, d: number) =>
     windows(owner, resourceId, jan(d, '00:00'), jan(d + 1, '00:00'));
-  const book = (owner: OrgOwner, resourceId: number, startTime: string, endTime: string) =>
-    t.app.inject({
-      method: 'POST',
-      url: '/api/reservations',
-      headers: owner.auth,
-      payload: { resourceId, startTime, endTime, customer },
-    });
 
   /** An organisation in `zone`, a type open 09:00-17:00 every day, and one resource of it. */
   let organisations = 0;
@@ -245,12 +238,43 @@ describe('date overrides', () => {
       [jan(11, '10:00'), jan(11, '14:00')],
     ]);
     // Booking judges as the answers do: 18:00 on the late day fits, 10:00 does not.
-    assert.equal((await book(owner, resource.id, jan(8, '18:00'), jan(8, '19:00'))).statusCode, 201);
-    const early = await book(owner, resource.id, jan(8, '10:00'), jan(8, '11:00'));
+    assert.equal(
+      (
+        await book(t.app, owner, {
+          resourceId: resource.id,
+          startTime: jan(8, '18:00'),
+          endTime: jan(8, '19:00'),
+        })
+      ).statusCode,
+      201,
+    );
+    const early = await book(t.app, owner, {
+      resourceId: resource.id,
+      startTime: jan(8, '10:00'),
+      endTime: jan(8, '11:00'),
+    });
     assert.equal(early.statusCode, 409, early.body);
     assert.equal(early.json().error.code, 'SLOT_UNAVAILABLE');
-    assert.equal((await book(owner, resource.id, jan(11, '10:00'), jan(11, '11:00'))).statusCode, 201);
-    assert.equal((await book(owner, resource.id, jan(12, '10:00'), jan(12, '11:00'))).statusCode, 409);
+    assert.equal(
+      (
+        await book(t.app, owner, {
+          resourceId: resource.id,
+          startTime: jan(11, '10:00'),
+          endTime: jan(11, '11:00'),
+        })
+      ).statusCode,
+      201,
+    );
+    assert.equal(
+      (
+        await book(t.app, owner, {
+          resourceId: resource.id,
+          startTime: jan(12, '10:00'),
+          endTime: jan(12, '11:00'),
+        })
+      ).statusCode,
+      409,
+    );
   });
 
   test('per date the most specific scope with an override wins, over every weekly part', async () => {
@@ -339,10 +363,20 @@ describe('date overrides', () => {
       ['2031-10-25T12:00:00.000Z', '2031-10-25T22:00:00.000Z'],
       ['2031-10-26T23:00:00.000Z', '2031-10-27T12:00:00.000Z'],
     ]);
-    const refused = await book(owner, resource.id, '2031-10-26T12:00:00.000Z', '2031-10-26T13:00:00.000Z');
+    const refused = await book(t.app, owner, {
+      resourceId: resource.id,
+      startTime: '2031-10-26T12:00:00.000Z',
+      endTime: '2031-10-26T13:00:00.000Z',
+    });
     assert.equal(refused.statusCode, 409, refused.body);
     assert.equal(
-      (await book(owner, resource.id, '2031-03-30T02:00:00.000Z', '2031-03-30T03:00:00.000Z')).statusCode,
+      (
+        await book(t.app, owner, {
+          resourceId: resource.id,
+          startTime: '2031-03-30T02:00:00.000Z',
+          endTime: '2031-03-30T03:00:00.000Z',
+        })
+      ).statusCode,
       201,
     );
   });
@@ -356,7 +390,8 @@ describe('date overrides', () => {
         headers: owner.auth,
       }),
     );
-    const attempt = () => book(owner, resource.id, jan(8, '10:00'), jan(8, '11:00'));
+    const attempt = () =>
+      book(t.app, owner, { resourceId: resource.id, startTime: jan(8, '10:00'), endTime: jan(8, '11:00') });
     await ok(await patchOrganisation(owner, { dateOverrides: [{ date: '2031-01-08', closed: true }] }));
     const refused = await attempt();
     assert.equal(refused.statusCode, 409, refused.body);
@@ -414,8 +449,35 @@ describe('date overrides', () => {
         [jan(8, '13:00'), jan(8, '17:00')],
       ],
     );
-    assert.equal((await book(owner, resource.id, jan(7, '13:00'), jan(7, '17:00'))).statusCode, 409);
-    assert.equal((await book(owner, resource.id, jan(6, '09:00'), jan(6, '12:00'))).statusCode, 409);
-    assert.equal((await book(owner, resource.id, jan(7, '09:00'), jan(7, '12:00'))).statusCode, 201);
+    assert.equal(
+      (
+        await book(t.app, owner, {
+          resourceId: resource.id,
+          startTime: jan(7, '13:00'),
+          endTime: jan(7, '17:00'),
+        })
+      ).statusCode,
+      409,
+    );
+    assert.equal(
+      (
+        await book(t.app, owner, {
+          resourceId: resource.id,
+          startTime: jan(6, '09:00'),
+          endTime: jan(6, '12:00'),
+        })
+      ).statusCode,
+      409,
+    );
+    assert.equal(
+      (
+        await book(t.app, owner, {
+          resourceId: resource.id,
+          startTime: jan(7, '09:00'),
+          endTime: jan(7, '12:00'),
+        })
+      ).statusCode,
+      201,
+    );
   });
 });

@@ -21,7 +21,7 @@ import {
   startMailCatcher,
 } from '../../../tools/emulators/mail/server.js';
 import { createTestApp, registerUser, TEST_ENV, type TestApp } from '../../helpers/app.js';
-import { at, futureMonday } from '../../helpers/booking.js';
+import { at, createReservation, futureMonday, hourSlot } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { call, expectStatus } from '../../helpers/http.js';
 import { addWithRole, type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
@@ -134,26 +134,19 @@ describe('mail', () => {
   }
 
   let slot = 0;
-  async function book(customer = { name: 'Ada <Lovelace>', email: `Ada.${slot}@Example.test` }) {
+  /** Books the next free hour (a new customer address each time unless given): no two calls collide. */
+  async function bookNext(customer = { name: 'Ada <Lovelace>', email: `Ada.${slot}@Example.test` }) {
     // Four a day from 08:00 UTC (inside the default opening hours in Berlin), Monday on.
     const hour = 24 * Math.floor(slot / 4) + 8 + (slot % 4);
     slot += 1;
-    const record = expectStatus(
-      await call(t.app, owner, 'POST', '/api/reservations', {
-        resourceId,
-        startTime: at(monday, hour),
-        endTime: at(monday, hour + 1),
-        customer,
-      }),
-      201,
-    );
+    const record = await createReservation(t.app, owner, { resourceId, ...hourSlot(monday, hour), customer });
     return record as { id: number; status: string; startTime: string } & Record<string, unknown>;
   }
 
   test('a booking, two reschedules and a cancellation: one UID, SEQUENCE up, then CANCEL', async () => {
     const outbox = fakeOutbox();
     const mail = mailService(outbox.reader);
-    const booked = await book();
+    const booked = await bookNext();
     assert.equal(booked.status, 'confirmed');
     outbox.push('reservation.created', owner.organisationId, booked);
     let moved = booked;
@@ -205,7 +198,12 @@ describe('mail', () => {
   test('a burst of bookings in one drain: each invitation its own SEQUENCE, reschedules counted in order', async () => {
     const outbox = fakeOutbox();
     const mail = mailService(outbox.reader);
-    const [first, second, held, third] = [await book(), await book(), await book(), await book()];
+    const [first, second, held, third] = [
+      await bookNext(),
+      await bookNext(),
+      await bookNext(),
+      await bookNext(),
+    ];
     const sequences = async () =>
       new Map(
         (await catcher.messages()).map((message) => [message.envelope.to[0], calendarOf(message)?.sequence]),
@@ -232,7 +230,7 @@ describe('mail', () => {
     outbox.push('reservation.rescheduled', owner.organisationId, first);
     assert.equal((await mail.drain()).sent, 1);
     catcher.clear();
-    const fourth = await book();
+    const fourth = await bookNext();
     outbox.push('reservation.confirmed', owner.organisationId, first);
     outbox.push('reservation.created', owner.organisationId, fourth);
     assert.equal((await mail.drain()).sent, 2);
@@ -243,7 +241,7 @@ describe('mail', () => {
   test('templates: plain text and HTML, branded, times in the organisation zone, people escaped', async () => {
     const outbox = fakeOutbox();
     const mail = mailService(outbox.reader);
-    const booked = await book({ name: '<script>alert(1)</script>', email: 'grace@example.test' });
+    const booked = await bookNext({ name: '<script>alert(1)</script>', email: 'grace@example.test' });
     const [planned] =
       (await mail.mailFor(outbox.push('reservation.created', owner.organisationId, booked))) ?? [];
     assert.ok(planned);
@@ -281,7 +279,7 @@ describe('mail', () => {
   test('a hold waiting for payment carries its checkout link; its expiry carries no invitation', async () => {
     const outbox = fakeOutbox();
     const mail = mailService(outbox.reader);
-    const booked = await book({ name: 'Pat', email: 'pat@example.test' });
+    const booked = await bookNext({ name: 'Pat', email: 'pat@example.test' });
     const waiting = {
       ...booked,
       status: 'pending_payment',
@@ -369,7 +367,7 @@ describe('mail', () => {
 
   test('each mail is sent once: again, after a lost position, and from two senders at once', async () => {
     const outbox = fakeOutbox();
-    const booked = await book({ name: 'Once', email: 'once@example.test' });
+    const booked = await bookNext({ name: 'Once', email: 'once@example.test' });
     outbox.push('reservation.created', owner.organisationId, booked);
     const first = mailService(outbox.reader);
     assert.equal((await first.drain()).sent, 1);
@@ -384,7 +382,7 @@ describe('mail', () => {
     });
 
     for (let n = 0; n < 5; n += 1) {
-      const more = await book({ name: `Many ${n}`, email: `many${n}@example.test` });
+      const more = await bookNext({ name: `Many ${n}`, email: `many${n}@example.test` });
       outbox.push('reservation.created', owner.organisationId, more);
     }
     const results = await Promise.all([
@@ -401,7 +399,7 @@ describe('mail', () => {
 
   test('a drain gives way before each group: nothing is claimed or sent while it waits', async () => {
     const outbox = fakeOutbox();
-    const booked = await book({ name: 'Patient', email: 'patient@example.test' });
+    const booked = await bookNext({ name: 'Patient', email: 'patient@example.test' });
     // Two groups' worth: one booking's event again and again, a mail each.
     for (let n = 0; n <= GROUP_ROWS; n += 1) outbox.push('reservation.created', owner.organisationId, booked);
     let looks = 0;
@@ -437,7 +435,7 @@ describe('mail', () => {
 
   test('an SMTP outage stops the drain at that event; the next run sends it once', async () => {
     const outbox = fakeOutbox();
-    const booked = await book({ name: 'Later', email: 'later@example.test' });
+    const booked = await bookNext({ name: 'Later', email: 'later@example.test' });
     outbox.push('reservation.created', owner.organisationId, booked);
     const down = mailService(outbox.reader, { SMTP_URL: 'smtp://127.0.0.1:1' });
     const failed = await down.drain();
@@ -494,7 +492,7 @@ describe('mail', () => {
         outbox.push(
           'reservation.created',
           owner.organisationId,
-          await book({ name, email: `${name}@example.test` }),
+          await bookNext({ name, email: `${name}@example.test` }),
         );
       }
       const mail = mailService(outbox.reader, { SMTP_URL: `smtp://127.0.0.1:${port}` });
@@ -528,7 +526,7 @@ describe('mail', () => {
 
   test('a send that crashed mid-way is taken over after its lease, with the same Message-ID', async () => {
     const outbox = fakeOutbox();
-    const booked = await book({ name: 'Crash', email: 'crash@example.test' });
+    const booked = await bookNext({ name: 'Crash', email: 'crash@example.test' });
     const event = outbox.push('reservation.created', owner.organisationId, booked);
     const mail = mailService(outbox.reader);
     const [planned] = (await mail.mailFor(event)) ?? [];
@@ -571,7 +569,7 @@ describe('mail', () => {
 
   test('events older than a day send nothing; the sent log is purged after 30 days', async () => {
     const outbox = fakeOutbox();
-    const booked = await book({ name: 'Old', email: 'old@example.test' });
+    const booked = await bookNext({ name: 'Old', email: 'old@example.test' });
     outbox.push('reservation.created', owner.organisationId, booked);
     const mail = mailService(outbox.reader);
     const now = Date.now();

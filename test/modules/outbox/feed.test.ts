@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, mock, test } from 'node:test';
 import { OUTBOX_RETENTION_JOB } from '../../../src/modules/outbox/service.js';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../../helpers/app.js';
-import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { createReservation, futureMonday, hourSlot } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectError, expectStatus } from '../../helpers/http.js';
 import { memberWithRole, type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
@@ -30,22 +30,11 @@ describe('event feeds', () => {
   after(() => t.close());
   afterEach(() => mock.timers.reset());
 
-  const book = async (user: SignedInUser, hour: number, resourceId = room.id) =>
-    expectStatus(
-      await as(t.app, user).post('/api/reservations', {
-        customer,
-        resourceId,
-        startTime: at(mon, hour),
-        endTime: at(mon, hour + 1),
-      }),
-      201,
-    );
-
   test('OWNER and ADMIN read the feed; MANAGER and MEMBER 403; another organisation 404; the personal feed is the caller’s', async () => {
     const admin = await memberWithRole(t.app, owner, 'ADMIN');
     const manager = await memberWithRole(t.app, owner, 'MANAGER');
     const member = await memberWithRole(t.app, owner, 'MEMBER');
-    const booked = await book(member, 9);
+    const booked = await createReservation(t.app, member, { resourceId: room.id, ...hourSlot(mon, 9) });
     const mine = (
       await feedReader(t.app, owner, `/api/organisations/${owner.organisationId}/events`).next()
     ).find((event) => event.data.id === booked.id);
@@ -82,9 +71,9 @@ describe('event feeds', () => {
   });
 
   test('pages in id order from any cursor; types filters; an unknown type and a bad cursor are 400', async () => {
-    const first = await book(owner, 10);
+    const first = await createReservation(t.app, owner, { resourceId: room.id, ...hourSlot(mon, 10) });
     expectStatus(await as(t.app, owner).post(`/api/reservations/${first.id}/cancel`), 200);
-    await book(owner, 11);
+    await createReservation(t.app, owner, { resourceId: room.id, ...hourSlot(mon, 11) });
     const all = await feedReader(t.app, owner, `/api/organisations/${owner.organisationId}/events`).next();
     const ids = all.map((event) => BigInt(event.id));
     assert.deepEqual(
@@ -161,7 +150,11 @@ describe('event feeds', () => {
     let booked: Array<{ id: number }>;
     try {
       booked = await Promise.all(
-        desks.flatMap((desk) => [9, 10, 11, 12, 13, 14].map((hour) => book(owner, hour, desk.id))),
+        desks.flatMap((desk) =>
+          [9, 10, 11, 12, 13, 14].map((hour) =>
+            createReservation(t.app, owner, { resourceId: desk.id, ...hourSlot(mon, hour) }),
+          ),
+        ),
       );
     } finally {
       writing = false;
@@ -181,7 +174,7 @@ describe('event feeds', () => {
     await t.db.kysely.deleteFrom('outboxEvents').execute();
     const start = Date.now();
     mock.timers.enable({ apis: ['Date'], now: start });
-    const old = await book(owner, 15);
+    const old = await createReservation(t.app, owner, { resourceId: room.id, ...hourSlot(mon, 15) });
     mock.timers.setTime(start + 10 * 86_400_000);
     // The login token has lapsed by now: a change of 20 days ago written as the services write it.
     await t.app.services.outbox.append(t.db.kysely, [

@@ -9,7 +9,7 @@ import { loadConfig } from '../../../src/config.js';
 import { type MailCatcher, startMailCatcher } from '../../../tools/emulators/mail/server.js';
 import { mailsBesidesSignUps } from '../../helpers/account-mail.js';
 import { sharedDatabase, TEST_ENV } from '../../helpers/app.js';
-import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { at, book, customer, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectStatus } from '../../helpers/http.js';
 import { ownerWithOrganisation } from '../../helpers/organisations.js';
@@ -62,8 +62,7 @@ describe('outbox consumers run promptly on every instance (two on one PostgreSQL
     let booked = 0;
     const bookAndWait = async () => {
       expectStatus(
-        await as(first, owner).post('/api/reservations', {
-          customer,
+        await book(first, owner, {
           resourceId: desk.id,
           // Hours of Mondays, as the test below books: 9:00 to 17:00, then the next week.
           startTime: at(mon, 9 + (booked % 8) + 168 * Math.floor(booked / 8)),

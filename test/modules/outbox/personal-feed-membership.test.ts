@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestApp, type SignedInUser, type TestApp } from '../../helpers/app.js';
-import { at, futureMonday } from '../../helpers/booking.js';
+import { createTestApp, type TestApp } from '../../helpers/app.js';
+import { at, createReservation, futureMonday, hourSlot } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectStatus, ok } from '../../helpers/http.js';
 import { memberWithRole, ownerWithOrganisation } from '../../helpers/organisations.js';
@@ -34,21 +34,11 @@ describe('the personal feed ends with the membership', () => {
     const room = await createResource(t.app, owner, { name: 'Room', resourceTypeId: type.id });
     return { owner, room };
   }
-  const book = async (user: SignedInUser, resourceId: number, hour: number) =>
-    expectStatus(
-      await as(t.app, user).post('/api/reservations', {
-        customer,
-        resourceId,
-        startTime: at(mon, hour),
-        endTime: at(mon, hour + 1),
-      }),
-      201,
-    ) as { id: number };
 
   test('a removed member reads nothing more of the organisation: not its later events, not its customers', async () => {
     const { owner, room } = await organisationWithRoom();
     const member = await memberWithRole(t.app, owner, 'MEMBER');
-    const booked = await book(member, room.id, 9);
+    const booked = await createReservation(t.app, member, { resourceId: room.id, ...hourSlot(mon, 9) });
     const feed = feedReader(t.app, member, '/api/me/events');
     const before = await feed.next();
     assert.deepEqual(
@@ -114,12 +104,18 @@ describe('the personal feed ends with the membership', () => {
       201,
     );
     expectStatus(await as(t.app, member).post(`/api/organisations/${invitationOrg}/invitation/accept`), 200);
-    const inFirst = await book(member, first.room.id, 9);
+    const inFirst = await createReservation(t.app, member, {
+      resourceId: first.room.id,
+      ...hourSlot(mon, 9),
+    });
     expectStatus(
       await as(t.app, member).patch('/api/organisations/active', { organisationId: invitationOrg }),
       200,
     );
-    const inSecond = await book(member, second.room.id, 9);
+    const inSecond = await createReservation(t.app, member, {
+      resourceId: second.room.id,
+      ...hourSlot(mon, 9),
+    });
 
     const reservations = async () =>
       (await feedReader(t.app, member, '/api/me/events').next())

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, mock, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { createTestApp, type SignedInUser, type TestApp } from '../../helpers/app.js';
-import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { at, createReservation, customer, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectStatus } from '../../helpers/http.js';
 import { agentClient } from '../../helpers/mcp.js';
@@ -94,8 +94,7 @@ describe('reservation events', () => {
   }
 
   const rest = {
-    book: async () =>
-      expectStatus(await as(t.app, owner).post('/api/reservations', { customer, ...slot() }), 201),
+    book: () => createReservation(t.app, owner, slot()),
     hold: async (holdSeconds = 600) =>
       expectStatus(
         await as(t.app, owner).post('/api/reservations/holds', { customer, holdSeconds, ...slot() }),

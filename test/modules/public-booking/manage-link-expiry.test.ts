@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, mock, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { at, bookPublicly, customer, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectError, expectStatus } from '../../helpers/http.js';
 import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
@@ -36,14 +36,9 @@ describe('manage links expire', () => {
 
   const inject = (method: 'GET' | 'POST' | 'DELETE', url: string, payload?: Record<string, unknown>) =>
     t.app.inject({ method, url, ...(payload ? { payload } : {}) });
-  const book = async (hour: number) =>
-    expectStatus(
-      await inject('POST', `/api/public/organisations/${slug}/reservations`, { customer, ...slot(hour) }),
-      201,
-    );
 
   test('a reservation link answers until 30 days after its end, then 410 on every route', async () => {
-    const booked = await book(9);
+    const booked = expectStatus(await bookPublicly(t.app, slug, slot(9)), 201);
     const view = `/api/public/reservations/${booked.manageToken}`;
     const end = Date.parse(booked.endTime);
     mock.timers.enable({ apis: ['Date'], now: end + 30 * DAY });
@@ -59,7 +54,7 @@ describe('manage links expire', () => {
   });
 
   test('a cancelled reservation’s link lives 30 days after the cancellation', async () => {
-    const booked = await book(11);
+    const booked = expectStatus(await bookPublicly(t.app, slug, slot(11)), 201);
     const view = `/api/public/reservations/${booked.manageToken}`;
     const cancelledAt = Date.now();
     mock.timers.enable({ apis: ['Date'], now: cancelledAt });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import { at, futureMonday } from '../../helpers/booking.js';
+import { at, bookPublicly, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectError, expectStatus } from '../../helpers/http.js';
 import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
@@ -46,19 +46,12 @@ describe('public series by slug', () => {
     customer: { name: 'Pat Public', email: 'pat@example.test' },
     recurrence: [`RRULE:FREQ=WEEKLY;COUNT=${count}`],
   });
-  const book = (body: Record<string, unknown>, query = '', headers: Record<string, string> = {}) =>
-    t.app.inject({
-      method: 'POST',
-      url: `/api/public/organisations/${slug}/reservations${query}`,
-      headers,
-      payload: body,
-    });
   const manage = (method: 'GET' | 'POST', token: string, path = '') =>
     t.app.inject({ method, url: `/api/public/reservations/${token}${path}` });
   const countAll = async () => (await t.db.kysely.selectFrom('reservations').select('id').execute()).length;
 
   test('books every occurrence, each with its own manage link; any link shows and cancels the series', async () => {
-    const created = expectStatus(await book(weekly(8, 4)), 201);
+    const created = expectStatus(await bookPublicly(t.app, slug, weekly(8, 4)), 201);
     const occurrences = created.reservations as Occurrence[];
     assert.equal(typeof created.seriesId, 'number');
     assert.deepEqual(
@@ -108,7 +101,7 @@ describe('public series by slug', () => {
 
   test('a reservation of no series has no series view; an unknown token is 404', async () => {
     const { recurrence: _none, ...single } = weekly(20, 1);
-    const booked = expectStatus(await book(single), 201);
+    const booked = expectStatus(await bookPublicly(t.app, slug, single), 201);
     assert.equal(booked.seriesId, null);
     expectError(await manage('GET', booked.manageToken, '/series'), 404, 'NOT_FOUND');
     expectError(await manage('POST', booked.manageToken, '/series/cancel'), 404, 'NOT_FOUND');
@@ -126,16 +119,20 @@ describe('public series by slug', () => {
       }),
       201,
     );
-    const refused = expectError(await book(weekly(10, 3)), 409, 'SLOT_UNAVAILABLE') as unknown as {
+    const refused = expectError(
+      await bookPublicly(t.app, slug, weekly(10, 3)),
+      409,
+      'SLOT_UNAVAILABLE',
+    ) as unknown as {
       conflicts: { startTime: string }[];
     };
     assert.deepEqual(
       refused.conflicts.map((c: { startTime: string }) => c.startTime),
       [at(base, 10 + 2 * week)],
     );
-    expectError(await book(weekly(12, 3, plainRoom.id)), 409, 'RECURRENCE_NOT_ENABLED');
+    expectError(await bookPublicly(t.app, slug, weekly(12, 3, plainRoom.id)), 409, 'RECURRENCE_NOT_ENABLED');
     const endless = expectError(
-      await book({ ...weekly(12, 3), recurrence: ['RRULE:FREQ=WEEKLY'] }),
+      await bookPublicly(t.app, slug, { ...weekly(12, 3), recurrence: ['RRULE:FREQ=WEEKLY'] }),
       400,
       'VALIDATION_FAILED',
     );
@@ -146,7 +143,10 @@ describe('public series by slug', () => {
 
   test('a dry run answers the would-be occurrences without ids or links, writing nothing', async () => {
     const rows = await countAll();
-    const answer = expectStatus(await book(weekly(14, 3), '?dryRun=true'), 200);
+    const answer = expectStatus(
+      await bookPublicly(t.app, slug, weekly(14, 3), { query: 'dryRun=true' }),
+      200,
+    );
     assert.equal(answer.wouldSucceed, true);
     assert.equal(answer.seriesId, null);
     assert.deepEqual(
@@ -158,8 +158,8 @@ describe('public series by slug', () => {
 
   test('a replay of an Idempotency-Key answers the same series with every link null', async () => {
     const key = { 'idempotency-key': `series-${process.pid}` };
-    const first = expectStatus(await book(weekly(16, 2), '', key), 201);
-    const replay = await book(weekly(16, 2), '', key);
+    const first = expectStatus(await bookPublicly(t.app, slug, weekly(16, 2), { headers: key }), 201);
+    const replay = await bookPublicly(t.app, slug, weekly(16, 2), { headers: key });
     assert.equal(replay.statusCode, 201);
     assert.equal(replay.headers['idempotent-replayed'], 'true');
     const again = replay.json();

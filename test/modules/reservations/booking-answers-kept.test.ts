@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import { ANSWERS, at, futureMonday, QUESTIONS } from '../../helpers/booking.js';
+import { ANSWERS, at, book, futureMonday, QUESTIONS } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectError, expectStatus, ok } from '../../helpers/http.js';
 import { memberWithRole, type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
@@ -42,10 +42,8 @@ describe('answers kept with the customer', () => {
   });
   after(() => t.close());
 
-  const book = (body: Record<string, unknown>) => as(t.app, owner).post('/api/reservations', body);
-
   test('a reschedule keeps the answers', async () => {
-    const booked = expectStatus(await book({ ...slot(8), customer: customer(ANSWERS) }), 201);
+    const booked = expectStatus(await book(t.app, owner, { ...slot(8), customer: customer(ANSWERS) }), 201);
     const { resourceId: _r, ...later } = slot(16);
     const moved = expectStatus(
       await as(t.app, owner).post(`/api/reservations/${booked.id}/reschedule`, later),
@@ -58,7 +56,7 @@ describe('answers kept with the customer', () => {
   test('a series checks the answers once and gives every occurrence them, or books nothing', async () => {
     const series = { ...slot(9, 1), recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'] };
     const refused = expectError(
-      await book({ ...series, customer: customer({ ...ANSWERS, terms: false }) }),
+      await book(t.app, owner, { ...series, customer: customer({ ...ANSWERS, terms: false }) }),
       400,
       'VALIDATION_FAILED',
     );
@@ -66,13 +64,16 @@ describe('answers kept with the customer', () => {
       refused.details?.map((d) => d.path),
       ['body.customer.answers.terms'],
     );
-    const booked = expectStatus(await book({ ...series, customer: customer(ANSWERS) }), 201);
+    const booked = expectStatus(await book(t.app, owner, { ...series, customer: customer(ANSWERS) }), 201);
     assert.equal(booked.reservations.length, 3, 'the refused series took none of the times');
     for (const occurrence of booked.reservations) assert.deepEqual(occurrence.customer.answers, ANSWERS);
   });
 
   test('a waitlist entry takes checked answers, shows them, and its offer carries them', async () => {
-    const taken = expectStatus(await book({ ...slot(10, 2), customer: customer(ANSWERS) }), 201);
+    const taken = expectStatus(
+      await book(t.app, owner, { ...slot(10, 2), customer: customer(ANSWERS) }),
+      201,
+    );
     const join = (answers: unknown) =>
       t.app.inject({
         method: 'POST',

@@ -5,7 +5,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { createTestDatabase } from '../../helpers/app.js';
-import { ANSWERS, at, futureMonday, QUESTIONS } from '../../helpers/booking.js';
+import { ANSWERS, at, book, futureMonday, QUESTIONS } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectError, expectStatus } from '../../helpers/http.js';
 import { agentClient, MCP_TEST_ENV } from '../../helpers/mcp.js';
@@ -62,7 +62,6 @@ describe('answers to booking questions', () => {
     await dropDb();
   });
 
-  const book = (body: Record<string, unknown>) => as(app, owner).post('/api/reservations', body);
   const refusedAt = (response: LightMyRequestResponse, prefix = 'body.') => {
     const error = expectError(response, 400, 'VALIDATION_FAILED');
     return Object.fromEntries(
@@ -72,7 +71,10 @@ describe('answers to booking questions', () => {
 
   test('stored and answered as {id: value}: texts trimmed, empty ones no answer', async () => {
     const booked = expectStatus(
-      await book({ ...slot(8), customer: customer({ ...ANSWERS, company: '  Engines  ', mobile: '' }) }),
+      await book(app, owner, {
+        ...slot(8),
+        customer: customer({ ...ANSWERS, company: '  Engines  ', mobile: '' }),
+      }),
       201,
     );
     const { mobile: _left, ...expected } = { ...ANSWERS, company: 'Engines' };
@@ -82,7 +84,10 @@ describe('answers to booking questions', () => {
     const listed = expectStatus(await as(app, owner).get(`/api/reservations?q=${booked.reference}`), 200);
     assert.deepEqual(listed.items[0].customer.answers, expected);
 
-    const plain = expectStatus(await book({ ...slot(8, plainRoom.id), customer: customer({}) }), 201);
+    const plain = expectStatus(
+      await book(app, owner, { ...slot(8, plainRoom.id), customer: customer({}) }),
+      201,
+    );
     assert.deepEqual(plain.customer, customer(), 'no answers, no answers key');
   });
 
@@ -105,14 +110,14 @@ describe('answers to booking questions', () => {
     ];
     for (const [change, id, message] of cases) {
       const answers = { ...ANSWERS, ...change };
-      const refused = refusedAt(await book({ ...slot(9), customer: customer(answers) }));
+      const refused = refusedAt(await book(app, owner, { ...slot(9), customer: customer(answers) }));
       assert.match(
         refused[`customer.answers.${id}`] ?? '',
         message,
         `${JSON.stringify(change)}: ${JSON.stringify(refused)}`,
       );
     }
-    const none = refusedAt(await book({ ...slot(9), customer: customer() }));
+    const none = refusedAt(await book(app, owner, { ...slot(9), customer: customer() }));
     assert.deepEqual(Object.keys(none).sort(), [
       'customer.answers.company',
       'customer.answers.size',
@@ -120,13 +125,15 @@ describe('answers to booking questions', () => {
     ]);
     const many = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`q${i}`, 'x']));
     assert.match(
-      refusedAt(await book({ ...slot(9), customer: customer(many) }))['customer.answers'] ?? '',
+      refusedAt(await book(app, owner, { ...slot(9), customer: customer(many) }))['customer.answers'] ?? '',
       /at most 10/,
     );
-    const plain = refusedAt(await book({ ...slot(9, plainRoom.id), customer: customer({ company: 'x' }) }));
+    const plain = refusedAt(
+      await book(app, owner, { ...slot(9, plainRoom.id), customer: customer({ company: 'x' }) }),
+    );
     assert.deepEqual(Object.keys(plain), ['customer.answers.company']);
     // Nothing was written: the time is still free for a booking that answers.
-    expectStatus(await book({ ...slot(9), customer: customer(ANSWERS) }), 201);
+    expectStatus(await book(app, owner, { ...slot(9), customer: customer(ANSWERS) }), 201);
   });
 
   test('a dry run refuses bad answers as the write does, and shows good ones', async () => {

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createReservationRepo } from '../../../src/modules/reservations/repo.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { at, book, customer, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 
@@ -19,14 +19,6 @@ describe('concurrent bookings', () => {
   });
   after(() => t.close());
 
-  const book = (payload: Record<string, unknown>) =>
-    t.app.inject({
-      method: 'POST',
-      url: '/api/reservations',
-      headers: owner.auth,
-      payload: { customer, ...payload },
-    });
-
   test('the buffer holds in a race: back-to-back slots on one lane, only one of them books', async () => {
     const type = await createType(t.app, owner, {
       bookingMode: 'POOL',
@@ -41,7 +33,7 @@ describe('concurrent bookings', () => {
       { startTime: at(mon, 11), endTime: at(mon, 12) },
     ];
     const results = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => book({ resourceTypeId: type.id, ...slots[i % 2] })),
+      Array.from({ length: 30 }, (_, i) => book(t.app, owner, { resourceTypeId: type.id, ...slots[i % 2] })),
     );
     const codes = results.map((r) => r.statusCode);
     assert.equal(codes.filter((c) => c === 201).length, 1, JSON.stringify(codes));
@@ -54,7 +46,7 @@ describe('concurrent bookings', () => {
       won.startTime === slots[0]!.startTime
         ? { startTime: at(mon, 11, 30), endTime: at(mon, 12, 30) }
         : { startTime: at(mon, 9, 30), endTime: at(mon, 10, 30) };
-    assert.equal((await book({ resourceTypeId: type.id, ...clear })).statusCode, 201);
+    assert.equal((await book(t.app, owner, { resourceTypeId: type.id, ...clear })).statusCode, 201);
   });
 
   test('a lowered buffer frees its time at once: what availability offers, booking books', async () => {
@@ -66,7 +58,8 @@ describe('concurrent bookings', () => {
     await createResource(t.app, owner, { name: 'Lowered', resourceTypeId: type.id, capacity: 1 });
     const mon = futureMonday();
     assert.equal(
-      (await book({ resourceTypeId: type.id, startTime: at(mon, 10), endTime: at(mon, 11) })).statusCode,
+      (await book(t.app, owner, { resourceTypeId: type.id, startTime: at(mon, 10), endTime: at(mon, 11) }))
+        .statusCode,
       201,
     );
     const lowered = await t.app.inject({
@@ -85,7 +78,7 @@ describe('concurrent bookings', () => {
     assert.equal(offered.statusCode, 200, offered.body);
     assert.equal(offered.json().pool.windows[0]?.freeLanes, 1);
     // The reservation booked under the old buffer keeps no time beyond the new one.
-    const booked = await book({ resourceTypeId: type.id, ...right });
+    const booked = await book(t.app, owner, { resourceTypeId: type.id, ...right });
     assert.equal(booked.statusCode, 201, booked.body);
   });
 
@@ -103,15 +96,12 @@ describe('concurrent bookings', () => {
         capacity: 2,
       });
       const mon = futureMonday();
-      const bookAs = (payload: Record<string, unknown>) =>
-        t.app.inject({
-          method: 'POST',
-          url: '/api/reservations',
-          headers: org.auth,
-          payload: { customer, resourceId: resource.id, ...payload },
-        });
       for (let lane = 0; lane < 2; lane++) {
-        const early = await bookAs({ startTime: at(mon, 10), endTime: at(mon, 11) });
+        const early = await book(t.app, org, {
+          resourceId: resource.id,
+          startTime: at(mon, 10),
+          endTime: at(mon, 11),
+        });
         assert.equal(early.statusCode, 201, early.body);
       }
       const shifts = {
@@ -148,7 +138,7 @@ describe('concurrent bookings', () => {
       assert.equal(offered.json().slots[0]?.freeLanes, 2, offered.body);
       // Shift lanes keep no buffer: what availability offers, booking books, on every lane.
       for (let lane = 0; lane < 2; lane++) {
-        const booked = await bookAs(next);
+        const booked = await book(t.app, org, { resourceId: resource.id, ...next });
         assert.equal(booked.statusCode, 201, booked.body);
       }
     });
@@ -159,16 +149,16 @@ describe('concurrent bookings', () => {
     await createResource(t.app, owner, { name: 'Freed', resourceTypeId: type.id, capacity: 1 });
     const mon = futureMonday();
     const slot = { resourceTypeId: type.id, startTime: at(mon, 14), endTime: at(mon, 15) };
-    const first = await book(slot);
+    const first = await book(t.app, owner, slot);
     assert.equal(first.statusCode, 201);
-    assert.equal((await book(slot)).statusCode, 409);
+    assert.equal((await book(t.app, owner, slot)).statusCode, 409);
     const cancelled = await t.app.inject({
       method: 'POST',
       url: `/api/reservations/${first.json().id}/cancel`,
       headers: owner.auth,
     });
     assert.equal(cancelled.statusCode, 200);
-    const results = await Promise.all(Array.from({ length: 20 }, () => book(slot)));
+    const results = await Promise.all(Array.from({ length: 20 }, () => book(t.app, owner, slot)));
     const codes = results.map((r) => r.statusCode);
     assert.equal(codes.filter((c) => c === 201).length, 1, JSON.stringify(codes));
     assert.equal(codes.filter((c) => c === 409).length, 19);
@@ -191,7 +181,7 @@ describe('concurrent bookings', () => {
         endTime: at(mon, 0, startMinutes + length),
       };
     });
-    const results = await Promise.all(asks.map(book));
+    const results = await Promise.all(asks.map((ask) => book(t.app, owner, ask)));
     assert.ok(results.every((r) => r.statusCode === 201 || r.statusCode === 409));
     const booked = results.filter((r) => r.statusCode === 201).map((r) => r.json());
     assert.ok(booked.length >= 4, `at least one per lane, got ${booked.length}`);
@@ -236,17 +226,13 @@ if (process.env.TEST_DATABASE_URL)
         .where('id', '=', lane.id)
         .executeTakeFirstOrThrow();
       const repo = createReservationRepo(t.db.kysely, 'postgres');
-      const book = (startTime: string, endTime: string) =>
-        t.app.inject({
-          method: 'POST',
-          url: '/api/reservations',
-          headers: owner.auth,
-          payload: { customer, resourceTypeId: type.id, startTime, endTime },
-        });
+      // The race's bookings: one type, only the times differ.
+      const bookAt = (startTime: string, endTime: string) =>
+        book(t.app, owner, { resourceTypeId: type.id, startTime, endTime });
       const rolledBack = new Error('rolled back');
       const seen: {
-        whileOpen?: Awaited<ReturnType<typeof book>>;
-        overlapping?: ReturnType<typeof book>;
+        whileOpen?: Awaited<ReturnType<typeof bookAt>>;
+        overlapping?: ReturnType<typeof bookAt>;
         overlappingSettled?: boolean;
         overlappingSettledWhileOpen?: boolean;
       } = {};
@@ -277,13 +263,13 @@ if (process.env.TEST_DATABASE_URL)
           );
           assert.ok(uncommitted, 'the first booking is in, not yet committed');
           // Its time (with the buffer) waits for it; the lane's other time does not.
-          seen.overlapping = book(at(mon, 11), at(mon, 11, 30));
+          seen.overlapping = bookAt(at(mon, 11), at(mon, 11, 30));
           void seen.overlapping.then(() => {
             seen.overlappingSettled = true;
           });
           const timer = new AbortController();
           seen.whileOpen = await Promise.race([
-            book(at(mon, 12), at(mon, 13)),
+            bookAt(at(mon, 12), at(mon, 13)),
             delay(5_000, undefined, { signal: timer.signal }).catch(() => undefined),
           ]);
           timer.abort();

@@ -5,7 +5,7 @@ import { DomainError } from '../../../src/lib/errors.js';
 import { bindTools, type ToolDefinition } from '../../../src/mcp/types.js';
 import { reservationTools } from '../../../src/modules/reservations/tools.js';
 import { createTestApp, type SignedInUser, type TestApp } from '../../helpers/app.js';
-import { customer } from '../../helpers/booking.js';
+import { book, customer } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { memberWithRole, type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 import { callTool } from '../../helpers/tool-harness.js';
@@ -57,13 +57,6 @@ describe('booking rules', () => {
     return { typeId: type.id, resourceId: resource.id };
   }
 
-  const book = (auth: Record<string, string>, payload: Record<string, unknown>) =>
-    t.app.inject({
-      method: 'POST',
-      url: '/api/reservations',
-      headers: auth,
-      payload: { customer, ...payload },
-    });
   const slot = (resourceId: number, start: number, end: number, extra: Record<string, unknown> = {}) => ({
     resourceId,
     startTime: iso(start),
@@ -207,7 +200,8 @@ describe('booking rules', () => {
 
     // A free stretch cut by the notice must still be the minimum long (30 minutes).
     const busy = await book(
-      owner.auth,
+      t.app,
+      owner,
       slot(resourceId, utc('2031-01-06T10:00:00'), utc('2031-01-06T11:00:00')),
     );
     assert.equal(busy.statusCode, 201, busy.body);
@@ -267,17 +261,20 @@ describe('booking rules', () => {
       assert.equal(s.totalLanes, 1);
     }
     const tooSoon = await book(
-      owner.auth,
+      t.app,
+      owner,
       slot(resourceId, utc('2031-01-06T09:00:00'), utc('2031-01-06T10:00:00')),
     );
     assert.deepEqual(brokenRules(tooSoon), ['minNoticeMinutes']);
     const tooFar = await book(
-      owner.auth,
+      t.app,
+      owner,
       slot(resourceId, utc('2031-01-07T08:00:00'), utc('2031-01-07T09:00:00')),
     );
     assert.deepEqual(brokenRules(tooFar), ['maxAdvanceDays']);
     const fits = await book(
-      owner.auth,
+      t.app,
+      owner,
       slot(resourceId, utc('2031-01-06T10:00:00'), utc('2031-01-06T11:00:00')),
     );
     assert.equal(fits.statusCode, 201, fits.body);
@@ -290,15 +287,15 @@ describe('booking rules', () => {
     const earliest = utc('2031-01-06T09:31:00');
     const latest = utc('2031-01-08T08:00:00');
 
-    assert.deepEqual(brokenRules(await book(member.auth, slot(resourceId, early, early + 60 * MINUTE))), [
+    assert.deepEqual(brokenRules(await book(t.app, member, slot(resourceId, early, early + 60 * MINUTE))), [
       'minNoticeMinutes',
     ]);
     assert.deepEqual(
-      brokenRules(await book(member.auth, slot(resourceId, latest - 30 * MINUTE, latest + MINUTE))),
+      brokenRules(await book(t.app, member, slot(resourceId, latest - 30 * MINUTE, latest + MINUTE))),
       ['maxAdvanceDays'],
     );
     // A booking from inside the notice to beyond the window breaks both, named in the type's order.
-    assert.deepEqual(brokenRules(await book(member.auth, slot(resourceId, early, latest + MINUTE))), [
+    assert.deepEqual(brokenRules(await book(t.app, member, slot(resourceId, early, latest + MINUTE))), [
       'minNoticeMinutes',
       'maxAdvanceDays',
     ]);
@@ -327,7 +324,7 @@ describe('booking rules', () => {
     assert.equal(await reservationCount(), before, 'nothing was written');
 
     // The edges themselves are bookable, as availability offered them.
-    const first = await book(member.auth, slot(resourceId, earliest, earliest + 60 * MINUTE));
+    const first = await book(t.app, member, slot(resourceId, earliest, earliest + 60 * MINUTE));
     assert.equal(first.statusCode, 201, first.body);
     assert.equal(first.json().rulesOverriddenByUserId, null);
     const last = await publicBooking(slot(resourceId, latest - 60 * MINUTE, latest));
@@ -343,7 +340,8 @@ describe('booking rules', () => {
       ['MANAGER', manager, 11],
     ] as const) {
       const r = await book(
-        user.auth,
+        t.app,
+        user,
         slot(resourceId, start(hour), start(hour + 1), { overrideRules: true }),
       );
       assert.equal(r.statusCode, 201, `${who}: ${r.body}`);
@@ -356,7 +354,11 @@ describe('booking rules', () => {
       assert.equal(read.json().rulesOverriddenByUserId, user.id, who);
     }
     const before = await reservationCount();
-    const refused = await book(member.auth, slot(resourceId, start(12), start(13), { overrideRules: true }));
+    const refused = await book(
+      t.app,
+      member,
+      slot(resourceId, start(12), start(13), { overrideRules: true }),
+    );
     assert.equal(refused.statusCode, 403, refused.body);
     assert.equal(refused.json().error.code, 'FORBIDDEN');
     assert.match(
@@ -364,21 +366,22 @@ describe('booking rules', () => {
       /overrideRules needs one of the organisation roles OWNER, ADMIN, MANAGER/,
     );
     // Refused whether or not a rule would break: the flag itself is not theirs to send.
-    const later = await book(member.auth, slot(resourceId, start(20), start(21), { overrideRules: true }));
+    const later = await book(t.app, member, slot(resourceId, start(20), start(21), { overrideRules: true }));
     assert.equal(later.statusCode, 403, later.body);
     assert.equal(await reservationCount(), before);
-    assert.deepEqual(brokenRules(await book(member.auth, slot(resourceId, start(12), start(13)))), [
+    assert.deepEqual(brokenRules(await book(t.app, member, slot(resourceId, start(12), start(13)))), [
       'minNoticeMinutes',
     ]);
     // Staff asking for an override that no rule needed: nothing to record.
     const unneeded = await book(
-      manager.auth,
+      t.app,
+      manager,
       slot(resourceId, start(20), start(21), { overrideRules: true }),
     );
     assert.equal(unneeded.statusCode, 201, unneeded.body);
     assert.equal(unneeded.json().rulesOverriddenByUserId, null);
     assert.equal(
-      (await book(owner.auth, slot(resourceId, start(22), start(23), { overrideRules: 'yes' }))).statusCode,
+      (await book(t.app, owner, slot(resourceId, start(22), start(23), { overrideRules: 'yes' }))).statusCode,
       400,
     );
   });
@@ -444,7 +447,7 @@ describe('booking rules', () => {
     const { resourceId } = await ruledResource({ cancelNoticeMinutes: 120 });
     const made = async (user: SignedInUser, minutesAfterT0: number) => {
       const start = T0 + minutesAfterT0 * MINUTE;
-      const r = await book(user.auth, slot(resourceId, start, start + 30 * MINUTE));
+      const r = await book(t.app, user, slot(resourceId, start, start + 30 * MINUTE));
       assert.equal(r.statusCode, 201, r.body);
       return r.json().id as number;
     };
@@ -509,20 +512,22 @@ describe('booking rules', () => {
     const at = (text: string) => utc(text);
     // 7 January in New York runs from 05:00 UTC that day to 05:00 UTC the next.
     const first = await book(
-      member.auth,
+      t.app,
+      member,
       slot(resourceId, at('2031-01-07T15:00:00'), at('2031-01-07T16:00:00')),
     );
     assert.equal(first.statusCode, 201, first.body);
     // 22:00 in New York, 03:00 UTC on the 8th: the same local day. Another resource of the type counts too.
     const second = await book(
-      member.auth,
+      t.app,
+      member,
       slot(other.id, at('2031-01-08T03:00:00'), at('2031-01-08T04:00:00'), {
         customer: { ...customer, email: customer.email.toUpperCase() },
       }),
     );
     assert.equal(second.statusCode, 201, second.body);
     const third = slot(resourceId, at('2031-01-07T17:00:00'), at('2031-01-07T18:00:00'));
-    const refused = await book(member.auth, third);
+    const refused = await book(t.app, member, third);
     assert.deepEqual(brokenRules(refused), ['maxPerCustomerPerDay']);
     assert.match(refused.json().error.message, /2031-01-07 \(America\/New_York\)/);
     // Held time counts too.
@@ -536,12 +541,13 @@ describe('booking rules', () => {
     assert.deepEqual(brokenRules(await hold(third)), ['maxPerCustomerPerDay']);
     // 01:00 in New York on the 8th (06:00 UTC): the next local day, though the same UTC day as the second.
     const nextDay = await book(
-      member.auth,
+      t.app,
+      member,
       slot(resourceId, at('2031-01-08T06:00:00'), at('2031-01-08T07:00:00')),
     );
     assert.equal(nextDay.statusCode, 201, nextDay.body);
     // Another customer has a limit of their own.
-    const someoneElse = await book(member.auth, {
+    const someoneElse = await book(t.app, member, {
       ...slot(resourceId, at('2031-01-07T12:00:00'), at('2031-01-07T13:00:00')),
       customer: { ...customer, email: 'ada@example.test' },
     });
@@ -553,12 +559,12 @@ describe('booking rules', () => {
     assert.equal(held.json().status, 'held');
     // A live hold counts; once it lapsed (no sweep needed) it does not.
     const fourth = slot(other.id, at('2031-01-07T19:00:00'), at('2031-01-07T20:00:00'));
-    assert.deepEqual(brokenRules(await book(member.auth, fourth)), ['maxPerCustomerPerDay']);
+    assert.deepEqual(brokenRules(await book(t.app, member, fourth)), ['maxPerCustomerPerDay']);
     mock.timers.setTime(T0 + 61_000);
-    const afterLapse = await book(member.auth, fourth);
+    const afterLapse = await book(t.app, member, fourth);
     assert.equal(afterLapse.statusCode, 201, afterLapse.body);
     // Staff may book past the limit, recorded.
-    const extra = await book(admin.auth, {
+    const extra = await book(t.app, admin, {
       ...slot(resourceId, at('2031-01-07T21:00:00'), at('2031-01-07T22:00:00')),
       overrideRules: true,
     });
@@ -575,7 +581,8 @@ describe('booking rules', () => {
     const answers = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
         book(
-          member.auth,
+          t.app,
+          member,
           slot(
             pool.id,
             utc('2031-01-09T14:00:00') + i * 30 * MINUTE,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, mock, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { createTestApp, type SignedInUser, type TestApp } from '../../helpers/app.js';
-import { customer } from '../../helpers/booking.js';
+import { book, customer } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { at, slot, T0 } from '../../helpers/fixed-week.js';
 import { expectStatus } from '../../helpers/http.js';
@@ -43,8 +43,6 @@ describe('dry runs', () => {
       headers: { ...(user?.auth ?? {}), ...headers },
       payload: payload as object,
     });
-  const book = (body: Record<string, unknown>, query = '', headers: Record<string, string> = {}) =>
-    post(owner, `/api/reservations${query}`, { customer, ...body }, headers);
   const count = async (table: 'reservations' | 'idempotencyKeys') =>
     Number(
       (
@@ -81,7 +79,12 @@ describe('dry runs', () => {
     const before = await counts();
     const headers = { 'idempotency-key': 'dry-then-real' };
     const dry = verdict(
-      await book({ resourceId, ...slot(2, 9), notes: 'window seat' }, '?dryRun=true', headers),
+      await book(
+        t.app,
+        owner,
+        { resourceId, ...slot(2, 9), notes: 'window seat' },
+        { query: 'dryRun=true', headers },
+      ),
     );
     assert.equal(dry.wouldSucceed, true);
     const record = dry.reservation!;
@@ -93,9 +96,16 @@ describe('dry runs', () => {
     assert.equal(record.notes, 'window seat');
     assert.deepEqual(await counts(), before);
     // A second dry run with the same key is answered afresh, never replayed.
-    verdict(await book({ resourceId, ...slot(2, 9), notes: 'window seat' }, '?dryRun=true', headers));
+    verdict(
+      await book(
+        t.app,
+        owner,
+        { resourceId, ...slot(2, 9), notes: 'window seat' },
+        { query: 'dryRun=true', headers },
+      ),
+    );
 
-    const real = await book({ resourceId, ...slot(2, 9), notes: 'window seat' }, '', headers);
+    const real = await book(t.app, owner, { resourceId, ...slot(2, 9), notes: 'window seat' }, { headers });
     const created = expectStatus(real, 201);
     assert.equal(real.headers['idempotent-replayed'], undefined, 'the key was not taken by the dry run');
     // Only what writing makes differs: the id, the times, and the reference (drawn when written).
@@ -107,18 +117,26 @@ describe('dry runs', () => {
     );
     assert.deepEqual(await counts(), { reservations: before.reservations + 1, keys: before.keys + 1 });
     // dryRun=false is an ordinary write; anything else is refused.
-    expectStatus(await book({ resourceId, ...slot(2, 11) }, '?dryRun=false'), 201);
-    expectStatus(await book({ resourceId, ...slot(2, 13) }, '?dryRun=yes'), 400, 'VALIDATION_FAILED');
+    expectStatus(await book(t.app, owner, { resourceId, ...slot(2, 11) }, { query: 'dryRun=false' }), 201);
+    expectStatus(
+      await book(t.app, owner, { resourceId, ...slot(2, 13) }, { query: 'dryRun=yes' }),
+      400,
+      'VALIDATION_FAILED',
+    );
   });
 
   test('a refusal is wouldSucceed false with its code, details and alternatives; bad input stays a 400', async () => {
     const { resourceId } = await room({ bookingRules: { maxAdvanceDays: 20 } });
-    expectStatus(await book({ resourceId, ...slot(2, 9) }), 201);
+    expectStatus(await book(t.app, owner, { resourceId, ...slot(2, 9) }), 201);
     const before = await counts();
-    const taken = verdict(await book({ resourceId, ...slot(2, 9) }, '?dryRun=true'));
+    const taken = verdict(await book(t.app, owner, { resourceId, ...slot(2, 9) }, { query: 'dryRun=true' }));
     assert.equal(taken.wouldSucceed, false);
     assert.equal(taken.reservation, undefined);
-    const refusal = expectStatus(await book({ resourceId, ...slot(2, 9) }), 409, 'SLOT_UNAVAILABLE').error;
+    const refusal = expectStatus(
+      await book(t.app, owner, { resourceId, ...slot(2, 9) }),
+      409,
+      'SLOT_UNAVAILABLE',
+    ).error;
     assert.deepEqual(taken.error, {
       code: 'SLOT_UNAVAILABLE',
       message: refusal.message,
@@ -126,7 +144,7 @@ describe('dry runs', () => {
     });
     assert.equal(taken.error!.alternatives.length, 5);
 
-    const far = verdict(await book({ resourceId, ...slot(25, 9) }, '?dryRun=true'));
+    const far = verdict(await book(t.app, owner, { resourceId, ...slot(25, 9) }, { query: 'dryRun=true' }));
     assert.equal(far.error?.code, 'BOOKING_RULE_VIOLATED');
     assert.deepEqual(
       (far.error!.details as Array<{ rule: string }>).map((d) => d.rule),
@@ -135,12 +153,17 @@ describe('dry runs', () => {
     assert.ok(far.error!.alternatives.length > 0);
 
     expectStatus(
-      await book({ resourceId, startTime: at(0, 6), endTime: at(0, 7) }, '?dryRun=true'),
+      await book(
+        t.app,
+        owner,
+        { resourceId, startTime: at(0, 6), endTime: at(0, 7) },
+        { query: 'dryRun=true' },
+      ),
       400,
       'VALIDATION_FAILED',
     );
     expectStatus(
-      await book({ resourceId: 2_000_000, ...slot(2, 9) }, '?dryRun=true'),
+      await book(t.app, owner, { resourceId: 2_000_000, ...slot(2, 9) }, { query: 'dryRun=true' }),
       400,
       'VALIDATION_FAILED',
     );
@@ -165,7 +188,7 @@ describe('dry runs', () => {
 
   test('a reschedule: the moved record (id null), the reservation unchanged; another status: wouldSucceed false', async () => {
     const { resourceId } = await room();
-    const r = expectStatus(await book({ resourceId, ...slot(2, 9) }), 201);
+    const r = expectStatus(await book(t.app, owner, { resourceId, ...slot(2, 9) }), 201);
     const before = await counts();
     const move = (id: number, body: Record<string, unknown>) =>
       post(owner, `/api/reservations/${id}/reschedule?dryRun=true`, body, {
@@ -182,7 +205,7 @@ describe('dry runs', () => {
       200,
     );
     assert.deepEqual(stored, r);
-    expectStatus(await book({ resourceId, ...slot(2, 15) }), 201);
+    expectStatus(await book(t.app, owner, { resourceId, ...slot(2, 15) }), 201);
     const taken = verdict(await move(r.id, slot(2, 15)));
     assert.equal(taken.error?.code, 'SLOT_UNAVAILABLE');
     expectStatus(await post(owner, `/api/reservations/${r.id}/cancel`, {}), 200);
@@ -235,7 +258,7 @@ describe('dry runs', () => {
     }
     assert.equal(held.reservation?.status, 'held');
     assert.deepEqual(await counts(), before);
-    expectStatus(await book({ resourceId, ...slot(2, 9) }), 201);
+    expectStatus(await book(t.app, owner, { resourceId, ...slot(2, 9) }), 201);
     const taken = verdict(
       await post(null, `/api/public/organisations/${slug}/reservations?dryRun=true`, {
         customer,
@@ -274,14 +297,21 @@ describe('dry runs', () => {
     assert.equal(await status(), 'held', 'lapsed, not yet marked');
 
     // The lapsed hold's time is free for the dry run, which marks nothing.
-    const dry = verdict(await book({ resourceId, startTime: at(2, 9), endTime: at(2, 17) }, '?dryRun=true'));
+    const dry = verdict(
+      await book(
+        t.app,
+        owner,
+        { resourceId, startTime: at(2, 9), endTime: at(2, 17) },
+        { query: 'dryRun=true' },
+      ),
+    );
     assert.equal(dry.wouldSucceed, true);
     assert.equal(await status(), 'held');
     assert.ok(before.longest < 8 * 60);
     assert.deepEqual({ counts: await counts(), longest: await longest() }, before);
 
     // The real booking does both.
-    expectStatus(await book({ resourceId, startTime: at(2, 9), endTime: at(2, 17) }), 201);
+    expectStatus(await book(t.app, owner, { resourceId, startTime: at(2, 9), endTime: at(2, 17) }), 201);
     assert.equal(await status(), 'expired');
     assert.equal(await longest(), 8 * 60);
   });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, mock, test } from 'node:test';
 import { RESERVATION_EXPIRY_JOB } from '../../../src/modules/reservations/service.js';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../../helpers/app.js';
-import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { at, book, customer, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectError, expectStatus } from '../../helpers/http.js';
 import { memberWithRole, type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
@@ -44,8 +44,6 @@ describe('holds', () => {
       headers: { ...user.auth, ...headers },
       payload: { customer, ...body },
     });
-  const book = (user: SignedInUser, body: Record<string, unknown>) =>
-    as(t.app, user).post('/api/reservations', { customer, ...body });
   const confirm = (user: SignedInUser, id: number) => as(t.app, user).post(`/api/reservations/${id}/confirm`);
   const release = (user: SignedInUser, id: number) => as(t.app, user).post(`/api/reservations/${id}/release`);
   const get = async (id: number) => expectStatus(await as(t.app, owner).get(`/api/reservations/${id}`), 200);
@@ -89,7 +87,7 @@ describe('holds', () => {
 
     mock.timers.setTime(start + 119_000);
     assert.equal(await freeLanes(slot), 0, 'held a second before expiresAt');
-    expectError(await book(owner, slot), 409, 'SLOT_UNAVAILABLE');
+    expectError(await book(t.app, owner, slot), 409, 'SLOT_UNAVAILABLE');
     assert.equal((await get(held.id)).status, 'held');
 
     // The availability answer above is cached under an unchanged version: it must end with the hold.
@@ -99,7 +97,7 @@ describe('holds', () => {
     assert.equal(shown.status, 'expired');
     assert.equal(shown.expiresAt, null);
     assert.equal((await stored(held.id)).status, 'held', 'the job has not run');
-    const booked = expectStatus(await book(owner, slot), 201);
+    const booked = expectStatus(await book(t.app, owner, slot), 201);
     assert.equal(booked.resourceId, held.resourceId, 'the same lane');
     assert.equal(booked.expiresAt, null);
     // The booking marked the lapsed hold on its lane, so no row says it still holds the time.
@@ -146,7 +144,7 @@ describe('holds', () => {
     mock.timers.setTime(start + 3_600_000);
     assert.equal((await get(kept.id)).status, 'confirmed');
     assert.equal(await freeLanes(slot), 0);
-    expectError(await book(owner, slot), 409, 'SLOT_UNAVAILABLE');
+    expectError(await book(t.app, owner, slot), 409, 'SLOT_UNAVAILABLE');
     expectError(await confirm(owner, kept.id), 409, 'INVALID_TRANSITION');
 
     const other = { ...slot, startTime: slot.endTime, endTime: at(futureMonday(), 11) };
@@ -174,7 +172,7 @@ describe('holds', () => {
     expectError(await release(owner, held.id), 409, 'INVALID_TRANSITION');
     expectError(await confirm(owner, held.id), 409, 'INVALID_TRANSITION');
 
-    const booked = expectStatus(await book(owner, slot), 201);
+    const booked = expectStatus(await book(t.app, owner, slot), 201);
     expectError(await release(owner, booked.id), 409, 'INVALID_TRANSITION');
     assert.equal((await get(booked.id)).status, 'confirmed');
 
@@ -228,7 +226,7 @@ describe('holds', () => {
     const longest = expectStatus(await hold(owner, { ...slot, holdSeconds: 1800 }), 201);
     assert.equal(longest.expiresAt, new Date(start + 1_800_000).toISOString());
     // holdSeconds belongs to holds only.
-    expectError(await book(owner, { ...slot, holdSeconds: 60 }), 400, 'VALIDATION_FAILED');
+    expectError(await book(t.app, owner, { ...slot, holdSeconds: 60 }), 400, 'VALIDATION_FAILED');
   });
 
   test('a hold on a paid type is held; confirming it waits for payment (409 PAYMENT_NOT_READY)', async () => {
@@ -336,7 +334,7 @@ describe('holds', () => {
     const parent = await createResource(t.app, owner, { name: 'Pair', resourceTypeId: type.id, capacity: 2 });
     const mon = futureMonday();
     const slot = { resourceTypeId: type.id, startTime: at(mon, 9), endTime: at(mon, 10) };
-    expectStatus(await book(owner, slot), 201);
+    expectStatus(await book(t.app, owner, slot), 201);
     const second = expectStatus(await hold(owner, { ...slot, holdSeconds: 60 }), 201);
     const lower = () => as(t.app, owner).patch(`/api/resources/${parent.id}`, { capacity: 1 });
     assert.equal((await lower()).statusCode, 409, 'the live hold keeps its lane');

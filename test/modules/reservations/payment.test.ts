@@ -3,7 +3,7 @@ import { after, afterEach, before, describe, mock, test } from 'node:test';
 import { type PaymentEmulator, startPaymentEmulator } from '../../../tools/emulators/payment/server.js';
 import { paymentSignatureHeader } from '../../../tools/emulators/payment/webhooks.js';
 import { createTestApp, type SignedInUser, type TestApp } from '../../helpers/app.js';
-import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { at, book, customer, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectError, expectStatus } from '../../helpers/http.js';
 import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
@@ -91,8 +91,6 @@ describe('payment to confirmation', () => {
     return { type, resource, slot: { resourceId: resource.id, startTime: at(mon, 9), endTime: at(mon, 10) } };
   }
 
-  const book = (body: Record<string, unknown>, user: SignedInUser = owner) =>
-    as(t.app, user).post('/api/reservations', { customer, ...body });
   const hold = (body: Record<string, unknown>, user: SignedInUser = owner) =>
     as(t.app, user).post('/api/reservations/holds', { customer, ...body });
   const get = async (id: number) => expectStatus(await as(t.app, owner).get(`/api/reservations/${id}`), 200);
@@ -161,7 +159,7 @@ describe('payment to confirmation', () => {
     mock.timers.enable({ apis: ['Date'], now: start });
     const { slot } = await paidRoom();
     const { result: booked, events: creating } = await withEvents(async () =>
-      expectStatus(await book(slot), 201),
+      expectStatus(await book(t.app, owner, slot), 201),
     );
     assert.deepEqual(creating, [['reservation.created', booked.id]], 'created once its checkout exists');
     assert.equal(booked.status, 'pending_payment');
@@ -193,7 +191,7 @@ describe('payment to confirmation', () => {
 
     // Waiting for payment keeps the time.
     expectError(
-      await book({ ...slot, customer: { name: 'B', email: 'b@example.test' } }),
+      await book(t.app, owner, { ...slot, customer: { name: 'B', email: 'b@example.test' } }),
       409,
       'SLOT_UNAVAILABLE',
     );
@@ -215,7 +213,7 @@ describe('payment to confirmation', () => {
     mock.timers.setTime(start + 31 * 60_000);
     assert.equal((await get(booked.id)).status, 'confirmed');
     expectError(
-      await book({ ...slot, customer: { name: 'B', email: 'b@example.test' } }),
+      await book(t.app, owner, { ...slot, customer: { name: 'B', email: 'b@example.test' } }),
       409,
       'SLOT_UNAVAILABLE',
     );
@@ -258,7 +256,7 @@ describe('payment to confirmation', () => {
 
   test('a declined payment leaves the booking pending_payment with payment.status failed; it can still be paid', async () => {
     const { slot } = await paidRoom();
-    const booked = expectStatus(await book(slot), 201);
+    const booked = expectStatus(await book(t.app, owner, slot), 201);
     const { result: declined, events } = await withEvents(() => visit(booked.payment.checkoutUrl, '?fail=1'));
     assert.deepEqual(events, [], 'a decline changes no status');
     assert.equal(declined.status, 402);
@@ -267,7 +265,7 @@ describe('payment to confirmation', () => {
     assert.equal(failed.payment.status, 'failed');
     assert.equal(failed.expiresAt, booked.expiresAt);
     expectError(
-      await book({ ...slot, customer: { name: 'B', email: 'b@example.test' } }),
+      await book(t.app, owner, { ...slot, customer: { name: 'B', email: 'b@example.test' } }),
       409,
       'SLOT_UNAVAILABLE',
     );
@@ -280,7 +278,7 @@ describe('payment to confirmation', () => {
   test('a checkout completed unpaid confirms nothing; the async outcome confirms or fails the booking', async () => {
     const { slot } = await paidRoom();
     const other = { ...slot, customer: { name: 'B', email: 'b@example.test' } };
-    const booked = expectStatus(await book(slot), 201);
+    const booked = expectStatus(await book(t.app, owner, slot), 201);
     const { result: completed, events } = await withEvents(() =>
       visit(booked.payment.checkoutUrl, '?delayed=1'),
     );
@@ -290,7 +288,7 @@ describe('payment to confirmation', () => {
     const waiting = await get(booked.id);
     assert.equal(waiting.status, 'pending_payment');
     assert.equal(waiting.payment.status, 'requires_payment');
-    expectError(await book(other), 409, 'SLOT_UNAVAILABLE');
+    expectError(await book(t.app, owner, other), 409, 'SLOT_UNAVAILABLE');
     const checkoutId = checkoutIdOf(booked.payment.checkoutUrl);
     const { events: succeeding } = await withEvents(() =>
       emulator.settleDelayedPayment(checkoutId, 'succeeded'),
@@ -304,7 +302,7 @@ describe('payment to confirmation', () => {
     assert.equal(paid.payment.status, 'paid');
 
     const { slot: later } = await paidRoom();
-    const second = expectStatus(await book(later), 201);
+    const second = expectStatus(await book(t.app, owner, later), 201);
     await visit(second.payment.checkoutUrl, '?delayed=1');
     await emulator.settleDelayedPayment(checkoutIdOf(second.payment.checkoutUrl), 'failed');
     const failed = await get(second.id);
@@ -314,7 +312,7 @@ describe('payment to confirmation', () => {
 
   test('a signed checkout.completed with payment_status unpaid leaves the booking waiting', async () => {
     const { slot } = await paidRoom();
-    const booked = expectStatus(await book(slot), 201);
+    const booked = expectStatus(await book(t.app, owner, slot), 201);
     const atProvider = await providerCheckout(booked.payment.checkoutUrl);
     assert.equal(atProvider.payment_status, 'unpaid');
     const unpaid = { ...atProvider, status: 'complete' };
@@ -327,7 +325,7 @@ describe('payment to confirmation', () => {
 
   test('an expired checkout expires the booking at once and frees its time', async () => {
     const { slot } = await paidRoom();
-    const booked = expectStatus(await book(slot), 201);
+    const booked = expectStatus(await book(t.app, owner, slot), 201);
     const { result: expired, events } = await withEvents(() =>
       visit(booked.payment.checkoutUrl, '?expire=1'),
     );
@@ -338,7 +336,7 @@ describe('payment to confirmation', () => {
     assert.equal(after.expiresAt, null);
     assert.equal(after.payment.status, 'expired');
     const again = expectStatus(
-      await book({ ...slot, customer: { name: 'B', email: 'b@example.test' } }),
+      await book(t.app, owner, { ...slot, customer: { name: 'B', email: 'b@example.test' } }),
       201,
     );
     assert.equal(again.status, 'pending_payment');
@@ -348,7 +346,7 @@ describe('payment to confirmation', () => {
     const start = Date.now();
     mock.timers.enable({ apis: ['Date'], now: start });
     const { slot } = await paidRoom(owner, { paymentWindowMinutes: 5 });
-    const booked = expectStatus(await book(slot), 201);
+    const booked = expectStatus(await book(t.app, owner, slot), 201);
     assert.equal(booked.expiresAt, new Date(start + 300_000).toISOString());
     const other = { ...slot, customer: { name: 'B', email: 'b@example.test' } };
     mock.timers.setTime(start + 299_999);
@@ -366,7 +364,7 @@ describe('payment to confirmation', () => {
     const start = Date.now();
     mock.timers.enable({ apis: ['Date'], now: start });
     const { slot } = await paidRoom(owner, { paymentWindowMinutes: 5 });
-    const booked = expectStatus(await book(slot), 201);
+    const booked = expectStatus(await book(t.app, owner, slot), 201);
     emulator.holdWebhooks();
     await visit(booked.payment.checkoutUrl);
     mock.timers.setTime(start + 301_000);
@@ -398,7 +396,7 @@ describe('payment to confirmation', () => {
     const start = Date.now();
     mock.timers.enable({ apis: ['Date'], now: start });
     const { slot } = await paidRoom(owner, { paymentWindowMinutes: 5 });
-    const booked = expectStatus(await book(slot), 201);
+    const booked = expectStatus(await book(t.app, owner, slot), 201);
     emulator.holdWebhooks();
     await visit(booked.payment.checkoutUrl);
     mock.timers.setTime(start + 301_000);
@@ -437,7 +435,7 @@ describe('payment to confirmation', () => {
 
   test('cancelling a paid reservation refunds it in full; cancelling an unpaid one closes its checkout', async () => {
     const { slot } = await paidRoom();
-    const booked = expectStatus(await book(slot), 201);
+    const booked = expectStatus(await book(t.app, owner, slot), 201);
     await visit(booked.payment.checkoutUrl);
     assert.equal((await get(booked.id)).payment.status, 'paid');
     const { result: cancelled, events } = await withEvents(async () => {
@@ -461,7 +459,7 @@ describe('payment to confirmation', () => {
 
     // Unpaid: cancelled at once, its checkout closed so it can no longer be paid.
     const unpaid = expectStatus(
-      await book({ ...slot, customer: { name: 'B', email: 'b@example.test' } }),
+      await book(t.app, owner, { ...slot, customer: { name: 'B', email: 'b@example.test' } }),
       201,
     );
     const dropped = expectStatus(await as(t.app, owner).post(`/api/reservations/${unpaid.id}/cancel`), 200);
@@ -472,7 +470,7 @@ describe('payment to confirmation', () => {
 
   test('a refund the provider refuses changes nothing: the paid reservation stays confirmed', async () => {
     const { slot } = await paidRoom();
-    const booked = expectStatus(await book(slot), 201);
+    const booked = expectStatus(await book(t.app, owner, slot), 201);
     await visit(booked.payment.checkoutUrl);
     emulator.setBehaviour('fail', 3);
     expectError(await as(t.app, owner).post(`/api/reservations/${booked.id}/cancel`), 502, 'PROVIDER_ERROR');
@@ -485,9 +483,9 @@ describe('payment to confirmation', () => {
     const { slot } = await paidRoom();
     const before = await countRows();
     emulator.setBehaviour('fail', 3);
-    expectError(await book(slot), 502, 'PROVIDER_ERROR');
+    expectError(await book(t.app, owner, slot), 502, 'PROVIDER_ERROR');
     assert.equal(await countRows(), before, 'nothing stays booked');
-    const booked = expectStatus(await book(slot), 201);
+    const booked = expectStatus(await book(t.app, owner, slot), 201);
     assert.equal(booked.status, 'pending_payment');
   });
 
@@ -495,7 +493,7 @@ describe('payment to confirmation', () => {
     const start = Date.now();
     mock.timers.enable({ apis: ['Date'], now: start });
     const { slot } = await paidRoom();
-    const booked = expectStatus(await book(slot), 201);
+    const booked = expectStatus(await book(t.app, owner, slot), 201);
     const checkout = await providerCheckout(booked.payment.checkoutUrl);
     const expiredBody = eventBody('checkout.expired', { ...checkout, status: 'expired' });
     const untouched = async () => {
@@ -552,7 +550,7 @@ describe('payment to confirmation', () => {
 
   test('a redelivered completed event is 200 and changes nothing', async () => {
     const { slot } = await paidRoom();
-    const booked = expectStatus(await book(slot), 201);
+    const booked = expectStatus(await book(t.app, owner, slot), 201);
     await visit(booked.payment.checkoutUrl);
     const paid = await get(booked.id);
     assert.equal(paid.status, 'confirmed');
@@ -567,7 +565,7 @@ describe('payment to confirmation', () => {
     const { slot } = await paidRoom(other);
     const before = await countRows();
     const checkouts = emulator.requests().filter((r) => r.path === '/v1/checkout/sessions').length;
-    const refusal = expectError(await book(slot, other), 409, 'PAYMENT_NOT_READY');
+    const refusal = expectError(await book(t.app, other, slot), 409, 'PAYMENT_NOT_READY');
     assert.match(refusal.message, /no payment account/);
     assert.equal(await countRows(), before, 'nothing booked');
     // A hold takes no payment; confirming it does, and the hold stays as it was.
@@ -587,12 +585,12 @@ describe('payment to confirmation', () => {
       await as(t.app, other).post(`/api/organisations/${other.organisationId}/payment/onboarding-link`),
       200,
     );
-    const pending = expectError(await book(slot, other), 409, 'PAYMENT_NOT_READY');
+    const pending = expectError(await book(t.app, other, slot), 409, 'PAYMENT_NOT_READY');
     assert.match(pending.message, /onboarding is not complete/);
     assert.equal(emulator.requests().filter((r) => r.path === '/v1/checkout/sessions').length, checkouts);
     // Onboarded: it books.
     await connectPayments(other);
-    expectStatus(await book(slot, other), 201);
+    expectStatus(await book(t.app, other, slot), 201);
   });
 
   test('prices come from the type in integer minor units; a body naming a price or payment is refused', async () => {
@@ -605,7 +603,7 @@ describe('payment to confirmation', () => {
       { payment: { amount: 1 } },
       { status: 'confirmed' },
     ]) {
-      const refused = expectError(await book({ ...slot, ...extra }), 400, 'VALIDATION_FAILED');
+      const refused = expectError(await book(t.app, owner, { ...slot, ...extra }), 400, 'VALIDATION_FAILED');
       assert.match(refused.message, new RegExp(Object.keys(extra)[0]!));
     }
     assert.equal(await countRows(), before);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type SignedInUser, type TestApp } from '../../helpers/app.js';
-import { at, futureMonday } from '../../helpers/booking.js';
+import { createReservation, futureMonday, hourSlot } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectStatus, ok } from '../../helpers/http.js';
 import { memberWithRole, ownerWithOrganisation } from '../../helpers/organisations.js';
@@ -37,22 +37,18 @@ describe('the export of a member who left', () => {
     const type = await createType(t.app, owner);
     const room = await createResource(t.app, owner, { name: 'Room', resourceTypeId: type.id });
     const member = await memberWithRole(t.app, owner, 'MEMBER');
-    const book = async (customer: Record<string, string>, hour: number) =>
-      expectStatus(
-        await as(t.app, member).post('/api/reservations', {
-          customer,
-          resourceId: room.id,
-          startTime: at(mon, hour),
-          endTime: at(mon, hour + 1),
-          notes: 'Window seat',
-        }),
-        201,
-      ) as { id: number };
-    const forCustomer = await book(
-      { name: 'Ada Exportwatch', email: 'ada.exportwatch@example.test', phone: '+44 1' },
-      9,
-    );
-    const forThemselves = await book({ name: 'Me', email: member.email }, 11);
+    const forCustomer = await createReservation(t.app, member, {
+      customer: { name: 'Ada Exportwatch', email: 'ada.exportwatch@example.test', phone: '+44 1' },
+      resourceId: room.id,
+      ...hourSlot(mon, 9),
+      notes: 'Window seat',
+    });
+    const forThemselves = await createReservation(t.app, member, {
+      customer: { name: 'Me', email: member.email },
+      resourceId: room.id,
+      ...hourSlot(mon, 11),
+      notes: 'Window seat',
+    });
 
     const whileMember = new Map((await exported(member)).map((r) => [r.id, r]));
     assert.equal(whileMember.get(forCustomer.id)?.customerEmail, 'ada.exportwatch@example.test');

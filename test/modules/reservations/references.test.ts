@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { giveEveryReservationOne } from '../../../src/modules/reservations/migrations/0056_reservation_references.js';
 import { reservationOfStoredRow } from '../../../src/modules/reservations/repo.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { at, createReservation, customer, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 
@@ -33,19 +33,12 @@ describe('public references', () => {
   });
   after(() => t.close());
 
-  const book = async () => {
-    const r = await t.app.inject({
-      method: 'POST',
-      url: '/api/reservations',
-      headers: owner.auth,
-      payload: { ...slot(), customer },
-    });
-    assert.equal(r.statusCode, 201, r.body);
-    return r.json() as { id: number; reference: string };
-  };
-
   test('every booking gets its own: 8 unambiguous characters, answered and read back', async () => {
-    const booked = [await book(), await book(), await book()];
+    const booked = [
+      await createReservation(t.app, owner, slot()),
+      await createReservation(t.app, owner, slot()),
+      await createReservation(t.app, owner, slot()),
+    ];
     for (const r of booked) {
       assert.match(r.reference, REFERENCE);
       const read = await t.app.inject({
@@ -103,7 +96,7 @@ describe('public references', () => {
       headers: other.auth,
       payload: { resourceId: otherRoom.id, startTime: at(mon, 9), endTime: at(mon, 10), customer },
     });
-    await book();
+    await createReservation(t.app, owner, slot());
     // As the rows stood before the column existed: its default, which the unique index leaves out.
     await t.db.kysely.updateTable('reservations').set({ reference: '' }).execute();
     await giveEveryReservationOne(t.db.kysely as never);

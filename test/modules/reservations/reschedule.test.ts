@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, mock, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { createTestApp, type SignedInUser, type TestApp } from '../../helpers/app.js';
-import { customer } from '../../helpers/booking.js';
+import { book, createReservation, customer } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { at, MINUTE, slot, T0 } from '../../helpers/fixed-week.js';
 import { expectStatus } from '../../helpers/http.js';
@@ -36,10 +36,6 @@ describe('reschedule', () => {
 
   const post = (user: SignedInUser, url: string, payload: unknown, headers: Record<string, string> = {}) =>
     t.app.inject({ method: 'POST', url, headers: { ...user.auth, ...headers }, payload: payload as object });
-  const book = (user: SignedInUser, body: Record<string, unknown>) =>
-    post(user, '/api/reservations', { customer, ...body });
-  const booked = async (user: SignedInUser, body: Record<string, unknown>) =>
-    expectStatus(await book(user, body), 201);
   const reschedule = (
     user: SignedInUser,
     id: number,
@@ -74,7 +70,7 @@ describe('reschedule', () => {
 
   test('moves a confirmed reservation: same id, status and payment, the new time; the old time is free', async () => {
     const { resourceId } = await room();
-    const before = await booked(owner, { resourceId, ...slot(2, 9) });
+    const before = await createReservation(t.app, owner, { resourceId, ...slot(2, 9) });
     const moved = expectStatus(await reschedule(owner, before.id, slot(2, 14)), 200);
     assert.equal(moved.id, before.id);
     assert.equal(moved.status, 'confirmed');
@@ -97,13 +93,13 @@ describe('reschedule', () => {
     );
     assert.deepEqual(await get(before.id), moved);
     // Its old time is free again, its new one taken.
-    await booked(owner, { resourceId, ...slot(2, 9) });
-    refused(await book(owner, { resourceId, ...slot(2, 14) }), 409, 'SLOT_UNAVAILABLE');
+    await createReservation(t.app, owner, { resourceId, ...slot(2, 9) });
+    refused(await book(t.app, owner, { resourceId, ...slot(2, 14) }), 409, 'SLOT_UNAVAILABLE');
   });
 
   test('its own time does not block it: a move overlapping itself, and a move to the same time', async () => {
     const { resourceId } = await room({ bufferTime: 15 });
-    const r = await booked(owner, { resourceId, ...slot(2, 9) });
+    const r = await createReservation(t.app, owner, { resourceId, ...slot(2, 9) });
     const later = expectStatus(
       await reschedule(owner, r.id, { startTime: at(2, 9, 30), endTime: at(2, 10, 30) }),
       200,
@@ -136,8 +132,8 @@ describe('reschedule', () => {
 
   test('a time that does not fit: 409 SLOT_UNAVAILABLE with alternatives, the reservation unchanged', async () => {
     const { resourceId } = await room();
-    const mine = await booked(owner, { resourceId, ...slot(2, 9) });
-    await booked(owner, { resourceId, ...slot(2, 11) });
+    const mine = await createReservation(t.app, owner, { resourceId, ...slot(2, 9) });
+    await createReservation(t.app, owner, { resourceId, ...slot(2, 11) });
     const error = refused(await reschedule(owner, mine.id, slot(2, 11)), 409, 'SLOT_UNAVAILABLE');
     assert.ok(error.alternatives, 'alternatives are offered');
     // Its own time counts as free for its move: 10:00 and 12:00 are as near as 11:00 can be.
@@ -161,7 +157,7 @@ describe('reschedule', () => {
 
   test('only held, pending_payment or confirmed: a cancelled one is 409 INVALID_TRANSITION', async () => {
     const { resourceId } = await room();
-    const r = await booked(owner, { resourceId, ...slot(2, 9) });
+    const r = await createReservation(t.app, owner, { resourceId, ...slot(2, 9) });
     expectStatus(await post(owner, `/api/reservations/${r.id}/cancel`, {}), 200);
     refused(await reschedule(owner, r.id, slot(2, 12)), 409, 'INVALID_TRANSITION');
     assert.equal((await get(r.id)).startTime, at(2, 9));
@@ -169,7 +165,7 @@ describe('reschedule', () => {
 
   test('bad input is 400 naming the field and changes nothing: a past start, an end before the start, unknown fields', async () => {
     const { resourceId } = await room();
-    const r = await booked(owner, { resourceId, ...slot(2, 9) });
+    const r = await createReservation(t.app, owner, { resourceId, ...slot(2, 9) });
     const past = refused(
       await reschedule(owner, r.id, { startTime: at(0, 7), endTime: at(0, 9) }),
       400,
@@ -195,11 +191,11 @@ describe('reschedule', () => {
 
   test('a pool booking may change lane within its type; a resourceId is refused on a POOL type', async () => {
     const { typeId } = await room({ bookingMode: 'POOL' }, { capacity: 2 });
-    const first = await booked(owner, { resourceTypeId: typeId, ...slot(2, 9) });
-    const second = await booked(owner, { resourceTypeId: typeId, ...slot(2, 9) });
+    const first = await createReservation(t.app, owner, { resourceTypeId: typeId, ...slot(2, 9) });
+    const second = await createReservation(t.app, owner, { resourceTypeId: typeId, ...slot(2, 9) });
     assert.notEqual(first.resourceId, second.resourceId);
     // first's lane is taken at 11 by a third booking: the move takes the other lane.
-    const third = await booked(owner, { resourceTypeId: typeId, ...slot(2, 11) });
+    const third = await createReservation(t.app, owner, { resourceTypeId: typeId, ...slot(2, 11) });
     assert.equal(third.resourceId, first.resourceId);
     const moved = expectStatus(await reschedule(owner, first.id, slot(2, 11)), 200);
     assert.equal(moved.resourceId, second.resourceId);
@@ -221,7 +217,7 @@ describe('reschedule', () => {
     const { typeId, resourceId } = await room({ bookingMode: 'BOTH' });
     const other = await createResource(t.app, owner, { name: 'Room 2', resourceTypeId: typeId });
     const elsewhere = await room();
-    const r = await booked(owner, { resourceId, ...slot(2, 9) });
+    const r = await createReservation(t.app, owner, { resourceId, ...slot(2, 9) });
     const moved = expectStatus(await reschedule(owner, r.id, { ...slot(2, 9), resourceId: other.id }), 200);
     assert.equal(moved.resourceId, other.id);
     // Without a resourceId it stays on the resource it is on.
@@ -243,7 +239,7 @@ describe('reschedule', () => {
     const { resourceId } = await room({
       bookingRules: { rescheduleNoticeMinutes: 3 * 1440, maxAdvanceDays: 30 },
     });
-    const r = await booked(member, { resourceId, ...slot(2, 9) });
+    const r = await createReservation(t.app, member, { resourceId, ...slot(2, 9) });
     const error = refused(await reschedule(member, r.id, slot(2, 12)), 409, 'BOOKING_RULE_VIOLATED');
     assert.deepEqual(
       error.details?.map((d) => d.rule),
@@ -258,7 +254,7 @@ describe('reschedule', () => {
 
     // Advance: beyond 30 days is refused, with alternatives inside the window.
     const far = { resourceId, ...slot(40, 9) };
-    const other = await booked(owner, { resourceId, ...slot(5, 9) });
+    const other = await createReservation(t.app, owner, { resourceId, ...slot(5, 9) });
     const tooFar = refused(await reschedule(owner, other.id, far), 409, 'BOOKING_RULE_VIOLATED');
     assert.deepEqual(
       tooFar.details?.map((d) => d.rule),
@@ -271,10 +267,10 @@ describe('reschedule', () => {
 
   test('the daily limit per customer does not count the reservation being moved', async () => {
     const { resourceId } = await room({ bookingRules: { maxPerCustomerPerDay: 1 } });
-    const r = await booked(owner, { resourceId, ...slot(2, 9) });
+    const r = await createReservation(t.app, owner, { resourceId, ...slot(2, 9) });
     expectStatus(await reschedule(owner, r.id, slot(2, 15)), 200);
     // Another of the customer's bookings that day is still refused.
-    const second = await booked(owner, { resourceId, ...slot(3, 9) });
+    const second = await createReservation(t.app, owner, { resourceId, ...slot(3, 9) });
     const error = refused(await reschedule(owner, second.id, slot(2, 11)), 409, 'BOOKING_RULE_VIOLATED');
     assert.deepEqual(
       error.details?.map((d) => d.rule),
@@ -285,7 +281,7 @@ describe('reschedule', () => {
 
   test('Idempotency-Key: a retry answers the first result and moves once', async () => {
     const { resourceId } = await room();
-    const r = await booked(owner, { resourceId, ...slot(2, 9) });
+    const r = await createReservation(t.app, owner, { resourceId, ...slot(2, 9) });
     const headers = { 'idempotency-key': `move-${r.id}` };
     const first = await reschedule(owner, r.id, slot(2, 12), headers);
     const moved = expectStatus(first, 200);
@@ -303,7 +299,7 @@ describe('reschedule', () => {
     const { resourceId } = await room();
     const contenders = [];
     for (let hour = 0; hour < 8; hour++)
-      contenders.push(await booked(owner, { resourceId, ...slot(3, hour) }));
+      contenders.push(await createReservation(t.app, owner, { resourceId, ...slot(3, hour) }));
     const answers = await Promise.all(contenders.map((r) => reschedule(owner, r.id, slot(4, 9))));
     const winners = answers.filter((a) => a.statusCode === 200);
     assert.equal(winners.length, 1, answers.map((a) => a.body).join('\n'));
@@ -326,7 +322,7 @@ describe('reschedule', () => {
 
   test("a member cannot move someone else's reservation (403); another organisation's is 404", async () => {
     const { resourceId } = await room();
-    const r = await booked(owner, { resourceId, ...slot(2, 9) });
+    const r = await createReservation(t.app, owner, { resourceId, ...slot(2, 9) });
     expectStatus(await reschedule(member, r.id, slot(2, 12)), 403, 'FORBIDDEN');
     const stranger = await ownerWithOrganisation(t.app, { timezone: 'UTC' });
     expectStatus(await reschedule(stranger, r.id, slot(2, 12)), 404, 'NOT_FOUND');

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { agentActor } from '../../../src/lib/actor.js';
 import type { DomainError } from '../../../src/lib/errors.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { at, book, customer, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { memberWithRole, type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 
@@ -15,14 +15,6 @@ describe('reservations', () => {
     owner = await ownerWithOrganisation(t.app, { timezone: 'UTC' });
   });
   after(() => t.close());
-
-  const book = (auth: Record<string, string>, payload: Record<string, unknown>) =>
-    t.app.inject({
-      method: 'POST',
-      url: '/api/reservations',
-      headers: auth,
-      payload: { customer, ...payload },
-    });
 
   test('price and currency come only from the type; paymentRequired needs a chargeable account', async () => {
     const paid = await createType(t.app, owner, {
@@ -42,14 +34,14 @@ describe('reservations', () => {
     const freeRes = await createResource(t.app, owner, { name: 'Free', resourceTypeId: free.id });
     const mon = futureMonday();
     // This organisation has no payment account: a paid type books nothing (payment.test.ts pays).
-    const unpaid = await book(owner.auth, {
+    const unpaid = await book(t.app, owner, {
       resourceId: paidRes.id,
       startTime: at(mon, 9),
       endTime: at(mon, 10),
     });
     assert.equal(unpaid.statusCode, 409);
     assert.equal(unpaid.json().error.code, 'PAYMENT_NOT_READY');
-    const a = await book(owner.auth, {
+    const a = await book(t.app, owner, {
       resourceId: pricedRes.id,
       startTime: at(mon, 9),
       endTime: at(mon, 10),
@@ -58,7 +50,11 @@ describe('reservations', () => {
     assert.equal(a.json().status, 'confirmed');
     assert.equal(a.json().priceAmount, 4200);
     assert.equal(a.json().priceCurrency, 'eur');
-    const b = await book(owner.auth, { resourceId: freeRes.id, startTime: at(mon, 9), endTime: at(mon, 10) });
+    const b = await book(t.app, owner, {
+      resourceId: freeRes.id,
+      startTime: at(mon, 9),
+      endTime: at(mon, 10),
+    });
     assert.equal(b.json().status, 'confirmed');
     assert.equal(b.json().priceAmount, null);
     for (const extra of [
@@ -67,7 +63,7 @@ describe('reservations', () => {
       { price: 1 },
       { status: 'confirmed' },
     ]) {
-      const r = await book(owner.auth, {
+      const r = await book(t.app, owner, {
         resourceId: paidRes.id,
         startTime: at(mon, 11),
         endTime: at(mon, 12),
@@ -85,19 +81,19 @@ describe('reservations', () => {
     const slot = (h: number) => ({ resourceId: res.id, startTime: at(mon, h), endTime: at(mon, h + 1) });
     // The field nobody filled in is named, so a form can mark it.
     for (const company of [undefined, '', '   ']) {
-      const missing = await book(owner.auth, { ...slot(13), customer: { ...customer, company } });
+      const missing = await book(t.app, owner, { ...slot(13), customer: { ...customer, company } });
       assert.equal(missing.statusCode, 400, JSON.stringify(company));
       assert.deepEqual(missing.json().error.details, [
         { path: 'body.customer.company', message: 'is required by this resource type' },
       ]);
     }
-    const unknown = await book(owner.auth, {
+    const unknown = await book(t.app, owner, {
       ...slot(13),
       customer: { ...customer, company: 'A', phone: '1', shoe: '44' },
     });
     assert.equal(unknown.statusCode, 400);
     assert.match(unknown.json().error.message, /shoe/);
-    const ok = await book(owner.auth, {
+    const ok = await book(t.app, owner, {
       ...slot(13),
       customer: { ...customer, company: 'A', phone: '+1 555' },
     });
@@ -109,11 +105,11 @@ describe('reservations', () => {
       [15, ''],
       [16, '  '],
     ] as const) {
-      const r = await book(owner.auth, { ...slot(h), customer: { ...customer, company: 'B', phone } });
+      const r = await book(t.app, owner, { ...slot(h), customer: { ...customer, company: 'B', phone } });
       assert.equal(r.statusCode, 201, JSON.stringify(phone));
       assert.deepEqual(r.json().customer, { ...customer, company: 'B' });
     }
-    const long = await book(owner.auth, {
+    const long = await book(t.app, owner, {
       ...slot(17),
       customer: { ...customer, company: 'C', phone: '1'.repeat(51) },
     });
@@ -131,10 +127,10 @@ describe('reservations', () => {
       [at(mon, 0), at(mon, 24 * 32)],
       ['2030-01-01T10:00:00', '2030-01-01T11:00:00'],
     ]) {
-      const r = await book(owner.auth, { resourceId: res.id, startTime, endTime });
+      const r = await book(t.app, owner, { resourceId: res.id, startTime, endTime });
       assert.equal(r.statusCode, 400, `${startTime} ${endTime}`);
     }
-    const none = await book(owner.auth, { startTime: at(mon, 9), endTime: at(mon, 10) });
+    const none = await book(t.app, owner, { startTime: at(mon, 9), endTime: at(mon, 10) });
     assert.equal(none.statusCode, 400);
   });
 
@@ -146,14 +142,14 @@ describe('reservations', () => {
     const mon = futureMonday();
     const ids: number[] = [];
     for (let h = 8; h < 13; h++) {
-      const r = await book(org.auth, {
+      const r = await book(t.app, org, {
         resourceId: parent.id,
         startTime: at(mon, h),
         endTime: at(mon, h, 30),
       });
       ids.push(r.json().id);
     }
-    const o = await book(org.auth, { resourceId: other.id, startTime: at(mon, 8), endTime: at(mon, 9) });
+    const o = await book(t.app, org, { resourceId: other.id, startTime: at(mon, 8), endTime: at(mon, 9) });
     const list = (q: string) =>
       t.app.inject({ method: 'GET', url: `/api/reservations?${q}`, headers: org.auth });
 
@@ -207,7 +203,7 @@ describe('reservations', () => {
       startTime: at(mon, fromHour, fromMinute),
       endTime: at(mon, toHour, toMinute),
     });
-    assert.equal((await book(owner.auth, slot(11, 0, 12, 0))).statusCode, 201);
+    assert.equal((await book(t.app, owner, slot(11, 0, 12, 0))).statusCode, 201);
     // Ending within the buffer before it, or starting within the buffer after it: refused.
     for (const inside of [
       slot(10, 0, 11, 0),
@@ -215,13 +211,13 @@ describe('reservations', () => {
       slot(12, 0, 12, 30),
       slot(12, 29, 13, 0),
     ]) {
-      const refused = await book(owner.auth, inside);
+      const refused = await book(t.app, owner, inside);
       assert.equal(refused.statusCode, 409, JSON.stringify(inside));
       assert.equal(refused.json().error.code, 'SLOT_UNAVAILABLE');
     }
     // Exactly the buffer away on either side fits.
-    assert.equal((await book(owner.auth, slot(10, 0, 10, 30))).statusCode, 201);
-    assert.equal((await book(owner.auth, slot(12, 30, 13, 0))).statusCode, 201);
+    assert.equal((await book(t.app, owner, slot(10, 0, 10, 30))).statusCode, 201);
+    assert.equal((await book(t.app, owner, slot(12, 30, 13, 0))).statusCode, 201);
   });
 
   test('cancel frees the time; cancelling twice is 409; a MEMBER may cancel only their own', async () => {
@@ -230,8 +226,8 @@ describe('reservations', () => {
     const member = await memberWithRole(t.app, owner, 'MEMBER');
     const mon = futureMonday();
     const slot = { resourceId: res.id, startTime: at(mon, 15), endTime: at(mon, 16) };
-    const mine = await book(owner.auth, slot);
-    assert.equal((await book(owner.auth, slot)).statusCode, 409);
+    const mine = await book(t.app, owner, slot);
+    assert.equal((await book(t.app, owner, slot)).statusCode, 409);
     const notYours = await t.app.inject({
       method: 'POST',
       url: `/api/reservations/${mine.json().id}/cancel`,
@@ -252,7 +248,7 @@ describe('reservations', () => {
       headers: owner.auth,
     });
     assert.equal(again.statusCode, 409);
-    const memberBooking = await book(member.auth, slot);
+    const memberBooking = await book(t.app, member, slot);
     assert.equal(memberBooking.statusCode, 201, 'the freed time can be booked again');
     const own = await t.app.inject({
       method: 'POST',
@@ -295,7 +291,7 @@ describe('reservations', () => {
     const type = await createType(t.app, owner);
     const res = await createResource(t.app, owner, { name: 'Iso', resourceTypeId: type.id });
     const mon = futureMonday();
-    const r = await book(owner.auth, { resourceId: res.id, startTime: at(mon, 18), endTime: at(mon, 19) });
+    const r = await book(t.app, owner, { resourceId: res.id, startTime: at(mon, 18), endTime: at(mon, 19) });
     const other = await ownerWithOrganisation(t.app, { name: 'Elsewhere' });
     for (const [method, url] of [
       ['GET', `/api/reservations/${r.json().id}`],
@@ -319,7 +315,8 @@ describe('reservations', () => {
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
         book(
-          owner.auth,
+          t.app,
+          owner,
           i % 2 === 0 ? { resourceId: parent.id, ...slot } : { resourceTypeId: type.id, ...slot },
         ),
       ),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { type PaymentEmulator, startPaymentEmulator } from '../../../tools/emulators/payment/server.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { at, book, customer, futureMonday, hourSlot } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectError, expectStatus } from '../../helpers/http.js';
 import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
@@ -60,12 +60,11 @@ describe('a paid series', () => {
     await emulator.settled();
   });
 
+  // A weekly series of `count` from `hour` o'clock of the coming Monday.
   const bookSeries = (hour: number, count = 3) =>
-    as(t.app, owner).post('/api/reservations', {
+    book(t.app, owner, {
       resourceId: room.id,
-      customer,
-      startTime: at(futureMonday(), hour),
-      endTime: at(futureMonday(), hour + 1),
+      ...hourSlot(futureMonday(), hour),
       recurrence: [`RRULE:FREQ=WEEKLY;COUNT=${count}`],
     });
   const series = async (id: number) =>

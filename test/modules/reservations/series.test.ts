@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DateTime } from 'luxon';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { at, book, customer, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectError, expectStatus } from '../../helpers/http.js';
 import { memberWithRole, type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
@@ -30,8 +30,6 @@ describe('recurring reservations (series)', () => {
   });
   after(() => t.close());
 
-  const book = (body: Record<string, unknown>, user: OrgOwner = owner, query = '') =>
-    as(t.app, user).post(`/api/reservations${query}`, { customer, ...body });
   const rows = async (seriesId?: number) => {
     let q = t.db.kysely.selectFrom('reservations').select(['id', 'startTime', 'status']);
     if (seriesId !== undefined) q = q.where('seriesId', '=', seriesId);
@@ -47,7 +45,7 @@ describe('recurring reservations (series)', () => {
 
   test('a weekly series books every occurrence with the series id: 201 {seriesId, reservations}', async () => {
     const base = new Date(futureMonday().getTime() + 7 * 86_400_000);
-    const created = expectStatus(await book(weekly(base, 8, 4)), 201);
+    const created = expectStatus(await book(t.app, owner, weekly(base, 8, 4)), 201);
     assert.equal(typeof created.seriesId, 'number');
     assert.deepEqual(
       created.reservations.map((r: Row) => r.startTime),
@@ -81,11 +79,15 @@ describe('recurring reservations (series)', () => {
     // The third Monday is taken already.
     const third = at(base, 10 + 14 * 24);
     const taken = expectStatus(
-      await book({ resourceId: room.id, startTime: third, endTime: at(base, 11 + 14 * 24) }),
+      await book(t.app, owner, { resourceId: room.id, startTime: third, endTime: at(base, 11 + 14 * 24) }),
       201,
     );
     const before = await countAll();
-    const error = expectError(await book(weekly(base, 10, 5)), 409, 'SLOT_UNAVAILABLE') as unknown as {
+    const error = expectError(
+      await book(t.app, owner, weekly(base, 10, 5)),
+      409,
+      'SLOT_UNAVAILABLE',
+    ) as unknown as {
       message: string;
       conflicts: Array<{ startTime: string; endTime: string; alternatives: Array<{ startTime: string }> }>;
     };
@@ -105,7 +107,7 @@ describe('recurring reservations (series)', () => {
       'no series row either',
     );
     // Its dry run says the same without writing.
-    const dry = expectStatus(await book(weekly(base, 10, 5), owner, '?dryRun=true'), 200);
+    const dry = expectStatus(await book(t.app, owner, weekly(base, 10, 5), { query: 'dryRun=true' }), 200);
     assert.equal(dry.wouldSucceed, false);
     assert.equal(dry.error.code, 'SLOT_UNAVAILABLE');
     assert.deepEqual(
@@ -114,7 +116,7 @@ describe('recurring reservations (series)', () => {
     );
     // Freed, the same series fits; the dry run shows it without ids and writes nothing.
     expectStatus(await as(t.app, owner).post(`/api/reservations/${taken.id}/cancel`), 200);
-    const fits = expectStatus(await book(weekly(base, 10, 5), owner, '?dryRun=true'), 200);
+    const fits = expectStatus(await book(t.app, owner, weekly(base, 10, 5), { query: 'dryRun=true' }), 200);
     assert.equal(fits.wouldSucceed, true);
     assert.equal(fits.seriesId, null);
     assert.equal(fits.reservations.length, 5);
@@ -124,7 +126,7 @@ describe('recurring reservations (series)', () => {
 
   test('cancel series cancels the occurrences not yet started; one occurrence is cancelled or moved alone', async () => {
     const base = new Date(futureMonday().getTime() + 21 * 86_400_000);
-    const created = expectStatus(await book(weekly(base, 12, 4)), 201);
+    const created = expectStatus(await book(t.app, owner, weekly(base, 12, 4)), 201);
     const [first, second, third] = created.reservations as Row[];
     // One occurrence alone: cancelled with the existing route.
     const cancelled = expectStatus(await as(t.app, owner).post(`/api/reservations/${first!.id}/cancel`), 200);
@@ -164,7 +166,11 @@ describe('recurring reservations (series)', () => {
     assert.ok(after.reservations.some((r: Row) => r.id === third!.id));
     // Its times are free again.
     expectStatus(
-      await book({ resourceId: room.id, startTime: at(base, 12 + 14 * 24), endTime: at(base, 13 + 14 * 24) }),
+      await book(t.app, owner, {
+        resourceId: room.id,
+        startTime: at(base, 12 + 14 * 24),
+        endTime: at(base, 13 + 14 * 24),
+      }),
       201,
     );
   });
@@ -172,7 +178,7 @@ describe('recurring reservations (series)', () => {
   test('a series on a type without recurringEnabled: 409 RECURRENCE_NOT_ENABLED, nothing booked', async () => {
     const before = await countAll();
     const error = expectError(
-      await book(weekly(futureMonday(), 9, 3, plainRoom.id)),
+      await book(t.app, owner, weekly(futureMonday(), 9, 3, plainRoom.id)),
       409,
       'RECURRENCE_NOT_ENABLED',
     );
@@ -200,7 +206,12 @@ describe('recurring reservations (series)', () => {
     ];
     for (const [recurrence, message] of cases) {
       const error = expectError(
-        await book({ resourceId: room.id, startTime: at(base, 9), endTime: at(base, 10), recurrence }),
+        await book(t.app, owner, {
+          resourceId: room.id,
+          startTime: at(base, 9),
+          endTime: at(base, 10),
+          recurrence,
+        }),
         400,
         'VALIDATION_FAILED',
       );
@@ -210,7 +221,7 @@ describe('recurring reservations (series)', () => {
     // An EXDATE on an occurrence takes it out.
     const exdate = DateTime.fromISO(at(base, 9 + 7 * 24), { zone: 'utc' }).toFormat("yyyyMMdd'T'HHmmss'Z'");
     const created = expectStatus(
-      await book({
+      await book(t.app, owner, {
         resourceId: room.id,
         startTime: at(base, 9),
         endTime: at(base, 10),
@@ -233,7 +244,7 @@ describe('recurring reservations (series)', () => {
     const ruled = await createResource(t.app, owner, { name: 'Ruled room', resourceTypeId: type.id });
     const before = await countAll();
     const error = expectError(
-      await book(weekly(futureMonday(), 9, 8, ruled.id)),
+      await book(t.app, owner, weekly(futureMonday(), 9, 8, ruled.id)),
       409,
       'BOOKING_RULE_VIOLATED',
     );
@@ -241,7 +252,7 @@ describe('recurring reservations (series)', () => {
     assert.equal(await countAll(), before);
     // Staff may override: recorded on each occurrence.
     const overridden = expectStatus(
-      await book({ ...weekly(futureMonday(), 9, 8, ruled.id), overrideRules: true }),
+      await book(t.app, owner, { ...weekly(futureMonday(), 9, 8, ruled.id), overrideRules: true }),
       201,
     );
     assert.equal(overridden.reservations.length, 8);
@@ -249,7 +260,7 @@ describe('recurring reservations (series)', () => {
 
   test('another organisation cannot read or cancel the series: 404', async () => {
     const created = expectStatus(
-      await book(weekly(new Date(futureMonday().getTime() + 35 * 86_400_000), 17, 2)),
+      await book(t.app, owner, weekly(new Date(futureMonday().getTime() + 35 * 86_400_000), 17, 2)),
       201,
     );
     const other = await ownerWithOrganisation(t.app, { name: 'Other' });

@@ -14,9 +14,9 @@ import {
   TEST_ENV,
   type TestApp,
 } from '../../helpers/app.js';
-import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { createReservation, futureMonday, hourSlot } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
-import { as, expectError, expectStatus } from '../../helpers/http.js';
+import { expectError, expectStatus } from '../../helpers/http.js';
 import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 import {
   type Receiver,
@@ -44,15 +44,10 @@ async function bookMany(apps: FastifyInstance[], owner: OrgOwner, count: number,
   const room = await createResource(apps[0]!, owner, { name: 'Room', resourceTypeId: type.id });
   for (let i = 0; i < count; i++) {
     const day = new Date(mon.getTime() + Math.floor(i / 8) * 86_400_000);
-    expectStatus(
-      await as(apps[i % apps.length]!, owner).post('/api/reservations', {
-        customer,
-        resourceId: room.id,
-        startTime: at(day, 9 + (i % 8)),
-        endTime: at(day, 10 + (i % 8)),
-      }),
-      201,
-    );
+    await createReservation(apps[i % apps.length]!, owner, {
+      resourceId: room.id,
+      ...hourSlot(day, 9 + (i % 8)),
+    });
     if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
   }
 }

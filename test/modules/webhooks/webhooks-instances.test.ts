@@ -9,10 +9,10 @@ import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { createDatabase, type Db } from '../../../src/db/database.js';
 import { createTestDatabase, sharedDatabase, TEST_ENV, testDatabaseUrl } from '../../helpers/app.js';
-import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { at, createReservation, customer, futureMonday, hourSlot } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { killed, startChild } from '../../helpers/child-instance.js';
-import { as, expectStatus } from '../../helpers/http.js';
+import { expectStatus } from '../../helpers/http.js';
 import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 import {
   type Receiver,
@@ -34,16 +34,11 @@ async function bookMany(app: FastifyInstance, owner: OrgOwner, count: number) {
   const ids: number[] = [];
   for (let i = 0; i < count; i++) {
     const day = new Date(mon.getTime() + Math.floor(i / 8) * 86_400_000);
-    const booked = expectStatus(
-      await as(app, owner).post('/api/reservations', {
-        customer,
-        resourceId: room.id,
-        startTime: at(day, 9 + (i % 8)),
-        endTime: at(day, 10 + (i % 8)),
-      }),
-      201,
-    );
-    ids.push(booked.id);
+    const reservation = await createReservation(app, owner, {
+      resourceId: room.id,
+      ...hourSlot(day, 9 + (i % 8)),
+    });
+    ids.push(reservation.id);
   }
   return ids;
 }

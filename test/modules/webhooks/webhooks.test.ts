@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, mock, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { at, createReservation, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectError, expectStatus } from '../../helpers/http.js';
 import { memberWithRole, type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
@@ -17,19 +17,16 @@ describe('webhooks', () => {
   let room: { id: number };
   const mon = futureMonday();
   let slots = 0;
-  const book = async () => {
+  // Each call books the next free hour of the room (eight a day): no two of a test collide.
+  const bookNext = async (): Promise<{ id: number }> => {
     const day = new Date(mon.getTime() + Math.floor(slots / 8) * DAY);
     const minutes = (9 + (slots % 8)) * 60;
     slots += 1;
-    return expectStatus(
-      await as(t.app, owner).post('/api/reservations', {
-        customer,
-        resourceId: room.id,
-        startTime: at(day, 0, minutes),
-        endTime: at(day, 0, minutes + 60),
-      }),
-      201,
-    ) as { id: number };
+    return createReservation(t.app, owner, {
+      resourceId: room.id,
+      startTime: at(day, 0, minutes),
+      endTime: at(day, 0, minutes + 60),
+    });
   };
   const service = () => t.app.services.webhooks;
   /** The endpoint's only (newest) delivery. */
@@ -188,7 +185,7 @@ describe('webhooks', () => {
       events: ['reservation.created'],
     });
 
-    const reservation = await book();
+    const reservation = await bookNext();
     // Nothing is sent on the booking's path: only the dispatcher and the workers send.
     assert.equal(receiver.received.length, 0);
     assert.deepEqual(await service().dispatch(), { events: 1, deliveries: 1 });
@@ -217,7 +214,7 @@ describe('webhooks', () => {
       calls += 1;
       response.writeHead(calls <= 2 ? 500 : 200).end(calls <= 2 ? 'try later' : 'ok');
     });
-    await book();
+    await bookNext();
     await service().dispatch();
     assert.equal(await service().deliverDue(), 1);
     let logged = await lastDelivery(hook.id);
@@ -250,7 +247,7 @@ describe('webhooks', () => {
     mock.timers.enable({ apis: ['Date'], now: start });
     const hook = await hooks.created({ url: receiver.url, events: ['reservation.created'] });
     receiver.behave((_request, response) => response.writeHead(503).end());
-    await book();
+    await bookNext();
     await service().dispatch();
     let attempts = 0;
     for (;;) {
@@ -295,14 +292,14 @@ describe('webhooks', () => {
     const hook = await hooks.created({ url: receiver.url, events: ['reservation.created'] });
     const hanging: Array<() => void> = [];
     receiver.behave((_request, response) => hanging.push(() => response.destroy()));
-    await book();
+    await bookNext();
     await service().dispatch();
     mock.timers.enable({ apis: ['Date', 'setTimeout'], now: Date.now() });
     const running = service().deliverDue();
     while (receiver.received.length === 0) await new Promise((resolve) => setImmediate(resolve));
     // The attempt in flight holds no booking back.
     mock.timers.tick(9_000);
-    await book();
+    await bookNext();
     mock.timers.tick(1_000);
     assert.equal(await running, 1);
     const logged = await lastDelivery(hook.id);
@@ -318,7 +315,7 @@ describe('webhooks', () => {
     receiver.behave((_request, response) =>
       response.writeHead(307, { location: `${receiver.url}/elsewhere` }).end(),
     );
-    await book();
+    await bookNext();
     await service().dispatch();
     await service().deliverDue();
     let logged = await lastDelivery(hook.id);
@@ -356,7 +353,7 @@ describe('webhooks', () => {
 
   test('the delivery log pages newest first', async () => {
     const hook = await hooks.created({ url: receiver.url, events: ['reservation.created'] });
-    for (let i = 0; i < 3; i++) await book();
+    for (let i = 0; i < 3; i++) await bookNext();
     await service().dispatch();
     await service().deliverDue();
     const first = expectStatus(await hooks.deliveries(hook.id, '?limit=2'), 200);
