@@ -5,30 +5,19 @@
 // through the public API the booking page calls, so this file tests the mails and the manage
 // page, whatever the booking page's steps. Run with `npm run test:browser`.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
-import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { type MailCatcher, startMailCatcher } from '../../tools/emulators/mail/server.js';
-import { type PaymentEmulator, startPaymentEmulator } from '../../tools/emulators/payment/server.js';
-import { createTestApp, freePort, type TestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
 import { at, futureMonday } from '../helpers/booking.js';
-import { assertAccessible, problemsOf } from '../helpers/browser.js';
+import { assertAccessible, type BrowserApp, problemsOf, startBrowserApp } from '../helpers/browser.js';
 import { createResource, createType } from '../helpers/catalogue.js';
-import { launchChromium } from '../helpers/chromium.js';
-import { as, expectStatus } from '../helpers/http.js';
-import { ownerWithOrganisation } from '../helpers/organisations.js';
-
-const SECRET = 'sk_test_booking_mail_browser_0123';
-const WEBHOOK_SECRET = 'whsec_booking_mail_browser_0123456789';
+import { connectPayments, ownerWithOrganisation } from '../helpers/organisations.js';
 
 describe('the manage link of a customer mail (browser)', () => {
+  let app: BrowserApp;
   let t: TestApp;
   let catcher: MailCatcher;
-  let emulator: PaymentEmulator;
   let origin: string;
   let browser: Browser;
   const slug = `mailed-${process.pid}`;
@@ -37,30 +26,11 @@ describe('the manage link of a customer mail (browser)', () => {
   let table: { id: number };
 
   before(async () => {
-    if (!existsSync(join(DEFAULT_FRONTEND_ROOT, 'index.html'))) {
-      const built = spawnSync('npm', ['run', 'build:web'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
-      assert.equal(built.status, 0, 'npm run build:web');
-    }
     catcher = await startMailCatcher();
-    emulator = await startPaymentEmulator({ secretKey: SECRET, webhookSecret: WEBHOOK_SECRET });
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    t = await createTestApp({
-      PUBLIC_URL: origin,
-      FRONTEND_URL: origin,
-      SMTP_URL: catcher.smtpUrl,
-      PAYMENT_API_BASE: emulator.url,
-      PAYMENT_SECRET_KEY: SECRET,
-      PAYMENT_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      PAYMENT_TIMEOUT_MS: '5000',
-    });
-    await t.app.listen({ port, host: '127.0.0.1' });
-    emulator.setWebhookUrl(`${origin}/api/payments/webhooks`);
+    app = await startBrowserApp({ SMTP_URL: catcher.smtpUrl }, { payments: true });
+    ({ t, origin, browser } = app);
     const owner = await ownerWithOrganisation(t.app, { name: 'Studio Mira', slug, timezone: 'UTC' });
-    const base = `/api/organisations/${owner.organisationId}/payment`;
-    const link = expectStatus(await as(t.app, owner).post(`${base}/onboarding-link`), 200);
-    assert.equal((await fetch(link.url, { redirect: 'manual' })).status, 302);
-    expectStatus(await as(t.app, owner).get(`${base}/status`), 200);
+    await connectPayments(t.app, owner);
     const free = await createType(t.app, owner, { name: 'Consultation' });
     desk = await createResource(t.app, owner, { name: 'Desk', resourceTypeId: free.id });
     const paid = await createType(t.app, owner, {
@@ -71,14 +41,11 @@ describe('the manage link of a customer mail (browser)', () => {
       priceCurrency: 'eur',
     });
     table = await createResource(t.app, owner, { name: 'Table', resourceTypeId: paid.id });
-    browser = await launchChromium();
   });
 
   after(async () => {
-    await browser?.close();
-    await t?.close();
+    await app?.close();
     await catcher?.close();
-    await emulator?.close();
   });
 
   /** Books through the public API as the booking page does; answers the booking. */

@@ -8,24 +8,19 @@
 // state at 360 and 1280 px (screenshots under test-artifacts/screenshots/).
 // Run with `npm run test:browser -- test/browser/booking-pages.browser.ts` after a web build.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
-import { PROJECT_ROOT } from '../../src/lib/project-root.js';
-import { type PaymentEmulator, startPaymentEmulator } from '../../tools/emulators/payment/server.js';
-import { createTestApp, freePort, type TestApp } from '../helpers/app.js';
+import type { Page } from 'playwright-core';
+import type { TestApp } from '../helpers/app.js';
 import { at, futureMonday, type Question } from '../helpers/booking.js';
-import { checkAtBothWidths, dayOfferingTime, problemsOf } from '../helpers/browser.js';
+import {
+  type BrowserApp,
+  checkAtBothWidths,
+  dayOfferingTime,
+  openVisitor,
+  startBrowserApp,
+} from '../helpers/browser.js';
 import { createResource, createType } from '../helpers/catalogue.js';
-import { launchChromium } from '../helpers/chromium.js';
-import { as, expectStatus } from '../helpers/http.js';
-import { type OrgOwner, ownerWithOrganisation } from '../helpers/organisations.js';
-
-const SECRET = 'sk_test_booking_pages_browser_0123';
-const WEBHOOK_SECRET = 'whsec_booking_pages_browser_0123456789';
+import { connectPayments, type OrgOwner, ownerWithOrganisation } from '../helpers/organisations.js';
 
 const QUESTIONS: Question[] = [
   { id: 'topic', label: 'What is it about?', kind: 'text', required: true },
@@ -37,42 +32,22 @@ const QUESTIONS: Question[] = [
 ];
 
 describe('booking and manage pages people live in (browser)', () => {
+  let app: BrowserApp;
   let t: TestApp;
-  let emulator: PaymentEmulator;
   /** Where the service says it is (PUBLIC_URL), and the other loopback name a visitor may type. */
   let home: string;
   let typed: string;
-  let browser: Browser;
   let owner: OrgOwner;
   const slug = `studio-${process.pid}`;
   let paidChair: { id: number };
   let workshopId: number;
 
   before(async () => {
-    if (!existsSync(join(DEFAULT_FRONTEND_ROOT, 'index.html'))) {
-      const built = spawnSync('npm', ['run', 'build:web'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
-      assert.equal(built.status, 0, 'npm run build:web');
-    }
-    emulator = await startPaymentEmulator({ secretKey: SECRET, webhookSecret: WEBHOOK_SECRET });
-    const port = await freePort();
-    home = `http://localhost:${port}`;
-    typed = `http://127.0.0.1:${port}`;
-    t = await createTestApp({
-      PUBLIC_URL: home,
-      FRONTEND_URL: home,
-      PAYMENT_API_BASE: emulator.url,
-      PAYMENT_SECRET_KEY: SECRET,
-      PAYMENT_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      PAYMENT_TIMEOUT_MS: '5000',
-    });
-    await t.app.listen({ port, host: '127.0.0.1' });
-    emulator.setWebhookUrl(`${typed}/api/payments/webhooks`);
+    app = await startBrowserApp({}, { payments: true, host: 'localhost' });
+    ({ t, origin: home, loopback: typed } = app);
 
     owner = await ownerWithOrganisation(t.app, { name: 'Studio Süd', slug, timezone: 'Europe/Berlin' });
-    const base = `/api/organisations/${owner.organisationId}/payment`;
-    const link = expectStatus(await as(t.app, owner).post(`${base}/onboarding-link`), 200);
-    assert.equal((await fetch(link.url, { redirect: 'manual' })).status, 302);
-    const payments = expectStatus(await as(t.app, owner).get(`${base}/status`), 200);
+    const payments = (await connectPayments(t.app, owner)).status;
     assert.equal(payments.providerConnectStatus, 'active');
     const paidType = await createType(t.app, owner, {
       name: 'Portrait session',
@@ -96,36 +71,22 @@ describe('booking and manage pages people live in (browser)', () => {
     });
     await createResource(t.app, owner, { name: 'Room W', resourceTypeId: workshop.id });
     workshopId = workshop.id;
-    browser = await launchChromium();
   });
 
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-    await emulator?.close();
-  });
+  after(() => app?.close());
 
   /** A visitor; requests anywhere but this app (either loopback name) and the provider are refused. */
   async function visitor() {
-    const context = await browser.newContext({
+    const { context, page, foreign, problems } = await openVisitor(app, {
       viewport: { width: 1280, height: 900 },
       timezoneId: 'Europe/Berlin',
       locale: 'en-GB',
     });
-    const foreign: string[] = [];
-    await context.route('**/*', (route) => {
-      const url = route.request().url();
-      if ([home, typed, emulator.url].some((o) => url.startsWith(o)) || url.startsWith('data:'))
-        return route.continue();
-      foreign.push(url);
-      return route.abort();
-    });
-    const page = await context.newPage();
     const writes: string[] = [];
     page.on('request', (r) => {
       if (r.method() === 'POST') writes.push(new URL(r.url()).pathname);
     });
-    return { context, page, foreign, writes, problems: problemsOf(page) };
+    return { context, page, foreign, writes, problems };
   }
 
   const publicGet = async (token: string) => {

@@ -8,27 +8,27 @@
 // Run with `node scripts/run-browser-tests.mjs test/browser/booking-series-waitlist.browser.ts`
 // after `npm run build:web`.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { localOf } from '../../frontend/src/lib/time.js';
-import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
-import { PROJECT_ROOT } from '../../src/lib/project-root.js';
-import { createTestApp, freePort, type TestApp } from '../helpers/app.js';
-import { checkAtBothWidths, dayOfferingTime, problemsOf } from '../helpers/browser.js';
+import type { TestApp } from '../helpers/app.js';
+import {
+  type BrowserApp,
+  checkAtBothWidths,
+  dayOfferingTime,
+  openVisitor,
+  startBrowserApp,
+} from '../helpers/browser.js';
 import { createResource, createType } from '../helpers/catalogue.js';
-import { launchChromium } from '../helpers/chromium.js';
 import { as, expectStatus } from '../helpers/http.js';
 import { type OrgOwner, ownerWithOrganisation } from '../helpers/organisations.js';
 
 const VISITOR_ZONE = 'America/New_York';
 
 describe('series and waitlist on the booking and manage pages (browser)', () => {
+  let app: BrowserApp;
   let t: TestApp;
   let origin: string;
-  let browser: Browser;
   let owner: OrgOwner;
   const slug = `studio-${process.pid}`;
   let classType: { id: number };
@@ -36,14 +36,8 @@ describe('series and waitlist on the booking and manage pages (browser)', () => 
   let court: { id: number };
 
   before(async () => {
-    if (!existsSync(join(DEFAULT_FRONTEND_ROOT, 'index.html'))) {
-      const built = spawnSync('npm', ['run', 'build:web'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
-      assert.equal(built.status, 0, 'npm run build:web');
-    }
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    t = await createTestApp({ PUBLIC_URL: origin, FRONTEND_URL: origin, PUBLIC_RATE_LIMIT_MAX: '1000' });
-    await t.app.listen({ port, host: '127.0.0.1' });
+    app = await startBrowserApp({ PUBLIC_RATE_LIMIT_MAX: '1000' });
+    ({ t, origin } = app);
     owner = await ownerWithOrganisation(t.app, { name: 'Studio Nord', slug, timezone: 'Europe/Berlin' });
     classType = await createType(t.app, owner, {
       name: 'Weekly class',
@@ -57,32 +51,13 @@ describe('series and waitlist on the booking and manage pages (browser)', () => 
       waitlistEnabled: true,
     });
     court = await createResource(t.app, owner, { name: 'Court 1', resourceTypeId: courtType.id });
-    browser = await launchChromium();
   });
 
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  after(() => app?.close());
 
   /** A visitor in New York; requests anywhere but this app are refused and recorded. */
-  async function visitor() {
-    const context: BrowserContext = await browser.newContext({
-      viewport: { width: 1280, height: 800 },
-      timezoneId: VISITOR_ZONE,
-      locale: 'en-US',
-    });
-    const foreign: string[] = [];
-    await context.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url.startsWith(origin) || url.startsWith('data:')) return route.continue();
-      foreign.push(url);
-      return route.abort();
-    });
-    const page = await context.newPage();
-    const problems = problemsOf(page);
-    return { context, page, foreign, problems };
-  }
+  const visitor = () =>
+    openVisitor(app, { viewport: { width: 1280, height: 800 }, timezoneId: VISITOR_ZONE, locale: 'en-US' });
 
   /**
    * Picks the `index`th offered time of the first day (in the coming weeks) that offers that

@@ -5,34 +5,31 @@
 // every page at 360 and 1280 px; screenshots go to test-artifacts/screenshots/ (git-ignored).
 // Run with `npm run test:browser`; the web app must be built (`npm install` or `npm run build:web`).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import ICAL from 'ical.js';
-import type { Browser, BrowserContext } from 'playwright-core';
-import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
-import { PROJECT_ROOT } from '../../src/lib/project-root.js';
-import { type PaymentEmulator, startPaymentEmulator } from '../../tools/emulators/payment/server.js';
-import { createTestApp, freePort, type TestApp } from '../helpers/app.js';
-import { assertAccessible, checkAtBothWidths, dayOfferingTime, problemsOf } from '../helpers/browser.js';
+import type { TestApp } from '../helpers/app.js';
+import {
+  assertAccessible,
+  type BrowserApp,
+  checkAtBothWidths,
+  dayOfferingTime,
+  openVisitor,
+  startBrowserApp,
+} from '../helpers/browser.js';
 import { createResource, createType } from '../helpers/catalogue.js';
-import { launchChromium } from '../helpers/chromium.js';
 import { as, expectStatus } from '../helpers/http.js';
-import { type OrgOwner, ownerWithOrganisation } from '../helpers/organisations.js';
+import { connectPayments, type OrgOwner, ownerWithOrganisation } from '../helpers/organisations.js';
 
-const SECRET = 'sk_test_booking_page_browser_0123';
-const WEBHOOK_SECRET = 'whsec_booking_page_browser_0123456789';
 const LOGO = 'https://salon.example.com/logo.svg';
 const LOGO_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 56 56"><rect width="56" height="56" rx="10" fill="#7c3aed"/></svg>';
 const VIEWPORTS = { narrow: { width: 360, height: 780 }, wide: { width: 1280, height: 900 } };
 
 describe('booking page and manage page (browser)', () => {
+  let app: BrowserApp;
   let t: TestApp;
-  let emulator: PaymentEmulator;
   let origin: string;
-  let browser: Browser;
   let owner: OrgOwner;
   const slug = `salon-${process.pid}`;
   let paidType: { id: number };
@@ -40,23 +37,8 @@ describe('booking page and manage page (browser)', () => {
   let chair: { id: number };
 
   before(async () => {
-    if (!existsSync(join(DEFAULT_FRONTEND_ROOT, 'index.html'))) {
-      const built = spawnSync('npm', ['run', 'build:web'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
-      assert.equal(built.status, 0, 'npm run build:web');
-    }
-    emulator = await startPaymentEmulator({ secretKey: SECRET, webhookSecret: WEBHOOK_SECRET });
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    t = await createTestApp({
-      PUBLIC_URL: origin,
-      FRONTEND_URL: origin,
-      PAYMENT_API_BASE: emulator.url,
-      PAYMENT_SECRET_KEY: SECRET,
-      PAYMENT_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      PAYMENT_TIMEOUT_MS: '5000',
-    });
-    await t.app.listen({ port, host: '127.0.0.1' });
-    emulator.setWebhookUrl(`${origin}/api/payments/webhooks`);
+    app = await startBrowserApp({}, { payments: true });
+    ({ t, origin } = app);
 
     owner = await ownerWithOrganisation(t.app, {
       name: 'Salon Ute',
@@ -70,10 +52,7 @@ describe('booking page and manage page (browser)', () => {
       await as(t.app, owner).patch(`/api/organisations/${owner.organisationId}/color`, { color: '#7c3aed' }),
       200,
     );
-    const base = `/api/organisations/${owner.organisationId}/payment`;
-    const link = expectStatus(await as(t.app, owner).post(`${base}/onboarding-link`), 200);
-    assert.equal((await fetch(link.url, { redirect: 'manual' })).status, 302);
-    const payments = expectStatus(await as(t.app, owner).get(`${base}/status`), 200);
+    const payments = (await connectPayments(t.app, owner)).status;
     assert.equal(payments.providerConnectStatus, 'active');
     paidType = await createType(t.app, owner, {
       name: 'Haircut',
@@ -87,41 +66,26 @@ describe('booking page and manage page (browser)', () => {
     chair = await createResource(t.app, owner, { name: 'Chair 1', resourceTypeId: paidType.id });
     freeType = await createType(t.app, owner, { name: 'Consultation', minBookingDuration: 30 });
     await createResource(t.app, owner, { name: 'Desk', resourceTypeId: freeType.id });
-    browser = await launchChromium();
   });
 
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-    await emulator?.close();
-  });
+  after(() => app?.close());
 
   /**
    * A visitor in New York (the salon is in Berlin). Requests anywhere but this app and the
    * payment provider are refused and recorded: the pages make no third-party requests.
    */
   async function visitor(viewport = VIEWPORTS.wide) {
-    const context: BrowserContext = await browser.newContext({
+    const { context, page, foreign, problems } = await openVisitor(app, {
       viewport,
       timezoneId: 'America/New_York',
       locale: 'en-US',
       acceptDownloads: true,
+      stubs: { [LOGO]: { contentType: 'image/svg+xml', body: LOGO_SVG } },
     });
-    const foreign: string[] = [];
-    await context.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url === LOGO) return route.fulfill({ contentType: 'image/svg+xml', body: LOGO_SVG });
-      if (url.startsWith(origin) || url.startsWith(emulator.url) || url.startsWith('data:'))
-        return route.continue();
-      foreign.push(url);
-      return route.abort();
-    });
-    const page = await context.newPage();
     const catalogueFetches: string[] = [];
     page.on('request', (r) => {
       if (new URL(r.url()).pathname === `/api/public/organisations/${slug}`) catalogueFetches.push(r.url());
     });
-    const problems = problemsOf(page);
     return { context, page, foreign, problems, catalogueFetches };
   }
 

@@ -1,29 +1,20 @@
 // What every browser test shares (test/browser/*.browser.ts): the app under test listening with
-// the pages built and Chromium, and the check of each page at a phone's and a desktop's width.
+// the pages built and Chromium (and, asked for, the payment emulator), visitors whose requests
+// stay on the app, and the check of each page at a phone's and a desktop's width.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Locator, Page } from 'playwright-core';
 import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
-import { createTestApp, type TestApp, uniqueEmail } from './app.js';
+import { type PaymentEmulator, startPaymentEmulator } from '../../tools/emulators/payment/server.js';
+import { createTestApp, freePort, type TestApp, uniqueEmail } from './app.js';
 import { launchChromium } from './chromium.js';
 
 /** Where the pages' screenshots go (kept as CI artifacts; the README names the folder). */
 export const SCREENSHOTS = join(PROJECT_ROOT, 'test-artifacts', 'screenshots');
-
-/** A port nothing listens on now, on loopback. */
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /** No serious or critical axe violation on the page as it is now. */
 export async function assertAccessible(page: Page, what: string): Promise<void> {
@@ -118,28 +109,107 @@ export interface BrowserApp {
   t: TestApp;
   /** The pages' origin, also the app's PUBLIC_URL and FRONTEND_URL. */
   origin: string;
+  /** The app's address on 127.0.0.1 (the origin too, unless the origin is on localhost). */
+  loopback: string;
   browser: Browser;
+  /** The payment emulator, when asked for: the app pays through it, its webhooks come back. */
+  payments?: PaymentEmulator;
   close: () => Promise<void>;
 }
 
-/** Builds the web app if it is not built, starts an app listening on a free loopback port, launches Chromium. */
-export async function startBrowserApp(env: Record<string, string> = {}): Promise<BrowserApp> {
+export interface BrowserAppOptions {
+  /** Start the payment emulator and point the app at it. */
+  payments?: boolean;
+  /** The origin's host name: `localhost` makes 127.0.0.1 another name a visitor may type. */
+  host?: '127.0.0.1' | 'localhost';
+}
+
+/** The payment emulator's keys of every browser test (the emulator and the app share them). */
+const PAYMENT_SECRET = 'sk_test_browser_0123456789';
+const PAYMENT_WEBHOOK_SECRET = 'whsec_browser_0123456789abcdef';
+
+/**
+ * Builds the web app if it is not built, starts an app listening on a free loopback port with
+ * `env` over the test settings (and the payment emulator, asked for), launches Chromium.
+ */
+export async function startBrowserApp(
+  env: Record<string, string> = {},
+  { payments: withPayments = false, host = '127.0.0.1' }: BrowserAppOptions = {},
+): Promise<BrowserApp> {
   if (!existsSync(join(DEFAULT_FRONTEND_ROOT, 'index.html'))) {
     const built = spawnSync('npm', ['run', 'build:web'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
     assert.equal(built.status, 0, 'npm run build:web');
   }
+  const payments = withPayments
+    ? await startPaymentEmulator({ secretKey: PAYMENT_SECRET, webhookSecret: PAYMENT_WEBHOOK_SECRET })
+    : undefined;
   const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
-  const t = await createTestApp({ PUBLIC_URL: origin, FRONTEND_URL: origin, ...env });
+  const origin = `http://${host}:${port}`;
+  const loopback = `http://127.0.0.1:${port}`;
+  const t = await createTestApp({
+    PUBLIC_URL: origin,
+    FRONTEND_URL: origin,
+    ...(payments && {
+      PAYMENT_API_BASE: payments.url,
+      PAYMENT_SECRET_KEY: PAYMENT_SECRET,
+      PAYMENT_WEBHOOK_SECRET: PAYMENT_WEBHOOK_SECRET,
+      PAYMENT_TIMEOUT_MS: '5000',
+    }),
+    ...env,
+  });
   await t.app.listen({ port, host: '127.0.0.1' });
+  payments?.setWebhookUrl(`${loopback}/api/payments/webhooks`);
   const browser = await launchChromium();
   return {
     t,
     origin,
+    loopback,
     browser,
+    ...(payments && { payments }),
     close: async () => {
       await browser.close();
       await t.close();
+      await payments?.close();
     },
   };
+}
+
+export interface VisitorOptions
+  extends Pick<BrowserContextOptions, 'timezoneId' | 'locale' | 'acceptDownloads'> {
+  viewport?: { width: number; height: number };
+  /** Third-party URLs answered with this content instead (a logo the organisation links). */
+  stubs?: Record<string, { contentType: string; body: string }>;
+}
+
+/** A visitor of the app's pages in a browser context of their own, and what went wrong for them. */
+export interface Visitor {
+  context: BrowserContext;
+  page: Page;
+  /** Requests the pages made anywhere but the app (or the payment emulator): refused. */
+  foreign: string[];
+  /** See problemsOf. */
+  problems: string[];
+}
+
+/**
+ * A visitor (1280 by 800 px unless said) whose requests anywhere but the app (on either of its
+ * names) and the payment emulator are refused and recorded: the pages make no third-party requests.
+ */
+export async function openVisitor(
+  app: BrowserApp,
+  { viewport = { width: 1280, height: 800 }, stubs = {}, ...options }: VisitorOptions = {},
+): Promise<Visitor> {
+  const context = await app.browser.newContext({ viewport, ...options });
+  const allowed = [app.origin, app.loopback, ...(app.payments ? [app.payments.url] : []), 'data:'];
+  const foreign: string[] = [];
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    const stub = stubs[url];
+    if (stub) return route.fulfill(stub);
+    if (allowed.some((start) => url.startsWith(start))) return route.continue();
+    foreign.push(url);
+    return route.abort();
+  });
+  const page = await context.newPage();
+  return { context, page, foreign, problems: problemsOf(page) };
 }

@@ -1,4 +1,6 @@
-// Organisations and their people: an owner with an organisation, members by role, a whole team.
+// Organisations and their people: an owner with an organisation, members by role, a whole team;
+// and an organisation's payment account.
+import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { registerUser, type SignedInUser } from './app.js';
 import { type Answer, client, expectStatus, type RequestBody } from './http.js';
@@ -115,4 +117,23 @@ export async function createTeam(app: FastifyInstance, body: OrganisationFields 
   await addWithRole(app, owner, organisationId, manager, 'MANAGER');
   await addWithRole(app, owner, organisationId, member, 'MEMBER');
   return { organisationId, owner, admin, manager, member, outsider };
+}
+
+/**
+ * Onboards the organisation's account at the payment provider (a real visit of the link, which
+ * an app pointed at the payment emulator gives) and reads it back; answers the link and the status.
+ */
+export async function connectPayments(app: FastifyInstance, owner: OrgOwner) {
+  const api = client(app, owner);
+  const base = `/api/organisations/${owner.organisationId}/payment`;
+  const link: Answer<'POST', '/api/organisations/{id}/payment/onboarding-link', 200> = expectStatus(
+    await api.post(`${base}/onboarding-link`),
+    200,
+  );
+  assert.equal((await fetch(link.url, { redirect: 'manual' })).status, 302);
+  const status: Answer<'GET', '/api/organisations/{id}/payment/status', 200> = expectStatus(
+    await api.get(`${base}/status`),
+    200,
+  );
+  return { link, status };
 }
