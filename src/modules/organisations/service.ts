@@ -11,15 +11,10 @@ import { createTenantGate, type Tenant } from '../../tenancy/gate.js';
 import { assertCan } from '../../tenancy/roles.js';
 import type { EventWriter } from '../outbox/service.js';
 import { DEFAULT_CURRENCY } from '../payments/currencies.js';
+import { createOrganisationDependentsRepo } from './dependents-repo.js';
 import { createMembers } from './members.js';
-
-import {
-  activeMembershipQuery,
-  createOrganisationDependentsRepo,
-  createOrganisationRepo,
-  type OrganisationRepo,
-  type OrganisationValues,
-} from './repo.js';
+import { activeMembershipQuery, type OrganisationValues } from './organisations-repo.js';
+import { createOrganisationRepo, type OrganisationRepo } from './repo.js';
 import type {
   CreateOrganisationInput,
   DeletionPreview,
