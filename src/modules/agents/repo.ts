@@ -6,11 +6,6 @@ import { type AgentPermissionsRepo, createAgentPermissionsRepo } from './permiss
 import { type AgentPolicyRepo, createAgentPolicyRepo } from './policy-repo.js';
 import { type AgentUsageRepo, createAgentUsageRepo } from './usage-repo.js';
 
-export type { AgentRow } from './agents-repo.js';
-export type { StoredPermission } from './permissions-repo.js';
-export type { PolicyRow } from './policy-repo.js';
-export type { UsageTotals, UsageWindow } from './usage-repo.js';
-
 /** Every query of the agents module, by concern (the `*-repo.ts` files of this folder). */
 export interface AgentRepo
   extends AgentsRepo,
