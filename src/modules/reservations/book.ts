@@ -1,0 +1,256 @@
+import type { Executor } from '../../db/database.js';
+import type { ReservationSource } from '../../db/tables/resources.js';
+import { conflict } from '../../lib/errors.js';
+import { nowIso } from '../../lib/time.js';
+import type { OrganisationSchedule } from '../availability/service.js';
+import type { StoredResourceType } from '../resource-types/service.js';
+import { type BookingChannel, bookingDetails, checkBookable, noSuchType, typeIdOf } from './bookable.js';
+import type { LaneOffer, LaneRead, ReservationsContext } from './context.js';
+import { dryRunOf, wouldBeBooked } from './dry-run.js';
+import { storedManageLink } from './manage-link.js';
+import { memberBooking } from './member-access.js';
+import type { NewReservation } from './repo.js';
+import { assertBookingRules } from './rules.js';
+import type { Reservation, ReservationInput, WouldBeReservation } from './schemas.js';
+import type { ReservationsService } from './service.js';
+import { requestedTimes } from './times.js';
+
+/**
+ * Reads a booking makes at most: each after every lane it found free was refused (taken
+ * or changed by a concurrent request). A second read rarely finds a lane the first
+ * missed; a third means the type's lanes are changing under it.
+ */
+const BOOKING_READS = 3;
+
+/** Where customers book for themselves: the organisation's page and a resource's public link. */
+const PUBLIC_SOURCES: readonly ReservationSource[] = ['public_slug', 'public_token'];
+
+/** One booking as its steps below share it. */
+interface Booking {
+  org: OrganisationSchedule;
+  input: ReservationInput;
+  channel: BookingChannel;
+  hold: { seconds: number } | undefined;
+  dryRun: boolean;
+  /** The requested time, in epoch milliseconds. */
+  request: { start: number; end: number };
+}
+
+/** A booking past its type's checks and rules: what it writes but the lane, the lane's buffer and the expiry. */
+interface CheckedBooking extends Booking {
+  type: StoredResourceType;
+  values: Omit<NewReservation, 'resourceId' | 'blockedUntil' | 'expiresAt'>;
+}
+
+/** What a booking answers: the reservation, or a dry run's record. */
+type Booked = Reservation | WouldBeReservation;
+
+/** `book` as ReservationsService documents it; its overloads narrow the answer by `options`. */
+async function book(
+  ctx: ReservationsContext,
+  org: OrganisationSchedule,
+  input: ReservationInput,
+  channel: BookingChannel,
+  hold?: { seconds: number },
+  options: { dryRun?: boolean; alternatives?: false } = {},
+): Promise<Booked> {
+  const { start, end } = requestedTimes(input);
+  const typeId = await typeIdOf(ctx, org, input);
+  const booking: Booking = {
+    org,
+    input,
+    channel,
+    hold,
+    dryRun: options.dryRun === true,
+    request: { start, end },
+  };
+  const { booked, chargeTo } = await ctx
+    .bookingScope((executor) => bookOfType(ctx, executor, booking, typeId))
+    .catch(async (error: unknown) => {
+      if (options.alternatives === false) throw error;
+      throw await ctx.alternatives.offeredWith(error, {
+        org,
+        resourceTypeId: typeId,
+        resourceId: input.resourceId,
+        start,
+        end,
+        customerEmail: input.customer.email,
+      });
+    });
+  if (booked.id === null) return booked; // a dry run: nothing to pay for
+  // The checkout is made once the booking is committed (never inside SQLite's transaction).
+  return chargeTo === undefined ? booked : ctx.payment.startForBooking(booked, chargeTo);
+}
+
+/**
+ * The booking in its scope: the type and what is taken on its lanes in one read, the type
+ * checked, the payment it needs, then the booking. Answers it with the connected account a
+ * paid booking's checkout charges, once the type asks for payment.
+ */
+async function bookOfType(
+  ctx: ReservationsContext,
+  executor: Executor,
+  booking: Booking,
+  typeId: number,
+): Promise<{ booked: Booked; chargeTo: string | undefined }> {
+  const { org, input, channel, hold } = booking;
+  const first = await ctx.availability.readLanes(executor, org, typeId, booking.request);
+  if (!first) throw noSuchType();
+  const type = checkBookable(first.type, { ...input, resourceTypeId: typeId }, channel);
+  let chargeTo: string | undefined;
+  // An organisation that cannot take payment books nothing that would wait for it, and a
+  // customer holds none of its time: they could not pay for it (a member's hold may wait).
+  if (type.paymentRequired && !hold)
+    chargeTo = await ctx.payment.chargeableAccount(org.organisationId, executor);
+  else if (type.paymentRequired && PUBLIC_SOURCES.includes(channel.source))
+    await ctx.payment.chargeableAccount(org.organisationId, executor);
+
+  // A type with a daily limit per customer counts and inserts one customer's bookings one at a time.
+  const serialised = type.bookingRules?.maxPerCustomerPerDay !== undefined;
+  const scope = <T>(work: (executor: Executor) => Promise<T>) =>
+    serialised ? ctx.repo.oneCustomerAtATime(executor, type.id, input.customer.email, work) : work(executor);
+  const booked = await scope((executor) => bookWithinRules(ctx, executor, booking, type, first));
+  return { booked, chargeTo };
+}
+
+/** The type's booking rules judged, then the booking on the first lane that takes it, reading at most BOOKING_READS times. */
+async function bookWithinRules(
+  ctx: ReservationsContext,
+  executor: Executor,
+  booking: Booking,
+  type: StoredResourceType,
+  first: LaneRead,
+): Promise<Booked> {
+  const { org, input, channel, request } = booking;
+  const rulesOverriddenByUserId = await assertBookingRules(
+    { action: 'book', start: request.start, end: request.end, customerEmail: input.customer.email },
+    type.bookingRules,
+    {
+      customerDays: ctx.customerDaysOf(executor, org, type.id),
+      overrideBy: channel.overrideRulesBy ?? null,
+    },
+  );
+  const target = input.resourceId !== undefined ? { resourceId: input.resourceId } : {};
+  const checked: CheckedBooking = {
+    ...booking,
+    type,
+    values: valuesOf(ctx, booking, type, rulesOverriddenByUserId),
+  };
+  let read = first;
+  for (let attempt = 1; attempt <= BOOKING_READS; attempt++) {
+    // A later attempt reads again: a concurrent booking took a lane, changed a lane's
+    // row, or raised the type's longest reservation.
+    if (attempt > 1) read = (await ctx.availability.readLanes(executor, org, type.id, request)) ?? read;
+    const offers = await ctx.availability.offerLanes(executor, org, read, target, request);
+    if (offers.length === 0) break;
+    const booked = await onFirstFreeLane(ctx, executor, checked, read, offers);
+    if (booked) return booked;
+  }
+  throw conflict('SLOT_UNAVAILABLE', 'The requested time does not fit the availability of this resource');
+}
+
+/** What the booking writes on whichever lane it gets; its price, currency and status come from the type only. */
+function valuesOf(
+  ctx: ReservationsContext,
+  { org, input, channel, hold, dryRun, request }: Booking,
+  type: StoredResourceType,
+  rulesOverriddenByUserId: number | null,
+): CheckedBooking['values'] {
+  return {
+    organisationId: org.organisationId,
+    resourceTypeId: type.id,
+    status: hold ? 'held' : type.paymentRequired ? 'pending_payment' : 'confirmed',
+    startTime: new Date(request.start).toISOString(),
+    endTime: new Date(request.end).toISOString(),
+    ...bookingDetails(input, type, channel, rulesOverriddenByUserId),
+    ...storedManageLink(dryRun ? null : (channel.manageLink ?? ctx.mintManageLink())),
+    publicClientHash: channel.publicClientHash ?? null,
+  };
+}
+
+/**
+ * The booking on the first of `offers` whose insert takes it (a dry run: the record it
+ * would write there); undefined when every one was refused, taken or changed since `read`.
+ */
+async function onFirstFreeLane(
+  ctx: ReservationsContext,
+  executor: Executor,
+  { hold, dryRun, request, type, values }: CheckedBooking,
+  read: LaneRead,
+  offers: LaneOffer[],
+): Promise<Booked | undefined> {
+  const now = nowIso();
+  const expiresAt = hold
+    ? new Date(Date.parse(now) + hold.seconds * 1000).toISOString()
+    : type.paymentRequired
+      ? new Date(Date.parse(now) + type.paymentWindowMinutes * 60_000).toISOString()
+      : null;
+  const first = offers[0]!;
+  if (dryRun) {
+    const blockedUntil = new Date(first.blockedUntil).toISOString();
+    return wouldBeBooked({ ...values, resourceId: first.laneId, blockedUntil, expiresAt }, now);
+  }
+  // Raised before the reservation is visible (its own statement on PostgreSQL), so
+  // any read that can see the reservation looks back far enough to find it.
+  const minutes = Math.ceil((request.end - request.start) / 60_000);
+  if (minutes > read.type.longestReservationMinutes) {
+    await ctx.resourceTypes.recordReservationLength(executor, type.id, minutes);
+  }
+  for (const offer of offers) {
+    // The read took a lapsed hold's time for free, but its row may still say it holds
+    // (PostgreSQL's exclusion constraint cannot see the clock): it is marked first, in
+    // the booking's transaction on SQLite. Only lanes the read found one on pay for it.
+    if (offer.hasLapsedHolds) await ctx.expireLapsed(executor, now, { laneId: offer.laneId });
+    const booked = await ctx.repo.insertOnLane(
+      executor,
+      {
+        ...values,
+        resourceId: offer.laneId,
+        blockedUntil: new Date(offer.blockedUntil).toISOString(),
+        expiresAt,
+      },
+      offer.laneUpdatedAt,
+      now,
+    );
+    if (booked) return booked;
+  }
+  return undefined;
+}
+
+type BookingUseCases = Pick<
+  ReservationsService,
+  'book' | 'create' | 'createSeries' | 'createAny' | 'dryRunCreate'
+>;
+
+/** Booking: the booking every write path makes (`book`), and a member's bookings and series through it. */
+export function createBooking(
+  ctx: ReservationsContext,
+  series: Pick<ReservationsService, 'bookSeries' | 'dryRunSeries'>,
+): BookingUseCases {
+  // Its overloads (ReservationsService.book) narrow the answer by `options`; the one implementation answers either.
+  const bookIn = book.bind(undefined, ctx) as ReservationsService['book'];
+  const create: BookingUseCases['create'] = async (actor, input, source = 'api') => {
+    const { tenant, booking, channel } = await memberBooking(ctx, actor, input, source);
+    return bookIn(tenant, booking, channel);
+  };
+  const createSeries: BookingUseCases['createSeries'] = async (actor, input, source = 'api') => {
+    const { tenant, booking, channel } = await memberBooking(ctx, actor, input, source);
+    return series.bookSeries(tenant, booking, input.recurrence, channel);
+  };
+  return {
+    book: bookIn,
+    create,
+    createSeries,
+    createAny(actor, input, source = 'api') {
+      const { recurrence } = input;
+      return recurrence
+        ? createSeries(actor, { ...input, recurrence }, source)
+        : create(actor, { ...input, recurrence: undefined }, source);
+    },
+    async dryRunCreate(actor, input, source = 'api') {
+      const { tenant, booking, channel, recurrence } = await memberBooking(ctx, actor, input, source);
+      if (recurrence) return series.dryRunSeries(tenant, booking, recurrence, channel);
+      return dryRunOf(() => bookIn(tenant, booking, channel, undefined, { dryRun: true }));
+    },
+  };
+}
