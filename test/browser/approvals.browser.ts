@@ -5,9 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { createTestApp, freePort, registerUser, type TestApp } from '../helpers/app.js';
 import { at, customer, futureMonday } from '../helpers/booking.js';
-import { checkAtBothWidths } from '../helpers/browser.js';
+import { checkAtBothWidths, launchChromium } from '../helpers/browser.js';
 import { createResource, createType } from '../helpers/catalogue.js';
-import { launchChromium } from '../helpers/chromium.js';
 import { type OrgOwner, ownerWithOrganisation } from '../helpers/organisations.js';
 
 describe('approval page (browser)', () => {

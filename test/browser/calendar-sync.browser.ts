@@ -14,8 +14,7 @@ import {
   startCalendarProviderBEmulator,
 } from '../../tools/emulators/calendar-provider-b/server.js';
 import { createTestApp, freePort, registerUser, type SignedInUser, type TestApp } from '../helpers/app.js';
-import { checkAtBothWidths, problemsOf } from '../helpers/browser.js';
-import { launchChromium } from '../helpers/chromium.js';
+import { checkAtBothWidths, launchChromium, problemsOf } from '../helpers/browser.js';
 
 /**
  * The emulators' settings with their consent pages on `localhost`, so the way back from the

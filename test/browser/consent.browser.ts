@@ -10,8 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createTestApp, freePort, registerUser, type SignedInUser, type TestApp } from '../helpers/app.js';
-import { checkAtBothWidths, problemsOf } from '../helpers/browser.js';
-import { launchChromium } from '../helpers/chromium.js';
+import { checkAtBothWidths, launchChromium, problemsOf } from '../helpers/browser.js';
 
 /** An https logo; the browser context answers it (no network in tests). */
 const LOGO = 'https://planner.example.com/logo.svg';

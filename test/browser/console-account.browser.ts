@@ -19,8 +19,7 @@ import {
 } from '../../tools/emulators/calendar-provider-a/server.js';
 import { type PaymentEmulator, startPaymentEmulator } from '../../tools/emulators/payment/server.js';
 import { createTestApp, freePort, type TestApp } from '../helpers/app.js';
-import { checkAtBothWidths, problemsOf, registerThroughPages } from '../helpers/browser.js';
-import { launchChromium } from '../helpers/chromium.js';
+import { checkAtBothWidths, launchChromium, problemsOf, registerThroughPages } from '../helpers/browser.js';
 
 const SECRET = 'sk_test_console_account_browser_0123';
 const WEBHOOK_SECRET = 'whsec_console_account_browser_0123456789';

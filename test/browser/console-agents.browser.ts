@@ -18,8 +18,7 @@ import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { createTestApp, freePort, type TestApp } from '../helpers/app.js';
 import { at, customer, futureMonday } from '../helpers/booking.js';
-import { checkAtBothWidths, problemsOf, registerThroughPages } from '../helpers/browser.js';
-import { launchChromium } from '../helpers/chromium.js';
+import { checkAtBothWidths, launchChromium, problemsOf, registerThroughPages } from '../helpers/browser.js';
 import { connectClient } from '../helpers/mcp.js';
 
 const ZONE = 'Europe/Berlin';

@@ -16,8 +16,7 @@ import { dayKey, instantOf } from '../../frontend/src/lib/time.js';
 import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { createTestApp, freePort, type TestApp, uniqueEmail } from '../helpers/app.js';
-import { checkAtBothWidths, problemsOf } from '../helpers/browser.js';
-import { launchChromium } from '../helpers/chromium.js';
+import { checkAtBothWidths, launchChromium, problemsOf } from '../helpers/browser.js';
 
 const ZONE = 'Europe/Berlin';
 const SLUG = `salon-daily-${process.pid}`;

@@ -12,8 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { createTestApp, freePort, type TestApp } from '../helpers/app.js';
-import { checkAtBothWidths, problemsOf, registerThroughPages } from '../helpers/browser.js';
-import { launchChromium } from '../helpers/chromium.js';
+import { checkAtBothWidths, launchChromium, problemsOf, registerThroughPages } from '../helpers/browser.js';
 
 describe('console: booking questions editor (browser)', () => {
   let t: TestApp;

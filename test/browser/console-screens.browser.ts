@@ -15,8 +15,7 @@ import { dayKey, formatDay, instantOf } from '../../frontend/src/lib/time.js';
 import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { createTestApp, freePort, registerVerifiedUser, type TestApp, uniqueEmail } from '../helpers/app.js';
-import { checkAtBothWidths, problemsOf, registerThroughPages } from '../helpers/browser.js';
-import { launchChromium } from '../helpers/chromium.js';
+import { checkAtBothWidths, launchChromium, problemsOf, registerThroughPages } from '../helpers/browser.js';
 import { type Receiver, startReceiver } from '../modules/webhooks/helpers.js';
 
 const ZONE = 'Europe/Berlin';

@@ -19,10 +19,10 @@ import { createTestApp, freePort, type TestApp, uniqueEmail } from '../helpers/a
 import {
   assertAccessible,
   checkAtBothWidths,
+  launchChromium,
   problemsOf,
   registerThroughPages as registerWithOrganisation,
 } from '../helpers/browser.js';
-import { launchChromium } from '../helpers/chromium.js';
 import { as, expectStatus } from '../helpers/http.js';
 import { memberWithRole, ownerWithOrganisation } from '../helpers/organisations.js';
 

@@ -1,11 +1,13 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance, FastifyReply, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
+import { z } from 'zod';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createDatabase, type Db } from '../../src/db/database.js';
@@ -14,7 +16,6 @@ import { moduleMigrations } from '../../src/module.js';
 import { issueLink } from '../../src/modules/auth/links.js';
 import { MODULES } from '../../src/modules/index.js';
 import { client, expectStatus } from './http.js';
-import { checkResponsesAgainstSchemas } from './response-schemas.js';
 
 /** The schema of PostgreSQL test databases: the template's, migrated there once a run. */
 const TEST_SCHEMA = 'app';
@@ -127,6 +128,61 @@ async function adminQuery(url: string, statement: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * The service serialises responses without validating them (src/http/serialize.ts),
+ * so the tests do: every JSON response with a schema for its status must encode
+ * under that schema (types, enums, refinements, required keys), and the body sent
+ * must be exactly what Zod's encode + JSON.stringify made of the same payload (no
+ * key dropped, none leaked, nothing changed). A failure answers 500 and is kept,
+ * and `assertResponsesMatched` throws it when the app closes.
+ */
+export function checkResponsesAgainstSchemas(app: FastifyInstance) {
+  const failures: string[] = [];
+  const expected = new WeakMap<FastifyReply, string>();
+  const fail = (message: string) => {
+    failures.push(message);
+    return new Error(`Response schema check: ${message}`);
+  };
+
+  app.addHook('preSerialization', async (request, reply, payload) => {
+    const schema = responseSchema(request.routeOptions.schema?.response, reply.statusCode);
+    if (!schema) return payload;
+    const encoded = z.safeEncode(schema, payload);
+    const where = `${request.method} ${request.routeOptions.url} ${reply.statusCode}`;
+    if (!encoded.success) throw fail(`${where} does not match its schema: ${z.prettifyError(encoded.error)}`);
+    expected.set(reply, JSON.stringify(encoded.data));
+    return payload;
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const wanted = expected.get(reply);
+    if (wanted === undefined) return payload;
+    expected.delete(reply);
+    if (payload !== wanted) {
+      throw fail(
+        `${request.method} ${request.routeOptions.url} ${reply.statusCode} sent ${String(payload).slice(0, 500)}\nbut its schema makes ${wanted.slice(0, 500)}`,
+      );
+    }
+    return payload;
+  });
+
+  return {
+    failures,
+    /** Throws when any response so far broke its schema. */
+    assertResponsesMatched() {
+      if (failures.length > 0) throw new Error(`Responses that broke their schema:\n${failures.join('\n')}`);
+    },
+  };
+}
+
+/** The schema fastify serialises a status with: exact status, then `4xx` style, then `default`. */
+function responseSchema(responses: unknown, status: number): z.ZodType | undefined {
+  if (!responses || typeof responses !== 'object') return undefined;
+  const byStatus = responses as Record<string, unknown>;
+  const entry = byStatus[status] ?? byStatus[`${String(status)[0]}xx`] ?? byStatus.default;
+  return entry instanceof z.ZodType ? entry : undefined;
 }
 
 export const TEST_ENV: Record<string, string> = {
@@ -244,6 +300,43 @@ export async function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * Starts the service in a child process on `url` (and `schema`, PostgreSQL) with `env` over
+ * the test settings, for crash tests; answers it and its URL once it serves.
+ */
+export async function startChild(url: string, schema: string | undefined, env: Record<string, string> = {}) {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'instance.fixture.ts')],
+    {
+      env: {
+        ...process.env,
+        CHILD_DATABASE_URL: url,
+        CHILD_ENV: JSON.stringify(env),
+        ...(schema ? { CHILD_DATABASE_SCHEMA: schema } : {}),
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const served = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve((JSON.parse(line) as { url: string }).url);
+    });
+    child.on('exit', (code) => reject(new Error(`the instance exited (${code}) before serving`)));
+  });
+  return { child, url: served };
+}
+
+/** Kills the child with SIGKILL (no shutdown of any kind) and waits for it to be gone. */
+export const killed = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    child.on('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
 
 let counter = 0;
 export function uniqueEmail(prefix = 'user'): string {

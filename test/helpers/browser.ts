@@ -1,17 +1,45 @@
-// What every browser test shares (test/browser/*.browser.ts): the app under test listening with
-// the pages built and Chromium (and, asked for, the payment emulator), visitors whose requests
+// What every browser test shares (test/browser/*.browser.ts): Chromium, the app under test
+// listening with the pages built (and, asked for, the payment emulator), visitors whose requests
 // stay on the app, and the check of each page at a phone's and a desktop's width.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, BrowserContext, BrowserContextOptions, Locator, Page } from 'playwright-core';
+import {
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  chromium,
+  type Locator,
+  type Page,
+} from 'playwright-core';
 import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { type PaymentEmulator, startPaymentEmulator } from '../../tools/emulators/payment/server.js';
 import { createTestApp, freePort, type TestApp, uniqueEmail } from './app.js';
-import { launchChromium } from './chromium.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/**
+ * Debian's headless Chromium, never a downloaded one; the flags keep it off the network
+ * (background services, updates, sync), which this machine refuses anyway.
+ */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
 
 /** Where the pages' screenshots go (kept as CI artifacts; the README names the folder). */
 export const SCREENSHOTS = join(PROJECT_ROOT, 'test-artifacts', 'screenshots');

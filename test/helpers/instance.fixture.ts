@@ -1,4 +1,4 @@
-// One instance of the service in a child process, for crash tests (child-instance.ts): it
+// One instance of the service in a child process, for crash tests (startChild in app.ts): it
 // serves on loopback, prints its URL as one JSON line, and runs until killed.
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';

@@ -4,8 +4,7 @@ import Fastify from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { serializerCompiler } from '../../src/http/serialize.js';
-import { createTestApp, registerUser, type TestApp } from '../helpers/app.js';
-import { checkResponsesAgainstSchemas } from '../helpers/response-schemas.js';
+import { checkResponsesAgainstSchemas, createTestApp, registerUser, type TestApp } from '../helpers/app.js';
 
 const owner = z.object({ id: z.number().int(), name: z.string() });
 const record = z.object({

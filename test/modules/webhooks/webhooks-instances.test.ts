@@ -8,10 +8,16 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { createDatabase, type Db } from '../../../src/db/database.js';
-import { createTestDatabase, sharedDatabase, TEST_ENV, testDatabaseUrl } from '../../helpers/app.js';
+import {
+  createTestDatabase,
+  killed,
+  sharedDatabase,
+  startChild,
+  TEST_ENV,
+  testDatabaseUrl,
+} from '../../helpers/app.js';
 import { at, createReservation, customer, futureMonday, hourSlot } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
-import { killed, startChild } from '../../helpers/child-instance.js';
 import { expectStatus } from '../../helpers/http.js';
 import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 import {
