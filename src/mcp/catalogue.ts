@@ -1,0 +1,118 @@
+import type { Tool } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import type { AgentAccess } from './access.js';
+import type { ActionRisk, ToolDefinition } from './types.js';
+
+/** MCP tool name of an action key: `calendar.events.read` is `calendar_events_read`. */
+export const toolNameOf = (actionKey: string) => actionKey.replaceAll('.', '_');
+
+/** Per-tool data computed once: the wire name and JSON Schemas. */
+export interface CompiledTool {
+  name: string;
+  definition: ToolDefinition;
+  risk: ActionRisk;
+  /** Takes a `dryRun` argument: the policy prices a call by dry-running it. */
+  takesDryRun: boolean;
+  inputSchema: Tool['inputSchema'];
+  outputSchema: NonNullable<Tool['outputSchema']>;
+  annotations: NonNullable<Tool['annotations']>;
+}
+
+export interface ToolCatalogue {
+  byActionKey: ReadonlyMap<string, CompiledTool>;
+  byName: ReadonlyMap<string, CompiledTool>;
+}
+
+function annotationsFor(risk: ActionRisk, title: string): CompiledTool['annotations'] {
+  return {
+    title,
+    readOnlyHint: risk === 'read',
+    destructiveHint: risk === 'destructive',
+    idempotentHint: risk === 'read',
+  };
+}
+
+/**
+ * An output schema as MCP wants it, rooted at `type: object`: a union of objects (a tool
+ * answering one of several shapes) is an object too, so its root says so.
+ */
+function objectRooted(schema: Record<string, unknown>): CompiledTool['outputSchema'] {
+  const options = (schema.anyOf ?? schema.oneOf) as Array<{ type?: unknown }> | undefined;
+  if (schema.type === undefined && options?.every((option) => option.type === 'object'))
+    return { type: 'object', ...schema } as CompiledTool['outputSchema'];
+  return schema as CompiledTool['outputSchema'];
+}
+
+/** What a call the policy sends for approval answers (DECISIONS.md "Agents acting safely"). */
+export const approvalRequiredAnswer = z.object({
+  approvalRequired: z.literal(true),
+  approval: z.object({
+    id: z.number().int(),
+    status: z.literal('pending'),
+    expiresAt: z.string(),
+    approveUrl: z.string().describe('Where the owner approves or denies the call'),
+  }),
+});
+const APPROVAL_REQUIRED_JSON = (() => {
+  const { $schema: _, ...schema } = z.toJSONSchema(approvalRequiredAnswer, { io: 'output' });
+  return schema;
+})();
+
+/**
+ * A writing tool's output schema widened by the approval answer: under a policy any
+ * write may answer it instead of running, and clients check results against the schema.
+ * Root keywords (`$schema`, `$defs`) stay at the root, where references resolve.
+ */
+function withApprovalAnswer(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema, $defs, ...rest } = schema;
+  const options = (rest.anyOf ?? rest.oneOf ?? [rest]) as unknown[];
+  return {
+    ...($schema === undefined ? {} : { $schema }),
+    ...($defs === undefined ? {} : { $defs }),
+    type: 'object',
+    anyOf: [...options, APPROVAL_REQUIRED_JSON],
+  };
+}
+
+/** Converts every tool's schemas once, at start: a tool whose schema cannot be expressed fails the start. */
+export function compileTools(
+  tools: readonly ToolDefinition[],
+  riskOf: (actionKey: string) => ActionRisk,
+  options: { approvals?: boolean } = {},
+): ToolCatalogue {
+  const byActionKey = new Map<string, CompiledTool>();
+  const byName = new Map<string, CompiledTool>();
+  for (const definition of tools) {
+    const name = toolNameOf(definition.actionKey);
+    if (byName.has(name)) throw new Error(`Two MCP tools are named ${name}`);
+    const risk = riskOf(definition.actionKey);
+    const output = z.toJSONSchema(definition.output, { io: 'output' }) as Record<string, unknown>;
+    const compiled: CompiledTool = {
+      name,
+      definition,
+      risk,
+      takesDryRun: 'dryRun' in definition.input.shape,
+      inputSchema: z.toJSONSchema(definition.input, { io: 'input' }) as Tool['inputSchema'],
+      outputSchema: objectRooted(options.approvals && risk !== 'read' ? withApprovalAnswer(output) : output),
+      annotations: annotationsFor(risk, definition.title),
+    };
+    byActionKey.set(definition.actionKey, compiled);
+    byName.set(name, compiled);
+  }
+  return { byActionKey, byName };
+}
+
+/** A tool as `tools/list` (and the deprecated gateway's `/actions`) shows it. */
+export const toolListing = (tool: CompiledTool): Tool => ({
+  name: tool.name,
+  title: tool.definition.title,
+  description: tool.definition.description,
+  inputSchema: tool.inputSchema,
+  outputSchema: tool.outputSchema,
+  annotations: tool.annotations,
+});
+
+/** The tools `access` may call, in catalogue order: the one answer of "what may this agent call". */
+export function permittedTools(catalogue: ToolCatalogue, access: AgentAccess): CompiledTool[] {
+  return [...catalogue.byName.values()].filter((tool) => access.actorFor(tool.definition.actionKey) !== null);
+}
