@@ -5,7 +5,13 @@ import { invalidCursor } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { type PrivacyContext, requirePerson } from './context.js';
 import { createPrivacyRepo } from './repo.js';
-import type { AcceptPolicyInput, Consent, ConsentHistoryQuery, UpsertConsentInput } from './schemas.js';
+import type {
+  AcceptPolicyInput,
+  Consent,
+  ConsentHistoryQuery,
+  PolicyAcceptance,
+  UpsertConsentInput,
+} from './schemas.js';
 import type { PrivacyService } from './service.js';
 
 /** Longest user agent kept with a consent: enough to recognise a browser, no more. */
@@ -17,10 +23,46 @@ export interface RequestContext {
   userAgent: string | null;
 }
 
+/** The acceptance and its `privacy_policy` consent decision commit together, at one moment. */
+async function acceptPolicy(
+  { db }: PrivacyContext,
+  actor: Actor,
+  input: AcceptPolicyInput,
+  context: RequestContext,
+): Promise<PolicyAcceptance> {
+  requirePerson(actor);
+  return inTransaction(db.kysely, async (trx) => {
+    const r = createPrivacyRepo(trx);
+    const now = nowIso();
+    const ipAddress = context.ip;
+    const userAgent = context.userAgent?.slice(0, USER_AGENT_MAX) ?? null;
+    const acceptance = await r.insertAcceptance({
+      userId: actor.userId,
+      version: input.version,
+      ipAddress,
+      userAgent,
+      now,
+    });
+    await r.insertConsent({
+      userId: actor.userId,
+      consentType: 'privacy_policy',
+      decision: 'accepted',
+      policyVersion: input.version,
+      source: 'policy_acceptance',
+      ipAddress,
+      userAgent,
+      metadata: null,
+      now,
+    });
+    return acceptance;
+  });
+}
+
 type Consents = Pick<PrivacyService, 'listConsents' | 'consentHistory' | 'decideConsent' | 'acceptPolicy'>;
 
 /** The person's consent decisions and their acceptance of the privacy policy. */
-export function createConsents({ db, repo }: PrivacyContext): Consents {
+export function createConsents(ctx: PrivacyContext): Consents {
+  const { repo } = ctx;
   return {
     async listConsents(actor: Actor): Promise<Consent[]> {
       requirePerson(actor);
@@ -57,33 +99,6 @@ export function createConsents({ db, repo }: PrivacyContext): Consents {
       });
     },
 
-    async acceptPolicy(actor: Actor, input: AcceptPolicyInput, context: RequestContext) {
-      requirePerson(actor);
-      return inTransaction(db.kysely, async (trx) => {
-        const r = createPrivacyRepo(trx);
-        const now = nowIso();
-        const ipAddress = context.ip;
-        const userAgent = context.userAgent?.slice(0, USER_AGENT_MAX) ?? null;
-        const acceptance = await r.insertAcceptance({
-          userId: actor.userId,
-          version: input.version,
-          ipAddress,
-          userAgent,
-          now,
-        });
-        await r.insertConsent({
-          userId: actor.userId,
-          consentType: 'privacy_policy',
-          decision: 'accepted',
-          policyVersion: input.version,
-          source: 'policy_acceptance',
-          ipAddress,
-          userAgent,
-          metadata: null,
-          now,
-        });
-        return acceptance;
-      });
-    },
+    acceptPolicy: (actor, input, context) => acceptPolicy(ctx, actor, input, context),
   };
 }

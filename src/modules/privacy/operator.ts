@@ -36,19 +36,43 @@ export interface PrivacyOperator {
   run: ProcessRequest;
 }
 
+async function requireRequest(repo: PrivacyRepo, id: number): Promise<RequestRow> {
+  const row = await repo.findRequest(id);
+  if (!row) throw notFound('Request');
+  return row;
+}
+
 const toOperatorRequest = (row: RequestRow): OperatorRequest => ({
   ...toRequest(row),
   userId: row.userId,
   startedAt: row.startedAt,
 });
 
-export function createOperator({ repo, jobs, users }: PrivacyContext, run: ProcessRequest): PrivacyOperator {
-  async function requireRequest(id: number): Promise<RequestRow> {
-    const row = await repo.findRequest(id);
-    if (!row) throw notFound('Request');
-    return row;
+/** Starts a pending request, or runs an in-progress one again: audited, then queued for the job. */
+async function startProcessing({ repo, jobs }: PrivacyContext, id: number): Promise<OperatorRequest> {
+  const existing = await requireRequest(repo, id);
+  const now = nowIso();
+  let row: RequestRow | undefined = existing;
+  if (existing.status === 'pending') {
+    row = await repo.transition(id, ['pending'], 'in_progress', now, { startedAt: now });
   }
+  if (row?.status !== 'in_progress')
+    throw conflict(
+      'CONFLICT',
+      `Request ${id} is ${row?.status ?? existing.status}; only pending or in-progress requests are processed`,
+    );
+  await repo.audit({
+    requestId: id,
+    action: existing.status === 'pending' ? 'started' : 'restarted',
+    actor: 'operator',
+    now,
+  });
+  await jobs.send(PROCESS_REQUEST_JOB, { requestId: id });
+  return toOperatorRequest(row);
+}
 
+export function createOperator(ctx: PrivacyContext, run: ProcessRequest): PrivacyOperator {
+  const { repo, users } = ctx;
   return {
     async list(query) {
       const { rows, total } = await repo.listRequests(filterOf(query));
@@ -56,7 +80,7 @@ export function createOperator({ repo, jobs, users }: PrivacyContext, run: Proce
     },
 
     async show(id) {
-      const row = await requireRequest(id);
+      const row = await requireRequest(repo, id);
       const account = row.userId === null ? null : await users.me(row.userId).catch(() => null);
       return {
         request: toOperatorRequest(row),
@@ -65,33 +89,13 @@ export function createOperator({ repo, jobs, users }: PrivacyContext, run: Proce
       };
     },
 
-    async process(id) {
-      const existing = await requireRequest(id);
-      const now = nowIso();
-      let row: RequestRow | undefined = existing;
-      if (existing.status === 'pending') {
-        row = await repo.transition(id, ['pending'], 'in_progress', now, { startedAt: now });
-      }
-      if (row?.status !== 'in_progress')
-        throw conflict(
-          'CONFLICT',
-          `Request ${id} is ${row?.status ?? existing.status}; only pending or in-progress requests are processed`,
-        );
-      await repo.audit({
-        requestId: id,
-        action: existing.status === 'pending' ? 'started' : 'restarted',
-        actor: 'operator',
-        now,
-      });
-      await jobs.send(PROCESS_REQUEST_JOB, { requestId: id });
-      return toOperatorRequest(row);
-    },
+    process: (id) => startProcessing(ctx, id),
 
     async reject(id, reason) {
       const text = reason.trim();
       if (!text || text.length > REASON_MAX)
         throw validationFailed(`A reason of 1..${REASON_MAX} characters is required`);
-      const existing = await requireRequest(id);
+      const existing = await requireRequest(repo, id);
       const now = nowIso();
       const from: DataSubjectRequestStatus[] = ['pending', 'in_progress'];
       const row = await repo.transition(id, from, 'rejected', now, { resolution: text, completedAt: now });

@@ -12,6 +12,25 @@ import type { ResourcesService } from './service.js';
 /** Resources held by the list's answer cache, across organisations: about 1.5 KB each with their JSON, 15 MB in all. */
 const LIST_CACHE_MAX_RESOURCES = 10_000;
 
+/** A lane's schedule is its parent's: the policies of the organisation, the type and the resource merged. */
+async function effectiveSchedule(
+  { db, organisations, resourceTypes, repo }: ResourcesContext,
+  actor: Actor,
+  id: number,
+): Promise<ResolvedSchedule> {
+  const { organisationId, schedulePolicy } = await organisations.requireTenant(actor, {
+    can: 'readCatalogue',
+  });
+  const row = await findOrThrow(repo, organisationId, id);
+  const owner = row.parentResourceId ? await findOrThrow(repo, organisationId, row.parentResourceId) : row;
+  const type = await resourceTypes.findStored(db.kysely, organisationId, owner.resourceTypeId);
+  return resolveSchedule({
+    organisation: schedulePolicy,
+    resourceType: type?.schedulePolicy ?? null,
+    resource: toResource(owner).schedulePolicy,
+  });
+}
+
 type Reads = Pick<
   ResourcesService,
   | 'list'
@@ -24,13 +43,8 @@ type Reads = Pick<
 >;
 
 /** Reading resources (with and without an actor), their effective schedules and their public links. */
-export function createResourceReads({
-  db,
-  config,
-  organisations,
-  resourceTypes,
-  repo,
-}: ResourcesContext): Reads {
+export function createResourceReads(ctx: ResourcesContext): Reads {
+  const { config, organisations, repo } = ctx;
   const listCache = new AnswerCache<Resource[]>(LIST_CACHE_MAX_RESOURCES, (list) => list.length);
   return {
     async list(actor: Actor, filter: { resourceTypeId?: number }): Promise<Resource[]> {
@@ -66,21 +80,7 @@ export function createResourceReads({
       return { token, publicUrl: `${config.publicUrl}/api/public/resources/${token}` };
     },
 
-    async schedule(actor: Actor, id: number): Promise<ResolvedSchedule> {
-      const { organisationId, schedulePolicy } = await organisations.requireTenant(actor, {
-        can: 'readCatalogue',
-      });
-      const row = await findOrThrow(repo, organisationId, id);
-      const owner = row.parentResourceId
-        ? await findOrThrow(repo, organisationId, row.parentResourceId)
-        : row;
-      const type = await resourceTypes.findStored(db.kysely, organisationId, owner.resourceTypeId);
-      return resolveSchedule({
-        organisation: schedulePolicy,
-        resourceType: type?.schedulePolicy ?? null,
-        resource: toResource(owner).schedulePolicy,
-      });
-    },
+    schedule: (actor, id) => effectiveSchedule(ctx, actor, id),
 
     async findInOrganisation(organisationId: number, id: number): Promise<Resource | undefined> {
       const row = await repo.find(organisationId, id);
