@@ -51,6 +51,10 @@ describe('busy time blocks booking', () => {
     };
   }
 
+  // What these tests vary is the resource and the times.
+  const bookFromTo = (user: SignedInUser, resourceId: number, startTime: string, endTime: string) =>
+    book(t.app, user, { resourceId, startTime, endTime });
+
   /** An organisation in UTC, a type open 06:00-22:00 every day, and a resource its owner manages. */
   async function setup(resource: Record<string, unknown> = {}) {
     const owner = await ownerWithOrganisation(t.app, { timezone: 'UTC' });
@@ -154,21 +158,11 @@ describe('busy time blocks booking', () => {
     assert.ok(!day.raw.includes('Secret'), 'no title in availability');
     assert.ok(!day.raw.includes(`"eventId"`) && !day.raw.includes(`"id":${meeting.id}`), 'no event id');
 
-    const refused = await book(t.app, owner, {
-      resourceId: res.id,
-      startTime: at(0, 10, 30),
-      endTime: at(0, 11, 30),
-    });
+    const refused = await bookFromTo(owner, res.id, at(0, 10, 30), at(0, 11, 30));
     expectStatus(refused, 409, 'SLOT_UNAVAILABLE');
     assert.ok(!refused.body.includes('Secret'), 'the refusal names no event');
-    expectStatus(
-      await book(t.app, owner, { resourceId: res.id, startTime: at(0, 14), endTime: at(0, 15) }),
-      201,
-    );
-    expectStatus(
-      await book(t.app, owner, { resourceId: res.id, startTime: at(0, 11), endTime: at(0, 12) }),
-      201,
-    );
+    expectStatus(await bookFromTo(owner, res.id, at(0, 14), at(0, 15)), 201);
+    expectStatus(await bookFromTo(owner, res.id, at(0, 11), at(0, 12)), 201);
 
     // Marked free, the meeting no longer blocks (and the cached answer follows).
     expectStatus(
@@ -181,10 +175,7 @@ describe('busy time blocks booking', () => {
       [at(0, 12), at(0, 14)],
       [at(0, 15), at(0, 22)],
     ]);
-    expectStatus(
-      await book(t.app, owner, { resourceId: res.id, startTime: at(0, 10), endTime: at(0, 11) }),
-      201,
-    );
+    expectStatus(await bookFromTo(owner, res.id, at(0, 10), at(0, 11)), 201);
   });
 
   test('any calendar of the manager blocks; a resource without the flag, or another person, is not blocked', async () => {
@@ -208,15 +199,8 @@ describe('busy time blocks booking', () => {
       [at(1, 10), at(1, 22)],
     ]);
     assert.deepEqual((await windows(owner, plain.id, at(1, 0), at(2, 0))).spans, [[at(1, 6), at(1, 22)]]);
-    expectStatus(
-      await book(t.app, owner, { resourceId: res.id, startTime: at(1, 9), endTime: at(1, 10) }),
-      409,
-      'SLOT_UNAVAILABLE',
-    );
-    expectStatus(
-      await book(t.app, owner, { resourceId: plain.id, startTime: at(1, 9), endTime: at(1, 10) }),
-      201,
-    );
+    expectStatus(await bookFromTo(owner, res.id, at(1, 9), at(1, 10)), 409, 'SLOT_UNAVAILABLE');
+    expectStatus(await bookFromTo(owner, plain.id, at(1, 9), at(1, 10)), 201);
 
     // Type availability shows the same, per resource.
     const typed = expectStatus(
@@ -255,20 +239,10 @@ describe('busy time blocks booking', () => {
       [at(7, 6), at(7, 7)],
       [at(7, 8), at(7, 22)],
     ]);
-    expectStatus(
-      await book(t.app, owner, { resourceId: res.id, startTime: at(7, 7), endTime: at(7, 8) }),
-      409,
-      'SLOT_UNAVAILABLE',
-    );
-    expectStatus(
-      await book(t.app, owner, { resourceId: res.id, startTime: at(7, 8), endTime: at(7, 9) }),
-      201,
-    );
+    expectStatus(await bookFromTo(owner, res.id, at(7, 7), at(7, 8)), 409, 'SLOT_UNAVAILABLE');
+    expectStatus(await bookFromTo(owner, res.id, at(7, 8), at(7, 9)), 201);
     // Tuesday is not an occurrence.
-    expectStatus(
-      await book(t.app, owner, { resourceId: res.id, startTime: at(8, 7), endTime: at(8, 8) }),
-      201,
-    );
+    expectStatus(await bookFromTo(owner, res.id, at(8, 7), at(8, 8)), 201);
   });
 
   test('an all-day event takes the whole local day of its zone', async () => {
@@ -283,19 +257,12 @@ describe('busy time blocks booking', () => {
     const day = await windows(owner, res.id, at(2, 0), at(4, 0));
     assert.deepEqual(day.spans, [[at(3, 6), at(3, 22)]]);
     // Every lane of the resource is taken: a capacity of 2 does not help.
-    expectStatus(
-      await book(t.app, owner, { resourceId: res.id, startTime: at(2, 12), endTime: at(2, 13) }),
-      409,
-      'SLOT_UNAVAILABLE',
-    );
+    expectStatus(await bookFromTo(owner, res.id, at(2, 12), at(2, 13)), 409, 'SLOT_UNAVAILABLE');
   });
 
   test('a reschedule into busy time is refused; out of it, allowed', async () => {
     const { owner, res, calendarId } = await setup();
-    const booked = expectStatus(
-      await book(t.app, owner, { resourceId: res.id, startTime: at(4, 9), endTime: at(4, 10) }),
-      201,
-    );
+    const booked = expectStatus(await bookFromTo(owner, res.id, at(4, 9), at(4, 10)), 201);
     await event(owner, calendarId, { startTime: at(4, 12), endTime: at(4, 13) });
     expectStatus(
       await call(t.app, owner, 'POST', `/api/reservations/${booked.id}/reschedule`, {

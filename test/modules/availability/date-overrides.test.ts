@@ -43,6 +43,10 @@ describe('date overrides', () => {
   const day = (owner: OrgOwner, resourceId: number, d: number) =>
     windows(owner, resourceId, jan(d, '00:00'), jan(d + 1, '00:00'));
 
+  // What these tests vary is the resource and the times.
+  const bookFromTo = (user: OrgOwner, resourceId: number, startTime: string, endTime: string) =>
+    book(t.app, user, { resourceId, startTime, endTime });
+
   /** An organisation in `zone`, a type open 09:00-17:00 every day, and one resource of it. */
   let organisations = 0;
   async function catalogue(zone = 'UTC') {
@@ -238,43 +242,12 @@ describe('date overrides', () => {
       [jan(11, '10:00'), jan(11, '14:00')],
     ]);
     // Booking judges as the answers do: 18:00 on the late day fits, 10:00 does not.
-    assert.equal(
-      (
-        await book(t.app, owner, {
-          resourceId: resource.id,
-          startTime: jan(8, '18:00'),
-          endTime: jan(8, '19:00'),
-        })
-      ).statusCode,
-      201,
-    );
-    const early = await book(t.app, owner, {
-      resourceId: resource.id,
-      startTime: jan(8, '10:00'),
-      endTime: jan(8, '11:00'),
-    });
+    assert.equal((await bookFromTo(owner, resource.id, jan(8, '18:00'), jan(8, '19:00'))).statusCode, 201);
+    const early = await bookFromTo(owner, resource.id, jan(8, '10:00'), jan(8, '11:00'));
     assert.equal(early.statusCode, 409, early.body);
     assert.equal(early.json().error.code, 'SLOT_UNAVAILABLE');
-    assert.equal(
-      (
-        await book(t.app, owner, {
-          resourceId: resource.id,
-          startTime: jan(11, '10:00'),
-          endTime: jan(11, '11:00'),
-        })
-      ).statusCode,
-      201,
-    );
-    assert.equal(
-      (
-        await book(t.app, owner, {
-          resourceId: resource.id,
-          startTime: jan(12, '10:00'),
-          endTime: jan(12, '11:00'),
-        })
-      ).statusCode,
-      409,
-    );
+    assert.equal((await bookFromTo(owner, resource.id, jan(11, '10:00'), jan(11, '11:00'))).statusCode, 201);
+    assert.equal((await bookFromTo(owner, resource.id, jan(12, '10:00'), jan(12, '11:00'))).statusCode, 409);
   });
 
   test('per date the most specific scope with an override wins, over every weekly part', async () => {
@@ -363,20 +336,16 @@ describe('date overrides', () => {
       ['2031-10-25T12:00:00.000Z', '2031-10-25T22:00:00.000Z'],
       ['2031-10-26T23:00:00.000Z', '2031-10-27T12:00:00.000Z'],
     ]);
-    const refused = await book(t.app, owner, {
-      resourceId: resource.id,
-      startTime: '2031-10-26T12:00:00.000Z',
-      endTime: '2031-10-26T13:00:00.000Z',
-    });
+    const refused = await bookFromTo(
+      owner,
+      resource.id,
+      '2031-10-26T12:00:00.000Z',
+      '2031-10-26T13:00:00.000Z',
+    );
     assert.equal(refused.statusCode, 409, refused.body);
     assert.equal(
-      (
-        await book(t.app, owner, {
-          resourceId: resource.id,
-          startTime: '2031-03-30T02:00:00.000Z',
-          endTime: '2031-03-30T03:00:00.000Z',
-        })
-      ).statusCode,
+      (await bookFromTo(owner, resource.id, '2031-03-30T02:00:00.000Z', '2031-03-30T03:00:00.000Z'))
+        .statusCode,
       201,
     );
   });
@@ -390,8 +359,7 @@ describe('date overrides', () => {
         headers: owner.auth,
       }),
     );
-    const attempt = () =>
-      book(t.app, owner, { resourceId: resource.id, startTime: jan(8, '10:00'), endTime: jan(8, '11:00') });
+    const attempt = () => bookFromTo(owner, resource.id, jan(8, '10:00'), jan(8, '11:00'));
     await ok(await patchOrganisation(owner, { dateOverrides: [{ date: '2031-01-08', closed: true }] }));
     const refused = await attempt();
     assert.equal(refused.statusCode, 409, refused.body);
@@ -449,35 +417,8 @@ describe('date overrides', () => {
         [jan(8, '13:00'), jan(8, '17:00')],
       ],
     );
-    assert.equal(
-      (
-        await book(t.app, owner, {
-          resourceId: resource.id,
-          startTime: jan(7, '13:00'),
-          endTime: jan(7, '17:00'),
-        })
-      ).statusCode,
-      409,
-    );
-    assert.equal(
-      (
-        await book(t.app, owner, {
-          resourceId: resource.id,
-          startTime: jan(6, '09:00'),
-          endTime: jan(6, '12:00'),
-        })
-      ).statusCode,
-      409,
-    );
-    assert.equal(
-      (
-        await book(t.app, owner, {
-          resourceId: resource.id,
-          startTime: jan(7, '09:00'),
-          endTime: jan(7, '12:00'),
-        })
-      ).statusCode,
-      201,
-    );
+    assert.equal((await bookFromTo(owner, resource.id, jan(7, '13:00'), jan(7, '17:00'))).statusCode, 409);
+    assert.equal((await bookFromTo(owner, resource.id, jan(6, '09:00'), jan(6, '12:00'))).statusCode, 409);
+    assert.equal((await bookFromTo(owner, resource.id, jan(7, '09:00'), jan(7, '12:00'))).statusCode, 201);
   });
 });
