@@ -58,29 +58,34 @@ export function createAttemptsRepo(db: Db) {
     },
 
     /**
-     * Claims the endpoint's next due delivery until `leaseUntil`, unless `inFlightMax` of its
-     * attempts are in flight already (leases running, on any instance): the delivery and the
-     * endpoint, or undefined. Claims for one endpoint take turns and each counts the leases of
-     * those before it: on PostgreSQL in `webhook_claim_next` (migration 0061, one round trip
-     * with the endpoint's row locked inside it), on SQLite in one statement, atomic there.
+     * Claims up to `batch` of the endpoint's next due deliveries for one lane, leased until
+     * `leaseUntil` under `slot`, unless `inFlightMax` lanes hold a claim of it already (leases
+     * running, on any instance): the deliveries in the order they are due and the endpoint,
+     * or undefined. Claims for one endpoint take turns and each counts the claims before it:
+     * on PostgreSQL in `webhook_claim_batch` (migration 0063, one round trip with the
+     * endpoint's row locked inside it), on SQLite in one statement, atomic there.
      */
-    async claimNext(
-      endpointId: number,
-      now: string,
-      leaseUntil: string,
-      inFlightMax: number,
-    ): Promise<{ delivery: DeliveryRow; endpoint: EndpointRow } | undefined> {
+    async claimBatch(claim: {
+      endpointId: number;
+      now: string;
+      leaseUntil: string;
+      slot: string;
+      inFlightMax: number;
+      batch: number;
+    }): Promise<{ deliveries: DeliveryRow[]; endpoint: EndpointRow } | undefined> {
+      const { endpointId, now, leaseUntil, slot, inFlightMax, batch } = claim;
       if (pg) {
-        const claimed = sql<DeliveryRow>`webhook_claim_next(${endpointId}, ${now}, ${leaseUntil}, ${inFlightMax})`;
-        const row = await db.kysely
+        const claimed = sql<DeliveryRow>`webhook_claim_batch(${endpointId}, ${now}, ${leaseUntil}, ${slot}, ${inFlightMax}, ${batch})`;
+        const rows = await db.kysely
           .selectFrom(claimed.as('d'))
           .innerJoin('webhookEndpoints as e', 'e.id', 'd.endpointId')
           .selectAll('d')
           .select(sql<unknown>`to_jsonb(e)`.as('endpoint'))
-          .executeTakeFirst();
-        if (!row) return undefined;
-        const { endpoint, ...delivery } = row;
-        return { delivery: delivery as DeliveryRow, endpoint: endpointOfJson(endpoint) };
+          .execute();
+        if (rows.length === 0) return undefined;
+        const endpoint = endpointOfJson(rows[0]!.endpoint);
+        const deliveries = rows.map(({ endpoint: _endpoint, ...delivery }) => delivery as DeliveryRow);
+        return { deliveries: inDueOrder(deliveries), endpoint };
       }
       const endpoint = await db.kysely
         .selectFrom('webhookEndpoints')
@@ -90,7 +95,7 @@ export function createAttemptsRepo(db: Db) {
       if (!endpoint) return undefined;
       const unleased = (eb: ExpressionBuilder<Database, 'webhookDeliveries'>) =>
         eb.or([eb('claimedUntil', 'is', null), eb('claimedUntil', '<=', now)]);
-      let next = db.kysely
+      let due = db.kysely
         .selectFrom('webhookDeliveries')
         .select('id')
         .where('endpointId', '=', endpointId)
@@ -98,22 +103,34 @@ export function createAttemptsRepo(db: Db) {
         .where('nextAttemptAt', '<=', now)
         .where(unleased);
       // Paused or disabled: only a test ping goes.
-      if (endpoint.status !== 'active') next = next.where('eventType', '=', TEST);
-      const inFlight = db.kysely
+      if (endpoint.status !== 'active') due = due.where('eventType', '=', TEST);
+      const claimsInFlight = db.kysely
         .selectFrom('webhookDeliveries')
-        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .select(sql<number>`count(distinct coalesce(claim_slot, id))`.as('count'))
         .where('endpointId', '=', endpointId)
         .where('claimedUntil', '>', now);
-      const delivery = await db.kysely
+      const deliveries = await db.kysely
         .updateTable('webhookDeliveries')
-        .set({ claimedUntil: leaseUntil })
-        .where('id', '=', next.orderBy('nextAttemptAt').orderBy('id').limit(1))
+        .set({ claimedUntil: leaseUntil, claimSlot: slot })
+        .where('id', 'in', due.orderBy('nextAttemptAt').orderBy('id').limit(batch))
         .where('status', '=', PENDING)
         .where(unleased)
-        .where(inFlight, '<', inFlightMax)
+        .where(claimsInFlight, '<', inFlightMax)
         .returningAll()
-        .executeTakeFirst();
-      return delivery && { delivery, endpoint };
+        .execute();
+      return deliveries.length > 0 ? { deliveries: inDueOrder(deliveries), endpoint } : undefined;
+    },
+
+    /** Lets a claim's unsent deliveries go (the lane hands its turn on): due again for any lane. */
+    async release(ids: readonly number[], lease: string, slot: string): Promise<void> {
+      if (ids.length === 0) return;
+      await db.kysely
+        .updateTable('webhookDeliveries')
+        .set({ claimedUntil: null, claimSlot: null })
+        .where('id', 'in', [...ids])
+        .where('claimedUntil', '=', lease)
+        .where('claimSlot', '=', slot)
+        .execute();
     },
 
     /** Records an attempt's outcome, if the lease is still the caller's; true when it was. */
@@ -133,6 +150,7 @@ export function createAttemptsRepo(db: Db) {
           lastError: outcome.lastError,
           nextAttemptAt: outcome.nextAttemptAt,
           claimedUntil: null,
+          claimSlot: null,
           updatedAt: outcome.at,
         }))
         .where('id', '=', id)
@@ -144,6 +162,12 @@ export function createAttemptsRepo(db: Db) {
 }
 
 export type AttemptsRepo = ReturnType<typeof createAttemptsRepo>;
+
+/** Deliveries in the order they came due (the order an update's `returning` does not promise). */
+const inDueOrder = (rows: DeliveryRow[]): DeliveryRow[] =>
+  rows.sort((a, b) =>
+    a.nextAttemptAt! < b.nextAttemptAt! ? -1 : a.nextAttemptAt! > b.nextAttemptAt! ? 1 : a.id - b.id,
+  );
 
 /**
  * An endpoint row as PostgreSQL's `to_jsonb` writes it, its keys camel-cased by the database's

@@ -11,21 +11,31 @@ export interface LanesOptions {
   perEndpoint: number;
   /** Lanes of this instance in all: each is one request in flight. */
   capacity: number;
-  /** Claims the endpoint's next due delivery and sends it; false when it may take none now. */
-  sendNext: (endpointId: number) => Promise<boolean>;
+  /** Deliveries a lane claims at once once it is sending steadily (its first claim takes one). */
+  batch: number;
+  /**
+   * Claims up to `size` of the endpoint's due deliveries and sends them, stopping early when
+   * `handOn` says endpoints wait for a lane: the attempts made (0 when it may take none now),
+   * and whether the last one failed.
+   */
+  sendBatch: (
+    endpointId: number,
+    size: number,
+    handOn: () => boolean,
+  ) => Promise<{ attempts: number; failed: boolean }>;
   log?: Pick<FastifyBaseLogger, 'warn'>;
 }
 
 /**
  * This instance's sending, per endpoint (DECISIONS.md "What the review found, decided"). A lane
- * is a loop that sends an endpoint's due deliveries one after another until the endpoint has
- * none it may take; an endpoint gets at most `perEndpoint` lanes. So an endpoint that never
+ * is a loop that sends an endpoint's due deliveries one after another, a claimed batch at a
+ * time, until the endpoint has none it may take; an endpoint gets at most `perEndpoint` lanes. So an endpoint that never
  * answers holds its own lanes for a timeout each and nobody else's. Past `capacity` lanes,
  * endpoints wait their turn, taken round-robin by organisation, and each lane hands its turn on
  * after every attempt while any wait: one organisation's endpoints cannot keep the others out.
  */
 export function createLanes(options: LanesOptions) {
-  const { perEndpoint, capacity, sendNext, log } = options;
+  const { perEndpoint, capacity, batch, sendBatch, log } = options;
   /** Per endpoint with lanes: how many, and whether new work came since a lane last looked. */
   const endpoints = new Map<number, { lanes: number; again: boolean }>();
   /** Endpoints waiting for a lane, per organisation; organisations in the order their turn comes. */
@@ -71,16 +81,23 @@ export function createLanes(options: LanesOptions) {
     for (const resolve of waiters) resolve();
   }
 
+  const handOn = () => waitingIds.size > 0 || closed;
+
   async function lane(target: LaneTarget, state: { lanes: number; again: boolean }): Promise<void> {
+    // One delivery first, so an endpoint's lanes share a short queue and a failing endpoint is
+    // claimed afresh for each attempt; a batch once a claim went through without a failure.
+    let size = 1;
     try {
       while (!closed) {
         state.again = false;
-        if (!(await sendNext(target.endpointId))) {
+        const { attempts: made, failed } = await sendBatch(target.endpointId, size, handOn);
+        size = failed ? 1 : batch;
+        if (made === 0) {
           // Work that came while the claim ran may not have been seen by it: look once more.
           if (state.again) continue;
           return;
         }
-        attempts += 1;
+        attempts += made;
         if (waitingIds.size > 0) {
           enqueue(target);
           return;

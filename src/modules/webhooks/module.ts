@@ -2,6 +2,7 @@ import { defineModule } from '../../module.js';
 import { webhooks } from './migrations/0024_webhooks.js';
 import { webhookDeliveryLanes } from './migrations/0051_webhook_delivery_lanes.js';
 import { webhookClaimFunction } from './migrations/0061_webhook_claim_function.js';
+import { webhookClaimBatches } from './migrations/0063_webhook_claim_batches.js';
 import { webhooksPrivacy } from './privacy.js';
 import type { WebhookTables } from './repo.js';
 import { webhookRoutes } from './routes.js';
@@ -31,5 +32,6 @@ export const webhooksModule = defineModule({
     '0024_webhooks': webhooks,
     '0051_webhook_delivery_lanes': webhookDeliveryLanes,
     '0061_webhook_claim_function': webhookClaimFunction,
+    '0063_webhook_claim_batches': webhookClaimBatches,
   },
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { inTransaction } from '../../db/database.js';
 import { decryptSecret } from '../../lib/crypto.js';
 import { nowIso } from '../../lib/time.js';
@@ -7,7 +8,7 @@ import type { DeliveryRow, EndpointRow } from './repo.js';
 import { backoffMs, RETRY_WINDOW_MS } from './retry-schedule.js';
 import { TEST_EVENT_TYPE } from './schemas.js';
 import { sealContext } from './secrets.js';
-import { sendSigned } from './sender.js';
+import { type SendOutcome, sendSigned } from './sender.js';
 import { webhookView } from './views.js';
 
 /**
@@ -17,6 +18,14 @@ import { webhookView } from './views.js';
 const LEASE_MS = 60_000;
 /** Attempts in flight per endpoint, across instances (DECISIONS.md "What the review found, decided"). */
 export const IN_FLIGHT_PER_ENDPOINT = 2;
+/**
+ * Deliveries one lane claims at once and sends one after another: the claim's round trip is
+ * paid once per batch. A busy service answers every round trip late (its requests come first),
+ * and an endpoint's two lanes could not keep up with 200 events a second paying one per attempt.
+ */
+const CLAIM_BATCH = 10;
+/** Room left in a lease for one more attempt of the batch: a send's timeout and this margin. */
+const LEASE_MARGIN_MS = 5_000;
 /**
  * Requests in flight per instance. One organisation holds at most 40 (20 endpoints, 2 each),
  * so it takes five organisations' endpoints that never answer to fill it; past it, turns go
@@ -38,11 +47,9 @@ export function createSending(ctx: WebhooksContext): Sending {
   const allowPrivate = config.webhookAllowPrivate;
   const key = config.encryptionKey;
 
-  /** One attempt at a claimed delivery, and its outcome recorded (if the lease is still ours). */
-  async function attempt(row: DeliveryRow, endpoint: EndpointRow): Promise<void> {
-    const lease = row.claimedUntil!;
-    const isTest = row.eventType === TEST_EVENT_TYPE;
-    const outcome = await sendSigned(
+  /** One attempt at a claimed delivery: the signed request and what came of it. */
+  function send(row: DeliveryRow, endpoint: EndpointRow): Promise<SendOutcome> {
+    return sendSigned(
       {
         url: endpoint.url,
         messageId: row.eventId,
@@ -52,6 +59,12 @@ export function createSending(ctx: WebhooksContext): Sending {
       },
       { allowPrivate, timeoutMs: config.webhookTimeoutMs },
     );
+  }
+
+  /** An attempt's outcome recorded (if the lease is still ours), and the endpoint's health with it. */
+  async function record(row: DeliveryRow, endpoint: EndpointRow, outcome: SendOutcome): Promise<void> {
+    const lease = row.claimedUntil!;
+    const isTest = row.eventType === TEST_EVENT_TYPE;
     const at = nowIso();
     if (outcome.ok) {
       await repo.recordAttempt(row.id, lease, {
@@ -113,24 +126,60 @@ export function createSending(ctx: WebhooksContext): Sending {
     );
   }
 
-  /** Claims the endpoint's next due delivery, if it may have one more in flight, and sends it. */
-  async function sendNext(endpointId: number): Promise<boolean> {
+  /**
+   * Claims up to `size` of the endpoint's due deliveries, if it may have one more lane in
+   * flight, and sends them one after another: answers how many attempts it made (0: none it
+   * may take) and whether the last failed.
+   * A success is recorded while the next attempt runs; a failure is recorded before anything
+   * else (it may disable the endpoint) and ends the batch. The batch ends early, its rest let go, when the lease has no room
+   * for another attempt or `handOn` says others wait for a lane.
+   */
+  async function sendBatch(
+    endpointId: number,
+    size: number,
+    handOn: () => boolean,
+  ): Promise<{ attempts: number; failed: boolean }> {
     const now = Date.now();
-    const claimed = await repo.claimNext(
+    const leaseUntil = now + LEASE_MS;
+    const slot = randomUUID();
+    const claimed = await repo.claimBatch({
       endpointId,
-      new Date(now).toISOString(),
-      new Date(now + LEASE_MS).toISOString(),
-      IN_FLIGHT_PER_ENDPOINT,
-    );
-    if (!claimed) return false;
-    await attempt(claimed.delivery, claimed.endpoint);
-    return true;
+      now: new Date(now).toISOString(),
+      leaseUntil: new Date(leaseUntil).toISOString(),
+      slot,
+      inFlightMax: IN_FLIGHT_PER_ENDPOINT,
+      batch: size,
+    });
+    if (!claimed) return { attempts: 0, failed: false };
+    const { deliveries, endpoint } = claimed;
+    const recording: Promise<void>[] = [];
+    let made = 0;
+    try {
+      for (const row of deliveries) {
+        const roomLeft = Date.now() + config.webhookTimeoutMs + LEASE_MARGIN_MS < leaseUntil;
+        if (made > 0 && (!roomLeft || handOn())) break;
+        const outcome = await send(row, endpoint);
+        made += 1;
+        if (outcome.ok) {
+          recording.push(record(row, endpoint, outcome));
+          continue;
+        }
+        await repo.release(unsent(deliveries, made), row.claimedUntil!, slot);
+        await record(row, endpoint, outcome);
+        return { attempts: made, failed: true };
+      }
+      await repo.release(unsent(deliveries, made), deliveries[0]!.claimedUntil!, slot);
+      return { attempts: made, failed: false };
+    } finally {
+      await Promise.all(recording);
+    }
   }
 
   const lanes = createLanes({
     perEndpoint: IN_FLIGHT_PER_ENDPOINT,
     capacity: LANES_PER_INSTANCE,
-    sendNext,
+    batch: CLAIM_BATCH,
+    sendBatch,
     ...(log ? { log } : {}),
   });
 
@@ -148,3 +197,7 @@ export function createSending(ctx: WebhooksContext): Sending {
 
   return { deliverDue, wake: (targets) => lanes.wake(targets), close: () => lanes.close() };
 }
+
+/** The ids of a batch's deliveries after the first `sent`. */
+const unsent = (deliveries: readonly DeliveryRow[], sent: number): number[] =>
+  deliveries.slice(sent).map((row) => row.id);

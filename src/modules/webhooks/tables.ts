@@ -42,6 +42,8 @@ export interface WebhookDeliveriesTable {
   retryUntil: Timestamp;
   /** The lease of the attempt in flight: nobody else claims it before then. */
   claimedUntil: Timestamp | null;
+  /** The claim (one lane's batch) the lease belongs to: the unit counted as one attempt in flight. */
+  claimSlot: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
@@ -56,5 +58,5 @@ export type EndpointRow = Selectable<WebhookEndpointsTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type NewDelivery = Omit<
   WebhookDeliveriesTable,
-  'id' | 'attempts' | 'lastStatusCode' | 'lastError' | 'claimedUntil'
+  'id' | 'attempts' | 'lastStatusCode' | 'lastError' | 'claimedUntil' | 'claimSlot'
 >;

@@ -98,13 +98,23 @@ describe('webhook delivery across two instances on one PostgreSQL database (raci
     );
   });
 
-  test('both dispatching and sending at once deliver each event once per endpoint', async () => {
+  test('both dispatching and sending at once deliver each event once per endpoint, at most 2 in flight to it', async () => {
     const owner = await ownerWithOrganisation(first, { timezone: 'UTC' });
     const hooks = webhooksOf(first, owner, owner.organisationId);
     const a = await hooks.created({ url: `${receiver.url}/a`, events: ['reservation.created'] });
     const b = await hooks.created({ url: `${receiver.url}/b`, events: ['reservation.created'] });
-    // A slow receiver, so attempts of both instances overlap.
-    receiver.behave((_request, response) => setTimeout(() => response.writeHead(200).end(), 5));
+    // A slow receiver, so attempts of both instances overlap; it notes the most open at once.
+    const open = new Map<string, number>();
+    const mostOpen = new Map<string, number>();
+    receiver.behave((request, response) => {
+      const path = request.url!;
+      open.set(path, (open.get(path) ?? 0) + 1);
+      mostOpen.set(path, Math.max(mostOpen.get(path) ?? 0, open.get(path)!));
+      setTimeout(() => {
+        open.set(path, open.get(path)! - 1);
+        response.writeHead(200).end();
+      }, 5);
+    });
     const booked = await bookMany(second, owner, 24);
     const services = [first.services.webhooks, second.services.webhooks];
     for (let round = 0; round < 4; round++)
@@ -122,6 +132,7 @@ describe('webhook delivery across two instances on one PostgreSQL database (raci
       const ids = events.map((event) => event.id);
       assert.equal(ids.length, booked.length, `${path}: one request per booking`);
       assert.equal(new Set(ids).size, booked.length, `${path}: no event twice`);
+      assert.ok(mostOpen.get(path)! <= 2, `${path}: at most 2 in flight, saw ${mostOpen.get(path)}`);
       assert.deepEqual(
         events.map((event) => (event.data as { id: number }).id).sort((x, y) => x - y),
         booked,
