@@ -3,7 +3,7 @@
 // or the provider emulators.
 import { randomBytes } from 'node:crypto';
 import { sha256 } from '../../src/lib/crypto.js';
-import type { Seeding } from './privacy-seed.js';
+import type { Seeding } from './privacy-seed-people.js';
 
 /** Mail and webhook rows naming the person, written directly. */
 export async function seedMailAndWebhooks(

@@ -3,10 +3,12 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { Actor } from '../../lib/actor.js';
 import { conflict, DomainError, invalidInput, notFound } from '../../lib/errors.js';
 import { isoAfterSeconds } from '../../lib/time.js';
+import type { OrganisationsContext } from './context.js';
 import type { Invitee, StoredInvitation } from './invitations-repo.js';
-import { assertCanManage, type MembersDeps } from './member-access.js';
-import type { AddMemberInput, AssignMemberInput, Invitation, OrganisationRole } from './schemas.js';
+import { assertCanManage } from './member-access.js';
+import type { AddMemberInput, AssignMemberInput, OrganisationRole } from './schemas.js';
 import { invitation as invitationRecord } from './schemas.js';
+import type { OrganisationsService, SentInvitation } from './service.js';
 
 /** How long an invitation stays open (DECISIONS.md "Membership by invitation"). */
 export const INVITATION_LIFETIME_SECONDS = 14 * 24 * 60 * 60;
@@ -21,7 +23,7 @@ const INVITATIONS_PER_ORGANISATION_DAY = 100;
  * else can use up an organisation's allowance.
  */
 async function limitInvitations(
-  { store }: MembersDeps,
+  { store }: OrganisationsContext,
   inviterId: number,
   organisationId: number,
 ): Promise<void> {
@@ -57,7 +59,7 @@ function inviteeOf(input: AddMemberInput): Invitee {
  * limits), then a new invitation or the renewal of the person's open one, announced.
  */
 async function inviteIn(
-  { repoFor, access, events }: MembersDeps,
+  { repoFor, access, events }: OrganisationsContext,
   trx: Executor,
   actor: Actor,
   organisationId: number,
@@ -114,11 +116,11 @@ async function inviteIn(
  * given, must be the actor's user.
  */
 async function invite(
-  deps: MembersDeps,
+  ctx: OrganisationsContext,
   actor: Actor,
   organisationId: number,
   input: AssignMemberInput,
-): Promise<{ invitation: Invitation; created: boolean }> {
+): Promise<SentInvitation> {
   if (input.assignedById !== undefined && input.assignedById !== actor.userId) {
     throw invalidInput('assignedById must be your own user id', [
       { path: 'assignedById', message: 'must be your own user id' },
@@ -129,11 +131,11 @@ async function invite(
   const countOnce = async () => {
     if (counted) return;
     counted = true;
-    await limitInvitations(deps, actor.userId, organisationId);
+    await limitInvitations(ctx, actor.userId, organisationId);
   };
   const attempt = () =>
-    inTransaction(deps.db.kysely, (trx) =>
-      inviteIn(deps, trx, actor, organisationId, input.role, invitee, countOnce),
+    inTransaction(ctx.db.kysely, (trx) =>
+      inviteIn(ctx, trx, actor, organisationId, input.role, invitee, countOnce),
     );
   try {
     return await attempt();
@@ -145,20 +147,17 @@ async function invite(
 }
 
 /** Invitations as the organisation's managers send them: invite (or renew), and withdraw. */
-export function createInviting(deps: MembersDeps) {
-  const { db, repoFor, access } = deps;
+export function createInviting(
+  ctx: OrganisationsContext,
+): Pick<OrganisationsService, 'addMember' | 'assignMember' | 'withdrawInvitation'> {
+  const { db, repoFor, access } = ctx;
   return {
-    /** Invites a person as MEMBER (OWNER, ADMIN); see `invite`. */
-    addMember(actor: Actor, organisationId: number, input: AddMemberInput) {
-      return invite(deps, actor, organisationId, { ...input, role: 'MEMBER' });
-    },
+    addMember: (actor, organisationId, input) =>
+      invite(ctx, actor, organisationId, { ...input, role: 'MEMBER' }),
 
-    /** Invites a person with a role (OWNER; ADMIN for MANAGER and MEMBER); see `invite`. */
-    assignMember: (actor: Actor, organisationId: number, input: AssignMemberInput) =>
-      invite(deps, actor, organisationId, input),
+    assignMember: (actor, organisationId, input) => invite(ctx, actor, organisationId, input),
 
-    /** Withdraws an invitation, by account or by email (OWNER; ADMIN for MANAGER and MEMBER ones). */
-    async withdrawInvitation(actor: Actor, organisationId: number, invitationId: number): Promise<void> {
+    async withdrawInvitation(actor, organisationId, invitationId) {
       await inTransaction(db.kysely, async (trx) => {
         const repo = repoFor(trx);
         const membership = await access.requireMembership(

@@ -1,29 +1,5 @@
-import type { Db, Executor } from '../../db/database.js';
-import type { EphemeralStore } from '../../lib/ephemeral-store.js';
 import { forbidden } from '../../lib/errors.js';
-import type { TenantGate } from '../../tenancy/gate.js';
-import type { EventWriter } from '../outbox/service.js';
-import type { OrganisationRepo } from './repo.js';
-import type { MemberOrganisation, MemberRemoval, MembershipOf, OrganisationRole } from './schemas.js';
-
-/** What the member use cases (members.ts, invite.ts, received-invitations.ts) are given by the service. */
-export interface MembersDeps {
-  db: Db;
-  /** Counts invitations sent (the limits per inviter and per organisation). */
-  store: EphemeralStore;
-  /** Writes membership.invited and .accepted with the change. */
-  events: EventWriter;
-  repoFor(executor: Executor): OrganisationRepo;
-  access: TenantGate<MembershipOf>;
-  viewOf(membership: MembershipOf): MemberOrganisation;
-  assertBelowPlanLimit(
-    repo: OrganisationRepo,
-    userId: number,
-    whose?: 'Your' | "The member's",
-  ): Promise<void>;
-  /** Ends what the membership gave (the service's `onMemberRemoved` listeners), in the removal's transaction. */
-  memberRemoved(trx: Executor, removal: MemberRemoval): Promise<void>;
-}
+import type { OrganisationRole } from './schemas.js';
 
 /** Roles an ADMIN may give, take away, or act on; OWNER may act on every role. */
 const ADMIN_MANAGEABLE: readonly OrganisationRole[] = ['MANAGER', 'MEMBER'];

@@ -3,11 +3,12 @@ import type { Actor } from '../../lib/actor.js';
 import { conflict, notFound } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { assertCan } from '../../tenancy/roles.js';
-import { createInviting } from './invite.js';
-import { assertCanManage, type MembersDeps } from './member-access.js';
-import { createReceivedInvitations } from './received-invitations.js';
+import type { OrganisationsContext } from './context.js';
+import { assertCanManage } from './member-access.js';
+import { assertBelowPlanLimit } from './plan-limit.js';
 import type { OrganisationRepo } from './repo.js';
-import type { Member, MemberListEntry, OrganisationRole } from './schemas.js';
+import type { Member, OrganisationRole } from './schemas.js';
+import type { OrganisationsService } from './service.js';
 
 /** 409 LAST_OWNER when the member about to lose OWNER is the only one. Call inside the transaction. */
 async function assertNotLastOwner(repo: OrganisationRepo, organisationId: number, current: OrganisationRole) {
@@ -33,7 +34,7 @@ async function requireMember(
 
 /** The role change, in one transaction with the checks it needs. */
 async function changeMemberRole(
-  { db, repoFor, access, assertBelowPlanLimit }: MembersDeps,
+  { db, repoFor, access }: OrganisationsContext,
   actor: Actor,
   organisationId: number,
   userId: number,
@@ -56,12 +57,11 @@ async function changeMemberRole(
 
 /** The removal (or the withdrawn invitation), in one transaction with what the membership gave. */
 async function removeMember(
-  deps: MembersDeps,
+  { db, repoFor, access, memberRemovedListeners }: OrganisationsContext,
   actor: Actor,
   organisationId: number,
   userId: number,
 ): Promise<void> {
-  const { db, repoFor, access } = deps;
   const now = nowIso();
   await inTransaction(db.kysely, async (trx) => {
     const repo = repoFor(trx);
@@ -81,20 +81,20 @@ async function removeMember(
     await assertNotLastOwner(repo, organisationId, existing.role);
     await repo.deleteMembership(organisationId, userId);
     await repo.clearActiveOrganisation(organisationId, now, userId);
-    await deps.memberRemoved(trx, { organisationId, userId });
+    for (const listener of memberRemovedListeners) await listener(trx, { organisationId, userId });
   });
 }
 
 /**
- * Who belongs to an organisation: invitations (by account or email) that change nothing
- * for the person until they accept (invite.ts, received-invitations.ts), the member list,
- * role changes and removal, under the role matrix and the rule that the last OWNER stays.
+ * Who belongs to an organisation: the member list, role changes and removal, under the role
+ * matrix and the rule that the last OWNER stays. Invitations: invite.ts, received-invitations.ts.
  */
-export function createMembers(deps: MembersDeps) {
-  const { db, repoFor, access } = deps;
+export function createMembers(
+  ctx: OrganisationsContext,
+): Pick<OrganisationsService, 'listMembers' | 'changeMemberRole' | 'removeMember'> {
+  const { db, repoFor, access } = ctx;
   return {
-    /** Active members, then invitations (which show nothing about the invited person). */
-    async listMembers(actor: Actor, organisationId: number): Promise<MemberListEntry[]> {
+    async listMembers(actor, organisationId) {
       await access.requireMembership(actor, organisationId, { can: 'listMembers' });
       const repo = repoFor(db.kysely);
       const [members, invitations] = await Promise.all([
@@ -103,24 +103,8 @@ export function createMembers(deps: MembersDeps) {
       ]);
       return [...members, ...invitations];
     },
-
-    ...createInviting(deps),
-    ...createReceivedInvitations(deps),
-
-    /**
-     * Changes a member's role under the role matrix; 404 when the user is not a member.
-     * Making them OWNER counts against their plan (403 PLAN_LIMIT_REACHED at its limit).
-     */
-    changeMemberRole: (actor: Actor, organisationId: number, userId: number, role: OrganisationRole) =>
-      changeMemberRole(deps, actor, organisationId, userId, role),
-
-    /**
-     * Removes a member (OWNER; ADMIN for MANAGER and MEMBER), or withdraws the
-     * invitation of that user id under the same rules. Every member may remove
-     * themselves (leave). The last OWNER cannot go. The organisation stops being the
-     * removed user's active one.
-     */
-    removeMember: (actor: Actor, organisationId: number, userId: number) =>
-      removeMember(deps, actor, organisationId, userId),
+    changeMemberRole: (actor, organisationId, userId, role) =>
+      changeMemberRole(ctx, actor, organisationId, userId, role),
+    removeMember: (actor, organisationId, userId) => removeMember(ctx, actor, organisationId, userId),
   };
 }

@@ -2,10 +2,13 @@ import { type Executor, inTransaction } from '../../db/database.js';
 import type { Actor } from '../../lib/actor.js';
 import { conflict, DomainError, notFound } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
+import type { OrganisationsContext } from './context.js';
 import type { Person, StoredInvitation } from './invitations-repo.js';
-import type { MembersDeps } from './member-access.js';
+import { assertBelowPlanLimit } from './plan-limit.js';
 import type { OrganisationRepo } from './repo.js';
 import type { MemberOrganisation, ReceivedInvitation } from './schemas.js';
+import type { OrganisationsService } from './service.js';
+import { viewOf } from './views.js';
 
 /** The person behind an account: invitations reach them by account id, and by email once it is verified. */
 async function personOf(repo: OrganisationRepo, userId: number): Promise<Person> {
@@ -35,7 +38,7 @@ async function refuseUninvited(
 
 /** Makes the person a member by their open invitation (410 once every one lapsed), announced. */
 async function join(
-  { events, assertBelowPlanLimit }: MembersDeps,
+  { events }: OrganisationsContext,
   trx: Executor,
   repo: OrganisationRepo,
   userId: number,
@@ -64,12 +67,12 @@ async function join(
 
 /** The acceptance, in one transaction holding the person's row lock. */
 function acceptInvitation(
-  deps: MembersDeps,
+  ctx: OrganisationsContext,
   actor: Actor,
   organisationId: number,
 ): Promise<MemberOrganisation> {
-  return inTransaction(deps.db.kysely, async (trx) => {
-    const repo = deps.repoFor(trx);
+  return inTransaction(ctx.db.kysely, async (trx) => {
+    const repo = ctx.repoFor(trx);
     // The user's row lock: two acceptances of one person take turns (the plan limit).
     const user = await repo.lockUser(actor.userId);
     if (!user) throw notFound('User');
@@ -79,26 +82,23 @@ function acceptInvitation(
       return refuseUninvited(repo, organisationId, person, user.email);
     }
     if (!(await repo.findMembership(organisationId, actor.userId))) {
-      await join(deps, trx, repo, actor.userId, organisationId, invitations);
+      await join(ctx, trx, repo, actor.userId, organisationId, invitations);
     }
     // Every invitation that reached the person here is used up (a member already: left over).
     await repo.deleteInvitationsOf(organisationId, person);
     const membership = await repo.findForMember(organisationId, actor.userId);
     if (!membership) throw notFound('Invitation');
-    return deps.viewOf(membership);
+    return viewOf(membership);
   });
 }
 
 /** Invitations as the invited person sees them: their open ones, accepting and declining. */
-export function createReceivedInvitations(deps: MembersDeps) {
-  const { db, repoFor } = deps;
+export function createReceivedInvitations(
+  ctx: OrganisationsContext,
+): Pick<OrganisationsService, 'listInvitations' | 'acceptInvitation' | 'declineInvitation'> {
+  const { db, repoFor } = ctx;
   return {
-    /**
-     * The actor's open invitations to active organisations they do not belong to yet,
-     * newest first; one per organisation (an invitation by account and one by email
-     * show as the newer of the two).
-     */
-    async listInvitations(actor: Actor): Promise<ReceivedInvitation[]> {
+    async listInvitations(actor) {
       const repo = repoFor(db.kysely);
       const received = await repo.listReceivedInvitations(await personOf(repo, actor.userId), nowIso());
       const newest = new Map<number, ReceivedInvitation>();
@@ -108,17 +108,9 @@ export function createReceivedInvitations(deps: MembersDeps) {
       return [...newest.values()];
     },
 
-    /**
-     * Accepts the actor's invitation: they become a member with its role (recorded as
-     * assigned by the inviter), and it becomes their active organisation when they have
-     * none. 404 without an invitation (or for an archived organisation); 410
-     * INVITE_EXPIRED once it lapsed; an OWNER invitation at the plan limit 403
-     * PLAN_LIMIT_REACHED (the invitation stays, to accept after archiving one).
-     */
-    acceptInvitation: (actor: Actor, organisationId: number) => acceptInvitation(deps, actor, organisationId),
+    acceptInvitation: (actor, organisationId) => acceptInvitation(ctx, actor, organisationId),
 
-    /** Declines (deletes) the actor's invitations to the organisation; 404 when there are none. */
-    async declineInvitation(actor: Actor, organisationId: number): Promise<void> {
+    async declineInvitation(actor, organisationId) {
       const repo = repoFor(db.kysely);
       const declined = await repo.deleteInvitationsOf(organisationId, await personOf(repo, actor.userId));
       if (declined === 0) throw notFound('Invitation');

@@ -1,343 +1,153 @@
-import type { Config } from '../../config.js';
-import { type Db, type Executor, inTransaction } from '../../db/database.js';
-import { isUniqueViolation } from '../../db/errors.js';
-import type { Plan } from '../../db/tables/users.js';
+import type { Executor } from '../../db/database.js';
 import type { Actor } from '../../lib/actor.js';
-import type { EphemeralStore } from '../../lib/ephemeral-store.js';
-import { conflict, DomainError, notFound } from '../../lib/errors.js';
-import { nowIso } from '../../lib/time.js';
-import { normaliseSchedulePolicy } from '../../scheduling/schemas.js';
-import { createTenantGate, type Tenant } from '../../tenancy/gate.js';
-import { assertCan } from '../../tenancy/roles.js';
-import type { EventWriter } from '../outbox/service.js';
-import { DEFAULT_CURRENCY } from '../payments/currencies.js';
-import { createOrganisationDependentsRepo } from './dependents-repo.js';
+import type { MembershipOptions, Tenant } from '../../tenancy/gate.js';
+import type { OrganisationAction } from '../../tenancy/roles.js';
+import {
+  createOrganisationsContext,
+  type MemberRemovedListener,
+  type OrganisationsServiceDeps,
+} from './context.js';
+import { createInviting } from './invite.js';
 import { createMembers } from './members.js';
-import { activeMembershipQuery, type OrganisationValues } from './organisations-repo.js';
-import { createOrganisationRepo, type OrganisationRepo } from './repo.js';
+import { createOrganisations } from './organisations.js';
+import { createReceivedInvitations } from './received-invitations.js';
 import type {
+  AddMemberInput,
+  AssignMemberInput,
   CreateOrganisationInput,
   DeletionPreview,
+  Invitation,
+  Member,
+  MemberListEntry,
   MemberOrganisation,
-  MemberRemoval,
   MembershipOf,
-  Organisation,
   OrganisationRole,
+  ReceivedInvitation,
   UpdateBillingInput,
   UpdateColourInput,
   UpdateOrganisationInput,
 } from './schemas.js';
 
-/** Owned active organisations a user may have, by plan (DECISIONS.md). */
-export const PLAN_ORGANISATION_LIMITS: Record<Plan, number> = { STORE: 1, ENTERPRISE: 5 };
-
-export type OrganisationsService = ReturnType<typeof createOrganisationsService>;
-
-/** What a module ends when a member leaves or is removed, through the removal's transaction `trx`. */
-export type MemberRemovedListener = (trx: Executor, removal: MemberRemoval) => Promise<void>;
-
-/** The tenant a membership makes: what an actor bound to its organisation works in. */
-function tenantOf({ organisation, role, memberHasTwoFactor }: MembershipOf): Tenant {
-  return {
-    organisationId: organisation.id,
-    role,
-    timezone: organisation.timezone,
-    schedulePolicy: organisation.schedulePolicy ?? null,
-    defaultCurrency: organisation.defaultCurrency,
-    requireTwoFactor: organisation.requireTwoFactor,
-    memberHasTwoFactor,
-  };
-}
-
-export function createOrganisationsService({
-  db,
-  store,
-  events,
-}: {
-  db: Db;
-  config: Config;
-  store: EphemeralStore;
-  events: EventWriter;
-}) {
-  const repoFor = (executor: Executor) => createOrganisationRepo(executor, db.dialect);
-  // The tenant gate (src/tenancy) runs its membership reads through this module's repo.
-  const access = createTenantGate<MembershipOf>({
-    activeTenant: activeMembershipQuery(db.kysely),
-    membership: (organisationId, userId, executor = db.kysely) =>
-      repoFor(executor).findForMember(organisationId, userId),
-    async tenantIn(organisationId, userId) {
-      const found = await repoFor(db.kysely).findForMember(organisationId, userId);
-      return found?.organisation.isActive ? tenantOf(found) : undefined;
-    },
-  });
-  const dependentsFor = (executor: Executor) => createOrganisationDependentsRepo(executor);
-
-  function view(organisation: Organisation, role: OrganisationRole, isActiveOrganisation: boolean) {
-    return {
-      ...organisation,
-      role,
-      isOwner: role === 'OWNER',
-      isActiveOrganisation,
-    } satisfies MemberOrganisation;
-  }
-  const viewOf = ({ organisation, role, isActiveOrganisation }: MembershipOf) =>
-    view(organisation, role, isActiveOrganisation);
-
-  /**
-   * 403 PLAN_LIMIT_REACHED when the user already owns as many active organisations as
-   * the plan allows. `whose` names the user in the message: the caller, or the member
-   * about to be made OWNER.
-   */
-  async function assertBelowPlanLimit(
-    repo: OrganisationRepo,
-    userId: number,
-    whose: 'Your' | "The member's" = 'Your',
-  ): Promise<void> {
-    // The row lock makes two concurrent creates (or restores, or acceptances) of one user take turns here.
-    const owner = await repo.lockUser(userId);
-    if (!owner) throw notFound('User');
-    const limit = PLAN_ORGANISATION_LIMITS[owner.plan];
-    const owned = await repo.countOwnedActive(userId);
-    if (owned >= limit) {
-      throw new DomainError(
-        'PLAN_LIMIT_REACHED',
-        `${whose} plan ${owner.plan} allows ${limit} owned active organisation${limit === 1 ? '' : 's'}; ` +
-          'archive one or upgrade the plan',
-      );
-    }
-  }
-
-  /**
-   * `requireTwoFactor` changes only by an OWNER, and is turned on only by one who has
-   * two-factor on (or they would lock themselves out of its staff routes).
-   */
-  function assertTwoFactorPolicyChange(membership: MembershipOf, requireTwoFactor: boolean | undefined) {
-    if (requireTwoFactor === undefined || requireTwoFactor === membership.organisation.requireTwoFactor)
-      return;
-    assertCan(membership.role, 'setTwoFactorPolicy');
-    if (requireTwoFactor && !membership.memberHasTwoFactor) {
-      throw new DomainError(
-        'TWO_FACTOR_REQUIRED',
-        'Turn on two-factor sign-in for your own account before requiring it of the staff',
-      );
-    }
-  }
-
-  /** Runs `work`, turning a slug clash into 409 CONFLICT. */
-  async function slugSafe<T>(slug: string | null | undefined, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      if (isUniqueViolation(error)) throw conflict('CONFLICT', `The slug "${slug}" is already taken`);
-      throw error;
-    }
-  }
-
-  function organisationValues(input: Omit<UpdateOrganisationInput, 'isActive'>): OrganisationValues {
-    const { schedulePolicy, ...rest } = input;
-    const values: OrganisationValues = Object.fromEntries(
-      Object.entries(rest).filter(([, value]) => value !== undefined),
-    );
-    if (schedulePolicy !== undefined)
-      values.schedulePolicy = schedulePolicy === null ? null : normaliseSchedulePolicy(schedulePolicy);
-    return values;
-  }
-
-  const memberRemovedListeners: MemberRemovedListener[] = [];
-  const members = createMembers({
-    db,
-    store,
-    events,
-    repoFor,
-    access,
-    viewOf,
-    assertBelowPlanLimit,
-    async memberRemoved(trx, removal) {
-      for (const listener of memberRemovedListeners) await listener(trx, removal);
-    },
-  });
-
-  return {
-    requireTenant: access.requireTenant,
-    requireMembership: access.requireMembership,
-
-    /**
-     * Registers `listener`, run in the transaction that removes a member (or in which they
-     * leave): what the membership gave them ends with it (DECISIONS.md "Membership ends
-     * access"). A listener that throws undoes the removal.
-     */
-    onMemberRemoved(listener: MemberRemovedListener): void {
-      memberRemovedListeners.push(listener);
-    },
-
-    async list(actor: Actor): Promise<MemberOrganisation[]> {
-      return (await repoFor(db.kysely).listForUser(actor.userId)).map(viewOf);
-    },
-
-    /** Creates an organisation owned by the actor; it becomes their active one when they have none. */
-    async create(actor: Actor, input: CreateOrganisationInput): Promise<MemberOrganisation> {
-      const now = nowIso();
-      return slugSafe(input.slug, () =>
-        inTransaction(db.kysely, async (trx) => {
-          const repo = repoFor(trx);
-          await assertBelowPlanLimit(repo, actor.userId);
-          const organisation = await repo.insert({
-            ...organisationValues(input),
-            name: input.name,
-            timezone: input.timezone ?? 'UTC',
-            defaultCurrency: DEFAULT_CURRENCY,
-            now,
-          });
-          await repo.insertMembership({
-            organisationId: organisation.id,
-            userId: actor.userId,
-            role: 'OWNER',
-            assignedById: null,
-            now,
-          });
-          const madeActive = await repo.setActiveIfNone(actor.userId, organisation.id, now);
-          return view(organisation, 'OWNER', madeActive);
-        }),
-      );
-    },
-
-    /** Any member; an OWNER also reads an archived organisation. */
-    async get(actor: Actor, organisationId: number): Promise<MemberOrganisation> {
-      return viewOf(
-        await access.requireMembership(actor, organisationId, {
-          can: 'readOrganisation',
-          allowArchived: true,
-        }),
-      );
-    },
-
-    /**
-     * Profile, timezone and schedulePolicy: OWNER or ADMIN. Changing `isActive`
-     * (archive or restore) is OWNER only; restoring counts against the plan limit.
-     * `requireTwoFactor`: OWNER only (see assertTwoFactorPolicyChange).
-     */
-    async update(
-      actor: Actor,
-      organisationId: number,
-      input: UpdateOrganisationInput,
-    ): Promise<MemberOrganisation> {
-      const { isActive, ...fields } = input;
-      const now = nowIso();
-      return slugSafe(input.slug, () =>
-        inTransaction(db.kysely, async (trx) => {
-          const repo = repoFor(trx);
-          const membership = await access.requireMembership(
-            actor,
-            organisationId,
-            { can: 'updateOrganisation', allowArchived: true },
-            trx,
-          );
-          let organisation = membership.organisation;
-          const changesState = isActive !== undefined && isActive !== organisation.isActive;
-          if (changesState) assertCan(membership.role, 'archiveOrganisation');
-          assertTwoFactorPolicyChange(membership, fields.requireTwoFactor);
-          if (!organisation.isActive && !changesState) {
-            throw conflict(
-              'CONFLICT',
-              'The organisation is archived; restore it with {"isActive": true} first',
-            );
-          }
-          if (changesState && isActive) {
-            await assertBelowPlanLimit(repo, actor.userId);
-            organisation = (await repo.setActiveState(organisationId, true, now)) ?? organisation;
-          }
-          const values = organisationValues(fields);
-          if (Object.keys(values).length > 0) {
-            organisation = (await repo.update(organisationId, values, now)) ?? organisation;
-          }
-          if (changesState && !isActive) {
-            organisation = (await repo.setActiveState(organisationId, false, now)) ?? organisation;
-            await repo.clearActiveOrganisation(organisationId, now);
-          }
-          return view(
-            organisation,
-            membership.role,
-            organisation.isActive && membership.isActiveOrganisation,
-          );
-        }),
-      );
-    },
-
-    /** Archives (never hard-deletes): OWNER only; clears it as anyone's active organisation. Idempotent. */
-    async archive(actor: Actor, organisationId: number): Promise<MemberOrganisation> {
-      const now = nowIso();
-      return inTransaction(db.kysely, async (trx) => {
-        const repo = repoFor(trx);
-        const membership = await access.requireMembership(
-          actor,
-          organisationId,
-          { can: 'archiveOrganisation', allowArchived: true },
-          trx,
-        );
-        let organisation = membership.organisation;
-        if (organisation.isActive) {
-          organisation = (await repo.setActiveState(organisationId, false, now)) ?? organisation;
-          await repo.clearActiveOrganisation(organisationId, now);
-        }
-        return view(organisation, membership.role, false);
-      });
-    },
-
-    /** Makes an organisation the actor belongs to their active one; 404 for any other (archived included). */
-    async setActive(actor: Actor, organisationId: number): Promise<MemberOrganisation> {
-      const membership = await access.requireMembership(actor, organisationId, { ownMembership: true });
-      await repoFor(db.kysely).setActiveOrganisation(actor.userId, organisationId, nowIso());
-      return view(membership.organisation, membership.role, true);
-    },
-
-    /** OWNER or ADMIN. `defaultCurrency` arrives lowercase and supported (see currencyCode). */
-    async updateBilling(actor: Actor, organisationId: number, input: UpdateBillingInput) {
-      const membership = await access.requireMembership(actor, organisationId, { can: 'manageBilling' });
-      if (input.defaultCurrency === undefined) return viewOf(membership);
-      const updated = await repoFor(db.kysely).update(
-        organisationId,
-        { defaultCurrency: input.defaultCurrency },
-        nowIso(),
-      );
-      return viewOf({ ...membership, organisation: updated ?? membership.organisation });
-    },
-
-    /**
-     * OWNER or ADMIN. With `cascadeToResourceTypes`, every resource type of the
-     * organisation takes the colour too, in the same transaction.
-     */
-    async updateColour(actor: Actor, organisationId: number, input: UpdateColourInput) {
-      const now = nowIso();
-      return inTransaction(db.kysely, async (trx) => {
-        const membership = await access.requireMembership(
-          actor,
-          organisationId,
-          { can: 'updateOrganisation' },
-          trx,
-        );
-        const updated = await repoFor(trx).update(organisationId, { color: input.color }, now);
-        if (input.cascadeToResourceTypes) {
-          await dependentsFor(trx).recolourResourceTypes(organisationId, input.color, now);
-        }
-        return viewOf({ ...membership, organisation: updated ?? membership.organisation });
-      });
-    },
-
-    /** What archiving would take out of service. OWNER or ADMIN; an OWNER also of an archived one. */
-    async deletionPreview(actor: Actor, organisationId: number): Promise<DeletionPreview> {
-      await access.requireMembership(actor, organisationId, { can: 'previewArchive', allowArchived: true });
-      const dependents = dependentsFor(db.kysely);
-      const [members, resourceTypes, resources, futureReservations] = await Promise.all([
-        repoFor(db.kysely).countMembers(organisationId),
-        dependents.countResourceTypes(organisationId),
-        dependents.countResources(organisationId),
-        dependents.countFutureReservations(organisationId, nowIso()),
-      ]);
-      return { organisationId, members, resourceTypes, resources, futureReservations };
-    },
-
-    ...members,
-  };
-}
-
+export type { MemberRemovedListener, OrganisationsServiceDeps } from './context.js';
 export type { MembershipOf, Tenant };
+
+/** An invitation as its sender gets it back: new, or the renewal of the person's open one. */
+export interface SentInvitation {
+  invitation: Invitation;
+  created: boolean;
+}
+
+/**
+ * Organisations and who belongs to them: each organisation's record (archived, never
+ * deleted), the plan's limit of owned ones, invitations, members and their roles, and the
+ * tenant gate every tenant-scoped service method starts at (src/tenancy/gate.ts).
+ */
+export interface OrganisationsService {
+  /** The actor's active organisation as a tenant; see the tenant gate's `requireTenant`. */
+  requireTenant(actor: Actor, options?: { can?: OrganisationAction }): Promise<Tenant>;
+  /** The actor's membership of the organisation, or a 404/403; see the tenant gate's `requireMembership`. */
+  requireMembership(
+    actor: Actor,
+    organisationId: number,
+    options?: MembershipOptions,
+    executor?: Executor,
+  ): Promise<MembershipOf>;
+  /**
+   * Registers `listener`, run in the transaction that removes a member (or in which they
+   * leave): what the membership gave them ends with it (DECISIONS.md "Membership ends
+   * access"). A listener that throws undoes the removal.
+   */
+  onMemberRemoved(listener: MemberRemovedListener): void;
+
+  /** The organisations the actor belongs to. */
+  list(actor: Actor): Promise<MemberOrganisation[]>;
+  /** Creates an organisation owned by the actor; it becomes their active one when they have none. */
+  create(actor: Actor, input: CreateOrganisationInput): Promise<MemberOrganisation>;
+  /** Any member; an OWNER also reads an archived organisation. */
+  get(actor: Actor, organisationId: number): Promise<MemberOrganisation>;
+  /**
+   * Profile, timezone and schedulePolicy: OWNER or ADMIN. Changing `isActive`
+   * (archive or restore) is OWNER only; restoring counts against the plan limit.
+   * `requireTwoFactor`: OWNER only, turned on only by one who has two-factor on.
+   */
+  update(actor: Actor, organisationId: number, input: UpdateOrganisationInput): Promise<MemberOrganisation>;
+  /** Archives (never hard-deletes): OWNER only; clears it as anyone's active organisation. Idempotent. */
+  archive(actor: Actor, organisationId: number): Promise<MemberOrganisation>;
+  /** Makes an organisation the actor belongs to their active one; 404 for any other (archived included). */
+  setActive(actor: Actor, organisationId: number): Promise<MemberOrganisation>;
+  /** OWNER or ADMIN. `defaultCurrency` arrives lowercase and supported (see currencyCode). */
+  updateBilling(actor: Actor, organisationId: number, input: UpdateBillingInput): Promise<MemberOrganisation>;
+  /**
+   * OWNER or ADMIN. With `cascadeToResourceTypes`, every resource type of the
+   * organisation takes the colour too, in the same transaction.
+   */
+  updateColour(actor: Actor, organisationId: number, input: UpdateColourInput): Promise<MemberOrganisation>;
+  /** What archiving would take out of service. OWNER or ADMIN; an OWNER also of an archived one. */
+  deletionPreview(actor: Actor, organisationId: number): Promise<DeletionPreview>;
+
+  /** Active members, then invitations (which show nothing about the invited person). */
+  listMembers(actor: Actor, organisationId: number): Promise<MemberListEntry[]>;
+  /**
+   * Changes a member's role under the role matrix; 404 when the user is not a member.
+   * Making them OWNER counts against their plan (403 PLAN_LIMIT_REACHED at its limit).
+   */
+  changeMemberRole(
+    actor: Actor,
+    organisationId: number,
+    userId: number,
+    role: OrganisationRole,
+  ): Promise<Member>;
+  /**
+   * Removes a member (OWNER; ADMIN for MANAGER and MEMBER), or withdraws the
+   * invitation of that user id under the same rules. Every member may remove
+   * themselves (leave). The last OWNER cannot go. The organisation stops being the
+   * removed user's active one.
+   */
+  removeMember(actor: Actor, organisationId: number, userId: number): Promise<void>;
+
+  /**
+   * Invites a person, by account id or by email, as MEMBER (OWNER, ADMIN), or renews their
+   * invitation. The answer is the same whether or not an account exists; nothing changes
+   * for the person until they accept.
+   */
+  addMember(actor: Actor, organisationId: number, input: AddMemberInput): Promise<SentInvitation>;
+  /**
+   * Invites a person with a role (OWNER; ADMIN for MANAGER and MEMBER), as `addMember`.
+   * `assignedById`, when given, must be the actor's user.
+   */
+  assignMember(actor: Actor, organisationId: number, input: AssignMemberInput): Promise<SentInvitation>;
+  /** Withdraws an invitation, by account or by email (OWNER; ADMIN for MANAGER and MEMBER ones). */
+  withdrawInvitation(actor: Actor, organisationId: number, invitationId: number): Promise<void>;
+
+  /**
+   * The actor's open invitations to active organisations they do not belong to yet,
+   * newest first; one per organisation (an invitation by account and one by email
+   * show as the newer of the two).
+   */
+  listInvitations(actor: Actor): Promise<ReceivedInvitation[]>;
+  /**
+   * Accepts the actor's invitation: they become a member with its role (recorded as
+   * assigned by the inviter), and it becomes their active organisation when they have
+   * none. 404 without an invitation (or for an archived organisation); 410
+   * INVITE_EXPIRED once it lapsed; an OWNER invitation at the plan limit 403
+   * PLAN_LIMIT_REACHED (the invitation stays, to accept after archiving one).
+   */
+  acceptInvitation(actor: Actor, organisationId: number): Promise<MemberOrganisation>;
+  /** Declines (deletes) the actor's invitations to the organisation; 404 when there are none. */
+  declineInvitation(actor: Actor, organisationId: number): Promise<void>;
+}
+
+export function createOrganisationsService(deps: OrganisationsServiceDeps): OrganisationsService {
+  const ctx = createOrganisationsContext(deps);
+  return {
+    requireTenant: ctx.access.requireTenant,
+    requireMembership: ctx.access.requireMembership,
+    onMemberRemoved(listener) {
+      ctx.memberRemovedListeners.push(listener);
+    },
+    ...createOrganisations(ctx),
+    ...createMembers(ctx),
+    ...createInviting(ctx),
+    ...createReceivedInvitations(ctx),
+  };
+}
