@@ -1,5 +1,6 @@
 // The console's form pieces: a label on every input, the API's message under the field it
-// refused (aria-describedby), and the summary of a refusal that names no shown field.
+// refused (aria-describedby), the summary of a refusal that names no shown field, and the submit
+// button (form-state.ts binds the fields to a form's values).
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { ApiError } from '../api/client.js';
