@@ -1,5 +1,6 @@
 // The console's form pieces: a label on every input, the API's message under the field it
-// refused (aria-describedby), and the summary of a refusal that names no shown field.
+// refused (aria-describedby), the summary of a refusal that names no shown field, and the submit
+// button (form-state.ts binds the fields to a form's values).
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { ApiError } from '../api/client.js';
@@ -24,6 +25,26 @@ interface ControlAttributes {
   'aria-describedby': string | undefined;
 }
 
+/** What a control named `name` takes from its frame: its id, and its hint and message ids. */
+function controlAttributes(name: string, error: string | undefined, hint?: string): ControlAttributes {
+  const described = [error ? `e-${name}` : null, hint ? `h-${name}` : null].filter(Boolean).join(' ');
+  return {
+    id: `f-${name}`,
+    name,
+    'aria-invalid': error ? true : undefined,
+    'aria-describedby': described || undefined,
+  };
+}
+
+/** The API's message for the field named `name` (what its control's aria-describedby names). */
+function FieldError(props: { name: string; error: string | undefined }) {
+  return props.error ? (
+    <p className="field-error" id={`e-${props.name}`}>
+      {props.error}
+    </p>
+  ) : null;
+}
+
 /** A label, the control it names, its hint and the API's message for it (aria-describedby). */
 function Labelled(props: {
   name: string;
@@ -33,26 +54,16 @@ function Labelled(props: {
   control: (attributes: ControlAttributes) => ReactNode;
 }) {
   const { name, label, error, hint } = props;
-  const described = [error ? `e-${name}` : null, hint ? `h-${name}` : null].filter(Boolean).join(' ');
   return (
     <div className="field">
       <label htmlFor={`f-${name}`}>{label}</label>
-      {props.control({
-        id: `f-${name}`,
-        name,
-        'aria-invalid': error ? true : undefined,
-        'aria-describedby': described || undefined,
-      })}
+      {props.control(controlAttributes(name, error, hint))}
       {hint ? (
         <p className="hint" id={`h-${name}`}>
           {hint}
         </p>
       ) : null}
-      {error ? (
-        <p className="field-error" id={`e-${name}`}>
-          {error}
-        </p>
-      ) : null}
+      <FieldError name={name} error={error} />
     </div>
   );
 }
@@ -130,27 +141,16 @@ export function Select(props: {
   onChange: (value: string) => void;
   children: ReactNode;
 }) {
-  const { name, label, value, error, required = false, onChange, children } = props;
+  const { value, required = false, onChange, children } = props;
   return (
-    <div className="field">
-      <label htmlFor={`f-${name}`}>{label}</label>
-      <select
-        id={`f-${name}`}
-        name={name}
-        required={required}
-        value={value}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={error ? `e-${name}` : undefined}
-        onChange={(e) => onChange(e.target.value)}
-      >
-        {children}
-      </select>
-      {error ? (
-        <p className="field-error" id={`e-${name}`}>
-          {error}
-        </p>
-      ) : null}
-    </div>
+    <Labelled
+      {...props}
+      control={(attributes) => (
+        <select {...attributes} required={required} value={value} onChange={(e) => onChange(e.target.value)}>
+          {children}
+        </select>
+      )}
+    />
   );
 }
 
@@ -167,21 +167,25 @@ export function Check(props: {
   return (
     <div className="field check">
       <input
-        id={`f-${name}`}
-        name={name}
+        {...controlAttributes(name, error)}
         type="checkbox"
         required={required}
         checked={checked}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={error ? `e-${name}` : undefined}
         onChange={(e) => onChange(e.target.checked)}
       />
       <label htmlFor={`f-${name}`}>{label}</label>
-      {error ? (
-        <p className="field-error" id={`e-${name}`}>
-          {error}
-        </p>
-      ) : null}
+      <FieldError name={name} error={error} />
+    </div>
+  );
+}
+
+/** The form's submit button, kept from a second press while the form is sent. */
+export function SubmitActions(props: { pending: boolean; label: string }) {
+  return (
+    <div className="actions">
+      <button type="submit" className="primary" disabled={props.pending}>
+        {props.label}
+      </button>
     </div>
   );
 }

@@ -1,13 +1,12 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useParams, useSearchParams } from 'react-router';
 import { errorText } from '../api/errors.js';
 import { usePublicCatalogue } from '../api/hooks.js';
-import type { BookedReservation, Catalogue, ManagedReservation, PublicType } from '../api/types.js';
+import type { BookedReservation, Catalogue, ManagedReservation } from '../api/types.js';
 import { type BookedTime, BookingDone } from '../components/BookingDone.js';
 import { BookingReview } from '../components/BookingReview.js';
 import { Branding } from '../components/Branding.js';
 import { DetailsForm, type Repeat } from '../components/DetailsForm.js';
-import { formatPrice } from '../components/Reservation.js';
 import {
   type BookedSeries,
   type PreviewOccurrence,
@@ -15,6 +14,7 @@ import {
   SeriesBooked,
   SeriesReview,
 } from '../components/Series.js';
+import { ServiceChoice } from '../components/ServiceChoice.js';
 import { SlotPicker, type Target } from '../components/SlotPicker.js';
 import { type JoinedEntry, WaitlistAsk, WaitlistJoined } from '../components/Waitlist.js';
 import { ZonePicker } from '../components/ZonePicker.js';
@@ -101,52 +101,24 @@ function Booking({ slug, catalogue }: { slug: string; catalogue: Catalogue }) {
       <Branding organisation={organisation} />
       {step === 'choose' ? (
         <>
-          <section aria-labelledby="what-heading">
-            <h2 id="what-heading" ref={headingRef} tabIndex={-1}>
-              What would you like to book?
-            </h2>
-            <fieldset className="choices">
-              <legend className="visually-hidden">Service</legend>
-              {resourceTypes.map((t) => (
-                <label key={t.id} className="choice">
-                  <input
-                    type="radio"
-                    name="type"
-                    checked={typeId === t.id}
-                    onChange={() => {
-                      setTypeId(t.id);
-                      setResourceChoice(null);
-                      setTime(null);
-                      setAnswers({});
-                      setRepeat((r) => ({ ...r, weekly: false }));
-                    }}
-                  />
-                  <span>
-                    <strong>{t.name}</strong>
-                    <span className="hint">
-                      {' '}
-                      {t.minBookingDuration} min
-                      {t.pricingEnabled && t.priceAmount != null && t.priceCurrency
-                        ? ` · ${formatPrice(t.priceAmount, t.priceCurrency)}`
-                        : ''}
-                    </span>
-                    {t.description ? <span className="choice-description">{t.description}</span> : null}
-                  </span>
-                </label>
-              ))}
-            </fieldset>
-            {type && type.bookingMode !== 'POOL' && typeResources.length > 0 ? (
-              <ResourceChoice
-                type={type}
-                resources={typeResources}
-                value={choice}
-                onChange={(v) => {
-                  setResourceChoice(v);
-                  setTime(null);
-                }}
-              />
-            ) : null}
-          </section>
+          <ServiceChoice
+            headingRef={headingRef}
+            types={resourceTypes}
+            type={type}
+            resources={typeResources}
+            resource={choice}
+            onType={(id) => {
+              setTypeId(id);
+              setResourceChoice(null);
+              setTime(null);
+              setAnswers({});
+              setRepeat((r) => ({ ...r, weekly: false }));
+            }}
+            onResource={(v) => {
+              setResourceChoice(v);
+              setTime(null);
+            }}
+          />
           {type && !target ? <p className="empty">This service cannot be booked at the moment.</p> : null}
           {type && target ? (
             <section aria-labelledby="when-heading">
@@ -284,32 +256,5 @@ function Booking({ slug, catalogue }: { slug: string; catalogue: Catalogue }) {
         />
       ) : null}
     </main>
-  );
-}
-
-function ResourceChoice(props: {
-  type: PublicType;
-  resources: Catalogue['resources'];
-  value: number | 'any' | null;
-  onChange: (value: number | 'any') => void;
-}) {
-  const { type, resources, value, onChange } = props;
-  const id = useId();
-  return (
-    <div className="field">
-      <label htmlFor={id}>With</label>
-      <select
-        id={id}
-        value={String(value ?? '')}
-        onChange={(e) => onChange(e.target.value === 'any' ? 'any' : Number(e.target.value))}
-      >
-        {type.bookingMode !== 'SINGLE_RESOURCE' ? <option value="any">Anyone available</option> : null}
-        {resources.map((r) => (
-          <option key={r.id} value={r.id}>
-            {r.name}
-          </option>
-        ))}
-      </select>
-    </div>
   );
 }

@@ -9,13 +9,14 @@ import type { ManagedReservation } from '../api/types.js';
 import { ManageLinkNote } from '../components/BookingDone.js';
 import { Branding } from '../components/Branding.js';
 import { ConfirmBox } from '../components/ConfirmBox.js';
+import { ManageSeries } from '../components/ManageSeries.js';
 import { Refusal } from '../components/Refusal.js';
-import { formatPrice, IcsLink, STATUS_WORDS, Summary } from '../components/Reservation.js';
-import { ManageSeries } from '../components/Series.js';
+import { IcsLink, STATUS_WORDS, Summary } from '../components/Reservation.js';
 import { SlotPicker } from '../components/SlotPicker.js';
 import { type WaitlistEntry, WaitlistEntryView } from '../components/Waitlist.js';
 import { ZonePicker } from '../components/ZonePicker.js';
 import { type BookableTime, durationMinutes, formatDateTime, visitorZone } from '../lib/time.js';
+import { type Outcome, OutcomeNotice } from './manage-outcome.js';
 
 /** Where the page was sent from: the payment provider's return adds `payment`. */
 export interface ManageState {
@@ -54,40 +55,6 @@ export function ManagePage() {
     );
   const offer = reservation.data.status === 'held' && entry.data?.status === 'offered' ? entry.data : null;
   return <Managed token={token} reservation={reservation.data} fromPayment={state.payment} offer={offer} />;
-}
-
-/** What the customer just did here, said once the answer is in. */
-type Outcome =
-  | { kind: 'moved'; start: string }
-  | { kind: 'cancelled'; before: ManagedReservation; after: ManagedReservation }
-  | { kind: 'confirmed' };
-
-/** A cancellation in words: whether a payment was refunded, or nothing was charged. */
-function cancelledWords(before: ManagedReservation, after: ManagedReservation): string {
-  const payment = after.payment;
-  if (payment?.status === 'refunded')
-    return `Your booking is cancelled. Your payment of ${formatPrice(payment.amount, payment.currency)} was refunded in full; it may take a few days to reach your account.`;
-  if (before.payment?.status === 'paid')
-    return `Your booking is cancelled. Your payment was not refunded automatically: please contact ${after.organisation.name}.`;
-  if (before.payment) return 'Your booking is cancelled. Nothing was charged.';
-  return before.status === 'held'
-    ? 'The time is released: nothing was booked.'
-    : 'Your booking is cancelled.';
-}
-
-function OutcomeNotice({ outcome, zone }: { outcome: Outcome | null; zone: string }) {
-  if (!outcome) return null;
-  const words =
-    outcome.kind === 'moved'
-      ? `Your booking was moved to ${formatDateTime(outcome.start, zone)}.`
-      : outcome.kind === 'cancelled'
-        ? cancelledWords(outcome.before, outcome.after)
-        : 'Your booking is confirmed.';
-  return (
-    <p className="notice" role="status">
-      {words}
-    </p>
-  );
 }
 
 /** A hold or unpaid booking whose time ran out: looked at again when it does, so the page never offers it. */

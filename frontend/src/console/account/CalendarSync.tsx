@@ -4,7 +4,7 @@
 // page (its binding cookie lands in this browser) and goes there; the provider comes back to
 // the /calendar-sync landing page, which links back here.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { unwrap } from '../../api/client.js';
 import { errorText, fieldErrors } from '../../api/errors.js';
 import { queryKeys } from '../../api/queryKeys.js';
@@ -13,6 +13,7 @@ import type { SyncProvider } from '../../api/types.js';
 import { ConfirmBox } from '../../components/ConfirmBox.js';
 import { CONNECTION_STATE_WORDS, PROVIDER_NAMES } from '../../lib/calendar-providers.js';
 import { Status } from '../account-ui.js';
+import { submitted } from '../form-state.js';
 import { Check, Field, FormError, LoadError, Loading } from '../ui.js';
 
 export default function CalendarSync() {
@@ -223,14 +224,7 @@ function Mapping(props: { item: SyncProvider }) {
   const name = PROVIDER_NAMES[item.provider];
   if (item.calendars.length === 0) return <p className="empty">{name} shows no calendars of yours.</p>;
   return (
-    <form
-      noValidate
-      aria-label={`Calendars of ${name} to sync`}
-      onSubmit={(e: FormEvent) => {
-        e.preventDefault();
-        save.mutate();
-      }}
-    >
+    <form noValidate aria-label={`Calendars of ${name} to sync`} onSubmit={submitted(save.mutate)}>
       <h3>Calendars at {name}</h3>
       <ul className="record-list calendars">
         {item.calendars.map((c, k) => {

@@ -3,7 +3,6 @@
 // ADMIN edit the organisation; other members read it. A resource's resolved schedule shows
 // which level each section comes from.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
 import { unwrap } from '../../api/client.js';
 import { fieldErrors } from '../../api/errors.js';
@@ -12,10 +11,11 @@ import { queryKeys } from '../../api/queryKeys.js';
 import { authed } from '../../api/session.js';
 import type { Organisation } from '../../api/types.js';
 import { Status, Swatch } from '../account-ui.js';
+import { submitted, useFormState } from '../form-state.js';
 import { isAdmin } from '../organisations/roles.js';
 import { ResourceSchedule, ScheduleEditor } from '../schedule/account-schedule.js';
 import { RequireTwoFactor } from '../security/RequireTwoFactor.js';
-import { Field, FormError, LoadError, Loading, TextArea } from '../ui.js';
+import { Field, FormError, LoadError, Loading, SubmitActions, TextArea } from '../ui.js';
 
 export default function Profile() {
   const org = useActiveOrganisation();
@@ -123,7 +123,7 @@ const BRANDING_FIELDS = ['logoUrl', 'publicBookingHeadline', 'publicBookingDescr
 function BrandingForm(props: { org: Organisation }) {
   const { org } = props;
   const queryClient = useQueryClient();
-  const [form, setForm] = useState({
+  const { values: form, bind } = useFormState({
     logoUrl: org.logoUrl ?? '',
     publicBookingHeadline: org.publicBookingHeadline ?? '',
     publicBookingDescription: org.publicBookingDescription ?? '',
@@ -152,52 +152,24 @@ function BrandingForm(props: { org: Organisation }) {
     },
     onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.organisations() }),
   });
-  const errors = fieldErrors(save.error);
-  const set = (key: keyof typeof form) => (value: string) => setForm((f) => ({ ...f, [key]: value }));
+  const field = bind(fieldErrors(save.error));
   return (
-    <form
-      noValidate
-      aria-labelledby="branding-heading"
-      onSubmit={(e: FormEvent) => {
-        e.preventDefault();
-        save.mutate();
-      }}
-    >
+    <form noValidate aria-labelledby="branding-heading" onSubmit={submitted(save.mutate)}>
       <h3 id="branding-heading">Booking page branding</h3>
       <Field
-        name="publicBookingHeadline"
         label="Headline"
         required={false}
-        value={form.publicBookingHeadline}
-        error={errors.publicBookingHeadline}
         hint={`Empty: “Book with ${org.name}”.`}
-        onChange={set('publicBookingHeadline')}
+        {...field.text('publicBookingHeadline')}
       />
-      <TextArea
-        name="publicBookingDescription"
-        label="Description"
-        value={form.publicBookingDescription}
-        error={errors.publicBookingDescription}
-        onChange={set('publicBookingDescription')}
-      />
-      <Field
-        name="logoUrl"
-        label="Logo address (https)"
-        type="url"
-        required={false}
-        value={form.logoUrl}
-        error={errors.logoUrl}
-        onChange={set('logoUrl')}
-      />
+      <TextArea label="Description" {...field.text('publicBookingDescription')} />
+      <Field label="Logo address (https)" type="url" required={false} {...field.text('logoUrl')} />
       <div className="colour-field">
         <Field
-          name="color"
           label="Colour (#rrggbb)"
           required={false}
-          value={form.color}
-          error={errors.color}
           hint="Buttons and highlights of the booking page; text on it is black or white, whichever reads better."
-          onChange={set('color')}
+          {...field.text('color')}
         />
         <Swatch
           colour={/^#([0-9a-f]{3}|[0-9a-f]{6})$/i.test(form.color.trim()) ? form.color.trim() : org.color}
@@ -205,11 +177,7 @@ function BrandingForm(props: { org: Organisation }) {
       </div>
       {save.isError ? <FormError error={save.error} shown={BRANDING_FIELDS} /> : null}
       <Status>{save.isSuccess && !save.isPending ? 'Branding saved.' : ''}</Status>
-      <div className="actions">
-        <button type="submit" className="primary" disabled={save.isPending}>
-          Save branding
-        </button>
-      </div>
+      <SubmitActions pending={save.isPending} label="Save branding" />
     </form>
   );
 }

@@ -11,7 +11,7 @@ import { authed } from '../../api/session.js';
 import type { Agent, Catalog, PermissionGroup } from '../../api/types.js';
 import { ConfirmBox } from '../../components/ConfirmBox.js';
 import { formatDateTime } from '../../lib/time.js';
-import { Field, FormError, LoadError, Loading } from '../ui.js';
+import { Field, FormError, LoadError, Loading, SubmitActions } from '../ui.js';
 import { KeysSection } from './AgentKeys.js';
 import { PolicySection } from './AgentPolicy.js';
 import { agentStatusWords, personZone } from './agent-values.js';
@@ -267,11 +267,7 @@ function PermissionsSection(props: { agent: Agent; catalog: Catalog; groups: Per
         />
         {save.isError ? <FormError error={save.error} shown={[]} /> : null}
         <p role="status">{done ? 'Permissions saved.' : ''}</p>
-        <div className="actions">
-          <button type="submit" className="primary" disabled={save.isPending}>
-            Save permissions
-          </button>
-        </div>
+        <SubmitActions pending={save.isPending} label="Save permissions" />
       </form>
     </section>
   );

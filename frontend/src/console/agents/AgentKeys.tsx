@@ -1,15 +1,16 @@
 // An agent's keys: each with its prefix, when it was made and last used; a new key is shown once
 // with a copy button and the MCP address, never again; a key revoked.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { unwrap } from '../../api/client.js';
 import { errorText, fieldErrors } from '../../api/errors.js';
 import { queryKeys } from '../../api/queryKeys.js';
 import { authed } from '../../api/session.js';
 import type { Agent } from '../../api/types.js';
 import { formatDateTime } from '../../lib/time.js';
+import { submitted } from '../form-state.js';
 import { CopyText, ShownOnce } from '../shown-once.js';
-import { Field, FormError, LoadError, Loading } from '../ui.js';
+import { Field, FormError, LoadError, Loading, SubmitActions } from '../ui.js';
 import { personZone } from './agent-values.js';
 
 export function KeysSection(props: { agent: Agent }) {
@@ -101,13 +102,7 @@ export function KeysSection(props: { agent: Agent }) {
         </p>
       ) : null}
       {agent.status === 'disabled' ? null : (
-        <form
-          noValidate
-          onSubmit={(e: FormEvent) => {
-            e.preventDefault();
-            create.mutate();
-          }}
-        >
+        <form noValidate onSubmit={submitted(create.mutate)}>
           <Field
             name="label"
             label="New key's label"
@@ -117,11 +112,7 @@ export function KeysSection(props: { agent: Agent }) {
             onChange={setLabel}
           />
           {create.isError ? <FormError error={create.error} shown={['label']} /> : null}
-          <div className="actions">
-            <button type="submit" className="primary" disabled={create.isPending}>
-              Create key
-            </button>
-          </div>
+          <SubmitActions pending={create.isPending} label="Create key" />
         </form>
       )}
     </section>

@@ -10,7 +10,7 @@ import { queryKeys } from '../../api/queryKeys.js';
 import { authed } from '../../api/session.js';
 import type { Agent, Policy, PolicyBody } from '../../api/types.js';
 import { organisationCurrency } from '../organisations/currency.js';
-import { Field, FormError, LoadError, Loading, Select } from '../ui.js';
+import { Field, FormError, LoadError, Loading, Select, SubmitActions } from '../ui.js';
 import { countOf, majorOf, minorOf } from './agent-values.js';
 
 const approvalModeWords: Record<Policy['requireApproval'], string> = {
@@ -162,11 +162,7 @@ function PolicyEditor(props: { agent: Agent; policy: Policy; currency: string })
         </fieldset>
         {save.isError ? <FormError error={save.error} shown={shown} /> : null}
         <p role="status">{done ? 'Policy saved.' : ''}</p>
-        <div className="actions">
-          <button type="submit" className="primary" disabled={save.isPending}>
-            Save policy
-          </button>
-        </div>
+        <SubmitActions pending={save.isPending} label="Save policy" />
       </form>
     </section>
   );

@@ -2,7 +2,7 @@
 // by one). Made first, its permissions set after: a refused choice leaves the agent made, and a
 // new attempt only sets the permissions again.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { unwrap } from '../../api/client.js';
 import { fieldErrors } from '../../api/errors.js';
@@ -10,7 +10,8 @@ import { usePermissionData } from '../../api/hooks.js';
 import { queryKeys } from '../../api/queryKeys.js';
 import { authed } from '../../api/session.js';
 import type { Agent, Catalog, PermissionGroup } from '../../api/types.js';
-import { Field, FormError, LoadError, Loading } from '../ui.js';
+import { submitted } from '../form-state.js';
+import { Field, FormError, LoadError, Loading, SubmitActions } from '../ui.js';
 import { choiceOf, type PermissionChoice, permissionsBody } from './permissions.js';
 import { PermissionsEditor } from './permissions-editor.js';
 
@@ -75,13 +76,7 @@ function NewAgentForm(props: { catalog: Catalog; groups: PermissionGroup[] }) {
         <Link to="/app/agents">All agents</Link>
       </p>
       <h1>New agent</h1>
-      <form
-        noValidate
-        onSubmit={(e: FormEvent) => {
-          e.preventDefault();
-          create.mutate();
-        }}
-      >
+      <form noValidate onSubmit={submitted(create.mutate)}>
         {created ? (
           <p className="notice">
             {created.name} was created without these permissions: it can do nothing yet. Change the choice
@@ -103,11 +98,7 @@ function NewAgentForm(props: { catalog: Catalog; groups: PermissionGroup[] }) {
         )}
         <PermissionsEditor value={choice} onChange={setChoice} catalog={catalog} groups={groups} />
         {create.isError ? <FormError error={create.error} shown={['name', 'description']} /> : null}
-        <div className="actions">
-          <button type="submit" className="primary" disabled={create.isPending}>
-            {created ? 'Set its permissions' : 'Create agent'}
-          </button>
-        </div>
+        <SubmitActions pending={create.isPending} label={created ? 'Set its permissions' : 'Create agent'} />
       </form>
     </main>
   );

@@ -1,7 +1,6 @@
 // A resource of the active organisation, new or edited: its type, capacity, manager and busy-time
 // blocking, and once it exists its own hours. The API's refusals land on the form's fields.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { unwrap } from '../../api/client.js';
 import { fieldErrors } from '../../api/errors.js';
@@ -9,8 +8,9 @@ import { useMembers, useResources, useResourceTypes } from '../../api/hooks.js';
 import { queryKeys } from '../../api/queryKeys.js';
 import { authed } from '../../api/session.js';
 import type { Organisation, Resource, ResourceBody, ResourceType } from '../../api/types.js';
+import { submitted, useFormState } from '../form-state.js';
 import { ResourceHours } from '../schedule/schedule-editor.js';
-import { Check, Field, FormError, LoadError, Loading, Select } from '../ui.js';
+import { Check, Field, FormError, LoadError, Loading, Select, SubmitActions } from '../ui.js';
 import { numberOf } from './type-form-data.js';
 
 export function ResourceEditor(props: { org: Organisation }) {
@@ -54,7 +54,7 @@ function ResourceFormScreen(props: {
   const { existing, types, people } = props;
   const queryClient = useQueryClient();
   const navigate = useNavigate();
-  const [form, setForm] = useState({
+  const { values: form, bind } = useFormState({
     name: existing?.name ?? '',
     description: existing?.description ?? '',
     resourceTypeId: String(existing?.resourceTypeId ?? types[0]!.id),
@@ -62,8 +62,6 @@ function ResourceFormScreen(props: {
     managedById: existing?.managedById != null ? String(existing.managedById) : '',
     blockOnManagerCalendars: existing?.blockOnManagerCalendars ?? false,
   });
-  const set = (key: keyof typeof form) => (value: string | boolean) =>
-    setForm((f) => ({ ...f, [key]: value }));
   const managedById = form.managedById ? Number(form.managedById) : null;
   // What the service keeps when the flag is not sent: a new manager (or none) starts with it off.
   const keptBlock =
@@ -91,35 +89,17 @@ function ResourceFormScreen(props: {
     },
   });
   const errors = fieldErrors(save.error);
+  const field = bind(errors);
   return (
     <main className="page">
       <p>
         <Link to="/app/resources">All resources</Link>
       </p>
       <h1>{existing ? `Edit ${existing.name}` : 'New resource'}</h1>
-      <form
-        noValidate
-        onSubmit={(e: FormEvent) => {
-          e.preventDefault();
-          save.mutate();
-        }}
-      >
-        <Field name="name" label="Name" value={form.name} error={errors.name} onChange={set('name')} />
-        <Field
-          name="description"
-          label="Description"
-          required={false}
-          value={form.description}
-          error={errors.description}
-          onChange={set('description')}
-        />
-        <Select
-          name="resourceTypeId"
-          label="Type"
-          value={form.resourceTypeId}
-          error={errors.resourceTypeId}
-          onChange={set('resourceTypeId')}
-        >
+      <form noValidate onSubmit={submitted(save.mutate)}>
+        <Field label="Name" {...field.text('name')} />
+        <Field label="Description" required={false} {...field.text('description')} />
+        <Select label="Type" {...field.text('resourceTypeId')}>
           {types.map((t) => (
             <option key={t.id} value={t.id}>
               {t.name}
@@ -127,21 +107,12 @@ function ResourceFormScreen(props: {
           ))}
         </Select>
         <Field
-          name="capacity"
           label="Capacity (bookings at the same time)"
           type="number"
           min={1}
-          value={form.capacity}
-          error={errors.capacity}
-          onChange={set('capacity')}
+          {...field.text('capacity')}
         />
-        <Select
-          name="managedById"
-          label="Manager"
-          value={form.managedById}
-          error={errors.managedById}
-          onChange={set('managedById')}
-        >
+        <Select label="Manager" {...field.text('managedById')}>
           <option value="">Nobody</option>
           {people.map((p) => (
             <option key={p.id} value={p.id}>
@@ -150,11 +121,8 @@ function ResourceFormScreen(props: {
           ))}
         </Select>
         <Check
-          name="blockOnManagerCalendars"
           label="Unavailable while the manager is busy in their calendars (only the manager can turn this on)"
-          checked={form.blockOnManagerCalendars}
-          error={errors.blockOnManagerCalendars}
-          onChange={set('blockOnManagerCalendars')}
+          {...field.check('blockOnManagerCalendars')}
         />
         {save.isError ? (
           <FormError
@@ -169,11 +137,7 @@ function ResourceFormScreen(props: {
             ]}
           />
         ) : null}
-        <div className="actions">
-          <button type="submit" className="primary" disabled={save.isPending}>
-            {existing ? 'Save resource' : 'Create resource'}
-          </button>
-        </div>
+        <SubmitActions pending={save.isPending} label={existing ? 'Save resource' : 'Create resource'} />
       </form>
       {existing && existing.parentResourceId === null ? (
         <ResourceHours resource={existing} types={types} />

@@ -2,7 +2,7 @@
 // and once it exists its schedule. The API checks everything; its refusals land on the form's
 // fields by their path (`body.bookingRules.minNoticeMinutes`).
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { unwrap } from '../../api/client.js';
 import { fieldErrors } from '../../api/errors.js';
@@ -10,11 +10,12 @@ import { useResourceTypes } from '../../api/hooks.js';
 import { queryKeys } from '../../api/queryKeys.js';
 import { authed } from '../../api/session.js';
 import type { Organisation, ResourceType } from '../../api/types.js';
+import { submitted, useFormState } from '../form-state.js';
 import { organisationCurrency } from '../organisations/currency.js';
 import { TypeSchedule } from '../schedule/schedule-editor.js';
-import { Check, Field, FormError, LoadError, Loading, Select } from '../ui.js';
+import { Check, Field, FormError, LoadError, Loading, Select, SubmitActions } from '../ui.js';
 import { modeWords } from './catalogue-lists.js';
-import { RULES, type TypeForm, typeBody, typeForm } from './type-form-data.js';
+import { RULES, typeBody, typeForm } from './type-form-data.js';
 import { questionDrafts, questionFieldNames, questionsBody, TypeQuestions } from './type-questions.js';
 
 export function TypeEditor(props: { org: Organisation }) {
@@ -39,12 +40,8 @@ function TypeFormScreen(props: { org: Organisation; existing: ResourceType | und
   const { org, existing } = props;
   const queryClient = useQueryClient();
   const navigate = useNavigate();
-  const [form, setForm] = useState(() => typeForm(existing, org));
+  const { values: form, setValues: setForm, set, bind } = useFormState(() => typeForm(existing, org));
   const [questions, setQuestions] = useState(() => questionDrafts(existing?.questions));
-  const set =
-    <K extends keyof TypeForm>(key: K) =>
-    (value: TypeForm[K]) =>
-      setForm((f) => ({ ...f, [key]: value }));
   const save = useMutation({
     mutationFn: () =>
       existing
@@ -65,6 +62,7 @@ function TypeFormScreen(props: { org: Organisation; existing: ResourceType | und
     },
   });
   const errors = fieldErrors(save.error);
+  const field = bind(errors);
   const shown = [
     'name',
     'description',
@@ -83,49 +81,19 @@ function TypeFormScreen(props: { org: Organisation; existing: ResourceType | und
         <Link to="/app/types">All types</Link>
       </p>
       <h1>{existing ? `Edit ${existing.name}` : 'New type'}</h1>
-      <form
-        noValidate
-        onSubmit={(e: FormEvent) => {
-          e.preventDefault();
-          save.mutate();
-        }}
-      >
-        <Field name="name" label="Name" value={form.name} error={errors.name} onChange={set('name')} />
-        <Field
-          name="description"
-          label="Description"
-          required={false}
-          value={form.description}
-          error={errors.description}
-          onChange={set('description')}
-        />
+      <form noValidate onSubmit={submitted(save.mutate)}>
+        <Field label="Name" {...field.text('name')} />
+        <Field label="Description" required={false} {...field.text('description')} />
         <div className="grid-2">
+          <Field label="Length (minutes)" type="number" min={1} {...field.text('minBookingDuration')} />
           <Field
-            name="minBookingDuration"
-            label="Length (minutes)"
-            type="number"
-            min={1}
-            value={form.minBookingDuration}
-            error={errors.minBookingDuration}
-            onChange={set('minBookingDuration')}
-          />
-          <Field
-            name="bufferTime"
             label="Buffer around each booking (minutes)"
             type="number"
             min={0}
-            value={form.bufferTime}
-            error={errors.bufferTime}
-            onChange={set('bufferTime')}
+            {...field.text('bufferTime')}
           />
         </div>
-        <Select
-          name="bookingMode"
-          label="How customers book"
-          value={form.bookingMode}
-          error={errors.bookingMode}
-          onChange={(v) => set('bookingMode')(v as TypeForm['bookingMode'])}
-        >
+        <Select label="How customers book" {...field.text('bookingMode')}>
           {Object.entries(modeWords).map(([mode, words]) => (
             <option key={mode} value={mode}>
               {words[0]!.toUpperCase() + words.slice(1)}
@@ -133,15 +101,13 @@ function TypeFormScreen(props: { org: Organisation; existing: ResourceType | und
           ))}
         </Select>
         <Field
-          name="customerInfoFields"
           label="Extra customer fields (comma separated, e.g. phone, licencePlate)"
           required={false}
-          value={form.customerInfoFields}
+          {...field.text('customerInfoFields')}
           error={
             errors.customerInfoFields ??
             Object.entries(errors).find(([k]) => k.startsWith('customerInfoFields.'))?.[1]
           }
-          onChange={set('customerInfoFields')}
         />
         <TypeQuestions drafts={questions} errors={errors} onChange={setQuestions} />
         <fieldset>
@@ -164,13 +130,7 @@ function TypeFormScreen(props: { org: Organisation; existing: ResourceType | und
         </fieldset>
         <fieldset>
           <legend>Price</legend>
-          <Check
-            name="pricingEnabled"
-            label="This type has a price"
-            checked={form.pricingEnabled}
-            error={errors.pricingEnabled}
-            onChange={set('pricingEnabled')}
-          />
+          <Check label="This type has a price" {...field.check('pricingEnabled')} />
           {form.pricingEnabled ? (
             <>
               <div className="grid-2">
@@ -185,47 +145,23 @@ function TypeFormScreen(props: { org: Organisation; existing: ResourceType | und
                   onChange={set('price')}
                 />
                 <Field
-                  name="priceCurrency"
                   label="Currency (e.g. EUR)"
-                  value={form.priceCurrency}
                   hint={`${org.name} counts in ${organisationCurrency(org)} (Payments): agent policies too.`}
-                  error={errors.priceCurrency}
+                  {...field.text('priceCurrency')}
                   onChange={(v) => set('priceCurrency')(v.toUpperCase())}
                 />
               </div>
-              <Check
-                name="paymentRequired"
-                label="Customers pay when they book"
-                checked={form.paymentRequired}
-                error={errors.paymentRequired}
-                onChange={set('paymentRequired')}
-              />
+              <Check label="Customers pay when they book" {...field.check('paymentRequired')} />
             </>
           ) : null}
         </fieldset>
         <fieldset>
           <legend>Options</legend>
-          <Check
-            name="waitlistEnabled"
-            label="Customers may join a waitlist when it is full"
-            checked={form.waitlistEnabled}
-            error={errors.waitlistEnabled}
-            onChange={set('waitlistEnabled')}
-          />
-          <Check
-            name="recurringEnabled"
-            label="Customers may book a series"
-            checked={form.recurringEnabled}
-            error={errors.recurringEnabled}
-            onChange={set('recurringEnabled')}
-          />
+          <Check label="Customers may join a waitlist when it is full" {...field.check('waitlistEnabled')} />
+          <Check label="Customers may book a series" {...field.check('recurringEnabled')} />
         </fieldset>
         {save.isError ? <FormError error={save.error} shown={shown} /> : null}
-        <div className="actions">
-          <button type="submit" className="primary" disabled={save.isPending}>
-            {existing ? 'Save type' : 'Create type'}
-          </button>
-        </div>
+        <SubmitActions pending={save.isPending} label={existing ? 'Save type' : 'Create type'} />
       </form>
       {existing ? (
         <TypeSchedule org={org} type={existing} />

@@ -2,7 +2,7 @@
 // role, remove a member, withdraw an invitation. The API decides who may do what (an ADMIN
 // manages MANAGERs and MEMBERs, never the last OWNER); its refusals are shown in words.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { unwrap } from '../../api/client.js';
 import { errorText, fieldErrors } from '../../api/errors.js';
 import { useActiveOrganisation, useMembers } from '../../api/hooks.js';
@@ -11,7 +11,8 @@ import { authed, useSession } from '../../api/session.js';
 import type { MemberOrInvitation, Organisation } from '../../api/types.js';
 import { formatDateTime } from '../../lib/time.js';
 import { NoActive } from '../catalogue/Catalogue.js';
-import { Field, FormError, LoadError, Loading } from '../ui.js';
+import { submitted } from '../form-state.js';
+import { Field, FormError, LoadError, Loading, SubmitActions } from '../ui.js';
 
 type Role = MemberOrInvitation['role'];
 const ROLES: Role[] = ['OWNER', 'ADMIN', 'MANAGER', 'MEMBER'];
@@ -186,13 +187,7 @@ function MemberScreen(props: { org: Organisation }) {
         </ul>
       ) : null}
       <h2>Invite someone</h2>
-      <form
-        noValidate
-        onSubmit={(e: FormEvent) => {
-          e.preventDefault();
-          invite.mutate();
-        }}
-      >
+      <form noValidate onSubmit={submitted(invite.mutate)}>
         <Field
           name="email"
           label="Email"
@@ -208,11 +203,7 @@ function MemberScreen(props: { org: Organisation }) {
             Invitation sent.
           </p>
         ) : null}
-        <div className="actions">
-          <button type="submit" className="primary" disabled={invite.isPending}>
-            Send invitation
-          </button>
-        </div>
+        <SubmitActions pending={invite.isPending} label="Send invitation" />
       </form>
     </main>
   );

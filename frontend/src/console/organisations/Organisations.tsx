@@ -1,14 +1,15 @@
 // The organisations screen: those the person belongs to, which one is active (the one the
 // other screens act on), and a new one.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { unwrap } from '../../api/client.js';
 import { errorText, fieldErrors } from '../../api/errors.js';
 import { useOrganisations } from '../../api/hooks.js';
 import { queryKeys } from '../../api/queryKeys.js';
 import { authed } from '../../api/session.js';
 import { visitorZone, zoneChoices } from '../../lib/time.js';
-import { Field } from '../ui.js';
+import { submitted } from '../form-state.js';
+import { Field, SubmitActions } from '../ui.js';
 
 export default function Organisations() {
   const queryClient = useQueryClient();
@@ -74,12 +75,7 @@ export default function Organisations() {
         </p>
       ) : null}
       <h2>New organisation</h2>
-      <form
-        onSubmit={(e: FormEvent) => {
-          e.preventDefault();
-          create.mutate();
-        }}
-      >
+      <form onSubmit={submitted(create.mutate)}>
         <Field
           name="name"
           label="Name"
@@ -114,11 +110,7 @@ export default function Organisations() {
             {errorText(create.error)}
           </p>
         ) : null}
-        <div className="actions">
-          <button type="submit" className="primary" disabled={create.isPending}>
-            Create organisation
-          </button>
-        </div>
+        <SubmitActions pending={create.isPending} label="Create organisation" />
       </form>
     </main>
   );

@@ -3,7 +3,7 @@
 // back), the provider's dashboard, and disconnecting.
 // Its currency too: new types are priced in it and agent policies count in it.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { unwrap } from '../../api/client.js';
 import { errorText, fieldErrors } from '../../api/errors.js';
@@ -14,6 +14,7 @@ import type { Organisation, PaymentStatus } from '../../api/types.js';
 import { ConfirmBox } from '../../components/ConfirmBox.js';
 import { Status, yesNo } from '../account-ui.js';
 import { NoActive } from '../catalogue/Catalogue.js';
+import { submitted } from '../form-state.js';
 import { Field, FormError, LoadError, Loading } from '../ui.js';
 import { organisationCurrency } from './currency.js';
 import { isAdmin } from './roles.js';
@@ -217,13 +218,7 @@ function CurrencyForm(props: { org: Organisation }) {
   return (
     <section aria-labelledby="currency-heading">
       <h2 id="currency-heading">Currency</h2>
-      <form
-        noValidate
-        onSubmit={(e: FormEvent) => {
-          e.preventDefault();
-          save.mutate();
-        }}
-      >
+      <form noValidate onSubmit={submitted(save.mutate)}>
         <Field
           name="defaultCurrency"
           label="Currency (three letters, e.g. EUR)"

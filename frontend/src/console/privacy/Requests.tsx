@@ -1,14 +1,15 @@
 // The person's data-subject requests (access, export, erasure): the list, cancel while pending,
 // and a new request.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { unwrap } from '../../api/client.js';
 import { errorText, fieldErrors } from '../../api/errors.js';
 import { queryKeys } from '../../api/queryKeys.js';
 import { authed } from '../../api/session.js';
 import type { PrivacyRequest } from '../../api/types.js';
 import { Status } from '../account-ui.js';
-import { Field, FormError, LoadError, Loading, Select, TextArea } from '../ui.js';
+import { submitted } from '../form-state.js';
+import { Field, FormError, LoadError, Loading, Select, SubmitActions, TextArea } from '../ui.js';
 import { REQUEST_WORDS, STATUS_WORDS, when } from './privacy-words.js';
 
 export function RequestSection() {
@@ -99,14 +100,7 @@ function NewRequest() {
   });
   const errors = fieldErrors(create.error);
   return (
-    <form
-      noValidate
-      aria-labelledby="new-request"
-      onSubmit={(e: FormEvent) => {
-        e.preventDefault();
-        create.mutate();
-      }}
-    >
+    <form noValidate aria-labelledby="new-request" onSubmit={submitted(create.mutate)}>
       <h3 id="new-request">New request</h3>
       <Select
         name="requestType"
@@ -144,11 +138,7 @@ function NewRequest() {
         <FormError error={create.error} shown={['requestType', 'reason', 'confirmEmail']} />
       ) : null}
       <Status>{create.isSuccess && !create.isPending ? 'Request sent.' : ''}</Status>
-      <div className="actions">
-        <button type="submit" className="primary" disabled={create.isPending}>
-          Send request
-        </button>
-      </div>
+      <SubmitActions pending={create.isPending} label="Send request" />
     </form>
   );
 }

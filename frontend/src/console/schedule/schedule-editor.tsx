@@ -14,7 +14,7 @@ import type { Organisation, Resource, ResourceType, SchedulePolicy } from '../..
 import { formatDay } from '../../lib/time.js';
 import { Status } from '../account-ui.js';
 import { isStaff } from '../organisations/roles.js';
-import { FormError, LoadError, Loading, Select } from '../ui.js';
+import { FormError, LoadError, Loading, Select, SubmitActions } from '../ui.js';
 import {
   type Draft,
   draftOf,
@@ -137,11 +137,7 @@ export function ScheduleForm(props: {
       />
       {save.isError ? <FormError error={save.error} shown={[...sent.keys()]} /> : null}
       <Status>{save.isSuccess && !save.isPending ? 'Schedule saved.' : ''}</Status>
-      <div className="actions">
-        <button type="submit" className="primary" disabled={save.isPending}>
-          Save schedule
-        </button>
-      </div>
+      <SubmitActions pending={save.isPending} label="Save schedule" />
     </form>
   );
 }

@@ -10,7 +10,8 @@ import { queryKeys } from '../../api/queryKeys.js';
 import { refresh, useSession } from '../../api/session.js';
 import { useBrandColour } from '../../components/Branding.js';
 import { Status } from '../account-ui.js';
-import { Field, FormError } from '../ui.js';
+import { submitted } from '../form-state.js';
+import { Field, FormError, SubmitActions } from '../ui.js';
 import { resendVerification } from './VerifyBanner.js';
 import '../console.css';
 
@@ -117,12 +118,7 @@ export function ForgotPasswordPage() {
   return (
     <AccountFrame title="Forgot your password?">
       <p>Enter the address you sign in with: we mail you a link to set a new password.</p>
-      <form
-        onSubmit={(e: FormEvent) => {
-          e.preventDefault();
-          forgot.mutate();
-        }}
-      >
+      <form onSubmit={submitted(forgot.mutate)}>
         <Field
           name="email"
           label="Email"
@@ -138,11 +134,7 @@ export function ForgotPasswordPage() {
             ? 'If an account exists for that address, we sent it a link to reset the password. The link works for 30 minutes.'
             : ''}
         </Status>
-        <div className="actions">
-          <button type="submit" className="primary" disabled={forgot.isPending}>
-            Send the link
-          </button>
-        </div>
+        <SubmitActions pending={forgot.isPending} label="Send the link" />
       </form>
       <p>
         <Link to="/app/sign-in">Back to sign in</Link>
@@ -206,11 +198,7 @@ export function ResetPasswordPage() {
         ) : reset.isError ? (
           <FormError error={reset.error} shown={['password']} />
         ) : null}
-        <div className="actions">
-          <button type="submit" className="primary" disabled={reset.isPending}>
-            Set the new password
-          </button>
-        </div>
+        <SubmitActions pending={reset.isPending} label="Set the new password" />
       </form>
     </AccountFrame>
   );

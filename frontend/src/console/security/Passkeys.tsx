@@ -1,13 +1,14 @@
 // Passkeys: the person's registered ones (name, added, last used), a new one added from this
 // device, one deleted. SimpleWebAuthn loads only when a passkey is added.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { ApiError, noBody, unwrap } from '../../api/client.js';
 import { errorText, fieldErrors } from '../../api/errors.js';
 import { queryKeys } from '../../api/queryKeys.js';
 import { authed } from '../../api/session.js';
 import { Status } from '../account-ui.js';
-import { Field, FormError, LoadError, Loading } from '../ui.js';
+import { submitted } from '../form-state.js';
+import { Field, FormError, LoadError, Loading, SubmitActions } from '../ui.js';
 
 const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : 'never');
 const nameOf = (passkey: { name: string | null }) => passkey.name ?? 'Unnamed passkey';
@@ -80,13 +81,7 @@ export function Passkeys() {
       ) : null}
       {remove.isError ? <LoadError error={remove.error} /> : null}
       <Status>{remove.isSuccess && !remove.isPending ? 'Passkey deleted.' : ''}</Status>
-      <form
-        aria-label="Add a passkey"
-        onSubmit={(e: FormEvent) => {
-          e.preventDefault();
-          add.mutate();
-        }}
-      >
+      <form aria-label="Add a passkey" onSubmit={submitted(add.mutate)}>
         <Field
           name="passkeyName"
           label="Name of the new passkey (e.g. work laptop)"
@@ -105,11 +100,7 @@ export function Passkeys() {
           </p>
         ) : null}
         <Status>{add.isSuccess && !add.isPending ? 'Passkey added.' : ''}</Status>
-        <div className="actions">
-          <button type="submit" className="primary" disabled={add.isPending}>
-            Add a passkey
-          </button>
-        </div>
+        <SubmitActions pending={add.isPending} label="Add a passkey" />
       </form>
     </section>
   );

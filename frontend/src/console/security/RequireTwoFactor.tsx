@@ -1,14 +1,15 @@
 // The organisation's requireTwoFactor (OWNER): its owners, admins and managers without
 // two-factor are refused its staff screens until they set it up.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { Link } from 'react-router';
 import { ApiError, unwrap } from '../../api/client.js';
 import { queryKeys } from '../../api/queryKeys.js';
 import { authed } from '../../api/session.js';
 import type { Organisation } from '../../api/types.js';
 import { Status } from '../account-ui.js';
-import { Check, FormError } from '../ui.js';
+import { submitted } from '../form-state.js';
+import { Check, FormError, SubmitActions } from '../ui.js';
 
 export function RequireTwoFactor(props: { org: Organisation }) {
   const { org } = props;
@@ -25,13 +26,7 @@ export function RequireTwoFactor(props: { org: Organisation }) {
     onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.organisations() }),
   });
   return (
-    <form
-      aria-labelledby="require-two-factor-heading"
-      onSubmit={(e: FormEvent) => {
-        e.preventDefault();
-        save.mutate();
-      }}
-    >
+    <form aria-labelledby="require-two-factor-heading" onSubmit={submitted(save.mutate)}>
       <h3 id="require-two-factor-heading">Two-factor for staff</h3>
       <Check
         name="requireTwoFactor"
@@ -51,11 +46,7 @@ export function RequireTwoFactor(props: { org: Organisation }) {
         <FormError error={save.error} shown={['requireTwoFactor']} />
       ) : null}
       <Status>{save.isSuccess && !save.isPending ? 'Saved.' : ''}</Status>
-      <div className="actions">
-        <button type="submit" className="primary" disabled={save.isPending}>
-          Save two-factor setting
-        </button>
-      </div>
+      <SubmitActions pending={save.isPending} label="Save two-factor setting" />
     </form>
   );
 }

@@ -1,10 +1,11 @@
 // The sign-in's other ways: the second step when the account has two-factor on (a code of the
 // authenticator app, or a recovery code), and signing in with a passkey.
 import { useMutation } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { ApiError } from '../../api/client.js';
 import { errorText } from '../../api/errors.js';
 import { type SecondStep, signIn, signInWithPasskey } from '../../api/session.js';
+import { submitted } from '../form-state.js';
 import { Field } from '../ui.js';
 
 /** Words for a refused second step: a wrong or used code, or a challenge that ran out. */
@@ -39,12 +40,7 @@ export function SecondStepForm(props: { step: SecondStep; onRestart: () => void 
           ? 'Enter one of the recovery codes you stored when you set up two-factor. Each works once.'
           : 'Enter the 6-digit code your authenticator app shows for this account.'}
       </p>
-      <form
-        onSubmit={(e: FormEvent) => {
-          e.preventDefault();
-          submit.mutate();
-        }}
-      >
+      <form onSubmit={submitted(submit.mutate)}>
         {recovery ? (
           <Field
             key="recovery"

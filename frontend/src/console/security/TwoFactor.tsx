@@ -2,14 +2,15 @@
 // the recovery codes shown once; turned off with the password and a code. The QR encoder
 // loads only when a set-up starts.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useId, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { noBody, unwrap } from '../../api/client.js';
 import { fieldErrors } from '../../api/errors.js';
 import { queryKeys } from '../../api/queryKeys.js';
 import { authed } from '../../api/session.js';
 import type { TwoFactorSetup } from '../../api/types.js';
 import { Status } from '../account-ui.js';
-import { Field, FormError } from '../ui.js';
+import { submitted } from '../form-state.js';
+import { Field, FormError, SubmitActions } from '../ui.js';
 
 export function TwoFactor(props: { enabled: boolean }) {
   const queryClient = useQueryClient();
@@ -80,13 +81,7 @@ function SetUp(props: { onEnabled: (recoveryCodes: string[]) => void }) {
       </>
     );
   return (
-    <form
-      aria-label="Confirm two-factor"
-      onSubmit={(e: FormEvent) => {
-        e.preventDefault();
-        enable.mutate();
-      }}
-    >
+    <form aria-label="Confirm two-factor" onSubmit={submitted(enable.mutate)}>
       <p>Scan this code with your authenticator app, or type the secret into it.</p>
       <QrCode url={setup.otpauthUrl} />
       <p>
@@ -105,11 +100,7 @@ function SetUp(props: { onEnabled: (recoveryCodes: string[]) => void }) {
         onChange={setCode}
       />
       {enable.isError ? <FormError error={enable.error} shown={['code']} /> : null}
-      <div className="actions">
-        <button type="submit" className="primary" disabled={enable.isPending}>
-          Turn on two-factor
-        </button>
-      </div>
+      <SubmitActions pending={enable.isPending} label="Turn on two-factor" />
     </form>
   );
 }
@@ -173,13 +164,7 @@ function Disable(props: { onDisabled: () => void }) {
   });
   const errors = fieldErrors(disable.error);
   return (
-    <form
-      aria-label="Turn off two-factor"
-      onSubmit={(e: FormEvent) => {
-        e.preventDefault();
-        disable.mutate();
-      }}
-    >
+    <form aria-label="Turn off two-factor" onSubmit={submitted(disable.mutate)}>
       <p>On: signing in asks for a code from your authenticator app.</p>
       <p className="hint">To turn it off, confirm with your password and a current code.</p>
       <Field

@@ -1,15 +1,16 @@
 // The active organisation's webhook endpoints: each with its status, and a new one (its signing
 // secret is answered once: shown with a copy button, never again).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { Link } from 'react-router';
 import { unwrap } from '../../api/client.js';
 import { fieldErrors } from '../../api/errors.js';
 import { queryKeys } from '../../api/queryKeys.js';
 import { authed } from '../../api/session.js';
 import type { Organisation, Webhook, WebhookEvent } from '../../api/types.js';
+import { submitted } from '../form-state.js';
 import { ShownOnce } from '../shown-once.js';
-import { Field, FormError, LoadError, Loading } from '../ui.js';
+import { Field, FormError, LoadError, Loading, SubmitActions } from '../ui.js';
 import { WEBHOOK_EVENTS } from './webhook-events.js';
 
 export function WebhookList(props: { org: Organisation }) {
@@ -97,13 +98,7 @@ function NewWebhook(props: { org: Organisation; onCreated: (s: { url: string; se
   return (
     <section aria-labelledby="new-webhook">
       <h2 id="new-webhook">New endpoint</h2>
-      <form
-        noValidate
-        onSubmit={(e: FormEvent) => {
-          e.preventDefault();
-          create.mutate();
-        }}
-      >
+      <form noValidate onSubmit={submitted(create.mutate)}>
         <Field
           name="url"
           label="Address (https)"
@@ -145,11 +140,7 @@ function NewWebhook(props: { org: Organisation; onCreated: (s: { url: string; se
           ) : null}
         </fieldset>
         {create.isError ? <FormError error={create.error} shown={['url', 'description', 'events']} /> : null}
-        <div className="actions">
-          <button type="submit" className="primary" disabled={create.isPending}>
-            Add endpoint
-          </button>
-        </div>
+        <SubmitActions pending={create.isPending} label="Add endpoint" />
       </form>
     </section>
   );

@@ -1,0 +1,86 @@
+// A weekly series on the manage page: the series' dates, and cancelling all of them.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api, unwrap } from '../api/client.js';
+import { errorText } from '../api/errors.js';
+import { queryKeys } from '../api/queryKeys.js';
+import type { paths } from '../api/schema.js';
+import { formatDateTime, formatTime } from '../lib/time.js';
+import { ConfirmBox } from './ConfirmBox.js';
+import { STATUS_WORDS } from './Reservation.js';
+
+type SeriesAnswer =
+  paths['/api/public/reservations/{token}/series']['get']['responses'][200]['content']['application/json'];
+
+/** On the manage page: every date of the reservation's series, and cancelling all of them. */
+export function ManageSeries(props: { token: string; currentId: number; zone: string }) {
+  const { token, currentId, zone } = props;
+  const queryClient = useQueryClient();
+  const [confirming, setConfirming] = useState(false);
+  const series = useQuery({
+    queryKey: queryKeys.series(token),
+    queryFn: () =>
+      unwrap(api.GET('/api/public/reservations/{token}/series', { params: { path: { token } } })),
+  });
+  const cancel = useMutation({
+    mutationFn: () =>
+      unwrap(api.POST('/api/public/reservations/{token}/series/cancel', { params: { path: { token } } })),
+    onSuccess: (next: SeriesAnswer) => {
+      queryClient.setQueryData(queryKeys.series(token), next);
+      setConfirming(false);
+      return queryClient.invalidateQueries({ queryKey: queryKeys.managed(token) });
+    },
+  });
+  if (series.isPending) return <p className="loading">Loading the dates of your series…</p>;
+  if (series.isError)
+    return (
+      <div role="alert" className="error">
+        <p>The other dates of this series could not be loaded: {errorText(series.error)}</p>
+      </div>
+    );
+  const now = Date.now();
+  const cancellable = series.data.reservations.some(
+    (r) =>
+      Date.parse(r.startTime) > now &&
+      (r.status === 'held' || r.status === 'pending_payment' || r.status === 'confirmed'),
+  );
+  return (
+    <section aria-labelledby="series-heading" className="series">
+      <h2 id="series-heading">Every date of this series</h2>
+      <ol className="series-dates">
+        {series.data.reservations.map((r) => (
+          <li key={r.id} aria-current={r.id === currentId ? 'true' : undefined}>
+            {formatDateTime(r.startTime, zone)} – {formatTime(r.endTime, zone)}:{' '}
+            <span className={`status-${r.status}`}>{STATUS_WORDS[r.status]}</span>
+            {r.id === currentId ? <strong> (this booking)</strong> : null}
+          </li>
+        ))}
+      </ol>
+      {cancel.isError ? (
+        <div role="alert" className="error">
+          <p>{errorText(cancel.error)}</p>
+        </div>
+      ) : null}
+      {cancellable && !confirming ? (
+        <div className="actions">
+          <button type="button" className="secondary danger" onClick={() => setConfirming(true)}>
+            Cancel the whole series
+          </button>
+        </div>
+      ) : null}
+      {cancellable && confirming ? (
+        <ConfirmBox
+          title="Cancel every date of this series?"
+          level={3}
+          confirm="Yes, cancel the series"
+          keep="Keep the series"
+          pending={cancel.isPending}
+          onConfirm={() => cancel.mutate()}
+          onKeep={() => setConfirming(false)}
+        >
+          <p>Every date not yet started is cancelled; dates already past stay as they are.</p>
+        </ConfirmBox>
+      ) : null}
+    </section>
+  );
+}
