@@ -5,7 +5,7 @@ import { webhookClaimFunction } from './migrations/0061_webhook_claim_function.j
 import { webhooksPrivacy } from './privacy.js';
 import type { WebhookTables } from './repo.js';
 import { webhookRoutes } from './routes.js';
-import { createWebhooksService, type WebhooksService } from './service.js';
+import { createWebhooksService, type WebhooksService, webhookJobs } from './service.js';
 
 declare module '../../module.js' {
   interface Services {
@@ -32,4 +32,5 @@ export const webhooksModule = defineModule({
     '0051_webhook_delivery_lanes': webhookDeliveryLanes,
     '0061_webhook_claim_function': webhookClaimFunction,
   },
+  jobs: webhookJobs,
 });
