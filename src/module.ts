@@ -15,8 +15,9 @@ import type { PrivacyDeclaration } from './privacy/declaration.js';
 /**
  * The module contract: each folder of src/modules exports one `defineModule(...)` from
  * its module.ts, and src/modules/index.ts lists them (MODULES). The app (routes), the
- * service registry, the MCP tools, the action catalogue, the privacy service and the
- * migrator all read that one list. This file imports no module.
+ * service registry, the job queue's registrations, the MCP tools and resources, the action
+ * catalogue, the privacy service and the migrator all read that one list. This file imports
+ * no module.
  */
 
 /**
