@@ -1,11 +1,5 @@
-import { type ActionRisk, ALWAYS_ALLOWED_ACTIONS, type CatalogueAction } from './mcp/types.js';
-import type {
-  ActionCatalogue,
-  ActionKeyOf,
-  ModuleDefinition,
-  ModuleName,
-  PermissionGroup,
-} from './module.js';
+import type { ActionRisk, CatalogueAction } from './mcp/types.js';
+import type { ActionCatalogue, ActionKeyOf, ModuleDefinition, PermissionGroup } from './module.js';
 import type { PermissionGroupId } from './modules/agents/schemas.js';
 import { MODULES } from './modules/index.js';
 
@@ -19,43 +13,32 @@ import { MODULES } from './modules/index.js';
 /** Every declared action key, as a union of literal types: a preset naming another fails to compile. */
 export type ActionKey = ActionKeyOf<typeof MODULES>;
 
-/**
- * The order the catalogue and `tools/list` present modules in; a module not named here
- * follows these, in MODULES order. Within a module, its tools.ts order.
- */
-const PRESENTATION: readonly ModuleName[] = [
-  'agents',
-  'auth',
-  'organisations',
-  'calendars',
-  'events',
-  'userGroups',
-  'tasks',
-  'routines',
-  'household',
-  'automation',
-  'resourceTypes',
-  'resources',
-  'availability',
-  'reservations',
-];
-
 /** Actions the catalogue lists away from their module's tools: after the action named. */
 const LISTED_AFTER: Partial<Record<ActionKey, ActionKey>> = {
   'pricing.read': 'availability.resourceType.read',
 };
 
-const rank = (module: ModuleDefinition) => {
-  const presented = PRESENTATION.indexOf(module.name);
-  return presented >= 0
-    ? presented
-    : PRESENTATION.length + MODULES.indexOf(module as (typeof MODULES)[number]);
-};
+/**
+ * Every module in the order the catalogue, `tools/list` and `resources/list` present them:
+ * by each module's `presentation.order`, then those without one in MODULES order. Within a
+ * module, its tools.ts order.
+ */
+function presentationOrder(modules: readonly ModuleDefinition[]): ModuleDefinition[] {
+  const ordered = modules.filter((module) => module.presentation);
+  const orderOf = (module: ModuleDefinition) => module.presentation?.order ?? 0;
+  ordered.sort((a, b) => orderOf(a) - orderOf(b));
+  for (const [i, module] of ordered.entries())
+    if (i > 0 && orderOf(ordered[i - 1]!) === orderOf(module))
+      throw new Error(`${ordered[i - 1]!.name} and ${module.name} are presented at the same place`);
+  return [...ordered, ...modules.filter((module) => !module.presentation)];
+}
+
+export const PRESENTED_MODULES: readonly ModuleDefinition[] = presentationOrder(MODULES);
 
 /** The modules that declare tools, in presentation order: the MCP wiring binds them in this order. */
-export const TOOL_MODULES: readonly ModuleDefinition[] = (MODULES as readonly ModuleDefinition[])
-  .filter((module) => (module.tools?.length ?? 0) > 0)
-  .sort((a, b) => rank(a) - rank(b));
+export const TOOL_MODULES: readonly ModuleDefinition[] = PRESENTED_MODULES.filter(
+  (module) => (module.tools?.length ?? 0) > 0,
+);
 
 function catalogueOrder(): CatalogueAction<ActionKey>[] {
   const declared = TOOL_MODULES.flatMap((module) => module.tools ?? []).map(
@@ -72,11 +55,6 @@ function catalogueOrder(): CatalogueAction<ActionKey>[] {
   for (const action of declared) {
     if (keys.has(action.key)) throw new Error(`Two tools declare the action ${action.key}`);
     keys.add(action.key);
-    // The MCP runtime grants these to every agent; no other action can be always allowed.
-    if (action.alwaysAllowed !== ALWAYS_ALLOWED_ACTIONS.has(action.key))
-      throw new Error(
-        `${action.key} is always allowed exactly when the MCP runtime grants it to every agent`,
-      );
   }
   const ordered = declared.filter((action) => !LISTED_AFTER[action.key]);
   for (const action of declared) {

@@ -1,9 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
 import type { Config } from './config.js';
 import type { Db, Executor } from './db/database.js';
 import type { DialectMigration } from './db/migrate.js';
+import { type JobDeclaration, registerJobs } from './jobs/declarations.js';
 import type { JobQueue } from './jobs/queue.js';
+import type { Actor } from './lib/actor.js';
 import type { EphemeralStore } from './lib/ephemeral-store.js';
 import type { CatalogueAction, ToolDeclaration } from './mcp/types.js';
 import type { Metrics } from './metrics.js';
@@ -12,8 +15,9 @@ import type { PrivacyDeclaration } from './privacy/declaration.js';
 /**
  * The module contract: each folder of src/modules exports one `defineModule(...)` from
  * its module.ts, and src/modules/index.ts lists them (MODULES). The app (routes), the
- * service registry, the MCP tools, the action catalogue, the privacy service and the
- * migrator all read that one list. This file imports no module.
+ * service registry, the job queue's registrations, the MCP tools and resources, the action
+ * catalogue, the privacy service and the migrator all read that one list. This file imports
+ * no module.
  */
 
 /**
@@ -78,6 +82,22 @@ export interface ModuleRoutes {
   plugin: FastifyPluginAsyncZod;
 }
 
+/**
+ * One kind of record a module offers agents as MCP resources (src/tools.ts), readable only
+ * under the action that lists it (so within that permission's scope).
+ */
+export interface ModuleResource<S> {
+  /** Its URIs: `reservation-service://<path>/<id>`. */
+  path: string;
+  /** The action key that lists it; an agent without it sees none. */
+  action: string;
+  label: string;
+  /** The record as the REST API answers it: the schema drops internal fields. */
+  schema: z.ZodType;
+  list(service: S, actor: Actor): Promise<Array<{ id: number; name: string }>>;
+  read(service: S, actor: Actor, id: number): Promise<unknown>;
+}
+
 export interface ModuleDefinition<
   N extends ModuleName = ModuleName,
   T extends ReadonlyArray<ToolDeclaration<Services[N]>> = ReadonlyArray<ToolDeclaration<Services[N]>>,
@@ -101,6 +121,18 @@ export interface ModuleDefinition<
    * src/db/migrate.ts (e.g. '0019_waitlist'); a landed migration is never edited.
    */
   migrations?: Readonly<Record<string, DialectMigration>>;
+  /**
+   * Its background jobs, from its built service: registered once every service is built
+   * (registerModuleJobs), so a factory only queues (`jobs.send`), never registers.
+   */
+  jobs?(service: Services[N], deps: ServiceDeps): readonly JobDeclaration[];
+  /** Its MCP resources, read through its service. */
+  resources?: ReadonlyArray<ModuleResource<Services[N]>>;
+  /**
+   * Where its tools and resources come when presented (the catalogue, `tools/list`,
+   * `resources/list`): lowest first; modules without one follow, in MODULES order.
+   */
+  presentation?: { order: number };
 }
 
 /** Types a module's definition (and keeps its tools' action keys as literal types for the catalogue). */
@@ -145,6 +177,18 @@ export function createServiceRegistry(modules: readonly ModuleDefinition[], deps
   }
   for (const module of modules) void registry[module.name];
   return registry;
+}
+
+/** Registers every module's jobs on `deps.jobs`, after `createServiceRegistry` built `services`. */
+export function registerModuleJobs(
+  modules: readonly ModuleDefinition[],
+  services: Services,
+  deps: ServiceDeps,
+): void {
+  registerJobs(
+    deps.jobs,
+    modules.flatMap((module) => module.jobs?.(services[module.name], deps) ?? []),
+  );
 }
 
 /** Every module's migrations in one record, for migrateToLatest; a name declared twice fails the start. */

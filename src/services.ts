@@ -1,6 +1,11 @@
 import { ACTION_CATALOGUE } from './catalogue.js';
 import { endAgentSessions } from './mcp/sessions.js';
-import { createServiceRegistry, type InfrastructureDeps, type Services } from './module.js';
+import {
+  createServiceRegistry,
+  type InfrastructureDeps,
+  registerModuleJobs,
+  type Services,
+} from './module.js';
 import { MODULES } from './modules/index.js';
 import { PRIVACY_DECLARATIONS } from './privacy-declarations.js';
 
@@ -10,13 +15,17 @@ export type { ServiceDeps, Services } from './module.js';
  * Every domain service, built once per app from MODULES (each module's module.ts says how
  * from its dependencies); HTTP routes and MCP tools both call these. Besides the app's
  * infrastructure, every module's factory receives what the wiring derives: the action
- * catalogue, every privacy declaration, and the MCP runtime's sessions.
+ * catalogue, every privacy declaration, and the MCP runtime's sessions. Once all are built,
+ * every module's jobs are registered (before app.ts starts the queue).
  */
 export function createServices(deps: InfrastructureDeps): Services {
-  return createServiceRegistry(MODULES, {
+  const serviceDeps = {
     ...deps,
     catalogue: ACTION_CATALOGUE,
     privacyDeclarations: PRIVACY_DECLARATIONS,
     mcpSessions: { endForAgent: endAgentSessions },
-  });
+  };
+  const services = createServiceRegistry(MODULES, serviceDeps);
+  registerModuleJobs(MODULES, services, serviceDeps);
+  return services;
 }

@@ -1,12 +1,9 @@
-import type { z } from 'zod';
-import { type ActionKey, TOOL_MODULES } from './catalogue.js';
+import { findAction, PRESENTED_MODULES, TOOL_MODULES } from './catalogue.js';
 import type { Actor } from './lib/actor.js';
 import { DomainError } from './lib/errors.js';
 import type { AgentAccess, McpResourceProvider } from './mcp/server.js';
 import { bindTools, type ToolDefinition } from './mcp/types.js';
-import { calendar } from './modules/calendars/schemas.js';
-import { resourceTypeAnswer } from './modules/resource-types/schemas.js';
-import { resource } from './modules/resources/schemas.js';
+import type { ModuleResource } from './module.js';
 import type { Services } from './services.js';
 
 /**
@@ -19,48 +16,31 @@ export function createTools(services: Services): ToolDefinition[] {
 
 const URI_PREFIX = 'reservation-service://';
 
-interface ResourceKind {
-  path: string;
-  action: ActionKey;
-  label: string;
-  /** The record as the REST API answers it: the schema drops internal fields. */
-  schema: z.ZodType;
+/** A module's resource kind bound to its service. */
+interface ResourceKind extends Pick<ModuleResource<unknown>, 'path' | 'action' | 'label' | 'schema'> {
   list(actor: Actor): Promise<Array<{ id: number; name: string }>>;
   read(actor: Actor, id: number): Promise<unknown>;
 }
 
 /**
- * MCP resources: the agent's calendars and its owner's active organisation's
- * catalogue, each readable only under the action that lists it (so within that
- * permission's scope), as JSON of the same records the tools answer.
+ * MCP resources: what the modules declare (their module.ts `resources`, e.g. the agent's
+ * calendars and its owner's active organisation's catalogue), each readable only under the
+ * action that lists it (so within that permission's scope), as JSON of the same records
+ * the tools answer.
  */
 export function createResourceProvider(services: Services): McpResourceProvider {
-  const kinds: ResourceKind[] = [
-    {
-      path: 'calendars',
-      action: 'calendar.list',
-      label: 'Calendar',
-      schema: calendar,
-      list: (actor: Actor) => services.calendars.list(actor),
-      read: (actor: Actor, id: number) => services.calendars.get(actor, id),
-    },
-    {
-      path: 'resource-types',
-      action: 'resourceTypes.list',
-      label: 'Resource type',
-      schema: resourceTypeAnswer,
-      list: (actor: Actor) => services.resourceTypes.list(actor),
-      read: (actor: Actor, id: number) => services.resourceTypes.get(actor, id),
-    },
-    {
-      path: 'resources',
-      action: 'resources.list',
-      label: 'Resource',
-      schema: resource,
-      list: (actor: Actor) => services.resources.list(actor, {}),
-      read: (actor: Actor, id: number) => services.resources.get(actor, id),
-    },
-  ];
+  const kinds: ResourceKind[] = PRESENTED_MODULES.flatMap((module) =>
+    (module.resources ?? []).map(({ list, read, ...kind }) => {
+      if (!findAction(kind.action))
+        throw new Error(`Resources ${kind.path} are listed by ${kind.action}, no tool's action`);
+      const service = services[module.name];
+      return {
+        ...kind,
+        list: (actor: Actor) => list(service, actor),
+        read: (actor: Actor, id: number) => read(service, actor, id),
+      };
+    }),
+  );
 
   /** Lists of the organisation side need an active organisation; without one they are simply empty. */
   const orEmpty = async (work: () => Promise<Array<{ id: number; name: string }>>) => {

@@ -21,6 +21,8 @@ export interface CompiledTool {
 export interface ToolCatalogue {
   byActionKey: ReadonlyMap<string, CompiledTool>;
   byName: ReadonlyMap<string, CompiledTool>;
+  /** Actions every agent has whatever its permissions: the tools declared so (and the profile, access.ts). */
+  alwaysAllowed: ReadonlySet<string>;
 }
 
 function annotationsFor(risk: ActionRisk, title: string): CompiledTool['annotations'] {
@@ -99,7 +101,8 @@ export function compileTools(
     byActionKey.set(definition.actionKey, compiled);
     byName.set(name, compiled);
   }
-  return { byActionKey, byName };
+  const alwaysAllowed = new Set(tools.filter((t) => t.alwaysAllowed).map((t) => t.actionKey));
+  return { byActionKey, byName, alwaysAllowed };
 }
 
 /** A tool as `tools/list` (and the deprecated gateway's `/actions`) shows it. */

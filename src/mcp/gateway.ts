@@ -161,7 +161,7 @@ export const mcpGatewayRoutes: FastifyPluginAsyncZod<McpGatewayOptions> = async 
       }),
     },
     async (request) => {
-      const access = agentAccess(contextFor(request).agent);
+      const access = agentAccess(contextFor(request).agent, deps.catalogue.alwaysAllowed);
       return permittedTools(deps.catalogue, access).map((tool) => {
         const {
           name,

@@ -44,17 +44,24 @@ async function guarded<T>(
 export function serveResources(
   server: Server,
   resources: McpResourceProvider,
+  alwaysAllowed: ReadonlySet<string>,
   contextOf: (ctx: ServerContext) => AgentRequestContext,
 ): void {
   server.setRequestHandler('resources/list', async (_request, ctx) => {
     const context = contextOf(ctx);
-    return { resources: await guarded(context, () => resources.list(agentAccess(context.agent))) };
+    return {
+      resources: await guarded(context, () => resources.list(agentAccess(context.agent, alwaysAllowed))),
+    };
   });
   server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
   server.setRequestHandler('resources/read', async (request, ctx) => {
     const { uri } = request.params;
     const context = contextOf(ctx);
-    const contents = await guarded(context, () => resources.read(agentAccess(context.agent), uri), uri);
+    const contents = await guarded(
+      context,
+      () => resources.read(agentAccess(context.agent, alwaysAllowed), uri),
+      uri,
+    );
     if (!contents) throw new ResourceNotFoundError(uri);
     return { contents };
   });

@@ -76,10 +76,13 @@ export function createAgentServer(
   });
 
   server.setRequestHandler('tools/list', (_request, ctx) => ({
-    tools: permittedTools(deps.catalogue, agentAccess(contextOf(ctx).agent)).map(toolListing),
+    tools: permittedTools(
+      deps.catalogue,
+      agentAccess(contextOf(ctx).agent, deps.catalogue.alwaysAllowed),
+    ).map(toolListing),
   }));
   serveToolCalls(server, deps, contextOf);
-  if (deps.resources) serveResources(server, deps.resources, contextOf);
+  if (deps.resources) serveResources(server, deps.resources, deps.catalogue.alwaysAllowed, contextOf);
 
   return server;
 }

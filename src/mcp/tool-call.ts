@@ -212,7 +212,9 @@ export async function callAgentTool(
     'name' in reference
       ? deps.catalogue.byName.get(reference.name)
       : deps.catalogue.byActionKey.get(reference.actionKey);
-  const permitted = tool ? agentAccess(agent).actorFor(tool.definition.actionKey) : null;
+  const permitted = tool
+    ? agentAccess(agent, deps.catalogue.alwaysAllowed).actorFor(tool.definition.actionKey)
+    : null;
   const actor = permitted && approved ? { ...permitted, organisationId: approved.organisationId } : permitted;
   const call: CallRecord =
     tool && actor

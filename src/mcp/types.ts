@@ -5,21 +5,11 @@ import type { ErrorCode } from '../lib/errors.js';
 /** Where the MCP runtime listens (app.ts mounts it here): agents connect to `<PUBLIC_URL>` + this. */
 export const MCP_PATH = '/api/mcp';
 
-/** The action every agent may call, whatever its permissions: the profile tool, to check before writing. */
-export const PROFILE_ACTION = 'agent.profile';
-/** How an agent reads what became of a call its owner was asked to approve. */
-export const APPROVALS_GET_ACTION = 'approvals.get';
-/** The clock and zone tools: they touch nothing of the owner's, and a model needs them before any booking. */
-export const TIME_ACTIONS = ['time.now', 'time.convert'] as const;
 /**
- * Actions every agent has whatever its permissions (granting one changes nothing): the
- * profile, reading its own approvals, and the time tools. None reaches another's data.
+ * The action every agent may call, whatever its permissions: the profile tool, to check
+ * before writing. Other tools are always allowed by their declaration (CatalogueEntry).
  */
-export const ALWAYS_ALLOWED_ACTIONS: ReadonlySet<string> = new Set([
-  PROFILE_ACTION,
-  APPROVALS_GET_ACTION,
-  ...TIME_ACTIONS,
-]);
+export const PROFILE_ACTION = 'agent.profile';
 
 /** What the MCP layer needs to know of an agent; the agents module answers it. */
 export interface ResolvedAgent {
@@ -129,7 +119,10 @@ export interface CatalogueEntry {
   /** Also the tool's annotations: read-only, destructive, idempotent. */
   risk: ActionRisk;
   scopeKinds: readonly ScopeKind[];
-  /** Every agent has it, whatever its permissions (the profile, PROFILE_ACTION): granting it changes nothing. */
+  /**
+   * Every agent has it, whatever its permissions: granting it changes nothing. Only for
+   * tools that reach nothing of another's (the profile, its own approvals, the clock).
+   */
   alwaysAllowed?: true;
 }
 
@@ -180,6 +173,8 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends T
   actionKey: string;
   title: string;
   description: string;
+  /** Every agent may call it (its catalogue entry's `alwaysAllowed`). */
+  alwaysAllowed?: true;
   input: I;
   output: O;
   /** Runs as the agent's Actor (owner's rights, this action's scope) through the module's service. */
@@ -188,10 +183,11 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends T
 
 /** Binds a module's declared tools to its service (the wiring does, once per app). */
 export function bindTools<S>(tools: ReadonlyArray<ToolDeclaration<S>>, service: S): ToolDefinition[] {
-  return tools.map(({ actionKey, title, description, input, output, run }) => ({
+  return tools.map(({ actionKey, title, description, catalogue, input, output, run }) => ({
     actionKey,
     title,
     description,
+    ...(catalogue.alwaysAllowed ? { alwaysAllowed: true as const } : {}),
     input,
     output,
     run: (actor, args) => run(service, actor, args),

@@ -1,5 +1,4 @@
 import { InvalidCursorError } from '../../db/keyset.js';
-import type { JobQueue } from '../../jobs/queue.js';
 import type { Actor } from '../../lib/actor.js';
 import { invalidCursor } from '../../lib/errors.js';
 import { type AgentContext, requireOwned, requirePerson } from './context.js';
@@ -8,29 +7,17 @@ import type { ActivityItem, ActivityQuery } from './schemas.js';
 
 /** The job that deletes activity past AGENT_ACTIVITY_RETENTION_DAYS. */
 export const AGENT_ACTIVITY_RETENTION_JOB = 'agent_activity_retention';
-const RETENTION_EVERY_MINUTES = 60;
+export const RETENTION_EVERY_MINUTES = 60;
 
-/** Every hour: deletes activity older than `retentionDays`, and uses no daily limit counts any more. */
-export function scheduleActivityRetention(
-  { repo }: AgentContext,
-  jobs: JobQueue,
-  retentionDays: number,
-): void {
-  jobs.work(
-    AGENT_ACTIVITY_RETENTION_JOB,
-    async () => {
-      await repo.purgeActivity(new Date(Date.now() - retentionDays * 86_400_000).toISOString());
-      // Uses older than the window count for nothing any more.
-      await repo.purgeUsage(new Date(Date.now() - 2 * DAY_MS).toISOString());
-    },
-    { retryLimit: 0, deduplicate: true },
-  );
-  jobs.every(AGENT_ACTIVITY_RETENTION_JOB, RETENTION_EVERY_MINUTES);
-}
-
-/** The owner's view of an agent's tool calls. */
+/** The owner's view of an agent's tool calls, and the retention job's run. */
 export function createAgentActivity(context: AgentContext) {
   return {
+    async purgeActivity(retentionDays: number): Promise<void> {
+      await context.repo.purgeActivity(new Date(Date.now() - retentionDays * 86_400_000).toISOString());
+      // Uses older than the window count for nothing any more.
+      await context.repo.purgeUsage(new Date(Date.now() - 2 * DAY_MS).toISOString());
+    },
+
     async activity(
       actor: Actor,
       agentId: number,

@@ -1,5 +1,4 @@
 import type { Db, Executor } from '../../db/database.js';
-import type { JobQueue } from '../../jobs/queue.js';
 import type { Actor } from '../../lib/actor.js';
 import { conflict, forbidden, notFound } from '../../lib/errors.js';
 import type { ActionCatalogue } from '../../module.js';
@@ -19,10 +18,6 @@ export interface AgentSessions {
 /** What `createAgentService` is given. */
 export interface AgentServiceDeps {
   db: Db;
-  /** Runs the activity retention purge; absent in unit wiring. */
-  jobs?: JobQueue;
-  /** AGENT_ACTIVITY_RETENTION_DAYS. */
-  retentionDays?: number;
   calendars: Pick<CalendarService, 'list'>;
   userGroups: Pick<UserGroupService, 'list'>;
   sessions: AgentSessions;
@@ -31,7 +26,7 @@ export interface AgentServiceDeps {
 }
 
 /** What every use case of the service shares: its dependencies and the long-lived repo. */
-export interface AgentContext extends Omit<AgentServiceDeps, 'jobs' | 'retentionDays'> {
+export interface AgentContext extends AgentServiceDeps {
   repo: AgentRepo;
 }
 

@@ -1,9 +1,15 @@
+import { sweep } from '../../jobs/declarations.js';
 import { defineModule } from '../../module.js';
 import { agentUsageWindows } from './migrations/0041_agent_usage_windows.js';
 import { agentPermissionsInOrder } from './migrations/0042_agent_permissions_in_order.js';
 import { agentsPrivacy } from './privacy.js';
 import { agentRoutes } from './routes.js';
-import { type AgentService, createAgentService } from './service.js';
+import {
+  AGENT_ACTIVITY_RETENTION_JOB,
+  type AgentService,
+  createAgentService,
+  RETENTION_EVERY_MINUTES,
+} from './service.js';
 import { agentTools } from './tools.js';
 
 declare module '../../module.js' {
@@ -22,8 +28,6 @@ export const agentsModule = defineModule({
       userGroups,
       sessions: deps.mcpSessions,
       catalogue: deps.catalogue,
-      jobs: deps.jobs,
-      retentionDays: deps.config.agentActivityRetentionDays,
     }),
   routes: [{ prefix: '/api/agents', plugin: agentRoutes }],
   tools: agentTools,
@@ -32,4 +36,10 @@ export const agentsModule = defineModule({
     '0041_agent_usage_windows': agentUsageWindows,
     '0042_agent_permissions_in_order': agentPermissionsInOrder,
   },
+  jobs: (agents, { config }) => [
+    sweep(AGENT_ACTIVITY_RETENTION_JOB, RETENTION_EVERY_MINUTES, () =>
+      agents.purgeActivity(config.agentActivityRetentionDays),
+    ),
+  ],
+  presentation: { order: 1 },
 });

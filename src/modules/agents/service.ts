@@ -1,6 +1,6 @@
 import type { Actor } from '../../lib/actor.js';
 import type { ResolvedAgent, ToolCallRecord } from '../../mcp/types.js';
-import { createAgentActivity, scheduleActivityRetention } from './activity.js';
+import { createAgentActivity } from './activity.js';
 import type { AgentContext, AgentServiceDeps } from './context.js';
 import { createAgentCredentials } from './credentials.js';
 import { createDailyLimits, type LimitUse, type Reservation } from './daily-limits.js';
@@ -24,7 +24,7 @@ import type {
   UpdatePermissionsInput,
 } from './schemas.js';
 
-export { AGENT_ACTIVITY_RETENTION_JOB } from './activity.js';
+export { AGENT_ACTIVITY_RETENTION_JOB, RETENTION_EVERY_MINUTES } from './activity.js';
 export type { AgentServiceDeps, AgentSessions } from './context.js';
 export { AGENT_KEY_PREFIX } from './credentials.js';
 export type { LimitUse, Reservation };
@@ -101,6 +101,8 @@ export interface AgentService {
   /** Gives a failed call's uses back. */
   releaseUsage(agentId: number, ids: readonly number[]): Promise<void>;
 
+  /** The retention job's run: deletes activity older than `retentionDays`, and uses no daily limit counts any more. */
+  purgeActivity(retentionDays: number): Promise<void>;
   /** The agent's tool calls, newest first. */
   activity(
     actor: Actor,
@@ -115,8 +117,6 @@ export function createAgentService({
   userGroups,
   sessions,
   catalogue,
-  jobs,
-  retentionDays = 90,
 }: AgentServiceDeps): AgentService {
   // One repo for the service's life: its precompiled statements compile once.
   const context: AgentContext = {
@@ -127,7 +127,6 @@ export function createAgentService({
     catalogue,
     repo: createAgentRepo(db.kysely, db.dialect),
   };
-  if (jobs) scheduleActivityRetention(context, jobs, retentionDays);
   return {
     ...createAgentDirectory(context),
     ...createAgentPermissions(context),

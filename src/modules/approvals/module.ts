@@ -1,10 +1,16 @@
+import { sweep } from '../../jobs/declarations.js';
 import { defineModule } from '../../module.js';
 import { agentApprovals } from './migrations/0032_agent_approvals.js';
 import { approvalFacts } from './migrations/0052_approval_facts.js';
 import { approvalsPrivacy } from './privacy.js';
 import type { ApprovalTables } from './repo.js';
 import { approvalRoutes } from './routes.js';
-import { type ApprovalsService, createApprovalsService } from './service.js';
+import {
+  APPROVAL_EXPIRY_JOB,
+  type ApprovalsService,
+  createApprovalsService,
+  EXPIRY_EVERY_MINUTES,
+} from './service.js';
 import { approvalTools } from './tools.js';
 
 declare module '../../module.js' {
@@ -23,7 +29,6 @@ export const approvalsModule = defineModule({
     createApprovalsService({
       db: deps.db,
       frontendUrl: deps.config.frontendUrl,
-      jobs: deps.jobs,
       // Read when a call is gated, not now: several of these are built after this one.
       deps: () => ({
         agents: services.agents,
@@ -39,4 +44,5 @@ export const approvalsModule = defineModule({
   tools: approvalTools,
   privacy: approvalsPrivacy,
   migrations: { '0032_agent_approvals': agentApprovals, '0052_approval_facts': approvalFacts },
+  jobs: ({ expireDue }) => [sweep(APPROVAL_EXPIRY_JOB, EXPIRY_EVERY_MINUTES, expireDue)],
 });

@@ -1,6 +1,5 @@
 import { type Db, inTransaction } from '../../db/database.js';
 import { InvalidCursorError } from '../../db/keyset.js';
-import type { JobQueue } from '../../jobs/queue.js';
 import type { Actor } from '../../lib/actor.js';
 import { conflict, type DomainError, forbidden, invalidCursor, notFound } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
@@ -20,7 +19,7 @@ import { APPROVAL_TTL_MS, type Approval, type ListApprovalsQuery } from './schem
 
 /** The job that expires approvals nobody decided within 24 hours. */
 export const APPROVAL_EXPIRY_JOB = 'agent_approval_expiry';
-const EXPIRY_EVERY_MINUTES = 5;
+export const EXPIRY_EVERY_MINUTES = 5;
 
 /** Everything this module reads of others, read when used (the registry may build them later). */
 export interface ApprovalDependencies {
@@ -86,26 +85,16 @@ export type ApprovalsService = ReturnType<typeof createApprovalsService>;
 export function createApprovalsService({
   db,
   frontendUrl,
-  jobs,
   deps,
 }: {
   db: Db;
   frontendUrl: string;
-  jobs?: JobQueue;
   deps: () => ApprovalDependencies;
 }) {
   const repo = createApprovalRepo(db.kysely);
   let runner: ApprovedCallRunner | undefined;
 
   const approveUrl = (id: number) => `${frontendUrl.replace(/\/+$/, '')}/approvals/${id}`;
-
-  if (jobs) {
-    jobs.work(APPROVAL_EXPIRY_JOB, async () => void (await expireDue()), {
-      retryLimit: 0,
-      deduplicate: true,
-    });
-    jobs.every(APPROVAL_EXPIRY_JOB, EXPIRY_EVERY_MINUTES);
-  }
 
   /** Expires what is due, each with its `agent.approval.decided` event; answers how many. */
   async function expireDue(): Promise<number> {

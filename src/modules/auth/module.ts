@@ -34,4 +34,5 @@ export const authModule = defineModule({
   tools: authTools,
   privacy: authPrivacy,
   migrations: { '0045_accounts': accounts, '0046_two_factor_and_passkeys': twoFactorAndPasskeys },
+  presentation: { order: 2 },
 });

@@ -24,4 +24,5 @@ export const automationModule = defineModule({
   routes: [{ prefix: '/api/automation', plugin: automationRoutes }],
   tools: automationTools,
   privacy: automationPrivacy,
+  presentation: { order: 10 },
 });

@@ -25,4 +25,5 @@ export const availabilityModule = defineModule({
     '0043_busy_single_by_end': busySingleByEnd,
     '0044_version_shards': versionShards,
   },
+  presentation: { order: 13 },
 });

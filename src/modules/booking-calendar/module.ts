@@ -1,8 +1,13 @@
+import { sweep } from '../../jobs/declarations.js';
 import { defineModule } from '../../module.js';
 import { bookingCalendar } from './migrations/0031_booking_calendar.js';
 import { bookingCalendarPrivacy } from './privacy.js';
 import type { BookingCalendarTables } from './repo.js';
-import { type BookingCalendarService, createBookingCalendarService } from './service.js';
+import {
+  BOOKING_CALENDAR_JOB,
+  type BookingCalendarService,
+  createBookingCalendarService,
+} from './service.js';
 
 declare module '../../module.js' {
   interface Services {
@@ -26,4 +31,6 @@ export const bookingCalendarModule = defineModule({
     }),
   privacy: bookingCalendarPrivacy,
   migrations: { '0031_booking_calendar': bookingCalendar },
+  // The outbox's new events run the mirror promptly; this catches up what they missed.
+  jobs: ({ mirror }) => [sweep(BOOKING_CALENDAR_JOB, 5, mirror)],
 });

@@ -1,7 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import type { JobQueue } from '../../jobs/queue.js';
 import { personActor } from '../../lib/actor.js';
 import { coalescing } from '../../lib/coalescing.js';
 import { nowIso } from '../../lib/time.js';
@@ -34,13 +33,12 @@ const titleOf = (r: MirroredReservation) => `Booking #${r.id}: ${r.resourceName}
  */
 export function createBookingCalendarService(deps: {
   db: Db;
-  jobs: Pick<JobQueue, 'work' | 'every'>;
   log?: FastifyBaseLogger;
   outbox: OutboxConsumerPort;
   events: EventService;
   calendars: Pick<CalendarService, 'findForFeed'>;
 }) {
-  const { db, jobs, log, outbox, events, calendars } = deps;
+  const { db, log, outbox, events, calendars } = deps;
   const repo = createBookingCalendarRepo(db);
 
   async function ownerOf(calendarId: number): Promise<number | undefined> {
@@ -148,8 +146,6 @@ export function createBookingCalendarService(deps: {
     }
   });
 
-  jobs.work(BOOKING_CALENDAR_JOB, async () => void (await mirror()), { retryLimit: 0, deduplicate: true });
-  jobs.every(BOOKING_CALENDAR_JOB, 5);
   outbox.onNewEvents('booking-calendar', mirror, {
     idle: async () => !(await repo.anyBookingCalendar()) && !(await events.anyMirror()),
   });

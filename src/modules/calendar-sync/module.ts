@@ -1,4 +1,5 @@
 import { defineModule } from '../../module.js';
+import { syncJobs } from './jobs.js';
 import { calendarSyncPrivacy } from './privacy.js';
 import { calendarSyncRoutes } from './routes.js';
 import { type CalendarSyncService, createCalendarSyncService } from './service.js';
@@ -22,4 +23,5 @@ export const calendarSyncModule = defineModule({
     }),
   routes: [{ prefix: '/api/calendar-sync', plugin: calendarSyncRoutes }],
   privacy: calendarSyncPrivacy,
+  jobs: ({ workers }, { config }) => syncJobs(workers, config),
 });

@@ -15,7 +15,7 @@ import type { SyncProvider } from './providers/port.js';
 import { createSyncRepo } from './repo.js';
 import type { SyncLogger } from './sync-context.js';
 import { createTokenKeeper } from './tokens.js';
-import { registerSyncWorkers } from './workers.js';
+import { createSyncWorkers } from './workers.js';
 
 export type { BrowserBinding } from './connect.js';
 
@@ -57,9 +57,8 @@ export function createCalendarSyncService(deps: CalendarSyncDeps) {
   const webhookUrl = (provider: SyncProvider) => `${config.publicUrl}/api/calendar-sync/webhooks/${provider}`;
   const engine = createSyncEngine({ db, repo, events, providers, tokens, log, webhookUrl });
   const queue = createSyncQueue(jobs);
-  const workers = registerSyncWorkers({
+  const workers = createSyncWorkers({
     config,
-    jobs,
     queue,
     repo,
     providers,
@@ -75,6 +74,8 @@ export function createCalendarSyncService(deps: CalendarSyncDeps) {
   return {
     engine,
     repo,
+    /** What the sync's jobs run (module.ts declares them, jobs.ts). */
+    workers,
     pollOnce: workers.pollOnce,
     status: mappings.status,
     authUrl: connect.authUrl,

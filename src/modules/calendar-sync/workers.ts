@@ -1,12 +1,11 @@
 import type { Config } from '../../config.js';
-import type { JobQueue } from '../../jobs/queue.js';
 import { personActor } from '../../lib/actor.js';
 import { DomainError } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import type { AutomationService } from '../automation/service.js';
 import { CHANNEL_RENEW_MARGIN_MS } from './channels.js';
 import type { SyncEngine } from './engine.js';
-import { JOBS, type RevokeJob, type SyncQueue } from './jobs.js';
+import type { RevokeJob, SyncQueue } from './jobs.js';
 import type { ProviderRegistry } from './providers/index.js';
 import { CalendarProviderError, type SyncProvider } from './providers/port.js';
 import type { Mapping, SyncRepo } from './repo.js';
@@ -17,11 +16,9 @@ import { NeedsReconnectError, openToken, type TokenKeeper } from './tokens.js';
 const CHANNEL_POLL_FACTOR = 12;
 /** Most calendars one poll tick (or renewal tick) queues; the rest wait for the next tick. */
 const POLL_BATCH = 500;
-const RENEW_EVERY_MINUTES = 60;
 
 export interface WorkerDeps {
   config: Config;
-  jobs: JobQueue;
   queue: SyncQueue;
   repo: SyncRepo;
   providers: ProviderRegistry;
@@ -31,13 +28,25 @@ export interface WorkerDeps {
   log: SyncLogger;
 }
 
-/**
- * Registers the sync's background jobs: pull, push-back, channel, calendar-list and revoke
- * workers, and the poll and channel-renewal ticks. Answers one poll tick, to run by hand.
- */
-export function registerSyncWorkers(deps: WorkerDeps): { pollOnce(): Promise<number[]> } {
-  const { config, jobs, queue, repo, providers, tokens, engine, automation, log } = deps;
-  const retry = { retryDelaySeconds: config.calendarSync.retryDelaySeconds };
+/** What the sync's jobs run (jobs.ts declares them): one handler each. */
+export interface SyncWorkers {
+  pull(job: { mappingId: number }): Promise<void>;
+  push(job: PushJob): Promise<void>;
+  watch(job: { mappingId: number }): Promise<void>;
+  calendars(job: { connectionId: number }): Promise<void>;
+  revoke(job: RevokeJob): Promise<void>;
+  /**
+   * One poll tick: claims the calendars due (an atomic claim, so instances ticking at once
+   * split them) and queues their syncs. Answers the claimed mapping ids.
+   */
+  pollOnce(): Promise<number[]>;
+  /** One channel-renewal tick: queues a new channel for each about to lapse. */
+  renew(): Promise<void>;
+}
+
+/** The sync's background work: pull, push-back, channel, calendar-list and revoke, and the poll and renewal ticks. */
+export function createSyncWorkers(deps: WorkerDeps): SyncWorkers {
+  const { config, queue, repo, providers, tokens, engine, automation, log } = deps;
 
   /** Keeps a provider failure visible in status; the message is the fixed, token-free one. */
   async function recordFailure(connectionId: number, error: unknown) {
@@ -82,82 +91,48 @@ export function registerSyncWorkers(deps: WorkerDeps): { pollOnce(): Promise<num
     }
   }
 
-  jobs.work<{ mappingId: number }>(
-    JOBS.pull,
-    ({ mappingId }) =>
-      guarded(mappingId, async () => {
-        const outcome = await engine.sync(mappingId);
-        if (outcome) await runAutomation(outcome.mapping, outcome.result);
-      }),
-    { retryLimit: 5, ...retry, deduplicate: true },
-  );
+  async function calendars({ connectionId }: { connectionId: number }) {
+    const connection = await repo.findConnectionById(connectionId);
+    const port = connection && providers[connection.provider as SyncProvider];
+    if (!connection || !port || connection.state !== 'connected') return;
+    try {
+      const list = await tokens.withAccess(connection, (access) => port.listCalendars(access));
+      await repo.setCalendars(connection.id, list, nowIso());
+    } catch (error) {
+      if (error instanceof NeedsReconnectError) return;
+      await recordFailure(connection.id, error);
+      throw error;
+    }
+  }
 
-  jobs.work<PushJob>(JOBS.push, (job) => guarded(job.mappingId, () => engine.push(job)), {
-    retryLimit: 5,
-    ...retry,
-  });
-
-  jobs.work<{ mappingId: number }>(
-    JOBS.watch,
-    ({ mappingId }) => guarded(mappingId, () => engine.ensureChannel(mappingId)),
-    // Push is an optimisation over polling: a provider that refuses our webhook is not retried for long.
-    { retryLimit: 2, ...retry, deduplicate: true },
-  );
-
-  jobs.work<{ connectionId: number }>(
-    JOBS.calendars,
-    async ({ connectionId }) => {
-      const connection = await repo.findConnectionById(connectionId);
-      const port = connection && providers[connection.provider as SyncProvider];
-      if (!connection || !port || connection.state !== 'connected') return;
+  async function revoke(job: RevokeJob) {
+    const port = providers[job.provider];
+    if (!port) return;
+    const key = config.encryptionKey;
+    let access = openToken(key, job.userId, job.provider, 'access', job.accessTokenEnc);
+    const refresh = job.refreshTokenEnc
+      ? openToken(key, job.userId, job.provider, 'refresh', job.refreshTokenEnc)
+      : null;
+    for (const channel of job.channels) {
       try {
-        const list = await tokens.withAccess(connection, (access) => port.listCalendars(access));
-        await repo.setCalendars(connection.id, list, nowIso());
-      } catch (error) {
-        if (error instanceof NeedsReconnectError) return;
-        await recordFailure(connection.id, error);
-        throw error;
-      }
-    },
-    { retryLimit: 2, ...retry, deduplicate: true },
-  );
-
-  jobs.work<RevokeJob>(
-    JOBS.revoke,
-    async (job) => {
-      const port = providers[job.provider];
-      if (!port) return;
-      const key = config.encryptionKey;
-      let access = openToken(key, job.userId, job.provider, 'access', job.accessTokenEnc);
-      const refresh = job.refreshTokenEnc
-        ? openToken(key, job.userId, job.provider, 'refresh', job.refreshTokenEnc)
-        : null;
-      for (const channel of job.channels) {
+        await port.stopWatch(access, channel);
+      } catch {
+        // The access token may have expired: one refresh, one more try, then let it lapse.
+        if (!refresh) continue;
         try {
+          access = (await port.refresh(refresh)).accessToken;
           await port.stopWatch(access, channel);
-        } catch {
-          // The access token may have expired: one refresh, one more try, then let it lapse.
-          if (!refresh) continue;
-          try {
-            access = (await port.refresh(refresh)).accessToken;
-            await port.stopWatch(access, channel);
-          } catch (error) {
-            log.warn(
-              { err: error, provider: job.provider },
-              'calendar sync: channel not stopped on disconnect',
-            );
-          }
+        } catch (error) {
+          log.warn(
+            { err: error, provider: job.provider },
+            'calendar sync: channel not stopped on disconnect',
+          );
         }
       }
-      if (port.revoke) await port.revoke(refresh ?? access);
-    },
-    { retryLimit: 3, ...retry },
-  );
+    }
+    if (port.revoke) await port.revoke(refresh ?? access);
+  }
 
-  /**
-   * One poll tick: claims the calendars due (an atomic claim, so instances ticking at once
-   * split them) and queues their syncs. Answers the claimed mapping ids.
-   */
   async function pollOnce(): Promise<number[]> {
     const now = Date.now();
     const minutes = config.calendarSync.pollMinutes;
@@ -173,19 +148,21 @@ export function registerSyncWorkers(deps: WorkerDeps): { pollOnce(): Promise<num
     return due;
   }
 
-  jobs.work(JOBS.poll, async () => void (await pollOnce()), { retryLimit: 0, deduplicate: true });
-  jobs.every(JOBS.poll, config.calendarSync.pollMinutes);
-
-  jobs.work(
-    JOBS.renew,
-    async () => {
+  return {
+    pull: ({ mappingId }) =>
+      guarded(mappingId, async () => {
+        const outcome = await engine.sync(mappingId);
+        if (outcome) await runAutomation(outcome.mapping, outcome.result);
+      }),
+    push: (job) => guarded(job.mappingId, () => engine.push(job)),
+    watch: ({ mappingId }) => guarded(mappingId, () => engine.ensureChannel(mappingId)),
+    calendars,
+    revoke,
+    pollOnce,
+    async renew() {
       const before = new Date(Date.now() + CHANNEL_RENEW_MARGIN_MS).toISOString();
       for (const mappingId of await repo.listChannelsToRenew(before, POLL_BATCH))
         await queue.watch(mappingId);
     },
-    { retryLimit: 0, deduplicate: true },
-  );
-  jobs.every(JOBS.renew, RENEW_EVERY_MINUTES);
-
-  return { pollOnce };
+  };
 }

@@ -1,6 +1,7 @@
 import { defineModule } from '../../module.js';
 import { calendarsPrivacy } from './privacy.js';
 import { calendarRoutes } from './routes.js';
+import { calendar } from './schemas.js';
 import { type CalendarService, createCalendarService } from './service.js';
 import { calendarTools } from './tools.js';
 
@@ -16,4 +17,15 @@ export const calendarsModule = defineModule({
   routes: [{ prefix: '/api/calendars', plugin: calendarRoutes }],
   tools: calendarTools,
   privacy: calendarsPrivacy,
+  resources: [
+    {
+      path: 'calendars',
+      action: 'calendar.list',
+      label: 'Calendar',
+      schema: calendar,
+      list: (calendars, actor) => calendars.list(actor),
+      read: (calendars, actor, id) => calendars.get(actor, id),
+    },
+  ],
+  presentation: { order: 4 },
 });

@@ -24,4 +24,5 @@ export const eventsModule = defineModule({
   routes: [{ prefix: '/api/events', plugin: eventRoutes }],
   tools: eventTools,
   privacy: eventsPrivacy,
+  presentation: { order: 5 },
 });

@@ -16,4 +16,5 @@ export const householdModule = defineModule({
   routes: [{ prefix: '/api/household', plugin: householdRoutes }],
   tools: householdTools,
   privacy: householdPrivacy,
+  presentation: { order: 9 },
 });

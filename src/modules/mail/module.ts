@@ -1,7 +1,15 @@
+import { sweep } from '../../jobs/declarations.js';
 import { defineModule } from '../../module.js';
 import { mailMigration } from './migrations/0025_mail.js';
 import { mailPrivacy } from './privacy.js';
-import { createMailService, type MailService } from './service.js';
+import {
+  createMailService,
+  DRAIN_EVERY_MINUTES,
+  MAIL_DRAIN_JOB,
+  MAIL_PURGE_JOB,
+  type MailService,
+  PURGE_EVERY_MINUTES,
+} from './service.js';
 import type { MailTables } from './tables.js';
 
 declare module '../../module.js' {
@@ -23,4 +31,9 @@ export const mailModule = defineModule({
     }),
   privacy: mailPrivacy,
   migrations: { '0025_mail': mailMigration },
+  // The drain only where mail is sent (SMTP_URL).
+  jobs: ({ drain, purge }, { config }) => [
+    ...(config.mail.smtpUrl ? [sweep(MAIL_DRAIN_JOB, DRAIN_EVERY_MINUTES, drain)] : []),
+    sweep(MAIL_PURGE_JOB, PURGE_EVERY_MINUTES, purge),
+  ],
 });

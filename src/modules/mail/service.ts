@@ -2,7 +2,6 @@ import { hash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
-import type { JobQueue } from '../../jobs/queue.js';
 import { coalescing } from '../../lib/coalescing.js';
 import { createGiveWay } from '../../lib/give-way.js';
 import type { OutboxConsumerPort } from '../outbox/service.js';
@@ -14,8 +13,8 @@ import { createSmtpSender, type SenderMessage, type SendOutcome, type SmtpSender
 
 export const MAIL_DRAIN_JOB = 'mail.drain';
 export const MAIL_PURGE_JOB = 'mail.purge';
-const DRAIN_EVERY_MINUTES = 1;
-const PURGE_EVERY_MINUTES = 60;
+export const DRAIN_EVERY_MINUTES = 1;
+export const PURGE_EVERY_MINUTES = 60;
 /** Events read per outbox page. */
 const DRAIN_BATCH = 100;
 /**
@@ -37,7 +36,6 @@ const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, sock
 export interface MailServiceDeps {
   db: Db;
   config: Config;
-  jobs: JobQueue;
   log?: FastifyBaseLogger;
   /** The outbox: read by the drain, which it runs soon after new events. */
   outbox: Pick<OutboxConsumerPort, 'readAfter' | 'onNewEvents'>;
@@ -61,7 +59,7 @@ function parseMailbox(text: string): { name: string | null; address: string } {
   return { name: name || null, address: match?.[2] ?? match?.[3] ?? text };
 }
 
-export function createMailService({ db, config, jobs, log, outbox, giveWay }: MailServiceDeps) {
+export function createMailService({ db, config, log, outbox, giveWay }: MailServiceDeps) {
   const repo = createMailRepo(db.kysely);
   const sender = parseMailbox(config.mail.from);
   const senderDomain = sender.address.split('@')[1] ?? 'localhost';
@@ -281,13 +279,7 @@ export function createMailService({ db, config, jobs, log, outbox, giveWay }: Ma
     return repo.purgeBefore(new Date(Date.now() - RETENTION_MS).toISOString());
   }
 
-  if (config.mail.smtpUrl) {
-    jobs.work(MAIL_DRAIN_JOB, async () => void (await drain()), { retryLimit: 0, deduplicate: true });
-    jobs.every(MAIL_DRAIN_JOB, DRAIN_EVERY_MINUTES);
-    outbox.onNewEvents('mail', drain);
-  }
-  jobs.work(MAIL_PURGE_JOB, async () => void (await purge()), { retryLimit: 0, deduplicate: true });
-  jobs.every(MAIL_PURGE_JOB, PURGE_EVERY_MINUTES);
+  if (config.mail.smtpUrl) outbox.onNewEvents('mail', drain);
 
   return {
     mailFor,

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { JobQueue } from '../../jobs/queue.js';
 import { BoundedCache } from '../../lib/bounded-cache.js';
 import { isoAfterSeconds, nowIso } from '../../lib/time.js';
 import {
@@ -19,7 +18,7 @@ const PURGE_AFTER_SECONDS = 86_400;
 const UNUSED_CLIENT_LIFETIME_SECONDS = 86_400;
 /** The periodic clean-up: expired codes and refresh tokens, and clients nobody approved. */
 export const OAUTH_HOUSEKEEPING_JOB = 'oauth_housekeeping';
-const HOUSEKEEPING_EVERY_MINUTES = 15;
+export const HOUSEKEEPING_EVERY_MINUTES = 15;
 
 /** A client as the flow sees it: registered (RFC 7591) or described by its metadata document. */
 export interface OAuthClient {
@@ -50,7 +49,6 @@ function fromRow(row: ClientRow): OAuthClient {
 
 export interface ClientsDeps {
   repo: OAuthRepo;
-  jobs: Pick<JobQueue, 'work' | 'every'>;
   /** The Client ID Metadata Document fetcher. */
   documents: ClientMetadataResolver;
   /** Whether a metadata document URL may name a private address (OAUTH_CIMD_ALLOW_PRIVATE). */
@@ -64,19 +62,17 @@ export type Clients = ReturnType<typeof createClients>;
  * client_id URL describes (Client ID Metadata Documents), and the periodic clean-up of
  * what expired (codes, refresh tokens, clients nobody approved).
  */
-export function createClients({ repo, jobs, documents, allowPrivate }: ClientsDeps) {
+export function createClients({ repo, documents, allowPrivate }: ClientsDeps) {
   // An approved client is never deleted, so it can be remembered (token endpoint hot path).
   const approvedClients = new BoundedCache<string, true>(10_000);
 
-  /** Idempotent, so a repeated or concurrent run (several instances) changes nothing more. */
-  async function housekeeping(): Promise<void> {
-    await repo.purgeExpired(isoAfterSeconds(-PURGE_AFTER_SECONDS));
-    await repo.deleteUnapprovedClients(isoAfterSeconds(-UNUSED_CLIENT_LIFETIME_SECONDS));
-  }
-  jobs.work(OAUTH_HOUSEKEEPING_JOB, housekeeping, { retryLimit: 0, deduplicate: true });
-  jobs.every(OAUTH_HOUSEKEEPING_JOB, HOUSEKEEPING_EVERY_MINUTES);
-
   return {
+    /** The housekeeping job's run; idempotent, so a repeated or concurrent run (several instances) changes nothing more. */
+    async housekeeping(): Promise<void> {
+      await repo.purgeExpired(isoAfterSeconds(-PURGE_AFTER_SECONDS));
+      await repo.deleteUnapprovedClients(isoAfterSeconds(-UNUSED_CLIENT_LIFETIME_SECONDS));
+    },
+
     /** RFC 7591 registration of a public client. */
     async register(input: RegisterClientInput): Promise<RegisteredClient> {
       const clientId = `oc_${randomBytes(18).toString('base64url')}`;

@@ -1,7 +1,13 @@
+import { sweep } from '../../jobs/declarations.js';
 import { defineModule } from '../../module.js';
 import { oauthPrivacy } from './privacy.js';
 import { oauthRoutes } from './routes.js';
-import { createOAuthService, type OAuthService } from './service.js';
+import {
+  createOAuthService,
+  HOUSEKEEPING_EVERY_MINUTES,
+  OAUTH_HOUSEKEEPING_JOB,
+  type OAuthService,
+} from './service.js';
 
 declare module '../../module.js' {
   interface Services {
@@ -16,4 +22,5 @@ export const oauthModule = defineModule({
   // Discovery at /.well-known/*, the OAuth 2.1 server at /api/oauth/*.
   routes: [{ plugin: oauthRoutes }],
   privacy: oauthPrivacy,
+  jobs: ({ housekeeping }) => [sweep(OAUTH_HOUSEKEEPING_JOB, HOUSEKEEPING_EVERY_MINUTES, housekeeping)],
 });

@@ -1,6 +1,5 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
-import type { JobQueue } from '../../jobs/queue.js';
 import type { AgentService } from '../agents/service.js';
 import { createAuthorization } from './authorization.js';
 import { type ClientMetadataResolver, createClientMetadataResolver } from './client-metadata.js';
@@ -10,7 +9,7 @@ import { CODE_CHALLENGE_METHOD, GRANT_TYPES, RESPONSE_TYPE, SCOPES_SUPPORTED } f
 import type { AuthorizationServerMetadata, ProtectedResourceMetadata } from './schemas.js';
 import { createTokens } from './tokens.js';
 
-export { OAUTH_HOUSEKEEPING_JOB, type OAuthClient } from './clients.js';
+export { HOUSEKEEPING_EVERY_MINUTES, OAUTH_HOUSEKEEPING_JOB, type OAuthClient } from './clients.js';
 
 export type OAuthService = ReturnType<typeof createOAuthService>;
 
@@ -23,13 +22,11 @@ export function createOAuthService({
   db,
   config,
   agents,
-  jobs,
   clientMetadata,
 }: {
   db: Db;
   config: Config;
   agents: Pick<AgentService, 'permissionGroups' | 'createOrReactivateForOAuthClient' | 'resolveAgent'>;
-  jobs: Pick<JobQueue, 'work' | 'every'>;
   /** The Client ID Metadata Document fetcher (tests may inject one). */
   clientMetadata?: ClientMetadataResolver;
 }) {
@@ -39,7 +36,7 @@ export function createOAuthService({
   const allowPrivate = config.oauthCimdAllowPrivate;
   const enabled = config.featureFlags.oauth !== false;
   const documents = clientMetadata ?? createClientMetadataResolver({ allowPrivate });
-  const clients = createClients({ repo, jobs, documents, allowPrivate });
+  const clients = createClients({ repo, documents, allowPrivate });
   const authorization = createAuthorization({
     repo,
     clients,
@@ -83,6 +80,7 @@ export function createOAuthService({
     },
 
     register: clients.register,
+    housekeeping: clients.housekeeping,
     authorize: authorization.authorize,
     consentDetails: authorization.consentDetails,
     consent: authorization.consent,

@@ -23,4 +23,5 @@ export const organisationsModule = defineModule({
   tools: organisationTools,
   privacy: organisationsPrivacy,
   migrations: { '0048_require_two_factor': requireTwoFactor },
+  presentation: { order: 3 },
 });

@@ -7,7 +7,7 @@ import { outboxSequenceFunction } from './migrations/0062_outbox_sequence_functi
 import { outboxPrivacy } from './privacy.js';
 import type { OutboxEventsTable } from './repo.js';
 import { organisationFeedRoutes, personalFeedRoutes } from './routes.js';
-import { createOutboxService, type OutboxService } from './service.js';
+import { createOutboxService, OUTBOX_RETENTION_JOB, type OutboxService } from './service.js';
 
 declare module '../../module.js' {
   interface Services {
@@ -42,4 +42,12 @@ export const outboxModule = defineModule({
     '0040_outbox_reservation_nulls_left_out': outboxReservationNullsLeftOut,
     '0062_outbox_sequence_function': outboxSequenceFunction,
   },
+  jobs: ({ prune }) => [
+    {
+      name: OUTBOX_RETENTION_JOB,
+      handler: async () => void (await prune()),
+      options: { retryLimit: 2, deduplicate: true },
+      everyMinutes: 60,
+    },
+  ],
 });

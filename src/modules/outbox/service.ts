@@ -42,7 +42,7 @@ export type OutboxConsumerPort = Pick<OutboxService, 'readAfter' | 'lastPosition
 export function createOutboxService(deps: {
   db: Db;
   config: Pick<Config, 'outboxPollMs'>;
-  jobs: Pick<JobQueue, 'work' | 'every' | 'repeat'>;
+  jobs: Pick<JobQueue, 'repeat'>;
   log?: Pick<FastifyBaseLogger, 'warn'>;
   organisations: Pick<OrganisationsService, 'requireMembership' | 'list'>;
   records: RecordMappers;
@@ -89,8 +89,6 @@ export function createOutboxService(deps: {
       if (batch < RETENTION_BATCH) return deleted;
     }
   }
-  jobs.work(OUTBOX_RETENTION_JOB, async () => void (await prune()), { retryLimit: 2, deduplicate: true });
-  jobs.every(OUTBOX_RETENTION_JOB, 60);
 
   // The consumers (webhook dispatch, mail, waitlist offers, the booking-calendar mirror) run
   // on their own jobs anyway; this makes them prompt. Every instance looks (one indexed max() per look) and runs them when an event

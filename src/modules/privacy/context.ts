@@ -13,7 +13,7 @@ export const PROCESS_REQUEST_JOB = 'privacy.process-request';
 
 export interface PrivacyServiceDeps {
   db: Db;
-  jobs: JobQueue;
+  jobs: Pick<JobQueue, 'send'>;
   /** Writes privacy.request.completed with the completion. */
   events: EventWriter;
   users: Pick<AuthService, 'me'>;

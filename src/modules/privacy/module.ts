@@ -1,7 +1,7 @@
 import { defineModule } from '../../module.js';
 import { privacyPrivacy } from './privacy.js';
 import { privacyRoutes } from './routes.js';
-import { createPrivacyService, type PrivacyService } from './service.js';
+import { createPrivacyService, PROCESS_REQUEST_JOB, type PrivacyService } from './service.js';
 
 declare module '../../module.js' {
   interface Services {
@@ -22,4 +22,7 @@ export const privacyModule = defineModule({
     }),
   routes: [{ prefix: '/api/compliance/me/privacy', plugin: privacyRoutes }],
   privacy: privacyPrivacy,
+  jobs: ({ operator }) => [
+    { name: PROCESS_REQUEST_JOB, handler: operator.run, options: { retryLimit: 3, retryDelaySeconds: 10 } },
+  ],
 });

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Actor } from '../../lib/actor.js';
 import { createAccess } from './access.js';
 import { createConsents, type RequestContext } from './consents.js';
-import { PROCESS_REQUEST_JOB, type PrivacyServiceDeps } from './context.js';
+import type { PrivacyServiceDeps } from './context.js';
 import { createOperator, type PrivacyOperator } from './operator.js';
 import { createRequestProcessing } from './processing.js';
 import { createPrivacyRepo } from './repo.js';
@@ -67,15 +67,11 @@ export interface PrivacyService {
 /**
  * Privacy: access and export (access.ts), the person's requests (requests.ts), consents
  * (consents.ts), the job that works a request (processing.ts) and the operator's queue
- * (operator.ts). This file wires them and registers the job.
+ * (operator.ts). This file wires them; module.ts declares the job (the operator's `run`).
  */
 export function createPrivacyService(deps: PrivacyServiceDeps): PrivacyService {
   const ctx = { ...deps, repo: createPrivacyRepo(deps.db.kysely) };
   const process = createRequestProcessing(ctx);
-  deps.jobs.work<{ requestId: number }>(PROCESS_REQUEST_JOB, process, {
-    retryLimit: 3,
-    retryDelaySeconds: 10,
-  });
   return {
     ...createAccess(ctx),
     ...createPersonRequests(ctx),

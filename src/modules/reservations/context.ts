@@ -1,7 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
 import { type Db, type Executor, inTransaction } from '../../db/database.js';
-import type { JobQueue } from '../../jobs/queue.js';
 import { notFound } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import type { AvailabilityService, OrganisationSchedule } from '../availability/service.js';
@@ -26,7 +25,6 @@ export interface ReservationsServiceDeps {
   payments: PaymentsService;
   config: Config;
   log?: FastifyBaseLogger | undefined;
-  jobs: Pick<JobQueue, 'work' | 'every'>;
 }
 
 /** What `availability.readLanes` answers a booking or a move: its type, its lanes and what is taken on them. */

@@ -1,4 +1,3 @@
-import type { JobQueue } from '../../jobs/queue.js';
 import { nowIso } from '../../lib/time.js';
 import type { ReservationsContext } from './context.js';
 import type { Reservation } from './schemas.js';
@@ -6,15 +5,15 @@ import type { Reservation } from './schemas.js';
 /** The job that marks lapsed holds and unpaid bookings `expired`. */
 export const RESERVATION_EXPIRY_JOB = 'reservations_expire_holds';
 /** How often it runs (minutes): reads never wait for it, so it only brings statuses up to date. */
-const EXPIRY_EVERY_MINUTES = 1;
+export const EXPIRY_EVERY_MINUTES = 1;
 /** Rows one statement of the job marks; it repeats until a batch comes back short. */
 const EXPIRY_BATCH = 500;
 
-/** Registers the expiry job on `jobs`; answers its run (the service's `expireDue`). */
-export function scheduleExpiry(
-  { db, expireLapsed }: Pick<ReservationsContext, 'db' | 'expireLapsed'>,
-  jobs: Pick<JobQueue, 'work' | 'every'>,
-): () => Promise<Reservation[]> {
+/** The expiry job's run (the service's `expireDue`). */
+export function createExpiry({
+  db,
+  expireLapsed,
+}: Pick<ReservationsContext, 'db' | 'expireLapsed'>): () => Promise<Reservation[]> {
   /** The job's run: batch after batch until none is left; answers what it marked. */
   async function expireDue(): Promise<Reservation[]> {
     const now = nowIso();
@@ -25,10 +24,5 @@ export function scheduleExpiry(
       if (batch.length < EXPIRY_BATCH) return expired;
     }
   }
-  jobs.work(RESERVATION_EXPIRY_JOB, async () => void (await expireDue()), {
-    retryLimit: 0,
-    deduplicate: true,
-  });
-  jobs.every(RESERVATION_EXPIRY_JOB, EXPIRY_EVERY_MINUTES);
   return expireDue;
 }

@@ -1,3 +1,4 @@
+import { sweep } from '../../jobs/declarations.js';
 import { defineModule } from '../../module.js';
 import { publicHoldClients } from './migrations/0049_public_hold_clients.js';
 import { reservationReferences } from './migrations/0056_reservation_references.js';
@@ -5,7 +6,12 @@ import { sealedManageTokens } from './migrations/0057_sealed_manage_tokens.js';
 import { reservationsPrivacy } from './privacy.js';
 import type { ReservationSeriesTable } from './repo.js';
 import { reservationRoutes } from './routes.js';
-import { createReservationsService, type ReservationsService } from './service.js';
+import {
+  createReservationsService,
+  EXPIRY_EVERY_MINUTES,
+  RESERVATION_EXPIRY_JOB,
+  type ReservationsService,
+} from './service.js';
 import { reservationTools } from './tools.js';
 
 declare module '../../module.js' {
@@ -32,4 +38,6 @@ export const reservationsModule = defineModule({
     '0056_reservation_references': reservationReferences,
     '0057_sealed_manage_tokens': sealedManageTokens,
   },
+  jobs: ({ expireDue }) => [sweep(RESERVATION_EXPIRY_JOB, EXPIRY_EVERY_MINUTES, expireDue)],
+  presentation: { order: 14 },
 });

@@ -6,7 +6,7 @@ import type { BookingChannel } from './bookable.js';
 import { createCancel } from './cancel.js';
 import { createReservationsContext, type ReservationsServiceDeps } from './context.js';
 import { dryRunOf } from './dry-run.js';
-import { scheduleExpiry } from './expiry.js';
+import { createExpiry } from './expiry.js';
 import { createHolds } from './hold.js';
 import { createReads } from './reads.js';
 import { reservationOfStoredRow } from './repo.js';
@@ -29,7 +29,7 @@ import { createSeries } from './series.js';
 
 export type { BookingChannel } from './bookable.js';
 export type { ReservationsServiceDeps } from './context.js';
-export { RESERVATION_EXPIRY_JOB } from './expiry.js';
+export { EXPIRY_EVERY_MINUTES, RESERVATION_EXPIRY_JOB } from './expiry.js';
 
 /** Reservations: bookings, holds, series, their changes and the reads around them. */
 export interface ReservationsService {
@@ -219,7 +219,7 @@ export interface ReservationsService {
  */
 export function createReservationsService(deps: ReservationsServiceDeps): ReservationsService {
   const ctx = createReservationsContext(deps);
-  const expireDue = scheduleExpiry(ctx, deps.jobs);
+  const expireDue = createExpiry(ctx);
   const cancelling = createCancel(ctx);
   const series = createSeries(ctx, cancelling.cancelFound);
   const booking = createBooking(ctx, series);

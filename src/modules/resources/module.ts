@@ -2,6 +2,7 @@ import { defineModule } from '../../module.js';
 import { managersWhoLeft } from './migrations/0054_managers_who_left.js';
 import { resourcesPrivacy } from './privacy.js';
 import { resourceRoutes } from './routes.js';
+import { resource } from './schemas.js';
 import { createResourcesService, type ResourcesService } from './service.js';
 import { resourceTools } from './tools.js';
 
@@ -19,4 +20,15 @@ export const resourcesModule = defineModule({
   tools: resourceTools,
   privacy: resourcesPrivacy,
   migrations: { '0054_managers_who_left': managersWhoLeft },
+  resources: [
+    {
+      path: 'resources',
+      action: 'resources.list',
+      label: 'Resource',
+      schema: resource,
+      list: (resources, actor) => resources.list(actor, {}),
+      read: (resources, actor, id) => resources.get(actor, id),
+    },
+  ],
+  presentation: { order: 12 },
 });

@@ -16,4 +16,5 @@ export const routinesModule = defineModule({
   routes: [{ prefix: '/api/routines', plugin: routineRoutes }],
   tools: routineTools,
   privacy: routinesPrivacy,
+  presentation: { order: 8 },
 });

@@ -24,4 +24,5 @@ export const tasksModule = defineModule({
   ],
   tools: taskTools,
   privacy: tasksPrivacy,
+  presentation: { order: 7 },
 });

@@ -16,4 +16,5 @@ export const userGroupsModule = defineModule({
   routes: [{ prefix: '/api/user-groups', plugin: userGroupRoutes }],
   tools: userGroupTools,
   privacy: userGroupsPrivacy,
+  presentation: { order: 6 },
 });

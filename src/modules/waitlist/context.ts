@@ -17,7 +17,7 @@ export interface WaitlistServiceDeps {
   resourceTypes: ResourceTypesService;
   resources: ResourcesService;
   outbox: OutboxService;
-  jobs: Pick<JobQueue, 'work' | 'every' | 'send'>;
+  jobs: Pick<JobQueue, 'send'>;
   config: Pick<Config, 'encryptionKey'>;
   log?: FastifyBaseLogger | undefined;
 }

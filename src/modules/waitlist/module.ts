@@ -1,10 +1,11 @@
+import { sweep } from '../../jobs/declarations.js';
 import { defineModule } from '../../module.js';
 import { waitlist } from './migrations/0029_waitlist.js';
 import { waitlistManageToken } from './migrations/0035_waitlist_manage_token.js';
 import { waitlistPrivacy } from './privacy.js';
 import type { WaitlistConsumerTable, WaitlistEntriesTable } from './repo.js';
 import { waitlistRoutes } from './routes.js';
-import { createWaitlistService, type WaitlistService } from './service.js';
+import { createWaitlistService, WAITLIST_OFFERS_JOB, type WaitlistService } from './service.js';
 import { waitlistTools } from './tools.js';
 
 declare module '../../module.js' {
@@ -28,4 +29,5 @@ export const waitlistModule = defineModule({
   tools: waitlistTools,
   privacy: waitlistPrivacy,
   migrations: { '0029_waitlist': waitlist, '0035_waitlist_manage_token': waitlistManageToken },
+  jobs: ({ processOffers }) => [sweep(WAITLIST_OFFERS_JOB, 1, () => processOffers({ sweep: true }))],
 });

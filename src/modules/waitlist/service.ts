@@ -65,19 +65,14 @@ export interface WaitlistService {
 
 /**
  * Wires joining (joining.ts), reading and leaving entries (entries.ts) and the offer
- * consumer (consumer.ts, offers.ts), and starts the consumer: the job with its periodic
- * sweep, the outbox watch, and a sweep when a resource gains time.
+ * consumer (consumer.ts, offers.ts), and starts the consumer on the outbox watch and on a
+ * resource gaining time (the job and its periodic sweep are declared in module.ts).
  */
 export function createWaitlistService(deps: WaitlistServiceDeps): WaitlistService {
   const { jobs, outbox, resources } = deps;
   const ctx = { ...deps, repo: createWaitlistRepo(deps.db.kysely) };
   const run = createOfferConsumer(ctx);
 
-  jobs.work(WAITLIST_OFFERS_JOB, async () => void (await run({ sweep: true })), {
-    retryLimit: 0,
-    deduplicate: true,
-  });
-  jobs.every(WAITLIST_OFFERS_JOB, 1);
   outbox.onNewEvents('waitlist', () => run(), { idle: async () => !(await ctx.repo.anyOpen()) });
   // Time no event announces (a capacity raised, a resource added): the sweep, queued now. A
   // crash before it is queued leaves it to the once-a-minute sweep.

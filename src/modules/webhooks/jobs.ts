@@ -1,3 +1,4 @@
+import { type JobDeclaration, SWEEP_OPTIONS, sweep } from '../../jobs/declarations.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { WebhooksContext } from './context.js';
 import type { LaneTarget } from './lanes.js';
@@ -22,29 +23,37 @@ export interface WebhookWork {
   wake(targets: LaneTarget[]): void;
 }
 
-/** Registers the dispatch, delivery and purge jobs, and the dispatch the outbox's new events start. */
-export function scheduleWebhookJobs(ctx: WebhooksContext, work: WebhookWork): void {
-  const { jobs, outbox, repo } = ctx;
-  const { dispatch, dispatchAll, deliverDue, purge } = work;
-  // Retries are the deliveries' own schedule (next_attempt_at), so a failed send is no job failure.
-  jobs.work(
-    WEBHOOK_DISPATCH_JOB,
-    async () => {
+/**
+ * The dispatch, delivery and purge jobs (module.ts declares them). Retries are the
+ * deliveries' own schedule (next_attempt_at), so a failed send is no job failure.
+ */
+export function webhookJobs({
+  dispatch,
+  deliverDue,
+  purge,
+}: Pick<WebhookWork, 'dispatch' | 'deliverDue' | 'purge'>): JobDeclaration[] {
+  return [
+    sweep(WEBHOOK_DISPATCH_JOB, 1, async () => {
       await dispatch();
       await deliverDue();
-    },
-    { retryLimit: 0, deduplicate: true },
-  );
-  jobs.every(WEBHOOK_DISPATCH_JOB, 1);
-  jobs.work(WEBHOOK_DELIVER_JOB, async () => void (await deliverDue()), { retryLimit: 0, deduplicate: true });
-  jobs.work(WEBHOOK_PURGE_JOB, async () => void (await purge()), { retryLimit: 0, deduplicate: true });
-  jobs.every(WEBHOOK_PURGE_JOB, 60);
+    }),
+    { name: WEBHOOK_DELIVER_JOB, handler: async () => void (await deliverDue()), options: SWEEP_OPTIONS },
+    sweep(WEBHOOK_PURGE_JOB, 60, () => purge()),
+  ];
+}
+
+/** The dispatch the outbox's new events start. */
+export function dispatchOnNewEvents(
+  ctx: WebhooksContext,
+  work: Pick<WebhookWork, 'dispatchAll' | 'wake'>,
+): void {
+  const { outbox, repo } = ctx;
   // New deliveries start their endpoints' lanes on this instance at once; the sending never
   // holds up the dispatching, and one endpoint's sending never holds up another's.
   outbox.onNewEvents(
     'webhooks',
     async () => {
-      work.wake((await dispatchAll()).targets);
+      work.wake((await work.dispatchAll()).targets);
     },
     { idle: async () => !(await repo.anyActiveEndpoint()) },
   );

@@ -6,7 +6,7 @@ import { webhookClaimBatches } from './migrations/0063_webhook_claim_batches.js'
 import { webhooksPrivacy } from './privacy.js';
 import type { WebhookTables } from './repo.js';
 import { webhookRoutes } from './routes.js';
-import { createWebhooksService, type WebhooksService } from './service.js';
+import { createWebhooksService, type WebhooksService, webhookJobs } from './service.js';
 
 declare module '../../module.js' {
   interface Services {
@@ -34,4 +34,5 @@ export const webhooksModule = defineModule({
     '0061_webhook_claim_function': webhookClaimFunction,
     '0063_webhook_claim_batches': webhookClaimBatches,
   },
+  jobs: webhookJobs,
 });

@@ -3,7 +3,7 @@ import { createWebhooksContext, type WebhooksServiceDeps } from './context.js';
 import { createDispatcher } from './dispatcher.js';
 import { createEndpointDeliveries } from './endpoint-deliveries.js';
 import { createEndpoints } from './endpoints.js';
-import { scheduleWebhookJobs } from './jobs.js';
+import { dispatchOnNewEvents } from './jobs.js';
 import { purgeDeliveries } from './retention.js';
 import type {
   CreateWebhookInput,
@@ -18,7 +18,7 @@ import { createSending } from './sending.js';
 
 export type { WebhooksServiceDeps } from './context.js';
 export { TEST_PINGS_PER_MINUTE } from './endpoint-deliveries.js';
-export { WEBHOOK_DELIVER_JOB, WEBHOOK_DISPATCH_JOB, WEBHOOK_PURGE_JOB } from './jobs.js';
+export { WEBHOOK_DELIVER_JOB, WEBHOOK_DISPATCH_JOB, WEBHOOK_PURGE_JOB, webhookJobs } from './jobs.js';
 export { backoffMs, FIRST_BACKOFF_MS, MAX_BACKOFF_MS, RETRY_WINDOW_MS } from './retry-schedule.js';
 export { IN_FLIGHT_PER_ENDPOINT } from './sending.js';
 
@@ -71,19 +71,13 @@ export interface WebhooksService {
   close(): Promise<void>;
 }
 
-/** The webhooks service; its jobs and its outbox consumer registered as it is made. */
+/** The webhooks service; its outbox consumer registered as it is made (its jobs: module.ts). */
 export function createWebhooksService(deps: WebhooksServiceDeps): WebhooksService {
   const ctx = createWebhooksContext(deps);
   const sending = createSending(ctx);
   const dispatcher = createDispatcher(ctx);
   const purge = (now?: number) => purgeDeliveries(ctx, now);
-  scheduleWebhookJobs(ctx, {
-    dispatch: dispatcher.dispatch,
-    dispatchAll: dispatcher.dispatchAll,
-    deliverDue: sending.deliverDue,
-    purge,
-    wake: sending.wake,
-  });
+  dispatchOnNewEvents(ctx, { dispatchAll: dispatcher.dispatchAll, wake: sending.wake });
   return {
     ...createEndpoints(ctx),
     ...createEndpointDeliveries(ctx),

@@ -7,6 +7,9 @@ import { agentAccess } from '../../../src/mcp/server.js';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../../helpers/app.js';
 import { expectError, expectStatus } from '../../helpers/http.js';
 
+/** What the MCP runtime grants every agent: the actions declared always allowed. */
+const ALWAYS_ALLOWED = new Set(ACTIONS.filter((a) => a.alwaysAllowed).map((a) => a.key));
+
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 describe('agents', () => {
@@ -398,14 +401,18 @@ describe('agents', () => {
 
     // The MCP layer's view: each action's actor carries that permission's scope.
     const resolved = (await t.app.services.agents.resolveAgent(agent.id))!;
-    const eventsActor = agentAccess(resolved).actorFor('calendar.events.read');
+    const eventsActor = agentAccess(resolved, ALWAYS_ALLOWED).actorFor('calendar.events.read');
     assert.deepEqual(eventsActor?.agent?.scope, { calendarIds: [calendarId], groupIds: [] });
     assert.equal(eventsActor?.userId, user.id);
     assert.equal(eventsActor?.via, 'agent');
-    assert.deepEqual(agentAccess(resolved).actorFor('tasks.list')?.agent?.scope, {});
-    assert.equal(agentAccess(resolved).actorFor('tasks.delete'), null);
-    assert.equal(agentAccess(resolved).actorFor('calendar.list'), null, 'the earlier group is gone');
-    const profileActor = agentAccess(resolved).actorFor('agent.profile');
+    assert.deepEqual(agentAccess(resolved, ALWAYS_ALLOWED).actorFor('tasks.list')?.agent?.scope, {});
+    assert.equal(agentAccess(resolved, ALWAYS_ALLOWED).actorFor('tasks.delete'), null);
+    assert.equal(
+      agentAccess(resolved, ALWAYS_ALLOWED).actorFor('calendar.list'),
+      null,
+      'the earlier group is gone',
+    );
+    const profileActor = agentAccess(resolved, ALWAYS_ALLOWED).actorFor('agent.profile');
     assert.ok(profileActor?.agent?.actions.has('tasks.create'));
     // The agent.profile tool answers the calling agent's own record.
     assert.deepEqual(
@@ -833,7 +840,7 @@ describe('agents', () => {
     const user = await registerUser(t.app);
     const agent = await createAgent(user, { name: 'Sneaky', permissionGroupId: 'minimal' });
     const resolved = (await t.app.services.agents.resolveAgent(agent.id))!;
-    const actor = agentAccess(resolved).actorFor('agent.profile')!;
+    const actor = agentAccess(resolved, ALWAYS_ALLOWED).actorFor('agent.profile')!;
     await assert.rejects(
       t.app.services.agents.setPermissions(actor, agent.id, { permissionGroupId: 'operational_read_write' }),
       (error: { code?: string }) => error.code === 'FORBIDDEN',

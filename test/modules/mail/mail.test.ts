@@ -9,7 +9,6 @@ import { after, afterEach, before, beforeEach, describe, mock, test } from 'node
 import ICAL from 'ical.js';
 import { SMTPServer } from 'smtp-server';
 import { loadConfig } from '../../../src/config.js';
-import type { JobQueue } from '../../../src/jobs/queue.js';
 import { createMailRepo, GROUP_ROWS } from '../../../src/modules/mail/repo.js';
 import type { MailableEvent } from '../../../src/modules/mail/schemas.js';
 import { createMailService } from '../../../src/modules/mail/service.js';
@@ -55,17 +54,6 @@ function fakeOutbox() {
     },
   };
 }
-
-const noJobs: JobQueue = {
-  kind: 'in-process',
-  work() {},
-  async send() {},
-  every() {},
-  repeat() {},
-  async start() {},
-  async stop() {},
-  async idle() {},
-};
 
 function parseCalendar(content: string) {
   const calendar = new ICAL.Component(ICAL.parse(content));
@@ -130,7 +118,7 @@ describe('mail', () => {
       MAIL_FROM: 'bookings@mail.example',
       ...env,
     });
-    return createMailService({ db: t.db, config, jobs: noJobs, outbox, ...(giveWay ? { giveWay } : {}) });
+    return createMailService({ db: t.db, config, outbox, ...(giveWay ? { giveWay } : {}) });
   }
 
   let slot = 0;
@@ -594,7 +582,6 @@ describe('mail', () => {
     const mail = createMailService({
       db: t.db,
       config: loadConfig(TEST_ENV),
-      jobs: noJobs,
       outbox: {
         async readAfter() {
           reads += 1;

@@ -56,7 +56,6 @@ describe('OAuth token endpoint during a database outage', () => {
         createOrReactivateForOAuthClient: async () => assert.fail('no consent here'),
         resolveAgent: async () => assert.fail('no grant is reached'),
       },
-      jobs: { work: () => {}, every: () => {} },
     });
     app = await oauthApp(oauth);
   });
