@@ -1,30 +1,7 @@
 import { z } from 'zod';
+import { EVENT_TYPES, type EventType } from './event-types.js';
 
-/**
- * Every event type of DECISIONS.md "Events, webhooks and notifications", in its order, and
- * `webhook.disabled` (issue 24 asks for an event when an endpoint is disabled).
- */
-export const EVENT_TYPES = [
-  'reservation.created',
-  'reservation.held',
-  'reservation.confirmed',
-  'reservation.rescheduled',
-  'reservation.cancelled',
-  'reservation.expired',
-  'payment.succeeded',
-  'payment.refunded',
-  'waitlist.joined',
-  'waitlist.offered',
-  'waitlist.expired',
-  'membership.invited',
-  'membership.accepted',
-  'agent.approval.requested',
-  'agent.approval.decided',
-  'calendar_sync.needs_reconnect',
-  'privacy.request.completed',
-  'webhook.disabled',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+export { EVENT_TYPES, type EventType };
 
 /**
  * One event as every reader gets it (feeds, webhooks, mail): `id` increases in the order
