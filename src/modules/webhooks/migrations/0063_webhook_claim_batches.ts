@@ -11,6 +11,8 @@ import type { Dialect } from '../../../db/database.js';
  *
  * PostgreSQL: `webhook_claim_batch` replaces `webhook_claim_next` (migration 0061), still one
  * round trip with the endpoint's row locked inside it, so claims for one endpoint take turns.
+ * The batch's ids are an array (`= any(array(...))`), probed by primary key: as `in (...)` the
+ * function's cached generic plan joined the whole table, a tenth of the claims taking 300 ms.
  */
 export function webhookClaimBatches(dialect: Dialect): Migration {
   return {
@@ -36,12 +38,12 @@ export function webhookClaimBatches(dialect: Dialect): Migration {
             end if;
             -- Paused or disabled: only a test ping goes.
             return query update webhook_deliveries set claimed_until = p_lease, claim_slot = p_slot
-              where id in (
+              where id = any(array(
                 select id from webhook_deliveries
                 where endpoint_id = p_endpoint and status = 'pending' and next_attempt_at <= p_now
                   and (claimed_until is null or claimed_until <= p_now)
                   and (endpoint_status = 'active' or event_type = 'webhook.test')
-                order by next_attempt_at, id limit p_batch)
+                order by next_attempt_at, id limit p_batch))
               and status = 'pending' and (claimed_until is null or claimed_until <= p_now)
               returning *;
           end $$`)
