@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import { type Dialect, type Executor, precompiled } from '../../db/database.js';
-import type { AgentStatus, AgentsTable } from '../../db/tables/agents.js';
 import { parsePermissions, permissionsJson } from './permissions-repo.js';
+import type { AgentStatus, AgentsTable } from './tables.js';
 
 export type AgentRow = Selectable<AgentsTable>;
 

@@ -4,12 +4,17 @@ import { agentPermissionsInOrder } from './migrations/0042_agent_permissions_in_
 import { agentsPrivacy } from './privacy.js';
 import { agentRoutes } from './routes.js';
 import { type AgentService, createAgentService } from './service.js';
+import type { AgentTables } from './tables.js';
 import { agentTools } from './tools.js';
 
 declare module '../../module.js' {
   interface Services {
     agents: AgentService;
   }
+}
+
+declare module '../../db/types.js' {
+  interface Database extends AgentTables {}
 }
 
 export const agentsModule = defineModule({

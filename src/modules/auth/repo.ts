@@ -1,8 +1,8 @@
 import { type Executor, precompiled } from '../../db/database.js';
-import type { Plan } from '../../db/tables/users.js';
 import { type ActiveTenantColumns, joinActiveTenant, tenantOfRow } from '../../tenancy/active-tenant.js';
 import type { Tenant } from '../../tenancy/gate.js';
 import type { ApiKey, User } from './schemas.js';
+import type { Plan } from './tables.js';
 
 const userColumns = [
   'id',

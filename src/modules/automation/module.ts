@@ -2,12 +2,17 @@ import { defineModule } from '../../module.js';
 import { automationPrivacy } from './privacy.js';
 import { automationRoutes } from './routes.js';
 import { type AutomationService, createAutomationService } from './service.js';
+import type { AutomationTables } from './tables.js';
 import { automationTools } from './tools.js';
 
 declare module '../../module.js' {
   interface Services {
     automation: AutomationService;
   }
+}
+
+declare module '../../db/types.js' {
+  interface Database extends AutomationTables {}
 }
 
 export const automationModule = defineModule({

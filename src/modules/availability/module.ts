@@ -5,12 +5,17 @@ import { versionShards } from './migrations/0044_version_shards.js';
 import { availabilityPrivacy } from './privacy.js';
 import { availabilityRoutes } from './routes.js';
 import { type AvailabilityService, createAvailabilityService } from './service.js';
+import type { AvailabilityTables } from './tables.js';
 import { availabilityTools } from './tools.js';
 
 declare module '../../module.js' {
   interface Services {
     availability: AvailabilityService;
   }
+}
+
+declare module '../../db/types.js' {
+  interface Database extends AvailabilityTables {}
 }
 
 export const availabilityModule = defineModule({

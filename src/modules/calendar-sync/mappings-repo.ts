@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import type { CalendarSyncMappingsTable } from '../../db/tables/calendar-sync.js';
 import type { SyncProvider } from './providers/port.js';
+import type { CalendarSyncMappingsTable } from './tables.js';
 
 export type MappingRow = Selectable<CalendarSyncMappingsTable>;
 

@@ -2,11 +2,16 @@ import { defineModule } from '../../module.js';
 import { calendarSyncPrivacy } from './privacy.js';
 import { calendarSyncRoutes } from './routes.js';
 import { type CalendarSyncService, createCalendarSyncService } from './service.js';
+import type { CalendarSyncTables } from './tables.js';
 
 declare module '../../module.js' {
   interface Services {
     calendarSync: CalendarSyncService;
   }
+}
+
+declare module '../../db/types.js' {
+  interface Database extends CalendarSyncTables {}
 }
 
 export const calendarSyncModule = defineModule({

@@ -2,12 +2,17 @@ import { defineModule } from '../../module.js';
 import { calendarsPrivacy } from './privacy.js';
 import { calendarRoutes } from './routes.js';
 import { type CalendarService, createCalendarService } from './service.js';
+import type { CalendarTables } from './tables.js';
 import { calendarTools } from './tools.js';
 
 declare module '../../module.js' {
   interface Services {
     calendars: CalendarService;
   }
+}
+
+declare module '../../db/types.js' {
+  interface Database extends CalendarTables {}
 }
 
 export const calendarsModule = defineModule({

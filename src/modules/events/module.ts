@@ -2,12 +2,17 @@ import { defineModule } from '../../module.js';
 import { eventsPrivacy } from './privacy.js';
 import { eventRoutes } from './routes.js';
 import { createEventService, type EventService } from './service.js';
+import type { EventTables } from './tables.js';
 import { eventTools } from './tools.js';
 
 declare module '../../module.js' {
   interface Services {
     events: EventService;
   }
+}
+
+declare module '../../db/types.js' {
+  interface Database extends EventTables {}
 }
 
 export const eventsModule = defineModule({

@@ -1,11 +1,16 @@
 import { defineModule } from '../../module.js';
 import { idempotencyPrivacy } from './privacy.js';
 import { createIdempotencyService, type IdempotencyService } from './service.js';
+import type { IdempotencyTables } from './tables.js';
 
 declare module '../../module.js' {
   interface Services {
     idempotency: IdempotencyService;
   }
+}
+
+declare module '../../db/types.js' {
+  interface Database extends IdempotencyTables {}
 }
 
 export const idempotencyModule = defineModule({

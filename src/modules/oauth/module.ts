@@ -2,11 +2,16 @@ import { defineModule } from '../../module.js';
 import { oauthPrivacy } from './privacy.js';
 import { oauthRoutes } from './routes.js';
 import { createOAuthService, type OAuthService } from './service.js';
+import type { OauthTables } from './tables.js';
 
 declare module '../../module.js' {
   interface Services {
     oauth: OAuthService;
   }
+}
+
+declare module '../../db/types.js' {
+  interface Database extends OauthTables {}
 }
 
 export const oauthModule = defineModule({

@@ -1,7 +1,7 @@
 import type { CompiledQuery, Kysely, Selectable } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import type { OauthAuthorizationCodesTable, OauthClientsTable } from '../../db/tables/oauth.js';
 import type { Database } from '../../db/types.js';
+import type { OauthAuthorizationCodesTable, OauthClientsTable } from './tables.js';
 
 export type ClientRow = Selectable<OauthClientsTable>;
 export type CodeRow = Selectable<OauthAuthorizationCodesTable>;

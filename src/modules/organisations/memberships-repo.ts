@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.js';
-import type { OrganisationRole } from '../../db/tables/organisations.js';
 import type { Member } from './schemas.js';
+import type { OrganisationRole } from './tables.js';
 
 const memberColumns = [
   'users.id as userId',

@@ -3,12 +3,17 @@ import { requireTwoFactor } from './migrations/0048_require_two_factor.js';
 import { organisationsPrivacy } from './privacy.js';
 import { organisationRoutes } from './routes.js';
 import { createOrganisationsService, type OrganisationsService } from './service.js';
+import type { OrganisationTables } from './tables.js';
 import { organisationTools } from './tools.js';
 
 declare module '../../module.js' {
   interface Services {
     organisations: OrganisationsService;
   }
+}
+
+declare module '../../db/types.js' {
+  interface Database extends OrganisationTables {}
 }
 
 export const organisationsModule = defineModule({

@@ -1,10 +1,10 @@
 import type { Selectable } from 'kysely';
 import { type Dialect, type Executor, precompiled } from '../../db/database.js';
-import type { OrganisationRole, OrganisationsTable } from '../../db/tables/organisations.js';
 import type { SchedulePolicy } from '../../scheduling/schemas.js';
 import { joinActiveTenant, tenantOfRow } from '../../tenancy/active-tenant.js';
 import type { Tenant } from '../../tenancy/gate.js';
 import type { MembershipOf, Organisation } from './schemas.js';
+import type { OrganisationRole, OrganisationsTable } from './tables.js';
 
 const organisationColumns = [
   'organisations.id',

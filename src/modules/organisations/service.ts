@@ -1,7 +1,6 @@
 import type { Config } from '../../config.js';
 import { type Db, type Executor, inTransaction } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import type { Plan } from '../../db/tables/users.js';
 import type { Actor } from '../../lib/actor.js';
 import type { EphemeralStore } from '../../lib/ephemeral-store.js';
 import { conflict, DomainError, notFound } from '../../lib/errors.js';
@@ -9,6 +8,7 @@ import { nowIso } from '../../lib/time.js';
 import { normaliseSchedulePolicy } from '../../scheduling/schemas.js';
 import { createTenantGate, type Tenant } from '../../tenancy/gate.js';
 import { assertCan } from '../../tenancy/roles.js';
+import type { Plan } from '../auth/tables.js';
 import type { EventWriter } from '../outbox/service.js';
 import { DEFAULT_CURRENCY } from '../payments/currencies.js';
 import { createOrganisationDependentsRepo } from './dependents-repo.js';

@@ -2,11 +2,16 @@ import { defineModule } from '../../module.js';
 import { privacyPrivacy } from './privacy.js';
 import { privacyRoutes } from './routes.js';
 import { createPrivacyService, type PrivacyService } from './service.js';
+import type { PrivacyTables } from './tables.js';
 
 declare module '../../module.js' {
   interface Services {
     privacy: PrivacyService;
   }
+}
+
+declare module '../../db/types.js' {
+  interface Database extends PrivacyTables {}
 }
 
 export const privacyModule = defineModule({

@@ -6,6 +6,7 @@ import { reservationsPrivacy } from './privacy.js';
 import type { ReservationSeriesTable } from './repo.js';
 import { reservationRoutes } from './routes.js';
 import { createReservationsService, type ReservationsService } from './service.js';
+import type { ReservationTables } from './tables.js';
 import { reservationTools } from './tools.js';
 
 declare module '../../module.js' {
@@ -15,7 +16,7 @@ declare module '../../module.js' {
 }
 
 declare module '../../db/types.js' {
-  interface Database {
+  interface Database extends ReservationTables {
     reservationSeries: ReservationSeriesTable;
   }
 }

@@ -3,12 +3,17 @@ import { bookingQuestions } from './migrations/0058_booking_questions.js';
 import { resourceTypesPrivacy } from './privacy.js';
 import { resourceTypeRoutes } from './routes.js';
 import { createResourceTypesService, type ResourceTypesService } from './service.js';
+import type { ResourceTypeTables } from './tables.js';
 import { resourceTypeTools } from './tools.js';
 
 declare module '../../module.js' {
   interface Services {
     resourceTypes: ResourceTypesService;
   }
+}
+
+declare module '../../db/types.js' {
+  interface Database extends ResourceTypeTables {}
 }
 
 export const resourceTypesModule = defineModule({

@@ -1,8 +1,8 @@
 import { type Selectable, sql } from 'kysely';
 import { type Dialect, type Executor, precompiled } from '../../db/database.js';
-import type { ResourceTypesTable } from '../../db/tables/resources.js';
 import type { SchedulePolicy } from '../../scheduling/schemas.js';
 import type { BookingQuestion, BookingRules, ResourceType } from './schemas.js';
+import type { ResourceTypesTable } from './tables.js';
 
 /** A type as the services see it: the API record plus what only booking and availability read. */
 export type StoredResourceType = ResourceType & { longestReservationMinutes: number };

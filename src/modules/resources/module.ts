@@ -3,12 +3,17 @@ import { managersWhoLeft } from './migrations/0054_managers_who_left.js';
 import { resourcesPrivacy } from './privacy.js';
 import { resourceRoutes } from './routes.js';
 import { createResourcesService, type ResourcesService } from './service.js';
+import type { ResourceTables } from './tables.js';
 import { resourceTools } from './tools.js';
 
 declare module '../../module.js' {
   interface Services {
     resources: ResourcesService;
   }
+}
+
+declare module '../../db/types.js' {
+  interface Database extends ResourceTables {}
 }
 
 export const resourcesModule = defineModule({

@@ -1,10 +1,10 @@
 import { type Selectable, sql } from 'kysely';
 import { type Dialect, type Executor, precompiled } from '../../db/database.js';
 import { keepsTimeAt } from '../../db/reservation-time.js';
-import type { ResourcesTable } from '../../db/tables/resources.js';
 import { randomToken } from '../../lib/crypto.js';
 import type { SchedulePolicy } from '../../scheduling/schemas.js';
 import type { Resource } from './schemas.js';
+import type { ResourcesTable } from './tables.js';
 
 type ResourceRow = Selectable<ResourcesTable>;
 

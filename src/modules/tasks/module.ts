@@ -2,12 +2,17 @@ import { defineModule } from '../../module.js';
 import { tasksPrivacy } from './privacy.js';
 import { taskLabelRoutes, taskRoutes } from './routes.js';
 import { createTaskService, type TaskService } from './service.js';
+import type { TaskTables } from './tables.js';
 import { taskTools } from './tools.js';
 
 declare module '../../module.js' {
   interface Services {
     tasks: TaskService;
   }
+}
+
+declare module '../../db/types.js' {
+  interface Database extends TaskTables {}
 }
 
 export const tasksModule = defineModule({

@@ -7,8 +7,8 @@ import {
   encodeNullableKey,
   nullsLast,
 } from '../../db/keyset.js';
-import type { TaskLabelsTable, TasksTable } from '../../db/tables/tasks.js';
 import type { ChecklistItem, ListTasksQuery, TaskLabel, TaskPriority, TaskStatus } from './schemas.js';
+import type { TaskLabelsTable, TasksTable } from './tables.js';
 
 export type TaskRow = Selectable<TasksTable>;
 

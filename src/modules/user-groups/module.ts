@@ -2,12 +2,17 @@ import { defineModule } from '../../module.js';
 import { userGroupsPrivacy } from './privacy.js';
 import { userGroupRoutes } from './routes.js';
 import { createUserGroupService, type UserGroupService } from './service.js';
+import type { UserGroupTables } from './tables.js';
 import { userGroupTools } from './tools.js';
 
 declare module '../../module.js' {
   interface Services {
     userGroups: UserGroupService;
   }
+}
+
+declare module '../../db/types.js' {
+  interface Database extends UserGroupTables {}
 }
 
 export const userGroupsModule = defineModule({

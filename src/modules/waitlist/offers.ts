@@ -1,9 +1,9 @@
 import { inTransaction } from '../../db/database.js';
-import type { ReservationSource } from '../../db/tables/resources.js';
 import { DomainError } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { customerRecordOf } from '../reservations/answers.js';
 import type { Customer, Reservation } from '../reservations/schemas.js';
+import type { ReservationSource } from '../reservations/tables.js';
 import type { WaitlistContext } from './context.js';
 import { type EntryRow, toEntry } from './repo.js';
 
