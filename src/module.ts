@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import type { Db, Executor } from './db/database.js';
 import type { DialectMigration } from './db/migrate.js';
+import type { Database } from './db/types.js';
 import type { JobQueue } from './jobs/queue.js';
 import type { EphemeralStore } from './lib/ephemeral-store.js';
 import type { CatalogueAction, ToolDeclaration } from './mcp/types.js';
@@ -84,6 +85,12 @@ export interface ModuleDefinition<
 > {
   /** Its key in Services, e.g. 'household'. */
   name: N;
+  /**
+   * The tables it owns (Kysely names), declared into Database by its module.ts: only its own
+   * code queries them; other modules go through its service or a read port it exports
+   * (test/modules/ownership.test.ts checks both).
+   */
+  tables: readonly (keyof Database)[];
   /**
    * Builds the service, once. `services` is the lazy registry: reading `services.x` builds x
    * on first use (a cycle at construction time throws, naming the chain); hooks that run

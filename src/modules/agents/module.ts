@@ -19,6 +19,15 @@ declare module '../../db/types.js' {
 
 export const agentsModule = defineModule({
   name: 'agents',
+  tables: [
+    'agents',
+    'agentPermissions',
+    'agentKeys',
+    'agentActivity',
+    'agentPolicies',
+    'agentUsage',
+    'agentUsageWindows',
+  ],
   service: (deps, { calendars, userGroups }) =>
     createAgentService({
       ...deps,

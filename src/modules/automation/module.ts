@@ -17,6 +17,7 @@ declare module '../../db/types.js' {
 
 export const automationModule = defineModule({
   name: 'automation',
+  tables: ['automationRules', 'automationAudit', 'eventTags'],
   service: (deps, services) =>
     createAutomationService({
       ...deps,

@@ -20,6 +20,7 @@ declare module '../../db/types.js' {
 
 export const availabilityModule = defineModule({
   name: 'availability',
+  tables: ['availabilityVersions'],
   service: (deps, { organisations, resourceTypes }) =>
     createAvailabilityService({ ...deps, organisations, resourceTypes }),
   routes: [{ prefix: '/api', plugin: availabilityRoutes }],

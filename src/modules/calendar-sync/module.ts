@@ -16,6 +16,13 @@ declare module '../../db/types.js' {
 
 export const calendarSyncModule = defineModule({
   name: 'calendarSync',
+  tables: [
+    'calendarSyncConnections',
+    'calendarSyncMappings',
+    'calendarSyncStates',
+    'calendarSyncExceptions',
+    'calendarSyncConflicts',
+  ],
   service: (deps, services) =>
     createCalendarSyncService({
       ...deps,

@@ -17,6 +17,7 @@ declare module '../../db/types.js' {
 
 export const calendarsModule = defineModule({
   name: 'calendars',
+  tables: ['calendars'],
   service: (deps) => createCalendarService(deps),
   routes: [{ prefix: '/api/calendars', plugin: calendarRoutes }],
   tools: calendarTools,

@@ -17,6 +17,7 @@ declare module '../../db/types.js' {
 
 export const eventsModule = defineModule({
   name: 'events',
+  tables: ['events'],
   service: (deps, services) =>
     createEventService({
       ...deps,

@@ -17,6 +17,7 @@ declare module '../../db/types.js' {
 
 export const householdModule = defineModule({
   name: 'household',
+  tables: ['householdItems'],
   service: (deps, { userGroups }) => createHouseholdService({ ...deps, userGroups }),
   routes: [{ prefix: '/api/household', plugin: householdRoutes }],
   tools: householdTools,

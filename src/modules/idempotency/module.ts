@@ -15,6 +15,7 @@ declare module '../../db/types.js' {
 
 export const idempotencyModule = defineModule({
   name: 'idempotency',
+  tables: ['idempotencyKeys'],
   // The Idempotency-Key store the booking routes hand to src/http/idempotency.ts.
   service: (deps) => createIdempotencyService(deps),
   privacy: idempotencyPrivacy,

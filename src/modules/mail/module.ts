@@ -16,6 +16,7 @@ declare module '../../db/types.js' {
 
 export const mailModule = defineModule({
   name: 'mail',
+  tables: ['mailConsumerPositions', 'mailMessages', 'mailCalendarInvitations'],
   service: (deps, services) =>
     createMailService({
       ...deps,

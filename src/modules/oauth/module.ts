@@ -16,6 +16,7 @@ declare module '../../db/types.js' {
 
 export const oauthModule = defineModule({
   name: 'oauth',
+  tables: ['oauthRefreshTokens', 'oauthClients', 'oauthAuthorizationCodes'],
   // It creates the agent a person approves, and verifies the access tokens of /api/mcp (app.ts).
   service: (deps, { agents }) => createOAuthService({ ...deps, agents }),
   // Discovery at /.well-known/*, the OAuth 2.1 server at /api/oauth/*.

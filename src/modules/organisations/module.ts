@@ -18,6 +18,7 @@ declare module '../../db/types.js' {
 
 export const organisationsModule = defineModule({
   name: 'organisations',
+  tables: ['organisations', 'organisationMemberships', 'organisationInvitations'],
   // The outbox is built on first use (it reads memberships through this service).
   service: (deps, services) =>
     createOrganisationsService({

@@ -16,6 +16,7 @@ declare module '../../db/types.js' {
 
 export const paymentsModule = defineModule({
   name: 'payments',
+  tables: ['organisationPaymentAccounts', 'paymentEvents'],
   service: (deps, { organisations }) => createPaymentsService({ ...deps, organisations }),
   // Its connection routes (/api/organisations/:id/payment/...) are registered by the organisations routes.
   routes: [{ prefix: '/api/payments', plugin: paymentWebhookRoutes }],

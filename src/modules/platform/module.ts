@@ -16,6 +16,7 @@ declare module '../../db/types.js' {
 
 export const platformModule = defineModule({
   name: 'platform',
+  tables: ['frontendErrors', 'securityReports', 'honeypotHits'],
   service: (deps) => createPlatformService(deps),
   routes: [{ prefix: '/api', plugin: platformRoutes }],
   privacy: platformPrivacy,

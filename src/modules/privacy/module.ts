@@ -16,6 +16,7 @@ declare module '../../db/types.js' {
 
 export const privacyModule = defineModule({
   name: 'privacy',
+  tables: ['dataSubjectRequests', 'consentDecisions', 'policyAcceptances', 'privacyAudit'],
   // It runs every privacy declaration; of other services it needs only the account, and
   // the outbox (built on first use) for the completion's event.
   service: (deps, services) =>

@@ -10,6 +10,7 @@ declare module '../../module.js' {
 
 export const publicBookingModule = defineModule({
   name: 'publicBooking',
+  tables: [],
   service: (deps, { availability, reservations, resourceTypes, resources, waitlist, payments }) =>
     createPublicBookingService({
       ...deps,

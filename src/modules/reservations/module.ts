@@ -23,6 +23,7 @@ declare module '../../db/types.js' {
 
 export const reservationsModule = defineModule({
   name: 'reservations',
+  tables: ['reservationSeries', 'reservations'],
   service: (deps, { organisations, availability, resourceTypes, resources, payments }) =>
     createReservationsService({ ...deps, organisations, availability, resourceTypes, resources, payments }),
   routes: [{ prefix: '/api/reservations', plugin: reservationRoutes }],

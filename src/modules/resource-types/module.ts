@@ -18,6 +18,7 @@ declare module '../../db/types.js' {
 
 export const resourceTypesModule = defineModule({
   name: 'resourceTypes',
+  tables: ['resourceTypes'],
   service: (deps, { organisations, payments }) =>
     createResourceTypesService({ ...deps, organisations, payments }),
   routes: [{ prefix: '/api/resource-types', plugin: resourceTypeRoutes }],

@@ -18,6 +18,7 @@ declare module '../../db/types.js' {
 
 export const resourcesModule = defineModule({
   name: 'resources',
+  tables: ['resources', 'resourceListVersions'],
   service: (deps, { organisations, resourceTypes, calendars }) =>
     createResourcesService({ ...deps, organisations, resourceTypes, calendars }),
   routes: [{ prefix: '/api/resources', plugin: resourceRoutes }],

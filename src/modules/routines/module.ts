@@ -17,6 +17,7 @@ declare module '../../db/types.js' {
 
 export const routinesModule = defineModule({
   name: 'routines',
+  tables: ['routines', 'routineRuns'],
   service: (deps, { tasks }) => createRoutineService({ ...deps, tasks }),
   routes: [{ prefix: '/api/routines', plugin: routineRoutes }],
   tools: routineTools,

@@ -17,6 +17,7 @@ declare module '../../db/types.js' {
 
 export const tasksModule = defineModule({
   name: 'tasks',
+  tables: ['tasks', 'taskLabels', 'taskLabelLinks', 'taskChecklistItems', 'taskDependencies'],
   service: (deps, services) =>
     createTaskService({
       ...deps,

@@ -17,6 +17,7 @@ declare module '../../db/types.js' {
 
 export const userGroupsModule = defineModule({
   name: 'userGroups',
+  tables: ['userGroups', 'userGroupMembers', 'userGroupCalendars', 'userGroupInvites'],
   service: (deps, { calendars }) => createUserGroupService({ ...deps, calendars }),
   routes: [{ prefix: '/api/user-groups', plugin: userGroupRoutes }],
   tools: userGroupTools,
