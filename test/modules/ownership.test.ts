@@ -47,9 +47,6 @@ const KNOWN_CROSS_MODULE_READS: Record<string, Record<string, string>> = {
     calendars: 'privacy: finds calendars shared in a person’s groups',
     users: 'joins member names into the member list',
   },
-  tasks: {
-    users: 'locks the owner’s user row to serialise dependency writes',
-  },
   household: {
     userGroupMembers: 'lists items of the groups a person is in, in one query',
   },
@@ -61,7 +58,6 @@ const KNOWN_CROSS_MODULE_READS: Record<string, Record<string, string>> = {
     calendars: 'checks the mapped calendar belongs to the connection’s owner',
   },
   agents: {
-    users: 'reads whether the owner is a global admin',
     oauthRefreshTokens: 'revokes an agent’s refresh tokens when its credentials end',
   },
   oauth: {

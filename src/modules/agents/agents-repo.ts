@@ -102,15 +102,6 @@ export function createAgentsRepo(db: Executor, dialect: Dialect) {
     async touch(id: number, now: string): Promise<void> {
       await db.updateTable('agents').set({ lastUsedAt: now }).where('id', '=', id).execute();
     },
-
-    async isGlobalAdmin(userId: number): Promise<boolean> {
-      const row = await db
-        .selectFrom('users')
-        .select('isGlobalAdmin')
-        .where('id', '=', userId)
-        .executeTakeFirst();
-      return Boolean(row?.isGlobalAdmin);
-    },
   };
 }
 

@@ -3,6 +3,7 @@ import type { JobQueue } from '../../jobs/queue.js';
 import type { Actor } from '../../lib/actor.js';
 import { conflict, forbidden, notFound } from '../../lib/errors.js';
 import type { ActionCatalogue } from '../../module.js';
+import type { AuthService } from '../auth/service.js';
 import type { CalendarService } from '../calendars/service.js';
 import type { UserGroupService } from '../user-groups/service.js';
 import type { AgentRow } from './agents-repo.js';
@@ -25,6 +26,8 @@ export interface AgentServiceDeps {
   retentionDays?: number;
   calendars: Pick<CalendarService, 'list'>;
   userGroups: Pick<UserGroupService, 'list'>;
+  /** Whether the owner is a global admin (the auth module owns users). */
+  users: Pick<AuthService, 'isGlobalAdmin'>;
   sessions: AgentSessions;
   /** The actions and presets, derived by the wiring from every module's tools (src/catalogue.ts). */
   catalogue: ActionCatalogue;

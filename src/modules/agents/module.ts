@@ -28,12 +28,13 @@ export const agentsModule = defineModule({
     'agentUsage',
     'agentUsageWindows',
   ],
-  service: (deps, { calendars, userGroups }) =>
+  service: (deps, { calendars, userGroups, auth }) =>
     createAgentService({
       ...deps,
       // What a permission's scope may name: the owner's calendars and people groups.
       calendars,
       userGroups,
+      users: auth,
       sessions: deps.mcpSessions,
       catalogue: deps.catalogue,
       jobs: deps.jobs,

@@ -140,6 +140,20 @@ export function createUserRepo(db: Executor) {
       return Number(result.numUpdatedRows) === 1;
     },
 
+    async isGlobalAdmin(id: number): Promise<boolean> {
+      const row = await db
+        .selectFrom('users')
+        .select('isGlobalAdmin')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return Boolean(row?.isGlobalAdmin);
+    },
+
+    /** Locks the user's row until the transaction ends (PostgreSQL only). */
+    async lockForUpdate(id: number): Promise<void> {
+      await db.selectFrom('users').select('id').where('id', '=', id).forUpdate().execute();
+    },
+
     async findByEmail(email: string) {
       const row = await db
         .selectFrom('users')

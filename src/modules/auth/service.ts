@@ -182,6 +182,17 @@ export function createAuthService({
       return key;
     },
 
+    /** Read port: whether the user is a global admin (agents ask before granting beyond their presets). */
+    isGlobalAdmin: (userId: number): Promise<boolean> => users.isGlobalAdmin(userId),
+
+    /**
+     * Read port: serialises one person's writes of another module's rows in `trx`: on
+     * PostgreSQL their user row stays locked until `trx` ends; SQLite transactions are serial.
+     */
+    async lockUser(trx: Executor, userId: number): Promise<void> {
+      if (db.dialect === 'postgres') await createUserRepo(trx).lockForUpdate(userId);
+    },
+
     /** Operator command (CLI): creates a user whose address the operator vouches for (verified). */
     createUser: (input: { email: string; password: string; name: string }) =>
       createUser(input, { emailVerified: true }),

@@ -21,6 +21,7 @@ export const tasksModule = defineModule({
   service: (deps, services) =>
     createTaskService({
       ...deps,
+      users: services.auth,
       // Automation listens to task completion (after the write commits), so tasks never depend on it.
       onTaskCompleted: async (actor, task) => services.automation.onTaskCompleted(actor, task),
     }),
