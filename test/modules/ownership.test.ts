@@ -33,9 +33,6 @@ const KNOWN_CROSS_MODULE_READS: Record<string, Record<string, string>> = {
     resources: 'the booking lane locks its resource row (hot path)',
     resourceTypes: 'status changes join the type’s rules in one update',
   },
-  waitlist: {
-    organisations: 'reads the organisation’s schedule for a job that acts for no member',
-  },
   calendars: {
     userGroupCalendars: 'lists calendars shared through groups in one query',
     userGroupMembers: 'lists calendars shared through groups in one query',
@@ -88,7 +85,6 @@ const KNOWN_CROSS_MODULE_READS: Record<string, Record<string, string>> = {
   feeds: {
     reservations: 'a feed lists a resource’s reservations in one query',
     resources: 'a feed lists a resource’s reservations in one query',
-    organisations: 'a feed reads its organisation’s time zone',
   },
   bookingCalendar: {
     resources: 'mirrors reservations into the resource’s calendar',

@@ -165,6 +165,16 @@ export function createOrganisationsRepo(db: Executor, dialect: Dialect) {
       return row && toOrganisation(row);
     },
 
+    /** The organisation, archived or not. */
+    async findById(organisationId: number): Promise<Organisation | undefined> {
+      const row = await db
+        .selectFrom('organisations')
+        .select(organisationColumns)
+        .where('id', '=', organisationId)
+        .executeTakeFirst();
+      return row && toOrganisation(row);
+    },
+
     async isActiveOrganisation(organisationId: number): Promise<boolean> {
       const row = await db
         .selectFrom('organisations')

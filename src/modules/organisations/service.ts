@@ -201,6 +201,13 @@ export function createOrganisationsService({
       );
     },
 
+    /**
+     * Read port for work that acts for no member (a job, a mail, a feed): the organisation,
+     * archived or not, without an access check.
+     */
+    organisationById: (organisationId: number): Promise<Organisation | undefined> =>
+      repoFor(db.kysely).findById(organisationId),
+
     /** Any member; an OWNER also reads an archived organisation. */
     async get(actor: Actor, organisationId: number): Promise<MemberOrganisation> {
       return viewOf(
