@@ -70,10 +70,6 @@ const KNOWN_CROSS_MODULE_READS: Record<string, Record<string, string>> = {
     events: 'busy time reads the owner’s events in one query',
     calendars: 'busy time reads the owner’s events in one query',
   },
-  publicBooking: {
-    organisations: 'resolves a public slug or token to its organisation',
-    resources: 'resolves a public slug or token to its resource',
-  },
   mail: {
     reservations: 'renders a reservation’s mail from one joined read',
     organisations: 'renders mail with the organisation’s name',

@@ -14,6 +14,7 @@ import { DEFAULT_CURRENCY } from '../payments/currencies.js';
 import { createOrganisationDependentsRepo } from './dependents-repo.js';
 import { createMembers } from './members.js';
 import { activeMembershipQuery, type OrganisationValues } from './organisations-repo.js';
+import { createPublicOrganisationsRepo } from './public-repo.js';
 import { createOrganisationRepo, type OrganisationRepo } from './repo.js';
 import type {
   CreateOrganisationInput,
@@ -207,6 +208,9 @@ export function createOrganisationsService({
      */
     organisationById: (organisationId: number): Promise<Organisation | undefined> =>
       repoFor(db.kysely).findById(organisationId),
+
+    /** Read ports of the public booking page: an active organisation by slug or id. */
+    ...createPublicOrganisationsRepo(db.kysely),
 
     /** Any member; an OWNER also reads an archived organisation. */
     async get(actor: Actor, organisationId: number): Promise<MemberOrganisation> {

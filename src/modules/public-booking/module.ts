@@ -11,10 +11,14 @@ declare module '../../module.js' {
 export const publicBookingModule = defineModule({
   name: 'publicBooking',
   tables: [],
-  service: (deps, { availability, reservations, resourceTypes, resources, waitlist, payments }) =>
+  service: (
+    deps,
+    { availability, reservations, resourceTypes, resources, organisations, waitlist, payments },
+  ) =>
     createPublicBookingService({
       ...deps,
       availability,
+      organisations,
       reservations,
       resourceTypes,
       resources,

@@ -113,8 +113,15 @@ export function createResourceRepo(db: Executor, dialect: Dialect) {
       return (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
     },
 
-    async findByToken(publicToken: string): Promise<ResourceRow | undefined> {
-      return db.selectFrom('resources').selectAll().where('publicToken', '=', publicToken).executeTakeFirst();
+    /** The active, non-lane resource a public token names. */
+    findPublicByToken(publicToken: string): Promise<{ id: number; organisationId: number } | undefined> {
+      return db
+        .selectFrom('resources')
+        .select(['id', 'organisationId'])
+        .where('publicToken', '=', publicToken)
+        .where('isCapacityChild', '=', false)
+        .where('isActive', '=', true)
+        .executeTakeFirst();
     },
 
     async lanesOf(parentId: number): Promise<ResourceRow[]> {
