@@ -51,9 +51,6 @@ const KNOWN_CROSS_MODULE_READS: Record<string, Record<string, string>> = {
     events: 'privacy: finds a person’s event tags through their events',
     calendars: 'privacy: finds a person’s event tags through their calendars',
   },
-  calendarSync: {
-    calendars: 'checks the mapped calendar belongs to the connection’s owner',
-  },
   agents: {
     oauthRefreshTokens: 'revokes an agent’s refresh tokens when its credentials end',
   },

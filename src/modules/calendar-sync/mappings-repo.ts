@@ -186,17 +186,6 @@ export function createMappingsRepo(db: Executor) {
         .execute();
       return rows.map(toMapping);
     },
-
-    // The mapped local calendar.
-
-    async calendarTimezone(calendarId: number): Promise<string | undefined> {
-      const row = await db
-        .selectFrom('calendars')
-        .select('timezone')
-        .where('id', '=', calendarId)
-        .executeTakeFirst();
-      return row?.timezone;
-    },
   };
 }
 
