@@ -69,7 +69,6 @@ const KNOWN_CROSS_MODULE_READS: Record<string, Record<string, string>> = {
   },
   mail: {
     reservations: 'renders a reservation’s mail from one joined read',
-    organisations: 'renders mail with the organisation’s name',
     resourceTypes: 'renders a reservation’s mail from one joined read',
     organisationMemberships: 'finds the staff a mail goes to',
     users: 'reads recipients’ addresses and names',

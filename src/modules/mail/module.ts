@@ -21,6 +21,7 @@ export const mailModule = defineModule({
     createMailService({
       ...deps,
       outbox: services.outbox,
+      organisations: services.organisations,
     }),
   privacy: mailPrivacy,
   migrations: { '0025_mail': mailMigration },

@@ -130,7 +130,14 @@ describe('mail', () => {
       MAIL_FROM: 'bookings@mail.example',
       ...env,
     });
-    return createMailService({ db: t.db, config, jobs: noJobs, outbox, ...(giveWay ? { giveWay } : {}) });
+    return createMailService({
+      db: t.db,
+      config,
+      jobs: noJobs,
+      outbox,
+      organisations: t.app.services.organisations,
+      ...(giveWay ? { giveWay } : {}),
+    });
   }
 
   let slot = 0;
@@ -595,6 +602,7 @@ describe('mail', () => {
       db: t.db,
       config: loadConfig(TEST_ENV),
       jobs: noJobs,
+      organisations: t.app.services.organisations,
       outbox: {
         async readAfter() {
           reads += 1;
