@@ -57,9 +57,6 @@ const KNOWN_CROSS_MODULE_READS: Record<string, Record<string, string>> = {
   oauth: {
     agents: 'privacy: finds a person’s refresh tokens through their agents',
   },
-  resourceTypes: {
-    resources: 'counts a type’s resources before deleting it',
-  },
   availability: {
     resourceTypes: 'hot availability read joins resources, types and reservations in one query',
     resources: 'hot availability read joins resources, types and reservations in one query',

@@ -19,8 +19,16 @@ declare module '../../db/types.js' {
 export const resourceTypesModule = defineModule({
   name: 'resourceTypes',
   tables: ['resourceTypes'],
-  service: (deps, { organisations, payments }) =>
-    createResourceTypesService({ ...deps, organisations, payments }),
+  service: (deps, services) =>
+    createResourceTypesService({
+      ...deps,
+      organisations: services.organisations,
+      payments: services.payments,
+      // Read when a type is deleted: the resources service is built after this one (it reads types).
+      resources: {
+        hasResourcesOfType: (executor, id) => services.resources.hasResourcesOfType(executor, id),
+      },
+    }),
   routes: [{ prefix: '/api/resource-types', plugin: resourceTypeRoutes }],
   tools: resourceTypeTools,
   privacy: resourceTypesPrivacy,

@@ -195,16 +195,6 @@ export function createResourceTypeRepo(db: Executor) {
         .execute();
     },
 
-    async hasResources(id: number): Promise<boolean> {
-      const row = await db
-        .selectFrom('resources')
-        .select('id')
-        .where('resourceTypeId', '=', id)
-        .limit(1)
-        .executeTakeFirst();
-      return row !== undefined;
-    },
-
     async delete(organisationId: number, id: number): Promise<void> {
       await db
         .deleteFrom('resourceTypes')

@@ -113,6 +113,17 @@ export function createResourceRepo(db: Executor, dialect: Dialect) {
       return (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
     },
 
+    /** Whether any resource (or lane) is of the type. */
+    async anyOfType(resourceTypeId: number): Promise<boolean> {
+      const row = await db
+        .selectFrom('resources')
+        .select('id')
+        .where('resourceTypeId', '=', resourceTypeId)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
     /** The active, non-lane resource a public token names. */
     findPublicByToken(publicToken: string): Promise<{ id: number; organisationId: number } | undefined> {
       return db
