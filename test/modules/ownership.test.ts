@@ -27,7 +27,6 @@ const KNOWN_CROSS_MODULE_READS: Record<string, Record<string, string>> = {
   },
   resources: {
     reservations: 'moves a merged resource’s reservations in the merge transaction',
-    organisationMemberships: 'checks a member in the resource write',
   },
   reservations: {
     resources: 'the booking lane locks its resource row (hot path)',

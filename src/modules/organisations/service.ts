@@ -209,6 +209,10 @@ export function createOrganisationsService({
     organisationById: (organisationId: number): Promise<Organisation | undefined> =>
       repoFor(db.kysely).findById(organisationId),
 
+    /** Read port: whether the person is a member, read in the caller's transaction (a resource's manager must be). */
+    isMember: (executor: Executor, organisationId: number, userId: number): Promise<boolean> =>
+      repoFor(executor).isMember(organisationId, userId),
+
     /** Read ports of the public booking page: an active organisation by slug or id. */
     ...createPublicOrganisationsRepo(db.kysely),
 

@@ -277,16 +277,6 @@ export function createResourceRepo(db: Executor, dialect: Dialect) {
         .executeTakeFirst();
       return row !== undefined;
     },
-
-    async isMember(organisationId: number, userId: number): Promise<boolean> {
-      const row = await db
-        .selectFrom('organisationMemberships')
-        .select('id')
-        .where('organisationId', '=', organisationId)
-        .where('userId', '=', userId)
-        .executeTakeFirst();
-      return row !== undefined;
-    },
   };
 }
 
