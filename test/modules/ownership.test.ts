@@ -26,11 +26,11 @@ const KNOWN_CROSS_MODULE_READS: Record<string, Record<string, string>> = {
     users: 'joins the inviter’s name into received invitations',
   },
   resources: {
-    reservations: 'moves a merged resource’s reservations in the merge transaction',
+    reservations: 'moves reservations between resources, checks future ones before a delete',
   },
   reservations: {
-    resources: 'the booking lane locks its resource row (hot path)',
-    resourceTypes: 'status changes join the type’s rules in one update',
+    resources: 'a booking inserts from its lane’s row as read, in one statement (hot path)',
+    resourceTypes: 'confirming a hold checks the type takes no payment in the same update',
   },
   calendars: {
     userGroupCalendars: 'lists calendars shared through groups in one query',
