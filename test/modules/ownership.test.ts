@@ -51,7 +51,7 @@ const KNOWN_CROSS_MODULE_READS: Record<string, Record<string, string>> = {
     calendars: 'privacy: finds a person’s event tags through their calendars',
   },
   agents: {
-    oauthRefreshTokens: 'revokes an agent’s refresh tokens when its credentials end',
+    oauthRefreshTokens: 'privacy: exports and erases a person’s refresh tokens with their agents',
   },
   oauth: {
     agents: 'privacy: finds a person’s refresh tokens through their agents',

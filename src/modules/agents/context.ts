@@ -17,6 +17,12 @@ export interface AgentSessions {
   endForAgent(executor: Executor, agentId: number, at: Date): Promise<void>;
 }
 
+/** An agent's OAuth refresh tokens, which the oauth module keeps; the wiring provides them. */
+export interface AgentRefreshTokens {
+  /** Revokes every live one of the agent in the caller's transaction; answers how many. */
+  revokeForAgent(executor: Executor, agentId: number, now: string): Promise<number>;
+}
+
 /** What `createAgentService` is given. */
 export interface AgentServiceDeps {
   db: Db;
@@ -29,6 +35,8 @@ export interface AgentServiceDeps {
   /** Whether the owner is a global admin (the auth module owns users). */
   users: Pick<AuthService, 'isGlobalAdmin'>;
   sessions: AgentSessions;
+  /** The OAuth module's refresh tokens of an agent, revoked when it is disabled. */
+  refreshTokens: AgentRefreshTokens;
   /** The actions and presets, derived by the wiring from every module's tools (src/catalogue.ts). */
   catalogue: ActionCatalogue;
 }

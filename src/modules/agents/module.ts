@@ -28,14 +28,18 @@ export const agentsModule = defineModule({
     'agentUsage',
     'agentUsageWindows',
   ],
-  service: (deps, { calendars, userGroups, auth }) =>
+  service: (deps, services) =>
     createAgentService({
       ...deps,
       // What a permission's scope may name: the owner's calendars and people groups.
-      calendars,
-      userGroups,
-      users: auth,
+      calendars: services.calendars,
+      userGroups: services.userGroups,
+      users: services.auth,
       sessions: deps.mcpSessions,
+      // Read when an agent is disabled: the oauth service is built after this one (it reads agents).
+      refreshTokens: {
+        revokeForAgent: (executor, agentId, now) => services.oauth.revokeForAgent(executor, agentId, now),
+      },
       catalogue: deps.catalogue,
       jobs: deps.jobs,
       retentionDays: deps.config.agentActivityRetentionDays,

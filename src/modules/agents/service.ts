@@ -115,6 +115,7 @@ export function createAgentService({
   userGroups,
   users,
   sessions,
+  refreshTokens,
   catalogue,
   jobs,
   retentionDays = 90,
@@ -126,6 +127,7 @@ export function createAgentService({
     userGroups,
     users,
     sessions,
+    refreshTokens,
     catalogue,
     repo: createAgentRepo(db.kysely, db.dialect),
   };

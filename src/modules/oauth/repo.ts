@@ -38,6 +38,17 @@ function prepare<Row, Name extends string>(query: { compile(): CompiledQuery<Row
   };
 }
 
+/** Revokes every live refresh token of the agent, in the caller's transaction; answers how many. */
+export async function revokeAgentRefreshTokens(db: Executor, agentId: number, now: string): Promise<number> {
+  const result = await db
+    .updateTable('oauthRefreshTokens')
+    .set({ revokedAt: now })
+    .where('agentId', '=', agentId)
+    .where('revokedAt', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 /** The OAuth tables; the hot statements are compiled once per app. */
 export function createOAuthRepo(kysely: Kysely<Database>) {
   const db = kysely;
