@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { Config } from './config.js';
 import type { Db, Executor } from './db/database.js';
 import type { DialectMigration } from './db/migrate.js';
+import type { Database } from './db/types.js';
 import { type JobDeclaration, registerJobs } from './jobs/declarations.js';
 import type { JobQueue } from './jobs/queue.js';
 import type { Actor } from './lib/actor.js';
@@ -104,6 +105,12 @@ export interface ModuleDefinition<
 > {
   /** Its key in Services, e.g. 'household'. */
   name: N;
+  /**
+   * The tables it owns (Kysely names), declared into Database by its module.ts: only its own
+   * code queries them; other modules go through its service or a read port it exports
+   * (test/modules/ownership.test.ts checks both).
+   */
+  tables: readonly (keyof Database)[];
   /**
    * Builds the service, once. `services` is the lazy registry: reading `services.x` builds x
    * on first use (a cycle at construction time throws, naming the chain); hooks that run

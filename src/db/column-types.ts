@@ -1,7 +1,7 @@
 import type { ColumnType, Generated } from 'kysely';
 
-// The column types every table declares with (src/db/tables/), apart from the
-// Database type that gathers the tables (types.ts), so neither imports the other.
+// The column types every module's tables.ts declares with, apart from the Database type
+// they merge into (types.ts), so neither imports the other.
 
 /** Integer primary key assigned by the database. */
 export type Id = Generated<number>;

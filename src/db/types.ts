@@ -1,36 +1,11 @@
-import type { AgentTables } from './tables/agents.js';
-import type { AutomationTables } from './tables/automation.js';
-import type { AvailabilityTables } from './tables/availability.js';
-import type { CalendarSyncTables } from './tables/calendar-sync.js';
-import type { CalendarTables } from './tables/calendars.js';
-import type { HouseholdTables } from './tables/household.js';
-import type { IdempotencyTables } from './tables/idempotency.js';
-import type { McpTables } from './tables/mcp.js';
-import type { OauthTables } from './tables/oauth.js';
-import type { OrganisationTables } from './tables/organisations.js';
-import type { PaymentTables } from './tables/payments.js';
-import type { PlatformTables } from './tables/platform.js';
-import type { PrivacyTables } from './tables/privacy.js';
-import type { ResourceTables } from './tables/resources.js';
-import type { TaskTables } from './tables/tasks.js';
-import type { UserGroupTables } from './tables/user-groups.js';
-import type { UserTables } from './tables/users.js';
-
-export interface Database
-  extends UserTables,
-    PlatformTables,
-    OrganisationTables,
-    PaymentTables,
-    CalendarTables,
-    CalendarSyncTables,
-    UserGroupTables,
-    ResourceTables,
-    TaskTables,
-    HouseholdTables,
-    AutomationTables,
-    AgentTables,
-    McpTables,
-    OauthTables,
-    PrivacyTables,
-    IdempotencyTables,
-    AvailabilityTables {}
+/**
+ * The database as Kysely sees it. Declared empty here: each module declares the tables it
+ * owns in its tables.ts and merges them in from its module.ts (its manifest's `tables` lists
+ * their names); the MCP runtime's own in src/mcp/tables.ts.
+ *
+ *     declare module '../../db/types.js' {
+ *       interface Database extends WebhookTables {}
+ *     }
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging in each module.ts
+export interface Database {}

@@ -1,5 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { compiledOnce, type Db, type Executor } from '../db/database.js';
+import type { McpTables } from './tables.js';
+
+declare module '../db/types.js' {
+  interface Database extends McpTables {}
+}
 
 /** A session unused for this long is over (404), as if it had been deleted. */
 export const SESSION_IDLE_MS = 24 * 60 * 60 * 1000;

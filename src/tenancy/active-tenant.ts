@@ -1,7 +1,7 @@
 import { type SelectQueryBuilder, sql } from 'kysely';
-import type { OrganisationRole } from '../db/tables/organisations.js';
 import type { Database } from '../db/types.js';
 import type { Actor } from '../lib/actor.js';
+import type { OrganisationRole } from '../modules/organisations/tables.js';
 import type { SchedulePolicy } from '../scheduling/schemas.js';
 import type { Tenant } from './gate.js';
 

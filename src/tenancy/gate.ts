@@ -1,7 +1,7 @@
 import type { Executor } from '../db/database.js';
-import type { OrganisationRole } from '../db/tables/organisations.js';
 import type { Actor } from '../lib/actor.js';
 import { conflict, DomainError, notFound } from '../lib/errors.js';
+import type { OrganisationRole } from '../modules/organisations/tables.js';
 import type { SchedulePolicy } from '../scheduling/schemas.js';
 import { activeTenantReadWith } from './active-tenant.js';
 import { assertCan, type OrganisationAction } from './roles.js';

@@ -1,5 +1,5 @@
-import type { OrganisationRole } from '../db/tables/organisations.js';
 import { forbidden } from '../lib/errors.js';
+import type { OrganisationRole } from '../modules/organisations/tables.js';
 
 const ANY_MEMBER: readonly OrganisationRole[] = ['OWNER', 'ADMIN', 'MANAGER', 'MEMBER'];
 

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import { type Dialect, type Executor, precompiled } from '../../db/database.js';
-import type { AgentStatus, AgentsTable } from '../../db/tables/agents.js';
 import { parsePermissions, permissionsJson } from './permissions-repo.js';
+import type { AgentStatus, AgentsTable } from './tables.js';
 
 export type AgentRow = Selectable<AgentsTable>;
 
@@ -101,15 +101,6 @@ export function createAgentsRepo(db: Executor, dialect: Dialect) {
 
     async touch(id: number, now: string): Promise<void> {
       await db.updateTable('agents').set({ lastUsedAt: now }).where('id', '=', id).execute();
-    },
-
-    async isGlobalAdmin(userId: number): Promise<boolean> {
-      const row = await db
-        .selectFrom('users')
-        .select('isGlobalAdmin')
-        .where('id', '=', userId)
-        .executeTakeFirst();
-      return Boolean(row?.isGlobalAdmin);
     },
   };
 }

@@ -2,6 +2,7 @@ import type { Db, Executor } from '../../db/database.js';
 import type { Actor } from '../../lib/actor.js';
 import { conflict, forbidden, notFound } from '../../lib/errors.js';
 import type { ActionCatalogue } from '../../module.js';
+import type { AuthService } from '../auth/service.js';
 import type { CalendarService } from '../calendars/service.js';
 import type { UserGroupService } from '../user-groups/service.js';
 import type { AgentRow } from './agents-repo.js';
@@ -15,12 +16,22 @@ export interface AgentSessions {
   endForAgent(executor: Executor, agentId: number, at: Date): Promise<void>;
 }
 
+/** An agent's OAuth refresh tokens, which the oauth module keeps; the wiring provides them. */
+export interface AgentRefreshTokens {
+  /** Revokes every live one of the agent in the caller's transaction; answers how many. */
+  revokeForAgent(executor: Executor, agentId: number, now: string): Promise<number>;
+}
+
 /** What `createAgentService` is given. */
 export interface AgentServiceDeps {
   db: Db;
   calendars: Pick<CalendarService, 'list'>;
   userGroups: Pick<UserGroupService, 'list'>;
+  /** Whether the owner is a global admin (the auth module owns users). */
+  users: Pick<AuthService, 'isGlobalAdmin'>;
   sessions: AgentSessions;
+  /** The OAuth module's refresh tokens of an agent, revoked when it is disabled. */
+  refreshTokens: AgentRefreshTokens;
   /** The actions and presets, derived by the wiring from every module's tools (src/catalogue.ts). */
   catalogue: ActionCatalogue;
 }

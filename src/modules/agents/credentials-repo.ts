@@ -89,17 +89,6 @@ export function createAgentCredentialsRepo(db: Executor, dialect: Dialect) {
     async touchKey(id: number, now: string): Promise<void> {
       await db.updateTable('agentKeys').set({ lastUsedAt: now }).where('id', '=', id).execute();
     },
-
-    /** Revokes every outstanding refresh token of the agent; answers how many. */
-    async revokeRefreshTokens(agentId: number, now: string): Promise<number> {
-      const result = await db
-        .updateTable('oauthRefreshTokens')
-        .set({ revokedAt: now })
-        .where('agentId', '=', agentId)
-        .where('revokedAt', 'is', null)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows);
-    },
   };
 }
 

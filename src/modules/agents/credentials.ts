@@ -34,7 +34,7 @@ export function createAgentCredentials(context: AgentContext) {
     },
 
     revokeRefreshTokens(agentId: number): Promise<number> {
-      return repo.revokeRefreshTokens(agentId, nowIso());
+      return context.refreshTokens.revokeForAgent(context.db.kysely, agentId, nowIso());
     },
   };
 }

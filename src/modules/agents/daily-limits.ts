@@ -1,6 +1,6 @@
 import { inTransaction } from '../../db/database.js';
-import type { UsageKind } from '../../db/tables/agents.js';
 import type { AgentContext } from './context.js';
+import type { UsageKind } from './tables.js';
 import type { UsageCounting, UsageTotals } from './usage-repo.js';
 
 /** A day of a daily limit: the last 24 hours. */

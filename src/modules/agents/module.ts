@@ -10,6 +10,7 @@ import {
   createAgentService,
   RETENTION_EVERY_MINUTES,
 } from './service.js';
+import type { AgentTables } from './tables.js';
 import { agentTools } from './tools.js';
 
 declare module '../../module.js' {
@@ -18,15 +19,33 @@ declare module '../../module.js' {
   }
 }
 
+declare module '../../db/types.js' {
+  interface Database extends AgentTables {}
+}
+
 export const agentsModule = defineModule({
   name: 'agents',
-  service: (deps, { calendars, userGroups }) =>
+  tables: [
+    'agents',
+    'agentPermissions',
+    'agentKeys',
+    'agentActivity',
+    'agentPolicies',
+    'agentUsage',
+    'agentUsageWindows',
+  ],
+  service: (deps, services) =>
     createAgentService({
       ...deps,
       // What a permission's scope may name: the owner's calendars and people groups.
-      calendars,
-      userGroups,
+      calendars: services.calendars,
+      userGroups: services.userGroups,
+      users: services.auth,
       sessions: deps.mcpSessions,
+      // Read when an agent is disabled: the oauth service is built after this one (it reads agents).
+      refreshTokens: {
+        revokeForAgent: (executor, agentId, now) => services.oauth.revokeForAgent(executor, agentId, now),
+      },
       catalogue: deps.catalogue,
     }),
   routes: [{ prefix: '/api/agents', plugin: agentRoutes }],

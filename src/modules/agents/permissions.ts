@@ -46,14 +46,14 @@ async function scopingResources(
 
 /** The group if `actor` may assign it: unknown is a 400, a global-admin group for anyone else a 403. */
 export async function assignableGroup(
-  { catalogue, repo }: AgentContext,
+  { catalogue, users }: AgentContext,
   actor: Actor,
   groupId: string,
   path: string,
 ): Promise<PermissionGroup> {
   const group = catalogue.findPermissionGroup(groupId);
   if (!group) throw invalidFields([{ path, message: 'is not a permission group' }]);
-  if (group.requiresGlobalAdmin && !(await repo.isGlobalAdmin(actor.userId)))
+  if (group.requiresGlobalAdmin && !(await users.isGlobalAdmin(actor.userId)))
     throw forbidden(`Only a global admin can assign the ${group.id} permission group`);
   return group;
 }
@@ -124,13 +124,13 @@ async function checkPermissions(
   actor: Actor,
   permissions: readonly PermissionInput[],
 ): Promise<StoredPermission[]> {
-  const { catalogue, repo } = context;
+  const { catalogue, users } = context;
   const details: ErrorDetail[] = [];
   const checked = againstCatalogue(catalogue, permissions, details);
   if (checked.some((p) => p.scope)) await checkScopesOwned(context, actor, permissions, details);
   if (details.length > 0) throw invalidFields(details);
   const beyond = checked.map((p) => p.actionKey).filter((key) => catalogue.needsGlobalAdminToGrant(key));
-  if (beyond.length > 0 && !(await repo.isGlobalAdmin(actor.userId)))
+  if (beyond.length > 0 && !(await users.isGlobalAdmin(actor.userId)))
     throw forbidden(
       `Only a global admin can grant ${beyond.join(', ')}: explicit permissions come from the permission groups you may assign`,
     );
@@ -157,7 +157,7 @@ function replacePermissions(
 
 /** What agents may be given: the catalogue, the permission groups, and an agent's permissions. */
 export function createAgentPermissions(context: AgentContext) {
-  const { catalogue, repo } = context;
+  const { catalogue, users } = context;
   return {
     catalog: async (actor: Actor): Promise<CatalogueResponse> => {
       requirePerson(actor);
@@ -169,7 +169,7 @@ export function createAgentPermissions(context: AgentContext) {
 
     async permissionGroups(actor: Actor): Promise<PermissionGroupEntry[]> {
       requirePerson(actor);
-      const isGlobalAdmin = await repo.isGlobalAdmin(actor.userId);
+      const isGlobalAdmin = await users.isGlobalAdmin(actor.userId);
       return catalogue.permissionGroups.map((group) => ({
         id: group.id,
         label: group.label,

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import { type Executor, precompiled } from '../../db/database.js';
-import type { AgentPoliciesTable } from '../../db/tables/agents.js';
+import type { AgentPoliciesTable } from './tables.js';
 
 export type PolicyRow = Selectable<AgentPoliciesTable>;
 

@@ -52,7 +52,7 @@ async function createAgent(context: AgentContext, actor: Actor, input: CreateAge
 
 /** Disables the agent and ends every way it signs in, in one transaction; the record stays. */
 async function disableAgent(context: AgentContext, actor: Actor, agentId: number): Promise<Agent> {
-  const { db, sessions } = context;
+  const { db, sessions, refreshTokens } = context;
   requirePerson(actor);
   await requireOwned(context, actor, agentId);
   const row = await inTransaction(db.kysely, async (trx) => {
@@ -61,7 +61,7 @@ async function disableAgent(context: AgentContext, actor: Actor, agentId: number
     const now = nowIso();
     const disabled = await agents.update(agentId, { status: 'disabled' }, now, { evenIfDisabled: true });
     await credentials.revokeAllKeys(agentId, now);
-    await credentials.revokeRefreshTokens(agentId, now);
+    await refreshTokens.revokeForAgent(trx, agentId, now);
     await sessions.endForAgent(trx, agentId, new Date(now));
     return disabled!;
   });

@@ -115,7 +115,9 @@ export function createAgentService({
   db,
   calendars,
   userGroups,
+  users,
   sessions,
+  refreshTokens,
   catalogue,
 }: AgentServiceDeps): AgentService {
   // One repo for the service's life: its precompiled statements compile once.
@@ -123,7 +125,9 @@ export function createAgentService({
     db,
     calendars,
     userGroups,
+    users,
     sessions,
+    refreshTokens,
     catalogue,
     repo: createAgentRepo(db.kysely, db.dialect),
   };

@@ -1,5 +1,5 @@
 import { compiledOnce, type Executor, precompiled } from '../../db/database.js';
-import type { UsageKind } from '../../db/tables/agents.js';
+import type { UsageKind } from './tables.js';
 
 /** Amounts of each kind of daily limit. */
 export type UsageTotals = Record<UsageKind, number>;

@@ -25,6 +25,7 @@ declare module '../../db/types.js' {
 
 export const approvalsModule = defineModule({
   name: 'approvals',
+  tables: ['agentApprovals'],
   service: (deps, services) =>
     createApprovalsService({
       db: deps.db,

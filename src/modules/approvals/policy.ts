@@ -1,4 +1,4 @@
-import type { UsageKind } from '../../db/tables/agents.js';
+import type { UsageKind } from '../agents/tables.js';
 
 /**
  * What an agent's policy needs to know of particular actions, beyond their risk (the

@@ -20,6 +20,18 @@ declare module '../../db/types.js' {
 
 export const authModule = defineModule({
   name: 'auth',
+  tables: [
+    'users',
+    'loginSessions',
+    'apiKeys',
+    'authSessions',
+    'accountLinks',
+    'twoFactorSecrets',
+    'twoFactorRecoveryCodes',
+    'twoFactorChallenges',
+    'passkeys',
+    'passkeyChallenges',
+  ],
   service: (deps, services) =>
     createAuthService({
       ...deps,

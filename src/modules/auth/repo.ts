@@ -1,8 +1,8 @@
 import { type Executor, precompiled } from '../../db/database.js';
-import type { Plan } from '../../db/tables/users.js';
 import { type ActiveTenantColumns, joinActiveTenant, tenantOfRow } from '../../tenancy/active-tenant.js';
 import type { Tenant } from '../../tenancy/gate.js';
 import type { ApiKey, User } from './schemas.js';
+import type { Plan } from './tables.js';
 
 const userColumns = [
   'id',
@@ -138,6 +138,20 @@ export function createUserRepo(db: Executor) {
         .$if(onlyIfCurrent, (qb) => qb.where('email', '=', email))
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
+    },
+
+    async isGlobalAdmin(id: number): Promise<boolean> {
+      const row = await db
+        .selectFrom('users')
+        .select('isGlobalAdmin')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return Boolean(row?.isGlobalAdmin);
+    },
+
+    /** Locks the user's row until the transaction ends (PostgreSQL only). */
+    async lockForUpdate(id: number): Promise<void> {
+      await db.selectFrom('users').select('id').where('id', '=', id).forUpdate().execute();
     },
 
     async findByEmail(email: string) {

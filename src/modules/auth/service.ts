@@ -2,7 +2,6 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
 import { type Db, type Executor, inTransaction } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import type { Plan } from '../../db/tables/users.js';
 import { issueKey, lastUsedIsStale } from '../../lib/credential-keys.js';
 import { DECOY_PASSWORD_HASH, hashPassword, sha256, verifyPassword } from '../../lib/crypto.js';
 import type { EphemeralStore } from '../../lib/ephemeral-store.js';
@@ -16,6 +15,7 @@ import { createPasswords } from './passwords.js';
 import { createApiKeyRepo, createUserRepo, type VerifiedUser } from './repo.js';
 import type { ApiKey, CreatedKey, User } from './schemas.js';
 import { createSessions, type IssuedSession, type SignInContext } from './sessions.js';
+import type { Plan } from './tables.js';
 import { createTwoFactor, type TwoFactorChallenge } from './two-factor.js';
 
 export { LOGIN_JWT_AUDIENCE, LOGIN_JWT_ISSUER } from './sessions.js';
@@ -180,6 +180,17 @@ export function createAuthService({
       const key = await apiKeys.revoke(userId, id, nowIso());
       if (!key) throw notFound('API key');
       return key;
+    },
+
+    /** Read port: whether the user is a global admin (agents ask before granting beyond their presets). */
+    isGlobalAdmin: (userId: number): Promise<boolean> => users.isGlobalAdmin(userId),
+
+    /**
+     * Read port: serialises one person's writes of another module's rows in `trx`: on
+     * PostgreSQL their user row stays locked until `trx` ends; SQLite transactions are serial.
+     */
+    async lockUser(trx: Executor, userId: number): Promise<void> {
+      if (db.dialect === 'postgres') await createUserRepo(trx).lockForUpdate(userId);
     },
 
     /** Operator command (CLI): creates a user whose address the operator vouches for (verified). */

@@ -2,6 +2,7 @@ import { defineModule } from '../../module.js';
 import { automationPrivacy } from './privacy.js';
 import { automationRoutes } from './routes.js';
 import { type AutomationService, createAutomationService } from './service.js';
+import type { AutomationTables } from './tables.js';
 import { automationTools } from './tools.js';
 
 declare module '../../module.js' {
@@ -10,8 +11,13 @@ declare module '../../module.js' {
   }
 }
 
+declare module '../../db/types.js' {
+  interface Database extends AutomationTables {}
+}
+
 export const automationModule = defineModule({
   name: 'automation',
+  tables: ['automationRules', 'automationAudit', 'eventTags'],
   service: (deps, services) =>
     createAutomationService({
       ...deps,

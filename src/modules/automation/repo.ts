@@ -2,11 +2,6 @@ import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import { idBefore, newestFirstPage } from '../../db/keyset.js';
 import type {
-  AutomationAuditTable,
-  AutomationRulesTable,
-  AutomationSubjectType,
-} from '../../db/tables/automation.js';
-import type {
   ActionResult,
   AuditEntry,
   AuditOutcome,
@@ -17,6 +12,7 @@ import type {
   RuleAction,
   RuleConditions,
 } from './schemas.js';
+import type { AutomationAuditTable, AutomationRulesTable, AutomationSubjectType } from './tables.js';
 
 export interface RuleValues {
   name: string;

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import type { ResourcesTable } from '../../db/tables/resources.js';
+import type { ResourcesTable } from '../resources/tables.js';
 
 export type CatalogueRow = Selectable<ResourcesTable>;
 

@@ -5,6 +5,7 @@ import { versionShards } from './migrations/0044_version_shards.js';
 import { availabilityPrivacy } from './privacy.js';
 import { availabilityRoutes } from './routes.js';
 import { type AvailabilityService, createAvailabilityService } from './service.js';
+import type { AvailabilityTables } from './tables.js';
 import { availabilityTools } from './tools.js';
 
 declare module '../../module.js' {
@@ -13,8 +14,13 @@ declare module '../../module.js' {
   }
 }
 
+declare module '../../db/types.js' {
+  interface Database extends AvailabilityTables {}
+}
+
 export const availabilityModule = defineModule({
   name: 'availability',
+  tables: ['availabilityVersions'],
   service: (deps, { organisations, resourceTypes }) =>
     createAvailabilityService({ ...deps, organisations, resourceTypes }),
   routes: [{ prefix: '/api', plugin: availabilityRoutes }],

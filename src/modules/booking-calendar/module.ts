@@ -22,6 +22,7 @@ declare module '../../db/types.js' {
 /** Bookings on the manager's calendar (issue 26). */
 export const bookingCalendarModule = defineModule({
   name: 'bookingCalendar',
+  tables: ['bookingCalendarPositions'],
   service: (deps, services) =>
     createBookingCalendarService({
       ...deps,

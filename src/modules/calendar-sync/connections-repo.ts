@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import type { CalendarSyncConnectionsTable } from '../../db/tables/calendar-sync.js';
 import type { ExternalCalendar, SyncProvider } from './providers/port.js';
+import type { CalendarSyncConnectionsTable } from './tables.js';
 
 export type ConnectionRow = Selectable<CalendarSyncConnectionsTable>;
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/database.js';
+import type { CalendarService } from '../calendars/service.js';
 import type { EventService } from '../events/service.js';
 import { createEventApplier } from './apply.js';
 import { createChannels } from './channels.js';
@@ -22,6 +23,8 @@ export interface EngineDeps {
   repo: SyncRepo;
   /** The events module, which writes the events a mapped calendar mirrors. */
   events: Pick<EventService, 'mirrored'>;
+  /** The calendars module: a mapped calendar's time zone. */
+  calendars: Pick<CalendarService, 'timezoneOf'>;
   providers: ProviderRegistry;
   tokens: TokenKeeper;
   log: SyncLogger;
@@ -35,7 +38,7 @@ export interface EngineDeps {
  * one at a time across instances.
  */
 export function createSyncEngine(deps: EngineDeps) {
-  const { db, repo, events, providers, tokens, log } = deps;
+  const { db, repo, events, calendars, providers, tokens, log } = deps;
   const applyEvents = createEventApplier({ db, events, log });
   const pullChanges = createPull({ db, repo, events, tokens, log, applyEvents });
   const pushChange = createPush({ repo, events, tokens, log, applyEvents });
@@ -81,7 +84,7 @@ export function createSyncEngine(deps: EngineDeps) {
     if (connection?.state !== 'connected') return undefined;
     const port = providers[mapping.provider];
     if (!port) return undefined;
-    const calendarTz = (await repo.calendarTimezone(mapping.localCalendarId)) ?? 'UTC';
+    const calendarTz = (await calendars.timezoneOf(mapping.localCalendarId)) ?? 'UTC';
     return { mapping, connection, port, calendarTz };
   }
 

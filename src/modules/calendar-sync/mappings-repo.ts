@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import type { CalendarSyncMappingsTable } from '../../db/tables/calendar-sync.js';
 import type { SyncProvider } from './providers/port.js';
+import type { CalendarSyncMappingsTable } from './tables.js';
 
 export type MappingRow = Selectable<CalendarSyncMappingsTable>;
 
@@ -185,17 +185,6 @@ export function createMappingsRepo(db: Executor) {
         )
         .execute();
       return rows.map(toMapping);
-    },
-
-    // The mapped local calendar.
-
-    async calendarTimezone(calendarId: number): Promise<string | undefined> {
-      const row = await db
-        .selectFrom('calendars')
-        .select('timezone')
-        .where('id', '=', calendarId)
-        .executeTakeFirst();
-      return row?.timezone;
     },
   };
 }

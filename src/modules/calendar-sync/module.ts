@@ -3,6 +3,7 @@ import { syncJobs } from './jobs.js';
 import { calendarSyncPrivacy } from './privacy.js';
 import { calendarSyncRoutes } from './routes.js';
 import { type CalendarSyncService, createCalendarSyncService } from './service.js';
+import type { CalendarSyncTables } from './tables.js';
 
 declare module '../../module.js' {
   interface Services {
@@ -10,8 +11,19 @@ declare module '../../module.js' {
   }
 }
 
+declare module '../../db/types.js' {
+  interface Database extends CalendarSyncTables {}
+}
+
 export const calendarSyncModule = defineModule({
   name: 'calendarSync',
+  tables: [
+    'calendarSyncConnections',
+    'calendarSyncMappings',
+    'calendarSyncStates',
+    'calendarSyncExceptions',
+    'calendarSyncConflicts',
+  ],
   service: (deps, services) =>
     createCalendarSyncService({
       ...deps,

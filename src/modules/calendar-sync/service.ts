@@ -55,7 +55,7 @@ export function createCalendarSyncService(deps: CalendarSyncDeps) {
   const repo = createSyncRepo(db.kysely);
   const tokens = createTokenKeeper({ db, key: config.encryptionKey, repo, providers, outbox: deps.outbox });
   const webhookUrl = (provider: SyncProvider) => `${config.publicUrl}/api/calendar-sync/webhooks/${provider}`;
-  const engine = createSyncEngine({ db, repo, events, providers, tokens, log, webhookUrl });
+  const engine = createSyncEngine({ db, repo, events, calendars, providers, tokens, log, webhookUrl });
   const queue = createSyncQueue(jobs);
   const workers = createSyncWorkers({
     config,

@@ -3,6 +3,7 @@ import { calendarsPrivacy } from './privacy.js';
 import { calendarRoutes } from './routes.js';
 import { calendar } from './schemas.js';
 import { type CalendarService, createCalendarService } from './service.js';
+import type { CalendarTables } from './tables.js';
 import { calendarTools } from './tools.js';
 
 declare module '../../module.js' {
@@ -11,8 +12,13 @@ declare module '../../module.js' {
   }
 }
 
+declare module '../../db/types.js' {
+  interface Database extends CalendarTables {}
+}
+
 export const calendarsModule = defineModule({
   name: 'calendars',
+  tables: ['calendars'],
   service: (deps) => createCalendarService(deps),
   routes: [{ prefix: '/api/calendars', plugin: calendarRoutes }],
   tools: calendarTools,

@@ -63,6 +63,10 @@ export function createCalendarService({ db }: { db: Db }) {
     requireReadable,
     requireOwned,
 
+    /** Read port: a calendar's time zone without an actor (calendar sync writes its mirrored events in it). */
+    timezoneOf: async (calendarId: number): Promise<string | undefined> =>
+      (await repo.findById(calendarId))?.timezone,
+
     /** A calendar by id without an actor (a subscription feed, whose secret URL is the credential). */
     findForFeed: (calendarId: number): Promise<Calendar | undefined> => repo.findById(calendarId),
 

@@ -2,6 +2,7 @@ import { defineModule } from '../../module.js';
 import { eventsPrivacy } from './privacy.js';
 import { eventRoutes } from './routes.js';
 import { createEventService, type EventService } from './service.js';
+import type { EventTables } from './tables.js';
 import { eventTools } from './tools.js';
 
 declare module '../../module.js' {
@@ -10,8 +11,13 @@ declare module '../../module.js' {
   }
 }
 
+declare module '../../db/types.js' {
+  interface Database extends EventTables {}
+}
+
 export const eventsModule = defineModule({
   name: 'events',
+  tables: ['events'],
   service: (deps, services) =>
     createEventService({
       ...deps,

@@ -1,6 +1,5 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import type { EventsTable } from '../../db/tables/calendars.js';
 import { chunks } from '../../lib/chunks.js';
 import type { BusyEventRow } from './busy.js';
 import type {
@@ -11,6 +10,7 @@ import type {
   Reminder,
   SyncedEventRow,
 } from './schemas.js';
+import type { EventsTable } from './tables.js';
 
 export function toEvent(row: Selectable<EventsTable>): Event {
   return {

@@ -18,6 +18,7 @@ declare module '../../db/types.js' {
 
 export const feedsModule = defineModule({
   name: 'feeds',
+  tables: ['feedTokens'],
   service: (deps, services) =>
     createFeedsService({
       ...deps,

@@ -116,16 +116,5 @@ export function createFeedRepo(db: Executor) {
         .orderBy('reservations.id')
         .execute();
     },
-
-    /** The organisation's zone (a resource feed's times are written in it); undefined when it is not active. */
-    async activeOrganisationZone(organisationId: number): Promise<string | undefined> {
-      const row = await db
-        .selectFrom('organisations')
-        .select('timezone')
-        .where('id', '=', organisationId)
-        .where('isActive', '=', true)
-        .executeTakeFirst();
-      return row?.timezone;
-    },
   };
 }

@@ -113,7 +113,8 @@ export function createFeedsService(deps: {
           ? await resources.findInOrganisation(feed.organisationId, feed.resourceId)
           : undefined;
       // An organisation that is not active serves no feed (its data is out of service).
-      const zone = resource && (await repo.activeOrganisationZone(resource.organisationId));
+      const organisation = resource && (await organisations.organisationById(resource.organisationId));
+      const zone = organisation?.isActive ? organisation.timezone : undefined;
       if (!resource || zone === undefined) throw notFound('Feed');
       const until = new Date(nowMs + FEED_FUTURE_DAYS * DAY_MS).toISOString();
       const reservations = await repo.reservationsOf(

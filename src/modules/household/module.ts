@@ -2,6 +2,7 @@ import { defineModule } from '../../module.js';
 import { householdPrivacy } from './privacy.js';
 import { householdRoutes } from './routes.js';
 import { createHouseholdService, type HouseholdService } from './service.js';
+import type { HouseholdTables } from './tables.js';
 import { householdTools } from './tools.js';
 
 declare module '../../module.js' {
@@ -10,8 +11,13 @@ declare module '../../module.js' {
   }
 }
 
+declare module '../../db/types.js' {
+  interface Database extends HouseholdTables {}
+}
+
 export const householdModule = defineModule({
   name: 'household',
+  tables: ['householdItems'],
   service: (deps, { userGroups }) => createHouseholdService({ ...deps, userGroups }),
   routes: [{ prefix: '/api/household', plugin: householdRoutes }],
   tools: householdTools,

@@ -1,8 +1,8 @@
 import { type Selectable, type SqlBool, sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import { afterNullableKey, decodeNullableKey, encodeNullableKey, nullsLast } from '../../db/keyset.js';
-import type { HouseholdItemsTable } from '../../db/tables/household.js';
 import type { HouseholdItem, ListItemsQuery } from './schemas.js';
+import type { HouseholdItemsTable } from './tables.js';
 
 export type ItemRow = Selectable<HouseholdItemsTable>;
 

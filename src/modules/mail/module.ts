@@ -24,10 +24,12 @@ declare module '../../db/types.js' {
 
 export const mailModule = defineModule({
   name: 'mail',
+  tables: ['mailConsumerPositions', 'mailMessages', 'mailCalendarInvitations'],
   service: (deps, services) =>
     createMailService({
       ...deps,
       outbox: services.outbox,
+      organisations: services.organisations,
     }),
   privacy: mailPrivacy,
   migrations: { '0025_mail': mailMigration },

@@ -1,4 +1,5 @@
 import type { Config } from '../../config.js';
+import type { OrganisationsService } from '../organisations/service.js';
 import { manageUrlOf, unsealManageToken } from '../reservations/manage-link.js';
 import { reservationUid } from './calendar.js';
 import type { MailRepo } from './repo.js';
@@ -82,6 +83,7 @@ const manageTargetOf = (body: MailBody): number | null =>
 
 export function createMailPlanner(deps: {
   repo: MailRepo;
+  organisations: Pick<OrganisationsService, 'organisationById'>;
   config: Pick<Config, 'frontendUrl' | 'encryptionKey'>;
   /** A read kept for the drain's page (organisations, types): `read` once a key. */
   lookup: <T>(key: string, read: () => Promise<T>) => Promise<T>;
@@ -90,11 +92,11 @@ export function createMailPlanner(deps: {
   /** The host of calendar UIDs. */
   uidHost: string;
 }) {
-  const { repo, config, lookup, senderAddress, uidHost } = deps;
+  const { repo, organisations, config, lookup, senderAddress, uidHost } = deps;
 
   async function brandingOf(organisationId: number): Promise<Branding | null> {
     const organisation = await lookup(`organisation:${organisationId}`, () =>
-      repo.organisation(organisationId),
+      organisations.organisationById(organisationId),
     );
     if (!organisation) return null;
     const color = organisation.color ?? HOUSE_COLOUR;

@@ -306,15 +306,6 @@ export function createMailRepo(db: Executor) {
       return links;
     },
 
-    /** An organisation's name and branding (archived ones too: their customers still get mail). */
-    organisation(organisationId: number) {
-      return db
-        .selectFrom('organisations')
-        .select(['name', 'email', 'address', 'logoUrl', 'color', 'timezone'])
-        .where('id', '=', organisationId)
-        .executeTakeFirst();
-    },
-
     async resourceTypeName(resourceTypeId: number): Promise<string | null> {
       const row = await db
         .selectFrom('resourceTypes')

@@ -4,6 +4,7 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import { coalescing } from '../../lib/coalescing.js';
 import { createGiveWay } from '../../lib/give-way.js';
+import type { OrganisationsService } from '../organisations/service.js';
 import type { OutboxConsumerPort } from '../outbox/service.js';
 import { type AccountMail, createAccountMailer } from './account-mail.js';
 import { createMailPlanner, HOUSE_COLOUR, type PlannedMail } from './plan.js';
@@ -37,6 +38,8 @@ export interface MailServiceDeps {
   db: Db;
   config: Config;
   log?: FastifyBaseLogger;
+  /** The organisations module: a mail's branding (archived organisations too). */
+  organisations: Pick<OrganisationsService, 'organisationById'>;
   /** The outbox: read by the drain, which it runs soon after new events. */
   outbox: Pick<OutboxConsumerPort, 'readAfter' | 'onNewEvents'>;
   /**
@@ -59,7 +62,7 @@ function parseMailbox(text: string): { name: string | null; address: string } {
   return { name: name || null, address: match?.[2] ?? match?.[3] ?? text };
 }
 
-export function createMailService({ db, config, log, outbox, giveWay }: MailServiceDeps) {
+export function createMailService({ db, config, log, outbox, organisations, giveWay }: MailServiceDeps) {
   const repo = createMailRepo(db.kysely);
   const sender = parseMailbox(config.mail.from);
   const senderDomain = sender.address.split('@')[1] ?? 'localhost';
@@ -105,6 +108,7 @@ export function createMailService({ db, config, log, outbox, giveWay }: MailServ
 
   const planner = createMailPlanner({
     repo,
+    organisations,
     config,
     lookup,
     senderAddress: sender.address,

@@ -8,6 +8,7 @@ import {
   OAUTH_HOUSEKEEPING_JOB,
   type OAuthService,
 } from './service.js';
+import type { OauthTables } from './tables.js';
 
 declare module '../../module.js' {
   interface Services {
@@ -15,8 +16,13 @@ declare module '../../module.js' {
   }
 }
 
+declare module '../../db/types.js' {
+  interface Database extends OauthTables {}
+}
+
 export const oauthModule = defineModule({
   name: 'oauth',
+  tables: ['oauthRefreshTokens', 'oauthClients', 'oauthAuthorizationCodes'],
   // It creates the agent a person approves, and verifies the access tokens of /api/mcp (app.ts).
   service: (deps, { agents }) => createOAuthService({ ...deps, agents }),
   // Discovery at /.well-known/*, the OAuth 2.1 server at /api/oauth/*.

@@ -1,7 +1,7 @@
 import type { CompiledQuery, Kysely, Selectable } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import type { OauthAuthorizationCodesTable, OauthClientsTable } from '../../db/tables/oauth.js';
 import type { Database } from '../../db/types.js';
+import type { OauthAuthorizationCodesTable, OauthClientsTable } from './tables.js';
 
 export type ClientRow = Selectable<OauthClientsTable>;
 export type CodeRow = Selectable<OauthAuthorizationCodesTable>;
@@ -36,6 +36,17 @@ function prepare<Row, Name extends string>(query: { compile(): CompiledQuery<Row
     });
     return result.rows;
   };
+}
+
+/** Revokes every live refresh token of the agent, in the caller's transaction; answers how many. */
+export async function revokeAgentRefreshTokens(db: Executor, agentId: number, now: string): Promise<number> {
+  const result = await db
+    .updateTable('oauthRefreshTokens')
+    .set({ revokedAt: now })
+    .where('agentId', '=', agentId)
+    .where('revokedAt', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 /** The OAuth tables; the hot statements are compiled once per app. */

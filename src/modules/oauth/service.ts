@@ -4,7 +4,7 @@ import type { AgentService } from '../agents/service.js';
 import { createAuthorization } from './authorization.js';
 import { type ClientMetadataResolver, createClientMetadataResolver } from './client-metadata.js';
 import { createClients } from './clients.js';
-import { createOAuthRepo } from './repo.js';
+import { createOAuthRepo, revokeAgentRefreshTokens } from './repo.js';
 import { CODE_CHALLENGE_METHOD, GRANT_TYPES, RESPONSE_TYPE, SCOPES_SUPPORTED } from './rules.js';
 import type { AuthorizationServerMetadata, ProtectedResourceMetadata } from './schemas.js';
 import { createTokens } from './tokens.js';
@@ -51,6 +51,9 @@ export function createOAuthService({
     enabled,
     issuer,
     mcpResource,
+
+    /** Port: revokes every live refresh token of the agent in `executor` (an agent disabled); answers how many. */
+    revokeForAgent: revokeAgentRefreshTokens,
 
     /** RFC 9728 metadata of /api/mcp. */
     protectedResourceMetadata(): ProtectedResourceMetadata {

@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.js';
-import type { OrganisationRole } from '../../db/tables/organisations.js';
 import type { Invitation, ReceivedInvitation } from './schemas.js';
+import type { OrganisationRole } from './tables.js';
 
 /** Who an invitation is for: an account id or an email address. */
 export type Invitee = { userId: number } | { email: string };

@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.js';
-import type { OrganisationRole } from '../../db/tables/organisations.js';
 import type { Member } from './schemas.js';
+import type { OrganisationRole } from './tables.js';
 
 const memberColumns = [
   'users.id as userId',
@@ -17,6 +17,16 @@ const toMember = (row: Omit<Member, 'status'>): Member => ({ ...row, status: 'ac
 /** Who belongs to an organisation, with which role (`organisation_memberships`). */
 export function createMembershipsRepo(db: Executor) {
   return {
+    async isMember(organisationId: number, userId: number): Promise<boolean> {
+      const row = await db
+        .selectFrom('organisationMemberships')
+        .select('id')
+        .where('organisationId', '=', organisationId)
+        .where('userId', '=', userId)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
     findMembership(organisationId: number, userId: number) {
       return db
         .selectFrom('organisationMemberships')

@@ -3,6 +3,7 @@ import { requireTwoFactor } from './migrations/0048_require_two_factor.js';
 import { organisationsPrivacy } from './privacy.js';
 import { organisationRoutes } from './routes.js';
 import { createOrganisationsService, type OrganisationsService } from './service.js';
+import type { OrganisationTables } from './tables.js';
 import { organisationTools } from './tools.js';
 
 declare module '../../module.js' {
@@ -11,8 +12,13 @@ declare module '../../module.js' {
   }
 }
 
+declare module '../../db/types.js' {
+  interface Database extends OrganisationTables {}
+}
+
 export const organisationsModule = defineModule({
   name: 'organisations',
+  tables: ['organisations', 'organisationMemberships', 'organisationInvitations'],
   // The outbox is built on first use (it reads memberships through this service).
   service: (deps, services) =>
     createOrganisationsService({

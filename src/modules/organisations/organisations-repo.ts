@@ -1,10 +1,10 @@
 import type { Selectable } from 'kysely';
 import { type Dialect, type Executor, precompiled } from '../../db/database.js';
-import type { OrganisationRole, OrganisationsTable } from '../../db/tables/organisations.js';
 import type { SchedulePolicy } from '../../scheduling/schemas.js';
 import { joinActiveTenant, tenantOfRow } from '../../tenancy/active-tenant.js';
 import type { Tenant } from '../../tenancy/gate.js';
 import type { MembershipOf, Organisation } from './schemas.js';
+import type { OrganisationRole, OrganisationsTable } from './tables.js';
 
 const organisationColumns = [
   'organisations.id',
@@ -161,6 +161,16 @@ export function createOrganisationsRepo(db: Executor, dialect: Dialect) {
         .set({ isActive, archivedAt: isActive ? null : now, updatedAt: now })
         .where('id', '=', id)
         .returning(organisationColumns)
+        .executeTakeFirst();
+      return row && toOrganisation(row);
+    },
+
+    /** The organisation, archived or not. */
+    async findById(organisationId: number): Promise<Organisation | undefined> {
+      const row = await db
+        .selectFrom('organisations')
+        .select(organisationColumns)
+        .where('id', '=', organisationId)
         .executeTakeFirst();
       return row && toOrganisation(row);
     },

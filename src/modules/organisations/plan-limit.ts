@@ -1,5 +1,5 @@
-import type { Plan } from '../../db/tables/users.js';
 import { DomainError, notFound } from '../../lib/errors.js';
+import type { Plan } from '../auth/tables.js';
 import type { OrganisationRepo } from './repo.js';
 
 /** Owned active organisations a user may have, by plan (DECISIONS.md). */

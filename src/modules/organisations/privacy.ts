@@ -1,5 +1,4 @@
 import type { Executor } from '../../db/database.js';
-import type { OrganisationRole } from '../../db/tables/organisations.js';
 import {
   changed,
   countOf,
@@ -9,6 +8,7 @@ import {
   type PrivacyDeclaration,
   personal,
 } from '../../privacy/declaration.js';
+import type { OrganisationRole } from './tables.js';
 
 const held = (db: Executor, { userId, email }: DataSubject) => ({
   memberships: db.selectFrom('organisationMemberships').where('organisationMemberships.userId', '=', userId),

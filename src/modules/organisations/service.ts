@@ -10,6 +10,7 @@ import {
 import { createInviting } from './invite.js';
 import { createMembers } from './members.js';
 import { createOrganisations } from './organisations.js';
+import { createPublicOrganisationsRepo } from './public-repo.js';
 import { createReceivedInvitations } from './received-invitations.js';
 import type {
   AddMemberInput,
@@ -21,6 +22,7 @@ import type {
   MemberListEntry,
   MemberOrganisation,
   MembershipOf,
+  Organisation,
   OrganisationRole,
   ReceivedInvitation,
   UpdateBillingInput,
@@ -135,7 +137,21 @@ export interface OrganisationsService {
   acceptInvitation(actor: Actor, organisationId: number): Promise<MemberOrganisation>;
   /** Declines (deletes) the actor's invitations to the organisation; 404 when there are none. */
   declineInvitation(actor: Actor, organisationId: number): Promise<void>;
+
+  /**
+   * Read port for work that acts for no member (a job, a mail, a feed): the organisation,
+   * archived or not, without an access check.
+   */
+  organisationById(organisationId: number): Promise<Organisation | undefined>;
+  /** Read port: whether the person is a member, read in the caller's transaction (a resource's manager must be). */
+  isMember(executor: Executor, organisationId: number, userId: number): Promise<boolean>;
+  /** Read port of the public booking page: an active organisation by its public slug. */
+  publicOrganisationBySlug: PublicOrganisations['publicOrganisationBySlug'];
+  /** Read port of the public booking page: an active organisation by id. */
+  publicOrganisationById: PublicOrganisations['publicOrganisationById'];
 }
+
+type PublicOrganisations = ReturnType<typeof createPublicOrganisationsRepo>;
 
 export function createOrganisationsService(deps: OrganisationsServiceDeps): OrganisationsService {
   const ctx = createOrganisationsContext(deps);
@@ -149,5 +165,8 @@ export function createOrganisationsService(deps: OrganisationsServiceDeps): Orga
     ...createMembers(ctx),
     ...createInviting(ctx),
     ...createReceivedInvitations(ctx),
+    organisationById: (organisationId) => ctx.repoFor(deps.db.kysely).findById(organisationId),
+    isMember: (executor, organisationId, userId) => ctx.repoFor(executor).isMember(organisationId, userId),
+    ...createPublicOrganisationsRepo(deps.db.kysely),
   };
 }

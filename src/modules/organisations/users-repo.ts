@@ -1,5 +1,5 @@
 import type { Dialect, Executor } from '../../db/database.js';
-import type { Plan } from '../../db/tables/users.js';
+import type { Plan } from '../auth/tables.js';
 
 /**
  * What organisations read and write of people's accounts (`users`): the plan an owner's

@@ -23,6 +23,7 @@ declare module '../../db/types.js' {
 
 export const outboxModule = defineModule({
   name: 'outbox',
+  tables: ['outboxEvents'],
   service: (deps, services) =>
     createOutboxService({
       ...deps,

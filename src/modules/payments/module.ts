@@ -2,6 +2,7 @@ import { defineModule } from '../../module.js';
 import { paymentsPrivacy } from './privacy.js';
 import { paymentWebhookRoutes } from './routes.js';
 import { createPaymentsService, type PaymentsService } from './service.js';
+import type { PaymentTables } from './tables.js';
 
 declare module '../../module.js' {
   interface Services {
@@ -9,8 +10,13 @@ declare module '../../module.js' {
   }
 }
 
+declare module '../../db/types.js' {
+  interface Database extends PaymentTables {}
+}
+
 export const paymentsModule = defineModule({
   name: 'payments',
+  tables: ['organisationPaymentAccounts', 'paymentEvents'],
   service: (deps, { organisations }) => createPaymentsService({ ...deps, organisations }),
   // Its connection routes (/api/organisations/:id/payment/...) are registered by the organisations routes.
   routes: [{ prefix: '/api/payments', plugin: paymentWebhookRoutes }],

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Executor } from '../../db/database.js';
-import type { ProviderConnectStatus } from '../../db/tables/organisations.js';
 import type { ProviderAccount } from './provider.js';
+import type { ProviderConnectStatus } from './tables.js';
 
 export interface StoredConnection {
   providerAccountId: string | null;

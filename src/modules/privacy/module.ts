@@ -2,6 +2,7 @@ import { defineModule } from '../../module.js';
 import { privacyPrivacy } from './privacy.js';
 import { privacyRoutes } from './routes.js';
 import { createPrivacyService, PROCESS_REQUEST_JOB, type PrivacyService } from './service.js';
+import type { PrivacyTables } from './tables.js';
 
 declare module '../../module.js' {
   interface Services {
@@ -9,8 +10,13 @@ declare module '../../module.js' {
   }
 }
 
+declare module '../../db/types.js' {
+  interface Database extends PrivacyTables {}
+}
+
 export const privacyModule = defineModule({
   name: 'privacy',
+  tables: ['dataSubjectRequests', 'consentDecisions', 'policyAcceptances', 'privacyAudit'],
   // It runs every privacy declaration; of other services it needs only the account, and
   // the outbox (built on first use) for the completion's event.
   service: (deps, services) =>

@@ -1,10 +1,10 @@
-import type { DataSubjectRequestStatus } from '../../db/tables/privacy.js';
 import { conflict, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { filterOf, PROCESS_REQUEST_JOB, type PrivacyContext } from './context.js';
 import type { ProcessRequest } from './processing.js';
 import { type PrivacyRepo, type RequestRow, toRequest } from './repo.js';
 import { type DataSubjectRequest, type ListRequestsQuery, REASON_MAX } from './schemas.js';
+import type { DataSubjectRequestStatus } from './tables.js';
 
 /** A request as the operator sees it: with the person's id (null once erased). */
 export interface OperatorRequest extends DataSubjectRequest {

@@ -1,14 +1,14 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import { containsIgnoringCase, idBefore, newestFirstPage } from '../../db/keyset.js';
+import type { Consent, DataSubjectRequest, PolicyAcceptance } from './schemas.js';
 import type {
   ConsentDecision,
   ConsentType,
   DataSubjectRequestStatus,
   DataSubjectRequestsTable,
   DataSubjectRequestType,
-} from '../../db/tables/privacy.js';
-import type { Consent, DataSubjectRequest, PolicyAcceptance } from './schemas.js';
+} from './tables.js';
 
 export type RequestRow = Selectable<DataSubjectRequestsTable>;
 

@@ -2,6 +2,7 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import { notFound } from '../../lib/errors.js';
 import type { AvailabilityService } from '../availability/service.js';
+import type { OrganisationsService } from '../organisations/service.js';
 import type { PaymentsService } from '../payments/service.js';
 import { manageUrlOf, newManageLink } from '../reservations/manage-link.js';
 import type { Reservation } from '../reservations/schemas.js';
@@ -10,10 +11,10 @@ import type { ResourceTypesService } from '../resource-types/service.js';
 import type { ResourcesService } from '../resources/service.js';
 import type { WaitlistService } from '../waitlist/service.js';
 import { type PublicOrganisationRow, toPublicReservation } from './public-views.js';
-import type { createPublicBookingRepo } from './repo.js';
+import type { createPublicBookingReads } from './repo.js';
 import type { BookedPublicReservation } from './schemas.js';
 
-export type PublicBookingRepo = ReturnType<typeof createPublicBookingRepo>;
+export type PublicBookingRepo = ReturnType<typeof createPublicBookingReads>;
 
 export interface PublicBookingDeps {
   db: Db;
@@ -22,6 +23,7 @@ export interface PublicBookingDeps {
   reservations: ReservationsService;
   resourceTypes: ResourceTypesService;
   resources: ResourcesService;
+  organisations: OrganisationsService;
   waitlist: WaitlistService;
   payments: Pick<PaymentsService, 'takesPayments'>;
 }

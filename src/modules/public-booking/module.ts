@@ -10,10 +10,15 @@ declare module '../../module.js' {
 
 export const publicBookingModule = defineModule({
   name: 'publicBooking',
-  service: (deps, { availability, reservations, resourceTypes, resources, waitlist, payments }) =>
+  tables: [],
+  service: (
+    deps,
+    { availability, reservations, resourceTypes, resources, organisations, waitlist, payments },
+  ) =>
     createPublicBookingService({
       ...deps,
       availability,
+      organisations,
       reservations,
       resourceTypes,
       resources,

@@ -1,5 +1,6 @@
 import { resolveSchedule } from '../../scheduling/resolve.js';
 import type { OrganisationSchedule } from '../availability/service.js';
+import type { PublicOrganisationRow } from '../organisations/public-repo.js';
 import type {
   DryRunAnswer,
   PublicReservation,
@@ -9,16 +10,13 @@ import type {
 } from '../reservations/schemas.js';
 import type { ResourceType } from '../resource-types/schemas.js';
 import type { Resource } from '../resources/schemas.js';
-import type { createPublicBookingRepo } from './repo.js';
 
 /**
  * What anyone may see of an organisation, its types, resources and reservations: never
  * lanes, staff or other customers.
  */
 
-export type PublicOrganisationRow = NonNullable<
-  Awaited<ReturnType<ReturnType<typeof createPublicBookingRepo>['organisationBySlug']>>
->;
+export type { PublicOrganisationRow };
 
 export const publicOrganisation = ({ id: _id, schedulePolicy: _policy, ...visible }: PublicOrganisationRow) =>
   visible;

@@ -26,7 +26,7 @@ import type {
   PublicResourcePage,
   PublicSeriesDryRun,
 } from './public-views.js';
-import { createPublicBookingRepo } from './repo.js';
+import { createPublicBookingReads } from './repo.js';
 import type {
   BookedPublicReservation,
   BookedPublicSeries,
@@ -143,7 +143,7 @@ export interface PublicBookingService {
 export function createPublicBookingService(deps: PublicBookingDeps): PublicBookingService {
   const context: PublicBookingContext = {
     ...deps,
-    repo: createPublicBookingRepo(deps.db.kysely),
+    repo: createPublicBookingReads(deps.organisations, deps.resources),
     clientKey: hmacSha256(deps.config.jwtSecret, 'public-hold-client'),
   };
   return {

@@ -1,5 +1,4 @@
 import type { Executor } from '../../db/database.js';
-import type { ReservationSource } from '../../db/tables/resources.js';
 import { conflict } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import type { OrganisationSchedule } from '../availability/service.js';
@@ -13,6 +12,7 @@ import type { NewReservation } from './repo.js';
 import { assertBookingRules } from './rules.js';
 import type { Reservation, ReservationInput, WouldBeReservation } from './schemas.js';
 import type { ReservationsService } from './service.js';
+import type { ReservationSource } from './tables.js';
 import { requestedTimes } from './times.js';
 
 /**

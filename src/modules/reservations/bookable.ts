@@ -1,5 +1,4 @@
 import type { Executor } from '../../db/database.js';
-import type { ReservationSource } from '../../db/tables/resources.js';
 import { conflict, invalidField, invalidFields } from '../../lib/errors.js';
 import type { OrganisationSchedule } from '../availability/service.js';
 import type { ResourceType } from '../resource-types/schemas.js';
@@ -9,6 +8,7 @@ import type { ReservationsContext } from './context.js';
 import type { StoredManageLink } from './manage-link.js';
 import type { NewReservation } from './repo.js';
 import type { Customer, ReservationInput } from './schemas.js';
+import type { ReservationSource } from './tables.js';
 
 /** Who books: a member through the API or MCP, or a public booker through a slug or token link. */
 export interface BookingChannel {

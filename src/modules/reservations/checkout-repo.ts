@@ -1,8 +1,8 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import type { ReservationsTable } from '../../db/tables/resources.js';
 import { toReservation } from './reservation-row.js';
 import type { Reservation } from './schemas.js';
+import type { ReservationsTable } from './tables.js';
 
 /** The checkout a paid booking waits on, as payment.ts stores it. */
 export interface CheckoutColumns {

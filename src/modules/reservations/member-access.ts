@@ -1,4 +1,3 @@
-import type { ReservationSource } from '../../db/tables/resources.js';
 import type { Actor } from '../../lib/actor.js';
 import { forbidden } from '../../lib/errors.js';
 import type { Tenant } from '../../tenancy/gate.js';
@@ -7,6 +6,7 @@ import type { BookingChannel } from './bookable.js';
 import type { ReservationsContext } from './context.js';
 import { overrideBy } from './rules.js';
 import type { CreateHoldInput, CreateReservationInput } from './schemas.js';
+import type { ReservationSource } from './tables.js';
 
 /**
  * A member's booking or hold: in their active organisation, recorded as made by them (an

@@ -12,6 +12,7 @@ import {
   RESERVATION_EXPIRY_JOB,
   type ReservationsService,
 } from './service.js';
+import type { ReservationTables } from './tables.js';
 import { reservationTools } from './tools.js';
 
 declare module '../../module.js' {
@@ -21,13 +22,14 @@ declare module '../../module.js' {
 }
 
 declare module '../../db/types.js' {
-  interface Database {
+  interface Database extends ReservationTables {
     reservationSeries: ReservationSeriesTable;
   }
 }
 
 export const reservationsModule = defineModule({
   name: 'reservations',
+  tables: ['reservationSeries', 'reservations'],
   service: (deps, { organisations, availability, resourceTypes, resources, payments }) =>
     createReservationsService({ ...deps, organisations, availability, resourceTypes, resources, payments }),
   routes: [{ prefix: '/api/reservations', plugin: reservationRoutes }],

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
-import type { PaymentStatus, ReservationStatus, ReservationsTable } from '../../db/tables/resources.js';
 import { customerRecordOf } from './answers.js';
 import type { Reservation, ReservationPayment } from './schemas.js';
+import type { PaymentStatus, ReservationStatus, ReservationsTable } from './tables.js';
 
 /** Whether a row's hold (or unpaid booking) has passed its expiry at `nowMs`, marked or not. */
 export const lapsed = (row: Pick<Selectable<ReservationsTable>, 'expiresAt'>, nowMs: number) =>

@@ -1,8 +1,8 @@
 import { DateTime } from 'luxon';
-import type { OrganisationRole } from '../../db/tables/organisations.js';
 import { DomainError, forbidden, type RuleDetail } from '../../lib/errors.js';
 import { can, ROLE_MATRIX } from '../../tenancy/roles.js';
 import { bookableSpan } from '../availability/engine.js';
+import type { OrganisationRole } from '../organisations/tables.js';
 import type { BookingRuleName, BookingRules } from '../resource-types/schemas.js';
 
 /**

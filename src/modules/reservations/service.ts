@@ -1,4 +1,3 @@
-import type { ReservationSource } from '../../db/tables/resources.js';
 import type { Actor } from '../../lib/actor.js';
 import type { OrganisationSchedule } from '../availability/service.js';
 import { createBooking } from './book.js';
@@ -26,6 +25,7 @@ import type {
   WouldBeReservation,
 } from './schemas.js';
 import { createSeries } from './series.js';
+import type { ReservationSource } from './tables.js';
 
 export type { BookingChannel } from './bookable.js';
 export type { ReservationsServiceDeps } from './context.js';

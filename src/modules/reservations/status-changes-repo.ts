@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { committedWithOthers, compiledOnce, type Dialect, type Executor } from '../../db/database.js';
 import { keepsTimeAt, lapsedAt } from '../../db/reservation-time.js';
-import type { ReservationStatus } from '../../db/tables/resources.js';
 import { toReservation } from './reservation-row.js';
 import type { Reservation } from './schemas.js';
+import type { ReservationStatus } from './tables.js';
 
 /** A reservation's status changes by the clock and by hand: expiry, confirm, cancel. */
 export function createStatusChangeRepo(db: Executor, dialect: Dialect) {

@@ -4,6 +4,7 @@ import { resourceTypesPrivacy } from './privacy.js';
 import { resourceTypeRoutes } from './routes.js';
 import { resourceTypeAnswer } from './schemas.js';
 import { createResourceTypesService, type ResourceTypesService } from './service.js';
+import type { ResourceTypeTables } from './tables.js';
 import { resourceTypeTools } from './tools.js';
 
 declare module '../../module.js' {
@@ -12,10 +13,23 @@ declare module '../../module.js' {
   }
 }
 
+declare module '../../db/types.js' {
+  interface Database extends ResourceTypeTables {}
+}
+
 export const resourceTypesModule = defineModule({
   name: 'resourceTypes',
-  service: (deps, { organisations, payments }) =>
-    createResourceTypesService({ ...deps, organisations, payments }),
+  tables: ['resourceTypes'],
+  service: (deps, services) =>
+    createResourceTypesService({
+      ...deps,
+      organisations: services.organisations,
+      payments: services.payments,
+      // Read when a type is deleted: the resources service is built after this one (it reads types).
+      resources: {
+        hasResourcesOfType: (executor, id) => services.resources.hasResourcesOfType(executor, id),
+      },
+    }),
   routes: [{ prefix: '/api/resource-types', plugin: resourceTypeRoutes }],
   tools: resourceTypeTools,
   privacy: resourceTypesPrivacy,

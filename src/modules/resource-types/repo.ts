@@ -1,8 +1,8 @@
 import { type Selectable, sql } from 'kysely';
 import { type Dialect, type Executor, precompiled } from '../../db/database.js';
-import type { ResourceTypesTable } from '../../db/tables/resources.js';
 import type { SchedulePolicy } from '../../scheduling/schemas.js';
 import type { BookingQuestion, BookingRules, ResourceType } from './schemas.js';
+import type { ResourceTypesTable } from './tables.js';
 
 /** A type as the services see it: the API record plus what only booking and availability read. */
 export type StoredResourceType = ResourceType & { longestReservationMinutes: number };
@@ -193,16 +193,6 @@ export function createResourceTypeRepo(db: Executor) {
         .where('id', '=', id)
         .where('longestReservationMinutes', '<', minutes)
         .execute();
-    },
-
-    async hasResources(id: number): Promise<boolean> {
-      const row = await db
-        .selectFrom('resources')
-        .select('id')
-        .where('resourceTypeId', '=', id)
-        .limit(1)
-        .executeTakeFirst();
-      return row !== undefined;
     },
 
     async delete(organisationId: number, id: number): Promise<void> {

@@ -5,6 +5,7 @@ import { nowIso } from '../../lib/time.js';
 import { normaliseSchedulePolicy } from '../../scheduling/schemas.js';
 import type { OrganisationsService } from '../organisations/service.js';
 import type { PaymentsService } from '../payments/service.js';
+import type { ResourcesService } from '../resources/service.js';
 import {
   createResourceTypeRepo,
   type ResourceTypeValues,
@@ -112,10 +113,13 @@ export function createResourceTypesService({
   db,
   organisations,
   payments,
+  resources,
 }: {
   db: Db;
   organisations: OrganisationsService;
   payments: Pick<PaymentsService, 'takesPayments'>;
+  /** The resources module: a type in use is not deleted. */
+  resources: Pick<ResourcesService, 'hasResourcesOfType'>;
 }) {
   const repo = createResourceTypeRepo(db.kysely);
   const findStoredType = storedTypeQuery(db.kysely);
@@ -184,7 +188,7 @@ export function createResourceTypesService({
       await inTransaction(db.kysely, async (trx) => {
         const repoInTrx = createResourceTypeRepo(trx);
         if (!(await repoInTrx.find(organisationId, id))) throw notFound('Resource type');
-        if (await repoInTrx.hasResources(id)) {
+        if (await resources.hasResourcesOfType(trx, id)) {
           throw conflict(
             'RESOURCE_TYPE_IN_USE',
             'This resource type still has resources; delete or move them first',

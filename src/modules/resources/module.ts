@@ -4,6 +4,7 @@ import { resourcesPrivacy } from './privacy.js';
 import { resourceRoutes } from './routes.js';
 import { resource } from './schemas.js';
 import { createResourcesService, type ResourcesService } from './service.js';
+import type { ResourceTables } from './tables.js';
 import { resourceTools } from './tools.js';
 
 declare module '../../module.js' {
@@ -12,8 +13,13 @@ declare module '../../module.js' {
   }
 }
 
+declare module '../../db/types.js' {
+  interface Database extends ResourceTables {}
+}
+
 export const resourcesModule = defineModule({
   name: 'resources',
+  tables: ['resources', 'resourceListVersions'],
   service: (deps, { organisations, resourceTypes, calendars }) =>
     createResourcesService({ ...deps, organisations, resourceTypes, calendars }),
   routes: [{ prefix: '/api/resources', plugin: resourceRoutes }],

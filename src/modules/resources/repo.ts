@@ -1,10 +1,10 @@
 import { type Selectable, sql } from 'kysely';
 import { type Dialect, type Executor, precompiled } from '../../db/database.js';
 import { keepsTimeAt } from '../../db/reservation-time.js';
-import type { ResourcesTable } from '../../db/tables/resources.js';
 import { randomToken } from '../../lib/crypto.js';
 import type { SchedulePolicy } from '../../scheduling/schemas.js';
 import type { Resource } from './schemas.js';
+import type { ResourcesTable } from './tables.js';
 
 type ResourceRow = Selectable<ResourcesTable>;
 
@@ -113,8 +113,26 @@ export function createResourceRepo(db: Executor, dialect: Dialect) {
       return (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
     },
 
-    async findByToken(publicToken: string): Promise<ResourceRow | undefined> {
-      return db.selectFrom('resources').selectAll().where('publicToken', '=', publicToken).executeTakeFirst();
+    /** Whether any resource (or lane) is of the type. */
+    async anyOfType(resourceTypeId: number): Promise<boolean> {
+      const row = await db
+        .selectFrom('resources')
+        .select('id')
+        .where('resourceTypeId', '=', resourceTypeId)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /** The active, non-lane resource a public token names. */
+    findPublicByToken(publicToken: string): Promise<{ id: number; organisationId: number } | undefined> {
+      return db
+        .selectFrom('resources')
+        .select(['id', 'organisationId'])
+        .where('publicToken', '=', publicToken)
+        .where('isCapacityChild', '=', false)
+        .where('isActive', '=', true)
+        .executeTakeFirst();
     },
 
     async lanesOf(parentId: number): Promise<ResourceRow[]> {
@@ -256,16 +274,6 @@ export function createResourceRepo(db: Executor, dialect: Dialect) {
         .where(keepsTimeAt(now))
         .where('endTime', '>', now)
         .limit(1)
-        .executeTakeFirst();
-      return row !== undefined;
-    },
-
-    async isMember(organisationId: number, userId: number): Promise<boolean> {
-      const row = await db
-        .selectFrom('organisationMemberships')
-        .select('id')
-        .where('organisationId', '=', organisationId)
-        .where('userId', '=', userId)
         .executeTakeFirst();
       return row !== undefined;
     },

@@ -57,6 +57,10 @@ export interface ResourcesService {
   findInOrganisation(organisationId: number, id: number): Promise<Resource | undefined>;
   /** Every resource and lane of an organisation, without an actor (the public catalogue). */
   listInOrganisation(organisationId: number): Promise<Resource[]>;
+  /** Read port: whether any resource is of the type, read in the caller's transaction (deleting a type). */
+  hasResourcesOfType(executor: Executor, resourceTypeId: number): Promise<boolean>;
+  /** Read port: the active, non-lane resource a public token names (the public booking page). */
+  byPublicToken(token: string): Promise<{ id: number; organisationId: number } | undefined>;
 }
 
 /**
@@ -85,5 +89,7 @@ export function createResourcesService(deps: ResourcesServiceDeps): ResourcesSer
     },
     ...createResourceReads(ctx),
     ...createResourceWrites(ctx),
+    byPublicToken: (token) => ctx.repo.findPublicByToken(token),
+    hasResourcesOfType: (executor, resourceTypeId) => repoFor(executor).anyOfType(resourceTypeId),
   };
 }

@@ -72,7 +72,7 @@ export function managerSettings(
 
 /** Checks references in the body against the organisation: the type and the manager must be its own. */
 export async function checkReferences(
-  { resourceTypes, calendars, repoFor }: ResourcesContext,
+  { resourceTypes, calendars, organisations }: ResourcesContext,
   executor: Executor,
   organisationId: number,
   values: ResourceValues,
@@ -84,7 +84,7 @@ export async function checkReferences(
   }
   if (
     values.managedById !== null &&
-    !(await repoFor(executor).isMember(organisationId, values.managedById))
+    !(await organisations.isMember(executor, organisationId, values.managedById))
   ) {
     throw invalidInput('managedById is not a member of your active organisation', [
       { path: 'managedById', message: 'must be a member of the organisation' },

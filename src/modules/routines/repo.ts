@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import type { RoutinesTable } from '../../db/tables/tasks.js';
 import type { Routine, TaskTemplate } from './schemas.js';
+import type { RoutinesTable } from './tables.js';
 
 export interface RoutineValues {
   name: string;

@@ -7,8 +7,8 @@ import {
   encodeNullableKey,
   nullsLast,
 } from '../../db/keyset.js';
-import type { TaskLabelsTable, TasksTable } from '../../db/tables/tasks.js';
 import type { ChecklistItem, ListTasksQuery, TaskLabel, TaskPriority, TaskStatus } from './schemas.js';
+import type { TaskLabelsTable, TasksTable } from './tables.js';
 
 export type TaskRow = Selectable<TasksTable>;
 
@@ -46,15 +46,6 @@ const toItem = (row: { id: number; text: string; done: boolean | number; positio
 export function createTaskRepo(db: Executor, dialect: Dialect) {
   const lockRows = dialect === 'postgres';
   return {
-    /**
-     * Serialises the dependency graph writes and completions of one user: on PostgreSQL
-     * the user's row is locked until the transaction ends; SQLite transactions are serial.
-     */
-    async lockOwner(userId: number): Promise<void> {
-      if (!lockRows) return;
-      await db.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
-    },
-
     async insert(ownerId: number, values: TaskValues, now: string): Promise<TaskRow> {
       return db
         .insertInto('tasks')

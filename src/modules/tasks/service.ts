@@ -4,6 +4,7 @@ import { InvalidCursorError } from '../../db/keyset.js';
 import type { Actor } from '../../lib/actor.js';
 import { conflict, invalidCursor, notFound, validationFailed } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
+import type { AuthService } from '../auth/service.js';
 import { instant } from '../events/schemas.js';
 import { createChecklist } from './checklist.js';
 import { createTaskRepo, type TaskRepo, type TaskRow, type TaskValues } from './repo.js';
@@ -94,7 +95,16 @@ export type TaskService = ReturnType<typeof createTaskService>;
  * sees and changes its owner's tasks as the owner does. (Rules an agent writes cannot
  * copy other calendars' events into tasks: see the automation service.)
  */
-export function createTaskService({ db, onTaskCompleted }: { db: Db; onTaskCompleted?: TaskCompletedHook }) {
+export function createTaskService({
+  db,
+  users,
+  onTaskCompleted,
+}: {
+  db: Db;
+  /** Serialises one owner's dependency writes and completions (the auth module owns users). */
+  users: Pick<AuthService, 'lockUser'>;
+  onTaskCompleted?: TaskCompletedHook;
+}) {
   const repoFor = (executor: Executor) => createTaskRepo(executor, db.dialect);
   const repo = repoFor(db.kysely);
 
@@ -257,7 +267,7 @@ export function createTaskService({ db, onTaskCompleted }: { db: Db; onTaskCompl
       let becameDone = false;
       const task = await inTransaction(db.kysely, async (trx) => {
         const r = repoFor(trx);
-        if (patch.status === 'done') await r.lockOwner(actor.userId);
+        if (patch.status === 'done') await users.lockUser(trx, actor.userId);
         const current = await requireOwned(r, actor, taskId);
         const now = nowIso();
         if (patch.status !== undefined && patch.status !== current.status) {
@@ -290,7 +300,7 @@ export function createTaskService({ db, onTaskCompleted }: { db: Db; onTaskCompl
     async addDependency(actor: Actor, taskId: number, blockedByTaskId: number): Promise<Task> {
       return inTransaction(db.kysely, async (trx) => {
         const r = repoFor(trx);
-        await r.lockOwner(actor.userId);
+        await users.lockUser(trx, actor.userId);
         const task = await requireOwned(r, actor, taskId);
         if (blockedByTaskId === taskId) throw conflict('DEPENDENCY_CYCLE', 'A task cannot wait for itself');
         if ((await r.ownedIds(actor.userId, [blockedByTaskId])).length !== 1) throw notFound('Task');

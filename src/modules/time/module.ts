@@ -11,6 +11,7 @@ declare module '../../module.js' {
 /** `time_now` and `time_convert`: tools only, no tables, no routes. */
 export const timeModule = defineModule({
   name: 'time',
+  tables: [],
   service: (_deps, services) => createTimeService({ organisations: () => services.organisations }),
   tools: timeTools,
 });

@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.js';
-import type { UserGroupRole } from '../../db/tables/user-groups.js';
 import type { GroupSummary } from './schemas.js';
+import type { UserGroupRole } from './tables.js';
 
 export interface GroupRow {
   id: number;

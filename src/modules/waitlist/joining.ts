@@ -1,5 +1,4 @@
 import { inTransaction } from '../../db/database.js';
-import type { ReservationSource } from '../../db/tables/resources.js';
 import type { Actor } from '../../lib/actor.js';
 import { conflict, DomainError, type ErrorCode, invalidField, type RuleDetail } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
@@ -7,6 +6,7 @@ import type { OrganisationSchedule } from '../availability/service.js';
 import { storedCustomerInfo } from '../reservations/answers.js';
 import { newManageLink, type StoredManageLink, storedManageLink } from '../reservations/manage-link.js';
 import type { BookingChannel } from '../reservations/service.js';
+import type { ReservationSource } from '../reservations/tables.js';
 import { recordOf, type WaitlistContext } from './context.js';
 import { toEntry } from './repo.js';
 import type { JoinWaitlistInput, WaitlistEntry } from './schemas.js';

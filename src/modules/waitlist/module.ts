@@ -23,6 +23,7 @@ declare module '../../db/types.js' {
 
 export const waitlistModule = defineModule({
   name: 'waitlist',
+  tables: ['waitlistEntries', 'waitlistConsumer'],
   service: (deps, { organisations, reservations, resourceTypes, resources, outbox }) =>
     createWaitlistService({ ...deps, organisations, reservations, resourceTypes, resources, outbox }),
   routes: [{ prefix: '/api/reservations/waitlist', plugin: waitlistRoutes }],

@@ -1,9 +1,9 @@
 import { inTransaction } from '../../db/database.js';
-import type { ReservationSource } from '../../db/tables/resources.js';
 import { DomainError } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { customerRecordOf } from '../reservations/answers.js';
 import type { Customer, Reservation } from '../reservations/schemas.js';
+import type { ReservationSource } from '../reservations/tables.js';
 import type { WaitlistContext } from './context.js';
 import { type EntryRow, toEntry } from './repo.js';
 
@@ -23,12 +23,18 @@ export interface FreedTime {
 
 /** The held reservation an offer makes for `entry`, or undefined when its time does not fit. */
 async function hold(
-  { repo, reservations }: WaitlistContext,
+  { organisations, reservations }: WaitlistContext,
   entry: EntryRow,
   offerMinutes: number,
 ): Promise<Reservation | undefined> {
-  const org = await repo.schedule(entry.organisationId);
-  if (!org) return undefined;
+  // The job acts for no member, so it has no tenant: the schedule comes from the organisation itself.
+  const organisation = await organisations.organisationById(entry.organisationId);
+  if (!organisation) return undefined;
+  const org = {
+    organisationId: organisation.id,
+    timezone: organisation.timezone,
+    schedulePolicy: organisation.schedulePolicy ?? null,
+  };
   const customer = customerRecordOf(entry) as Customer;
   try {
     return await reservations.book(

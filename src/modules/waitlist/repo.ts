@@ -1,7 +1,6 @@
 import type { Expression, ExpressionBuilder, Generated, Selectable, SqlBool } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { Database } from '../../db/types.js';
-import type { SchedulePolicy } from '../../scheduling/schemas.js';
 import { customerRecordOf } from '../reservations/answers.js';
 import type { WaitlistEntry, WaitlistStatus } from './schemas.js';
 
@@ -264,25 +263,6 @@ export function createWaitlistRepo(db: Executor) {
         .selectAll()
         .where('offerReservationId', '=', reservationId)
         .executeTakeFirst();
-    },
-
-    /**
-     * The schedule an offer books in. Read here (the organisation's own columns, nothing
-     * else) because the job acts for no member and so has no tenant to read it through.
-     */
-    async schedule(organisationId: number) {
-      const row = await db
-        .selectFrom('organisations')
-        .select(['id', 'timezone', 'schedulePolicy'])
-        .where('id', '=', organisationId)
-        .executeTakeFirst();
-      return (
-        row && {
-          organisationId: row.id,
-          timezone: row.timezone,
-          schedulePolicy: row.schedulePolicy ? (JSON.parse(row.schedulePolicy) as SchedulePolicy) : null,
-        }
-      );
     },
 
     /** Whether any entry waits or holds an offer (none: the consumer has nothing to settle or offer). */

@@ -1,7 +1,7 @@
-import type { ReservationSource } from '../../db/tables/resources.js';
 import type { Actor } from '../../lib/actor.js';
 import type { OrganisationSchedule } from '../availability/service.js';
 import type { StoredManageLink } from '../reservations/manage-link.js';
+import type { ReservationSource } from '../reservations/tables.js';
 import { createOfferConsumer, type ProcessOffers } from './consumer.js';
 import type { WaitlistServiceDeps } from './context.js';
 import { createEntries } from './entries.js';

@@ -20,6 +20,7 @@ declare module '../../db/types.js' {
 
 export const webhooksModule = defineModule({
   name: 'webhooks',
+  tables: ['webhookEndpoints', 'webhookDispatchPositions', 'webhookDeliveries'],
   service: (deps, services) =>
     createWebhooksService({
       ...deps,

@@ -118,7 +118,13 @@ describe('mail', () => {
       MAIL_FROM: 'bookings@mail.example',
       ...env,
     });
-    return createMailService({ db: t.db, config, outbox, ...(giveWay ? { giveWay } : {}) });
+    return createMailService({
+      db: t.db,
+      config,
+      outbox,
+      organisations: t.app.services.organisations,
+      ...(giveWay ? { giveWay } : {}),
+    });
   }
 
   let slot = 0;
@@ -582,6 +588,7 @@ describe('mail', () => {
     const mail = createMailService({
       db: t.db,
       config: loadConfig(TEST_ENV),
+      organisations: t.app.services.organisations,
       outbox: {
         async readAfter() {
           reads += 1;

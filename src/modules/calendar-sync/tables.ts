@@ -1,4 +1,4 @@
-import type { Bool, Id, JsonText, Timestamp } from '../column-types.js';
+import type { Bool, Id, JsonText, Timestamp } from '../../db/column-types.js';
 
 /** One user's authorisation of one external calendar provider. Deleted on disconnect. */
 export interface CalendarSyncConnectionsTable {
@@ -100,6 +100,7 @@ export interface CalendarSyncConflictsTable {
   createdAt: Timestamp;
 }
 
+/** The tables this module owns (declared into Database by its module.ts). */
 export interface CalendarSyncTables {
   calendarSyncConnections: CalendarSyncConnectionsTable;
   calendarSyncMappings: CalendarSyncMappingsTable;

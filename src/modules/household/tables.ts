@@ -1,4 +1,4 @@
-import type { Id, Timestamp } from '../column-types.js';
+import type { Id, Timestamp } from '../../db/column-types.js';
 
 /**
  * A household inventory item: private to `ownerId` while `groupId` is null,
@@ -19,6 +19,7 @@ export interface HouseholdItemsTable {
   updatedAt: Timestamp;
 }
 
+/** The tables this module owns (declared into Database by its module.ts). */
 export interface HouseholdTables {
   householdItems: HouseholdItemsTable;
 }

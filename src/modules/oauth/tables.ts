@@ -1,4 +1,21 @@
-import type { Id, JsonText, Timestamp } from '../column-types.js';
+import type { Id, JsonText, Timestamp } from '../../db/column-types.js';
+
+/**
+ * OAuth refresh tokens (hashes only). Every rotation of one grant shares
+ * `familyId`; a revoked token presented again revokes the (client, agent) pair.
+ */
+export interface OauthRefreshTokensTable {
+  id: Id;
+  clientId: string;
+  agentId: number;
+  tokenHash: string;
+  familyId: string;
+  expiresAt: Timestamp;
+  revokedAt: Timestamp | null;
+  createdAt: Timestamp;
+  /** The permission group approved at consent, carried from one rotation to the next (migration 0008). */
+  scope: string | null;
+}
 
 /**
  * A client registered through RFC 7591 dynamic registration. Public clients only:
@@ -47,15 +64,9 @@ export interface OauthAuthorizationCodesTable {
   createdAt: Timestamp;
 }
 
+/** The tables this module owns (declared into Database by its module.ts). */
 export interface OauthTables {
+  oauthRefreshTokens: OauthRefreshTokensTable;
   oauthClients: OauthClientsTable;
   oauthAuthorizationCodes: OauthAuthorizationCodesTable;
-}
-
-// Migration 0008 adds `scope` to the agents module's oauth_refresh_tokens: the
-// permission group approved at consent, carried from one rotation to the next.
-declare module './agents.js' {
-  interface OauthRefreshTokensTable {
-    scope: string | null;
-  }
 }

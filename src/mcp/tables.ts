@@ -1,5 +1,5 @@
 import type { ColumnType } from 'kysely';
-import type { Timestamp } from '../column-types.js';
+import type { Timestamp } from '../db/column-types.js';
 
 /**
  * A 2025-era MCP session: created by `initialize`, bound to one agent, ended by
@@ -18,6 +18,7 @@ export interface McpSessionsTable {
   urlElicitation: ColumnType<boolean | number, boolean | undefined, boolean>;
 }
 
+/** The MCP runtime's own table (declared into Database by sessions.ts, which alone reads and writes it). */
 export interface McpTables {
   mcpSessions: McpSessionsTable;
 }

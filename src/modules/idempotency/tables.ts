@@ -1,4 +1,4 @@
-import type { Id, Timestamp } from '../column-types.js';
+import type { Id, Timestamp } from '../../db/column-types.js';
 
 /**
  * A client's idempotency key for one booking request. `statusCode` and `responseBody`
@@ -20,6 +20,7 @@ export interface IdempotencyKeysTable {
   completedAt: Timestamp | null;
 }
 
+/** The tables this module owns (declared into Database by its module.ts). */
 export interface IdempotencyTables {
   idempotencyKeys: IdempotencyKeysTable;
 }

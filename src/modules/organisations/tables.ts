@@ -1,8 +1,7 @@
 import type { ColumnType } from 'kysely';
-import type { Bool, Id, JsonText, Timestamp } from '../column-types.js';
+import type { Bool, Id, JsonText, Timestamp } from '../../db/column-types.js';
 
 export type OrganisationRole = 'OWNER' | 'ADMIN' | 'MANAGER' | 'MEMBER';
-export type ProviderConnectStatus = 'not_connected' | 'pending' | 'active';
 
 export interface OrganisationsTable {
   id: Id;
@@ -61,34 +60,9 @@ export interface OrganisationInvitationsTable {
   expiresAt: Timestamp;
 }
 
-/** One row per organisation that ever started a payment connection. */
-export interface OrganisationPaymentAccountsTable {
-  id: Id;
-  organisationId: number;
-  providerAccountId: string | null;
-  connectStatus: ProviderConnectStatus;
-  chargesEnabled: Bool;
-  payoutsEnabled: Bool;
-  detailsSubmitted: Bool;
-  /** JSON array of requirement names. */
-  currentlyDue: JsonText;
-  /** JSON array of requirement names. */
-  pendingVerification: JsonText;
-  disabledReason: string | null;
-  /**
-   * Idempotency key of the account creation of the current connection attempt:
-   * concurrent onboarding calls send the same key and so share one provider
-   * account; a disconnect replaces it, so a reconnect makes a new account.
-   */
-  connectionKey: string;
-  syncedAt: Timestamp | null;
-  createdAt: Timestamp;
-  updatedAt: Timestamp;
-}
-
+/** The tables this module owns (declared into Database by its module.ts). */
 export interface OrganisationTables {
   organisations: OrganisationsTable;
   organisationMemberships: OrganisationMembershipsTable;
   organisationInvitations: OrganisationInvitationsTable;
-  organisationPaymentAccounts: OrganisationPaymentAccountsTable;
 }

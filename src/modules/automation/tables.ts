@@ -1,8 +1,10 @@
 import type { Generated } from 'kysely';
-import type { Bool, Id, JsonText, Timestamp } from '../column-types.js';
+import type { Bool, Id, JsonText, Timestamp } from '../../db/column-types.js';
 
 export type AutomationTrigger = 'event.created' | 'event.synced' | 'task.completed' | 'manual';
+
 export type AutomationOutcome = 'succeeded' | 'failed' | 'skipped';
+
 export type AutomationSubjectType = 'event' | 'task';
 
 export interface AutomationRulesTable {
@@ -46,6 +48,7 @@ export interface EventTagsTable {
   createdAt: Timestamp;
 }
 
+/** The tables this module owns (declared into Database by its module.ts). */
 export interface AutomationTables {
   automationRules: AutomationRulesTable;
   automationAudit: AutomationAuditTable;

@@ -1,4 +1,4 @@
-import type { Id, JsonText, Timestamp } from '../column-types.js';
+import type { Id, JsonText, Timestamp } from '../../db/column-types.js';
 
 export interface FrontendErrorsTable {
   id: Id;
@@ -30,6 +30,7 @@ export interface HoneypotHitsTable {
   createdAt: Timestamp;
 }
 
+/** The tables this module owns (declared into Database by its module.ts). */
 export interface PlatformTables {
   frontendErrors: FrontendErrorsTable;
   securityReports: SecurityReportsTable;

@@ -1,20 +1,5 @@
 import type { Generated } from 'kysely';
-import type { Bool, Id, JsonText, Timestamp } from '../column-types.js';
-
-export interface CalendarsTable {
-  id: Id;
-  ownerId: number;
-  name: string;
-  /** `#rrggbb`. */
-  color: string;
-  /** IANA time zone name. */
-  timezone: string;
-  description: string | null;
-  /** At most one per owner (a partial unique index); the default cannot be deleted. */
-  isDefault: Bool;
-  createdAt: Timestamp;
-  updatedAt: Timestamp;
-}
+import type { Bool, Id, JsonText, Timestamp } from '../../db/column-types.js';
 
 export interface EventsTable {
   id: Id;
@@ -47,7 +32,7 @@ export interface EventsTable {
   updatedAt: Timestamp;
 }
 
-export interface CalendarTables {
-  calendars: CalendarsTable;
+/** The tables this module owns (declared into Database by its module.ts). */
+export interface EventTables {
   events: EventsTable;
 }

@@ -1,14 +1,17 @@
-import type { Id, JsonText, Timestamp } from '../column-types.js';
+import type { Id, JsonText, Timestamp } from '../../db/column-types.js';
 
 export type DataSubjectRequestType = 'access' | 'export' | 'delete';
+
 /** `pending` (new) -> `in_progress` (an operator started it) -> `completed`; or `rejected`, `cancelled`. */
 export type DataSubjectRequestStatus = 'pending' | 'in_progress' | 'completed' | 'rejected' | 'cancelled';
+
 export type ConsentType =
   | 'privacy_policy'
   | 'terms_of_service'
   | 'marketing_email'
   | 'data_processing'
   | 'cookie_analytics';
+
 export type ConsentDecision = 'accepted' | 'revoked';
 
 /**
@@ -71,6 +74,7 @@ export interface PrivacyAuditTable {
   createdAt: Timestamp;
 }
 
+/** The tables this module owns (declared into Database by its module.ts). */
 export interface PrivacyTables {
   dataSubjectRequests: DataSubjectRequestsTable;
   consentDecisions: ConsentDecisionsTable;

@@ -11,6 +11,7 @@ export interface AvailabilityVersionsTable {
   version: ColumnType<string | number, number, never>;
 }
 
+/** The tables this module owns (declared into Database by its module.ts). */
 export interface AvailabilityTables {
   availabilityVersions: AvailabilityVersionsTable;
 }

@@ -1,5 +1,5 @@
 import type { Generated } from 'kysely';
-import type { Id, JsonText, Timestamp } from '../column-types.js';
+import type { Id, JsonText, Timestamp } from '../../db/column-types.js';
 
 /** `active` (new), `paused` (by the owner), `disabled` (after DELETE; kept for its history). */
 export type AgentStatus = 'active' | 'paused' | 'disabled';
@@ -73,21 +73,6 @@ export interface AgentPoliciesTable {
   updatedAt: Timestamp;
 }
 
-/**
- * OAuth refresh tokens (hashes only). Every rotation of one grant shares
- * `familyId`; a revoked token presented again revokes the (client, agent) pair.
- */
-export interface OauthRefreshTokensTable {
-  id: Id;
-  clientId: string;
-  agentId: number;
-  tokenHash: string;
-  familyId: string;
-  expiresAt: Timestamp;
-  revokedAt: Timestamp | null;
-  createdAt: Timestamp;
-}
-
 export type UsageKind = 'booking' | 'cancellation' | 'spend';
 
 /**
@@ -111,6 +96,7 @@ export interface AgentUsageTable {
   createdAt: Timestamp;
 }
 
+/** The tables this module owns (declared into Database by its module.ts). */
 export interface AgentTables {
   agents: AgentsTable;
   agentPermissions: AgentPermissionsTable;
@@ -119,5 +105,4 @@ export interface AgentTables {
   agentPolicies: AgentPoliciesTable;
   agentUsage: AgentUsageTable;
   agentUsageWindows: AgentUsageWindowsTable;
-  oauthRefreshTokens: OauthRefreshTokensTable;
 }

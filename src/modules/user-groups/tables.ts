@@ -1,4 +1,4 @@
-import type { Id, Timestamp } from '../column-types.js';
+import type { Id, Timestamp } from '../../db/column-types.js';
 
 export type UserGroupRole = 'owner' | 'member';
 
@@ -38,6 +38,7 @@ export interface UserGroupInvitesTable {
   createdAt: Timestamp;
 }
 
+/** The tables this module owns (declared into Database by its module.ts). */
 export interface UserGroupTables {
   userGroups: UserGroupsTable;
   userGroupMembers: UserGroupMembersTable;

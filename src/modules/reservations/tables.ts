@@ -1,0 +1,78 @@
+import type { ColumnType } from 'kysely';
+import type { Id, JsonText, Timestamp } from '../../db/column-types.js';
+
+export type ReservationStatus = 'held' | 'pending_payment' | 'confirmed' | 'cancelled' | 'expired';
+
+/** Where a reservation's payment stands (set once its checkout exists). */
+export type PaymentStatus = 'requires_payment' | 'paid' | 'refunded' | 'failed' | 'expired';
+
+export type ReservationSource = 'api' | 'public_slug' | 'public_token' | 'mcp';
+
+export interface ReservationsTable {
+  id: Id;
+  organisationId: number;
+  /** Null once the type was deleted (history is kept). */
+  resourceTypeId: number | null;
+  /** The schedulable resource holding the time: a lane, or a resource without lanes; null once deleted. */
+  resourceId: number | null;
+  status: ReservationStatus;
+  startTime: Timestamp;
+  endTime: Timestamp;
+  /**
+   * Until when the reservation keeps its lane: its end plus the buffer after it (continuous
+   * mode). PostgreSQL refuses overlapping kept time on a lane; null on rows from before.
+   */
+  blockedUntil: Timestamp | null;
+  customerName: string;
+  customerEmail: string;
+  customerPhone: string | null;
+  /**
+   * JSON object of the customer's fields beyond name, email and phone: the type's
+   * customerInfoFields, and `answers` (an object by question id) to its questions.
+   */
+  customerInfo: JsonText;
+  notes: string | null;
+  priceAmount: number | null;
+  priceCurrency: string | null;
+  source: ReservationSource;
+  createdByUserId: number | null;
+  /** The staff member who booked, cancelled or moved it past the type's booking rules; null otherwise. */
+  rulesOverriddenByUserId: number | null;
+  cancelledAt: Timestamp | null;
+  /** Until when a `held` or `pending_payment` reservation keeps its time; null in every other status. */
+  expiresAt: Timestamp | null;
+  /** The recurring series it belongs to; null when it stands alone. */
+  seriesId: number | null;
+  /** The payment of a paid booking; all null until its checkout exists (migration 0021). */
+  paymentStatus: PaymentStatus | null;
+  /** Minor units. */
+  paymentAmount: number | null;
+  paymentCurrency: string | null;
+  /** The connected account the checkout was made on: only its events touch this row. */
+  paymentAccountId: string | null;
+  paymentCheckoutId: string | null;
+  paymentCheckoutUrl: string | null;
+  paymentExpiresAt: Timestamp | null;
+  /** The provider's payment, once paid. */
+  paymentId: string | null;
+  paymentRefundId: string | null;
+  /** SHA-256 (base64url) of the customer's manage token (reservations/manage-link.ts); null on old member bookings. */
+  manageTokenHash: string | null;
+  /** The manage token sealed with ENCRYPTION_KEY, read back only to mail the link; null on rows stored before 0057. */
+  manageTokenSealed: string | null;
+  /** A public hold's client address, as a keyed hash (the per-IP hold limit counts it); else null. */
+  publicClientHash: string | null;
+  /**
+   * The public reference customers see instead of the id: 8 random characters, unique per
+   * organisation (reservations migration 0056). Every booking writes one; '' only on rows
+   * written by hand, which the unique index leaves out.
+   */
+  reference: ColumnType<string, string | undefined, string>;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+/** The tables this module owns (declared into Database by its module.ts). */
+export interface ReservationTables {
+  reservations: ReservationsTable;
+}
