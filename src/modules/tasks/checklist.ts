@@ -1,25 +1,30 @@
-import { type Db, type Executor, inTransaction } from '../../db/database.js';
+import { inTransaction } from '../../db/database.js';
 import type { Actor } from '../../lib/actor.js';
-import { conflict, type DomainError, notFound } from '../../lib/errors.js';
+import { conflict, notFound } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
-import type { TaskRepo, TaskRow } from './repo.js';
+import type { TaskContext } from './context.js';
+import { checkChecklistText, invalid } from './rules.js';
 import { CHECKLIST_MAX_ITEMS, type ChecklistItem, type UpdateChecklistItemInput } from './schemas.js';
 
-interface ChecklistDeps {
-  db: Db;
-  repoFor(executor: Executor): TaskRepo;
-  requireOwned(r: TaskRepo, actor: Actor, taskId: number, lock?: boolean): Promise<TaskRow>;
-  /** The task service's check of an item's text (also used when a task is created with items). */
-  checkText(text: string, path: string): string;
-  invalid(path: string, message: string): DomainError;
+/** A task's checklist: items with 0-based contiguous positions, each write under the task's row lock. */
+export interface TaskChecklist {
+  /** Appends an item (positions are 0-based and contiguous). */
+  addChecklistItem(actor: Actor, taskId: number, input: { text: string }): Promise<ChecklistItem>;
+  /** Changes text or done, and/or moves the item to a 0-based position (past the end: last). */
+  updateChecklistItem(
+    actor: Actor,
+    taskId: number,
+    itemId: number,
+    patch: UpdateChecklistItemInput,
+  ): Promise<ChecklistItem>;
+  deleteChecklistItem(actor: Actor, taskId: number, itemId: number): Promise<void>;
 }
 
-/** A task's checklist: items with 0-based contiguous positions, each write under the task's row lock. */
-export function createChecklist({ db, repoFor, requireOwned, checkText, invalid }: ChecklistDeps) {
+export function createChecklist({ db, repoFor, requireOwned }: TaskContext): TaskChecklist {
   return {
     /** Appends an item (positions are 0-based and contiguous). */
     async addChecklistItem(actor: Actor, taskId: number, input: { text: string }): Promise<ChecklistItem> {
-      const text = checkText(input.text, 'text');
+      const text = checkChecklistText(input.text, 'text');
       return inTransaction(db.kysely, async (trx) => {
         const r = repoFor(trx);
         await requireOwned(r, actor, taskId, true);
@@ -40,7 +45,7 @@ export function createChecklist({ db, repoFor, requireOwned, checkText, invalid 
       itemId: number,
       patch: UpdateChecklistItemInput,
     ): Promise<ChecklistItem> {
-      const text = patch.text === undefined ? undefined : checkText(patch.text, 'text');
+      const text = patch.text === undefined ? undefined : checkChecklistText(patch.text, 'text');
       if (patch.position !== undefined && (!Number.isInteger(patch.position) || patch.position < 0))
         throw invalid('position', 'must be a whole number from 0');
       return inTransaction(db.kysely, async (trx) => {
