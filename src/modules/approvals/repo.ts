@@ -121,3 +121,5 @@ export function createApprovalRepo(db: Executor) {
     },
   };
 }
+
+export type ApprovalRepo = ReturnType<typeof createApprovalRepo>;
