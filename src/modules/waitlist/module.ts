@@ -3,9 +3,9 @@ import { defineModule } from '../../module.js';
 import { waitlist } from './migrations/0029_waitlist.js';
 import { waitlistManageToken } from './migrations/0035_waitlist_manage_token.js';
 import { waitlistPrivacy } from './privacy.js';
-import type { WaitlistConsumerTable, WaitlistEntriesTable } from './repo.js';
 import { waitlistRoutes } from './routes.js';
 import { createWaitlistService, WAITLIST_OFFERS_JOB, type WaitlistService } from './service.js';
+import type { WaitlistTables } from './tables.js';
 import { waitlistTools } from './tools.js';
 
 declare module '../../module.js' {
@@ -15,10 +15,7 @@ declare module '../../module.js' {
 }
 
 declare module '../../db/types.js' {
-  interface Database {
-    waitlistEntries: WaitlistEntriesTable;
-    waitlistConsumer: WaitlistConsumerTable;
-  }
+  interface Database extends WaitlistTables {}
 }
 
 export const waitlistModule = defineModule({
