@@ -1,0 +1,69 @@
+import type { Executor } from '../../db/database.js';
+import { chunks } from '../../lib/chunks.js';
+import type { StoredManageLink } from '../reservations/manage-link.js';
+import { GROUP_ROWS } from './messages-repo.js';
+
+/**
+ * The few read-only lookups of what a mail shows that no service answers without a signed-in
+ * actor: a reservation's manage link, a resource type's name, an organisation's owners, an
+ * invitation's address.
+ */
+export function createLookupsRepo(db: Executor) {
+  return {
+    /**
+     * The stored manage links of reservations (hash and sealed token), for the mails about
+     * them: only links with a sealed token (none before migration 0057).
+     */
+    async manageLinks(reservationIds: readonly number[]): Promise<Map<number, StoredManageLink>> {
+      const links = new Map<number, StoredManageLink>();
+      for (const group of chunks([...new Set(reservationIds)], GROUP_ROWS)) {
+        const rows = await db
+          .selectFrom('reservations')
+          .select(['id', 'manageTokenHash', 'manageTokenSealed'])
+          .where('id', 'in', group)
+          .where('manageTokenSealed', 'is not', null)
+          .execute();
+        for (const row of rows)
+          if (row.manageTokenHash)
+            links.set(row.id, { hash: row.manageTokenHash, sealed: row.manageTokenSealed });
+      }
+      return links;
+    },
+
+    async resourceTypeName(resourceTypeId: number): Promise<string | null> {
+      const row = await db
+        .selectFrom('resourceTypes')
+        .select('name')
+        .where('id', '=', resourceTypeId)
+        .executeTakeFirst();
+      return row?.name ?? null;
+    },
+
+    /** The email addresses of an organisation's owners. */
+    async ownerEmails(organisationId: number): Promise<string[]> {
+      const rows = await db
+        .selectFrom('organisationMemberships as m')
+        .innerJoin('users as u', 'u.id', 'm.userId')
+        .select('u.email')
+        .where('m.organisationId', '=', organisationId)
+        .where('m.role', '=', 'OWNER')
+        .orderBy('u.email')
+        .execute();
+      return rows.map((row) => row.email.toLowerCase());
+    },
+
+    /**
+     * Whom an open invitation is for (its email, or its account's) and who sent it;
+     * undefined once it was accepted, declined or withdrawn.
+     */
+    invitee(invitationId: number) {
+      return db
+        .selectFrom('organisationInvitations as i')
+        .leftJoin('users as invited', 'invited.id', 'i.userId')
+        .leftJoin('users as inviter', 'inviter.id', 'i.invitedById')
+        .select(['i.email', 'invited.email as accountEmail', 'inviter.name as inviterName', 'i.expiresAt'])
+        .where('i.id', '=', invitationId)
+        .executeTakeFirst();
+    },
+  };
+}
