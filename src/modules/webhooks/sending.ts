@@ -131,8 +131,8 @@ export function createSending(ctx: WebhooksContext): Sending {
    * flight, and sends them one after another: answers how many attempts it made (0: none it
    * may take) and whether the last failed.
    * A success is recorded while the next attempt runs; a failure is recorded before anything
-   * else (it may disable the endpoint) and ends the batch. The batch ends early, its rest let go, when the lease has no room
-   * for another attempt or `handOn` says others wait for a lane.
+   * else (it may disable the endpoint) and ends the batch. The batch ends early, its rest let
+   * go, when the lease has no room for another attempt or `handOn` says others wait for a lane.
    */
   async function sendBatch(
     endpointId: number,
@@ -161,7 +161,14 @@ export function createSending(ctx: WebhooksContext): Sending {
         const outcome = await send(row, endpoint);
         made += 1;
         if (outcome.ok) {
-          recording.push(record(row, endpoint, outcome));
+          // Caught at once, not when awaited: a rejection left unhandled while the next
+          // attempt runs would end the process. Unrecorded, the delivery is sent again once
+          // its lease runs out (at least once).
+          recording.push(
+            record(row, endpoint, outcome).catch((error: unknown) =>
+              log?.warn({ err: error, webhookId: endpointId }, 'webhook attempt not recorded'),
+            ),
+          );
           continue;
         }
         await repo.release(unsent(deliveries, made), row.claimedUntil!, slot);
