@@ -1,10 +1,11 @@
-// Runs every test/browser/*.browser.ts file with Node's test runner (TypeScript through tsx),
-// driving the system Chromium through playwright-core. Kept apart from `npm test` so the main
+// Runs every test/browser/*.browser.ts file with Node's test runner (bundled first, as
+// `npm test` does: scripts/test-build.mjs), driving the system Chromium through playwright-core. Kept apart from `npm test` so the main
 // suite needs no browser. Extra arguments are passed to the runner, e.g.
 // `npm run test:browser -- --test-name-pattern=keyboard`. CHROMIUM_PATH overrides /usr/bin/chromium.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { buildTests } from './test-build.mjs';
 
 function testFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -23,17 +24,18 @@ if (!existsSync(chromium)) {
 const args = process.argv.slice(2);
 const explicit = args.filter((arg) => arg.endsWith('.ts'));
 const files = explicit.length > 0 ? explicit : testFiles(join('test', 'browser')).sort();
+const { built, remove } = await buildTests(files);
 const result = spawnSync(
   process.execPath,
   [
-    '--import',
-    'tsx',
+    '--enable-source-maps',
     '--test',
     // One browser at a time: each file starts its own Chromium.
     '--test-concurrency=1',
     ...args.filter((a) => !a.endsWith('.ts')),
-    ...files,
+    ...built,
   ],
   { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', CHROMIUM_PATH: chromium } },
 );
+await remove();
 process.exit(result.status ?? 1);

@@ -1,8 +1,10 @@
-// Runs every test/**/*.test.ts file with Node's test runner (TypeScript through tsx).
-// Extra arguments are passed to the runner, e.g. `npm test -- --test-name-pattern=login`.
+// Runs every test/**/*.test.ts file with Node's test runner, bundled first by esbuild
+// (scripts/test-build.mjs). Extra arguments are passed to the runner, e.g.
+// `npm test -- --test-name-pattern=login`; .ts paths run only those files.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { buildTests } from './test-build.mjs';
 
 function testFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -16,16 +18,17 @@ const args = process.argv.slice(2);
 const explicit = args.filter((arg) => arg.endsWith('.ts'));
 const files = explicit.length > 0 ? explicit : testFiles('test').sort();
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+const { built, remove } = await buildTests(files);
 const result = spawnSync(
   process.execPath,
   [
-    '--import',
-    'tsx',
+    '--enable-source-maps',
     '--test',
     `--test-concurrency=${concurrency}`,
     ...args.filter((a) => !a.endsWith('.ts')),
-    ...files,
+    ...built,
   ],
   { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
 );
+await remove();
 process.exit(result.status ?? 1);

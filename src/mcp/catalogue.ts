@@ -76,6 +76,19 @@ function withApprovalAnswer(schema: Record<string, unknown>): Record<string, unk
   };
 }
 
+/**
+ * A schema's JSON Schema, converted once per process: tool schemas are constant values, and
+ * each app built (every test builds several) would otherwise convert all of them again.
+ */
+const converted = { input: new WeakMap<z.ZodType, object>(), output: new WeakMap<z.ZodType, object>() };
+function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const known = converted[io].get(schema);
+  if (known) return known as Record<string, unknown>;
+  const json = z.toJSONSchema(schema, { io });
+  converted[io].set(schema, json);
+  return json as Record<string, unknown>;
+}
+
 /** Converts every tool's schemas once, at start: a tool whose schema cannot be expressed fails the start. */
 export function compileTools(
   tools: readonly ToolDefinition[],
@@ -88,13 +101,13 @@ export function compileTools(
     const name = toolNameOf(definition.actionKey);
     if (byName.has(name)) throw new Error(`Two MCP tools are named ${name}`);
     const risk = riskOf(definition.actionKey);
-    const output = z.toJSONSchema(definition.output, { io: 'output' }) as Record<string, unknown>;
+    const output = jsonSchemaOf(definition.output, 'output');
     const compiled: CompiledTool = {
       name,
       definition,
       risk,
       takesDryRun: 'dryRun' in definition.input.shape,
-      inputSchema: z.toJSONSchema(definition.input, { io: 'input' }) as Tool['inputSchema'],
+      inputSchema: jsonSchemaOf(definition.input, 'input') as Tool['inputSchema'],
       outputSchema: objectRooted(options.approvals && risk !== 'read' ? withApprovalAnswer(output) : output),
       annotations: annotationsFor(risk, definition.title),
     };

@@ -74,8 +74,12 @@ export function createSending(ctx: WebhooksContext): Sending {
         nextAttemptAt: null,
         at,
       });
-      // As read at the claim: a failure recorded since is cleared by the next success.
-      if (!isTest && endpoint.failingSince !== null) await repo.markHealthy(endpoint.id);
+      // As read at the claim: a failure recorded since is cleared by the next success. The
+      // claim's row is shared by its batch, so only the batch's first success writes.
+      if (!isTest && endpoint.failingSince !== null) {
+        endpoint.failingSince = null;
+        await repo.markHealthy(endpoint.id);
+      }
       return;
     }
     const next = Date.now() + backoffMs(Number(row.attempts) + 1);
