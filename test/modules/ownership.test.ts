@@ -63,10 +63,6 @@ const KNOWN_CROSS_MODULE_READS: Record<string, Record<string, string>> = {
     users: 'reads recipients’ addresses and names',
     organisationInvitations: 'reads an invitation’s invitee',
   },
-  feeds: {
-    reservations: 'a feed lists a resource’s reservations in one query',
-    resources: 'a feed lists a resource’s reservations in one query',
-  },
   bookingCalendar: {
     resources: 'mirrors reservations into the resource’s calendar',
     reservations: 'mirrors reservations into the resource’s calendar',

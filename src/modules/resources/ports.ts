@@ -17,6 +17,10 @@ export const familyTypeOf = (db: Executor, organisationId: number, resourceId: n
     .where('r.organisationId', '=', organisationId)
     .where('r.id', '=', resourceId);
 
+/** The ids of `resourceId`'s capacity lanes (none for a resource without lanes). */
+export const laneIdsOf = (db: Executor, resourceId: number) =>
+  db.selectFrom('resources').select('resources.id').where('resources.parentResourceId', '=', resourceId);
+
 /** Every column of the resources table (the `satisfies` fails to compile when one is added and not named here). */
 const RESOURCE_COLUMNS = Object.keys({
   id: true,
