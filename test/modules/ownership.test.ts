@@ -63,10 +63,6 @@ const KNOWN_CROSS_MODULE_READS: Record<string, Record<string, string>> = {
     users: 'reads recipients’ addresses and names',
     organisationInvitations: 'reads an invitation’s invitee',
   },
-  bookingCalendar: {
-    resources: 'mirrors reservations into the resource’s calendar',
-    reservations: 'mirrors reservations into the resource’s calendar',
-  },
 };
 
 const KYSELY_TABLE_CALL =
