@@ -56,27 +56,12 @@ const KNOWN_CROSS_MODULE_READS: Record<string, Record<string, string>> = {
   oauth: {
     agents: 'privacy: finds a person’s refresh tokens through their agents',
   },
-  availability: {
-    resourceTypes: 'hot availability read joins resources, types and reservations in one query',
-    resources: 'hot availability read joins resources, types and reservations in one query',
-    reservations: 'hot availability read joins resources, types and reservations in one query',
-    events: 'busy time reads the owner’s events in one query',
-    calendars: 'busy time reads the owner’s events in one query',
-  },
   mail: {
     reservations: 'renders a reservation’s mail from one joined read',
     resourceTypes: 'renders a reservation’s mail from one joined read',
     organisationMemberships: 'finds the staff a mail goes to',
     users: 'reads recipients’ addresses and names',
     organisationInvitations: 'reads an invitation’s invitee',
-  },
-  feeds: {
-    reservations: 'a feed lists a resource’s reservations in one query',
-    resources: 'a feed lists a resource’s reservations in one query',
-  },
-  bookingCalendar: {
-    resources: 'mirrors reservations into the resource’s calendar',
-    reservations: 'mirrors reservations into the resource’s calendar',
   },
 };
 

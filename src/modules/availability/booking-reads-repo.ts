@@ -1,9 +1,11 @@
 import { type Kysely, sql } from 'kysely';
 import { type Dialect, type Executor, precompiled } from '../../db/database.js';
 import { minutesAfter } from '../../db/instants.js';
-import { keepsTimeAt, lapsedAt } from '../../db/reservation-time.js';
 import type { Database } from '../../db/types.js';
+import { lapsedReservationsAt, reservationsKeepingTimeAt } from '../reservations/ports.js';
+import { resourceTypeRows } from '../resource-types/ports.js';
 import { prefixedTypeColumns, type StoredResourceType } from '../resource-types/service.js';
+import { resourceRows } from '../resources/ports.js';
 import type { CatalogueRow } from './catalogue-repo.js';
 import type { Interval } from './engine.js';
 import type { Spans } from './spans.js';
@@ -46,13 +48,14 @@ export function createBookingReads(db: Kysely<Database>, dialect: Dialect) {
       now: string,
     ): Promise<BookingRead | undefined> {
       const start = new Date(request.start).toISOString();
-      // Parameters in the order the SQL holds them: the subqueries in the select list first.
+      // Parameters in the order the SQL holds them: the subqueries in the select list first, each
+      // the reservations' clock (in its FROM) before the request's bounds.
       const rows = await selectTypeWithLanes(
         executor,
+        now,
         start,
         new Date(request.end).toISOString(),
         start,
-        now,
         now,
         organisationId,
         resourceTypeId,
@@ -85,8 +88,8 @@ function typeWithLanesStatement(
 
   return precompiled(() =>
     db
-      .selectFrom('resourceTypes')
-      .leftJoin('resources', (join) =>
+      .selectFrom(resourceTypeRows(db).as('resourceTypes'))
+      .leftJoin(resourceRows(db).as('resources'), (join) =>
         join
           .onRef('resources.organisationId', '=', 'resourceTypes.organisationId')
           .onRef('resources.resourceTypeId', '=', 'resourceTypes.id'),
@@ -95,13 +98,13 @@ function typeWithLanesStatement(
       .selectAll('resources')
       .select((eb) =>
         eb
-          .selectFrom('reservations')
-          .select(aggregatedTimes(dialect, 'reservations').as('times'))
-          .whereRef('reservations.resourceId', '=', 'resources.id')
+          .selectFrom(reservationsKeepingTimeAt(db, '').as('kept'))
+          .select(aggregatedTimes(dialect, 'kept').as('times'))
+          .whereRef('kept.resourceId', '=', 'resources.id')
           // Started within the type's longest reservation before the buffered request, so
           // the index range is bounded at both ends; ends within the buffered request.
           .where(
-            'reservations.startTime',
+            'kept.startTime',
             '>',
             minutesAfter(
               dialect,
@@ -109,10 +112,8 @@ function typeWithLanesStatement(
               sql<number>`-(${buffer} + ${typeMinutes('longestReservationMinutes')})`,
             ),
           )
-          .where('reservations.startTime', '<', minutesAfter(dialect, '', sql<number>`${buffer}`))
-          .where('reservations.endTime', '>', minutesAfter(dialect, '', sql<number>`-${buffer}`))
-          // Statuses as literals, so the values above, the clocks and below stay the only parameters.
-          .where(keepsTimeAt(''))
+          .where('kept.startTime', '<', minutesAfter(dialect, '', sql<number>`${buffer}`))
+          .where('kept.endTime', '>', minutesAfter(dialect, '', sql<number>`-${buffer}`))
           .as('busy'),
       )
       // Whether a hold on the lane has lapsed unmarked (a probe of a nearly empty partial index).
@@ -120,10 +121,9 @@ function typeWithLanesStatement(
         eb
           .exists(
             eb
-              .selectFrom('reservations')
+              .selectFrom(lapsedReservationsAt(db, '').as('lapsed'))
               .select(sql.lit(1).as('one'))
-              .whereRef('reservations.resourceId', '=', 'resources.id')
-              .where(lapsedAt('')),
+              .whereRef('lapsed.resourceId', '=', 'resources.id'),
           )
           .as('lapsed'),
       )

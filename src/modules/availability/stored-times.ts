@@ -116,14 +116,14 @@ export const spansFrom = (intervals: readonly Interval[]) => {
 };
 
 /**
- * Start and end instants of `table`'s rows as one `start,end,...` text (see `spansOf`);
+ * Start and end instants of the rows of `table` (or an alias: any with `start_time` and `end_time`) as one `start,end,...` text (see `spansOf`);
  * null for no row. Rows come in the order the index scan reads them, nearly always by
  * start: `spansOf` sorts what is not (an ordered aggregate costs SQLite a sort of every
  * row). PostgreSQL answers epoch milliseconds, through double precision (several times
  * cheaper than `extract`'s numeric), rounded to the millisecond; SQLite its stored text,
  * as a blob: as a string it would be decoded from UTF-8 only to be read back byte by byte.
  */
-export const aggregatedTimes = (dialect: Dialect, table: 'reservations' | 'events') => {
+export const aggregatedTimes = (dialect: Dialect, table: string) => {
   const start = sql.ref(`${table}.start_time`);
   const end = sql.ref(`${table}.end_time`);
   // Stored instants are whole milliseconds: rounding the double is exact, and a date_trunc call

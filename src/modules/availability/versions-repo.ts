@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { precompiled } from '../../db/database.js';
 import type { Database } from '../../db/types.js';
+import { familyTypeOf } from '../resources/ports.js';
 
 /** A version as text (PostgreSQL reads a sum of bigints as text); no row is version 0. */
 const versionText = (version: string | number | bigint | null | undefined) => String(version ?? 0);
@@ -19,21 +20,14 @@ export function createVersionReads(db: Kysely<Database>) {
   );
   // A resource's answers are its parent's type's (a lane's parent, or the resource itself).
   const selectResource = precompiled(() =>
-    db
-      .selectFrom('resources as r')
-      .innerJoin('resources as p', (join) =>
-        join.on((eb) => eb('p.id', '=', eb.fn.coalesce('r.parentResourceId', 'r.id'))),
-      )
-      .select((eb) => [
-        'p.resourceTypeId',
-        eb
-          .selectFrom('availabilityVersions as v')
-          .select((eb) => eb.fn.sum('v.version').as('version'))
-          .whereRef('v.resourceTypeId', '=', 'p.resourceTypeId')
-          .as('version'),
-      ])
-      .where('r.organisationId', '=', 0)
-      .where('r.id', '=', 0),
+    db.selectFrom(familyTypeOf(db, 0, 0).as('p')).select((eb) => [
+      'p.resourceTypeId',
+      eb
+        .selectFrom('availabilityVersions as v')
+        .select((eb) => eb.fn.sum('v.version').as('version'))
+        .whereRef('v.resourceTypeId', '=', 'p.resourceTypeId')
+        .as('version'),
+    ]),
   );
   return {
     async ofType(resourceTypeId: number): Promise<string> {

@@ -1,5 +1,7 @@
 import type { Timestamp } from '../../db/column-types.js';
 import type { Db, Executor } from '../../db/database.js';
+import { reservationTimes } from '../reservations/ports.js';
+import { resourceRows } from '../resources/ports.js';
 
 export interface BookingCalendarPositionsTable {
   consumer: string;
@@ -66,9 +68,9 @@ export function createBookingCalendarRepo(db: Db) {
     /** Whether any resource has a booking calendar. */
     async anyBookingCalendar(): Promise<boolean> {
       const row = await db.kysely
-        .selectFrom('resources')
-        .select('id')
-        .where('bookingCalendarId', 'is not', null)
+        .selectFrom(resourceRows(db.kysely).as('resources'))
+        .select('resources.id')
+        .where('resources.bookingCalendarId', 'is not', null)
         .limit(1)
         .executeTakeFirst();
       return row !== undefined;
@@ -81,9 +83,9 @@ export function createBookingCalendarRepo(db: Db) {
     async reservations(ids: readonly number[]): Promise<MirroredReservation[]> {
       if (ids.length === 0) return [];
       const rows = await db.kysely
-        .selectFrom('reservations')
-        .leftJoin('resources as lane', 'lane.id', 'reservations.resourceId')
-        .leftJoin('resources as parent', (join) =>
+        .selectFrom(reservationTimes(db.kysely).as('reservations'))
+        .leftJoin(resourceRows(db.kysely).as('lane'), 'lane.id', 'reservations.resourceId')
+        .leftJoin(resourceRows(db.kysely).as('parent'), (join) =>
           join.on((eb) => eb('parent.id', '=', eb.fn.coalesce('lane.parentResourceId', 'lane.id'))),
         )
         .select([

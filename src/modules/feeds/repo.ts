@@ -1,7 +1,8 @@
 import type { Generated } from 'kysely';
 import type { Timestamp } from '../../db/column-types.js';
 import type { Executor } from '../../db/database.js';
-import { keepsTimeAt } from '../../db/reservation-time.js';
+import { reservationsKeepingTimeAt } from '../reservations/ports.js';
+import { laneIdsOf } from '../resources/ports.js';
 
 export interface FeedTokensTable {
   id: Generated<number>;
@@ -88,32 +89,18 @@ export function createFeedRepo(db: Executor) {
      */
     async reservationsOf(resourceId: number, from: string, to: string, now: string) {
       return db
-        .selectFrom('reservations')
-        .select([
-          'reservations.id',
-          'reservations.startTime',
-          'reservations.endTime',
-          'reservations.status',
-          'reservations.updatedAt',
-        ])
+        .selectFrom(reservationsKeepingTimeAt(db, now).as('kept'))
+        .select(['kept.id', 'kept.startTime', 'kept.endTime', 'kept.status', 'kept.updatedAt'])
         .where((eb) =>
           eb.or([
-            eb('reservations.resourceId', '=', resourceId),
-            eb(
-              'reservations.resourceId',
-              'in',
-              eb
-                .selectFrom('resources')
-                .select('resources.id')
-                .where('resources.parentResourceId', '=', resourceId),
-            ),
+            eb('kept.resourceId', '=', resourceId),
+            eb('kept.resourceId', 'in', laneIdsOf(db, resourceId)),
           ]),
         )
-        .where(keepsTimeAt(now))
-        .where('reservations.startTime', '<', to)
-        .where('reservations.endTime', '>', from)
-        .orderBy('reservations.startTime')
-        .orderBy('reservations.id')
+        .where('kept.startTime', '<', to)
+        .where('kept.endTime', '>', from)
+        .orderBy('kept.startTime')
+        .orderBy('kept.id')
         .execute();
     },
   };

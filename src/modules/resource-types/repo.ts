@@ -25,7 +25,7 @@ export function toResourceType(row: Selectable<ResourceTypesTable>): StoredResou
 }
 
 /** Every column of the types table (the `satisfies` fails to compile when one is added and not named here). */
-const TYPE_COLUMNS = Object.keys({
+export const TYPE_COLUMNS = Object.keys({
   id: true,
   organisationId: true,
   name: true,
