@@ -64,8 +64,6 @@ const KNOWN_CROSS_MODULE_READS: Record<string, Record<string, string>> = {
     calendars: 'busy time reads the owner’s events in one query',
   },
   mail: {
-    reservations: 'renders a reservation’s mail from one joined read',
-    resourceTypes: 'renders a reservation’s mail from one joined read',
     organisationMemberships: 'finds the staff a mail goes to',
     users: 'reads recipients’ addresses and names',
     organisationInvitations: 'reads an invitation’s invitee',

@@ -1,6 +1,8 @@
 import type { Executor } from '../../db/database.js';
 import { chunks } from '../../lib/chunks.js';
 import type { StoredManageLink } from '../reservations/manage-link.js';
+import { sealedManageLinks } from '../reservations/ports.js';
+import { resourceTypeName } from '../resource-types/ports.js';
 import { GROUP_ROWS } from './messages-repo.js';
 
 /**
@@ -17,12 +19,7 @@ export function createLookupsRepo(db: Executor) {
     async manageLinks(reservationIds: readonly number[]): Promise<Map<number, StoredManageLink>> {
       const links = new Map<number, StoredManageLink>();
       for (const group of chunks([...new Set(reservationIds)], GROUP_ROWS)) {
-        const rows = await db
-          .selectFrom('reservations')
-          .select(['id', 'manageTokenHash', 'manageTokenSealed'])
-          .where('id', 'in', group)
-          .where('manageTokenSealed', 'is not', null)
-          .execute();
+        const rows = await sealedManageLinks(db, group).execute();
         for (const row of rows)
           if (row.manageTokenHash)
             links.set(row.id, { hash: row.manageTokenHash, sealed: row.manageTokenSealed });
@@ -31,11 +28,7 @@ export function createLookupsRepo(db: Executor) {
     },
 
     async resourceTypeName(resourceTypeId: number): Promise<string | null> {
-      const row = await db
-        .selectFrom('resourceTypes')
-        .select('name')
-        .where('id', '=', resourceTypeId)
-        .executeTakeFirst();
+      const row = await resourceTypeName(db, resourceTypeId).executeTakeFirst();
       return row?.name ?? null;
     },
 
