@@ -63,11 +63,6 @@ const KNOWN_CROSS_MODULE_READS: Record<string, Record<string, string>> = {
     events: 'busy time reads the owner’s events in one query',
     calendars: 'busy time reads the owner’s events in one query',
   },
-  mail: {
-    organisationMemberships: 'finds the staff a mail goes to',
-    users: 'reads recipients’ addresses and names',
-    organisationInvitations: 'reads an invitation’s invitee',
-  },
   feeds: {
     reservations: 'a feed lists a resource’s reservations in one query',
     resources: 'a feed lists a resource’s reservations in one query',

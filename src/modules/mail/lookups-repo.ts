@@ -1,5 +1,7 @@
 import type { Executor } from '../../db/database.js';
 import { chunks } from '../../lib/chunks.js';
+import { userContacts } from '../auth/ports.js';
+import { invitationById, organisationOwnerIds } from '../organisations/ports.js';
 import type { StoredManageLink } from '../reservations/manage-link.js';
 import { sealedManageLinks } from '../reservations/ports.js';
 import { resourceTypeName } from '../resource-types/ports.js';
@@ -8,7 +10,7 @@ import { GROUP_ROWS } from './messages-repo.js';
 /**
  * The few read-only lookups of what a mail shows that no service answers without a signed-in
  * actor: a reservation's manage link, a resource type's name, an organisation's owners, an
- * invitation's address.
+ * invitation's address. Each reads through the owning modules' ports, in one statement.
  */
 export function createLookupsRepo(db: Executor) {
   return {
@@ -35,11 +37,9 @@ export function createLookupsRepo(db: Executor) {
     /** The email addresses of an organisation's owners. */
     async ownerEmails(organisationId: number): Promise<string[]> {
       const rows = await db
-        .selectFrom('organisationMemberships as m')
-        .innerJoin('users as u', 'u.id', 'm.userId')
+        .selectFrom(organisationOwnerIds(db, organisationId).as('m'))
+        .innerJoin(userContacts(db).as('u'), 'u.id', 'm.userId')
         .select('u.email')
-        .where('m.organisationId', '=', organisationId)
-        .where('m.role', '=', 'OWNER')
         .orderBy('u.email')
         .execute();
       return rows.map((row) => row.email.toLowerCase());
@@ -51,11 +51,10 @@ export function createLookupsRepo(db: Executor) {
      */
     invitee(invitationId: number) {
       return db
-        .selectFrom('organisationInvitations as i')
-        .leftJoin('users as invited', 'invited.id', 'i.userId')
-        .leftJoin('users as inviter', 'inviter.id', 'i.invitedById')
+        .selectFrom(invitationById(db, invitationId).as('i'))
+        .leftJoin(userContacts(db).as('invited'), 'invited.id', 'i.userId')
+        .leftJoin(userContacts(db).as('inviter'), 'inviter.id', 'i.invitedById')
         .select(['i.email', 'invited.email as accountEmail', 'inviter.name as inviterName', 'i.expiresAt'])
-        .where('i.id', '=', invitationId)
         .executeTakeFirst();
     },
   };
