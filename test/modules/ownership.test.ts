@@ -56,13 +56,6 @@ const KNOWN_CROSS_MODULE_READS: Record<string, Record<string, string>> = {
   oauth: {
     agents: 'privacy: finds a person’s refresh tokens through their agents',
   },
-  mail: {
-    reservations: 'renders a reservation’s mail from one joined read',
-    resourceTypes: 'renders a reservation’s mail from one joined read',
-    organisationMemberships: 'finds the staff a mail goes to',
-    users: 'reads recipients’ addresses and names',
-    organisationInvitations: 'reads an invitation’s invitee',
-  },
 };
 
 const KYSELY_TABLE_CALL =

@@ -1,12 +1,16 @@
 import type { Executor } from '../../db/database.js';
 import { chunks } from '../../lib/chunks.js';
+import { userContacts } from '../auth/ports.js';
+import { invitationById, organisationOwnerIds } from '../organisations/ports.js';
 import type { StoredManageLink } from '../reservations/manage-link.js';
+import { sealedManageLinks } from '../reservations/ports.js';
+import { resourceTypeName } from '../resource-types/ports.js';
 import { GROUP_ROWS } from './messages-repo.js';
 
 /**
  * The few read-only lookups of what a mail shows that no service answers without a signed-in
  * actor: a reservation's manage link, a resource type's name, an organisation's owners, an
- * invitation's address.
+ * invitation's address. Each reads through the owning modules' ports, in one statement.
  */
 export function createLookupsRepo(db: Executor) {
   return {
@@ -17,12 +21,7 @@ export function createLookupsRepo(db: Executor) {
     async manageLinks(reservationIds: readonly number[]): Promise<Map<number, StoredManageLink>> {
       const links = new Map<number, StoredManageLink>();
       for (const group of chunks([...new Set(reservationIds)], GROUP_ROWS)) {
-        const rows = await db
-          .selectFrom('reservations')
-          .select(['id', 'manageTokenHash', 'manageTokenSealed'])
-          .where('id', 'in', group)
-          .where('manageTokenSealed', 'is not', null)
-          .execute();
+        const rows = await sealedManageLinks(db, group).execute();
         for (const row of rows)
           if (row.manageTokenHash)
             links.set(row.id, { hash: row.manageTokenHash, sealed: row.manageTokenSealed });
@@ -31,22 +30,16 @@ export function createLookupsRepo(db: Executor) {
     },
 
     async resourceTypeName(resourceTypeId: number): Promise<string | null> {
-      const row = await db
-        .selectFrom('resourceTypes')
-        .select('name')
-        .where('id', '=', resourceTypeId)
-        .executeTakeFirst();
+      const row = await resourceTypeName(db, resourceTypeId).executeTakeFirst();
       return row?.name ?? null;
     },
 
     /** The email addresses of an organisation's owners. */
     async ownerEmails(organisationId: number): Promise<string[]> {
       const rows = await db
-        .selectFrom('organisationMemberships as m')
-        .innerJoin('users as u', 'u.id', 'm.userId')
+        .selectFrom(organisationOwnerIds(db, organisationId).as('m'))
+        .innerJoin(userContacts(db).as('u'), 'u.id', 'm.userId')
         .select('u.email')
-        .where('m.organisationId', '=', organisationId)
-        .where('m.role', '=', 'OWNER')
         .orderBy('u.email')
         .execute();
       return rows.map((row) => row.email.toLowerCase());
@@ -58,11 +51,10 @@ export function createLookupsRepo(db: Executor) {
      */
     invitee(invitationId: number) {
       return db
-        .selectFrom('organisationInvitations as i')
-        .leftJoin('users as invited', 'invited.id', 'i.userId')
-        .leftJoin('users as inviter', 'inviter.id', 'i.invitedById')
+        .selectFrom(invitationById(db, invitationId).as('i'))
+        .leftJoin(userContacts(db).as('invited'), 'invited.id', 'i.userId')
+        .leftJoin(userContacts(db).as('inviter'), 'inviter.id', 'i.invitedById')
         .select(['i.email', 'invited.email as accountEmail', 'inviter.name as inviterName', 'i.expiresAt'])
-        .where('i.id', '=', invitationId)
         .executeTakeFirst();
     },
   };

@@ -26,3 +26,12 @@ export const reservationTimes = (db: Executor) =>
       'reservations.expiresAt',
       'reservations.updatedAt',
     ]);
+
+/** The stored manage links (hash and sealed token) of the reservations whose link has a sealed token. */
+export function sealedManageLinks(db: Executor, reservationIds: readonly number[]) {
+  return db
+    .selectFrom('reservations')
+    .select(['reservations.id', 'reservations.manageTokenHash', 'reservations.manageTokenSealed'])
+    .where('reservations.id', 'in', reservationIds)
+    .where('reservations.manageTokenSealed', 'is not', null);
+}

@@ -1,0 +1,29 @@
+import type { Executor } from '../../db/database.js';
+
+/**
+ * Read ports: what other modules may read of the organisation tables, as query fragments they
+ * compose into their own statements (so a read stays one statement and the tables stay here).
+ */
+
+/** An invitation by its id: whom it is for (an address or an account), who sent it, until when. */
+export function invitationById(db: Executor, invitationId: number) {
+  return db
+    .selectFrom('organisationInvitations')
+    .select([
+      'organisationInvitations.id',
+      'organisationInvitations.email',
+      'organisationInvitations.userId',
+      'organisationInvitations.invitedById',
+      'organisationInvitations.expiresAt',
+    ])
+    .where('organisationInvitations.id', '=', invitationId);
+}
+
+/** The user ids of an organisation's owners. */
+export function organisationOwnerIds(db: Executor, organisationId: number) {
+  return db
+    .selectFrom('organisationMemberships')
+    .select('organisationMemberships.userId')
+    .where('organisationMemberships.organisationId', '=', organisationId)
+    .where('organisationMemberships.role', '=', 'OWNER');
+}
