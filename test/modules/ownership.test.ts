@@ -32,10 +32,6 @@ const KNOWN_CROSS_MODULE_READS: Record<string, Record<string, string>> = {
     resources: 'a booking inserts from its lane’s row as read, in one statement (hot path)',
     resourceTypes: 'confirming a hold checks the type takes no payment in the same update',
   },
-  calendars: {
-    userGroupCalendars: 'lists calendars shared through groups in one query',
-    userGroupMembers: 'lists calendars shared through groups in one query',
-  },
   events: {
     calendars: 'privacy: finds a person’s events through their calendars',
   },
