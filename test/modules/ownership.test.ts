@@ -35,10 +35,6 @@ const KNOWN_CROSS_MODULE_READS: Record<string, Record<string, string>> = {
   events: {
     calendars: 'privacy: finds a person’s events through their calendars',
   },
-  userGroups: {
-    calendars: 'privacy: finds calendars shared in a person’s groups',
-    users: 'joins member names into the member list',
-  },
   household: {
     userGroupMembers: 'lists items of the groups a person is in, in one query',
   },
