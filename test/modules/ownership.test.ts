@@ -35,9 +35,6 @@ const KNOWN_CROSS_MODULE_READS: Record<string, Record<string, string>> = {
   events: {
     calendars: 'privacy: finds a person’s events through their calendars',
   },
-  household: {
-    userGroupMembers: 'lists items of the groups a person is in, in one query',
-  },
   automation: {
     events: 'privacy: finds a person’s event tags through their events',
     calendars: 'privacy: finds a person’s event tags through their calendars',

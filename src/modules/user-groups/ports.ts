@@ -19,3 +19,12 @@ export function calendarSharesSeenBy(db: Executor, readerId: number, groupIds?: 
     .where('m.userId', '=', readerId)
     .$if(groupIds !== undefined, (qb) => qb.where('m.groupId', 'in', groupIds!));
 }
+
+/** The ids of the groups `userId` is a member of (only `groupIds` of them when given). */
+export function memberGroupIds(db: Executor, userId: number, groupIds?: readonly number[]) {
+  return db
+    .selectFrom('userGroupMembers')
+    .select('userGroupMembers.groupId')
+    .where('userGroupMembers.userId', '=', userId)
+    .$if(groupIds !== undefined, (qb) => qb.where('userGroupMembers.groupId', 'in', groupIds!));
+}
