@@ -32,13 +32,6 @@ const KNOWN_CROSS_MODULE_READS: Record<string, Record<string, string>> = {
     resources: 'a booking inserts from its lane’s row as read, in one statement (hot path)',
     resourceTypes: 'confirming a hold checks the type takes no payment in the same update',
   },
-  events: {
-    calendars: 'privacy: finds a person’s events through their calendars',
-  },
-  automation: {
-    events: 'privacy: finds a person’s event tags through their events',
-    calendars: 'privacy: finds a person’s event tags through their calendars',
-  },
   agents: {
     oauthRefreshTokens: 'privacy: exports and erases a person’s refresh tokens with their agents',
   },
