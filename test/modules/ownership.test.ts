@@ -32,12 +32,6 @@ const KNOWN_CROSS_MODULE_READS: Record<string, Record<string, string>> = {
     resources: 'a booking inserts from its lane’s row as read, in one statement (hot path)',
     resourceTypes: 'confirming a hold checks the type takes no payment in the same update',
   },
-  agents: {
-    oauthRefreshTokens: 'privacy: exports and erases a person’s refresh tokens with their agents',
-  },
-  oauth: {
-    agents: 'privacy: finds a person’s refresh tokens through their agents',
-  },
   availability: {
     resourceTypes: 'hot availability read joins resources, types and reservations in one query',
     resources: 'hot availability read joins resources, types and reservations in one query',
