@@ -32,30 +32,6 @@ const KNOWN_CROSS_MODULE_READS: Record<string, Record<string, string>> = {
     resources: 'a booking inserts from its lane’s row as read, in one statement (hot path)',
     resourceTypes: 'confirming a hold checks the type takes no payment in the same update',
   },
-  calendars: {
-    userGroupCalendars: 'lists calendars shared through groups in one query',
-    userGroupMembers: 'lists calendars shared through groups in one query',
-  },
-  events: {
-    calendars: 'privacy: finds a person’s events through their calendars',
-  },
-  userGroups: {
-    calendars: 'privacy: finds calendars shared in a person’s groups',
-    users: 'joins member names into the member list',
-  },
-  household: {
-    userGroupMembers: 'lists items of the groups a person is in, in one query',
-  },
-  automation: {
-    events: 'privacy: finds a person’s event tags through their events',
-    calendars: 'privacy: finds a person’s event tags through their calendars',
-  },
-  agents: {
-    oauthRefreshTokens: 'privacy: exports and erases a person’s refresh tokens with their agents',
-  },
-  oauth: {
-    agents: 'privacy: finds a person’s refresh tokens through their agents',
-  },
 };
 
 const KYSELY_TABLE_CALL =

@@ -8,9 +8,9 @@ import {
   type PrivacyDeclaration,
   personal,
 } from '../../privacy/declaration.js';
+import { userAgentIds } from './ports.js';
 
-const ownAgents = (db: Executor, { userId }: DataSubject) =>
-  db.selectFrom('agents').select('agents.id').where('agents.userId', '=', userId);
+const ownAgents = (db: Executor, { userId }: DataSubject) => userAgentIds(db, userId);
 
 const held = (db: Executor, subject: DataSubject) => ({
   agents: db.selectFrom('agents').where('agents.userId', '=', subject.userId),
@@ -24,16 +24,13 @@ const held = (db: Executor, subject: DataSubject) => ({
   usageWindows: db
     .selectFrom('agentUsageWindows')
     .where('agentUsageWindows.agentId', 'in', ownAgents(db, subject)),
-  refreshTokens: db
-    .selectFrom('oauthRefreshTokens')
-    .where('oauthRefreshTokens.agentId', 'in', ownAgents(db, subject)),
 });
 
 /**
  * Agents act for the person, so they and everything they hold are the person's.
- * Erasure deletes them with their keys and OAuth refresh tokens: every agent
- * credential (static key, OAuth access token, refresh token) stops verifying.
- * Exports never carry a key or token hash.
+ * Erasure deletes them with their keys: every agent credential (static key, OAuth access
+ * token) stops verifying; the oauth module erases their refresh tokens first.
+ * Exports never carry a key hash.
  */
 export const agentsPrivacy: PrivacyDeclaration = {
   module: 'agents',
@@ -45,7 +42,6 @@ export const agentsPrivacy: PrivacyDeclaration = {
     agent_policies: personal('agents', 'deleted'),
     agent_usage: personal('agent_activity', 'deleted'),
     agent_usage_windows: personal('agent_activity', 'deleted'),
-    oauth_refresh_tokens: personal('oauth_grants', 'deleted (every OAuth grant ends)'),
   },
   categories: [
     {
@@ -61,12 +57,6 @@ export const agentsPrivacy: PrivacyDeclaration = {
       purpose: 'Showing you what your agents did for you, and holding them to the limits you set',
       retention: 'AGENT_ACTIVITY_RETENTION_DAYS (default 90 days); limit uses 2 days',
     },
-    {
-      id: 'oauth_grants',
-      label: 'OAuth grants of MCP hosts to your agents (only hashes of the tokens)',
-      purpose: 'Letting an MCP host you approved keep acting through your agent',
-      retention: 'Until the grant expires or is revoked, then kept as history until your account is erased',
-    },
   ],
   async holdings(db, subject) {
     const q = held(db, subject);
@@ -78,7 +68,6 @@ export const agentsPrivacy: PrivacyDeclaration = {
       agent_policies: await countOf(q.policies),
       agent_usage: await countOf(q.usage),
       agent_usage_windows: await countOf(q.usageWindows),
-      oauth_refresh_tokens: await countOf(q.refreshTokens),
     };
   },
   exports: [
@@ -175,32 +164,9 @@ export const agentsPrivacy: PrivacyDeclaration = {
           'spendUsed',
         ]),
     }),
-    exportSection({
-      name: 'oauthGrants',
-      table: 'oauth_refresh_tokens',
-      // One agent at a time, by (client, id): the order of the (agent_id, client_id) index.
-      partition: { column: 'oauthRefreshTokens.agentId', values: ownAgents },
-      key: ['oauthRefreshTokens.clientId', 'oauthRefreshTokens.id'],
-      rows: (db) =>
-        db
-          .selectFrom('oauthRefreshTokens')
-          .select([
-            'oauthRefreshTokens.id',
-            'clientId',
-            'agentId',
-            'scope',
-            'createdAt',
-            'expiresAt',
-            'revokedAt',
-          ]),
-    }),
   ],
   async erase(trx, subject) {
     const agents = ownAgents(trx, subject);
-    const tokens = await trx
-      .deleteFrom('oauthRefreshTokens')
-      .where('agentId', 'in', agents)
-      .executeTakeFirst();
     const keys = await trx.deleteFrom('agentKeys').where('agentId', 'in', agents).executeTakeFirst();
     const activity = await trx.deleteFrom('agentActivity').where('agentId', 'in', agents).executeTakeFirst();
     const policies = await trx.deleteFrom('agentPolicies').where('agentId', 'in', agents).executeTakeFirst();
@@ -215,7 +181,6 @@ export const agentsPrivacy: PrivacyDeclaration = {
       .executeTakeFirst();
     const deleted = await trx.deleteFrom('agents').where('userId', '=', subject.userId).executeTakeFirst();
     return {
-      oauth_refresh_tokens: changed(tokens),
       agent_keys: changed(keys),
       agent_activity: changed(activity),
       agent_policies: changed(policies),

@@ -9,3 +9,8 @@ import type { Executor } from '../../db/database.js';
 export function userContacts(db: Executor) {
   return db.selectFrom('users').select(['users.id', 'users.email', 'users.name']);
 }
+
+/** Every user's id and name (never the email), to join to the user ids another module holds. */
+export function userNames(db: Executor) {
+  return db.selectFrom('users').select(['users.id', 'users.name']);
+}

@@ -9,15 +9,11 @@ import {
   type PrivacyDeclaration,
   personal,
 } from '../../privacy/declaration.js';
+import { ownedEventIds } from '../events/ports.js';
 
 const ownRules = (db: Executor, { userId }: DataSubject) =>
   db.selectFrom('automationRules').select('automationRules.id').where('automationRules.ownerId', '=', userId);
-const ownEvents = (db: Executor, { userId }: DataSubject) =>
-  db
-    .selectFrom('events')
-    .innerJoin('calendars', 'calendars.id', 'events.calendarId')
-    .select('events.id')
-    .where('calendars.ownerId', '=', userId);
+const ownEvents = (db: Executor, { userId }: DataSubject) => ownedEventIds(db, userId);
 
 const held = (db: Executor, subject: DataSubject) => ({
   rules: db.selectFrom('automationRules').where('automationRules.ownerId', '=', subject.userId),

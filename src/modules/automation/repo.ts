@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import { idBefore, newestFirstPage } from '../../db/keyset.js';
+import { eventIdsInCalendars } from '../events/ports.js';
 import type {
   ActionResult,
   AuditEntry,
@@ -169,15 +170,7 @@ export function createAutomationRepo(db: Executor) {
           eb.or([
             eb('subjectType', 'is', null),
             eb('subjectType', '!=', 'event'),
-            ...(calendarIds.length > 0
-              ? [
-                  eb(
-                    'subjectId',
-                    'in',
-                    eb.selectFrom('events').select('events.id').where('events.calendarId', 'in', calendarIds),
-                  ),
-                ]
-              : []),
+            ...(calendarIds.length > 0 ? [eb('subjectId', 'in', eventIdsInCalendars(db, calendarIds))] : []),
           ]),
         );
         if (hiddenRuleIds.length > 0)

@@ -8,3 +8,13 @@ import type { Executor } from '../../db/database.js';
 /** Every calendar's owner. */
 export const calendarOwners = (db: Executor) =>
   db.selectFrom('calendars').select(['calendars.id', 'calendars.ownerId']);
+
+/** Every calendar's id, name and owner, to join to the calendar ids another module holds. */
+export function calendarNames(db: Executor) {
+  return db.selectFrom('calendars').select(['calendars.id', 'calendars.name', 'calendars.ownerId']);
+}
+
+/** The ids of the calendars `ownerId` owns. */
+export function ownedCalendarIds(db: Executor, ownerId: number) {
+  return db.selectFrom('calendars').select('calendars.id').where('calendars.ownerId', '=', ownerId);
+}

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { type Executor, precompiled } from '../../db/database.js';
+import { calendarSharesSeenBy } from '../user-groups/ports.js';
 import type { Calendar } from './schemas.js';
 
 const calendarColumns = [
@@ -71,14 +72,10 @@ export function createCalendarRepo(db: Executor) {
             : [
                 eb.exists(
                   eb
-                    .selectFrom('userGroupCalendars as gc')
-                    .innerJoin('userGroupMembers as m', 'm.groupId', 'gc.groupId')
-                    .innerJoin('userGroupMembers as om', 'om.groupId', 'gc.groupId')
+                    .selectFrom(calendarSharesSeenBy(db, userId, groupIds).as('s'))
                     .select(sql.lit(1).as('one'))
-                    .whereRef('gc.calendarId', '=', 'calendars.id')
-                    .where('m.userId', '=', userId)
-                    .whereRef('om.userId', '=', 'calendars.ownerId')
-                    .$if(groupIds !== undefined, (qb) => qb.where('gc.groupId', 'in', groupIds!)),
+                    .whereRef('s.calendarId', '=', 'calendars.id')
+                    .whereRef('s.memberId', '=', 'calendars.ownerId'),
                 ),
               ]),
         ]),
@@ -88,17 +85,13 @@ export function createCalendarRepo(db: Executor) {
   /** Other people's calendars shared with `userId` through groups both are in, within `limits`. */
   const shared = (userId: number, limits: ReadLimits) =>
     db
-      .selectFrom('userGroupMembers as m')
-      .innerJoin('userGroupCalendars as gc', 'gc.groupId', 'm.groupId')
-      .innerJoin('calendars', 'calendars.id', 'gc.calendarId')
-      .innerJoin('userGroupMembers as om', (join) =>
-        join.onRef('om.groupId', '=', 'gc.groupId').onRef('om.userId', '=', 'calendars.ownerId'),
+      .selectFrom('calendars')
+      .innerJoin(calendarSharesSeenBy(db, userId, limits.groupIds).as('s'), (join) =>
+        join.onRef('s.calendarId', '=', 'calendars.id').onRef('s.memberId', '=', 'calendars.ownerId'),
       )
       .select(calendarColumns)
       .distinct()
-      .where('m.userId', '=', userId)
       .where('calendars.ownerId', '!=', userId)
-      .$if(limits.groupIds !== undefined, (qb) => qb.where('m.groupId', 'in', limits.groupIds!))
       .$if(limits.calendarIds !== undefined, (qb) => qb.where('calendars.id', 'in', limits.calendarIds!));
   // The same reads without limits (a person, or an agent with unscoped access), compiled once:
   // building them was about a tenth of an MCP calendar_list call (docs/performance.md). Parameters

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
+import { ownedCalendarIds } from '../calendars/ports.js';
 
 /**
  * What other modules read of the events table, each a query to compose into theirs (as a
@@ -27,3 +28,16 @@ export const eventsTakingTime = (db: Executor) =>
     // 10,000 events).
     .where('events.transparency', '=', sql.lit('opaque'))
     .where('events.bookingReservationId', 'is', null);
+
+/** The ids of the events in these calendars. */
+export function eventIdsInCalendars(db: Executor, calendarIds: readonly number[]) {
+  return db.selectFrom('events').select('events.id').where('events.calendarId', 'in', calendarIds);
+}
+
+/** The ids of the events in the calendars `ownerId` owns. */
+export function ownedEventIds(db: Executor, ownerId: number) {
+  return db
+    .selectFrom('events')
+    .select('events.id')
+    .where('events.calendarId', 'in', ownedCalendarIds(db, ownerId));
+}

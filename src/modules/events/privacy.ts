@@ -9,10 +9,10 @@ import {
   type PrivacyDeclaration,
   personal,
 } from '../../privacy/declaration.js';
+import { ownedCalendarIds } from '../calendars/ports.js';
 
 /** The person's calendars, as the subquery every event query filters by. */
-const ownCalendars = (db: Executor, { userId }: DataSubject) =>
-  db.selectFrom('calendars').select('calendars.id').where('calendars.ownerId', '=', userId);
+const ownCalendars = (db: Executor, { userId }: DataSubject) => ownedCalendarIds(db, userId);
 
 const held = (db: Executor, subject: DataSubject) =>
   db.selectFrom('events').where('events.calendarId', 'in', ownCalendars(db, subject));

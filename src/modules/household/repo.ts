@@ -1,6 +1,7 @@
 import { type Selectable, type SqlBool, sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import { afterNullableKey, decodeNullableKey, encodeNullableKey, nullsLast } from '../../db/keyset.js';
+import { memberGroupIds } from '../user-groups/ports.js';
 import type { HouseholdItem, ListItemsQuery } from './schemas.js';
 import type { HouseholdItemsTable } from './tables.js';
 
@@ -65,19 +66,7 @@ export function createHouseholdRepo(db: Executor) {
         q = q.where((eb) =>
           eb.or([
             eb.and([eb('groupId', 'is', null), eb('ownerId', '=', userId)]),
-            ...(includeGroups
-              ? [
-                  eb(
-                    'groupId',
-                    'in',
-                    eb
-                      .selectFrom('userGroupMembers')
-                      .select('groupId')
-                      .where('userId', '=', userId)
-                      .$if(groupIds !== undefined, (qb) => qb.where('groupId', 'in', groupIds!)),
-                  ),
-                ]
-              : []),
+            ...(includeGroups ? [eb('groupId', 'in', memberGroupIds(db, userId, groupIds))] : []),
           ]),
         );
       }

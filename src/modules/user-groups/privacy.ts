@@ -8,17 +8,14 @@ import {
   type PrivacyDeclaration,
   personal,
 } from '../../privacy/declaration.js';
+import { ownedCalendarIds } from '../calendars/ports.js';
 
 const held = (db: Executor, { userId }: DataSubject) => ({
   groups: db.selectFrom('userGroups').where('userGroups.ownerId', '=', userId),
   memberships: db.selectFrom('userGroupMembers').where('userGroupMembers.userId', '=', userId),
   sharedCalendars: db
     .selectFrom('userGroupCalendars')
-    .where(
-      'userGroupCalendars.calendarId',
-      'in',
-      db.selectFrom('calendars').select('calendars.id').where('calendars.ownerId', '=', userId),
-    ),
+    .where('userGroupCalendars.calendarId', 'in', ownedCalendarIds(db, userId)),
   invites: db
     .selectFrom('userGroupInvites')
     .where((eb) =>
@@ -118,11 +115,7 @@ export const userGroupsPrivacy: PrivacyDeclaration = {
       .executeTakeFirst();
     const shares = await trx
       .deleteFrom('userGroupCalendars')
-      .where(
-        'calendarId',
-        'in',
-        trx.selectFrom('calendars').select('calendars.id').where('calendars.ownerId', '=', userId),
-      )
+      .where('calendarId', 'in', ownedCalendarIds(trx, userId))
       .executeTakeFirst();
     const made = await trx.deleteFrom('userGroupInvites').where('createdBy', '=', userId).executeTakeFirst();
     const used = await trx

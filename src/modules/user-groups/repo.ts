@@ -1,4 +1,6 @@
 import type { Executor } from '../../db/database.js';
+import { userNames } from '../auth/ports.js';
+import { calendarNames, ownedCalendarIds } from '../calendars/ports.js';
 import type { GroupSummary } from './schemas.js';
 import type { UserGroupRole } from './tables.js';
 
@@ -76,7 +78,7 @@ export function createUserGroupRepo(db: Executor) {
     listMembers(groupId: number) {
       return db
         .selectFrom('userGroupMembers as m')
-        .innerJoin('users as u', 'u.id', 'm.userId')
+        .innerJoin(userNames(db).as('u'), 'u.id', 'm.userId')
         .select(['m.userId', 'u.name', 'm.role'])
         .where('m.groupId', '=', groupId)
         .orderBy('m.role', 'desc')
@@ -89,7 +91,7 @@ export function createUserGroupRepo(db: Executor) {
       return (
         db
           .selectFrom('userGroupCalendars as gc')
-          .innerJoin('calendars as c', 'c.id', 'gc.calendarId')
+          .innerJoin(calendarNames(db).as('c'), 'c.id', 'gc.calendarId')
           // A share counts only while the calendar's owner is a member (see calendars repo).
           .innerJoin('userGroupMembers as om', (join) =>
             join.onRef('om.groupId', '=', 'gc.groupId').onRef('om.userId', '=', 'c.ownerId'),
@@ -150,9 +152,7 @@ export function createUserGroupRepo(db: Executor) {
       await db
         .deleteFrom('userGroupCalendars')
         .where('groupId', '=', groupId)
-        .where('calendarId', 'in', (eb) =>
-          eb.selectFrom('calendars').select('id').where('ownerId', '=', userId),
-        )
+        .where('calendarId', 'in', ownedCalendarIds(db, userId))
         .execute();
       await db
         .deleteFrom('userGroupMembers')
