@@ -1,7 +1,8 @@
 import { nowIso } from '../../lib/time.js';
 import type { Event } from '../events/schemas.js';
 import type { EventService } from '../events/service.js';
-import { type ApplyEvents, isOwnExdate } from './apply.js';
+import type { ApplyEvents } from './apply.js';
+import { isOwnExdate } from './exdates.js';
 import {
   type EventWrite,
   type ExternalEvent,

@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.js';
 import type { Actor } from '../../lib/actor.js';
 import { notFound } from '../../lib/errors.js';
 import type { CalendarService } from '../calendars/service.js';
-import type { createEventRepo } from './repo.js';
+import type { EventRepo } from './repo.js';
 import type { Event } from './schemas.js';
 
 /** Runs after an event was created and committed (automation); never fails the create. */
@@ -27,7 +27,7 @@ export interface EventServiceDeps {
 
 /** What every use case of the service shares: its dependencies and the event repo on the main connection. */
 export interface EventContext extends EventServiceDeps {
-  repo: ReturnType<typeof createEventRepo>;
+  repo: EventRepo;
 }
 
 /**

@@ -4,7 +4,7 @@ import { type EventContext, type EventServiceDeps, eventWith } from './context.j
 import { findByExternalId, listOccurrences } from './event-reads.js';
 import { createEvent, deleteEvent, type EventWriteOptions, updateEvent } from './event-writes.js';
 import { freeBusy } from './free-busy.js';
-import { createEventRepo, createSyncedEventRepo } from './repo.js';
+import { createEventRepo, createSyncedEventRepo, type SyncedEventRepo } from './repo.js';
 import type {
   Event,
   EventInput,
@@ -33,7 +33,7 @@ export interface EventService {
    * what to write for the calendar it maps; no hook runs, as the sync reports and
    * pushes its own changes.
    */
-  mirrored(executor?: Executor): ReturnType<typeof createSyncedEventRepo>;
+  mirrored(executor?: Executor): SyncedEventRepo;
 
   /**
    * Occurrences overlapping [from, to) in a calendar the actor may read: recurring
