@@ -13,6 +13,68 @@ interface Member {
   reject: (error: unknown) => void;
 }
 
+/** The members of one group's transaction, what each came to, and what ended the transaction. */
+interface Group {
+  members: Member[];
+  outcomes: Outcome[];
+  lost: unknown;
+}
+
+/** After the COMMIT: each member answers with its own outcome. */
+function answerGroup({ members, outcomes }: Group): void {
+  members.forEach((member, i) => {
+    const outcome = outcomes[i]!;
+    if (outcome.ok) member.resolve(outcome.value);
+    else member.reject(outcome.error);
+  });
+}
+
+/**
+ * Nothing was committed: a member that failed keeps its own error, the rest get what ended
+ * the group (not the ROLLBACK's complaint that SQLite had rolled back already).
+ */
+function failGroup({ members, outcomes, lost }: Group, error: unknown): void {
+  members.forEach((member, i) => {
+    const outcome = outcomes[i];
+    member.reject(outcome && !outcome.ok ? outcome.error : (lost ?? error));
+  });
+}
+
+/**
+ * Runs members taken from `waiting` (at most MAX_MEMBERS) in arrival order, each in a
+ * savepoint of the group's transaction `trx`.
+ */
+function memberRunner(sqlite: SQLite.Database) {
+  const savepoint = sqlite.prepare('savepoint grouped');
+  const rollbackToSavepoint = sqlite.prepare('rollback to grouped');
+  const release = sqlite.prepare('release grouped');
+  return async function runMembers(
+    trx: Transaction<Database>,
+    waiting: Member[],
+    group: Group,
+  ): Promise<void> {
+    while (waiting.length > 0 && group.members.length < MAX_MEMBERS) {
+      const member = waiting.shift()!;
+      group.members.push(member);
+      // Straight on the connection, which the group's transaction holds: Kysely's executor
+      // around three statements a member cost more than they do.
+      savepoint.run();
+      try {
+        group.outcomes.push({ ok: true, value: await member.work(trx) });
+      } catch (error) {
+        group.outcomes.push({ ok: false, error });
+        // SQLite ended the whole transaction (SQLITE_FULL, an interrupt): the group is lost.
+        if (!sqlite.inTransaction) {
+          group.lost = error;
+          throw error;
+        }
+        rollbackToSavepoint.run();
+      }
+      release.run();
+    }
+  };
+}
+
 /**
  * Group commit for SQLite. The one connection runs one transaction at a time, and a
  * commit writes every page the transaction changed to the WAL (a system call each): on a
@@ -40,57 +102,26 @@ export function groupCommit(
 ): <T>(work: (trx: Transaction<Database>) => Promise<T>) => Promise<T> {
   const waiting: Member[] = [];
   let running = false;
-  const savepoint = sqlite.prepare('savepoint grouped');
-  const rollbackToSavepoint = sqlite.prepare('rollback to grouped');
-  const release = sqlite.prepare('release grouped');
+  const runMembers = memberRunner(sqlite);
 
   async function runGroup(): Promise<void> {
-    const members: Member[] = [];
-    const outcomes: Outcome[] = [];
-    let lost: unknown;
+    const group: Group = { members: [], outcomes: [], lost: undefined };
     try {
       await kysely.transaction().execute(async (trx) => {
         const ended = begun(trx);
         try {
-          while (waiting.length > 0 && members.length < MAX_MEMBERS) {
-            const member = waiting.shift()!;
-            members.push(member);
-            // Straight on the connection, which the group's transaction holds: Kysely's executor
-            // around three statements a member cost more than they do.
-            savepoint.run();
-            try {
-              outcomes.push({ ok: true, value: await member.work(trx) });
-            } catch (error) {
-              outcomes.push({ ok: false, error });
-              // SQLite ended the whole transaction (SQLITE_FULL, an interrupt): the group is lost.
-              if (!sqlite.inTransaction) {
-                lost = error;
-                throw error;
-              }
-              rollbackToSavepoint.run();
-            }
-            release.run();
-          }
+          await runMembers(trx, waiting, group);
         } finally {
           ended();
         }
       });
     } catch (error) {
       // No transaction began (a closed database): whoever waits would wait for the same.
-      if (members.length === 0) members.push(...waiting.splice(0));
-      // Nothing was committed: a member that failed keeps its own error, the rest get what
-      // ended the group (not the ROLLBACK's complaint that SQLite had rolled back already).
-      members.forEach((member, i) => {
-        const outcome = outcomes[i];
-        member.reject(outcome && !outcome.ok ? outcome.error : (lost ?? error));
-      });
+      if (group.members.length === 0) group.members.push(...waiting.splice(0));
+      failGroup(group, error);
       return;
     }
-    members.forEach((member, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) member.resolve(outcome.value);
-      else member.reject(outcome.error);
-    });
+    answerGroup(group);
   }
 
   async function drain(): Promise<void> {

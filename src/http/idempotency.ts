@@ -92,6 +92,83 @@ export function canonicalJson(value: unknown): string {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** The request's `Idempotency-Key`, or undefined when it has none or is a dry run. */
+function keyOf(request: FastifyRequest): string | undefined {
+  const key = request.headers['idempotency-key'];
+  if (key === undefined || isDryRun(request)) return undefined;
+  if (typeof key !== 'string' || !KEY.test(key))
+    throw validationFailed('Invalid headers: idempotency-key must be 1 to 255 printable ASCII characters', [
+      { path: 'headers.idempotency-key', message: 'must be 1 to 255 printable ASCII characters' },
+    ]);
+  return key;
+}
+
+/** What a key is bound to: method, path and canonical body. */
+function fingerprintOf(request: FastifyRequest): string {
+  const path = request.url.split('?')[0] ?? request.url;
+  return createHash('sha256')
+    .update(`${request.method}\n${path}\n${canonicalJson(request.body)}`)
+    .digest('hex');
+}
+
+/**
+ * The text kept for an answer: with the given fields nulled in it and in the records of its
+ * lists (a series' occurrences), so a secret shown once is never kept in clear.
+ */
+function answerWithoutSecrets(secretFields: readonly string[]): (payload: string) => string {
+  const withoutSecrets = (answer: object) => {
+    for (const field of secretFields)
+      if (Object.hasOwn(answer, field)) (answer as Record<string, unknown>)[field] = null;
+    for (const value of Object.values(answer))
+      if (Array.isArray(value))
+        for (const item of value) if (item !== null && typeof item === 'object') withoutSecrets(item);
+  };
+  return (payload) => {
+    if (secretFields.length === 0) return payload;
+    const answer: unknown = JSON.parse(payload);
+    if (answer === null || typeof answer !== 'object') return payload;
+    withoutSecrets(answer);
+    return JSON.stringify(answer);
+  };
+}
+
+/**
+ * Claims (scope, key) for this request, waiting up to WAIT_MS for a running one with the key.
+ * Answers the claim's id, or null when a finished request's answer was replayed on `reply`.
+ */
+async function claimOrReplay(
+  store: IdempotencyStore,
+  claim: { scope: string; key: string; userId: number | null; fingerprint: string },
+  reply: FastifyReply,
+  started: number,
+): Promise<number | null> {
+  const { scope, key, fingerprint } = claim;
+  for (;;) {
+    const now = Date.now();
+    await store.releaseExpired(scope, key, iso(now - IDEMPOTENCY_TTL_MS), iso(now - STALE_CLAIM_MS));
+    const id = await store.claim({ ...claim, now: iso(now) });
+    if (id !== null) return id;
+    const row = await store.find(scope, key);
+    if (!row) continue; // released in between (the first request failed): claim again
+    if (row.fingerprint !== fingerprint)
+      throw conflict(
+        'IDEMPOTENCY_KEY_REUSED',
+        'This Idempotency-Key was already used with another request; use a new key',
+      );
+    if (row.statusCode !== null && row.responseBody !== null) {
+      reply
+        .code(row.statusCode)
+        .header('idempotent-replayed', 'true')
+        .type('application/json; charset=utf-8')
+        .send(row.responseBody);
+      return null;
+    }
+    if (Date.now() - started >= WAIT_MS)
+      throw conflict('CONFLICT', 'A request with this Idempotency-Key is in progress; retry later');
+    await sleep(POLL_MS);
+  }
+}
+
 /**
  * Route hooks that make a POST retry-safe with the `Idempotency-Key` header, through a
  * store shared by every instance (`app.services.idempotency`). Spread into the route's options:
@@ -118,70 +195,24 @@ export function idempotencyHooks(
     secretFields?: readonly string[];
   } = {},
 ) {
-  const secretFields = options.secretFields ?? [];
-  // Nulls the secrets of an answer and of the records of its lists (a series' occurrences).
-  const withoutSecrets = (answer: object) => {
-    for (const field of secretFields)
-      if (Object.hasOwn(answer, field)) (answer as Record<string, unknown>)[field] = null;
-    for (const value of Object.values(answer))
-      if (Array.isArray(value))
-        for (const item of value) if (item !== null && typeof item === 'object') withoutSecrets(item);
-  };
-  const storedAnswer = (payload: string): string => {
-    if (secretFields.length === 0) return payload;
-    const answer: unknown = JSON.parse(payload);
-    if (answer === null || typeof answer !== 'object') return payload;
-    withoutSecrets(answer);
-    return JSON.stringify(answer);
-  };
+  const storedAnswer = answerWithoutSecrets(options.secretFields ?? []);
   const claims = new WeakMap<FastifyRequest, number>();
   let lastPurge = 0;
 
   async function preHandler(request: FastifyRequest, reply: FastifyReply) {
-    const key = request.headers['idempotency-key'];
-    if (key === undefined || isDryRun(request)) return;
-    if (typeof key !== 'string' || !KEY.test(key))
-      throw validationFailed('Invalid headers: idempotency-key must be 1 to 255 printable ASCII characters', [
-        { path: 'headers.idempotency-key', message: 'must be 1 to 255 printable ASCII characters' },
-      ]);
+    const key = keyOf(request);
+    if (key === undefined) return;
     const { scope, userId } = scopeOf(request);
-    const path = request.url.split('?')[0] ?? request.url;
-    const fingerprint = createHash('sha256')
-      .update(`${request.method}\n${path}\n${canonicalJson(request.body)}`)
-      .digest('hex');
+    const fingerprint = fingerprintOf(request);
 
     const started = Date.now();
     if (started - lastPurge > PURGE_EVERY_MS) {
       lastPurge = started;
       await store.purge(iso(started - IDEMPOTENCY_TTL_MS));
     }
-    for (;;) {
-      const now = Date.now();
-      await store.releaseExpired(scope, key, iso(now - IDEMPOTENCY_TTL_MS), iso(now - STALE_CLAIM_MS));
-      const id = await store.claim({ scope, key, userId, fingerprint, now: iso(now) });
-      if (id !== null) {
-        claims.set(request, id);
-        return;
-      }
-      const row = await store.find(scope, key);
-      if (!row) continue; // released in between (the first request failed): claim again
-      if (row.fingerprint !== fingerprint)
-        throw conflict(
-          'IDEMPOTENCY_KEY_REUSED',
-          'This Idempotency-Key was already used with another request; use a new key',
-        );
-      if (row.statusCode !== null && row.responseBody !== null) {
-        reply
-          .code(row.statusCode)
-          .header('idempotent-replayed', 'true')
-          .type('application/json; charset=utf-8')
-          .send(row.responseBody);
-        return reply;
-      }
-      if (Date.now() - started >= WAIT_MS)
-        throw conflict('CONFLICT', 'A request with this Idempotency-Key is in progress; retry later');
-      await sleep(POLL_MS);
-    }
+    const id = await claimOrReplay(store, { scope, key, userId, fingerprint }, reply, started);
+    if (id === null) return reply;
+    claims.set(request, id);
   }
 
   async function onSend(request: FastifyRequest, reply: FastifyReply, payload: unknown) {

@@ -60,11 +60,15 @@ export function createJobQueue(
   return inProcessQueue(log);
 }
 
-function pgBossQueue(
+/**
+ * A pg-boss instance on the app's pool, in its own schema, whose job ends tolerate an outage
+ * and whose errors are logged.
+ */
+function createBoss(
   db: Db,
   pool: NonNullable<Db['pool']>,
   log: Pick<FastifyBaseLogger, 'error' | 'warn'>,
-): JobQueue {
+): PgBoss {
   const Boss = loadDriver<typeof PgBoss>('pg-boss');
   const schema = db.schema ? `${db.schema}_jobs` : 'pgboss';
   // pg-boss 10.4's worker records a job's end (`complete` or `fail`) without awaiting it: with
@@ -98,6 +102,35 @@ function pgBossQueue(
       log.warn({ cause: error.message }, 'job queue: database unavailable');
     else log.error({ err: error }, 'job queue error');
   });
+  return boss;
+}
+
+/** Creates each handler's queue (its retry policy) and starts polling it. */
+async function startWorkers(
+  boss: PgBoss,
+  handlers: ReadonlyMap<string, { handler: JobHandler<object>; options: WorkOptions }>,
+): Promise<void> {
+  for (const [name, { handler, options }] of handlers) {
+    const retry = { ...DEFAULT_RETRY, ...options };
+    await boss.createQueue(name, {
+      name,
+      policy: options.deduplicate ? 'stately' : 'standard',
+      retryLimit: retry.retryLimit,
+      retryDelay: retry.retryDelaySeconds,
+      retryBackoff: true,
+    });
+    await boss.work<object>(name, { pollingIntervalSeconds: 1 }, async (jobs) => {
+      for (const job of jobs) await handler(job.data);
+    });
+  }
+}
+
+function pgBossQueue(
+  db: Db,
+  pool: NonNullable<Db['pool']>,
+  log: Pick<FastifyBaseLogger, 'error' | 'warn'>,
+): JobQueue {
+  const boss = createBoss(db, pool, log);
   const handlers = new Map<string, { handler: JobHandler<object>; options: WorkOptions }>();
   const periodic = new Map<string, number>();
   const repeats = localRepeats(log);
@@ -118,19 +151,7 @@ function pgBossQueue(
     async start() {
       await boss.start();
       started = true;
-      for (const [name, { handler, options }] of handlers) {
-        const retry = { ...DEFAULT_RETRY, ...options };
-        await boss.createQueue(name, {
-          name,
-          policy: options.deduplicate ? 'stately' : 'standard',
-          retryLimit: retry.retryLimit,
-          retryDelay: retry.retryDelaySeconds,
-          retryBackoff: true,
-        });
-        await boss.work<object>(name, { pollingIntervalSeconds: 1 }, async (jobs) => {
-          for (const job of jobs) await handler(job.data);
-        });
-      }
+      await startWorkers(boss, handlers);
       for (const [name, minutes] of periodic) await boss.schedule(name, `*/${minutes} * * * *`, {});
       repeats.start();
     },
@@ -142,6 +163,8 @@ function pgBossQueue(
   };
 }
 
+// One closure on purpose: every method shares the counters (running, waiting, retries) that
+// idle() settles on; split apart they would be passed around as mutable state.
 function inProcessQueue(log: Pick<FastifyBaseLogger, 'error' | 'warn'>): JobQueue {
   const handlers = new Map<string, { handler: JobHandler<object>; options: WorkOptions }>();
   const waiting = new Set<string>();

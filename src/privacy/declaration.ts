@@ -174,6 +174,41 @@ function camelCaseKeys(row: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
+/** What `exportSection` reads: see there. */
+interface ExportSectionSpec<Row extends object> {
+  name: string;
+  table: string;
+  key: readonly string[];
+  partition?: {
+    column: string;
+    // biome-ignore lint/suspicious/noExplicitAny: any table set; one id column
+    values: (db: Executor, subject: DataSubject) => SelectQueryBuilder<Database, any, { id: number }>;
+  };
+  // biome-ignore lint/suspicious/noExplicitAny: any table set; the rows are typed
+  rows: (db: Executor, subject: DataSubject) => SelectQueryBuilder<Database, any, Row>;
+  record?: (row: Row) => ExportRecord;
+}
+
+/** One batch of a section's rows after `after` in key order (within `parent` when partitioned). */
+async function readPage<Row extends object>(
+  spec: ExportSectionSpec<Row>,
+  db: Executor,
+  subject: DataSubject,
+  after: ExportKey | null,
+  limit: number,
+  parent?: number,
+): Promise<Row[]> {
+  let query = spec.rows(db, subject);
+  if (spec.partition) query = query.where(sql<SqlBool>`${sql.ref(spec.partition.column)} = ${parent}`);
+  if (after) query = query.where(afterKey(spec.key, after));
+  for (const column of spec.key) query = query.orderBy(sql.ref(column));
+  // Compiled with the camel-case plugin (identifiers), run without it: the plugin renames
+  // every key of every row afresh, the largest cost of a big export; a memo does it once.
+  const compiled = query.limit(limit).compile();
+  const { rows } = await db.withoutPlugins().executeQuery<Record<string, unknown>>(compiled);
+  return rows.map(camelCaseKeys) as Row[];
+}
+
 /**
  * An export section over a query of the person's rows, read in batches by keyset
  * paging: `key` names the columns that order the rows (`table.column`, each selected
@@ -188,48 +223,18 @@ function camelCaseKeys(row: Record<string, unknown>): Record<string, unknown> {
  *   start a range scan at the key, and every batch would read its parents from the top.
  * Queries select their columns explicitly: secrets are never selected.
  */
-export function exportSection<Row extends object>(spec: {
-  name: string;
-  table: string;
-  key: readonly string[];
-  partition?: {
-    column: string;
-    // biome-ignore lint/suspicious/noExplicitAny: any table set; one id column
-    values: (db: Executor, subject: DataSubject) => SelectQueryBuilder<Database, any, { id: number }>;
-  };
-  // biome-ignore lint/suspicious/noExplicitAny: any table set; the rows are typed
-  rows: (db: Executor, subject: DataSubject) => SelectQueryBuilder<Database, any, Row>;
-  record?: (row: Row) => ExportRecord;
-}): ExportSection {
+export function exportSection<Row extends object>(spec: ExportSectionSpec<Row>): ExportSection {
   const fields = spec.key.map(fieldOf);
   // Rows are fresh objects (renamed below), so they can be the records as they are.
   const toRecord = spec.record ?? ((row: Row) => row as ExportRecord);
   const keyOf = (row: Row) => fields.map((field) => (row as Record<string, string | number>)[field]!);
-
-  async function page(
-    db: Executor,
-    subject: DataSubject,
-    after: ExportKey | null,
-    limit: number,
-    parent?: number,
-  ): Promise<Row[]> {
-    let query = spec.rows(db, subject);
-    if (spec.partition) query = query.where(sql<SqlBool>`${sql.ref(spec.partition.column)} = ${parent}`);
-    if (after) query = query.where(afterKey(spec.key, after));
-    for (const column of spec.key) query = query.orderBy(sql.ref(column));
-    // Compiled with the camel-case plugin (identifiers), run without it: the plugin renames
-    // every key of every row afresh, the largest cost of a big export; a memo does it once.
-    const compiled = query.limit(limit).compile();
-    const { rows } = await db.withoutPlugins().executeQuery<Record<string, unknown>>(compiled);
-    return rows.map(camelCaseKeys) as Row[];
-  }
 
   return {
     name: spec.name,
     table: spec.table,
     async batch(db, subject, after, limit) {
       if (!spec.partition) {
-        const rows = await page(db, subject, after, limit);
+        const rows = await readPage(spec, db, subject, after, limit);
         const last = rows[rows.length - 1];
         return { records: rows.map(toRecord), next: rows.length === limit && last ? keyOf(last) : null };
       }
@@ -241,7 +246,7 @@ export function exportSection<Row extends object>(spec: {
       for (const parent of parents) {
         if (after && parent < (after[0] as number)) continue;
         const within = after && parent === after[0] ? after.slice(1) : null;
-        const found = await page(db, subject, within, limit - rows.length, parent);
+        const found = await readPage(spec, db, subject, within, limit - rows.length, parent);
         rows.push(...found);
         if (rows.length === limit)
           return { records: rows.map(toRecord), next: [parent, ...keyOf(rows[rows.length - 1]!)] };

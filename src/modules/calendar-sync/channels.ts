@@ -21,29 +21,29 @@ export interface ChannelDeps {
 export function createChannels(deps: ChannelDeps) {
   const { repo, tokens, log, webhookUrl } = deps;
 
-  /** Opens, renews or replaces the calendar's push channel; runs under the calendar's lease. */
-  return async function ensureChannel(ctx: SyncContext): Promise<void> {
-    const { mapping, port, connection } = ctx;
-    const expires = mapping.channelExpiresAt ? Date.parse(mapping.channelExpiresAt) : 0;
-    if (mapping.channelId && expires - Date.now() > CHANNEL_RENEW_MARGIN_MS) return;
-    const now = nowIso();
-    if (mapping.channelId && expires > Date.now()) {
-      const renewed = await tokens.withAccess(connection, (access) =>
-        port.renewWatch(
-          access,
-          {
-            channelId: mapping.channelId!,
-            resourceId: mapping.channelResourceId,
-            expiresAt: mapping.channelExpiresAt!,
-          },
-          port.maxChannelTtlSeconds,
-        ),
-      );
-      if (renewed) {
-        await repo.extendChannel(mapping.id, renewed.expiresAt, now);
-        return;
-      }
-    }
+  /** Renews the calendar's channel in place, when the provider can: answers whether it did. */
+  async function renewInPlace({ mapping, port, connection }: SyncContext, now: string): Promise<boolean> {
+    const renewed = await tokens.withAccess(connection, (access) =>
+      port.renewWatch(
+        access,
+        {
+          channelId: mapping.channelId!,
+          resourceId: mapping.channelResourceId,
+          expiresAt: mapping.channelExpiresAt!,
+        },
+        port.maxChannelTtlSeconds,
+      ),
+    );
+    if (!renewed) return false;
+    await repo.extendChannel(mapping.id, renewed.expiresAt, now);
+    return true;
+  }
+
+  /**
+   * Opens a new channel and records it; when the provider refuses, the calendar's previous
+   * channel (if any) is recorded again.
+   */
+  async function openChannel({ mapping, port, connection }: SyncContext, now: string): Promise<void> {
     const secret = randomToken();
     const channelId = randomUUID();
     const pending = {
@@ -90,6 +90,16 @@ export function createChannels(deps: ChannelDeps) {
       },
       nowIso(),
     );
+  }
+
+  /** Opens, renews or replaces the calendar's push channel; runs under the calendar's lease. */
+  return async function ensureChannel(ctx: SyncContext): Promise<void> {
+    const { mapping, port, connection } = ctx;
+    const expires = mapping.channelExpiresAt ? Date.parse(mapping.channelExpiresAt) : 0;
+    if (mapping.channelId && expires - Date.now() > CHANNEL_RENEW_MARGIN_MS) return;
+    const now = nowIso();
+    if (mapping.channelId && expires > Date.now() && (await renewInPlace(ctx, now))) return;
+    await openChannel(ctx, now);
     if (mapping.channelId) {
       // The old channel would keep notifying until it expires; stop it (best effort).
       const old = { channelId: mapping.channelId, resourceId: mapping.channelResourceId };

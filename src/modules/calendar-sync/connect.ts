@@ -4,7 +4,12 @@ import { hmacSha256, randomToken, safeEqual, sha256 } from '../../lib/crypto.js'
 import { isoAfterSeconds, nowIso } from '../../lib/time.js';
 import type { SyncQueue } from './jobs.js';
 import type { ProviderRegistry } from './providers/index.js';
-import { type ExternalCalendar, SYNC_PROVIDERS, type SyncProvider } from './providers/port.js';
+import {
+  type CalendarProviderPort,
+  type ExternalCalendar,
+  SYNC_PROVIDERS,
+  type SyncProvider,
+} from './providers/port.js';
 import type { SyncRepo } from './repo.js';
 import type { OAuthCallbackQuery } from './schemas.js';
 import { portOf, type SyncLogger } from './sync-context.js';
@@ -80,6 +85,73 @@ export function createConnect(deps: ConnectDeps) {
   const callbackError = (error: CallbackError, provider?: SyncProvider) =>
     landing({ error, message: CALLBACK_ERRORS[error], ...(provider ? { provider } : {}) });
 
+  /**
+   * Spends a validly signed state: its row (unless already spent or expired), and the binding
+   * the browser keeps when it holds the state's one (that one dropped).
+   */
+  async function spendState(
+    provider: SyncProvider,
+    state: string | undefined,
+    held: string | undefined,
+  ): Promise<{ stateRow?: { userId: number; codeVerifierEnc: string }; binding?: BrowserBinding }> {
+    if (!state || !STATE_FORMAT.test(state)) return {};
+    const [nonce = '', signature = ''] = state.split('.');
+    if (!safeEqual(signature, hmacSha256(stateKey, `${provider}.${nonce}`))) return {};
+    const stateRow = await repo.consumeState(sha256(state), provider, nowIso());
+    const expected = bindingOf(state);
+    const bindings = heldBindings(held);
+    const matched = bindings.findIndex((value) => safeEqual(value, expected));
+    const binding =
+      matched >= 0
+        ? browserBinding(
+            provider,
+            bindings.filter((_, index) => index !== matched),
+          )
+        : undefined;
+    return { ...(stateRow ? { stateRow } : {}), ...(binding ? { binding } : {}) };
+  }
+
+  /**
+   * Exchanges the code for tokens, stores the connection sealed with its calendar list (read
+   * in a job when the provider does not answer it now) and resumes the calendars that were mapped.
+   */
+  async function connect(
+    port: CalendarProviderPort,
+    provider: SyncProvider,
+    stateRow: { userId: number; codeVerifierEnc: string },
+    code: string,
+  ): Promise<void> {
+    const userId = stateRow.userId;
+    const verifier = openToken(key, userId, provider, 'verifier', stateRow.codeVerifierEnc);
+    const issued = await port.exchangeCode({
+      code,
+      codeVerifier: verifier,
+      redirectUri: redirectUri(provider),
+    });
+    let list: ExternalCalendar[] | null = null;
+    try {
+      list = await port.listCalendars(issued.accessToken);
+    } catch (error) {
+      log.warn(
+        { err: error, provider },
+        'calendar sync: calendar list not read at connect; retried in a job',
+      );
+    }
+    const connection = await repo.upsertConnection(
+      userId,
+      provider,
+      sealTokens(key, userId, provider, issued),
+      list,
+      nowIso(),
+    );
+    if (!list) await queue.calendars(connection.id);
+    // A reconnect (after needs_reconnect) resumes the calendars that were mapped.
+    for (const mapping of await repo.listMappings(userId, 'active')) {
+      if (mapping.provider !== provider) continue;
+      await queue.start(mapping.id);
+    }
+  }
+
   return {
     /**
      * The provider's consent URL with a fresh state (signed, single use, 10 minutes) and PKCE,
@@ -141,22 +213,9 @@ export function createConnect(deps: ConnectDeps) {
       if (!port) return fail('provider_not_configured');
 
       // The state is spent whatever happens next, so a consent link cannot be replayed.
-      let stateRow: { userId: number; codeVerifierEnc: string } | undefined;
-      const state = query.state;
-      if (state && STATE_FORMAT.test(state)) {
-        const [nonce = '', signature = ''] = state.split('.');
-        if (safeEqual(signature, hmacSha256(stateKey, `${provider}.${nonce}`))) {
-          stateRow = await repo.consumeState(sha256(state), provider, nowIso());
-          const expected = bindingOf(state);
-          const bindings = heldBindings(held);
-          const matched = bindings.findIndex((value) => safeEqual(value, expected));
-          if (matched >= 0)
-            binding = browserBinding(
-              provider,
-              bindings.filter((_, index) => index !== matched),
-            );
-        }
-      }
+      const spent = await spendState(provider, query.state, held);
+      const stateRow = spent.stateRow;
+      binding = spent.binding;
       if (query.error) return fail(query.error === 'access_denied' ? 'access_denied' : 'provider_error');
       if (!query.code) return fail('missing_code');
       if (!stateRow || (query.userId !== undefined && query.userId !== stateRow.userId))
@@ -164,36 +223,8 @@ export function createConnect(deps: ConnectDeps) {
       // Another browser (someone who was sent this consent link) connects nothing, not even its code.
       if (!binding) return fail('browser_mismatch');
 
-      const userId = stateRow.userId;
       try {
-        const verifier = openToken(key, userId, provider, 'verifier', stateRow.codeVerifierEnc);
-        const issued = await port.exchangeCode({
-          code: query.code,
-          codeVerifier: verifier,
-          redirectUri: redirectUri(provider),
-        });
-        let list: ExternalCalendar[] | null = null;
-        try {
-          list = await port.listCalendars(issued.accessToken);
-        } catch (error) {
-          log.warn(
-            { err: error, provider },
-            'calendar sync: calendar list not read at connect; retried in a job',
-          );
-        }
-        const connection = await repo.upsertConnection(
-          userId,
-          provider,
-          sealTokens(key, userId, provider, issued),
-          list,
-          nowIso(),
-        );
-        if (!list) await queue.calendars(connection.id);
-        // A reconnect (after needs_reconnect) resumes the calendars that were mapped.
-        for (const mapping of await repo.listMappings(userId, 'active')) {
-          if (mapping.provider !== provider) continue;
-          await queue.start(mapping.id);
-        }
+        await connect(port, provider, stateRow, query.code);
         return { location: landing({ success: 'connected', provider }), binding };
       } catch (error) {
         log.warn({ err: error, provider }, 'calendar sync: connect failed');

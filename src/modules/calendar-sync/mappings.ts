@@ -77,6 +77,101 @@ export function createMappings(deps: MappingDeps) {
     return list;
   }
 
+  /**
+   * The external calendars of the actor's connected provider, read afresh when the input names
+   * one not yet known; every calendar the input names is among them.
+   */
+  async function externalCalendarsToMap(
+    actor: Actor,
+    input: SyncCalendarsInput,
+  ): Promise<ExternalCalendar[]> {
+    const { provider } = input;
+    portOf(providers, provider);
+    const connection = await repo.findConnection(actor.userId, provider);
+    if (!connection) throw conflict('CONFLICT', `Connect ${provider} before mapping its calendars`);
+    if (connection.state !== 'connected')
+      throw conflict('CONFLICT', `${provider} needs to be connected again before mapping its calendars`);
+
+    let known = JSON.parse(connection.externalCalendars) as ExternalCalendar[];
+    const unknown = () => input.calendars.filter((c) => !known.some((k) => k.externalId === c.externalId));
+    if (unknown().length === 0) return known;
+    try {
+      known = await readCalendars(provider, connection.id);
+    } catch (error) {
+      if (error instanceof NeedsReconnectError)
+        throw conflict('CONFLICT', `${provider} needs to be connected again before mapping its calendars`);
+      throw error;
+    }
+    if (unknown().length > 0) throw notFound('External calendar');
+    return known;
+  }
+
+  /** Every rule the input selects is one of the actor's event.synced rules. */
+  async function checkSelectedRules(actor: Actor, input: SyncCalendarsInput): Promise<void> {
+    const wantedRules = [...new Set(input.calendars.flatMap((c) => c.selectedRuleIds ?? []))];
+    if (wantedRules.length === 0) return;
+    const rules = await automation.listRules(actor);
+    for (const ruleId of wantedRules) {
+      const rule = rules.find((candidate) => candidate.id === ruleId);
+      if (!rule) throw notFound('Rule');
+      if (rule.trigger !== 'event.synced')
+        throw validationFailed(`Rule ${ruleId} is not an event.synced rule`, [
+          { path: 'calendars.selectedRuleIds', message: `rule ${ruleId} has trigger ${rule.trigger}` },
+        ]);
+    }
+  }
+
+  /**
+   * Maps one external calendar: updates its mapping (and renames its local calendar) when there
+   * is one, else creates the local calendar and the mapping. Answers the mapping's id.
+   */
+  async function mapCalendar(
+    actor: Actor,
+    provider: SyncProvider,
+    item: SyncCalendarsInput['calendars'][number],
+    known: readonly ExternalCalendar[],
+  ): Promise<number> {
+    const settings = {
+      localName: item.localName,
+      bidirectionalSync: item.bidirectionalSync,
+      importReminders: item.importReminders,
+      triggerAutomationRules: item.triggerAutomationRules,
+      selectedRuleIds: item.selectedRuleIds ? [...new Set(item.selectedRuleIds)] : null,
+    };
+    const existing = await repo.findMappingByExternal(actor.userId, provider, item.externalId);
+    const now = nowIso();
+    if (existing) {
+      const calendar = await calendars.get(actor, existing.localCalendarId);
+      if (calendar.name !== item.localName)
+        await calendars.update(actor, calendar.id, { name: item.localName });
+      await repo.updateMapping(existing.id, settings, now, existing.state === 'unlinked');
+      return existing.id;
+    }
+    const external = known.find((k) => k.externalId === item.externalId);
+    const timezone = external?.timezone && isValidTimeZone(external.timezone) ? external.timezone : undefined;
+    const calendar = await calendars.create(actor, {
+      name: item.localName,
+      ...(timezone ? { timezone } : {}),
+    });
+    try {
+      const mapping = await repo.insertMapping(
+        actor.userId,
+        provider,
+        item.externalId,
+        calendar.id,
+        settings,
+        now,
+      );
+      return mapping.id;
+    } catch (error) {
+      // A concurrent mapping of the same calendar won: do not leave an orphan calendar behind.
+      await calendars.delete(actor, calendar.id).catch(() => {});
+      if (isUniqueViolation(error))
+        throw conflict('CONFLICT', 'This calendar was mapped at the same time; try again');
+      throw error;
+    }
+  }
+
   return {
     async status(actor: Actor): Promise<SyncStatus> {
       const [connections, mappings] = await Promise.all([
@@ -97,85 +192,10 @@ export function createMappings(deps: MappingDeps) {
     /** Creates or updates the local calendars the given external calendars sync into. */
     async mapCalendars(actor: Actor, input: SyncCalendarsInput): Promise<{ message: string }> {
       const { provider } = input;
-      portOf(providers, provider);
-      const connection = await repo.findConnection(actor.userId, provider);
-      if (!connection) throw conflict('CONFLICT', `Connect ${provider} before mapping its calendars`);
-      if (connection.state !== 'connected')
-        throw conflict('CONFLICT', `${provider} needs to be connected again before mapping its calendars`);
-
-      let known = JSON.parse(connection.externalCalendars) as ExternalCalendar[];
-      const unknown = () => input.calendars.filter((c) => !known.some((k) => k.externalId === c.externalId));
-      if (unknown().length > 0) {
-        try {
-          known = await readCalendars(provider, connection.id);
-        } catch (error) {
-          if (error instanceof NeedsReconnectError)
-            throw conflict(
-              'CONFLICT',
-              `${provider} needs to be connected again before mapping its calendars`,
-            );
-          throw error;
-        }
-        if (unknown().length > 0) throw notFound('External calendar');
-      }
-
-      const wantedRules = [...new Set(input.calendars.flatMap((c) => c.selectedRuleIds ?? []))];
-      if (wantedRules.length > 0) {
-        const rules = await automation.listRules(actor);
-        for (const ruleId of wantedRules) {
-          const rule = rules.find((candidate) => candidate.id === ruleId);
-          if (!rule) throw notFound('Rule');
-          if (rule.trigger !== 'event.synced')
-            throw validationFailed(`Rule ${ruleId} is not an event.synced rule`, [
-              { path: 'calendars.selectedRuleIds', message: `rule ${ruleId} has trigger ${rule.trigger}` },
-            ]);
-        }
-      }
-
+      const known = await externalCalendarsToMap(actor, input);
+      await checkSelectedRules(actor, input);
       const touched: number[] = [];
-      for (const item of input.calendars) {
-        const settings = {
-          localName: item.localName,
-          bidirectionalSync: item.bidirectionalSync,
-          importReminders: item.importReminders,
-          triggerAutomationRules: item.triggerAutomationRules,
-          selectedRuleIds: item.selectedRuleIds ? [...new Set(item.selectedRuleIds)] : null,
-        };
-        const existing = await repo.findMappingByExternal(actor.userId, provider, item.externalId);
-        const now = nowIso();
-        if (existing) {
-          const calendar = await calendars.get(actor, existing.localCalendarId);
-          if (calendar.name !== item.localName)
-            await calendars.update(actor, calendar.id, { name: item.localName });
-          await repo.updateMapping(existing.id, settings, now, existing.state === 'unlinked');
-          touched.push(existing.id);
-          continue;
-        }
-        const external = known.find((k) => k.externalId === item.externalId);
-        const timezone =
-          external?.timezone && isValidTimeZone(external.timezone) ? external.timezone : undefined;
-        const calendar = await calendars.create(actor, {
-          name: item.localName,
-          ...(timezone ? { timezone } : {}),
-        });
-        try {
-          const mapping = await repo.insertMapping(
-            actor.userId,
-            provider,
-            item.externalId,
-            calendar.id,
-            settings,
-            now,
-          );
-          touched.push(mapping.id);
-        } catch (error) {
-          // A concurrent mapping of the same calendar won: do not leave an orphan calendar behind.
-          await calendars.delete(actor, calendar.id).catch(() => {});
-          if (isUniqueViolation(error))
-            throw conflict('CONFLICT', 'This calendar was mapped at the same time; try again');
-          throw error;
-        }
-      }
+      for (const item of input.calendars) touched.push(await mapCalendar(actor, provider, item, known));
       for (const mappingId of touched) await queue.start(mappingId);
       return {
         message: `${touched.length} calendar${touched.length === 1 ? '' : 's'} of ${provider} mapped; the sync is queued`,

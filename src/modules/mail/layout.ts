@@ -32,10 +32,9 @@ const escapeHtml = (text: string) =>
 /** Only http(s) links are ever rendered as links (a stored URL is data, not markup). */
 export const safeUrl = (url: string | null | undefined) => (url && /^https?:\/\//i.test(url) ? url : null);
 
-/** A mail's text and HTML around its content, under a branding's name, colour and footer. */
-export function layout(branding: Branding, content: Content): Rendered {
-  const footer = [branding.name, branding.address, branding.email].filter(Boolean).join(' · ');
-  const text = [
+/** The plain-text mail: heading, paragraphs, details, links as `label: url`, and the footer. */
+function plainText(content: Content, footer: string): string {
+  return [
     content.heading,
     '',
     ...content.paragraphs.flatMap((paragraph) => [paragraph, '']),
@@ -47,48 +46,62 @@ export function layout(branding: Branding, content: Content): Rendered {
     footer,
     '',
   ].join('\n');
+}
 
-  const colour = /^#[0-9a-f]{6}$/i.test(branding.color) ? branding.color : '#2563eb';
+/** The branding's logo before its name in the header, when it is an http(s) link. */
+function logoImage(branding: Branding): string {
   const logo = safeUrl(branding.logoUrl);
-  const action = content.action && safeUrl(content.action.url);
-  const link = content.link && safeUrl(content.link.url);
-  const html = `<!doctype html>
+  return logo
+    ? `<img src="${escapeHtml(logo)}" alt="${escapeHtml(branding.name)}" height="40" style="height:40px;vertical-align:middle;margin-right:12px">`
+    : '';
+}
+
+/** The details as a two-column table of labels and values; nothing when there are none. */
+function detailsTable(details: Content['details']): string {
+  if (!details.length) return '';
+  return `<table role="presentation" cellpadding="0" cellspacing="0" style="margin:16px 0;border-collapse:collapse">
+${details
+  .map(
+    ([label, value]) =>
+      `<tr><td style="padding:4px 16px 4px 0;color:#71717a;vertical-align:top">${escapeHtml(label)}</td><td style="padding:4px 0">${escapeHtml(value)}</td></tr>`,
+  )
+  .join('\n')}
+</table>`;
+}
+
+/** The mail's one button, in the branding's colour; nothing without an http(s) link. */
+function actionButton(action: Content['action'], colour: string): string {
+  const url = action && safeUrl(action.url);
+  return url
+    ? `<p style="margin:24px 0"><a href="${escapeHtml(url)}" style="background:${colour};color:#ffffff;padding:12px 20px;border-radius:6px;text-decoration:none;display:inline-block">${escapeHtml(action!.label)}</a></p>`
+    : '';
+}
+
+/** The plainer link below the button; nothing without an http(s) link. */
+function plainLink(link: Content['link'], colour: string): string {
+  const url = link && safeUrl(link.url);
+  return url
+    ? `<p style="margin:0 0 12px"><a href="${escapeHtml(url)}" style="color:${colour}">${escapeHtml(link!.label)}</a></p>`
+    : '';
+}
+
+/** The HTML mail: a branded header, the content (every value escaped) and the footer. */
+function html(branding: Branding, content: Content, footer: string): string {
+  const colour = /^#[0-9a-f]{6}$/i.test(branding.color) ? branding.color : '#2563eb';
+  return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(content.subject)}</title></head>
 <body style="margin:0;padding:0;background:#f4f4f5;font-family:Helvetica,Arial,sans-serif;color:#18181b">
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:#f4f4f5;padding:24px 0">
 <tr><td align="center">
 <table role="presentation" width="560" cellpadding="0" cellspacing="0" style="max-width:560px;background:#ffffff;border-radius:8px;overflow:hidden">
-<tr><td style="background:${colour};padding:20px 24px;color:#ffffff;font-size:20px;font-weight:bold">${
-    logo
-      ? `<img src="${escapeHtml(logo)}" alt="${escapeHtml(branding.name)}" height="40" style="height:40px;vertical-align:middle;margin-right:12px">`
-      : ''
-  }${escapeHtml(branding.name)}</td></tr>
+<tr><td style="background:${colour};padding:20px 24px;color:#ffffff;font-size:20px;font-weight:bold">${logoImage(branding)}${escapeHtml(branding.name)}</td></tr>
 <tr><td style="padding:24px">
 <h1 style="font-size:20px;margin:0 0 16px">${escapeHtml(content.heading)}</h1>
 ${content.paragraphs.map((paragraph) => `<p style="margin:0 0 12px;line-height:1.5">${escapeHtml(paragraph)}</p>`).join('\n')}
-${
-  content.details.length
-    ? `<table role="presentation" cellpadding="0" cellspacing="0" style="margin:16px 0;border-collapse:collapse">
-${content.details
-  .map(
-    ([label, value]) =>
-      `<tr><td style="padding:4px 16px 4px 0;color:#71717a;vertical-align:top">${escapeHtml(label)}</td><td style="padding:4px 0">${escapeHtml(value)}</td></tr>`,
-  )
-  .join('\n')}
-</table>`
-    : ''
-}
-${
-  action
-    ? `<p style="margin:24px 0"><a href="${escapeHtml(action)}" style="background:${colour};color:#ffffff;padding:12px 20px;border-radius:6px;text-decoration:none;display:inline-block">${escapeHtml(content.action!.label)}</a></p>`
-    : ''
-}
-${
-  link
-    ? `<p style="margin:0 0 12px"><a href="${escapeHtml(link)}" style="color:${colour}">${escapeHtml(content.link!.label)}</a></p>`
-    : ''
-}
+${detailsTable(content.details)}
+${actionButton(content.action, colour)}
+${plainLink(content.link, colour)}
 </td></tr>
 <tr><td style="padding:16px 24px;border-top:1px solid #e4e4e7;color:#71717a;font-size:12px">${escapeHtml(footer)}</td></tr>
 </table>
@@ -97,5 +110,14 @@ ${
 </body>
 </html>
 `;
-  return { subject: content.subject, text, html };
+}
+
+/** A mail's text and HTML around its content, under a branding's name, colour and footer. */
+export function layout(branding: Branding, content: Content): Rendered {
+  const footer = [branding.name, branding.address, branding.email].filter(Boolean).join(' · ');
+  return {
+    subject: content.subject,
+    text: plainText(content, footer),
+    html: html(branding, content, footer),
+  };
 }

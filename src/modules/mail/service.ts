@@ -138,12 +138,10 @@ export function createMailService({ db, config, log, outbox, organisations, give
   });
 
   /**
-   * Sends the mails of a run of events: claimed together, sent in order (one exchange with
-   * the sender's thread), marked together. Answers how many of the events are done; fewer
-   * than all when the drain must stop (a mail another sender holds, or an SMTP failure worth
-   * another try).
+   * The mails of a run of events, each once, with the index of the event it is for; an event
+   * too old to mail about sends none.
    */
-  async function deliverGroup(events: MailableEvent[], result: DrainResult): Promise<number> {
+  async function planGroup(events: MailableEvent[]): Promise<{ mails: Mail[]; eventOf: number[] }> {
     const plans: PlannedMail[] = [];
     const planEvents: number[] = [];
     const keys = new Set<string>();
@@ -158,8 +156,29 @@ export function createMailService({ db, config, log, outbox, organisations, give
       }
     }
     const counted = await planner.withCalendars(plans);
-    const mails = counted.filter((mail) => mail !== null);
-    const eventOf = planEvents.filter((_, i) => counted[i] !== null);
+    return {
+      mails: counted.filter((mail) => mail !== null),
+      eventOf: planEvents.filter((_, i) => counted[i] !== null),
+    };
+  }
+
+  /** A claimed mail ready to send, with the index of its event. */
+  interface Sendable {
+    claimId: number;
+    mail: Mail;
+    messageId: string;
+    event: number;
+  }
+
+  /**
+   * Claims the mails of a group together. Answers those to send (claimed before the first one
+   * another sender holds right now), the claims after that one to give back, and its index
+   * (-1 when none is held).
+   */
+  async function claimGroup(
+    mails: Mail[],
+    eventOf: number[],
+  ): Promise<{ sendable: Sendable[]; unsent: number[]; busy: number }> {
     const messageIds = mails.map(messageIdOf);
     const now = new Date();
     const claims = await repo.claimAll(
@@ -187,20 +206,34 @@ export function createMailService({ db, config, log, outbox, organisations, give
           : [],
       );
     const unsent = claims.slice(end).flatMap((claim) => (claim.outcome === 'claimed' ? [claim.id] : []));
+    return { sendable, unsent, busy };
+  }
+
+  /** The sender's outcome of each mail, in order; one retryable failure for all when the exchange failed. */
+  async function sendAll(sendable: Sendable[]): Promise<SendOutcome[]> {
+    try {
+      const linked = await planner.withManageLinks(sendable.map(({ mail }) => mail));
+      return await smtpOf().sendAll(sendable.map(({ messageId }, i) => messageOf(linked[i]!, messageId)));
+    } catch (error) {
+      // Nothing is known of any of them (the thread died, or they could not cross to it): all are tried again.
+      return [{ error: { message: describe(error), responseCode: null, permanent: false } }];
+    }
+  }
+
+  /**
+   * Sends the claimed mails in one exchange and records each outcome: sent, refused for good,
+   * or given back at the first failure worth another try (with every mail after it and the
+   * `unsent` claims). Answers the event that failure stopped at, or null.
+   */
+  async function sendClaimed(
+    sendable: Sendable[],
+    unsent: number[],
+    result: DrainResult,
+  ): Promise<number | null> {
     const sent: number[] = [];
-    /** The event a failure worth another try stopped at. */
     let stoppedAt: number | null = null;
     try {
-      let outcomes: SendOutcome[];
-      try {
-        const linked = await planner.withManageLinks(sendable.map(({ mail }) => mail));
-        outcomes = await smtpOf().sendAll(
-          sendable.map(({ messageId }, i) => messageOf(linked[i]!, messageId)),
-        );
-      } catch (error) {
-        // Nothing is known of any of them (the thread died, or they could not cross to it): all are tried again.
-        outcomes = [{ error: { message: describe(error), responseCode: null, permanent: false } }];
-      }
+      const outcomes = await sendAll(sendable);
       for (const [i, { claimId, mail, event }] of sendable.entries()) {
         const outcome = outcomes[i];
         if (!outcome || stoppedAt !== null) {
@@ -227,6 +260,19 @@ export function createMailService({ db, config, log, outbox, organisations, give
       await repo.markSent(sent, new Date().toISOString());
       await repo.release(unsent);
     }
+    return stoppedAt;
+  }
+
+  /**
+   * Sends the mails of a run of events: claimed together, sent in order (one exchange with
+   * the sender's thread), marked together. Answers how many of the events are done; fewer
+   * than all when the drain must stop (a mail another sender holds, or an SMTP failure worth
+   * another try).
+   */
+  async function deliverGroup(events: MailableEvent[], result: DrainResult): Promise<number> {
+    const { mails, eventOf } = await planGroup(events);
+    const { sendable, unsent, busy } = await claimGroup(mails, eventOf);
+    const stoppedAt = await sendClaimed(sendable, unsent, result);
     return stoppedAt ?? (busy === -1 ? events.length : eventOf[busy]!);
   }
 

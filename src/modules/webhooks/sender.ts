@@ -51,6 +51,77 @@ export function signatureHeaders(request: Omit<SignedRequest, 'url'>): Record<st
   };
 }
 
+/** A receiver's answer as an outcome: a 2xx succeeds; a redirect or another status fails. */
+function answerOutcome(status: number, text: string): SendOutcome {
+  if (status >= 200 && status < 300) return { ok: true, statusCode: status, error: null };
+  if (status >= 300 && status < 400)
+    return { ok: false, statusCode: status, error: `HTTP ${status}: redirects are not followed` };
+  return {
+    ok: false,
+    statusCode: status,
+    error: `HTTP ${status}${text ? `: ${text.slice(0, ERROR_BODY_CHARS)}` : ''}`,
+  };
+}
+
+/**
+ * Reads an answer to at most RESPONSE_MAX_BYTES (keeping its start for the log), then
+ * settles with its outcome and drops the rest.
+ */
+function readAnswer(
+  response: http.IncomingMessage,
+  resolve: (outcome: SendOutcome) => void,
+  reject: (error: unknown) => void,
+): void {
+  const status = response.statusCode ?? 0;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const settle = () => resolve(answerOutcome(status, Buffer.concat(chunks).toString('utf8')));
+  response.on('data', (chunk: Buffer) => {
+    if (size < ERROR_BODY_CHARS * 4) chunks.push(chunk);
+    size += chunk.length;
+    // Enough: the status decides; the rest is never read (memory stays bounded).
+    if (size >= RESPONSE_MAX_BYTES) {
+      settle();
+      response.destroy();
+    }
+  });
+  response.on('end', settle);
+  response.on('error', reject);
+  response.on('aborted', () => reject(new Error('aborted')));
+}
+
+/** The signed POST itself, over a pooled connection to an address the guard let through. */
+function post(
+  url: URL,
+  request: SignedRequest,
+  allowPrivate: boolean,
+  signal: AbortSignal,
+): Promise<SendOutcome> {
+  return new Promise<SendOutcome>((resolve, reject) => {
+    const client = url.protocol === 'https:' ? https : http;
+    const outgoing = client.request(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'reservation-service-webhooks',
+          'content-length': Buffer.byteLength(request.body),
+          ...signatureHeaders(request),
+        },
+        lookup: publicOnlyLookup(allowPrivate, (cause) =>
+          Object.assign(new Refused('the endpoint does not resolve to a public address'), { cause }),
+        ),
+        agent: agentFor(url.protocol, allowPrivate),
+        signal,
+      },
+      (response) => readAnswer(response, resolve, reject),
+    );
+    outgoing.on('error', reject);
+    outgoing.end(request.body);
+  });
+}
+
 /**
  * POSTs one signed event. A 2xx answer within the timeout succeeds; a redirect is not
  * followed (it fails); the answer is read to at most 64 KiB, then the connection is
@@ -69,57 +140,7 @@ export async function sendSigned(
     const literal = ipLiteralOf(url);
     if (literal && !options.allowPrivate && !isPublicAddress(literal))
       return { ok: false, statusCode: null, error: 'the endpoint is not on a public address' };
-    return await new Promise<SendOutcome>((resolve, reject) => {
-      const client = url.protocol === 'https:' ? https : http;
-      const outgoing = client.request(
-        url,
-        {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            'user-agent': 'reservation-service-webhooks',
-            'content-length': Buffer.byteLength(request.body),
-            ...signatureHeaders(request),
-          },
-          lookup: publicOnlyLookup(options.allowPrivate, (cause) =>
-            Object.assign(new Refused('the endpoint does not resolve to a public address'), { cause }),
-          ),
-          agent: agentFor(url.protocol, options.allowPrivate),
-          signal: controller.signal,
-        },
-        (response) => {
-          const status = response.statusCode ?? 0;
-          const chunks: Buffer[] = [];
-          let size = 0;
-          const settle = () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            if (status >= 200 && status < 300) resolve({ ok: true, statusCode: status, error: null });
-            else if (status >= 300 && status < 400)
-              resolve({ ok: false, statusCode: status, error: `HTTP ${status}: redirects are not followed` });
-            else
-              resolve({
-                ok: false,
-                statusCode: status,
-                error: `HTTP ${status}${text ? `: ${text.slice(0, ERROR_BODY_CHARS)}` : ''}`,
-              });
-          };
-          response.on('data', (chunk: Buffer) => {
-            if (size < ERROR_BODY_CHARS * 4) chunks.push(chunk);
-            size += chunk.length;
-            // Enough: the status decides; the rest is never read (memory stays bounded).
-            if (size >= RESPONSE_MAX_BYTES) {
-              settle();
-              response.destroy();
-            }
-          });
-          response.on('end', settle);
-          response.on('error', reject);
-          response.on('aborted', () => reject(new Error('aborted')));
-        },
-      );
-      outgoing.on('error', reject);
-      outgoing.end(request.body);
-    });
+    return await post(url, request, options.allowPrivate, controller.signal);
   } catch (error) {
     if (controller.signal.aborted)
       return { ok: false, statusCode: null, error: `no answer within ${timeoutMs / 1000} s` };

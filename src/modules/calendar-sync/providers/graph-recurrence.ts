@@ -40,8 +40,8 @@ export type PatternedRecurrence = {
   range: Record<string, unknown>;
 };
 
-/** `start` is the first occurrence in the event's zone. */
-export function toPatternedRecurrence(lines: readonly string[], start: DateTime): PatternedRecurrence | null {
+/** The parts of the one RRULE in `lines`, or null when there is more, or a part Graph cannot express. */
+function ruleParts(lines: readonly string[]): Map<string, string> | null {
   const rules = lines.filter((line) => /^RRULE[:;]/i.test(line));
   if (rules.length !== 1 || lines.length !== 1) return null;
   const value = rules[0]!.slice(rules[0]!.indexOf(':') + 1).toUpperCase();
@@ -51,6 +51,33 @@ export function toPatternedRecurrence(lines: readonly string[], start: DateTime)
     if (!key || !partValue || !SUPPORTED_PARTS.has(key)) return null;
     parts.set(key, partValue);
   }
+  return parts;
+}
+
+/** Graph's names of plain BYDAY weekdays, or null when one is not plain (an ordinal). */
+function plainDays(days: string[]): string[] | null {
+  const names = days.map((day) => WEEKDAYS[day]);
+  return names.every(Boolean) ? (names as string[]) : null;
+}
+
+/** One ordinal weekday (2TU, -1FR), or weekdays with one BYSETPOS: Graph's "relative" patterns. */
+function relativeDays(
+  byDay: string[],
+  setPos: string | undefined,
+): { daysOfWeek: string[]; index: string } | null {
+  if (setPos !== undefined) {
+    const days = plainDays(byDay);
+    const index = INDEX[setPos];
+    return days && index ? { daysOfWeek: days, index } : null;
+  }
+  if (byDay.length !== 1) return null;
+  const match = /^([+-]?\d)(MO|TU|WE|TH|FR|SA|SU)$/.exec(byDay[0]!);
+  const index = match ? INDEX[match[1]!.replace('+', '')] : undefined;
+  return match && index ? { daysOfWeek: [WEEKDAYS[match[2]!]!], index } : null;
+}
+
+/** Graph's pattern for the rule's FREQ and BY* parts, or null when Graph has none. */
+function patternOf(parts: Map<string, string>, start: DateTime): Record<string, unknown> | null {
   const interval = Number(parts.get('INTERVAL') ?? '1');
   const byDay = parts.get('BYDAY')?.split(',');
   const setPos = parts.get('BYSETPOS');
@@ -58,86 +85,68 @@ export function toPatternedRecurrence(lines: readonly string[], start: DateTime)
   const month = parts.get('BYMONTH');
   if (monthDay?.includes(',') || month?.includes(',') || (monthDay && Number(monthDay) < 1)) return null;
 
-  const plainDays = (days: string[]) => {
-    const names = days.map((day) => WEEKDAYS[day]);
-    return names.every(Boolean) ? (names as string[]) : null;
-  };
-  /** One ordinal weekday (2TU, -1FR), or weekdays with one BYSETPOS: Graph's "relative" patterns. */
-  const relative = (): { daysOfWeek: string[]; index: string } | null => {
-    if (!byDay) return null;
-    if (setPos !== undefined) {
-      const days = plainDays(byDay);
-      const index = INDEX[setPos];
-      return days && index ? { daysOfWeek: days, index } : null;
-    }
-    if (byDay.length !== 1) return null;
-    const match = /^([+-]?\d)(MO|TU|WE|TH|FR|SA|SU)$/.exec(byDay[0]!);
-    const index = match ? INDEX[match[1]!.replace('+', '')] : undefined;
-    return match && index ? { daysOfWeek: [WEEKDAYS[match[2]!]!], index } : null;
-  };
-
-  let pattern: Record<string, unknown>;
   switch (parts.get('FREQ')) {
     case 'DAILY':
       if (byDay || monthDay || month || setPos) return null;
-      pattern = { type: 'daily', interval };
-      break;
+      return { type: 'daily', interval };
     case 'WEEKLY': {
       if (monthDay || month || setPos) return null;
       const days = byDay ? plainDays(byDay) : [start.toFormat('cccc').toLowerCase()];
       if (!days) return null;
       const weekStart = WEEKDAYS[parts.get('WKST') ?? 'MO'] ?? 'monday';
-      pattern = { type: 'weekly', interval, daysOfWeek: days, firstDayOfWeek: weekStart };
-      break;
+      return { type: 'weekly', interval, daysOfWeek: days, firstDayOfWeek: weekStart };
     }
     case 'MONTHLY': {
       if (month) return null;
-      if (byDay) {
-        const found = relative();
-        if (!found || monthDay) return null;
-        pattern = { type: 'relativeMonthly', interval, ...found };
-      } else {
-        pattern = { type: 'absoluteMonthly', interval, dayOfMonth: Number(monthDay ?? start.day) };
-      }
-      break;
+      if (!byDay) return { type: 'absoluteMonthly', interval, dayOfMonth: Number(monthDay ?? start.day) };
+      const found = relativeDays(byDay, setPos);
+      if (!found || monthDay) return null;
+      return { type: 'relativeMonthly', interval, ...found };
     }
     case 'YEARLY': {
       const monthNumber = Number(month ?? start.month);
-      if (byDay) {
-        const found = relative();
-        if (!found || monthDay) return null;
-        pattern = { type: 'relativeYearly', interval, month: monthNumber, ...found };
-      } else {
-        pattern = {
+      if (!byDay)
+        return {
           type: 'absoluteYearly',
           interval,
           month: monthNumber,
           dayOfMonth: Number(monthDay ?? start.day),
         };
-      }
-      break;
+      const found = relativeDays(byDay, setPos);
+      if (!found || monthDay) return null;
+      return { type: 'relativeYearly', interval, month: monthNumber, ...found };
     }
     default:
       return null;
   }
+}
 
+/** Graph's range for the rule's COUNT or UNTIL (none: no end), or null when UNTIL does not parse. */
+function rangeOf(parts: Map<string, string>, start: DateTime): Record<string, unknown> | null {
   const startDate = start.toISODate();
   const zone = start.zoneName ?? 'UTC';
   const count = parts.get('COUNT');
   const until = parts.get('UNTIL');
-  let range: Record<string, unknown>;
   if (count)
-    range = { type: 'numbered', startDate, numberOfOccurrences: Number(count), recurrenceTimeZone: zone };
-  else if (until) {
-    const untilDate = /^\d{8}$/.test(until)
-      ? DateTime.fromFormat(until, 'yyyyMMdd', { zone })
-      : DateTime.fromFormat(until.replace(/Z$/, ''), "yyyyMMdd'T'HHmmss", {
-          zone: until.endsWith('Z') ? 'utc' : zone,
-        }).setZone(zone);
-    if (!untilDate.isValid) return null;
-    range = { type: 'endDate', startDate, endDate: untilDate.toISODate(), recurrenceTimeZone: zone };
-  } else range = { type: 'noEnd', startDate, recurrenceTimeZone: zone };
-  return { pattern, range };
+    return { type: 'numbered', startDate, numberOfOccurrences: Number(count), recurrenceTimeZone: zone };
+  if (!until) return { type: 'noEnd', startDate, recurrenceTimeZone: zone };
+  const untilDate = /^\d{8}$/.test(until)
+    ? DateTime.fromFormat(until, 'yyyyMMdd', { zone })
+    : DateTime.fromFormat(until.replace(/Z$/, ''), "yyyyMMdd'T'HHmmss", {
+        zone: until.endsWith('Z') ? 'utc' : zone,
+      }).setZone(zone);
+  if (!untilDate.isValid) return null;
+  return { type: 'endDate', startDate, endDate: untilDate.toISODate(), recurrenceTimeZone: zone };
+}
+
+/** `start` is the first occurrence in the event's zone. */
+export function toPatternedRecurrence(lines: readonly string[], start: DateTime): PatternedRecurrence | null {
+  const parts = ruleParts(lines);
+  if (!parts) return null;
+  const pattern = patternOf(parts, start);
+  if (!pattern) return null;
+  const range = rangeOf(parts, start);
+  return range && { pattern, range };
 }
 
 /** Common Windows zone names Graph may answer with, to IANA. Unknown names answer undefined. */

@@ -59,6 +59,31 @@ export function errorWords(body: unknown): string {
   return 'no error body';
 }
 
+/** The headers and body a call sends: JSON, a form, or none, with its bearer token. */
+function requestOf(input: HttpCall): { headers: Record<string, string>; body: string | undefined } {
+  const headers: Record<string, string> = { accept: 'application/json', ...input.headers };
+  if (input.bearer) headers.authorization = `Bearer ${input.bearer}`;
+  if (input.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    return { headers, body: JSON.stringify(input.json) };
+  }
+  if (input.form) {
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+    return { headers, body: new URLSearchParams(input.form).toString() };
+  }
+  return { headers, body: undefined };
+}
+
+/** An answer's JSON body; undefined when it is empty or not JSON. */
+function parsedBody(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Outbound HTTP to a calendar provider: every attempt bounded by `timeoutMs`, redirects
  * refused, only configured origins, and failures described without tokens (the path only;
@@ -82,16 +107,7 @@ export function createProviderHttp(options: ProviderHttpOptions) {
         'error',
         `${what}: ${target.origin} is not a configured provider origin`,
       );
-    const headers: Record<string, string> = { accept: 'application/json', ...input.headers };
-    if (input.bearer) headers.authorization = `Bearer ${input.bearer}`;
-    let body: string | undefined;
-    if (input.json !== undefined) {
-      headers['content-type'] = 'application/json';
-      body = JSON.stringify(input.json);
-    } else if (input.form) {
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-      body = new URLSearchParams(input.form).toString();
-    }
+    const { headers, body } = requestOf(input);
     const attempts = input.method === 'GET' ? 1 + retries : 1;
     for (let attempt = 1; ; attempt += 1) {
       let response: Response;
@@ -119,15 +135,7 @@ export function createProviderHttp(options: ProviderHttpOptions) {
         await sleep(200 * attempt);
         continue;
       }
-      let parsed: unknown;
-      if (text) {
-        try {
-          parsed = JSON.parse(text) as unknown;
-        } catch {
-          parsed = undefined;
-        }
-      }
-      return { status: response.status, headers: response.headers, body: parsed };
+      return { status: response.status, headers: response.headers, body: parsedBody(text) };
     }
   };
 }
