@@ -10,6 +10,7 @@ import {
   approvalStateCodec,
   createLegacyElicitations,
   DEFAULT_ELICITATION_TIMEOUT_MS,
+  type LegacyElicitations,
 } from './elicitation.js';
 import { singleExchangeRequest } from './exchange.js';
 import { mcpGatewayRoutes } from './gateway.js';
