@@ -10,7 +10,7 @@ import { PROJECT_ROOT } from '../../src/lib/project-root.js';
  * scripts; each must exist. A path is a backticked or linked name under one of the repository's
  * folders (placeholders such as `<domain>` and `*` match any entry); a variable is an
  * UPPER_CASE name in backticks, or assigned in front of a command, that the service or its
- * tools read (src/config.ts's schema, or `process.env.X` anywhere in the code); an UPPER_CASE
+ * tools read (src/config.ts's schema, composed of src/config/*.ts, or `process.env.X` anywhere in the code); an UPPER_CASE
  * name the code spells as a string or declares (an error code, an enum value, a constant) is
  * not a variable. A link to a heading of a document must find that heading.
  */
@@ -52,13 +52,23 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
+/** The variables of src/config.ts's schema: the keys of each area's schema under src/config/. */
+function configVariables(root: string): string[] {
+  const folder = join(root, 'src', 'config');
+  return readdirSync(folder)
+    .filter((file) => file.endsWith('.ts'))
+    .flatMap((file) =>
+      [...readFileSync(join(folder, file), 'utf8').matchAll(/^ {2}([A-Z][A-Z0-9_]+):/gm)].map(
+        ([, name]) => name!,
+      ),
+    );
+}
+
 /** What the repository defines, read from its code (this file's own made-up names excluded). */
 function knownNames(root = ROOT): Known {
   const env = new Set<string>();
   const codeNames = new Set<string>();
-  const config = readFileSync(join(root, 'src', 'config.ts'), 'utf8');
-  const schema = config.slice(config.indexOf('const envSchema'), config.indexOf('export type Env'));
-  for (const [, name] of schema.matchAll(/^ {2}([A-Z][A-Z0-9_]+):/gm)) env.add(name!);
+  for (const name of configVariables(root)) env.add(name);
   const folders = ['src', 'frontend/src', 'tools', 'scripts', 'bench', 'test'];
   for (const file of folders.flatMap((folder) => sourceFiles(join(root, folder)))) {
     const text = readFileSync(file, 'utf8');
@@ -223,9 +233,7 @@ describe('documentation references', () => {
 
   test('the operating guide lists every variable of src/config.ts', () => {
     const guide = readFileSync(join(ROOT, 'docs', 'operating.md'), 'utf8');
-    const config = readFileSync(join(ROOT, 'src', 'config.ts'), 'utf8');
-    const schema = config.slice(config.indexOf('const envSchema'), config.indexOf('export type Env'));
-    const names = [...schema.matchAll(/^ {2}([A-Z][A-Z0-9_]+):/gm)].map(([, name]) => name!);
+    const names = configVariables(ROOT);
     assert.ok(names.length > 40, 'the schema was read');
     assert.deepEqual(
       names.filter((name) => !guide.includes(`\`${name}\``)),

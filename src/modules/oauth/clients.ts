@@ -1,12 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { BoundedCache } from '../../lib/bounded-cache.js';
 import { isoAfterSeconds, nowIso } from '../../lib/time.js';
-import {
-  ClientMetadataError,
-  type ClientMetadataResolver,
-  clientIdUrlProblem,
-  isClientMetadataUrl,
-} from './client-metadata.js';
+import type { ClientMetadataResolver } from './client-metadata.js';
+import { ClientMetadataError, clientIdUrlProblem, isClientMetadataUrl } from './client-metadata-document.js';
 import { invalidClient } from './errors.js';
 import type { ClientRow, OAuthRepo } from './repo.js';
 import { CLIENT_ID_MAX, GRANT_TYPES, RESPONSE_TYPE } from './rules.js';

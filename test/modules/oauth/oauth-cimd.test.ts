@@ -5,12 +5,12 @@ import type { FastifyInstance } from 'fastify';
 import * as oauth from 'oauth4webapi';
 import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
+import { isPublicAddress } from '../../../src/lib/public-address.js';
+import { createClientMetadataResolver } from '../../../src/modules/oauth/client-metadata.js';
 import {
   ClientMetadataError,
   clientIdUrlProblem,
-  createClientMetadataResolver,
-  isPublicAddress,
-} from '../../../src/modules/oauth/client-metadata.js';
+} from '../../../src/modules/oauth/client-metadata-document.js';
 import {
   createTestApp,
   createTestDatabase,

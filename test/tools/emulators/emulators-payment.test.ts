@@ -7,7 +7,8 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, describe, mock, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../../src/config.js';
-import { createHttpPaymentProvider, parsePaymentEvent } from '../../../src/modules/payments/http-provider.js';
+import { createHttpPaymentProvider } from '../../../src/modules/payments/http-provider.js';
+import { parsePaymentEvent } from '../../../src/modules/payments/payment-event.js';
 import {
   type PaymentProvider,
   PaymentProviderError,
