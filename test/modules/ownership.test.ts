@@ -20,9 +20,6 @@ const RUNTIME_TABLES = ['mcpSessions', 'kyselyMigration', 'kyselyMigrationLock']
  */
 const KNOWN_CROSS_MODULE_READS: Record<string, Record<string, string>> = {
   organisations: {
-    resourceTypes: 'counts an organisation’s dependents before archiving it',
-    resources: 'counts an organisation’s dependents before archiving it',
-    reservations: 'counts an organisation’s future reservations before archiving it',
     users: 'joins the inviter’s name into received invitations',
   },
   resources: {
