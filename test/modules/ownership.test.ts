@@ -22,9 +22,6 @@ const KNOWN_CROSS_MODULE_READS: Record<string, Record<string, string>> = {
   organisations: {
     users: 'joins the inviter’s name into received invitations',
   },
-  resources: {
-    reservations: 'moves reservations between resources, checks future ones before a delete',
-  },
   reservations: {
     resources: 'a booking inserts from its lane’s row as read, in one statement (hot path)',
     resourceTypes: 'confirming a hold checks the type takes no payment in the same update',

@@ -19,3 +19,38 @@ export async function countFutureReservations(
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
+
+/** Whether any of these resources holds a reservation that has not ended and keeps its time at `now`. */
+export async function holdsFutureReservations(
+  db: Executor,
+  resourceIds: number[],
+  now: string,
+): Promise<boolean> {
+  if (resourceIds.length === 0) return false;
+  const row = await db
+    .selectFrom('reservations')
+    .select('id')
+    .where('resourceId', 'in', resourceIds)
+    .where(keepsTimeAt(now))
+    .where('endTime', '>', now)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Moves every reservation (past ones too) from one resource to another, through `db` (the
+ * catalogue's transaction that seeds or drops the lanes).
+ */
+export async function moveReservations(
+  db: Executor,
+  fromResourceId: number,
+  toResourceId: number,
+  now: string,
+): Promise<void> {
+  await db
+    .updateTable('reservations')
+    .set({ resourceId: toResourceId, updatedAt: now })
+    .where('resourceId', '=', fromResourceId)
+    .execute();
+}
