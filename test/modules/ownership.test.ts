@@ -22,10 +22,6 @@ const KNOWN_CROSS_MODULE_READS: Record<string, Record<string, string>> = {
   organisations: {
     users: 'joins the inviter’s name into received invitations',
   },
-  reservations: {
-    resources: 'a booking inserts from its lane’s row as read, in one statement (hot path)',
-    resourceTypes: 'confirming a hold checks the type takes no payment in the same update',
-  },
   calendars: {
     userGroupCalendars: 'lists calendars shared through groups in one query',
     userGroupMembers: 'lists calendars shared through groups in one query',

@@ -1,3 +1,4 @@
+import { type Expression, sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 
 // What other modules may read and write of resource types, as query fragments they compose
@@ -26,4 +27,16 @@ export async function recolourResourceTypes(
     .where('organisationId', '=', organisationId)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
+}
+
+/**
+ * A row (`one`) when the type `typeId` (a column of the consumer's statement) takes payment:
+ * for `not exists` within the consumer's own statement.
+ */
+export function typeTakingPayment(db: Executor, typeId: Expression<number | null>) {
+  return db
+    .selectFrom('resourceTypes')
+    .select(sql.lit(1).as('one'))
+    .where('resourceTypes.id', '=', typeId)
+    .where('resourceTypes.paymentRequired', '=', sql.lit(true));
 }
