@@ -1,4 +1,5 @@
 import type { Executor } from '../db/database.js';
+import { userAgentIds } from '../modules/agents/ports.js';
 import {
   changed,
   countOf,
@@ -10,13 +11,7 @@ import {
 
 // mcp_sessions has no foreign key to agents, so erasure must delete the rows itself.
 const held = (db: Executor, { userId }: DataSubject) =>
-  db
-    .selectFrom('mcpSessions')
-    .where(
-      'mcpSessions.agentId',
-      'in',
-      db.selectFrom('agents').select('agents.id').where('agents.userId', '=', userId),
-    );
+  db.selectFrom('mcpSessions').where('mcpSessions.agentId', 'in', userAgentIds(db, userId));
 
 /** MCP sessions of the person's agents. */
 export const mcpPrivacy: PrivacyDeclaration = {
@@ -56,11 +51,7 @@ export const mcpPrivacy: PrivacyDeclaration = {
   async erase(trx, subject) {
     const result = await trx
       .deleteFrom('mcpSessions')
-      .where(
-        'agentId',
-        'in',
-        trx.selectFrom('agents').select('agents.id').where('agents.userId', '=', subject.userId),
-      )
+      .where('agentId', 'in', userAgentIds(trx, subject.userId))
       .executeTakeFirst();
     return { mcp_sessions: changed(result) };
   },

@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import { memberAccounts } from '../auth/ports.js';
 import type { Invitation, ReceivedInvitation } from './schemas.js';
 import type { OrganisationRole } from './tables.js';
 
@@ -155,7 +156,7 @@ export function createInvitationsRepo(db: Executor) {
       return db
         .selectFrom('organisationInvitations')
         .innerJoin('organisations', 'organisations.id', 'organisationInvitations.organisationId')
-        .leftJoin('users as inviter', 'inviter.id', 'organisationInvitations.invitedById')
+        .leftJoin(memberAccounts(db).as('inviter'), 'inviter.id', 'organisationInvitations.invitedById')
         .select([
           'organisationInvitations.organisationId',
           'organisations.name as organisationName',

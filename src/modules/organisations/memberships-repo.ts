@@ -1,11 +1,12 @@
 import type { Executor } from '../../db/database.js';
+import { memberAccounts } from '../auth/ports.js';
 import type { Member } from './schemas.js';
 import type { OrganisationRole } from './tables.js';
 
 const memberColumns = [
-  'users.id as userId',
-  'users.name',
-  'users.email',
+  'member.id as userId',
+  'member.name',
+  'member.email',
   'organisationMemberships.role',
   'organisationMemberships.assignedById',
   'organisationMemberships.createdAt as joinedAt',
@@ -107,11 +108,11 @@ export function createMembershipsRepo(db: Executor) {
     async listMembers(organisationId: number): Promise<Member[]> {
       const rows = await db
         .selectFrom('organisationMemberships')
-        .innerJoin('users', 'users.id', 'organisationMemberships.userId')
+        .innerJoin(memberAccounts(db).as('member'), 'member.id', 'organisationMemberships.userId')
         .select(memberColumns)
         .where('organisationMemberships.organisationId', '=', organisationId)
         .orderBy('organisationMemberships.createdAt')
-        .orderBy('users.id')
+        .orderBy('member.id')
         .execute();
       return rows.map(toMember);
     },
@@ -119,7 +120,7 @@ export function createMembershipsRepo(db: Executor) {
     async findMember(organisationId: number, userId: number): Promise<Member | undefined> {
       const row = await db
         .selectFrom('organisationMemberships')
-        .innerJoin('users', 'users.id', 'organisationMemberships.userId')
+        .innerJoin(memberAccounts(db).as('member'), 'member.id', 'organisationMemberships.userId')
         .select(memberColumns)
         .where('organisationMemberships.organisationId', '=', organisationId)
         .where('organisationMemberships.userId', '=', userId)
@@ -131,10 +132,10 @@ export function createMembershipsRepo(db: Executor) {
     findMemberByEmail(organisationId: number, email: string) {
       return db
         .selectFrom('organisationMemberships')
-        .innerJoin('users', 'users.id', 'organisationMemberships.userId')
+        .innerJoin(memberAccounts(db).as('member'), 'member.id', 'organisationMemberships.userId')
         .select(['organisationMemberships.userId', 'organisationMemberships.role'])
         .where('organisationMemberships.organisationId', '=', organisationId)
-        .where('users.email', '=', email)
+        .where('member.email', '=', email)
         .executeTakeFirst();
     },
   };

@@ -3,6 +3,7 @@ import { type Dialect, type Executor, precompiled } from '../../db/database.js';
 import type { SchedulePolicy } from '../../scheduling/schemas.js';
 import { joinActiveTenant, tenantOfRow } from '../../tenancy/active-tenant.js';
 import type { Tenant } from '../../tenancy/gate.js';
+import { accountById, memberAccounts } from '../auth/ports.js';
 import type { MembershipOf, Organisation } from './schemas.js';
 import type { OrganisationRole, OrganisationsTable } from './tables.js';
 
@@ -44,7 +45,7 @@ export function toOrganisation(row: OrganisationRow): Organisation {
  * defaults, in one query. Compiled once: it runs on every tenant-scoped request.
  */
 export function activeMembershipQuery(db: Executor) {
-  const select = precompiled(() => joinActiveTenant(db.selectFrom('users')).where('users.id', '=', 0));
+  const select = precompiled(() => joinActiveTenant(accountById(db, 0)));
   return async (userId: number): Promise<Tenant | undefined> => {
     const [row] = await select(db, userId);
     return (row && tenantOfRow(row)) ?? undefined;
@@ -55,8 +56,8 @@ export function activeMembershipQuery(db: Executor) {
 const membershipColumns = [
   ...organisationColumns,
   'organisationMemberships.role',
-  'users.activeOrganisationId',
-  'users.twoFactorEnabled',
+  'member.activeOrganisationId',
+  'member.twoFactorEnabled',
 ] as const;
 
 function toMembership({
@@ -197,7 +198,7 @@ export function createOrganisationsRepo(db: Executor, dialect: Dialect) {
             .onRef('organisationMemberships.organisationId', '=', 'organisations.id')
             .on('organisationMemberships.userId', '=', userId),
         )
-        .innerJoin('users', 'users.id', 'organisationMemberships.userId')
+        .innerJoin(memberAccounts(db).as('member'), 'member.id', 'organisationMemberships.userId')
         .select(membershipColumns)
         .where('organisations.id', '=', organisationId)
         .executeTakeFirst();
@@ -209,7 +210,7 @@ export function createOrganisationsRepo(db: Executor, dialect: Dialect) {
       const rows = await db
         .selectFrom('organisationMemberships')
         .innerJoin('organisations', 'organisations.id', 'organisationMemberships.organisationId')
-        .innerJoin('users', 'users.id', 'organisationMemberships.userId')
+        .innerJoin(memberAccounts(db).as('member'), 'member.id', 'organisationMemberships.userId')
         .select(membershipColumns)
         .where('organisationMemberships.userId', '=', userId)
         .where('organisations.isActive', '=', true)

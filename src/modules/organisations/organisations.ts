@@ -6,8 +6,10 @@ import { nowIso } from '../../lib/time.js';
 import { normaliseSchedulePolicy } from '../../scheduling/schemas.js';
 import { assertCan } from '../../tenancy/roles.js';
 import { DEFAULT_CURRENCY } from '../payments/currencies.js';
+import { countFutureReservations } from '../reservations/ports.js';
+import { countResourceTypes, recolourResourceTypes } from '../resource-types/ports.js';
+import { countResources } from '../resources/ports.js';
 import type { OrganisationsContext } from './context.js';
-import { createOrganisationDependentsRepo } from './dependents-repo.js';
 import type { OrganisationValues } from './organisations-repo.js';
 import { assertBelowPlanLimit } from './plan-limit.js';
 import type {
@@ -208,7 +210,7 @@ export function createOrganisations(
         );
         const updated = await repoFor(trx).update(organisationId, { color: input.color }, now);
         if (input.cascadeToResourceTypes) {
-          await createOrganisationDependentsRepo(trx).recolourResourceTypes(organisationId, input.color, now);
+          await recolourResourceTypes(trx, organisationId, input.color, now);
         }
         return viewOf({ ...membership, organisation: updated ?? membership.organisation });
       });
@@ -216,12 +218,11 @@ export function createOrganisations(
 
     async deletionPreview(actor, organisationId) {
       await access.requireMembership(actor, organisationId, { can: 'previewArchive', allowArchived: true });
-      const dependents = createOrganisationDependentsRepo(db.kysely);
       const [members, resourceTypes, resources, futureReservations] = await Promise.all([
         repoFor(db.kysely).countMembers(organisationId),
-        dependents.countResourceTypes(organisationId),
-        dependents.countResources(organisationId),
-        dependents.countFutureReservations(organisationId, nowIso()),
+        countResourceTypes(db.kysely, organisationId),
+        countResources(db.kysely, organisationId),
+        countFutureReservations(db.kysely, organisationId, nowIso()),
       ]);
       return { organisationId, members, resourceTypes, resources, futureReservations };
     },

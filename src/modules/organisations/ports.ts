@@ -27,3 +27,11 @@ export function organisationOwnerIds(db: Executor, organisationId: number) {
     .where('organisationMemberships.organisationId', '=', organisationId)
     .where('organisationMemberships.role', '=', 'OWNER');
 }
+
+/** The ids of the organisations `userId` is a member of. */
+export function memberOrganisationIds(db: Executor, userId: number) {
+  return db
+    .selectFrom('organisationMemberships')
+    .select('organisationMemberships.organisationId')
+    .where('organisationMemberships.userId', '=', userId);
+}

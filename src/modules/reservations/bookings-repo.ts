@@ -1,5 +1,6 @@
 import { compiledOnce, type Dialect, type Executor } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
+import { laneAsRead } from '../resources/ports.js';
 import { storedCustomerInfo } from './answers.js';
 import { LANE_REFUSED } from './lanes-repo.js';
 import { newReference } from './reference.js';
@@ -45,38 +46,34 @@ const NO_OVERLAP = 'reservations_no_overlap';
  * The lane's row as a booking read it (same updatedAt), with the booking's values: what
  * `insertOnLaneStatement` inserts from.
  */
-function laneAsRead(db: Executor) {
-  return db
-    .selectFrom('resources')
-    .select((eb) => [
-      eb.val(0).as('organisationId'),
-      eb.val(0).as('resourceTypeId'),
-      eb.val(0).as('resourceId'),
-      eb.val<ReservationStatus>('confirmed').as('status'),
-      eb.val('').as('startTime'),
-      eb.val('').as('endTime'),
-      eb.val('').as('blockedUntil'),
-      eb.val('').as('customerName'),
-      eb.val('').as('customerEmail'),
-      eb.val<string | null>(null).as('customerPhone'),
-      eb.val('').as('customerInfo'),
-      eb.val<string | null>(null).as('notes'),
-      eb.val<number | null>(null).as('priceAmount'),
-      eb.val<string | null>(null).as('priceCurrency'),
-      eb.val<ReservationSource>('api').as('source'),
-      eb.val<number | null>(null).as('createdByUserId'),
-      eb.val<number | null>(null).as('rulesOverriddenByUserId'),
-      eb.val<string | null>(null).as('expiresAt'),
-      eb.val<string | null>(null).as('manageTokenHash'),
-      eb.val<string | null>(null).as('manageTokenSealed'),
-      eb.val<string | null>(null).as('publicClientHash'),
-      eb.val<number | null>(null).as('seriesId'),
-      eb.val('').as('reference'),
-      eb.val('').as('createdAt'),
-      eb.val('').as('updatedAt'),
-    ])
-    .where('id', '=', 0)
-    .where('updatedAt', '=', '');
+function laneWithValues(db: Executor) {
+  return laneAsRead(db, 0, '').select((eb) => [
+    eb.val(0).as('organisationId'),
+    eb.val(0).as('resourceTypeId'),
+    eb.val(0).as('resourceId'),
+    eb.val<ReservationStatus>('confirmed').as('status'),
+    eb.val('').as('startTime'),
+    eb.val('').as('endTime'),
+    eb.val('').as('blockedUntil'),
+    eb.val('').as('customerName'),
+    eb.val('').as('customerEmail'),
+    eb.val<string | null>(null).as('customerPhone'),
+    eb.val('').as('customerInfo'),
+    eb.val<string | null>(null).as('notes'),
+    eb.val<number | null>(null).as('priceAmount'),
+    eb.val<string | null>(null).as('priceCurrency'),
+    eb.val<ReservationSource>('api').as('source'),
+    eb.val<number | null>(null).as('createdByUserId'),
+    eb.val<number | null>(null).as('rulesOverriddenByUserId'),
+    eb.val<string | null>(null).as('expiresAt'),
+    eb.val<string | null>(null).as('manageTokenHash'),
+    eb.val<string | null>(null).as('manageTokenSealed'),
+    eb.val<string | null>(null).as('publicClientHash'),
+    eb.val<number | null>(null).as('seriesId'),
+    eb.val('').as('reference'),
+    eb.val('').as('createdAt'),
+    eb.val('').as('updatedAt'),
+  ]);
 }
 
 /**
@@ -87,7 +84,7 @@ function laneAsRead(db: Executor) {
  */
 function insertOnLaneStatement(db: Executor, dialect: Dialect) {
   return compiledOnce(() => {
-    const lane = laneAsRead(db);
+    const lane = laneWithValues(db);
     const insert = db
       .insertInto('reservations')
       .columns([

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Dialect, Executor } from '../../db/database.js';
 import { keepsTimeAt } from '../../db/reservation-time.js';
+import { resourcesOfType } from '../resources/ports.js';
 
 /** The first key of the per-(type, customer) advisory locks of the daily limit: "cust". */
 const CUSTOMER_LOCKS = 0x63757374;
@@ -27,13 +28,7 @@ export function createCustomerLimitRepo(db: Executor, dialect: Dialect) {
       let q = executor
         .selectFrom('reservations')
         .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('resourceId', 'in', (eb) =>
-          eb
-            .selectFrom('resources')
-            .select('id')
-            .where('organisationId', '=', query.organisationId)
-            .where('resourceTypeId', '=', query.resourceTypeId),
-        )
+        .where('resourceId', 'in', resourcesOfType(executor, query.organisationId, query.resourceTypeId))
         .where('startTime', '>=', query.day.from)
         .where('startTime', '<', query.day.to)
         .where('resourceTypeId', '=', query.resourceTypeId)

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { compiledOnce, type Dialect, type Executor } from '../../db/database.js';
 import { keepsTimeAt, lapsedAt } from '../../db/reservation-time.js';
+import { laneAsRead } from '../resources/ports.js';
 import { toReservation } from './reservation-row.js';
 import type { Reservation } from './schemas.js';
 
@@ -71,17 +72,14 @@ export function createLaneRepo(db: Executor, dialect: Dialect) {
       laneUpdatedAt: string,
       now: string,
     ): Promise<Reservation | undefined> {
-      const lane = executor
-        .selectFrom('resources')
-        .select(sql.lit(1).as('one'))
-        .where('id', '=', move.to.resourceId)
-        .where('updatedAt', '=', laneUpdatedAt);
+      const lane = laneAsRead(executor, move.to.resourceId, laneUpdatedAt).select(sql.lit(1).as('one'));
       const guard =
         dialect === 'postgres'
           ? lane
               .forShare()
               .where(
-                sql<boolean>`exists (select from pg_advisory_xact_lock(${sql.lit(LANE_LOCKS)}, resources.id))`,
+                (eb) =>
+                  sql<boolean>`exists (select from pg_advisory_xact_lock(${sql.lit(LANE_LOCKS)}, ${eb.ref('id')}))`,
               )
           : lane;
       try {

@@ -10,6 +10,7 @@ import {
   personal,
   unlinked,
 } from '../../privacy/declaration.js';
+import { memberOrganisationIds } from '../organisations/ports.js';
 
 /** What an anonymised reservation keeps as its customer. */
 export const ANONYMISED_CUSTOMER_NAME = 'Anonymised';
@@ -27,9 +28,9 @@ const ownBooking = ({ email, name }: DataSubject) =>
  * organisation (they read them there anyway), or when the customer is themselves. A member
  * who left takes no customer of the organisation along (DECISIONS.md "Membership ends access").
  */
-const customerField = <C extends string>(subject: DataSubject, column: C) =>
-  sql<string | null>`case when ${ownBooking(subject)} or exists (select 1 from organisation_memberships m
-      where m.organisation_id = ${sql.ref('reservations.organisationId')} and m.user_id = ${subject.userId})
+const customerField = <C extends string>(db: Executor, subject: DataSubject, column: C) =>
+  sql<string | null>`case when ${ownBooking(subject)}
+      or ${sql.ref('reservations.organisationId')} in ${memberOrganisationIds(db, subject.userId)}
     then ${sql.ref(column)} else null end`.as(column);
 
 /**
@@ -85,11 +86,11 @@ export const reservationsPrivacy: PrivacyDeclaration = {
           'status',
           'startTime',
           'endTime',
-          customerField(s, 'customerName'),
-          customerField(s, 'customerEmail'),
-          customerField(s, 'customerPhone'),
-          customerField(s, 'customerInfo'),
-          customerField(s, 'notes'),
+          customerField(db, s, 'customerName'),
+          customerField(db, s, 'customerEmail'),
+          customerField(db, s, 'customerPhone'),
+          customerField(db, s, 'customerInfo'),
+          customerField(db, s, 'notes'),
           'priceAmount',
           'priceCurrency',
           'source',

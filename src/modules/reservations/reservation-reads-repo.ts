@@ -2,6 +2,7 @@ import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Dialect, Executor } from '../../db/database.js';
 import { afterNullableKey, decodeNullableKey, encodeNullableKey } from '../../db/keyset.js';
 import { EXPIRING_STATUSES, keepsTimeAt, lapsedAt } from '../../db/reservation-time.js';
+import { resourceAndLanes } from '../resources/ports.js';
 import { toReservation } from './reservation-row.js';
 import type { ListReservationsQuery, Reservation } from './schemas.js';
 
@@ -49,13 +50,7 @@ export function createReservationReadsRepo(db: Executor, dialect: Dialect) {
     async list(organisationId: number, query: ListReservationsQuery) {
       let q = db.selectFrom('reservations').selectAll().where('organisationId', '=', organisationId);
       if (query.resourceId !== undefined) {
-        const resourceId = query.resourceId;
-        q = q.where('resourceId', 'in', (eb) =>
-          eb
-            .selectFrom('resources')
-            .select('id')
-            .where((w) => w.or([w('id', '=', resourceId), w('parentResourceId', '=', resourceId)])),
-        );
+        q = q.where('resourceId', 'in', resourceAndLanes(db, query.resourceId));
       }
       if (query.resourceTypeId !== undefined) q = q.where('resourceTypeId', '=', query.resourceTypeId);
       if (query.status?.length) {

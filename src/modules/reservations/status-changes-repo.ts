@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { committedWithOthers, compiledOnce, type Dialect, type Executor } from '../../db/database.js';
 import { keepsTimeAt, lapsedAt } from '../../db/reservation-time.js';
+import { typeTakingPayment } from '../resource-types/ports.js';
 import { toReservation } from './reservation-row.js';
 import type { Reservation } from './schemas.js';
 import type { ReservationStatus } from './tables.js';
@@ -18,17 +19,7 @@ export function createStatusChangeRepo(db: Executor, dialect: Dialect) {
         .where('organisationId', '=', 0)
         .where('status', '=', sql.lit('held'))
         .where(keepsTimeAt(''))
-        .where((eb) =>
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('resourceTypes')
-                .select(sql.lit(1).as('one'))
-                .whereRef('resourceTypes.id', '=', 'reservations.resourceTypeId')
-                .where('resourceTypes.paymentRequired', '=', sql.lit(true)),
-            ),
-          ),
-        );
+        .where((eb) => eb.not(eb.exists(typeTakingPayment(db, eb.ref('reservations.resourceTypeId')))));
       return (maker ? update.where('createdByUserId', '=', 0) : update).returningAll();
     });
   const confirmHold = confirmHoldBy(false);

@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/database.js';
 import { conflict } from '../../lib/errors.js';
+import { holdsFutureReservations, moveReservations } from '../reservations/ports.js';
 import { findOrThrow, type ResourcesContext } from './context.js';
 import type { ResourceRepo, ResourceValues } from './repo.js';
 
@@ -37,6 +38,7 @@ export async function lockForChange(
  * lanes are first seeded, and lane #1's come back to it when they all go.
  */
 export async function syncLanes(
+  trx: Executor,
   r: ResourceRepo,
   organisationId: number,
   parent: ResourceValues & { id: number },
@@ -50,7 +52,8 @@ export async function syncLanes(
     // Lane #1's reservations stay with the parent when every lane goes; the others' cannot.
     const dropped = removed.filter((lane) => wanted > 0 || lane !== firstLane);
     if (
-      await r.hasFutureReservations(
+      await holdsFutureReservations(
+        trx,
         dropped.map((lane) => lane.id),
         now,
       )
@@ -60,13 +63,13 @@ export async function syncLanes(
         `Lowering capacity to ${parent.capacity} would remove a lane that holds a future reservation`,
       );
     }
-    if (wanted === 0 && firstLane) await r.moveReservations(firstLane.id, parent.id, now);
+    if (wanted === 0 && firstLane) await moveReservations(trx, firstLane.id, parent.id, now);
     await r.deleteLanesAbove(parent.id, wanted);
   }
   await r.updateLanes(parent, now);
   const kept = lanes.length - removed.length;
   if (wanted > kept) {
     const seeded = await r.insertLanes(organisationId, parent, kept + 1, wanted, now);
-    if (kept === 0) await r.moveReservations(parent.id, seeded[0]!.id, now);
+    if (kept === 0) await moveReservations(trx, parent.id, seeded[0]!.id, now);
   }
 }

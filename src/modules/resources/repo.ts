@@ -1,6 +1,5 @@
 import { type Selectable, sql } from 'kysely';
 import { type Dialect, type Executor, precompiled } from '../../db/database.js';
-import { keepsTimeAt } from '../../db/reservation-time.js';
 import { randomToken } from '../../lib/crypto.js';
 import type { SchedulePolicy } from '../../scheduling/schemas.js';
 import type { Resource } from './schemas.js';
@@ -228,15 +227,6 @@ export function createResourceRepo(db: Executor, dialect: Dialect) {
       return rows.sort((a, b) => (a.capacityLaneIndex ?? 0) - (b.capacityLaneIndex ?? 0));
     },
 
-    /** Moves every reservation (past ones too) from one schedulable resource to another. */
-    async moveReservations(fromId: number, toId: number, now: string): Promise<void> {
-      await db
-        .updateTable('reservations')
-        .set({ resourceId: toId, updatedAt: now })
-        .where('resourceId', '=', fromId)
-        .execute();
-    },
-
     /** Drops the member as manager of the organisation's resources and lanes, with the settings that reach into their calendars. */
     async clearManager(organisationId: number, userId: number, now: string): Promise<void> {
       await db
@@ -262,20 +252,6 @@ export function createResourceRepo(db: Executor, dialect: Dialect) {
     /** Deletes the resource; its lanes go with it (ON DELETE CASCADE). */
     async delete(id: number): Promise<void> {
       await db.deleteFrom('resources').where('id', '=', id).execute();
-    },
-
-    /** Whether any of these resources holds a reservation that has not ended and keeps its time. */
-    async hasFutureReservations(resourceIds: number[], now: string): Promise<boolean> {
-      if (resourceIds.length === 0) return false;
-      const row = await db
-        .selectFrom('reservations')
-        .select('id')
-        .where('resourceId', 'in', resourceIds)
-        .where(keepsTimeAt(now))
-        .where('endTime', '>', now)
-        .limit(1)
-        .executeTakeFirst();
-      return row !== undefined;
     },
   };
 }

@@ -3,6 +3,7 @@ import type { Actor } from '../../lib/actor.js';
 import { conflict } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { assertCan } from '../../tenancy/roles.js';
+import { holdsFutureReservations } from '../reservations/ports.js';
 import { type ResourcesContext, refuseLane } from './context.js';
 import { lockForChange, syncLanes } from './lanes.js';
 import { type ResourceValues, toResource } from './repo.js';
@@ -40,7 +41,7 @@ async function createResource(
     const r = repoFor(trx);
     await checkReferences(ctx, trx, organisationId, values);
     const row = await r.insert(organisationId, values, now);
-    await syncLanes(r, organisationId, { ...values, id: row.id }, now);
+    await syncLanes(trx, r, organisationId, { ...values, id: row.id }, now);
     return toResource(row);
   });
   timeAdded(organisationId, created.resourceTypeId);
@@ -90,7 +91,7 @@ async function updateResource(
       );
     }
     const row = await r.update(id, values, now);
-    await syncLanes(r, organisationId, { ...values, id }, now);
+    await syncLanes(trx, r, organisationId, { ...values, id }, now);
     addsTime =
       values.isActive &&
       (values.capacity > current.capacity ||
@@ -124,7 +125,7 @@ export function createResourceWrites(ctx: ResourcesContext): Writes {
             'This resource has capacity lanes; delete it together with its lanes',
           );
         }
-        if (await r.hasFutureReservations([id], nowIso())) {
+        if (await holdsFutureReservations(trx, [id], nowIso())) {
           throw conflict('CONFLICT', 'This resource holds future reservations; cancel them first');
         }
         await r.delete(id);
@@ -138,7 +139,7 @@ export function createResourceWrites(ctx: ResourcesContext): Writes {
         const { row } = await lockForChange(ctx, trx, organisationId, id);
         refuseLane(row, 'delete or lower the capacity of');
         const lanes = await r.lanesOf(id);
-        if (await r.hasFutureReservations([id, ...lanes.map((lane) => lane.id)], nowIso())) {
+        if (await holdsFutureReservations(trx, [id, ...lanes.map((lane) => lane.id)], nowIso())) {
           throw conflict(
             'CONFLICT',
             'This resource or one of its lanes holds future reservations; cancel them first',
