@@ -1,9 +1,10 @@
 // An agent's keys: each with its prefix, when it was made and last used; a new key is shown once
 // with a copy button and the MCP address, never again; a key revoked.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { unwrap } from '../../api/client.js';
 import { errorText, fieldErrors } from '../../api/errors.js';
+import { useAgentKeys } from '../../api/hooks.js';
 import { queryKeys } from '../../api/queryKeys.js';
 import { authed } from '../../api/session.js';
 import type { Agent } from '../../api/types.js';
@@ -18,11 +19,7 @@ export function KeysSection(props: { agent: Agent }) {
   const queryClient = useQueryClient();
   const path = { id: agent.id };
   const queryKey = queryKeys.agentKeys(agent.id);
-  const keys = useQuery({
-    queryKey,
-    queryFn: () => unwrap(authed.GET('/api/agents/{id}/keys', { params: { path } })),
-    staleTime: 0,
-  });
+  const keys = useAgentKeys(agent.id);
   const [label, setLabel] = useState('');
   const [shown, setShown] = useState<{ label: string; value: string; mcpUrl: string } | null>(null);
   const create = useMutation({

@@ -1,11 +1,11 @@
 // An agent's policy: when its calls wait for the person's approval, and its daily limits (bookings,
 // cancellations, spending in the organisation's currency).
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
 import { unwrap } from '../../api/client.js';
 import { fieldErrors } from '../../api/errors.js';
-import { useActiveOrganisation } from '../../api/hooks.js';
+import { useActiveOrganisation, useAgentPolicy } from '../../api/hooks.js';
 import { queryKeys } from '../../api/queryKeys.js';
 import { authed } from '../../api/session.js';
 import type { Agent, Policy, PolicyBody } from '../../api/types.js';
@@ -29,10 +29,7 @@ interface PolicyForm {
 
 export function PolicySection(props: { agent: Agent }) {
   const { agent } = props;
-  const policy = useQuery({
-    queryKey: queryKeys.agentPolicy(agent.id),
-    queryFn: () => unwrap(authed.GET('/api/agents/{id}/policy', { params: { path: { id: agent.id } } })),
-  });
+  const policy = useAgentPolicy(agent.id);
   const org = useActiveOrganisation();
   if (agent.status === 'disabled') return null;
   if (policy.isPending || org.isPending) return <Loading />;

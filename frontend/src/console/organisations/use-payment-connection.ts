@@ -1,8 +1,9 @@
 // The organisation's payment connection as the provider reports it, and what can be done to it:
 // onboarding and the dashboard (both send the browser to the provider), and disconnecting.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { unwrap } from '../../api/client.js';
+import { usePaymentStatus } from '../../api/hooks.js';
 import { queryKeys } from '../../api/queryKeys.js';
 import { authed } from '../../api/session.js';
 import type { Organisation } from '../../api/types.js';
@@ -10,12 +11,7 @@ import { isAdmin } from './roles.js';
 
 export function usePaymentConnection(org: Organisation) {
   const queryClient = useQueryClient();
-  const status = useQuery({
-    queryKey: queryKeys.paymentStatus(org.id),
-    enabled: isAdmin(org.role),
-    queryFn: () =>
-      unwrap(authed.GET('/api/organisations/{id}/payment/status', { params: { path: { id: org.id } } })),
-  });
+  const status = usePaymentStatus(org.id, { enabled: isAdmin(org.role) });
   // Both links send the browser to the provider; it comes back here when onboarding is done.
   const onboard = useMutation({
     mutationFn: () =>

@@ -2,6 +2,7 @@
 // reservation-customer.tsx), with cancel and reschedule (reservation-detail-steps.tsx).
 import { useState } from 'react';
 import { Link, useLocation, useParams } from 'react-router';
+import { useReservation } from '../../api/hooks.js';
 import type { Organisation, Reservation } from '../../api/types.js';
 import { formatPrice } from '../../components/Reservation.js';
 import { dayKey, formatDateTime, formatTime } from '../../lib/time.js';
@@ -11,7 +12,7 @@ import { mondayOf } from '../week.js';
 import { CustomerRows } from './reservation-customer.js';
 import { statusWords, useCatalogue } from './reservation-data.js';
 import { CancelBox, RescheduleBox } from './reservation-detail-steps.js';
-import { type ReservationActions, useReservation, useReservationActions } from './use-reservation-actions.js';
+import { type ReservationActions, useReservationActions } from './use-reservation-actions.js';
 
 type Mode = 'view' | 'cancel' | 'reschedule';
 

@@ -1,6 +1,6 @@
-// A reservation as staff see it, and what they can do to it: cancel and move (each optionally
+// What staff can do to a reservation: cancel and move (each optionally
 // past the type's rules). Each answer replaces the cached reservation and refreshes the lists.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { idempotencyKey, unwrap } from '../../api/client.js';
 import { queryKeys } from '../../api/queryKeys.js';
 import { authed } from '../../api/session.js';
@@ -12,12 +12,6 @@ export interface MoveTarget {
   resourceId: number | null;
   overrideRules?: boolean;
 }
-
-export const useReservation = (id: number) =>
-  useQuery({
-    queryKey: queryKeys.reservation(id),
-    queryFn: () => unwrap(authed.GET('/api/reservations/{id}', { params: { path: { id } } })),
-  });
 
 /** `currentResourceId`: the reservation's resource, sent again only when a move changes it. */
 export function useReservationActions(

@@ -2,10 +2,11 @@
 // with each attempt's outcome.
 import { Link, useParams } from 'react-router';
 import { errorText } from '../../api/errors.js';
+import { useDeliveries, useWebhook } from '../../api/hooks.js';
 import type { Delivery, Organisation, Webhook } from '../../api/types.js';
 import { formatDateTime } from '../../lib/time.js';
 import { LoadError, Loading } from '../ui.js';
-import { useWebhook, useWebhookActions, type WebhookActions } from './use-webhook.js';
+import { useWebhookActions, type WebhookActions } from './use-webhook.js';
 import { StatusBadge } from './WebhookList.js';
 
 const deliveryWords: Record<Delivery['status'], string> = {
@@ -17,7 +18,8 @@ const deliveryWords: Record<Delivery['status'], string> = {
 export function WebhookDetail(props: { org: Organisation }) {
   const { org } = props;
   const webhookId = Number(useParams().webhookId);
-  const { hook, deliveries } = useWebhook(org.id, webhookId);
+  const hook = useWebhook(org.id, webhookId);
+  const deliveries = useDeliveries(org.id, webhookId);
   const actions = useWebhookActions(org.id, webhookId);
   if (hook.isPending) return <Loading />;
   if (hook.isError)

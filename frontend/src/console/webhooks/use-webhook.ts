@@ -1,25 +1,8 @@
-// One webhook endpoint and its deliveries, and what can be done to it: pause or resume, send a
-// test event, send a delivery again.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+// What can be done to a webhook endpoint: pause or resume, send a test event, send a delivery again.
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { unwrap } from '../../api/client.js';
 import { queryKeys } from '../../api/queryKeys.js';
 import { authed } from '../../api/session.js';
-
-export function useWebhook(orgId: number, webhookId: number) {
-  const path = { id: orgId, webhookId };
-  const hook = useQuery({
-    queryKey: queryKeys.webhook(orgId, webhookId),
-    queryFn: () => unwrap(authed.GET('/api/organisations/{id}/webhooks/{webhookId}', { params: { path } })),
-  });
-  const deliveries = useQuery({
-    queryKey: queryKeys.deliveries(orgId, webhookId),
-    queryFn: () =>
-      unwrap(authed.GET('/api/organisations/{id}/webhooks/{webhookId}/deliveries', { params: { path } })),
-    // While something waits to be sent, its outcome comes soon: look again.
-    refetchInterval: (q) => (q.state.data?.items.some((d) => d.status === 'pending') ? 2000 : false),
-  });
-  return { hook, deliveries };
-}
 
 export function useWebhookActions(orgId: number, webhookId: number) {
   const queryClient = useQueryClient();
