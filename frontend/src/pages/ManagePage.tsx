@@ -1,10 +1,9 @@
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useLocation, useParams } from 'react-router';
-import { ApiError, api, unwrap } from '../api/client.js';
+import { ApiError } from '../api/client.js';
 import { errorText } from '../api/errors.js';
 import { usePublicCatalogue } from '../api/hooks.js';
-import { queryKeys } from '../api/queryKeys.js';
+import { useManagedReservation, useWaitlistEntry } from '../api/public-hooks.js';
 import type { ManagedReservation } from '../api/types.js';
 import { Branding } from '../components/Branding.js';
 import { ManageSeries } from '../components/ManageSeries.js';
@@ -25,23 +24,12 @@ export interface ManageState {
 export function ManagePage() {
   const { token = '' } = useParams();
   const state = (useLocation().state ?? {}) as ManageState;
-  const queryKey = queryKeys.managed(token);
-  const reservation = useQuery({
-    queryKey,
-    queryFn: () => unwrap(api.GET('/api/public/reservations/{token}', { params: { path: { token } } })),
-    // A payment just made is confirmed by the provider's webhook: look again until it lands.
-    refetchInterval: (q) => (q.state.data?.status === 'pending_payment' ? 3000 : false),
-  });
+  const reservation = useManagedReservation(token);
   // No reservation at this link: it may be a waitlist entry's, before its offer. A held
   // reservation may be a waitlist offer (the entry's link names its hold): say so.
   const missing = reservation.error instanceof ApiError && reservation.error.status === 404;
-  const entry = useQuery({
-    queryKey: queryKeys.waitlist(token),
-    enabled: missing || reservation.data?.status === 'held',
-    queryFn: () => unwrap(api.GET('/api/public/waitlist/{token}', { params: { path: { token } } })),
-    // While waiting, look for the offer now and then (the entry view then shows the hold).
-    refetchInterval: (q) => (missing && q.state.data?.status === 'waiting' ? 30_000 : false),
-  });
+  // While waiting, look for the offer now and then (the entry view then shows the hold).
+  const entry = useWaitlistEntry(token, missing || reservation.data?.status === 'held', missing);
   if (reservation.isPending || (missing && entry.isPending))
     return <p className="loading">Loading your booking…</p>;
   if (missing && entry.isSuccess) return <WaitlistEntryView token={token} entry={entry.data} />;
