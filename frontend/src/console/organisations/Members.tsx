@@ -4,14 +4,14 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { unwrap } from '../../api/client.js';
-import { errorText, fieldErrors } from '../../api/errors.js';
+import { fieldErrors } from '../../api/errors.js';
 import { useActiveOrganisation, useMembers } from '../../api/hooks.js';
 import { authed, useSession } from '../../api/session.js';
 import type { MemberOrInvitation, Organisation } from '../../api/types.js';
 import { formatDateTime } from '../../lib/time.js';
 import { NoActive } from '../catalogue/Catalogue.js';
 import { submitted } from '../form-state.js';
-import { Field, FormError, LoadError, Loading, SubmitActions } from '../ui.js';
+import { Field, FormError, LoadError, Loading, RequestErrors, SubmitActions } from '../ui.js';
 import { type MemberActions, type Role, useMemberActions } from './use-member-actions.js';
 
 const ROLES: Role[] = ['OWNER', 'ADMIN', 'MANAGER', 'MEMBER'];
@@ -43,7 +43,9 @@ function MemberScreen(props: { org: Organisation }) {
       <p className="hint">The people of {org.name} and what each may do.</p>
       {list.isPending ? <Loading /> : null}
       {list.isError ? <LoadError error={list.error} /> : null}
-      <ActionErrors actions={actions} />
+      <RequestErrors
+        requests={{ role: actions.changeRole, remove: actions.remove, withdraw: actions.withdraw }}
+      />
       {members.length ? (
         <ul className="record-list members">
           {members.map((m) => (
@@ -81,28 +83,6 @@ function MemberScreen(props: { org: Organisation }) {
         }}
       />
     </main>
-  );
-}
-
-/** Each refused change, in words. */
-function ActionErrors({ actions }: { actions: MemberActions }) {
-  const { changeRole, remove, withdraw } = actions;
-  return (
-    <>
-      {(
-        [
-          ['role', changeRole],
-          ['remove', remove],
-          ['withdraw', withdraw],
-        ] as const
-      ).map(([name, m]) =>
-        m.isError ? (
-          <p role="alert" className="error" key={name}>
-            {errorText(m.error)}
-          </p>
-        ) : null,
-      )}
-    </>
   );
 }
 

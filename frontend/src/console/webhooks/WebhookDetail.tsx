@@ -1,11 +1,10 @@
 // One webhook endpoint: pause and resume, a test delivery, its events, and its recent deliveries
 // with each attempt's outcome.
 import { Link, useParams } from 'react-router';
-import { errorText } from '../../api/errors.js';
 import { useDeliveries, useWebhook } from '../../api/hooks.js';
 import type { Delivery, Organisation, Webhook } from '../../api/types.js';
 import { formatDateTime } from '../../lib/time.js';
-import { LoadError, Loading } from '../ui.js';
+import { LoadError, Loading, RequestErrors } from '../ui.js';
 import { useWebhookActions, type WebhookActions } from './use-webhook.js';
 import { StatusBadge } from './WebhookList.js';
 
@@ -38,7 +37,7 @@ export function WebhookDetail(props: { org: Organisation }) {
       <h1 className="url">{h.url}</h1>
       <WebhookFacts webhook={h} zone={org.timezone} />
       <WebhookButtons webhook={h} actions={actions} />
-      <ActionErrors actions={actions} />
+      <RequestErrors requests={{ status: actions.setStatus, test: actions.sendTest, retry: actions.retry }} />
       <h2>Deliveries</h2>
       <p className="hint">Newest first. Times in {org.timezone.replaceAll('_', ' ')}.</p>
       {deliveries.isPending ? <Loading /> : null}
@@ -103,28 +102,6 @@ function WebhookButtons({ webhook: h, actions }: { webhook: Webhook; actions: We
         Send a test event
       </button>
     </div>
-  );
-}
-
-/** Each refused action, in words. */
-function ActionErrors({ actions }: { actions: WebhookActions }) {
-  const { setStatus, sendTest, retry } = actions;
-  return (
-    <>
-      {(
-        [
-          ['status', setStatus],
-          ['test', sendTest],
-          ['retry', retry],
-        ] as const
-      ).map(([name, m]) =>
-        m.isError ? (
-          <p role="alert" className="error" key={name}>
-            {errorText(m.error)}
-          </p>
-        ) : null,
-      )}
-    </>
   );
 }
 
