@@ -113,3 +113,78 @@ export function usePermissionData() {
     error: catalog.error ?? groups.error,
   };
 }
+
+/** An agent's keys (labels and use, never the secrets). */
+export const useAgentKeys = (id: number) =>
+  useQuery({
+    queryKey: queryKeys.agentKeys(id),
+    queryFn: () => unwrap(authed.GET('/api/agents/{id}/keys', { params: { path: { id } } })),
+    staleTime: 0,
+  });
+
+/** An agent's policy: its limits and what needs the owner's approval. */
+export const useAgentPolicy = (id: number) =>
+  useQuery({
+    queryKey: queryKeys.agentPolicy(id),
+    queryFn: () => unwrap(authed.GET('/api/agents/{id}/policy', { params: { path: { id } } })),
+  });
+
+/** One approval request; while approved and running, looked at again until its outcome comes. */
+export const useApproval = (id: number) =>
+  useQuery({
+    queryKey: queryKeys.approval(id),
+    queryFn: () => unwrap(authed.GET('/api/approvals/{id}', { params: { path: { id } } })),
+    staleTime: 0,
+    refetchInterval: (q) => (q.state.data?.status === 'approved' ? 2000 : false),
+  });
+
+/** A reservation of the active organisation. */
+export const useReservation = (id: number) =>
+  useQuery({
+    queryKey: queryKeys.reservation(id),
+    queryFn: () => unwrap(authed.GET('/api/reservations/{id}', { params: { path: { id } } })),
+  });
+
+/** The organisation's payment connection as the provider reports it (owners and admins only). */
+export const usePaymentStatus = (orgId: number, options: Options = {}) =>
+  useQuery({
+    queryKey: queryKeys.paymentStatus(orgId),
+    queryFn: () =>
+      unwrap(authed.GET('/api/organisations/{id}/payment/status', { params: { path: { id: orgId } } })),
+    ...options,
+  });
+
+/** The organisation's webhook endpoints. */
+export const useWebhooks = (orgId: number) =>
+  useQuery({
+    queryKey: queryKeys.webhooks(orgId),
+    queryFn: () =>
+      unwrap(authed.GET('/api/organisations/{id}/webhooks', { params: { path: { id: orgId } } })).then(
+        (a) => a.items,
+      ),
+  });
+
+/** One webhook endpoint. */
+export const useWebhook = (orgId: number, webhookId: number) =>
+  useQuery({
+    queryKey: queryKeys.webhook(orgId, webhookId),
+    queryFn: () =>
+      unwrap(
+        authed.GET('/api/organisations/{id}/webhooks/{webhookId}', {
+          params: { path: { id: orgId, webhookId } },
+        }),
+      ),
+  });
+
+/** An endpoint's recent deliveries; while one waits to be sent, looked at again soon. */
+export const useDeliveries = (orgId: number, webhookId: number) =>
+  useQuery({
+    queryKey: queryKeys.deliveries(orgId, webhookId),
+    queryFn: () =>
+      unwrap(
+        authed.GET('/api/organisations/{id}/webhooks/{webhookId}/deliveries', {
+          params: { path: { id: orgId, webhookId } },
+        }),
+      ),
+    refetchInterval: (q) => (q.state.data?.items.some((d) => d.status === 'pending') ? 2000 : false),
+  });

@@ -55,7 +55,7 @@ function submitLabel(waitOnly: boolean, weekly: boolean, held: boolean, pending:
   return pending ? 'Booking…' : 'Confirm booking';
 }
 
-export function DetailsForm(props: {
+interface DetailsProps {
   headingRef: RefObject<HTMLHeadingElement | null>;
   slug: string;
   type: PublicType;
@@ -74,9 +74,11 @@ export function DetailsForm(props: {
   onPlaced: (placed: Placed) => void;
   onPreview: (body: SeriesBody, occurrences: PreviewOccurrence[]) => void;
   onWaitlisted: (entry: JoinedEntry) => void;
-}) {
-  const { headingRef, slug, type, time, zone, values, answers, onBack, repeat, waitOnly } = props;
-  const [weeksError, setWeeksError] = useState<string | undefined>();
+}
+
+/** Booking (or holding), checking a series, and joining the waitlist; `last`: the latest refused. */
+function useDetailsActions(props: DetailsProps) {
+  const { slug, type, time, values, answers } = props;
   const book = useMutation({
     mutationFn: (at: BookableTime) => place(slug, type, at, values, answers),
     onSuccess: (placed) => {
@@ -104,18 +106,18 @@ export function DetailsForm(props: {
     (found, m) => (m.isError && (!found || m.submittedAt > found.submittedAt) ? m : found),
     null,
   );
+  return { book, check, join, last };
+}
+
+type DetailsActions = ReturnType<typeof useDetailsActions>;
+
+export function DetailsForm(props: DetailsProps) {
+  const { headingRef, type, time, zone, values, answers, onBack, repeat, waitOnly } = props;
+  const [weeksError, setWeeksError] = useState<string | undefined>();
+  const actions = useDetailsActions(props);
+  const { book, check, join, last } = actions;
   const errors = fieldErrors(last?.error);
   const details = last?.error instanceof ApiError ? last.error.details : [];
-  const others = otherFieldErrors(last?.error, [...shownFields(type), 'recurrence.0']);
-  // A taken time on a type with a waitlist: offer to wait for it (the time last asked for).
-  const taken =
-    last === book &&
-    book.error instanceof ApiError &&
-    book.error.code === 'SLOT_UNAVAILABLE' &&
-    type.waitlistEnabled &&
-    book.variables
-      ? book.variables
-      : null;
   const weekly = repeat?.weekly ?? false;
   const busy = book.isPending || check.isPending || join.isPending;
   const held = paysFirst(type);
@@ -161,44 +163,7 @@ export function DetailsForm(props: {
           onAnswers={props.onAnswers}
           details={details}
         />
-        {last === book ? (
-          <Refusal
-            error={book.error}
-            alternatives={alternativesOf(book.error)}
-            zone={zone}
-            others={others}
-            onPick={(a) => book.mutate(a)}
-          />
-        ) : null}
-        {last === check ? <SeriesRefusalText error={check.error} zone={zone} /> : null}
-        {last === join ? (
-          <div role="alert" className="error">
-            <p>{errorText(join.error)}</p>
-            {others.length > 0 ? (
-              <ul>
-                {others.map((line) => (
-                  <li key={line}>{line}</li>
-                ))}
-              </ul>
-            ) : null}
-            {join.error instanceof ApiError && join.error.code === 'SLOT_AVAILABLE' && join.variables ? (
-              <button type="button" className="secondary" onClick={() => book.mutate(join.variables!)}>
-                {held ? 'Hold this time' : 'Book this time'}
-              </button>
-            ) : null}
-          </div>
-        ) : null}
-        {taken ? (
-          <div className="waitlist-offer">
-            <p>
-              Or wait for <strong>{formatDateTime(taken.start, zone)}</strong>: if it becomes free, it is held
-              for you and you are told by email.
-            </p>
-            <button type="button" className="secondary" disabled={busy} onClick={() => join.mutate(taken)}>
-              Join the waitlist for this time
-            </button>
-          </div>
-        ) : null}
+        <Refusals type={type} zone={zone} actions={actions} busy={busy} />
         <div className="actions">
           <button type="submit" className="primary" disabled={busy}>
             {submitLabel(waitOnly, weekly, held, (waitOnly ? join : weekly ? check : book).isPending)}
@@ -206,5 +171,64 @@ export function DetailsForm(props: {
         </div>
       </form>
     </section>
+  );
+}
+
+/** Why the last request was refused, with what can be done instead: another time, or the waitlist. */
+function Refusals(props: { type: PublicType; zone: string; actions: DetailsActions; busy: boolean }) {
+  const { type, zone, busy } = props;
+  const { book, check, join, last } = props.actions;
+  const others = otherFieldErrors(last?.error, [...shownFields(type), 'recurrence.0']);
+  const held = paysFirst(type);
+  // A taken time on a type with a waitlist: offer to wait for it (the time last asked for).
+  const taken =
+    last === book &&
+    book.error instanceof ApiError &&
+    book.error.code === 'SLOT_UNAVAILABLE' &&
+    type.waitlistEnabled &&
+    book.variables
+      ? book.variables
+      : null;
+  return (
+    <>
+      {last === book ? (
+        <Refusal
+          error={book.error}
+          alternatives={alternativesOf(book.error)}
+          zone={zone}
+          others={others}
+          onPick={(a) => book.mutate(a)}
+        />
+      ) : null}
+      {last === check ? <SeriesRefusalText error={check.error} zone={zone} /> : null}
+      {last === join ? (
+        <div role="alert" className="error">
+          <p>{errorText(join.error)}</p>
+          {others.length > 0 ? (
+            <ul>
+              {others.map((line) => (
+                <li key={line}>{line}</li>
+              ))}
+            </ul>
+          ) : null}
+          {join.error instanceof ApiError && join.error.code === 'SLOT_AVAILABLE' && join.variables ? (
+            <button type="button" className="secondary" onClick={() => book.mutate(join.variables!)}>
+              {held ? 'Hold this time' : 'Book this time'}
+            </button>
+          ) : null}
+        </div>
+      ) : null}
+      {taken ? (
+        <div className="waitlist-offer">
+          <p>
+            Or wait for <strong>{formatDateTime(taken.start, zone)}</strong>: if it becomes free, it is held
+            for you and you are told by email.
+          </p>
+          <button type="button" className="secondary" disabled={busy} onClick={() => join.mutate(taken)}>
+            Join the waitlist for this time
+          </button>
+        </div>
+      ) : null}
+    </>
   );
 }

@@ -1,8 +1,9 @@
 // A weekly series on the manage page: the series' dates, and cancelling all of them.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, unwrap } from '../api/client.js';
 import { errorText } from '../api/errors.js';
+import { useSeries } from '../api/public-hooks.js';
 import { queryKeys } from '../api/queryKeys.js';
 import type { paths } from '../api/schema.js';
 import { formatDateTime, formatTime } from '../lib/time.js';
@@ -17,11 +18,7 @@ export function ManageSeries(props: { token: string; currentId: number; zone: st
   const { token, currentId, zone } = props;
   const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState(false);
-  const series = useQuery({
-    queryKey: queryKeys.series(token),
-    queryFn: () =>
-      unwrap(api.GET('/api/public/reservations/{token}/series', { params: { path: { token } } })),
-  });
+  const series = useSeries(token);
   const cancel = useMutation({
     mutationFn: () =>
       unwrap(api.POST('/api/public/reservations/{token}/series/cancel', { params: { path: { token } } })),

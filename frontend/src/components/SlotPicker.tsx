@@ -1,8 +1,6 @@
-import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
-import { api, unwrap } from '../api/client.js';
 import { errorText } from '../api/errors.js';
-import { queryKeys } from '../api/queryKeys.js';
+import { type AvailabilityTarget, usePublicAvailability } from '../api/public-hooks.js';
 import {
   addMonths,
   type BookableTime,
@@ -16,7 +14,7 @@ import {
 import { MonthView } from './MonthView.js';
 import { TimeList } from './TimeList.js';
 
-export type Target = { resourceId: number } | { resourceTypeId: number };
+export type Target = AvailabilityTarget;
 
 /** How many empty months the picker skips on its own before showing one as empty. */
 const AUTO_ADVANCE_MONTHS = 2;
@@ -38,16 +36,7 @@ export function SlotPicker(props: {
   const [advanced, setAdvanced] = useState(0);
   const range = monthRange(month, now);
 
-  const query = useQuery({
-    queryKey: queryKeys.publicAvailability(slug, target, range),
-    enabled: range !== null,
-    queryFn: () =>
-      unwrap(
-        api.GET('/api/public/organisations/{slug}/availability', {
-          params: { path: { slug }, query: { ...target, ...range! } },
-        }),
-      ),
-  });
+  const query = usePublicAvailability(slug, target, range);
 
   const days = useMemo(() => {
     const times = query.data ? bookableTimes(query.data, durationMinutes, now) : [];

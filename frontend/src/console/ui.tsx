@@ -235,3 +235,18 @@ export function LoadError(props: { error: unknown }) {
     </p>
   );
 }
+
+/** Each refused request of a screen, in words; `requests` named by their keys. */
+export function RequestErrors(props: { requests: Record<string, { isError: boolean; error: unknown }> }) {
+  return (
+    <>
+      {Object.entries(props.requests).map(([name, m]) =>
+        m.isError ? (
+          <p role="alert" className="error" key={name}>
+            {errorText(m.error)}
+          </p>
+        ) : null,
+      )}
+    </>
+  );
+}

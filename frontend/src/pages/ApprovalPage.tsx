@@ -1,70 +1,28 @@
 // The approval page (`/approvals/<id>`, or `/approvals?id=<id>`; DECISIONS.md "Agents acting
 // safely"): the owner signs in, reads what their agent asked to do, and approves or denies it.
-import { Fragment, useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { useParams, useSearchParams } from 'react-router';
 import { ApiError, unwrap } from '../api/client.js';
 import { messageOf } from '../api/errors.js';
 import { asSignedIn, authed, type Credentials, SignedOut, signIn } from '../api/session.js';
 import type { Approval } from '../api/types.js';
-import { AccountPage, Loading, SignInForm, useAnnouncer, useFocus, usePageTitle } from './account-page.js';
+import {
+  AccountPage,
+  type Announcer,
+  Loading,
+  SignInForm,
+  useAnnouncer,
+  useFocus,
+  usePageTitle,
+} from './account-page.js';
+import { ApprovalView } from './approval/ApprovalView.js';
+import { outcomeOf } from './approval/approval-text.js';
 
 type View =
   | { name: 'loading' }
   | { name: 'signin' }
   | { name: 'approval' }
   | { name: 'failure'; message: string };
-
-const OUTCOMES: Record<Approval['status'], string> = {
-  pending: 'Waiting for your decision.',
-  approved: 'Approved: the call is running.',
-  executed: 'Approved: the call ran.',
-  failed: 'Approved, but the call failed',
-  denied: 'Denied: the call never ran.',
-  expired: 'Expired: it was not decided within 24 hours, and the call never ran.',
-};
-
-function outcomeOf(approval: Approval): string {
-  let text = OUTCOMES[approval.status] ?? approval.status;
-  const error = (approval.result as { error?: { message?: unknown } } | null)?.error;
-  if (approval.status === 'failed' && typeof error?.message === 'string') text += `: ${error.message}`;
-  return text;
-}
-
-const when = (iso: string | null) =>
-  iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : '';
-
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
-
-/** "startTime" as "Start time", "customer.email" as "Customer email". */
-function labelOf(path: string): string {
-  const words = path
-    .replaceAll('.', ' ')
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .toLowerCase();
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
-/** One argument's value in words: instants in the reader's time, yes/no, lists joined. */
-function valueText(value: unknown): string {
-  if (value === null || value === undefined) return 'none';
-  if (typeof value === 'boolean') return value ? 'yes' : 'no';
-  if (typeof value === 'string') return INSTANT.test(value) ? `${when(value)} (${value})` : value;
-  if (Array.isArray(value) && value.every((v) => typeof v !== 'object' || v === null))
-    return value.map(valueText).join(', ');
-  return typeof value === 'object' ? JSON.stringify(value) : String(value);
-}
-
-/** The stored call's arguments as label and text rows, nested objects one row per field. */
-function argumentRows(args: Record<string, unknown>, prefix = ''): [string, string][] {
-  return Object.entries(args).flatMap(([key, value]): [string, string][] =>
-    value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? argumentRows(value as Record<string, unknown>, `${prefix}${key}.`)
-      : [[labelOf(`${prefix}${key}`), valueText(value)]],
-  );
-}
-
-const customerText = (customer: Approval['customer']) =>
-  customer ? [customer.name, customer.email].filter(Boolean).join(' · ') : '';
 
 /** The id from the path, else from `?id=`; null when neither is a plain number. */
 function useApprovalId(): number | null {
@@ -74,16 +32,10 @@ function useApprovalId(): number | null {
   return /^\d{1,10}$/.test(id) ? Number(id) : null;
 }
 
-export default function ApprovalPage() {
-  const id = useApprovalId();
-  const announcer = useAnnouncer();
-  const { announce, alertError } = announcer;
-  const focus = useFocus();
+/** The request as loaded for the signed-in owner, and the view that shows it (or why it cannot). */
+function useApprovalLoad(id: number | null, focus: (id: string) => void) {
   const [view, setView] = useState<View>({ name: 'loading' });
   const [approval, setApproval] = useState<Approval | null>(null);
-  usePageTitle(approval ? `Approve ${approval.agentName}’s request` : "Approve an agent's request");
-  const [busy, setBusy] = useState(false);
-
   const show = useCallback(
     (next: View) => {
       setView(next);
@@ -117,6 +69,16 @@ export default function ApprovalPage() {
   useEffect(() => {
     void load();
   }, [load]);
+  return { view, show, approval, setApproval, load };
+}
+
+type ApprovalLoad = ReturnType<typeof useApprovalLoad>;
+
+/** Signing in and deciding, each announced; `busy` while either runs. */
+function useApprovalActions(loaded: ApprovalLoad, announcer: Announcer, focus: (id: string) => void) {
+  const { announce, alertError } = announcer;
+  const { approval, setApproval, show, load } = loaded;
+  const [busy, setBusy] = useState(false);
 
   async function onSignIn(credentials: Credentials) {
     setBusy(true);
@@ -156,6 +118,17 @@ export default function ApprovalPage() {
     announce(outcomeOf(decided));
     focus('approval-title');
   }
+  return { busy, onSignIn, decide };
+}
+
+export default function ApprovalPage() {
+  const id = useApprovalId();
+  const announcer = useAnnouncer();
+  const focus = useFocus();
+  const loaded = useApprovalLoad(id, focus);
+  const { view, approval } = loaded;
+  usePageTitle(approval ? `Approve ${approval.agentName}’s request` : "Approve an agent's request");
+  const { busy, onSignIn, decide } = useApprovalActions(loaded, announcer, focus);
 
   return (
     <AccountPage busy={busy || view.name === 'loading'} announcer={announcer}>
@@ -171,76 +144,7 @@ export default function ApprovalPage() {
       ) : null}
 
       {view.name === 'approval' && approval ? (
-        <section id="view-approval" aria-labelledby="approval-title">
-          <h1 id="approval-title" tabIndex={-1}>
-            {approval.agentName} asks to: <span id="summary">{approval.summary}</span>
-          </h1>
-          <dl className="summary">
-            <dt>Status</dt>
-            <dd id="approval-status">{approval.status}</dd>
-            <dt>Agent</dt>
-            <dd id="approval-agent">{approval.agentName}</dd>
-            {approval.customer ? (
-              <>
-                <dt>Customer</dt>
-                <dd id="approval-customer">{customerText(approval.customer)}</dd>
-              </>
-            ) : null}
-            <dt>Tool</dt>
-            <dd id="approval-action">
-              <code>{approval.actionKey.replaceAll('.', '_')}</code>
-            </dd>
-            <dt>Asked</dt>
-            <dd id="approval-created">{when(approval.createdAt)}</dd>
-            <dt>Decide by</dt>
-            <dd id="approval-expires">{when(approval.expiresAt)}</dd>
-          </dl>
-          <h2>The exact call</h2>
-          {Object.keys(approval.arguments).length ? (
-            <dl id="approval-call" className="summary">
-              {argumentRows(approval.arguments).map(([label, text]) => (
-                <Fragment key={label}>
-                  <dt>{label}</dt>
-                  <dd>{text}</dd>
-                </Fragment>
-              ))}
-            </dl>
-          ) : (
-            <p id="approval-call">The tool is called without arguments.</p>
-          )}
-          <details className="call-details">
-            <summary>As the agent sent it (JSON)</summary>
-            <pre id="approval-arguments" className="arguments">
-              {JSON.stringify(approval.arguments, null, 2)}
-            </pre>
-          </details>
-          {approval.status === 'pending' ? (
-            <div id="decision" className="actions decision">
-              <button
-                id="deny"
-                type="button"
-                className="secondary"
-                disabled={busy}
-                onClick={() => decide('deny')}
-              >
-                Deny
-              </button>
-              <button
-                id="approve"
-                type="button"
-                className="primary"
-                disabled={busy}
-                onClick={() => decide('approve')}
-              >
-                Approve
-              </button>
-            </div>
-          ) : (
-            <p id="approval-outcome" className="notice">
-              {outcomeOf(approval)}
-            </p>
-          )}
-        </section>
+        <ApprovalView approval={approval} busy={busy} onDecide={decide} />
       ) : null}
 
       {view.name === 'failure' ? (

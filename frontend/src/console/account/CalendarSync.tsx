@@ -3,8 +3,9 @@
 // calendar, and a sync now. Connecting asks the API for the provider's consent URL from this
 // page (its binding cookie lands in this browser) and goes there; the provider comes back to
 // the /calendar-sync landing page, which links back here.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { useCalendarSyncStatus } from '../../api/account-hooks.js';
 import { unwrap } from '../../api/client.js';
 import { errorText, fieldErrors } from '../../api/errors.js';
 import { queryKeys } from '../../api/queryKeys.js';
@@ -17,10 +18,7 @@ import { submitted } from '../form-state.js';
 import { Check, Field, FormError, LoadError, Loading } from '../ui.js';
 
 export default function CalendarSync() {
-  const status = useQuery({
-    queryKey: queryKeys.calendarSync(),
-    queryFn: () => unwrap(authed.GET('/api/calendar-sync/status')),
-  });
+  const status = useCalendarSyncStatus();
   const force = useMutation({ mutationFn: () => unwrap(authed.POST('/api/calendar-sync/force')) });
   const anyMapped = status.data?.providers.some((p) => p.syncedCalendars.length > 0) ?? false;
   return (

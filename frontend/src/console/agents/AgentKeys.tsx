@@ -1,30 +1,34 @@
 // An agent's keys: each with its prefix, when it was made and last used; a new key is shown once
 // with a copy button and the MCP address, never again; a key revoked.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { unwrap } from '../../api/client.js';
 import { errorText, fieldErrors } from '../../api/errors.js';
+import { useAgentKeys } from '../../api/hooks.js';
 import { queryKeys } from '../../api/queryKeys.js';
 import { authed } from '../../api/session.js';
-import type { Agent } from '../../api/types.js';
+import type { Agent, AgentKey } from '../../api/types.js';
 import { formatDateTime } from '../../lib/time.js';
 import { submitted } from '../form-state.js';
 import { CopyText, ShownOnce } from '../shown-once.js';
 import { Field, FormError, LoadError, Loading, SubmitActions } from '../ui.js';
 import { personZone } from './agent-values.js';
 
+/** A key just made: its label, its secret and the MCP address to use it at. */
+interface Shown {
+  label: string;
+  value: string;
+  mcpUrl: string;
+}
+
 export function KeysSection(props: { agent: Agent }) {
   const { agent } = props;
   const queryClient = useQueryClient();
   const path = { id: agent.id };
   const queryKey = queryKeys.agentKeys(agent.id);
-  const keys = useQuery({
-    queryKey,
-    queryFn: () => unwrap(authed.GET('/api/agents/{id}/keys', { params: { path } })),
-    staleTime: 0,
-  });
+  const keys = useAgentKeys(agent.id);
   const [label, setLabel] = useState('');
-  const [shown, setShown] = useState<{ label: string; value: string; mcpUrl: string } | null>(null);
+  const [shown, setShown] = useState<Shown | null>(null);
   const create = useMutation({
     // Kept nowhere once this screen is left: the key is in `shown` only.
     gcTime: 0,
@@ -46,53 +50,14 @@ export function KeysSection(props: { agent: Agent }) {
   return (
     <section aria-labelledby="keys-heading">
       <h2 id="keys-heading">Keys</h2>
-      {shown ? (
-        <ShownOnce
-          title={`Key “${shown.label}”`}
-          level={3}
-          hint="Copy it now: it is shown this once. Give it to your assistant as its MCP key (header x-agent-key), with the MCP address below."
-          value={shown.value}
-          valueId="agent-key"
-          copyLabel="Copy key"
-          beside={
-            <CopyText
-              label="MCP address:"
-              value={shown.mcpUrl}
-              valueId="mcp-url"
-              copyLabel="Copy MCP address"
-            />
-          }
-          onDone={() => setShown(null)}
-        />
-      ) : null}
+      {shown ? <ShownKey shown={shown} onDone={() => setShown(null)} /> : null}
       {keys.isPending ? <Loading /> : null}
       {keys.isError ? <LoadError error={keys.error} /> : null}
       {keys.data?.length === 0 ? <p className="empty">No keys yet.</p> : null}
       {keys.data?.length ? (
         <ul className="record-list keys">
           {keys.data.map((k) => (
-            <li key={k.id}>
-              <div>
-                <strong>{k.label}</strong> <code>{k.prefix}…</code>{' '}
-                {k.revokedAt ? <span className="badge agent-disabled">revoked</span> : null}
-                <span className="hint agent-line">
-                  made {formatDateTime(k.createdAt, zone)} ·{' '}
-                  {k.lastUsedAt ? `last used ${formatDateTime(k.lastUsedAt, zone)}` : 'never used'}
-                  {k.revokedAt ? ` · revoked ${formatDateTime(k.revokedAt, zone)}` : ''}
-                </span>
-              </div>
-              {k.revokedAt ? null : (
-                <button
-                  type="button"
-                  className="secondary danger"
-                  disabled={revoke.isPending}
-                  aria-label={`Revoke key ${k.label}`}
-                  onClick={() => revoke.mutate(k.id)}
-                >
-                  Revoke
-                </button>
-              )}
-            </li>
+            <KeyRow key={k.id} agentKey={k} zone={zone} revoke={revoke} />
           ))}
         </ul>
       ) : null}
@@ -116,5 +81,54 @@ export function KeysSection(props: { agent: Agent }) {
         </form>
       )}
     </section>
+  );
+}
+
+function ShownKey({ shown, onDone }: { shown: Shown; onDone: () => void }) {
+  return (
+    <ShownOnce
+      title={`Key “${shown.label}”`}
+      level={3}
+      hint="Copy it now: it is shown this once. Give it to your assistant as its MCP key (header x-agent-key), with the MCP address below."
+      value={shown.value}
+      valueId="agent-key"
+      copyLabel="Copy key"
+      beside={
+        <CopyText label="MCP address:" value={shown.mcpUrl} valueId="mcp-url" copyLabel="Copy MCP address" />
+      }
+      onDone={onDone}
+    />
+  );
+}
+
+function KeyRow(props: {
+  agentKey: AgentKey;
+  zone: string;
+  revoke: { isPending: boolean; mutate: (keyId: number) => void };
+}) {
+  const { agentKey: k, zone, revoke } = props;
+  return (
+    <li>
+      <div>
+        <strong>{k.label}</strong> <code>{k.prefix}…</code>{' '}
+        {k.revokedAt ? <span className="badge agent-disabled">revoked</span> : null}
+        <span className="hint agent-line">
+          made {formatDateTime(k.createdAt, zone)} ·{' '}
+          {k.lastUsedAt ? `last used ${formatDateTime(k.lastUsedAt, zone)}` : 'never used'}
+          {k.revokedAt ? ` · revoked ${formatDateTime(k.revokedAt, zone)}` : ''}
+        </span>
+      </div>
+      {k.revokedAt ? null : (
+        <button
+          type="button"
+          className="secondary danger"
+          disabled={revoke.isPending}
+          aria-label={`Revoke key ${k.label}`}
+          onClick={() => revoke.mutate(k.id)}
+        >
+          Revoke
+        </button>
+      )}
+    </li>
   );
 }

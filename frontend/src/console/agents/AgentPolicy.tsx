@@ -1,11 +1,11 @@
 // An agent's policy: when its calls wait for the person's approval, and its daily limits (bookings,
 // cancellations, spending in the organisation's currency).
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
 import { unwrap } from '../../api/client.js';
 import { fieldErrors } from '../../api/errors.js';
-import { useActiveOrganisation } from '../../api/hooks.js';
+import { useActiveOrganisation, useAgentPolicy } from '../../api/hooks.js';
 import { queryKeys } from '../../api/queryKeys.js';
 import { authed } from '../../api/session.js';
 import type { Agent, Policy, PolicyBody } from '../../api/types.js';
@@ -29,10 +29,7 @@ interface PolicyForm {
 
 export function PolicySection(props: { agent: Agent }) {
   const { agent } = props;
-  const policy = useQuery({
-    queryKey: queryKeys.agentPolicy(agent.id),
-    queryFn: () => unwrap(authed.GET('/api/agents/{id}/policy', { params: { path: { id: agent.id } } })),
-  });
+  const policy = useAgentPolicy(agent.id);
   const org = useActiveOrganisation();
   if (agent.status === 'disabled') return null;
   if (policy.isPending || org.isPending) return <Loading />;
@@ -42,39 +39,56 @@ export function PolicySection(props: { agent: Agent }) {
   return <PolicyEditor agent={agent} policy={policy.data} currency={currency} />;
 }
 
-function PolicyEditor(props: { agent: Agent; policy: Policy; currency: string }) {
-  const { agent, policy, currency } = props;
-  const queryClient = useQueryClient();
-  const [form, setForm] = useState<PolicyForm>(() => ({
+/** The form's fields as typed: amounts in major units, counts as text (empty: no limit). */
+function formOf(policy: Policy, currency: string): PolicyForm {
+  return {
     requireApproval: policy.requireApproval,
     approvalOverAmount: majorOf(policy.approvalOverAmount, currency),
     bookingsPerDay: policy.limits.bookingsPerDay == null ? '' : String(policy.limits.bookingsPerDay),
     cancellationsPerDay:
       policy.limits.cancellationsPerDay == null ? '' : String(policy.limits.cancellationsPerDay),
     spendPerDay: majorOf(policy.limits.spendPerDay, currency),
-  }));
+  };
+}
+
+/** The policy as PUT takes it. Text that is no number goes as it is: the API refuses it on its field. */
+function bodyOf(form: PolicyForm, currency: string): PolicyBody {
+  return {
+    requireApproval: form.requireApproval,
+    approvalOverAmount: minorOf(form.approvalOverAmount, currency),
+    limits: {
+      bookingsPerDay: countOf(form.bookingsPerDay),
+      cancellationsPerDay: countOf(form.cancellationsPerDay),
+      spendPerDay: minorOf(form.spendPerDay, currency),
+    },
+  } as PolicyBody;
+}
+
+const SHOWN_FIELDS = [
+  'requireApproval',
+  'approvalOverAmount',
+  'limits.bookingsPerDay',
+  'limits.cancellationsPerDay',
+  'limits.spendPerDay',
+];
+
+type SetField = <K extends keyof PolicyForm>(key: K) => (value: PolicyForm[K]) => void;
+
+function PolicyEditor(props: { agent: Agent; policy: Policy; currency: string }) {
+  const { agent, policy, currency } = props;
+  const queryClient = useQueryClient();
+  const [form, setForm] = useState<PolicyForm>(() => formOf(policy, currency));
   const [done, setDone] = useState(false);
-  const set =
-    <K extends keyof PolicyForm>(key: K) =>
-    (value: PolicyForm[K]) => {
-      setDone(false);
-      setForm((f) => ({ ...f, [key]: value }));
-    };
+  const set: SetField = (key) => (value) => {
+    setDone(false);
+    setForm((f) => ({ ...f, [key]: value }));
+  };
   const save = useMutation({
     mutationFn: () =>
       unwrap(
         authed.PUT('/api/agents/{id}/policy', {
           params: { path: { id: agent.id } },
-          // Text that is no number goes as it is: the API refuses it on its field.
-          body: {
-            requireApproval: form.requireApproval,
-            approvalOverAmount: minorOf(form.approvalOverAmount, currency),
-            limits: {
-              bookingsPerDay: countOf(form.bookingsPerDay),
-              cancellationsPerDay: countOf(form.cancellationsPerDay),
-              spendPerDay: minorOf(form.spendPerDay, currency),
-            },
-          } as PolicyBody,
+          body: bodyOf(form, currency),
         }),
       ),
     onSuccess: (saved) => {
@@ -83,13 +97,6 @@ function PolicyEditor(props: { agent: Agent; policy: Policy; currency: string })
     },
   });
   const errors = fieldErrors(save.error);
-  const shown = [
-    'requireApproval',
-    'approvalOverAmount',
-    'limits.bookingsPerDay',
-    'limits.cancellationsPerDay',
-    'limits.spendPerDay',
-  ];
   return (
     <section aria-labelledby="policy-heading">
       <h2 id="policy-heading">Policy</h2>
@@ -128,42 +135,54 @@ function PolicyEditor(props: { agent: Agent; policy: Policy; currency: string })
           hint="Whatever the choice above; empty: no amount threshold."
           onChange={set('approvalOverAmount')}
         />
-        <fieldset>
-          <legend>Daily limits</legend>
-          <div className="grid-2">
-            <Field
-              name="limits.bookingsPerDay"
-              label="Bookings and holds per day"
-              type="text"
-              required={false}
-              value={form.bookingsPerDay}
-              error={errors['limits.bookingsPerDay']}
-              onChange={set('bookingsPerDay')}
-            />
-            <Field
-              name="limits.cancellationsPerDay"
-              label="Cancellations and releases per day"
-              type="text"
-              required={false}
-              value={form.cancellationsPerDay}
-              error={errors['limits.cancellationsPerDay']}
-              onChange={set('cancellationsPerDay')}
-            />
-            <Field
-              name="limits.spendPerDay"
-              label={`Spending per day (${currency})`}
-              type="text"
-              required={false}
-              value={form.spendPerDay}
-              error={errors['limits.spendPerDay']}
-              onChange={set('spendPerDay')}
-            />
-          </div>
-        </fieldset>
-        {save.isError ? <FormError error={save.error} shown={shown} /> : null}
+        <DailyLimits form={form} set={set} errors={errors} currency={currency} />
+        {save.isError ? <FormError error={save.error} shown={SHOWN_FIELDS} /> : null}
         <p role="status">{done ? 'Policy saved.' : ''}</p>
         <SubmitActions pending={save.isPending} label="Save policy" />
       </form>
     </section>
+  );
+}
+
+function DailyLimits(props: {
+  form: PolicyForm;
+  set: SetField;
+  errors: Record<string, string | undefined>;
+  currency: string;
+}) {
+  const { form, set, errors, currency } = props;
+  return (
+    <fieldset>
+      <legend>Daily limits</legend>
+      <div className="grid-2">
+        <Field
+          name="limits.bookingsPerDay"
+          label="Bookings and holds per day"
+          type="text"
+          required={false}
+          value={form.bookingsPerDay}
+          error={errors['limits.bookingsPerDay']}
+          onChange={set('bookingsPerDay')}
+        />
+        <Field
+          name="limits.cancellationsPerDay"
+          label="Cancellations and releases per day"
+          type="text"
+          required={false}
+          value={form.cancellationsPerDay}
+          error={errors['limits.cancellationsPerDay']}
+          onChange={set('cancellationsPerDay')}
+        />
+        <Field
+          name="limits.spendPerDay"
+          label={`Spending per day (${currency})`}
+          type="text"
+          required={false}
+          value={form.spendPerDay}
+          error={errors['limits.spendPerDay']}
+          onChange={set('spendPerDay')}
+        />
+      </div>
+    </fieldset>
   );
 }

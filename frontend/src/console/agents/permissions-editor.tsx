@@ -11,6 +11,8 @@ const riskWords: Record<CatalogAction['risk'], string> = {
   destructive: 'deletes or cancels',
 };
 
+type SetChoice = (patch: Partial<PermissionChoice>) => void;
+
 export function PermissionsEditor(props: {
   value: PermissionChoice;
   onChange: (next: PermissionChoice) => void;
@@ -19,18 +21,6 @@ export function PermissionsEditor(props: {
 }) {
   const { value, onChange, catalog, groups } = props;
   const set = (patch: Partial<PermissionChoice>) => onChange({ ...value, ...patch });
-  const grantable = grantableKeys(groups);
-  const listed = catalog.actions.filter((a) => !a.alwaysAllowed);
-  const areas = [...new Set(listed.map((a) => areaOf(a.key)))];
-  const chosen = new Set(value.actions);
-  const chosenActions = listed.filter((a) => chosen.has(a.key));
-  const needsCalendars = chosenActions.some((a) => a.scopeKinds.includes('calendar'));
-  const needsGroups = chosenActions.some((a) => a.scopeKinds.includes('userGroup'));
-  const { calendars, groups: peopleGroups } = catalog.scopingResources;
-  const toggle = (list: number[], id: number, on: boolean) =>
-    on ? [...list.filter((x) => x !== id), id] : list.filter((x) => x !== id);
-  const always = catalog.actions.filter((a) => a.alwaysAllowed).map((a) => a.title);
-
   return (
     <div className="permissions">
       <fieldset className="choices">
@@ -64,120 +54,183 @@ export function PermissionsEditor(props: {
       </fieldset>
 
       {value.mode === 'preset' ? (
-        <fieldset className="choices">
-          <legend>Preset</legend>
-          {groups.map((g) => (
-            <label className="choice" key={g.id}>
-              <input
-                type="radio"
-                name="perm-preset"
-                value={g.id}
-                disabled={!g.canAssign}
-                checked={value.preset === g.id}
-                onChange={() => set({ preset: g.id })}
-              />
-              <span>
-                {g.label}
-                {g.canAssign ? '' : ' (global admins only)'}
-                <span className="choice-description">
-                  {g.description} {g.highlights.join('. ')}.
-                </span>
-              </span>
-            </label>
-          ))}
-        </fieldset>
+        <PresetChoice value={value} set={set} groups={groups} />
       ) : (
-        <>
-          <div className="fill-from">
-            <div className="field">
-              <label htmlFor="f-fill-preset">Fill in the actions of a preset</label>
-              <select
-                id="f-fill-preset"
-                value={value.preset}
-                onChange={(e) => set({ preset: e.target.value })}
-              >
-                {groups
-                  .filter((g) => g.canAssign)
-                  .map((g) => (
-                    <option key={g.id} value={g.id}>
-                      {g.label}
-                    </option>
-                  ))}
-              </select>
-            </div>
-            <button
-              type="button"
-              className="secondary"
-              onClick={() =>
-                set({ actions: [...(groups.find((g) => g.id === value.preset)?.actionKeys ?? [])] })
-              }
-            >
-              Use its actions
-            </button>
-            <button type="button" className="secondary" onClick={() => set({ actions: [] })}>
-              Clear all
-            </button>
-          </div>
-          <p className="hint" role="status">
-            {chosenActions.length} {chosenActions.length === 1 ? 'action' : 'actions'} chosen. Always allowed:{' '}
-            {always.join(', ')}.
-          </p>
-          {areas.map((area) => (
-            <fieldset key={area} className="action-area">
-              <legend>{areaWords(area)}</legend>
-              <div className="event-grid">
-                {listed
-                  .filter((a) => areaOf(a.key) === area)
-                  .map((a) => (
-                    <label key={a.key} className="event-choice">
-                      <input
-                        type="checkbox"
-                        name="perm-action"
-                        value={a.key}
-                        disabled={!grantable.has(a.key) && !chosen.has(a.key)}
-                        checked={chosen.has(a.key)}
-                        onChange={(e) =>
-                          set({
-                            actions: e.target.checked
-                              ? [...value.actions, a.key]
-                              : value.actions.filter((k) => k !== a.key),
-                          })
-                        }
-                      />{' '}
-                      {a.title} ({riskWords[a.risk]}
-                      {grantable.has(a.key) ? '' : ', global admins only'})
-                    </label>
-                  ))}
-              </div>
-            </fieldset>
-          ))}
-          {needsCalendars ? (
-            <ScopeChoice
-              kind="calendars"
-              legend="Calendars it may reach"
-              allWords="All your calendars"
-              items={calendars}
-              mode={value.calendars}
-              ids={value.calendarIds}
-              onMode={(calendars) => set({ calendars })}
-              onToggle={(id, on) => set({ calendarIds: toggle(value.calendarIds, id, on) })}
-            />
-          ) : null}
-          {needsGroups && peopleGroups.length > 0 ? (
-            <ScopeChoice
-              kind="groups"
-              legend="People groups it may reach"
-              allWords="All your groups"
-              items={peopleGroups}
-              mode={value.groups}
-              ids={value.groupIds}
-              onMode={(groups) => set({ groups })}
-              onToggle={(id, on) => set({ groupIds: toggle(value.groupIds, id, on) })}
-            />
-          ) : null}
-        </>
+        <ActionsChoice value={value} set={set} catalog={catalog} groups={groups} />
       )}
     </div>
+  );
+}
+
+function PresetChoice({
+  value,
+  set,
+  groups,
+}: {
+  value: PermissionChoice;
+  set: SetChoice;
+  groups: PermissionGroup[];
+}) {
+  return (
+    <fieldset className="choices">
+      <legend>Preset</legend>
+      {groups.map((g) => (
+        <label className="choice" key={g.id}>
+          <input
+            type="radio"
+            name="perm-preset"
+            value={g.id}
+            disabled={!g.canAssign}
+            checked={value.preset === g.id}
+            onChange={() => set({ preset: g.id })}
+          />
+          <span>
+            {g.label}
+            {g.canAssign ? '' : ' (global admins only)'}
+            <span className="choice-description">
+              {g.description} {g.highlights.join('. ')}.
+            </span>
+          </span>
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+/** Actions chosen one by one (a preset can fill them in), then the scopes the chosen ones take. */
+function ActionsChoice(props: {
+  value: PermissionChoice;
+  set: SetChoice;
+  catalog: Catalog;
+  groups: PermissionGroup[];
+}) {
+  const { value, set, catalog, groups } = props;
+  const listed = catalog.actions.filter((a) => !a.alwaysAllowed);
+  const chosen = new Set(value.actions);
+  const chosenActions = listed.filter((a) => chosen.has(a.key));
+  const always = catalog.actions.filter((a) => a.alwaysAllowed).map((a) => a.title);
+  return (
+    <>
+      <div className="fill-from">
+        <div className="field">
+          <label htmlFor="f-fill-preset">Fill in the actions of a preset</label>
+          <select id="f-fill-preset" value={value.preset} onChange={(e) => set({ preset: e.target.value })}>
+            {groups
+              .filter((g) => g.canAssign)
+              .map((g) => (
+                <option key={g.id} value={g.id}>
+                  {g.label}
+                </option>
+              ))}
+          </select>
+        </div>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => set({ actions: [...(groups.find((g) => g.id === value.preset)?.actionKeys ?? [])] })}
+        >
+          Use its actions
+        </button>
+        <button type="button" className="secondary" onClick={() => set({ actions: [] })}>
+          Clear all
+        </button>
+      </div>
+      <p className="hint" role="status">
+        {chosenActions.length} {chosenActions.length === 1 ? 'action' : 'actions'} chosen. Always allowed:{' '}
+        {always.join(', ')}.
+      </p>
+      <ActionAreas value={value} set={set} listed={listed} groups={groups} />
+      <Scopes value={value} set={set} catalog={catalog} chosenActions={chosenActions} />
+    </>
+  );
+}
+
+/** Every action that can be chosen, by area, with what it does and who may grant it. */
+function ActionAreas(props: {
+  value: PermissionChoice;
+  set: SetChoice;
+  listed: CatalogAction[];
+  groups: PermissionGroup[];
+}) {
+  const { value, set, listed, groups } = props;
+  const grantable = grantableKeys(groups);
+  const areas = [...new Set(listed.map((a) => areaOf(a.key)))];
+  const chosen = new Set(value.actions);
+  return (
+    <>
+      {areas.map((area) => (
+        <fieldset key={area} className="action-area">
+          <legend>{areaWords(area)}</legend>
+          <div className="event-grid">
+            {listed
+              .filter((a) => areaOf(a.key) === area)
+              .map((a) => (
+                <label key={a.key} className="event-choice">
+                  <input
+                    type="checkbox"
+                    name="perm-action"
+                    value={a.key}
+                    disabled={!grantable.has(a.key) && !chosen.has(a.key)}
+                    checked={chosen.has(a.key)}
+                    onChange={(e) =>
+                      set({
+                        actions: e.target.checked
+                          ? [...value.actions, a.key]
+                          : value.actions.filter((k) => k !== a.key),
+                      })
+                    }
+                  />{' '}
+                  {a.title} ({riskWords[a.risk]}
+                  {grantable.has(a.key) ? '' : ', global admins only'})
+                </label>
+              ))}
+          </div>
+        </fieldset>
+      ))}
+    </>
+  );
+}
+
+/** One calendar scope and one people-group scope, for the chosen actions that take them. */
+function Scopes(props: {
+  value: PermissionChoice;
+  set: SetChoice;
+  catalog: Catalog;
+  chosenActions: CatalogAction[];
+}) {
+  const { value, set, catalog, chosenActions } = props;
+  const needsCalendars = chosenActions.some((a) => a.scopeKinds.includes('calendar'));
+  const needsGroups = chosenActions.some((a) => a.scopeKinds.includes('userGroup'));
+  const { calendars, groups: peopleGroups } = catalog.scopingResources;
+  const toggle = (list: number[], id: number, on: boolean) =>
+    on ? [...list.filter((x) => x !== id), id] : list.filter((x) => x !== id);
+  return (
+    <>
+      {needsCalendars ? (
+        <ScopeChoice
+          kind="calendars"
+          legend="Calendars it may reach"
+          allWords="All your calendars"
+          items={calendars}
+          mode={value.calendars}
+          ids={value.calendarIds}
+          onMode={(calendars) => set({ calendars })}
+          onToggle={(id, on) => set({ calendarIds: toggle(value.calendarIds, id, on) })}
+        />
+      ) : null}
+      {needsGroups && peopleGroups.length > 0 ? (
+        <ScopeChoice
+          kind="groups"
+          legend="People groups it may reach"
+          allWords="All your groups"
+          items={peopleGroups}
+          mode={value.groups}
+          ids={value.groupIds}
+          onMode={(groups) => set({ groups })}
+          onToggle={(id, on) => set({ groupIds: toggle(value.groupIds, id, on) })}
+        />
+      ) : null}
+    </>
   );
 }
 

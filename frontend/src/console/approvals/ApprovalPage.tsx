@@ -1,11 +1,6 @@
-// One approval's page: the stored call exactly as it will run, its agent and expiry, approved or
-// denied here, and what became of it (followed while it runs).
-import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
-import { unwrap } from '../../api/client.js';
 import { errorText } from '../../api/errors.js';
-import { queryKeys } from '../../api/queryKeys.js';
-import { authed } from '../../api/session.js';
+import { useApproval } from '../../api/hooks.js';
 import { formatDateTime } from '../../lib/time.js';
 import { personZone, toolNameOf } from '../agents/agent-values.js';
 import { LoadError, Loading } from '../ui.js';
@@ -15,13 +10,8 @@ export function ApprovalPage() {
   const id = Number(useParams().id);
   const zone = personZone();
   const nameOf = useAgentNames();
-  const approval = useQuery({
-    queryKey: queryKeys.approval(id),
-    queryFn: () => unwrap(authed.GET('/api/approvals/{id}', { params: { path: { id } } })),
-    staleTime: 0,
-    // Approved and running: its outcome comes soon.
-    refetchInterval: (q) => (q.state.data?.status === 'approved' ? 2000 : false),
-  });
+  // Approved and running: its outcome comes soon (useApproval looks again until it does).
+  const approval = useApproval(id);
   const decide = useDecide();
   if (approval.isPending) return <Loading />;
   if (approval.isError)

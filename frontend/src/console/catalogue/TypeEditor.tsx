@@ -15,8 +15,14 @@ import { organisationCurrency } from '../organisations/currency.js';
 import { TypeSchedule } from '../schedule/schedule-editor.js';
 import { Check, Field, FormError, LoadError, Loading, Select, SubmitActions } from '../ui.js';
 import { modeWords } from './catalogue-lists.js';
-import { RULES, typeBody, typeForm } from './type-form-data.js';
-import { questionDrafts, questionFieldNames, questionsBody, TypeQuestions } from './type-questions.js';
+import { RULES, type TypeForm, typeBody, typeForm } from './type-form-data.js';
+import {
+  type QuestionDraft,
+  questionDrafts,
+  questionFieldNames,
+  questionsBody,
+  TypeQuestions,
+} from './type-questions.js';
 
 export function TypeEditor(props: { org: Organisation }) {
   const { id } = useParams();
@@ -36,13 +42,14 @@ export function TypeEditor(props: { org: Organisation }) {
   return <TypeFormScreen key={existing?.id ?? 'new'} org={props.org} existing={existing} />;
 }
 
-function TypeFormScreen(props: { org: Organisation; existing: ResourceType | undefined }) {
-  const { org, existing } = props;
+type FormState = ReturnType<typeof useFormState<TypeForm>>;
+type Bound = ReturnType<FormState['bind']>;
+
+/** Creates the type or saves the edit, with its questions; then back to the list. */
+function useSaveType(existing: ResourceType | undefined, form: TypeForm, questions: QuestionDraft[]) {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
-  const { values: form, setValues: setForm, set, bind } = useFormState(() => typeForm(existing, org));
-  const [questions, setQuestions] = useState(() => questionDrafts(existing?.questions));
-  const save = useMutation({
+  return useMutation({
     mutationFn: () =>
       existing
         ? unwrap(
@@ -61,9 +68,11 @@ function TypeFormScreen(props: { org: Organisation; existing: ResourceType | und
       navigate('/app/types');
     },
   });
-  const errors = fieldErrors(save.error);
-  const field = bind(errors);
-  const shown = [
+}
+
+/** The fields the form shows a refusal on; the form error lists the rest. */
+function shownFields(questions: QuestionDraft[]) {
+  return [
     'name',
     'description',
     'minBookingDuration',
@@ -75,6 +84,16 @@ function TypeFormScreen(props: { org: Organisation; existing: ResourceType | und
     ...RULES.map(([k]) => `bookingRules.${k}`),
     ...questionFieldNames(questions),
   ];
+}
+
+function TypeFormScreen(props: { org: Organisation; existing: ResourceType | undefined }) {
+  const { org, existing } = props;
+  const state = useFormState(() => typeForm(existing, org));
+  const { values: form, bind } = state;
+  const [questions, setQuestions] = useState(() => questionDrafts(existing?.questions));
+  const save = useSaveType(existing, form, questions);
+  const errors = fieldErrors(save.error);
+  const field = bind(errors);
   return (
     <main className="page">
       <p>
@@ -110,57 +129,14 @@ function TypeFormScreen(props: { org: Organisation; existing: ResourceType | und
           }
         />
         <TypeQuestions drafts={questions} errors={errors} onChange={setQuestions} />
-        <fieldset>
-          <legend>Booking rules (empty: no rule)</legend>
-          <div className="grid-2">
-            {RULES.map(([key, label]) => (
-              <Field
-                key={key}
-                name={`bookingRules.${key}`}
-                label={label}
-                type="number"
-                min={0}
-                required={false}
-                value={form.rules[key]}
-                error={errors[`bookingRules.${key}`]}
-                onChange={(v) => setForm((f) => ({ ...f, rules: { ...f.rules, [key]: v } }))}
-              />
-            ))}
-          </div>
-        </fieldset>
-        <fieldset>
-          <legend>Price</legend>
-          <Check label="This type has a price" {...field.check('pricingEnabled')} />
-          {form.pricingEnabled ? (
-            <>
-              <div className="grid-2">
-                <Field
-                  name="priceAmount"
-                  label="Price"
-                  type="number"
-                  min={0}
-                  step="0.01"
-                  value={form.price}
-                  error={errors.priceAmount}
-                  onChange={set('price')}
-                />
-                <Field
-                  label="Currency (e.g. EUR)"
-                  hint={`${org.name} counts in ${organisationCurrency(org)} (Payments): agent policies too.`}
-                  {...field.text('priceCurrency')}
-                  onChange={(v) => set('priceCurrency')(v.toUpperCase())}
-                />
-              </div>
-              <Check label="Customers pay when they book" {...field.check('paymentRequired')} />
-            </>
-          ) : null}
-        </fieldset>
+        <RulesFieldset state={state} errors={errors} />
+        <PriceFieldset org={org} state={state} field={field} errors={errors} />
         <fieldset>
           <legend>Options</legend>
           <Check label="Customers may join a waitlist when it is full" {...field.check('waitlistEnabled')} />
           <Check label="Customers may book a series" {...field.check('recurringEnabled')} />
         </fieldset>
-        {save.isError ? <FormError error={save.error} shown={shown} /> : null}
+        {save.isError ? <FormError error={save.error} shown={shownFields(questions)} /> : null}
         <SubmitActions pending={save.isPending} label={existing ? 'Save type' : 'Create type'} />
       </form>
       {existing ? (
@@ -169,5 +145,68 @@ function TypeFormScreen(props: { org: Organisation; existing: ResourceType | und
         <p className="hint">Opening hours and dates with other hours are set once the type exists.</p>
       )}
     </main>
+  );
+}
+
+function RulesFieldset({ state, errors }: { state: FormState; errors: Record<string, string> }) {
+  const { values: form, setValues: setForm } = state;
+  return (
+    <fieldset>
+      <legend>Booking rules (empty: no rule)</legend>
+      <div className="grid-2">
+        {RULES.map(([key, label]) => (
+          <Field
+            key={key}
+            name={`bookingRules.${key}`}
+            label={label}
+            type="number"
+            min={0}
+            required={false}
+            value={form.rules[key]}
+            error={errors[`bookingRules.${key}`]}
+            onChange={(v) => setForm((f) => ({ ...f, rules: { ...f.rules, [key]: v } }))}
+          />
+        ))}
+      </div>
+    </fieldset>
+  );
+}
+
+function PriceFieldset(props: {
+  org: Organisation;
+  state: FormState;
+  field: Bound;
+  errors: Record<string, string>;
+}) {
+  const { org, field, errors } = props;
+  const { values: form, set } = props.state;
+  return (
+    <fieldset>
+      <legend>Price</legend>
+      <Check label="This type has a price" {...field.check('pricingEnabled')} />
+      {form.pricingEnabled ? (
+        <>
+          <div className="grid-2">
+            <Field
+              name="priceAmount"
+              label="Price"
+              type="number"
+              min={0}
+              step="0.01"
+              value={form.price}
+              error={errors.priceAmount}
+              onChange={set('price')}
+            />
+            <Field
+              label="Currency (e.g. EUR)"
+              hint={`${org.name} counts in ${organisationCurrency(org)} (Payments): agent policies too.`}
+              {...field.text('priceCurrency')}
+              onChange={(v) => set('priceCurrency')(v.toUpperCase())}
+            />
+          </div>
+          <Check label="Customers pay when they book" {...field.check('paymentRequired')} />
+        </>
+      ) : null}
+    </fieldset>
   );
 }

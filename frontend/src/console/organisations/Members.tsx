@@ -1,22 +1,23 @@
 // Members and invitations of the active organisation: invite by email, change a member's
 // role, remove a member, withdraw an invitation. The API decides who may do what (an ADMIN
 // manages MANAGERs and MEMBERs, never the last OWNER); its refusals are shown in words.
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { unwrap } from '../../api/client.js';
-import { errorText, fieldErrors } from '../../api/errors.js';
+import { fieldErrors } from '../../api/errors.js';
 import { useActiveOrganisation, useMembers } from '../../api/hooks.js';
-import { queryKeys } from '../../api/queryKeys.js';
 import { authed, useSession } from '../../api/session.js';
 import type { MemberOrInvitation, Organisation } from '../../api/types.js';
 import { formatDateTime } from '../../lib/time.js';
 import { NoActive } from '../catalogue/Catalogue.js';
 import { submitted } from '../form-state.js';
-import { Field, FormError, LoadError, Loading, SubmitActions } from '../ui.js';
+import { Field, FormError, LoadError, Loading, RequestErrors, SubmitActions } from '../ui.js';
+import { type MemberActions, type Role, useMemberActions } from './use-member-actions.js';
 
-type Role = MemberOrInvitation['role'];
 const ROLES: Role[] = ['OWNER', 'ADMIN', 'MANAGER', 'MEMBER'];
 const roleWords = (role: Role) => role[0] + role.slice(1).toLowerCase();
+type Member = Extract<MemberOrInvitation, { status: 'active' }>;
+type Invitation = Extract<MemberOrInvitation, { status: 'invited' }>;
 
 export default function Members() {
   const org = useActiveOrganisation();
@@ -29,133 +30,33 @@ export default function Members() {
 function MemberScreen(props: { org: Organisation }) {
   const { org } = props;
   const me = useSession()?.user.id;
-  const queryClient = useQueryClient();
   const list = useMembers(org.id);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: queryKeys.members(org.id) });
   /** Who each invitation by email went to: the list does not say, the invite's answer names its id. */
   const [invitedEmails, setInvitedEmails] = useState<Record<number, string>>({});
-  const [email, setEmail] = useState('');
-  const invite = useMutation({
-    mutationFn: () =>
-      unwrap(
-        authed.POST('/api/organisations/{id}/users', { params: { path: { id: org.id } }, body: { email } }),
-      ),
-    onSuccess: (invitation) => {
-      setInvitedEmails((m) => ({ ...m, [invitation.invitationId]: email }));
-      setEmail('');
-      return refresh();
-    },
-  });
-  const changeRole = useMutation({
-    mutationFn: (change: { userId: number; role: Role }) =>
-      unwrap(
-        authed.PATCH('/api/organisations/{id}/users/{userId}/role', {
-          params: { path: { id: org.id, userId: change.userId } },
-          body: { role: change.role },
-        }),
-      ),
-    onSettled: refresh,
-  });
   const [removing, setRemoving] = useState<number | null>(null);
-  const remove = useMutation({
-    mutationFn: (userId: number) =>
-      unwrap(
-        authed
-          .DELETE('/api/organisations/{id}/users/{userId}', { params: { path: { id: org.id, userId } } })
-          .then((r) => ({ ...r, data: r.response.ok ? {} : undefined })),
-      ),
-    onSuccess: (_, userId) => {
-      setRemoving(null);
-      // Leaving changes the person's organisations and the active one: everything is stale.
-      return userId === me ? queryClient.invalidateQueries() : refresh();
-    },
-  });
-  const withdraw = useMutation({
-    mutationFn: (invitationId: number) =>
-      unwrap(
-        authed
-          .DELETE('/api/organisations/{id}/invitations/{invitationId}', {
-            params: { path: { id: org.id, invitationId } },
-          })
-          .then((r) => ({ ...r, data: r.response.ok ? {} : undefined })),
-      ),
-    onSuccess: refresh,
-  });
+  const actions = useMemberActions(org.id, me, () => setRemoving(null));
   const members = (list.data ?? []).flatMap((m) => (m.status === 'active' ? [m] : []));
   const invitations = (list.data ?? []).flatMap((m) => (m.status === 'invited' ? [m] : []));
-  const inviteErrors = fieldErrors(invite.error);
   return (
     <main className="page">
       <h1>Members</h1>
       <p className="hint">The people of {org.name} and what each may do.</p>
       {list.isPending ? <Loading /> : null}
       {list.isError ? <LoadError error={list.error} /> : null}
-      {(
-        [
-          ['role', changeRole],
-          ['remove', remove],
-          ['withdraw', withdraw],
-        ] as const
-      ).map(([name, m]) =>
-        m.isError ? (
-          <p role="alert" className="error" key={name}>
-            {errorText(m.error)}
-          </p>
-        ) : null,
-      )}
+      <RequestErrors
+        requests={{ role: actions.changeRole, remove: actions.remove, withdraw: actions.withdraw }}
+      />
       {members.length ? (
         <ul className="record-list members">
           {members.map((m) => (
-            <li key={m.userId}>
-              <div>
-                <strong>{m.name}</strong>
-                {m.userId === me ? ' (you)' : ''} <span className="hint">{m.email}</span>
-              </div>
-              <div className="member-actions">
-                <label className="visually-hidden" htmlFor={`role-${m.userId}`}>
-                  Role of {m.name}
-                </label>
-                <select
-                  id={`role-${m.userId}`}
-                  value={m.role}
-                  disabled={changeRole.isPending}
-                  onChange={(e) => changeRole.mutate({ userId: m.userId, role: e.target.value as Role })}
-                >
-                  {ROLES.map((r) => (
-                    <option key={r} value={r}>
-                      {roleWords(r)}
-                    </option>
-                  ))}
-                </select>
-                {removing === m.userId ? (
-                  <>
-                    <button
-                      type="button"
-                      className="primary danger"
-                      disabled={remove.isPending}
-                      onClick={() => remove.mutate(m.userId)}
-                    >
-                      {m.userId === me ? 'Yes, leave' : `Yes, remove ${m.name}`}
-                    </button>
-                    <button type="button" className="secondary" onClick={() => setRemoving(null)}>
-                      Keep
-                    </button>
-                  </>
-                ) : (
-                  <button
-                    type="button"
-                    className="secondary danger"
-                    aria-label={m.userId === me ? 'Leave the organisation' : `Remove ${m.name}`}
-                    onClick={() => {
-                      remove.reset();
-                      setRemoving(m.userId);
-                    }}
-                  >
-                    {m.userId === me ? 'Leave' : 'Remove'}
-                  </button>
-                )}
-              </div>
-            </li>
+            <MemberRow
+              key={m.userId}
+              member={m}
+              me={me}
+              actions={actions}
+              removing={removing === m.userId}
+              onRemoving={(on) => setRemoving(on ? m.userId : null)}
+            />
           ))}
         </ul>
       ) : null}
@@ -164,28 +65,140 @@ function MemberScreen(props: { org: Organisation }) {
       {invitations.length ? (
         <ul className="record-list invitations">
           {invitations.map((i) => (
-            <li key={i.invitationId}>
-              <div>
-                <strong>
-                  {invitedEmails[i.invitationId] ?? (i.userId ? `Account ${i.userId}` : 'By email')}
-                </strong>{' '}
-                <span className="hint">
-                  {roleWords(i.role)} · until {formatDateTime(i.expiresAt, org.timezone)}
-                </span>
-              </div>
-              <button
-                type="button"
-                className="secondary"
-                disabled={withdraw.isPending}
-                aria-label={`Withdraw the invitation ${invitedEmails[i.invitationId] ?? i.invitationId}`}
-                onClick={() => withdraw.mutate(i.invitationId)}
-              >
-                Withdraw
-              </button>
-            </li>
+            <InvitationRow
+              key={i.invitationId}
+              invitation={i}
+              email={invitedEmails[i.invitationId]}
+              zone={org.timezone}
+              actions={actions}
+            />
           ))}
         </ul>
       ) : null}
+      <InviteForm
+        orgId={org.id}
+        onInvited={(id, email) => {
+          setInvitedEmails((m) => ({ ...m, [id]: email }));
+          return actions.refresh();
+        }}
+      />
+    </main>
+  );
+}
+
+function MemberRow(props: {
+  member: Member;
+  me: number | undefined;
+  actions: MemberActions;
+  /** Whether the remove is being confirmed. */
+  removing: boolean;
+  onRemoving: (on: boolean) => void;
+}) {
+  const { member: m, me, removing, onRemoving } = props;
+  const { changeRole, remove } = props.actions;
+  const userId = m.userId;
+  return (
+    <li>
+      <div>
+        <strong>{m.name}</strong>
+        {userId === me ? ' (you)' : ''} <span className="hint">{m.email}</span>
+      </div>
+      <div className="member-actions">
+        <label className="visually-hidden" htmlFor={`role-${userId}`}>
+          Role of {m.name}
+        </label>
+        <select
+          id={`role-${userId}`}
+          value={m.role}
+          disabled={changeRole.isPending}
+          onChange={(e) => changeRole.mutate({ userId, role: e.target.value as Role })}
+        >
+          {ROLES.map((r) => (
+            <option key={r} value={r}>
+              {roleWords(r)}
+            </option>
+          ))}
+        </select>
+        {removing ? (
+          <>
+            <button
+              type="button"
+              className="primary danger"
+              disabled={remove.isPending}
+              onClick={() => remove.mutate(userId)}
+            >
+              {userId === me ? 'Yes, leave' : `Yes, remove ${m.name}`}
+            </button>
+            <button type="button" className="secondary" onClick={() => onRemoving(false)}>
+              Keep
+            </button>
+          </>
+        ) : (
+          <button
+            type="button"
+            className="secondary danger"
+            aria-label={userId === me ? 'Leave the organisation' : `Remove ${m.name}`}
+            onClick={() => {
+              remove.reset();
+              onRemoving(true);
+            }}
+          >
+            {userId === me ? 'Leave' : 'Remove'}
+          </button>
+        )}
+      </div>
+    </li>
+  );
+}
+
+function InvitationRow(props: {
+  invitation: Invitation;
+  /** The address it went to, when this screen sent it. */
+  email: string | undefined;
+  zone: string;
+  actions: MemberActions;
+}) {
+  const { invitation: i, email, zone } = props;
+  const { withdraw } = props.actions;
+  const invitationId = i.invitationId;
+  return (
+    <li>
+      <div>
+        <strong>{email ?? (i.userId ? `Account ${i.userId}` : 'By email')}</strong>{' '}
+        <span className="hint">
+          {roleWords(i.role)} · until {formatDateTime(i.expiresAt, zone)}
+        </span>
+      </div>
+      <button
+        type="button"
+        className="secondary"
+        disabled={withdraw.isPending}
+        aria-label={`Withdraw the invitation ${email ?? invitationId}`}
+        onClick={() => withdraw.mutate(invitationId)}
+      >
+        Withdraw
+      </button>
+    </li>
+  );
+}
+
+function InviteForm(props: { orgId: number; onInvited: (invitationId: number, email: string) => unknown }) {
+  const { orgId, onInvited } = props;
+  const [email, setEmail] = useState('');
+  const invite = useMutation({
+    mutationFn: () =>
+      unwrap(
+        authed.POST('/api/organisations/{id}/users', { params: { path: { id: orgId } }, body: { email } }),
+      ),
+    onSuccess: (invitation) => {
+      const sent = email;
+      setEmail('');
+      return onInvited(invitation.invitationId, sent);
+    },
+  });
+  const inviteErrors = fieldErrors(invite.error);
+  return (
+    <>
       <h2>Invite someone</h2>
       <form noValidate onSubmit={submitted(invite.mutate)}>
         <Field
@@ -205,6 +218,6 @@ function MemberScreen(props: { org: Organisation }) {
         ) : null}
         <SubmitActions pending={invite.isPending} label="Send invitation" />
       </form>
-    </main>
+    </>
   );
 }

@@ -2,13 +2,12 @@
 // reports it, onboarding at the provider (the browser goes to the provider's link and comes
 // back), the provider's dashboard, and disconnecting.
 // Its currency too: new types are priced in it and agent policies count in it.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { unwrap } from '../../api/client.js';
 import { errorText, fieldErrors } from '../../api/errors.js';
 import { useActiveOrganisation } from '../../api/hooks.js';
-import { queryKeys } from '../../api/queryKeys.js';
 import { authed } from '../../api/session.js';
 import type { Organisation, PaymentStatus } from '../../api/types.js';
 import { ConfirmBox } from '../../components/ConfirmBox.js';
@@ -18,6 +17,7 @@ import { submitted } from '../form-state.js';
 import { Field, FormError, LoadError, Loading } from '../ui.js';
 import { organisationCurrency } from './currency.js';
 import { isAdmin } from './roles.js';
+import { type PaymentConnectionState, usePaymentConnection } from './use-payment-connection.js';
 
 export default function Payments() {
   const org = useActiveOrganisation();
@@ -35,40 +35,10 @@ const STATE_WORDS: Record<PaymentStatus['providerConnectStatus'], string> = {
 
 function PaymentConnection(props: { org: Organisation }) {
   const { org } = props;
-  const queryClient = useQueryClient();
   const [params] = useSearchParams();
   const returned = params.get('onboarding');
-  const status = useQuery({
-    queryKey: queryKeys.paymentStatus(org.id),
-    enabled: isAdmin(org.role),
-    queryFn: () =>
-      unwrap(authed.GET('/api/organisations/{id}/payment/status', { params: { path: { id: org.id } } })),
-  });
-  // Both links send the browser to the provider; it comes back here when onboarding is done.
-  const onboard = useMutation({
-    mutationFn: () =>
-      unwrap(
-        authed.POST('/api/organisations/{id}/payment/onboarding-link', { params: { path: { id: org.id } } }),
-      ),
-    onSuccess: (link) => window.location.assign(link.url),
-  });
-  const dashboard = useMutation({
-    mutationFn: () =>
-      unwrap(
-        authed.POST('/api/organisations/{id}/payment/dashboard-link', { params: { path: { id: org.id } } }),
-      ),
-    onSuccess: (link) => window.location.assign(link.url),
-  });
-  const [confirming, setConfirming] = useState(false);
-  const disconnect = useMutation({
-    mutationFn: () =>
-      unwrap(authed.POST('/api/organisations/{id}/payment/disconnect', { params: { path: { id: org.id } } })),
-    onSuccess: (answer) => {
-      setConfirming(false);
-      queryClient.setQueryData(queryKeys.paymentStatus(org.id), answer);
-    },
-  });
-  const failed = onboard.error ?? dashboard.error ?? disconnect.error;
+  const connection = usePaymentConnection(org);
+  const { status } = connection;
 
   if (!isAdmin(org.role))
     return (
@@ -77,7 +47,6 @@ function PaymentConnection(props: { org: Organisation }) {
         <p className="empty">Only owners and admins of {org.name} see and change its payment connection.</p>
       </main>
     );
-  const s = status.data;
   return (
     <main className="page">
       <h1>Payments</h1>
@@ -92,111 +61,141 @@ function PaymentConnection(props: { org: Organisation }) {
       ) : null}
       {status.isPending ? <Loading /> : null}
       {status.isError ? <LoadError error={status.error} /> : null}
-      {s ? (
-        <section aria-labelledby="payment-state">
-          <h2 id="payment-state">
-            Payment account{' '}
-            <span className={`badge payment-${s.providerConnectStatus}`}>
-              {STATE_WORDS[s.providerConnectStatus]}
-            </span>
-          </h2>
-          {s.providerConnectStatus === 'not_connected' ? (
-            <p className="empty">
-              No payment account yet: priced types cannot be booked until one is connected.
-            </p>
-          ) : (
-            <dl className="summary">
-              <dt>Account</dt>
-              <dd className="url">{s.providerAccountId}</dd>
-              <dt>Takes charges</dt>
-              <dd>{yesNo(s.chargesEnabled)}</dd>
-              <dt>Pays out</dt>
-              <dd>{yesNo(s.payoutsEnabled)}</dd>
-              <dt>Details submitted</dt>
-              <dd>{yesNo(s.detailsSubmitted)}</dd>
-              <dt>Default currency</dt>
-              <dd>{s.defaultCurrency.toUpperCase()}</dd>
-              {s.disabledReason ? (
-                <>
-                  <dt>Held back because</dt>
-                  <dd>{s.disabledReason}</dd>
-                </>
-              ) : null}
-              {s.currentlyDue.length ? (
-                <>
-                  <dt>Still due</dt>
-                  <dd>{s.currentlyDue.join(', ')}</dd>
-                </>
-              ) : null}
-              {s.pendingVerification.length ? (
-                <>
-                  <dt>Being verified</dt>
-                  <dd>{s.pendingVerification.join(', ')}</dd>
-                </>
-              ) : null}
-            </dl>
-          )}
-          {failed ? (
-            <p role="alert" className="error">
-              {errorText(failed)}
-            </p>
-          ) : null}
-          <Status>
-            {onboard.isPending || onboard.isSuccess || dashboard.isPending || dashboard.isSuccess
-              ? 'Taking you to the payment provider…'
-              : disconnect.isSuccess
-                ? 'The payment account is disconnected.'
-                : ''}
-          </Status>
-          <div className="actions">
-            {s.providerConnectStatus !== 'active' || s.requiresOnboarding ? (
-              <button
-                type="button"
-                className="primary"
-                disabled={onboard.isPending}
-                onClick={() => onboard.mutate()}
-              >
-                {s.providerConnectStatus === 'not_connected'
-                  ? 'Connect a payment account'
-                  : 'Continue onboarding'}
-              </button>
-            ) : null}
-            {s.providerConnectStatus === 'active' ? (
-              <button
-                type="button"
-                className="secondary"
-                disabled={dashboard.isPending}
-                onClick={() => dashboard.mutate()}
-              >
-                Open the provider's dashboard
-              </button>
-            ) : null}
-            {s.providerConnectStatus !== 'not_connected' && !confirming ? (
-              <button type="button" className="danger secondary" onClick={() => setConfirming(true)}>
-                Disconnect
-              </button>
-            ) : null}
-          </div>
-          {confirming ? (
-            <ConfirmBox
-              title="Disconnect the payment account?"
-              level={3}
-              confirm="Yes, disconnect"
-              keep="Keep it"
-              pending={disconnect.isPending}
-              onConfirm={() => disconnect.mutate()}
-              onKeep={() => setConfirming(false)}
-            >
-              <p>
-                Priced types cannot be booked until an account is connected again. The account itself stays at
-                the provider.
-              </p>
-            </ConfirmBox>
-          ) : null}
-        </section>
-      ) : null}
+      {status.data ? <PaymentAccount status={status.data} connection={connection} /> : null}
       <CurrencyForm org={org} />
     </main>
+  );
+}
+
+/** The account's state, what is still due, and the buttons that change it. */
+function PaymentAccount({
+  status: s,
+  connection,
+}: {
+  status: PaymentStatus;
+  connection: PaymentConnectionState;
+}) {
+  const { onboard, dashboard, disconnect, confirming, setConfirming } = connection;
+  const failed = onboard.error ?? dashboard.error ?? disconnect.error;
+  return (
+    <section aria-labelledby="payment-state">
+      <h2 id="payment-state">
+        Payment account{' '}
+        <span className={`badge payment-${s.providerConnectStatus}`}>
+          {STATE_WORDS[s.providerConnectStatus]}
+        </span>
+      </h2>
+      <AccountFacts status={s} />
+      {failed ? (
+        <p role="alert" className="error">
+          {errorText(failed)}
+        </p>
+      ) : null}
+      <Status>
+        {onboard.isPending || onboard.isSuccess || dashboard.isPending || dashboard.isSuccess
+          ? 'Taking you to the payment provider…'
+          : disconnect.isSuccess
+            ? 'The payment account is disconnected.'
+            : ''}
+      </Status>
+      <PaymentButtons status={s} connection={connection} />
+      {confirming ? (
+        <ConfirmBox
+          title="Disconnect the payment account?"
+          level={3}
+          confirm="Yes, disconnect"
+          keep="Keep it"
+          pending={disconnect.isPending}
+          onConfirm={() => disconnect.mutate()}
+          onKeep={() => setConfirming(false)}
+        >
+          <p>
+            Priced types cannot be booked until an account is connected again. The account itself stays at the
+            provider.
+          </p>
+        </ConfirmBox>
+      ) : null}
+    </section>
+  );
+}
+
+function AccountFacts({ status: s }: { status: PaymentStatus }) {
+  return (
+    <>
+      {s.providerConnectStatus === 'not_connected' ? (
+        <p className="empty">No payment account yet: priced types cannot be booked until one is connected.</p>
+      ) : (
+        <dl className="summary">
+          <dt>Account</dt>
+          <dd className="url">{s.providerAccountId}</dd>
+          <dt>Takes charges</dt>
+          <dd>{yesNo(s.chargesEnabled)}</dd>
+          <dt>Pays out</dt>
+          <dd>{yesNo(s.payoutsEnabled)}</dd>
+          <dt>Details submitted</dt>
+          <dd>{yesNo(s.detailsSubmitted)}</dd>
+          <dt>Default currency</dt>
+          <dd>{s.defaultCurrency.toUpperCase()}</dd>
+          {s.disabledReason ? (
+            <>
+              <dt>Held back because</dt>
+              <dd>{s.disabledReason}</dd>
+            </>
+          ) : null}
+          {s.currentlyDue.length ? (
+            <>
+              <dt>Still due</dt>
+              <dd>{s.currentlyDue.join(', ')}</dd>
+            </>
+          ) : null}
+          {s.pendingVerification.length ? (
+            <>
+              <dt>Being verified</dt>
+              <dd>{s.pendingVerification.join(', ')}</dd>
+            </>
+          ) : null}
+        </dl>
+      )}
+    </>
+  );
+}
+
+function PaymentButtons({
+  status: s,
+  connection,
+}: {
+  status: PaymentStatus;
+  connection: PaymentConnectionState;
+}) {
+  const { onboard, dashboard, confirming, setConfirming } = connection;
+  return (
+    <div className="actions">
+      {s.providerConnectStatus !== 'active' || s.requiresOnboarding ? (
+        <button
+          type="button"
+          className="primary"
+          disabled={onboard.isPending}
+          onClick={() => onboard.mutate()}
+        >
+          {s.providerConnectStatus === 'not_connected' ? 'Connect a payment account' : 'Continue onboarding'}
+        </button>
+      ) : null}
+      {s.providerConnectStatus === 'active' ? (
+        <button
+          type="button"
+          className="secondary"
+          disabled={dashboard.isPending}
+          onClick={() => dashboard.mutate()}
+        >
+          Open the provider's dashboard
+        </button>
+      ) : null}
+      {s.providerConnectStatus !== 'not_connected' && !confirming ? (
+        <button type="button" className="danger secondary" onClick={() => setConfirming(true)}>
+          Disconnect
+        </button>
+      ) : null}
+    </div>
   );
 }
 

@@ -1,18 +1,13 @@
 // What the service holds about the signed-in person (the access report): each kind of record
 // with its count, purpose and retention, the agents and apps acting for them, the policy accepted.
-import { useQuery } from '@tanstack/react-query';
-import { unwrap } from '../../api/client.js';
-import { queryKeys } from '../../api/queryKeys.js';
-import { authed } from '../../api/session.js';
+
+import { usePrivacyAccess } from '../../api/account-hooks.js';
 import type { AccessReport } from '../../api/types.js';
 import { LoadError, Loading } from '../ui.js';
 import { when } from './privacy-words.js';
 
 export function AccessSection() {
-  const report = useQuery({
-    queryKey: queryKeys.privacyAccess(),
-    queryFn: () => unwrap(authed.GET('/api/compliance/me/privacy/access')),
-  });
+  const report = usePrivacyAccess();
   return (
     <section aria-labelledby="access-heading">
       <h2 id="access-heading">What the service holds about you</h2>

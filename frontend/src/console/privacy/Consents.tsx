@@ -1,5 +1,6 @@
 // The person's consent decisions, each given or withdrawn here, and their history, newest first.
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { usePrivacyConsents } from '../../api/account-hooks.js';
 import { unwrap } from '../../api/client.js';
 import { errorText } from '../../api/errors.js';
 import { queryKeys } from '../../api/queryKeys.js';
@@ -11,10 +12,7 @@ import { CONSENT_TYPES, CONSENT_WORDS, when } from './privacy-words.js';
 
 export function ConsentSection() {
   const queryClient = useQueryClient();
-  const consents = useQuery({
-    queryKey: queryKeys.privacyConsents(),
-    queryFn: () => unwrap(authed.GET('/api/compliance/me/privacy/consents')),
-  });
+  const consents = usePrivacyConsents();
   const change = useMutation({
     mutationFn: (v: { type: ConsentType; decision: Consent['decision']; policyVersion: string }) =>
       unwrap(

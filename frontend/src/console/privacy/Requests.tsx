@@ -1,7 +1,8 @@
 // The person's data-subject requests (access, export, erasure): the list, cancel while pending,
 // and a new request.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { usePrivacyRequests } from '../../api/account-hooks.js';
 import { unwrap } from '../../api/client.js';
 import { errorText, fieldErrors } from '../../api/errors.js';
 import { queryKeys } from '../../api/queryKeys.js';
@@ -14,11 +15,7 @@ import { REQUEST_WORDS, STATUS_WORDS, when } from './privacy-words.js';
 
 export function RequestSection() {
   const queryClient = useQueryClient();
-  const requests = useQuery({
-    queryKey: queryKeys.privacyRequests(),
-    queryFn: () =>
-      unwrap(authed.GET('/api/compliance/me/privacy/requests', { params: { query: { limit: 50 } } })),
-  });
+  const requests = usePrivacyRequests();
   const cancel = useMutation({
     mutationFn: (id: number) =>
       unwrap(authed.POST('/api/compliance/me/privacy/requests/{id}/cancel', { params: { path: { id } } })),

@@ -1,6 +1,7 @@
 // Invitations to the signed-in person (the invitation mail links here): accept or decline each.
 // Invitations by email are listed and accepted only once the person's address is verified.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useInvitations } from '../../api/account-hooks.js';
 import { ApiError, noBody, unwrap } from '../../api/client.js';
 import { errorText } from '../../api/errors.js';
 import { useMe } from '../../api/hooks.js';
@@ -17,10 +18,7 @@ const roleWords = (role: string) => role[0] + role.slice(1).toLowerCase();
 export default function Invitations() {
   const queryClient = useQueryClient();
   const me = useMe();
-  const list = useQuery({
-    queryKey: queryKeys.invitations(),
-    queryFn: () => unwrap(authed.GET('/api/organisations/invitations')),
-  });
+  const list = useInvitations();
   const accept = useMutation({
     mutationFn: (invitation: ReceivedInvitation) =>
       unwrap(

@@ -1,7 +1,8 @@
 // Passkeys: the person's registered ones (name, added, last used), a new one added from this
 // device, one deleted. SimpleWebAuthn loads only when a passkey is added.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { usePasskeys } from '../../api/account-hooks.js';
 import { ApiError, noBody, unwrap } from '../../api/client.js';
 import { errorText, fieldErrors } from '../../api/errors.js';
 import { queryKeys } from '../../api/queryKeys.js';
@@ -31,10 +32,7 @@ const addError = (error: unknown) =>
 
 export function Passkeys() {
   const queryClient = useQueryClient();
-  const list = useQuery({
-    queryKey: queryKeys.passkeys(),
-    queryFn: () => unwrap(authed.GET('/api/auth/passkeys')),
-  });
+  const list = usePasskeys();
   const refresh = () => queryClient.invalidateQueries({ queryKey: queryKeys.passkeys() });
   const [name, setName] = useState('');
   const add = useMutation({

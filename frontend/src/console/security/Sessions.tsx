@@ -1,6 +1,7 @@
 // Signed-in sessions: each sign-in's device (from its User-Agent), when it began and was last
 // used, "this device" for the current one; end one, or every one but this.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useSessions } from '../../api/account-hooks.js';
 import { noBody, unwrap } from '../../api/client.js';
 import { queryKeys } from '../../api/queryKeys.js';
 import { authed } from '../../api/session.js';
@@ -12,10 +13,7 @@ const when = (iso: string) => new Date(iso).toLocaleString();
 
 export function Sessions() {
   const queryClient = useQueryClient();
-  const list = useQuery({
-    queryKey: queryKeys.sessions(),
-    queryFn: () => unwrap(authed.GET('/api/auth/sessions')),
-  });
+  const list = useSessions();
   const refresh = () => queryClient.invalidateQueries({ queryKey: queryKeys.sessions() });
   const end = useMutation({
     mutationFn: (id: number) =>

@@ -1,10 +1,11 @@
 // The active organisation's webhook endpoints: each with its status, and a new one (its signing
 // secret is answered once: shown with a copy button, never again).
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { unwrap } from '../../api/client.js';
 import { fieldErrors } from '../../api/errors.js';
+import { useWebhooks } from '../../api/hooks.js';
 import { queryKeys } from '../../api/queryKeys.js';
 import { authed } from '../../api/session.js';
 import type { Organisation, Webhook, WebhookEvent } from '../../api/types.js';
@@ -15,13 +16,7 @@ import { WEBHOOK_EVENTS } from './webhook-events.js';
 
 export function WebhookList(props: { org: Organisation }) {
   const { org } = props;
-  const hooks = useQuery({
-    queryKey: queryKeys.webhooks(org.id),
-    queryFn: () =>
-      unwrap(authed.GET('/api/organisations/{id}/webhooks', { params: { path: { id: org.id } } })).then(
-        (a) => a.items,
-      ),
-  });
+  const hooks = useWebhooks(org.id);
   const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
   return (
     <main className="page">

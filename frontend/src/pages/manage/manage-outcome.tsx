@@ -1,7 +1,7 @@
 // What the customer just did on the manage page (moved, cancelled, confirmed), in words.
-import type { ManagedReservation } from '../api/types.js';
-import { formatPrice } from '../components/Reservation.js';
-import { formatDateTime } from '../lib/time.js';
+import type { ManagedReservation } from '../../api/types.js';
+import { formatPrice } from '../../components/Reservation.js';
+import { formatDateTime } from '../../lib/time.js';
 
 /** What the customer just did here, said once the answer is in. */
 export type Outcome =

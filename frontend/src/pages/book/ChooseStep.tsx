@@ -1,0 +1,72 @@
+// The booking page's first step: the service, the resource, the zone and a free time (or, where
+// the type has a waitlist, a taken time to wait for).
+import type { RefObject } from 'react';
+import type { Catalogue } from '../../api/types.js';
+import { ServiceChoice } from '../../components/ServiceChoice.js';
+import { SlotPicker } from '../../components/SlotPicker.js';
+import { WaitlistAsk } from '../../components/Waitlist.js';
+import { ZonePicker } from '../../components/ZonePicker.js';
+import { formatDateTime } from '../../lib/time.js';
+import type { BookingChoice } from './use-booking-flow.js';
+
+export function ChooseStep(props: {
+  headingRef: RefObject<HTMLHeadingElement | null>;
+  slug: string;
+  catalogue: Catalogue;
+  choice: BookingChoice;
+  /** On to the details; `waitOnly`: to join the waitlist for a taken time. */
+  onContinue: (waitOnly: boolean) => void;
+}) {
+  const { headingRef, slug, catalogue, choice: c, onContinue } = props;
+  const { type, target } = c;
+  return (
+    <>
+      <ServiceChoice
+        headingRef={headingRef}
+        types={catalogue.resourceTypes}
+        type={type}
+        resources={c.typeResources}
+        resource={c.choice}
+        onType={c.chooseType}
+        onResource={c.chooseResource}
+      />
+      {type && !target ? <p className="empty">This service cannot be booked at the moment.</p> : null}
+      {type && target ? (
+        <section aria-labelledby="when-heading">
+          <h2 id="when-heading">When?</h2>
+          <ZonePicker zone={c.zone} organisationZone={catalogue.organisation.timezone} onChange={c.setZone} />
+          <SlotPicker
+            key={JSON.stringify(target)}
+            slug={slug}
+            target={target}
+            durationMinutes={type.minBookingDuration}
+            zone={c.zone}
+            selected={c.time?.start ?? null}
+            onSelect={c.setTime}
+          />
+          {type.waitlistEnabled ? (
+            <WaitlistAsk
+              zone={c.zone}
+              durationMinutes={type.minBookingDuration}
+              resourceId={c.choice === 'any' ? null : c.choice}
+              onAsk={(at) => {
+                c.setTime(at);
+                onContinue(true);
+              }}
+            />
+          ) : null}
+          {c.time ? (
+            <div className="actions sticky">
+              <p>
+                <strong>{formatDateTime(c.time.start, c.zone)}</strong>
+              </p>
+              <button type="button" className="primary" onClick={() => onContinue(false)}>
+                Continue
+              </button>
+            </div>
+          ) : null}
+        </section>
+      ) : null}
+    </>
+  );
+}
