@@ -24,7 +24,7 @@ if (!existsSync(chromium)) {
 const args = process.argv.slice(2);
 const explicit = args.filter((arg) => arg.endsWith('.ts'));
 const files = explicit.length > 0 ? explicit : testFiles(join('test', 'browser')).sort();
-const { built, remove } = await buildTests(files);
+const { built, outdir, remove } = await buildTests(files);
 const result = spawnSync(
   process.execPath,
   [
@@ -35,7 +35,10 @@ const result = spawnSync(
     ...args.filter((a) => !a.endsWith('.ts')),
     ...built,
   ],
-  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', CHROMIUM_PATH: chromium } },
+  {
+    stdio: 'inherit',
+    env: { ...process.env, NODE_ENV: 'test', CHROMIUM_PATH: chromium, TEST_BUILD_DIR: outdir },
+  },
 );
 await remove();
 process.exit(result.status ?? 1);

@@ -18,7 +18,7 @@ const args = process.argv.slice(2);
 const explicit = args.filter((arg) => arg.endsWith('.ts'));
 const files = explicit.length > 0 ? explicit : testFiles('test').sort();
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
-const { built, remove } = await buildTests(files);
+const { built, outdir, remove } = await buildTests(files);
 const result = spawnSync(
   process.execPath,
   [
@@ -28,7 +28,7 @@ const result = spawnSync(
     ...args.filter((a) => !a.endsWith('.ts')),
     ...built,
   ],
-  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
+  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', TEST_BUILD_DIR: outdir } },
 );
 await remove();
 process.exit(result.status ?? 1);

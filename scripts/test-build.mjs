@@ -29,14 +29,18 @@ const sourcePaths = {
   },
 };
 
+/** Entry points tests start as processes of their own (test/helpers/entry-points.ts). */
+const PROCESS_ENTRY_POINTS = ['src/cli.ts', 'test/helpers/instance.fixture.ts'];
+
 /**
- * Bundles `files` (paths of .ts test files) into a fresh folder under .test-build/ and returns
- * the built files' paths (in the order given) and a function removing the folder.
+ * Bundles `files` (paths of .ts test files) and the entry points tests start as processes into a
+ * fresh folder under .test-build/; answers the built test files' paths (in the order given), the
+ * folder (the runner hands it on as TEST_BUILD_DIR) and a function removing it.
  */
 export async function buildTests(files) {
-  const outdir = join('.test-build', `run-${process.pid}`);
+  const outdir = resolve('.test-build', `run-${process.pid}`);
   await build({
-    entryPoints: files,
+    entryPoints: [...files, ...PROCESS_ENTRY_POINTS],
     outdir,
     outbase: '.',
     bundle: true,
@@ -53,6 +57,7 @@ export async function buildTests(files) {
   });
   return {
     built: files.map((file) => resolve(outdir, file.replace(/\.ts$/, '.js'))),
+    outdir,
     remove: () => rm(outdir, { recursive: true, force: true }),
   };
 }

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createTestDatabase, TEST_ENV } from './helpers/app.js';
+import { nodeArgsFor } from './helpers/entry-points.js';
 
 // These tests run the real entry points (npm start's tools/start.ts, the CLI) on a SQLite file.
 const dir = mkdtempSync(join(tmpdir(), 'rs-process-'));
@@ -41,7 +42,7 @@ describe('process entry points', () => {
 
   test('the CLI creates a user and sets plan and admin flag', () => {
     const cli = (...args: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env, encoding: 'utf8' });
+      spawnSync(process.execPath, [...nodeArgsFor('src/cli.ts'), ...args], { env, encoding: 'utf8' });
     const created = cli('user:create', 'cli@example.test', 'a long password', 'Cli', 'User');
     assert.equal(created.status, 0, created.stderr);
     assert.match(created.stdout, /Created user \d+ <cli@example.test>/);
@@ -58,8 +59,9 @@ describe('process entry points', () => {
   });
 
   test('npm start runs the build output with node, serves, then SIGTERM closes it cleanly', async () => {
-    // What `npm install` does (its prepare script), then exactly the start command.
-    const build = spawnSync('npm', ['run', 'build'], { encoding: 'utf8' });
+    // The service's part of what `npm install` does (its prepare script; CI's install runs the
+    // whole of it, pages included), then exactly the start command.
+    const build = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { encoding: 'utf8' });
     assert.equal(build.status, 0, build.stdout + build.stderr);
     const { scripts } = JSON.parse(readFileSync('package.json', 'utf8'));
     // Compiled JavaScript on node (env only sets glibc's malloc tuning before it).

@@ -15,6 +15,7 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { moduleMigrations } from '../../src/module.js';
 import { issueLink } from '../../src/modules/auth/links.js';
 import { MODULES } from '../../src/modules/index.js';
+import { nodeArgsFor } from './entry-points.js';
 import { client, expectStatus } from './http.js';
 
 /** The schema of PostgreSQL test databases: the template's, migrated there once a run. */
@@ -306,19 +307,15 @@ export async function freePort(): Promise<number> {
  * the test settings, for crash tests; answers it and its URL once it serves.
  */
 export async function startChild(url: string, schema: string | undefined, env: Record<string, string> = {}) {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(import.meta.dirname, 'instance.fixture.ts')],
-    {
-      env: {
-        ...process.env,
-        CHILD_DATABASE_URL: url,
-        CHILD_ENV: JSON.stringify(env),
-        ...(schema ? { CHILD_DATABASE_SCHEMA: schema } : {}),
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
+  const child = spawn(process.execPath, nodeArgsFor('test/helpers/instance.fixture.ts'), {
+    env: {
+      ...process.env,
+      CHILD_DATABASE_URL: url,
+      CHILD_ENV: JSON.stringify(env),
+      ...(schema ? { CHILD_DATABASE_SCHEMA: schema } : {}),
     },
-  );
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const served = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { registerUser, type SignedInUser, TEST_ENV } from '../../helpers/app.js';
+import { nodeArgsFor } from '../../helpers/entry-points.js';
 import { ok } from '../../helpers/http.js';
 import { PRIVACY } from '../../helpers/privacy.js';
 
@@ -22,7 +23,7 @@ const env = {
   PAYMENT_SECRET_KEY: 'sk_test_privacy_cli',
 };
 const cli = (...args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env, encoding: 'utf8' });
+  spawnSync(process.execPath, [...nodeArgsFor('src/cli.ts'), ...args], { env, encoding: 'utf8' });
 
 describe('privacy operator commands', () => {
   let app: FastifyInstance;
