@@ -6,7 +6,7 @@
 // finds files beside itself (the SMTP worker, the tool snapshots, the project root) works as
 // under tsx, and the source maps point stack traces at the .ts lines.
 import { readFile, rm } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 

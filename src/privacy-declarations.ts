@@ -1,5 +1,6 @@
 import { mcpPrivacy } from './mcp/privacy.js';
 import type { ModuleName } from './module.js';
+import { userAgentIds } from './modules/agents/ports.js';
 import { MODULES } from './modules/index.js';
 import { noPersonalData, type PrivacyDeclaration } from './privacy/declaration.js';
 
@@ -21,7 +22,9 @@ const databasePrivacy: PrivacyDeclaration = {
  * find theirs through: MCP sessions are found through the person's agents, so they are
  * erased before the agents are.
  */
-const RUNTIME_DECLARATIONS: Partial<Record<ModuleName, PrivacyDeclaration>> = { agents: mcpPrivacy };
+const RUNTIME_DECLARATIONS: Partial<Record<ModuleName, PrivacyDeclaration>> = {
+  agents: mcpPrivacy(userAgentIds),
+};
 
 /**
  * Every privacy declaration: the modules' in MODULES order (src/modules/index.ts), the
