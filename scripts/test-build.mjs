@@ -6,7 +6,7 @@
 // finds files beside itself (the SMTP worker, the tool snapshots, the project root) works as
 // under tsx, and the source maps point stack traces at the .ts lines.
 import { readFile, rm } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
@@ -39,8 +39,10 @@ const PROCESS_ENTRY_POINTS = ['src/cli.ts', 'test/helpers/instance.fixture.ts'];
  */
 export async function buildTests(files) {
   const outdir = resolve('.test-build', `run-${process.pid}`);
+  // From the project root however given (`./test/...`, an absolute path), as outbase places them.
+  const sources = files.map((file) => relative('.', resolve(file)));
   await build({
-    entryPoints: [...files, ...PROCESS_ENTRY_POINTS],
+    entryPoints: [...sources, ...PROCESS_ENTRY_POINTS],
     outdir,
     outbase: '.',
     bundle: true,
@@ -56,7 +58,7 @@ export async function buildTests(files) {
     logLevel: 'warning',
   });
   return {
-    built: files.map((file) => resolve(outdir, file.replace(/\.ts$/, '.js'))),
+    built: sources.map((file) => resolve(outdir, file.replace(/\.ts$/, '.js'))),
     outdir,
     remove: () => rm(outdir, { recursive: true, force: true }),
   };
