@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import { registerPlugins, registerRoutes } from './app-routes.js';
+import { attachRuntime } from './app-runtime.js';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import { createFastify } from './http/instance.js';
-import { registerPlugins, registerRoutes } from './http/routes.js';
-import { attachRuntime } from './http/runtime.js';
 import type { McpRoutesOptions } from './mcp/routes.js';
 import { createMetrics } from './metrics.js';
 

@@ -5,7 +5,7 @@ import type { Columns } from './columns.js';
 /**
  * Holds and expiry (issue 22). A `held` or `pending_payment` reservation keeps its time
  * until `expires_at` and not a moment longer, whether or not the expiry job has marked it
- * `expired` yet: every reader compares `expires_at` with the clock (src/db/reservation-time.ts).
+ * `expired` yet: every reader compares `expires_at` with the clock (src/modules/reservations/reservation-time.ts).
  *
  * - `expires_at` (set only while held or pending payment) and `series_id` (recurring series).
  * - The covering index of the overlap reads gains `expires_at`, so those reads still never

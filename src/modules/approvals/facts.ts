@@ -1,5 +1,5 @@
-import { KEEPING_STATUSES } from '../../db/reservation-time.js';
 import type { GatedCall } from '../../mcp/types.js';
+import { KEEPING_STATUSES } from '../reservations/ports.js';
 import type { Reservation } from '../reservations/schemas.js';
 import type { ReservationsService } from '../reservations/service.js';
 import type { ResourceTypesService } from '../resource-types/service.js';

@@ -6,11 +6,6 @@ import type { Executor } from '../../db/database.js';
  * statement and the table's name stays in this folder).
  */
 
-/** Every user's id, email address and name, to join to the user ids another module holds. */
-export function userContacts(db: Executor) {
-  return db.selectFrom('users').select(['users.id', 'users.email', 'users.name']);
-}
-
 /** Every user's id and name (never the email), to join to the user ids another module holds. */
 export function userNames(db: Executor) {
   return db.selectFrom('users').select(['users.id', 'users.name']);
@@ -39,8 +34,8 @@ export async function clearActiveOrganisation(
     .execute();
 }
 
-/** What an organisation shows and checks of its members' (and inviters') accounts: to join by `id`. */
-export function memberAccounts(db: Executor) {
+/** What other modules show and check of people's accounts (members, inviters, mail recipients): to join by `id`. */
+export function accounts(db: Executor) {
   return db.selectFrom('users').select(['id', 'name', 'email', 'activeOrganisationId', 'twoFactorEnabled']);
 }
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Dialect, Executor } from '../../db/database.js';
-import { calendarOwners } from '../calendars/ports.js';
+import { calendarNames } from '../calendars/ports.js';
 import { type BusyEventRow, busySpans } from '../events/busy.js';
 import { eventsTakingTime } from '../events/ports.js';
 import { reservationsKeepingTimeAt } from '../reservations/ports.js';
@@ -106,7 +106,7 @@ function busyEventRows(executor: Executor, dialect: Dialect, ownerIds: readonly 
   const busyEvents = () =>
     executor
       .selectFrom(eventsTakingTime(executor).as('busy'))
-      .innerJoin(calendarOwners(executor).as('calendar'), 'calendar.id', 'busy.calendarId')
+      .innerJoin(calendarNames(executor).as('calendar'), 'calendar.id', 'busy.calendarId')
       .where('calendar.ownerId', 'in', [...new Set(ownerIds)])
       .where('busy.startTime', '<', new Date(range.end).toISOString());
   return busyEvents()

@@ -5,11 +5,7 @@ import type { Executor } from '../../db/database.js';
  * subquery: `.as(...)`), so their read stays one statement.
  */
 
-/** Every calendar's owner. */
-export const calendarOwners = (db: Executor) =>
-  db.selectFrom('calendars').select(['calendars.id', 'calendars.ownerId']);
-
-/** Every calendar's id, name and owner, to join to the calendar ids another module holds. */
+/** Every calendar's id, name and owner, to join to the calendar ids another module holds (its owner's busy time, a group's shared calendars). */
 export function calendarNames(db: Executor) {
   return db.selectFrom('calendars').select(['calendars.id', 'calendars.name', 'calendars.ownerId']);
 }

@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.js';
 import { chunks } from '../../lib/chunks.js';
-import { userContacts } from '../auth/ports.js';
+import { accounts } from '../auth/ports.js';
 import { invitationById, organisationOwnerIds } from '../organisations/ports.js';
 import type { StoredManageLink } from '../reservations/manage-link.js';
 import { sealedManageLinks } from '../reservations/ports.js';
@@ -38,7 +38,7 @@ export function createLookupsRepo(db: Executor) {
     async ownerEmails(organisationId: number): Promise<string[]> {
       const rows = await db
         .selectFrom(organisationOwnerIds(db, organisationId).as('m'))
-        .innerJoin(userContacts(db).as('u'), 'u.id', 'm.userId')
+        .innerJoin(accounts(db).as('u'), 'u.id', 'm.userId')
         .select('u.email')
         .orderBy('u.email')
         .execute();
@@ -52,8 +52,8 @@ export function createLookupsRepo(db: Executor) {
     invitee(invitationId: number) {
       return db
         .selectFrom(invitationById(db, invitationId).as('i'))
-        .leftJoin(userContacts(db).as('invited'), 'invited.id', 'i.userId')
-        .leftJoin(userContacts(db).as('inviter'), 'inviter.id', 'i.invitedById')
+        .leftJoin(accounts(db).as('invited'), 'invited.id', 'i.userId')
+        .leftJoin(accounts(db).as('inviter'), 'inviter.id', 'i.invitedById')
         .select(['i.email', 'invited.email as accountEmail', 'inviter.name as inviterName', 'i.expiresAt'])
         .executeTakeFirst();
     },

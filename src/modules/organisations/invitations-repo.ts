@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/database.js';
-import { memberAccounts } from '../auth/ports.js';
+import { accounts } from '../auth/ports.js';
 import type { Invitation, ReceivedInvitation } from './schemas.js';
 import type { OrganisationRole } from './tables.js';
 
@@ -156,7 +156,7 @@ export function createInvitationsRepo(db: Executor) {
       return db
         .selectFrom('organisationInvitations')
         .innerJoin('organisations', 'organisations.id', 'organisationInvitations.organisationId')
-        .leftJoin(memberAccounts(db).as('inviter'), 'inviter.id', 'organisationInvitations.invitedById')
+        .leftJoin(accounts(db).as('inviter'), 'inviter.id', 'organisationInvitations.invitedById')
         .select([
           'organisationInvitations.organisationId',
           'organisations.name as organisationName',

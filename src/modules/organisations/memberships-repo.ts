@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/database.js';
-import { memberAccounts } from '../auth/ports.js';
+import { accounts } from '../auth/ports.js';
 import type { Member } from './schemas.js';
 import type { OrganisationRole } from './tables.js';
 
@@ -108,7 +108,7 @@ export function createMembershipsRepo(db: Executor) {
     async listMembers(organisationId: number): Promise<Member[]> {
       const rows = await db
         .selectFrom('organisationMemberships')
-        .innerJoin(memberAccounts(db).as('member'), 'member.id', 'organisationMemberships.userId')
+        .innerJoin(accounts(db).as('member'), 'member.id', 'organisationMemberships.userId')
         .select(memberColumns)
         .where('organisationMemberships.organisationId', '=', organisationId)
         .orderBy('organisationMemberships.createdAt')
@@ -120,7 +120,7 @@ export function createMembershipsRepo(db: Executor) {
     async findMember(organisationId: number, userId: number): Promise<Member | undefined> {
       const row = await db
         .selectFrom('organisationMemberships')
-        .innerJoin(memberAccounts(db).as('member'), 'member.id', 'organisationMemberships.userId')
+        .innerJoin(accounts(db).as('member'), 'member.id', 'organisationMemberships.userId')
         .select(memberColumns)
         .where('organisationMemberships.organisationId', '=', organisationId)
         .where('organisationMemberships.userId', '=', userId)
@@ -132,7 +132,7 @@ export function createMembershipsRepo(db: Executor) {
     findMemberByEmail(organisationId: number, email: string) {
       return db
         .selectFrom('organisationMemberships')
-        .innerJoin(memberAccounts(db).as('member'), 'member.id', 'organisationMemberships.userId')
+        .innerJoin(accounts(db).as('member'), 'member.id', 'organisationMemberships.userId')
         .select(['organisationMemberships.userId', 'organisationMemberships.role'])
         .where('organisationMemberships.organisationId', '=', organisationId)
         .where('member.email', '=', email)

@@ -3,7 +3,7 @@ import { type Dialect, type Executor, precompiled } from '../../db/database.js';
 import type { SchedulePolicy } from '../../scheduling/schemas.js';
 import { joinActiveTenant, tenantOfRow } from '../../tenancy/active-tenant.js';
 import type { Tenant } from '../../tenancy/gate.js';
-import { accountById, memberAccounts } from '../auth/ports.js';
+import { accountById, accounts } from '../auth/ports.js';
 import type { MembershipOf, Organisation } from './schemas.js';
 import type { OrganisationRole, OrganisationsTable } from './tables.js';
 
@@ -198,7 +198,7 @@ export function createOrganisationsRepo(db: Executor, dialect: Dialect) {
             .onRef('organisationMemberships.organisationId', '=', 'organisations.id')
             .on('organisationMemberships.userId', '=', userId),
         )
-        .innerJoin(memberAccounts(db).as('member'), 'member.id', 'organisationMemberships.userId')
+        .innerJoin(accounts(db).as('member'), 'member.id', 'organisationMemberships.userId')
         .select(membershipColumns)
         .where('organisations.id', '=', organisationId)
         .executeTakeFirst();
@@ -210,7 +210,7 @@ export function createOrganisationsRepo(db: Executor, dialect: Dialect) {
       const rows = await db
         .selectFrom('organisationMemberships')
         .innerJoin('organisations', 'organisations.id', 'organisationMemberships.organisationId')
-        .innerJoin(memberAccounts(db).as('member'), 'member.id', 'organisationMemberships.userId')
+        .innerJoin(accounts(db).as('member'), 'member.id', 'organisationMemberships.userId')
         .select(membershipColumns)
         .where('organisationMemberships.userId', '=', userId)
         .where('organisations.isActive', '=', true)

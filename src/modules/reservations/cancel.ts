@@ -1,8 +1,8 @@
-import { KEEPING_STATUSES } from '../../db/reservation-time.js';
 import { conflict } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import type { ReservationsContext } from './context.js';
 import { changeable } from './member-access.js';
+import { KEEPING_STATUSES } from './reservation-time.js';
 import { assertBookingRules, overrideBy } from './rules.js';
 import type { Reservation } from './schemas.js';
 import type { ReservationsService } from './service.js';

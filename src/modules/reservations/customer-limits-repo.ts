@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Dialect, Executor } from '../../db/database.js';
-import { keepsTimeAt } from '../../db/reservation-time.js';
 import { resourcesOfType } from '../resources/ports.js';
+import { keepsTimeAt } from './reservation-time.js';
 
 /** The first key of the per-(type, customer) advisory locks of the daily limit: "cust". */
 const CUSTOMER_LOCKS = 0x63757374;

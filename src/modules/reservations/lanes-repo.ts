@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { compiledOnce, type Dialect, type Executor } from '../../db/database.js';
-import { keepsTimeAt, lapsedAt } from '../../db/reservation-time.js';
 import { laneAsRead } from '../resources/ports.js';
 import { toReservation } from './reservation-row.js';
+import { keepsTimeAt, lapsedAt } from './reservation-time.js';
 import type { Reservation } from './schemas.js';
 
 /**

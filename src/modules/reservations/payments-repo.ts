@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { type Dialect, type Executor, inTransaction } from '../../db/database.js';
-import { keepsTimeAt } from '../../db/reservation-time.js';
 import type { CheckoutColumns } from './checkout-repo.js';
 import { expireOnLaneStatement, LANE_LOCKS, LANE_REFUSED } from './lanes-repo.js';
 import { lapsed, PAYABLE, toReservation } from './reservation-row.js';
+import { keepsTimeAt } from './reservation-time.js';
 import type { Reservation } from './schemas.js';
 import type { ReservationStatus } from './tables.js';
 

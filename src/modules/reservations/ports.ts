@@ -1,5 +1,8 @@
 import type { Executor } from '../../db/database.js';
-import { keepsTimeAt, lapsedAt } from '../../db/reservation-time.js';
+import { keepsTimeAt, lapsedAt } from './reservation-time.js';
+
+/** The statuses that keep a reservation's time (a hold or an unpaid booking only until it expires). */
+export { KEEPING_STATUSES } from './reservation-time.js';
 
 /**
  * What other modules read of the reservations table, each a query to compose into theirs (as a

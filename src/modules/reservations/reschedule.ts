@@ -1,5 +1,4 @@
 import type { Executor } from '../../db/database.js';
-import { KEEPING_STATUSES } from '../../db/reservation-time.js';
 import type { Actor } from '../../lib/actor.js';
 import { conflict, invalidField } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
@@ -8,6 +7,7 @@ import type { ResourceType } from '../resource-types/schemas.js';
 import type { LaneOffer, LaneRead, ReservationsContext } from './context.js';
 import { dryRunOf } from './dry-run.js';
 import { changeable } from './member-access.js';
+import { KEEPING_STATUSES } from './reservation-time.js';
 import { assertBookingRules, overrideBy } from './rules.js';
 import type { RescheduleInput, Reservation, WouldBeReservation } from './schemas.js';
 import type { ReservationsService } from './service.js';

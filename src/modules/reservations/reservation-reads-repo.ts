@@ -1,9 +1,9 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Dialect, Executor } from '../../db/database.js';
 import { afterNullableKey, decodeNullableKey, encodeNullableKey } from '../../db/keyset.js';
-import { EXPIRING_STATUSES, keepsTimeAt, lapsedAt } from '../../db/reservation-time.js';
 import { resourceAndLanes } from '../resources/ports.js';
 import { toReservation } from './reservation-row.js';
+import { EXPIRING_STATUSES, keepsTimeAt, lapsedAt } from './reservation-time.js';
 import type { ListReservationsQuery, Reservation } from './schemas.js';
 
 /**

@@ -1,10 +1,10 @@
-import { KEEPING_STATUSES } from '../../db/reservation-time.js';
 import { DomainError, forbidden, notFound } from '../../lib/errors.js';
 import type { Tenant } from '../../tenancy/gate.js';
 import { can, ROLE_MATRIX } from '../../tenancy/roles.js';
 import { bookSeries, dryRunSeries, type SeriesContext } from './book-series.js';
 import type { ReservationsContext } from './context.js';
 import { createSeriesRepo } from './repo.js';
+import { KEEPING_STATUSES } from './reservation-time.js';
 import { overrideBy } from './rules.js';
 import type { ReservationSeries } from './schemas.js';
 import type { ReservationsService } from './service.js';

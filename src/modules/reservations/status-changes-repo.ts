@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { committedWithOthers, compiledOnce, type Dialect, type Executor } from '../../db/database.js';
-import { keepsTimeAt, lapsedAt } from '../../db/reservation-time.js';
 import { typeTakingPayment } from '../resource-types/ports.js';
 import { toReservation } from './reservation-row.js';
+import { keepsTimeAt, lapsedAt } from './reservation-time.js';
 import type { Reservation } from './schemas.js';
 import type { ReservationStatus } from './tables.js';
 

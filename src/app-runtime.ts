@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config.js';
-import { createDatabase, type Db } from '../db/database.js';
-import { migrateToLatest } from '../db/migrate.js';
-import { createJobQueue, type JobQueue } from '../jobs/queue.js';
-import { createEphemeralStore, type EphemeralStore } from '../lib/ephemeral-store.js';
-import type { Metrics } from '../metrics.js';
-import { moduleMigrations } from '../module.js';
-import { MODULES } from '../modules/index.js';
-import { createServices, type Services } from '../services.js';
+import type { Config } from './config.js';
+import { createDatabase, type Db } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { createJobQueue, type JobQueue } from './jobs/queue.js';
+import { createEphemeralStore, type EphemeralStore } from './lib/ephemeral-store.js';
+import type { Metrics } from './metrics.js';
+import { moduleMigrations } from './module.js';
+import { MODULES } from './modules/index.js';
+import { createServices, type Services } from './services.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

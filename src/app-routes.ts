@@ -1,16 +1,16 @@
 import type { FastifyInstance } from 'fastify';
-import { riskOf } from '../catalogue.js';
-import { type McpRoutesOptions, mcpRoutes } from '../mcp/routes.js';
-import { MCP_PATH } from '../mcp/types.js';
-import { MODULES } from '../modules/index.js';
-import cookie from '../plugins/cookie.js';
-import cors from '../plugins/cors.js';
-import helmet from '../plugins/helmet.js';
-import rateLimit from '../plugins/rate-limit.js';
-import swagger from '../plugins/swagger.js';
-import { createResourceProvider, createTools } from '../tools.js';
-import { authGuards } from './auth.js';
-import pages from './pages.js';
+import { riskOf } from './catalogue.js';
+import { authGuards } from './http/auth.js';
+import pages from './http/pages.js';
+import { type McpRoutesOptions, mcpRoutes } from './mcp/routes.js';
+import { MCP_PATH } from './mcp/types.js';
+import { MODULES } from './modules/index.js';
+import cookie from './plugins/cookie.js';
+import cors from './plugins/cors.js';
+import helmet from './plugins/helmet.js';
+import rateLimit from './plugins/rate-limit.js';
+import swagger from './plugins/swagger.js';
+import { createResourceProvider, createTools } from './tools.js';
 
 /** The plugins every route runs behind: security headers, CORS, cookies, rate limits, docs, pages, auth. */
 export async function registerPlugins(app: FastifyInstance): Promise<void> {

@@ -1,5 +1,5 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
-import type { ReservationStatus } from '../modules/reservations/tables.js';
+import type { ReservationStatus } from './tables.js';
 
 /**
  * Which reservations keep their time, in one place for every reader of the reservations
