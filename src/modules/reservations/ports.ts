@@ -10,15 +10,18 @@ export { KEEPING_STATUSES } from './reservation-time.js';
  */
 
 /** The holds and unpaid bookings past their expiry at `now` (ISO) not yet marked expired. */
-export const lapsedReservationsAt = (db: Executor, now: string) => reservationTimes(db).where(lapsedAt(now));
+export function lapsedReservationsAt(db: Executor, now: string) {
+  return reservationTimes(db).where(lapsedAt(now));
+}
 
 /** The reservations keeping their time at `now` (ISO): what takes a lane's time. */
-export const reservationsKeepingTimeAt = (db: Executor, now: string) =>
-  reservationTimes(db).where(keepsTimeAt(now));
+export function reservationsKeepingTimeAt(db: Executor, now: string) {
+  return reservationTimes(db).where(keepsTimeAt(now));
+}
 
 /** Every reservation's lane, time and status: no customer data. */
-export const reservationTimes = (db: Executor) =>
-  db
+export function reservationTimes(db: Executor) {
+  return db
     .selectFrom('reservations')
     .select([
       'reservations.id',
@@ -29,6 +32,7 @@ export const reservationTimes = (db: Executor) =>
       'reservations.expiresAt',
       'reservations.updatedAt',
     ]);
+}
 
 /** The stored manage links (hash and sealed token) of the reservations whose link has a sealed token. */
 export function sealedManageLinks(db: Executor, reservationIds: readonly number[]) {

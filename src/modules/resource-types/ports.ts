@@ -8,8 +8,11 @@ import { TYPE_COLUMNS } from './repo.js';
  */
 
 /** Every resource type as stored, each column named (read back with `prefixedTypeColumns`, `toResourceType`). */
-export const resourceTypeRows = (db: Executor) =>
-  db.selectFrom('resourceTypes').select(TYPE_COLUMNS.map((column) => `resourceTypes.${column}` as const));
+export function resourceTypeRows(db: Executor) {
+  return db
+    .selectFrom('resourceTypes')
+    .select(TYPE_COLUMNS.map((column) => `resourceTypes.${column}` as const));
+}
 
 /** A resource type's name, by its id. */
 export function resourceTypeName(db: Executor, resourceTypeId: number) {

@@ -7,8 +7,8 @@ import type { ResourcesTable } from './tables.js';
  */
 
 /** The type whose answers `resourceId` shares: its parent's for a lane, else its own (`resourceTypeId`). */
-export const familyTypeOf = (db: Executor, organisationId: number, resourceId: number) =>
-  db
+export function familyTypeOf(db: Executor, organisationId: number, resourceId: number) {
+  return db
     .selectFrom('resources as r')
     .innerJoin('resources as p', (join) =>
       join.on((eb) => eb('p.id', '=', eb.fn.coalesce('r.parentResourceId', 'r.id'))),
@@ -16,10 +16,15 @@ export const familyTypeOf = (db: Executor, organisationId: number, resourceId: n
     .select('p.resourceTypeId')
     .where('r.organisationId', '=', organisationId)
     .where('r.id', '=', resourceId);
+}
 
 /** The ids of `resourceId`'s capacity lanes (none for a resource without lanes). */
-export const laneIdsOf = (db: Executor, resourceId: number) =>
-  db.selectFrom('resources').select('resources.id').where('resources.parentResourceId', '=', resourceId);
+export function laneIdsOf(db: Executor, resourceId: number) {
+  return db
+    .selectFrom('resources')
+    .select('resources.id')
+    .where('resources.parentResourceId', '=', resourceId);
+}
 
 /** Every column of the resources table (the `satisfies` fails to compile when one is added and not named here). */
 const RESOURCE_COLUMNS = Object.keys({
@@ -45,7 +50,9 @@ const RESOURCE_COLUMNS = Object.keys({
 );
 
 /** Every resource and lane as stored, each column named (a lane's parent is `parentResourceId`). */
-export const resourceRows = (db: Executor) => db.selectFrom('resources').select(RESOURCE_COLUMNS);
+export function resourceRows(db: Executor) {
+  return db.selectFrom('resources').select(RESOURCE_COLUMNS);
+}
 
 /** Bookable resources of the organisation: capacity lanes are part of their parent, not counted apart. */
 export async function countResources(db: Executor, organisationId: number): Promise<number> {
