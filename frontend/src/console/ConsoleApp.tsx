@@ -4,7 +4,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link, Navigate, NavLink, Route, Routes, useLocation } from 'react-router';
 import { useOrganisations } from '../api/hooks.js';
-import { refresh, signOut, useSession } from '../api/session.js';
+import { refresh, type Session, signOut, useSession } from '../api/session.js';
 import { useBrandColour } from '../components/Branding.js';
 import { Register, SignIn } from './security/Auth.js';
 import { VerifyBanner } from './security/VerifyBanner.js';
@@ -61,11 +61,18 @@ function useReturnPath(): string {
   return state?.from?.startsWith('/app') ? state.from : '/app';
 }
 
+/** Whether a visit that starts signed out is still resuming its session from the refresh cookie. */
+function useResuming(signedIn: boolean): boolean {
+  const [resuming, setResuming] = useState(!signedIn);
+  useEffect(() => {
+    if (!resuming) return;
+    refresh().finally(() => setResuming(false));
+  }, [resuming]);
+  return resuming;
+}
+
 export default function ConsoleApp() {
   const session = useSession();
-  const [resuming, setResuming] = useState(session === null);
-  const location = useLocation();
-  const returnPath = useReturnPath();
   const queryClient = useQueryClient();
   const signedIn = session !== null;
   const organisations = useOrganisations({ enabled: signedIn });
@@ -78,90 +85,106 @@ export default function ConsoleApp() {
     if (!signedIn) queryClient.clear();
   }, [signedIn, queryClient]);
   useBrandColour(null);
-  useEffect(() => {
-    if (!resuming) return;
-    refresh().finally(() => setResuming(false));
-  }, [resuming]);
+  const resuming = useResuming(signedIn);
   if (resuming) return <Loading />;
   return (
     <div className="console">
-      <header className="console-bar">
-        <Link to="/app" className="console-home">
-          Console
-        </Link>
-        {session ? (
-          <span>
-            {session.user.name}{' '}
-            <button type="button" className="link" onClick={() => signOut()}>
-              Sign out
-            </button>
-          </span>
-        ) : null}
-      </header>
-      {session ? (
-        <nav className="console-nav" aria-label="Console">
-          <NavLink to="/app" end>
-            Organisations
-          </NavLink>
-          {member ? (
-            <>
-              <NavLink to="/app/members">Members</NavLink>
-              <NavLink to="/app/types">Types</NavLink>
-              <NavLink to="/app/resources">Resources</NavLink>
-              <NavLink to="/app/reservations">Reservations</NavLink>
-              <NavLink to="/app/webhooks">Webhooks</NavLink>
-              <NavLink to="/app/payments">Payments</NavLink>
-              <NavLink to="/app/agents">Agents</NavLink>
-              <NavLink to="/app/approvals">Approvals</NavLink>
-              <NavLink to="/app/calendar-sync">Calendar sync</NavLink>
-              <NavLink to="/app/privacy">Privacy</NavLink>
-            </>
-          ) : null}
-          <NavLink to="/app/profile">Profile</NavLink>
-          <NavLink to="/app/invitations">Invitations</NavLink>
-          <NavLink to="/app/security">Security</NavLink>
-        </nav>
-      ) : null}
+      <ConsoleBar session={session} />
+      {session ? <ConsoleNav member={member} /> : null}
       {session ? <VerifyBanner /> : null}
       <Suspense fallback={<Loading />}>
-        <Routes>
-          <Route path="sign-in" element={session ? <Navigate to={returnPath} replace /> : <SignIn />} />
-          <Route path="register" element={session ? <Navigate to="/app" replace /> : <Register />} />
-          {session ? (
-            <>
-              <Route index element={<Organisations />} />
-              <Route path="profile/*" element={<Profile />} />
-              <Route path="security/*" element={<Security />} />
-              <Route path="invitations" element={<Invitations />} />
-              {member ? (
-                <>
-                  <Route path="types/*" element={<Catalogue screen="types" />} />
-                  <Route path="resources/*" element={<Catalogue screen="resources" />} />
-                  <Route path="reservations/*" element={<Reservations />} />
-                  <Route path="webhooks/*" element={<Webhooks />} />
-                  <Route path="members" element={<Members />} />
-                  <Route path="payments/*" element={<Payments />} />
-                  <Route path="agents/*" element={<Agents />} />
-                  <Route path="approvals/*" element={<Approvals />} />
-                  <Route path="calendar-sync/*" element={<CalendarSync />} />
-                  <Route path="privacy/*" element={<Privacy />} />
-                </>
-              ) : null}
-              <Route
-                path="*"
-                element={
-                  member === null && organisations.isPending ? <Loading /> : <Navigate to="/app" replace />
-                }
-              />
-            </>
-          ) : (
-            <Route
-              path="*"
-              element={<Navigate to="/app/sign-in" replace state={{ from: location.pathname }} />}
-            />
-          )}
-        </Routes>
+        <ConsoleRoutes signedIn={signedIn} member={member} organisationsPending={organisations.isPending} />
       </Suspense>
     </div>
+  );
+}
+
+function ConsoleBar(props: { session: Session | null }) {
+  const { session } = props;
+  return (
+    <header className="console-bar">
+      <Link to="/app" className="console-home">
+        Console
+      </Link>
+      {session ? (
+        <span>
+          {session.user.name}{' '}
+          <button type="button" className="link" onClick={() => signOut()}>
+            Sign out
+          </button>
+        </span>
+      ) : null}
+    </header>
+  );
+}
+
+/** `member`: whether the person belongs to an organisation (null while not known). */
+function ConsoleNav(props: { member: boolean | null }) {
+  return (
+    <nav className="console-nav" aria-label="Console">
+      <NavLink to="/app" end>
+        Organisations
+      </NavLink>
+      {props.member ? (
+        <>
+          <NavLink to="/app/members">Members</NavLink>
+          <NavLink to="/app/types">Types</NavLink>
+          <NavLink to="/app/resources">Resources</NavLink>
+          <NavLink to="/app/reservations">Reservations</NavLink>
+          <NavLink to="/app/webhooks">Webhooks</NavLink>
+          <NavLink to="/app/payments">Payments</NavLink>
+          <NavLink to="/app/agents">Agents</NavLink>
+          <NavLink to="/app/approvals">Approvals</NavLink>
+          <NavLink to="/app/calendar-sync">Calendar sync</NavLink>
+          <NavLink to="/app/privacy">Privacy</NavLink>
+        </>
+      ) : null}
+      <NavLink to="/app/profile">Profile</NavLink>
+      <NavLink to="/app/invitations">Invitations</NavLink>
+      <NavLink to="/app/security">Security</NavLink>
+    </nav>
+  );
+}
+
+function ConsoleRoutes(props: { signedIn: boolean; member: boolean | null; organisationsPending: boolean }) {
+  const { signedIn, member, organisationsPending } = props;
+  const location = useLocation();
+  const returnPath = useReturnPath();
+  return (
+    <Routes>
+      <Route path="sign-in" element={signedIn ? <Navigate to={returnPath} replace /> : <SignIn />} />
+      <Route path="register" element={signedIn ? <Navigate to="/app" replace /> : <Register />} />
+      {signedIn ? (
+        <>
+          <Route index element={<Organisations />} />
+          <Route path="profile/*" element={<Profile />} />
+          <Route path="security/*" element={<Security />} />
+          <Route path="invitations" element={<Invitations />} />
+          {member ? (
+            <>
+              <Route path="types/*" element={<Catalogue screen="types" />} />
+              <Route path="resources/*" element={<Catalogue screen="resources" />} />
+              <Route path="reservations/*" element={<Reservations />} />
+              <Route path="webhooks/*" element={<Webhooks />} />
+              <Route path="members" element={<Members />} />
+              <Route path="payments/*" element={<Payments />} />
+              <Route path="agents/*" element={<Agents />} />
+              <Route path="approvals/*" element={<Approvals />} />
+              <Route path="calendar-sync/*" element={<CalendarSync />} />
+              <Route path="privacy/*" element={<Privacy />} />
+            </>
+          ) : null}
+          <Route
+            path="*"
+            element={member === null && organisationsPending ? <Loading /> : <Navigate to="/app" replace />}
+          />
+        </>
+      ) : (
+        <Route
+          path="*"
+          element={<Navigate to="/app/sign-in" replace state={{ from: location.pathname }} />}
+        />
+      )}
+    </Routes>
   );
 }

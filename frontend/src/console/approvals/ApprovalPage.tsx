@@ -1,6 +1,7 @@
 import { Link, useParams } from 'react-router';
 import { errorText } from '../../api/errors.js';
 import { useApproval } from '../../api/hooks.js';
+import type { Approval } from '../../api/types.js';
 import { formatDateTime } from '../../lib/time.js';
 import { personZone, toolNameOf } from '../agents/agent-values.js';
 import { LoadError, Loading } from '../ui.js';
@@ -31,60 +32,12 @@ export function ApprovalPage() {
       <p className="approval-summary">
         <strong>{a.summary}</strong>
       </p>
-      <dl className="summary">
-        <dt>Status</dt>
-        <dd>
-          <StatusBadge status={a.status} />
-        </dd>
-        <dt>Agent</dt>
-        <dd>
-          <Link to={`/app/agents/${a.agentId}/activity`}>{nameOf(a.agentId, a.agentName)}</Link>
-        </dd>
-        {a.customer ? (
-          <>
-            <dt>Customer</dt>
-            <dd>{[a.customer.name, a.customer.email].filter(Boolean).join(' · ')}</dd>
-          </>
-        ) : null}
-        <dt>Action</dt>
-        <dd>
-          <code>{toolNameOf(a.actionKey)}</code>
-        </dd>
-        <dt>Asked</dt>
-        <dd>{formatDateTime(a.createdAt, zone)}</dd>
-        <dt>{a.status === 'pending' ? 'Expires' : 'Expiry'}</dt>
-        <dd>{formatDateTime(a.expiresAt, zone)}</dd>
-        {a.decidedAt ? (
-          <>
-            <dt>Decided</dt>
-            <dd>{formatDateTime(a.decidedAt, zone)}</dd>
-          </>
-        ) : null}
-      </dl>
+      <ApprovalFacts approval={a} agentName={nameOf(a.agentId, a.agentName)} zone={zone} />
       <p className="hint">Times in {zone.replaceAll('_', ' ')}.</p>
       <div role="status">
         <Outcome approval={a} />
       </div>
-      {a.status === 'pending' ? (
-        <div className="actions">
-          <button
-            type="button"
-            className="primary"
-            disabled={decide.isPending}
-            onClick={() => decide.mutate({ id: a.id, decision: 'approve' })}
-          >
-            Approve
-          </button>
-          <button
-            type="button"
-            className="secondary danger"
-            disabled={decide.isPending}
-            onClick={() => decide.mutate({ id: a.id, decision: 'deny' })}
-          >
-            Deny
-          </button>
-        </div>
-      ) : null}
+      {a.status === 'pending' ? <DecideButtons id={a.id} decide={decide} /> : null}
       {decide.isError ? (
         <p role="alert" className="error">
           {errorText(decide.error)}
@@ -93,5 +46,66 @@ export function ApprovalPage() {
       <h2>The call, exactly as it runs</h2>
       <pre className="call">{JSON.stringify(a.arguments, null, 2)}</pre>
     </main>
+  );
+}
+
+/** Its status, agent, customer, action and times. */
+function ApprovalFacts(props: { approval: Approval; agentName: string; zone: string }) {
+  const { approval: a, zone } = props;
+  return (
+    <dl className="summary">
+      <dt>Status</dt>
+      <dd>
+        <StatusBadge status={a.status} />
+      </dd>
+      <dt>Agent</dt>
+      <dd>
+        <Link to={`/app/agents/${a.agentId}/activity`}>{props.agentName}</Link>
+      </dd>
+      {a.customer ? (
+        <>
+          <dt>Customer</dt>
+          <dd>{[a.customer.name, a.customer.email].filter(Boolean).join(' · ')}</dd>
+        </>
+      ) : null}
+      <dt>Action</dt>
+      <dd>
+        <code>{toolNameOf(a.actionKey)}</code>
+      </dd>
+      <dt>Asked</dt>
+      <dd>{formatDateTime(a.createdAt, zone)}</dd>
+      <dt>{a.status === 'pending' ? 'Expires' : 'Expiry'}</dt>
+      <dd>{formatDateTime(a.expiresAt, zone)}</dd>
+      {a.decidedAt ? (
+        <>
+          <dt>Decided</dt>
+          <dd>{formatDateTime(a.decidedAt, zone)}</dd>
+        </>
+      ) : null}
+    </dl>
+  );
+}
+
+function DecideButtons(props: { id: number; decide: ReturnType<typeof useDecide> }) {
+  const { id, decide } = props;
+  return (
+    <div className="actions">
+      <button
+        type="button"
+        className="primary"
+        disabled={decide.isPending}
+        onClick={() => decide.mutate({ id, decision: 'approve' })}
+      >
+        Approve
+      </button>
+      <button
+        type="button"
+        className="secondary danger"
+        disabled={decide.isPending}
+        onClick={() => decide.mutate({ id, decision: 'deny' })}
+      >
+        Deny
+      </button>
+    </div>
   );
 }

@@ -3,7 +3,7 @@
 // with what the call answered, or failed with its error); other statuses by filter. One
 // approval's page shows the stored call exactly as it will run.
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { Link, Route, Routes, useSearchParams } from 'react-router';
 import { unwrap } from '../../api/client.js';
 import { errorText } from '../../api/errors.js';
@@ -44,14 +44,25 @@ function useApprovalList(status: ApprovalStatus | undefined, enabled = true) {
   });
 }
 
-function Inbox() {
+/** The status filter, kept in the address; '' is the default view. */
+function useStatusFilter() {
   const [params, setParams] = useSearchParams();
   const filter = (params.get('status') ?? '') as '' | ApprovalStatus;
-  const zone = personZone();
-  const nameOf = useAgentNames();
-  const [outcome, setOutcome] = useState<{ approval: Approval; decision: Decision } | null>(null);
-  const decide = useDecide((approval, decision) => setOutcome({ approval, decision }));
-  // The default view: every pending one first, then the rest, newest first.
+  const setFilter = (v: string) =>
+    setParams(
+      (p) => {
+        const next = new URLSearchParams(p);
+        if (v) next.set('status', v);
+        else next.delete('status');
+        return next;
+      },
+      { replace: true },
+    );
+  return [filter, setFilter] as const;
+}
+
+/** The default view: every pending one first, then the rest, newest first; else the filter's status. */
+function useInboxLists(filter: '' | ApprovalStatus) {
   const pending = useApprovalList('pending', filter === '');
   const others = useApprovalList(filter || undefined);
   const pendingItems = filter === '' ? (pending.data?.pages.flatMap((p) => p.items) ?? []) : [];
@@ -60,6 +71,16 @@ function Inbox() {
   );
   const loading = others.isPending || (filter === '' && pending.isPending);
   const error = others.error ?? (filter === '' ? pending.error : null);
+  return { pending, others, pendingItems, otherItems, loading, error };
+}
+
+function Inbox() {
+  const [filter, setFilter] = useStatusFilter();
+  const zone = personZone();
+  const nameOf = useAgentNames();
+  const [outcome, setOutcome] = useState<{ approval: Approval; decision: Decision } | null>(null);
+  const decide = useDecide((approval, decision) => setOutcome({ approval, decision }));
+  const { pending, others, pendingItems, otherItems, loading, error } = useInboxLists(filter);
   const row = (a: Approval) => (
     <ApprovalRow
       key={a.id}
@@ -80,31 +101,7 @@ function Inbox() {
         Calls your agents asked you to approve. An approved call runs once, as the agent is at that moment.
         Times in {zone.replaceAll('_', ' ')}.
       </p>
-      <form className="filters" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
-        <Select
-          name="status"
-          label="Status"
-          value={filter}
-          onChange={(v) =>
-            setParams(
-              (p) => {
-                const next = new URLSearchParams(p);
-                if (v) next.set('status', v);
-                else next.delete('status');
-                return next;
-              },
-              { replace: true },
-            )
-          }
-        >
-          <option value="">Waiting for you first, then all</option>
-          {APPROVAL_STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {approvalStatusWords[s]}
-            </option>
-          ))}
-        </Select>
-      </form>
+      <StatusFilter value={filter} onChange={setFilter} />
       <div role="status" className="decision-outcome">
         {outcome ? <OutcomeNotice {...outcome} /> : null}
       </div>
@@ -116,38 +113,71 @@ function Inbox() {
       {loading ? <Loading /> : null}
       {error ? <LoadError error={error} /> : null}
       {filter === '' && !loading && !error ? (
-        <>
-          <h2>Waiting for you</h2>
-          {pendingItems.length === 0 ? (
-            <p className="empty">Nothing waits for your approval.</p>
-          ) : (
-            <ul className="record-list approvals pending">{pendingItems.map(row)}</ul>
-          )}
-          {pending.hasNextPage ? (
-            <button type="button" className="secondary" onClick={() => pending.fetchNextPage()}>
-              More waiting
-            </button>
-          ) : null}
-          <h2>Decided or expired</h2>
-        </>
+        <Waiting
+          items={pendingItems}
+          row={row}
+          more={pending.hasNextPage}
+          onMore={() => pending.fetchNextPage()}
+        />
       ) : null}
       {!loading && !error && otherItems.length === 0 ? (
         <p className="empty">{filter ? 'No approvals with this status.' : 'None yet.'}</p>
       ) : null}
       {otherItems.length ? <ul className="record-list approvals">{otherItems.map(row)}</ul> : null}
       {others.hasNextPage ? (
-        <div className="actions">
-          <button
-            type="button"
-            className="secondary"
-            disabled={others.isFetchingNextPage}
-            onClick={() => others.fetchNextPage()}
-          >
-            Older approvals
-          </button>
-        </div>
+        <OlderApprovals fetching={others.isFetchingNextPage} onMore={() => others.fetchNextPage()} />
       ) : null}
     </main>
+  );
+}
+
+function OlderApprovals(props: { fetching: boolean; onMore: () => void }) {
+  return (
+    <div className="actions">
+      <button type="button" className="secondary" disabled={props.fetching} onClick={props.onMore}>
+        Older approvals
+      </button>
+    </div>
+  );
+}
+
+function StatusFilter(props: { value: '' | ApprovalStatus; onChange: (status: string) => void }) {
+  return (
+    <form className="filters" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
+      <Select name="status" label="Status" value={props.value} onChange={props.onChange}>
+        <option value="">Waiting for you first, then all</option>
+        {APPROVAL_STATUSES.map((s) => (
+          <option key={s} value={s}>
+            {approvalStatusWords[s]}
+          </option>
+        ))}
+      </Select>
+    </form>
+  );
+}
+
+/** The default view's first part: what waits for the person, then the heading of the rest. */
+function Waiting(props: {
+  items: Approval[];
+  row: (approval: Approval) => ReactNode;
+  more: boolean;
+  onMore: () => void;
+}) {
+  return (
+    <>
+      <h2>Waiting for you</h2>
+      {props.items.length === 0 ? (
+        <p className="empty">Nothing waits for your approval.</p>
+      ) : (
+        <ul className="record-list approvals pending">{props.items.map(props.row)}</ul>
+      )}
+      {props.more ? (
+        <button type="button" className="secondary" onClick={props.onMore}>
+          More waiting
+        </button>
+      ) : null}
+      <h2>Decided or expired</h2>
+    </>
   );
 }
 

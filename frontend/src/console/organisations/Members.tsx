@@ -94,60 +94,88 @@ function MemberRow(props: {
   removing: boolean;
   onRemoving: (on: boolean) => void;
 }) {
-  const { member: m, me, removing, onRemoving } = props;
-  const { changeRole, remove } = props.actions;
-  const userId = m.userId;
+  const { member: m, me, actions } = props;
   return (
     <li>
       <div>
         <strong>{m.name}</strong>
-        {userId === me ? ' (you)' : ''} <span className="hint">{m.email}</span>
+        {m.userId === me ? ' (you)' : ''} <span className="hint">{m.email}</span>
       </div>
       <div className="member-actions">
-        <label className="visually-hidden" htmlFor={`role-${userId}`}>
-          Role of {m.name}
-        </label>
-        <select
-          id={`role-${userId}`}
-          value={m.role}
-          disabled={changeRole.isPending}
-          onChange={(e) => changeRole.mutate({ userId, role: e.target.value as Role })}
-        >
-          {ROLES.map((r) => (
-            <option key={r} value={r}>
-              {roleWords(r)}
-            </option>
-          ))}
-        </select>
-        {removing ? (
-          <>
-            <button
-              type="button"
-              className="primary danger"
-              disabled={remove.isPending}
-              onClick={() => remove.mutate(userId)}
-            >
-              {userId === me ? 'Yes, leave' : `Yes, remove ${m.name}`}
-            </button>
-            <button type="button" className="secondary" onClick={() => onRemoving(false)}>
-              Keep
-            </button>
-          </>
-        ) : (
-          <button
-            type="button"
-            className="secondary danger"
-            aria-label={userId === me ? 'Leave the organisation' : `Remove ${m.name}`}
-            onClick={() => {
-              remove.reset();
-              onRemoving(true);
-            }}
-          >
-            {userId === me ? 'Leave' : 'Remove'}
-          </button>
-        )}
+        <RoleSelect member={m} changeRole={actions.changeRole} />
+        <RemoveMember
+          member={m}
+          me={me}
+          remove={actions.remove}
+          removing={props.removing}
+          onRemoving={props.onRemoving}
+        />
       </div>
     </li>
+  );
+}
+
+function RoleSelect(props: { member: Member; changeRole: MemberActions['changeRole'] }) {
+  const { member: m, changeRole } = props;
+  return (
+    <>
+      <label className="visually-hidden" htmlFor={`role-${m.userId}`}>
+        Role of {m.name}
+      </label>
+      <select
+        id={`role-${m.userId}`}
+        value={m.role}
+        disabled={changeRole.isPending}
+        onChange={(e) => changeRole.mutate({ userId: m.userId, role: e.target.value as Role })}
+      >
+        {ROLES.map((r) => (
+          <option key={r} value={r}>
+            {roleWords(r)}
+          </option>
+        ))}
+      </select>
+    </>
+  );
+}
+
+/** Remove (or leave), confirmed by a second button. */
+function RemoveMember(props: {
+  member: Member;
+  me: number | undefined;
+  remove: MemberActions['remove'];
+  removing: boolean;
+  onRemoving: (on: boolean) => void;
+}) {
+  const { member: m, me, remove, onRemoving } = props;
+  const userId = m.userId;
+  if (props.removing)
+    return (
+      <>
+        <button
+          type="button"
+          className="primary danger"
+          disabled={remove.isPending}
+          onClick={() => remove.mutate(userId)}
+        >
+          {userId === me ? 'Yes, leave' : `Yes, remove ${m.name}`}
+        </button>
+        <button type="button" className="secondary" onClick={() => onRemoving(false)}>
+          Keep
+        </button>
+      </>
+    );
+  return (
+    <button
+      type="button"
+      className="secondary danger"
+      aria-label={userId === me ? 'Leave the organisation' : `Remove ${m.name}`}
+      onClick={() => {
+        remove.reset();
+        onRemoving(true);
+      }}
+    >
+      {userId === me ? 'Leave' : 'Remove'}
+    </button>
   );
 }
 

@@ -7,11 +7,22 @@ import { errorText, fieldErrors } from '../../api/errors.js';
 import { useOrganisations } from '../../api/hooks.js';
 import { queryKeys } from '../../api/queryKeys.js';
 import { authed } from '../../api/session.js';
+import type { Organisation } from '../../api/types.js';
 import { visitorZone, zoneChoices } from '../../lib/time.js';
 import { submitted } from '../form-state.js';
 import { Field, SubmitActions } from '../ui.js';
 
 export default function Organisations() {
+  return (
+    <main className="page">
+      <h1>Your organisations</h1>
+      <OrganisationList />
+      <NewOrganisation />
+    </main>
+  );
+}
+
+function OrganisationList() {
   const queryClient = useQueryClient();
   const list = useOrganisations();
   const makeActive = useMutation({
@@ -20,6 +31,58 @@ export default function Organisations() {
     // Every other screen acts on the active organisation: all of it is stale now.
     onSuccess: () => queryClient.invalidateQueries(),
   });
+  return (
+    <>
+      {list.isPending ? <p className="loading">Loading…</p> : null}
+      {list.isError ? (
+        <p role="alert" className="error">
+          {errorText(list.error)}
+        </p>
+      ) : null}
+      {list.data && list.data.length === 0 ? (
+        <p className="empty">You do not belong to an organisation yet. Create one below.</p>
+      ) : null}
+      {list.data && list.data.length > 0 ? (
+        <ul className="org-list">
+          {list.data.map((org) => (
+            <OrganisationRow key={org.id} org={org} onMakeActive={() => makeActive.mutate(org.id)} />
+          ))}
+        </ul>
+      ) : null}
+      {makeActive.isError ? (
+        <p role="alert" className="error">
+          {errorText(makeActive.error)}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+function OrganisationRow(props: { org: Organisation; onMakeActive: () => void }) {
+  const { org } = props;
+  return (
+    <li>
+      <div>
+        <strong>{org.name}</strong> <span className="hint">{org.role.toLowerCase()}</span>
+        {org.slug ? (
+          <div className="hint">
+            Booking page: <a href={`/book/${org.slug}`}>/book/{org.slug}</a>
+          </div>
+        ) : null}
+      </div>
+      {org.isActiveOrganisation ? (
+        <span className="badge">Active</span>
+      ) : (
+        <button type="button" className="secondary" onClick={props.onMakeActive}>
+          Make active
+        </button>
+      )}
+    </li>
+  );
+}
+
+function NewOrganisation() {
+  const queryClient = useQueryClient();
   const [form, setForm] = useState({ name: '', slug: '', timezone: visitorZone() });
   const create = useMutation({
     mutationFn: () =>
@@ -35,45 +98,7 @@ export default function Organisations() {
   });
   const errors = fieldErrors(create.error);
   return (
-    <main className="page">
-      <h1>Your organisations</h1>
-      {list.isPending ? <p className="loading">Loading…</p> : null}
-      {list.isError ? (
-        <p role="alert" className="error">
-          {errorText(list.error)}
-        </p>
-      ) : null}
-      {list.data && list.data.length === 0 ? (
-        <p className="empty">You do not belong to an organisation yet. Create one below.</p>
-      ) : null}
-      {list.data && list.data.length > 0 ? (
-        <ul className="org-list">
-          {list.data.map((org) => (
-            <li key={org.id}>
-              <div>
-                <strong>{org.name}</strong> <span className="hint">{org.role.toLowerCase()}</span>
-                {org.slug ? (
-                  <div className="hint">
-                    Booking page: <a href={`/book/${org.slug}`}>/book/{org.slug}</a>
-                  </div>
-                ) : null}
-              </div>
-              {org.isActiveOrganisation ? (
-                <span className="badge">Active</span>
-              ) : (
-                <button type="button" className="secondary" onClick={() => makeActive.mutate(org.id)}>
-                  Make active
-                </button>
-              )}
-            </li>
-          ))}
-        </ul>
-      ) : null}
-      {makeActive.isError ? (
-        <p role="alert" className="error">
-          {errorText(makeActive.error)}
-        </p>
-      ) : null}
+    <>
       <h2>New organisation</h2>
       <form onSubmit={submitted(create.mutate)}>
         <Field
@@ -91,20 +116,7 @@ export default function Organisations() {
           error={errors.slug}
           onChange={(slug) => setForm((f) => ({ ...f, slug }))}
         />
-        <div className="field">
-          <label htmlFor="f-timezone">Time zone</label>
-          <select
-            id="f-timezone"
-            value={form.timezone}
-            onChange={(e) => setForm((f) => ({ ...f, timezone: e.target.value }))}
-          >
-            {zoneChoices(form.timezone).map((z) => (
-              <option key={z} value={z}>
-                {z.replaceAll('_', ' ')}
-              </option>
-            ))}
-          </select>
-        </div>
+        <ZoneSelect value={form.timezone} onChange={(timezone) => setForm((f) => ({ ...f, timezone }))} />
         {create.isError && !Object.keys(errors).length ? (
           <p role="alert" className="error">
             {errorText(create.error)}
@@ -112,6 +124,21 @@ export default function Organisations() {
         ) : null}
         <SubmitActions pending={create.isPending} label="Create organisation" />
       </form>
-    </main>
+    </>
+  );
+}
+
+function ZoneSelect(props: { value: string; onChange: (zone: string) => void }) {
+  return (
+    <div className="field">
+      <label htmlFor="f-timezone">Time zone</label>
+      <select id="f-timezone" value={props.value} onChange={(e) => props.onChange(e.target.value)}>
+        {zoneChoices(props.value).map((z) => (
+          <option key={z} value={z}>
+            {z.replaceAll('_', ' ')}
+          </option>
+        ))}
+      </select>
+    </div>
   );
 }

@@ -112,46 +112,23 @@ function QuestionField(props: {
   }
 }
 
-export function CustomerFieldset(props: {
+interface FieldsetProps {
   type: ResourceType | undefined;
   draft: CustomerDraft;
   errors: Record<string, string>;
   onChange: (update: (draft: CustomerDraft) => CustomerDraft) => void;
-}) {
-  const { type, draft, errors, onChange } = props;
-  const set = (key: 'name' | 'email' | 'phone' | 'notes') => (value: string) =>
+}
+
+const setText =
+  (onChange: FieldsetProps['onChange'], key: 'name' | 'email' | 'phone' | 'notes') => (value: string) =>
     onChange((d) => ({ ...d, [key]: value }));
-  const questions = type?.questions ?? [];
+
+export function CustomerFieldset(props: FieldsetProps) {
+  const { type, draft, errors, onChange } = props;
   return (
     <fieldset>
       <legend>Customer</legend>
-      <Field
-        name="customer.name"
-        label="Name"
-        value={draft.name}
-        error={errors['customer.name']}
-        onChange={set('name')}
-      />
-      <div className="grid-2">
-        <Field
-          name="customer.email"
-          label="Email"
-          type="email"
-          autoComplete="off"
-          value={draft.email}
-          error={errors['customer.email']}
-          onChange={set('email')}
-        />
-        <Field
-          name="customer.phone"
-          label="Phone (optional)"
-          type="tel"
-          required={false}
-          value={draft.phone}
-          error={errors['customer.phone']}
-          onChange={set('phone')}
-        />
-      </div>
+      <ContactFields {...props} />
       {infoFields(type).map((key) => (
         <Field
           key={key}
@@ -163,27 +140,71 @@ export function CustomerFieldset(props: {
           onChange={(value) => onChange((d) => ({ ...d, info: { ...d.info, [key]: value } }))}
         />
       ))}
-      {questions.length > 0 ? (
-        <fieldset className="booking-answers">
-          <legend>{type?.name}'s questions</legend>
-          {questions.map((q) => (
-            <QuestionField
-              key={q.id}
-              question={q}
-              value={draft.answers[q.id]}
-              error={errors[`customer.answers.${q.id}`]}
-              onChange={(value) => onChange((d) => ({ ...d, answers: { ...d.answers, [q.id]: value } }))}
-            />
-          ))}
-        </fieldset>
-      ) : null}
+      <QuestionFields {...props} />
       <TextArea
         name="notes"
         label="Notes (optional)"
         value={draft.notes}
         error={errors.notes}
-        onChange={set('notes')}
+        onChange={setText(onChange, 'notes')}
       />
+    </fieldset>
+  );
+}
+
+/** Name, email and the optional phone. */
+function ContactFields(props: FieldsetProps) {
+  const { draft, errors, onChange } = props;
+  return (
+    <>
+      <Field
+        name="customer.name"
+        label="Name"
+        value={draft.name}
+        error={errors['customer.name']}
+        onChange={setText(onChange, 'name')}
+      />
+      <div className="grid-2">
+        <Field
+          name="customer.email"
+          label="Email"
+          type="email"
+          autoComplete="off"
+          value={draft.email}
+          error={errors['customer.email']}
+          onChange={setText(onChange, 'email')}
+        />
+        <Field
+          name="customer.phone"
+          label="Phone (optional)"
+          type="tel"
+          required={false}
+          value={draft.phone}
+          error={errors['customer.phone']}
+          onChange={setText(onChange, 'phone')}
+        />
+      </div>
+    </>
+  );
+}
+
+/** The type's booking questions, when it asks any. */
+function QuestionFields(props: FieldsetProps) {
+  const { type, draft, errors, onChange } = props;
+  const questions = type?.questions ?? [];
+  if (questions.length === 0) return null;
+  return (
+    <fieldset className="booking-answers">
+      <legend>{type?.name}'s questions</legend>
+      {questions.map((q) => (
+        <QuestionField
+          key={q.id}
+          question={q}
+          value={draft.answers[q.id]}
+          error={errors[`customer.answers.${q.id}`]}
+          onChange={(value) => onChange((d) => ({ ...d, answers: { ...d.answers, [q.id]: value } }))}
+        />
+      ))}
     </fieldset>
   );
 }

@@ -44,6 +44,17 @@ export function CancelBox(props: {
   );
 }
 
+/** The new start as typed (a local time in `zone`) and, when it is one, the move to it at the same length. */
+function useNewStart(r: Reservation, zone: string) {
+  const [newStart, setNewStart] = useState(() => localOf(r.startTime, zone));
+  const length = Date.parse(r.endTime) - Date.parse(r.startTime);
+  const typed = instantOf(newStart, zone);
+  const target: MoveTarget | null = typed
+    ? { start: typed, end: new Date(Date.parse(typed) + length).toISOString(), resourceId: r.resourceId }
+    : null;
+  return { newStart, setNewStart, typed, target };
+}
+
 export function RescheduleBox(props: {
   reservation: Reservation;
   zone: string;
@@ -54,12 +65,7 @@ export function RescheduleBox(props: {
 }) {
   const { reservation: r, zone, ruleRefusal } = props;
   const { reschedule } = props.actions;
-  const [newStart, setNewStart] = useState(() => localOf(r.startTime, zone));
-  const length = Date.parse(r.endTime) - Date.parse(r.startTime);
-  const typed = instantOf(newStart, zone);
-  const target = typed
-    ? { start: typed, end: new Date(Date.parse(typed) + length).toISOString(), resourceId: r.resourceId }
-    : null;
+  const { newStart, setNewStart, typed, target } = useNewStart(r, zone);
   return (
     <section className="confirm-box" aria-labelledby="move-heading">
       <h2 id="move-heading">Move to another time</h2>

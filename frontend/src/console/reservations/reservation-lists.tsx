@@ -25,8 +25,8 @@ const DAY = 86_400_000;
 /** How far back the past and cancelled lists reach at first (a search reaches all the way). */
 const LOOK_BACK_DAYS = 30;
 
-export function ReservationsHome(props: { org: Organisation }) {
-  const { org } = props;
+/** The screen's state, kept in its address: the view, the filters, the status and the week. */
+function useReservationParams() {
   const [params, setParams] = useSearchParams();
   const asked = params.get('view') ?? 'week';
   const view: View = Object.hasOwn(VIEWS, asked) ? (asked as View) : 'week';
@@ -40,7 +40,6 @@ export function ReservationsHome(props: { org: Organisation }) {
       },
       { replace: true },
     );
-  const catalogue = useCatalogue();
   const filter: ListFilter = {
     ...(params.get('type') ? { resourceTypeId: Number(params.get('type')) } : {}),
     ...(params.get('resource') ? { resourceId: Number(params.get('resource')) } : {}),
@@ -54,6 +53,14 @@ export function ReservationsHome(props: { org: Organisation }) {
     if (v !== 'week') next.delete('status');
     return `/app/reservations?${next}`;
   };
+  return { params, view, setParam, filter, status, viewLink };
+}
+
+type ReservationParams = ReturnType<typeof useReservationParams>;
+
+export function ReservationsHome(props: { org: Organisation }) {
+  const { org } = props;
+  const { params, view, setParam, filter, status, viewLink } = useReservationParams();
   return (
     <main className="page">
       <div className="title-row">
@@ -62,56 +69,9 @@ export function ReservationsHome(props: { org: Organisation }) {
           New booking
         </Link>
       </div>
-      <nav aria-label="Reservation views">
-        <ul className="view-tabs">
-          {(Object.keys(VIEWS) as View[]).map((v) => (
-            <li key={v}>
-              <Link to={viewLink(v)} aria-current={v === view ? 'page' : undefined}>
-                {VIEWS[v]}
-              </Link>
-            </li>
-          ))}
-        </ul>
-      </nav>
+      <ViewTabs view={view} viewLink={viewLink} />
       <Search key={filter.q ?? ''} q={filter.q ?? ''} onSearch={(q) => setParam('q', q)} />
-      <form className="filters" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
-        <Select
-          name="type"
-          label="Type"
-          value={params.get('type') ?? ''}
-          onChange={(v) => setParam('type', v)}
-        >
-          <option value="">All types</option>
-          {catalogue.types.map((t) => (
-            <option key={t.id} value={t.id}>
-              {t.name}
-            </option>
-          ))}
-        </Select>
-        <Select
-          name="resource"
-          label="Resource"
-          value={params.get('resource') ?? ''}
-          onChange={(v) => setParam('resource', v)}
-        >
-          <option value="">All resources</option>
-          {catalogue.resources.map((r) => (
-            <option key={r.id} value={r.id}>
-              {r.name}
-            </option>
-          ))}
-        </Select>
-        {view === 'week' ? (
-          <Select name="status" label="Status" value={status} onChange={(v) => setParam('status', v)}>
-            <option value="">Any status</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {statusWords(s)}
-              </option>
-            ))}
-          </Select>
-        ) : null}
-      </form>
+      <Filters params={params} view={view} status={status} setParam={setParam} />
       {view === 'week' ? (
         <Week
           org={org}
@@ -123,6 +83,64 @@ export function ReservationsHome(props: { org: Organisation }) {
         <List key={view} org={org} view={view} filter={filter} />
       )}
     </main>
+  );
+}
+
+function ViewTabs(props: Pick<ReservationParams, 'view' | 'viewLink'>) {
+  const { view, viewLink } = props;
+  return (
+    <nav aria-label="Reservation views">
+      <ul className="view-tabs">
+        {(Object.keys(VIEWS) as View[]).map((v) => (
+          <li key={v}>
+            <Link to={viewLink(v)} aria-current={v === view ? 'page' : undefined}>
+              {VIEWS[v]}
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+/** Type and resource; the status in the week only (each list is of its own statuses). */
+function Filters(props: Pick<ReservationParams, 'params' | 'view' | 'status' | 'setParam'>) {
+  const { params, view, status, setParam } = props;
+  const catalogue = useCatalogue();
+  return (
+    <form className="filters" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
+      <Select name="type" label="Type" value={params.get('type') ?? ''} onChange={(v) => setParam('type', v)}>
+        <option value="">All types</option>
+        {catalogue.types.map((t) => (
+          <option key={t.id} value={t.id}>
+            {t.name}
+          </option>
+        ))}
+      </Select>
+      <Select
+        name="resource"
+        label="Resource"
+        value={params.get('resource') ?? ''}
+        onChange={(v) => setParam('resource', v)}
+      >
+        <option value="">All resources</option>
+        {catalogue.resources.map((r) => (
+          <option key={r.id} value={r.id}>
+            {r.name}
+          </option>
+        ))}
+      </Select>
+      {view === 'week' ? (
+        <Select name="status" label="Status" value={status} onChange={(v) => setParam('status', v)}>
+          <option value="">Any status</option>
+          {STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {statusWords(s)}
+            </option>
+          ))}
+        </Select>
+      ) : null}
+    </form>
   );
 }
 

@@ -1,114 +1,34 @@
 // Staff booking for a walk-in or phone customer (POST /api/reservations): a type, one of its
-// resources or any free one, a free time of the chosen day from the availability API, and the
-// customer's details with the type's own fields and questions (reservation-customer.tsx).
+// resources or any free one, a free time of the chosen day from the availability API
+// (use-new-booking.ts), and the customer's details with the type's own fields and questions
+// (reservation-customer.tsx).
 // Staff may book past the type's rules when it refuses on them.
-import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { Link, useNavigate } from 'react-router';
-import { idempotencyKey, unwrap } from '../../api/client.js';
+import { Link } from 'react-router';
 import { alternativesOf, fieldErrors } from '../../api/errors.js';
-import { queryKeys } from '../../api/queryKeys.js';
-import { authed } from '../../api/session.js';
-import type { Organisation, Reservation, ResourceType } from '../../api/types.js';
-import {
-  type BookableTime,
-  bookableTimes,
-  dayKey,
-  formatDateTime,
-  formatTime,
-  instantOf,
-} from '../../lib/time.js';
-import { isStaff } from '../organisations/roles.js';
+import type { Organisation, ResourceType } from '../../api/types.js';
+import { type BookableTime, formatDateTime, formatTime } from '../../lib/time.js';
 import { Field, FormError, LoadError, Loading, Select } from '../ui.js';
-import { addDays } from '../week.js';
-import { CustomerFieldset, customerBody, customerFieldNames, emptyCustomer } from './reservation-customer.js';
-import { useCatalogue } from './reservation-data.js';
-
-const POOL = 'any';
-
-/** The free times of `day` (in `zone`) for the type on `target` (a resource id, or POOL). */
-function useFreeTimes(type: ResourceType | undefined, target: string, day: string, zone: string) {
-  const from = instantOf(`${day}T00:00`, zone);
-  const to = instantOf(`${addDays(day, 1)}T00:00`, zone);
-  return useQuery({
-    queryKey: queryKeys.staffAvailability(type?.id, target, day),
-    enabled: Boolean(type && target && from && to),
-    queryFn: async (): Promise<BookableTime[]> => {
-      const range = { query: { from: from!, to: to! } };
-      const answer =
-        target === POOL
-          ? await unwrap(
-              authed.GET('/api/resource-types/{id}/availability', {
-                params: { path: { id: type!.id }, ...range },
-              }),
-            )
-          : await unwrap(
-              authed.GET('/api/resources/{id}/availability', {
-                params: { path: { id: Number(target) }, ...range },
-              }),
-            );
-      // A pool's answer may list its resources too: from the pool, the time is the pool's.
-      const offer = target === POOL && 'pool' in answer && answer.pool ? { pool: answer.pool } : answer;
-      return bookableTimes(offer, type!.minBookingDuration, Date.now()).filter(
-        (t) => dayKey(t.start, zone) === day,
-      );
-    },
-  });
-}
+import { CustomerFieldset, customerFieldNames, emptyCustomer } from './reservation-customer.js';
+import {
+  type FreeTimes,
+  POOL,
+  refusedOnRules,
+  type SlotChoice,
+  useBook,
+  useSlotChoice,
+} from './use-new-booking.js';
 
 export function NewBooking(props: { org: Organisation }) {
   const { org } = props;
   const zone = org.timezone;
-  const navigate = useNavigate();
-  const catalogue = useCatalogue();
-  const [form, setForm] = useState({
-    typeId: '',
-    target: '',
-    day: dayKey(Date.now(), zone),
-    time: '',
-  });
+  const choice = useSlotChoice(zone);
+  const { type, chosen } = choice;
   const [customer, setCustomer] = useState(emptyCustomer);
-  const set = (key: keyof typeof form) => (value: string) =>
-    setForm((f) => ({
-      ...f,
-      [key]: value,
-      // A new type, resource or day offers other times.
-      ...(key === 'typeId' ? { target: '', time: '' } : {}),
-      ...(key === 'target' || key === 'day' ? { time: '' } : {}),
-    }));
-  const types = catalogue.types;
-  const type = types.find((t) => String(t.id) === form.typeId) ?? (form.typeId ? undefined : types[0]);
-  const resources = catalogue.resources.filter((r) => r.resourceTypeId === type?.id && r.isActive);
-  const pooled = type?.bookingMode === 'POOL' || type?.bookingMode === 'BOTH';
-  const target = form.target || (pooled ? POOL : resources[0] ? String(resources[0].id) : '');
-  const free = useFreeTimes(type, target, form.day, zone);
-  const chosen = free.data?.find((t) => t.start === form.time) ?? null;
-  const book = useMutation({
-    mutationFn: (options: { at: BookableTime; overrideRules?: boolean }) =>
-      unwrap(
-        authed.POST('/api/reservations', {
-          params: { header: { 'idempotency-key': idempotencyKey() } },
-          body: {
-            ...(options.at.resourceId !== null
-              ? { resourceId: options.at.resourceId }
-              : { resourceTypeId: type!.id }),
-            startTime: options.at.start,
-            endTime: options.at.end,
-            customer: customerBody(type, customer),
-            ...(customer.notes.trim() ? { notes: customer.notes } : {}),
-            ...(options.overrideRules ? { overrideRules: true } : {}),
-          },
-        }),
-      ) as Promise<Reservation>,
-    onSuccess: (booked) => navigate(`/app/reservations/${booked.id}`, { state: { booked: true } }),
-  });
+  const book = useBook(type, customer);
   const errors = fieldErrors(book.error);
-  const ruleRefusal =
-    isStaff(org.role) &&
-    book.error instanceof Error &&
-    'code' in book.error &&
-    book.error.code === 'BOOKING_RULE_VIOLATED';
-  if (catalogue.types.length === 0)
+  const ruleRefusal = refusedOnRules(org, book.error);
+  if (choice.types.length === 0)
     return (
       <main className="page">
         <h1>New booking</h1>
@@ -133,45 +53,8 @@ export function NewBooking(props: { org: Organisation }) {
           if (chosen) book.mutate({ at: chosen });
         }}
       >
-        <Select name="resourceTypeId" label="Type" value={String(type?.id ?? '')} onChange={set('typeId')}>
-          {types.map((t) => (
-            <option key={t.id} value={t.id}>
-              {t.name}
-            </option>
-          ))}
-        </Select>
-        <Select
-          name="resourceId"
-          label="Resource"
-          value={target}
-          error={errors.resourceId}
-          onChange={set('target')}
-        >
-          {pooled ? <option value={POOL}>Any free one</option> : null}
-          {type?.bookingMode !== 'POOL'
-            ? resources.map((r) => (
-                <option key={r.id} value={r.id}>
-                  {r.name}
-                </option>
-              ))
-            : null}
-        </Select>
-        <div className="grid-2">
-          <Field name="day" label="Day" type="date" value={form.day} onChange={set('day')} />
-          <TimeChoice
-            times={free}
-            value={form.time}
-            zone={zone}
-            error={errors.startTime}
-            onChange={set('time')}
-          />
-        </div>
-        {type?.paymentRequired ? (
-          <p className="notice">
-            {type.name} takes payment when booked: the reservation waits for payment and the customer is
-            mailed a link to pay. The console cannot mark it paid.
-          </p>
-        ) : null}
+        <SlotFields choice={choice} zone={zone} errors={errors} />
+        <PaymentNotice type={type} />
         <CustomerFieldset type={type} draft={customer} errors={errors} onChange={setCustomer} />
         {book.isError ? (
           <BookingRefusal
@@ -192,8 +75,62 @@ export function NewBooking(props: { org: Organisation }) {
   );
 }
 
+/** The type, its resource (or any free one of a pool), the day and a free time of it. */
+function SlotFields(props: { choice: SlotChoice; zone: string; errors: Record<string, string> }) {
+  const { choice, zone, errors } = props;
+  const { form, set, types, type, resources, pooled, target } = choice;
+  return (
+    <>
+      <Select name="resourceTypeId" label="Type" value={String(type?.id ?? '')} onChange={set('typeId')}>
+        {types.map((t) => (
+          <option key={t.id} value={t.id}>
+            {t.name}
+          </option>
+        ))}
+      </Select>
+      <Select
+        name="resourceId"
+        label="Resource"
+        value={target}
+        error={errors.resourceId}
+        onChange={set('target')}
+      >
+        {pooled ? <option value={POOL}>Any free one</option> : null}
+        {type?.bookingMode !== 'POOL'
+          ? resources.map((r) => (
+              <option key={r.id} value={r.id}>
+                {r.name}
+              </option>
+            ))
+          : null}
+      </Select>
+      <div className="grid-2">
+        <Field name="day" label="Day" type="date" value={form.day} onChange={set('day')} />
+        <TimeChoice
+          times={choice.free}
+          value={form.time}
+          zone={zone}
+          error={errors.startTime}
+          onChange={set('time')}
+        />
+      </div>
+    </>
+  );
+}
+
+function PaymentNotice(props: { type: ResourceType | undefined }) {
+  const { type } = props;
+  if (!type?.paymentRequired) return null;
+  return (
+    <p className="notice">
+      {type.name} takes payment when booked: the reservation waits for payment and the customer is mailed a
+      link to pay. The console cannot mark it paid.
+    </p>
+  );
+}
+
 function TimeChoice(props: {
-  times: ReturnType<typeof useFreeTimes>;
+  times: FreeTimes;
   value: string;
   zone: string;
   error: string | undefined;

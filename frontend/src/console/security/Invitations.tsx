@@ -15,10 +15,9 @@ import { ResendVerification } from './VerifyBanner.js';
 
 const roleWords = (role: string) => role[0] + role.slice(1).toLowerCase();
 
-export default function Invitations() {
+/** Accepting and declining an invitation, each refreshing what it changes. */
+function useInvitationAnswers() {
   const queryClient = useQueryClient();
-  const me = useMe();
-  const list = useInvitations();
   const accept = useMutation({
     mutationFn: (invitation: ReceivedInvitation) =>
       unwrap(
@@ -40,8 +39,14 @@ export default function Invitations() {
       ),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.invitations() }),
   });
+  return { accept, decline };
+}
+
+export default function Invitations() {
+  const me = useMe();
+  const list = useInvitations();
+  const { accept, decline } = useInvitationAnswers();
   const unverified = me.data?.emailVerified === false;
-  const refusal = accept.error ?? decline.error;
   return (
     <main className="page">
       <h1>Invitations</h1>
@@ -58,55 +63,81 @@ export default function Invitations() {
       {list.data && list.data.length > 0 ? (
         <ul className="record-list" aria-label="Open invitations">
           {list.data.map((invitation) => (
-            <li key={invitation.organisationId}>
-              <div>
-                <strong>{invitation.organisationName}</strong>{' '}
-                <span className="hint">as {roleWords(invitation.role)}</span>
-                <div className="hint">
-                  {invitation.invitedByName ? `From ${invitation.invitedByName}; ` : ''}open until{' '}
-                  {formatDateTime(invitation.expiresAt, visitorZone())}
-                </div>
-              </div>
-              <div className="member-actions">
-                <button
-                  type="button"
-                  className="primary"
-                  aria-label={`Accept the invitation to ${invitation.organisationName}`}
-                  disabled={accept.isPending || decline.isPending}
-                  onClick={() => accept.mutate(invitation)}
-                >
-                  Accept
-                </button>
-                <button
-                  type="button"
-                  className="secondary"
-                  aria-label={`Decline the invitation to ${invitation.organisationName}`}
-                  disabled={accept.isPending || decline.isPending}
-                  onClick={() => decline.mutate(invitation)}
-                >
-                  Decline
-                </button>
-              </div>
-            </li>
+            <InvitationRow
+              key={invitation.organisationId}
+              invitation={invitation}
+              busy={accept.isPending || decline.isPending}
+              onAccept={() => accept.mutate(invitation)}
+              onDecline={() => decline.mutate(invitation)}
+            />
           ))}
         </ul>
       ) : null}
-      {refusal instanceof ApiError && refusal.code === 'EMAIL_NOT_VERIFIED' && me.data ? (
-        <div role="alert" className="error">
-          <p>
-            Verify your email first: open the link we mailed to {me.data.email}.{' '}
-            <ResendVerification email={me.data.email} />
-          </p>
-        </div>
-      ) : refusal ? (
-        <p role="alert" className="error">
-          {errorText(refusal)}
-        </p>
-      ) : null}
+      <Refusal error={accept.error ?? decline.error} email={me.data?.email} />
       <Status>
         {accept.isSuccess && !accept.isPending ? `You joined ${accept.data.name}.` : ''}
         {decline.isSuccess && !decline.isPending ? 'Invitation declined.' : ''}
       </Status>
     </main>
+  );
+}
+
+function InvitationRow(props: {
+  invitation: ReceivedInvitation;
+  busy: boolean;
+  onAccept: () => void;
+  onDecline: () => void;
+}) {
+  const { invitation, busy } = props;
+  return (
+    <li>
+      <div>
+        <strong>{invitation.organisationName}</strong>{' '}
+        <span className="hint">as {roleWords(invitation.role)}</span>
+        <div className="hint">
+          {invitation.invitedByName ? `From ${invitation.invitedByName}; ` : ''}open until{' '}
+          {formatDateTime(invitation.expiresAt, visitorZone())}
+        </div>
+      </div>
+      <div className="member-actions">
+        <button
+          type="button"
+          className="primary"
+          aria-label={`Accept the invitation to ${invitation.organisationName}`}
+          disabled={busy}
+          onClick={props.onAccept}
+        >
+          Accept
+        </button>
+        <button
+          type="button"
+          className="secondary"
+          aria-label={`Decline the invitation to ${invitation.organisationName}`}
+          disabled={busy}
+          onClick={props.onDecline}
+        >
+          Decline
+        </button>
+      </div>
+    </li>
+  );
+}
+
+/** Why an accept or decline was refused; an unverified address, with the verification mail again. */
+function Refusal(props: { error: unknown; email: string | undefined }) {
+  const { error, email } = props;
+  if (error instanceof ApiError && error.code === 'EMAIL_NOT_VERIFIED' && email)
+    return (
+      <div role="alert" className="error">
+        <p>
+          Verify your email first: open the link we mailed to {email}. <ResendVerification email={email} />
+        </p>
+      </div>
+    );
+  if (!error) return null;
+  return (
+    <p role="alert" className="error">
+      {errorText(error)}
+    </p>
   );
 }

@@ -34,14 +34,6 @@ export function Passkeys() {
   const queryClient = useQueryClient();
   const list = usePasskeys();
   const refresh = () => queryClient.invalidateQueries({ queryKey: queryKeys.passkeys() });
-  const [name, setName] = useState('');
-  const add = useMutation({
-    mutationFn: () => addPasskey(name.trim()),
-    onSuccess: () => {
-      setName('');
-      return refresh();
-    },
-  });
   const remove = useMutation({
     mutationFn: (id: number) =>
       unwrap(authed.DELETE('/api/auth/passkeys/{id}', { params: { path: { id } } }).then(noBody)),
@@ -79,27 +71,39 @@ export function Passkeys() {
       ) : null}
       {remove.isError ? <LoadError error={remove.error} /> : null}
       <Status>{remove.isSuccess && !remove.isPending ? 'Passkey deleted.' : ''}</Status>
-      <form aria-label="Add a passkey" onSubmit={submitted(add.mutate)}>
-        <Field
-          name="passkeyName"
-          label="Name of the new passkey (e.g. work laptop)"
-          autoComplete="off"
-          required={false}
-          value={name}
-          error={fieldErrors(add.error).name}
-          onChange={setName}
-        />
-        {add.isError && add.error instanceof ApiError ? (
-          <FormError error={add.error} shown={['name']} />
-        ) : null}
-        {add.isError && !(add.error instanceof ApiError) ? (
-          <p role="alert" className="error">
-            {addError(add.error)}
-          </p>
-        ) : null}
-        <Status>{add.isSuccess && !add.isPending ? 'Passkey added.' : ''}</Status>
-        <SubmitActions pending={add.isPending} label="Add a passkey" />
-      </form>
+      <AddPasskey onAdded={refresh} />
     </section>
+  );
+}
+
+function AddPasskey(props: { onAdded: () => Promise<void> }) {
+  const [name, setName] = useState('');
+  const add = useMutation({
+    mutationFn: () => addPasskey(name.trim()),
+    onSuccess: () => {
+      setName('');
+      return props.onAdded();
+    },
+  });
+  return (
+    <form aria-label="Add a passkey" onSubmit={submitted(add.mutate)}>
+      <Field
+        name="passkeyName"
+        label="Name of the new passkey (e.g. work laptop)"
+        autoComplete="off"
+        required={false}
+        value={name}
+        error={fieldErrors(add.error).name}
+        onChange={setName}
+      />
+      {add.isError && add.error instanceof ApiError ? <FormError error={add.error} shown={['name']} /> : null}
+      {add.isError && !(add.error instanceof ApiError) ? (
+        <p role="alert" className="error">
+          {addError(add.error)}
+        </p>
+      ) : null}
+      <Status>{add.isSuccess && !add.isPending ? 'Passkey added.' : ''}</Status>
+      <SubmitActions pending={add.isPending} label="Add a passkey" />
+    </form>
   );
 }

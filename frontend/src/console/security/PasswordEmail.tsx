@@ -12,7 +12,8 @@ import { Field, FormError, SubmitActions } from '../ui.js';
 
 const PASSWORD_FIELDS = ['currentPassword', 'newPassword'];
 
-export function ChangePassword() {
+/** The password form's values and the change; the two new passwords must match before it is sent. */
+function usePasswordChange() {
   const queryClient = useQueryClient();
   const {
     values: form,
@@ -38,16 +39,18 @@ export function ChangePassword() {
       return queryClient.invalidateQueries({ queryKey: queryKeys.sessions() });
     },
   });
-  const field = bind(fieldErrors(change.error));
+  const submit = () => {
+    const differ = form.newPassword !== form.repeatPassword;
+    setMismatch(differ);
+    if (!differ) change.mutate();
+  };
+  return { change, field: bind(fieldErrors(change.error)), mismatch, submit };
+}
+
+export function ChangePassword() {
+  const { change, field, mismatch, submit } = usePasswordChange();
   return (
-    <form
-      aria-labelledby="password-heading"
-      onSubmit={submitted(() => {
-        const differ = form.newPassword !== form.repeatPassword;
-        setMismatch(differ);
-        if (!differ) change.mutate();
-      })}
-    >
+    <form aria-labelledby="password-heading" onSubmit={submitted(submit)}>
       <h2 id="password-heading">Password</h2>
       <Field
         label="Current password"

@@ -5,6 +5,7 @@ import { useSessions } from '../../api/account-hooks.js';
 import { noBody, unwrap } from '../../api/client.js';
 import { queryKeys } from '../../api/queryKeys.js';
 import { authed } from '../../api/session.js';
+import type { SignedInSession } from '../../api/types.js';
 import { Status } from '../account-ui.js';
 import { LoadError, Loading } from '../ui.js';
 import { deviceOf } from './device.js';
@@ -33,26 +34,7 @@ export function Sessions() {
       {list.data ? (
         <ul className="record-list" aria-label="Your sessions">
           {list.data.map((s) => (
-            <li key={s.id}>
-              <div>
-                <strong>{deviceOf(s.userAgent)}</strong>{' '}
-                {s.current ? <span className="badge">This device</span> : null}
-                <div className="hint">
-                  Signed in {when(s.createdAt)}, last used {when(s.lastUsedAt)}
-                </div>
-              </div>
-              {s.current ? null : (
-                <button
-                  type="button"
-                  className="secondary"
-                  aria-label={`End the session of ${deviceOf(s.userAgent)}, signed in ${when(s.createdAt)}`}
-                  disabled={end.isPending}
-                  onClick={() => end.mutate(s.id)}
-                >
-                  End
-                </button>
-              )}
-            </li>
+            <SessionRow key={s.id} session={s} ending={end.isPending} onEnd={() => end.mutate(s.id)} />
           ))}
         </ul>
       ) : null}
@@ -75,5 +57,31 @@ export function Sessions() {
         </div>
       ) : null}
     </section>
+  );
+}
+
+function SessionRow(props: { session: SignedInSession; ending: boolean; onEnd: () => void }) {
+  const { session: s } = props;
+  return (
+    <li>
+      <div>
+        <strong>{deviceOf(s.userAgent)}</strong>{' '}
+        {s.current ? <span className="badge">This device</span> : null}
+        <div className="hint">
+          Signed in {when(s.createdAt)}, last used {when(s.lastUsedAt)}
+        </div>
+      </div>
+      {s.current ? null : (
+        <button
+          type="button"
+          className="secondary"
+          aria-label={`End the session of ${deviceOf(s.userAgent)}, signed in ${when(s.createdAt)}`}
+          disabled={props.ending}
+          onClick={props.onEnd}
+        >
+          End
+        </button>
+      )}
+    </li>
   );
 }

@@ -41,26 +41,7 @@ export function SecondStepForm(props: { step: SecondStep; onRestart: () => void 
           : 'Enter the 6-digit code your authenticator app shows for this account.'}
       </p>
       <form onSubmit={submitted(submit.mutate)}>
-        {recovery ? (
-          <Field
-            key="recovery"
-            name="recoveryCode"
-            label="Recovery code"
-            autoComplete="off"
-            value={value}
-            onChange={setValue}
-          />
-        ) : (
-          <Field
-            key="code"
-            name="code"
-            label="Code"
-            autoComplete="one-time-code"
-            inputMode="numeric"
-            value={value}
-            onChange={setValue}
-          />
-        )}
+        <CodeField recovery={recovery} value={value} onChange={setValue} />
         {submit.isError ? (
           <p role="alert" className="error">
             {secondStepError(submit.error)}
@@ -89,6 +70,31 @@ export function SecondStepForm(props: { step: SecondStep; onRestart: () => void 
         </button>
       </p>
     </main>
+  );
+}
+
+/** The authenticator app's code, or a recovery code. */
+function CodeField(props: { recovery: boolean; value: string; onChange: (value: string) => void }) {
+  const { recovery, value, onChange } = props;
+  return recovery ? (
+    <Field
+      key="recovery"
+      name="recoveryCode"
+      label="Recovery code"
+      autoComplete="off"
+      value={value}
+      onChange={onChange}
+    />
+  ) : (
+    <Field
+      key="code"
+      name="code"
+      label="Code"
+      autoComplete="one-time-code"
+      inputMode="numeric"
+      value={value}
+      onChange={onChange}
+    />
   );
 }
 
