@@ -120,16 +120,17 @@ function BrandingSummary(props: { org: Organisation }) {
 
 const BRANDING_FIELDS = ['logoUrl', 'publicBookingHeadline', 'publicBookingDescription', 'color'];
 
-function BrandingForm(props: { org: Organisation }) {
-  const { org } = props;
+interface BrandingValues {
+  logoUrl: string;
+  publicBookingHeadline: string;
+  publicBookingDescription: string;
+  color: string;
+}
+
+/** Saves the branding, then the colour on its own route when it changed. */
+function useSaveBranding(org: Organisation, form: BrandingValues) {
   const queryClient = useQueryClient();
-  const { values: form, bind } = useFormState({
-    logoUrl: org.logoUrl ?? '',
-    publicBookingHeadline: org.publicBookingHeadline ?? '',
-    publicBookingDescription: org.publicBookingDescription ?? '',
-    color: org.color ?? '',
-  });
-  const save = useMutation({
+  return useMutation({
     mutationFn: async () => {
       await unwrap(
         authed.PATCH('/api/organisations/{id}', {
@@ -152,6 +153,17 @@ function BrandingForm(props: { org: Organisation }) {
     },
     onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.organisations() }),
   });
+}
+
+function BrandingForm(props: { org: Organisation }) {
+  const { org } = props;
+  const { values: form, bind } = useFormState({
+    logoUrl: org.logoUrl ?? '',
+    publicBookingHeadline: org.publicBookingHeadline ?? '',
+    publicBookingDescription: org.publicBookingDescription ?? '',
+    color: org.color ?? '',
+  });
+  const save = useSaveBranding(org, form);
   const field = bind(fieldErrors(save.error));
   return (
     <form noValidate aria-labelledby="branding-heading" onSubmit={submitted(save.mutate)}>

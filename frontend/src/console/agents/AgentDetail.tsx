@@ -86,8 +86,8 @@ function useAgentSaved() {
   };
 }
 
-function StatusActions(props: { agent: Agent }) {
-  const { agent } = props;
+/** Pausing or resuming the agent, and disabling it for good once confirmed. */
+function useStatusActions(agent: Agent) {
   const saved = useAgentSaved();
   const [confirming, setConfirming] = useState(false);
   const setStatus = useMutation({
@@ -102,6 +102,12 @@ function StatusActions(props: { agent: Agent }) {
       return saved(a);
     },
   });
+  return { confirming, setConfirming, setStatus, disable };
+}
+
+function StatusActions(props: { agent: Agent }) {
+  const { agent } = props;
+  const { confirming, setConfirming, setStatus, disable } = useStatusActions(agent);
   if (agent.status === 'disabled')
     return (
       <p className="notice">
@@ -146,24 +152,35 @@ function StatusActions(props: { agent: Agent }) {
         </p>
       ) : null}
       {confirming ? (
-        <ConfirmBox
-          title={`Disable ${agent.name}?`}
-          level={3}
-          confirm="Yes, disable it"
-          keep="Keep it"
-          pending={disable.isPending}
-          onConfirm={() => disable.mutate()}
-          onKeep={() => setConfirming(false)}
-        >
-          <p>Its keys and sign-ins are revoked at once, and it cannot be turned on again.</p>
-          {disable.isError ? (
-            <p role="alert" className="error">
-              {errorText(disable.error)}
-            </p>
-          ) : null}
-        </ConfirmBox>
+        <DisableConfirm agent={agent} disable={disable} onKeep={() => setConfirming(false)} />
       ) : null}
     </section>
+  );
+}
+
+function DisableConfirm(props: {
+  agent: Agent;
+  disable: ReturnType<typeof useStatusActions>['disable'];
+  onKeep: () => void;
+}) {
+  const { disable } = props;
+  return (
+    <ConfirmBox
+      title={`Disable ${props.agent.name}?`}
+      level={3}
+      confirm="Yes, disable it"
+      keep="Keep it"
+      pending={disable.isPending}
+      onConfirm={() => disable.mutate()}
+      onKeep={props.onKeep}
+    >
+      <p>Its keys and sign-ins are revoked at once, and it cannot be turned on again.</p>
+      {disable.isError ? (
+        <p role="alert" className="error">
+          {errorText(disable.error)}
+        </p>
+      ) : null}
+    </ConfirmBox>
   );
 }
 

@@ -23,34 +23,31 @@ interface Shown {
 
 export function KeysSection(props: { agent: Agent }) {
   const { agent } = props;
-  const queryClient = useQueryClient();
-  const path = { id: agent.id };
-  const queryKey = queryKeys.agentKeys(agent.id);
-  const keys = useAgentKeys(agent.id);
-  const [label, setLabel] = useState('');
   const [shown, setShown] = useState<Shown | null>(null);
-  const create = useMutation({
-    // Kept nowhere once this screen is left: the key is in `shown` only.
-    gcTime: 0,
-    mutationFn: () => unwrap(authed.POST('/api/agents/{id}/keys', { params: { path }, body: { label } })),
-    onSuccess: (created, _vars) => {
-      setShown({ label: created.label, value: created.key, mcpUrl: created.mcpUrl });
-      setLabel('');
-      create.reset();
-      return queryClient.invalidateQueries({ queryKey });
-    },
-  });
-  const revoke = useMutation({
-    mutationFn: (keyId: number) =>
-      unwrap(authed.DELETE('/api/agents/{id}/keys/{keyId}', { params: { path: { ...path, keyId } } })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey }),
-  });
-  const zone = personZone();
-  const errors = fieldErrors(create.error);
   return (
     <section aria-labelledby="keys-heading">
       <h2 id="keys-heading">Keys</h2>
       {shown ? <ShownKey shown={shown} onDone={() => setShown(null)} /> : null}
+      <KeyList agentId={agent.id} />
+      {agent.status === 'disabled' ? null : <NewKey agentId={agent.id} onCreated={setShown} />}
+    </section>
+  );
+}
+
+/** The agent's keys, each revocable until revoked. */
+function KeyList(props: { agentId: number }) {
+  const queryClient = useQueryClient();
+  const keys = useAgentKeys(props.agentId);
+  const revoke = useMutation({
+    mutationFn: (keyId: number) =>
+      unwrap(
+        authed.DELETE('/api/agents/{id}/keys/{keyId}', { params: { path: { id: props.agentId, keyId } } }),
+      ),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.agentKeys(props.agentId) }),
+  });
+  const zone = personZone();
+  return (
+    <>
       {keys.isPending ? <Loading /> : null}
       {keys.isError ? <LoadError error={keys.error} /> : null}
       {keys.data?.length === 0 ? <p className="empty">No keys yet.</p> : null}
@@ -66,21 +63,42 @@ export function KeysSection(props: { agent: Agent }) {
           {errorText(revoke.error)}
         </p>
       ) : null}
-      {agent.status === 'disabled' ? null : (
-        <form noValidate onSubmit={submitted(create.mutate)}>
-          <Field
-            name="label"
-            label="New key's label"
-            value={label}
-            error={errors.label}
-            hint="Where it will be used, e.g. “laptop assistant”."
-            onChange={setLabel}
-          />
-          {create.isError ? <FormError error={create.error} shown={['label']} /> : null}
-          <SubmitActions pending={create.isPending} label="Create key" />
-        </form>
-      )}
-    </section>
+    </>
+  );
+}
+
+/** A new key by its label; made, it goes to `onCreated` to be shown once. */
+function NewKey(props: { agentId: number; onCreated: (shown: Shown) => void }) {
+  const queryClient = useQueryClient();
+  const [label, setLabel] = useState('');
+  const create = useMutation({
+    // Kept nowhere once this screen is left: the key is in `shown` only.
+    gcTime: 0,
+    mutationFn: () =>
+      unwrap(
+        authed.POST('/api/agents/{id}/keys', { params: { path: { id: props.agentId } }, body: { label } }),
+      ),
+    onSuccess: (created) => {
+      props.onCreated({ label: created.label, value: created.key, mcpUrl: created.mcpUrl });
+      setLabel('');
+      create.reset();
+      return queryClient.invalidateQueries({ queryKey: queryKeys.agentKeys(props.agentId) });
+    },
+  });
+  const errors = fieldErrors(create.error);
+  return (
+    <form noValidate onSubmit={submitted(create.mutate)}>
+      <Field
+        name="label"
+        label="New key's label"
+        value={label}
+        error={errors.label}
+        hint="Where it will be used, e.g. “laptop assistant”."
+        onChange={setLabel}
+      />
+      {create.isError ? <FormError error={create.error} shown={['label']} /> : null}
+      <SubmitActions pending={create.isPending} label="Create key" />
+    </form>
   );
 }
 

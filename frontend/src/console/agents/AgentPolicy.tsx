@@ -74,8 +74,8 @@ const SHOWN_FIELDS = [
 
 type SetField = <K extends keyof PolicyForm>(key: K) => (value: PolicyForm[K]) => void;
 
-function PolicyEditor(props: { agent: Agent; policy: Policy; currency: string }) {
-  const { agent, policy, currency } = props;
+/** The policy as typed, and saving it; `done` until a field changes or it is sent again. */
+function usePolicyForm(agent: Agent, policy: Policy, currency: string) {
   const queryClient = useQueryClient();
   const [form, setForm] = useState<PolicyForm>(() => formOf(policy, currency));
   const [done, setDone] = useState(false);
@@ -96,6 +96,17 @@ function PolicyEditor(props: { agent: Agent; policy: Policy; currency: string })
       queryClient.setQueryData(queryKeys.agentPolicy(agent.id), saved);
     },
   });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setDone(false);
+    save.mutate();
+  };
+  return { form, set, save, done, submit };
+}
+
+function PolicyEditor(props: { agent: Agent; policy: Policy; currency: string }) {
+  const { currency } = props;
+  const { form, set, save, done, submit } = usePolicyForm(props.agent, props.policy, currency);
   const errors = fieldErrors(save.error);
   return (
     <section aria-labelledby="policy-heading">
@@ -104,14 +115,7 @@ function PolicyEditor(props: { agent: Agent; policy: Policy; currency: string })
         Calls that wait for approval appear in <Link to="/app/approvals">Approvals</Link> for 24 hours. Empty
         limits mean no limit; limits count the last 24 hours.
       </p>
-      <form
-        noValidate
-        onSubmit={(e: FormEvent) => {
-          e.preventDefault();
-          setDone(false);
-          save.mutate();
-        }}
-      >
+      <form noValidate onSubmit={submit}>
         <Select
           name="requireApproval"
           label="Ask me before it acts"

@@ -27,14 +27,13 @@ export function NewAgent() {
   return <NewAgentForm catalog={data.catalog} groups={data.groups} />;
 }
 
-function NewAgentForm(props: { catalog: Catalog; groups: PermissionGroup[] }) {
-  const { catalog, groups } = props;
+/**
+ * Makes the agent, then sets its chosen actions. `created`: made already, its chosen actions
+ * refused; a new attempt only sets the actions again.
+ */
+function useCreateAgent(catalog: Catalog, name: string, description: string, choice: PermissionChoice) {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
-  const [name, setName] = useState('');
-  const [description, setDescription] = useState('');
-  const [choice, setChoice] = useState<PermissionChoice>(() => choiceOf(undefined, groups));
-  // Made already, its chosen actions refused: a new attempt only sets the actions again.
   const [created, setCreated] = useState<Agent | null>(null);
   const create = useMutation({
     mutationFn: async () => {
@@ -69,6 +68,15 @@ function NewAgentForm(props: { catalog: Catalog; groups: PermissionGroup[] }) {
     },
     onError: () => queryClient.invalidateQueries({ queryKey: queryKeys.agents() }),
   });
+  return { created, create };
+}
+
+function NewAgentForm(props: { catalog: Catalog; groups: PermissionGroup[] }) {
+  const { catalog, groups } = props;
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [choice, setChoice] = useState<PermissionChoice>(() => choiceOf(undefined, groups));
+  const { created, create } = useCreateAgent(catalog, name, description, choice);
   const errors = fieldErrors(create.error);
   return (
     <main className="page">

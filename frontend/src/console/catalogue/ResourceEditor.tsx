@@ -13,6 +13,12 @@ import { ResourceHours } from '../schedule/schedule-editor.js';
 import { Check, Field, FormError, LoadError, Loading, Select, SubmitActions } from '../ui.js';
 import { numberOf } from './type-form-data.js';
 
+/** A member who can manage a resource. */
+interface Person {
+  id: number;
+  name: string;
+}
+
 export function ResourceEditor(props: { org: Organisation }) {
   const { id } = useParams();
   const resourceId = id ? Number(id) : null;
@@ -38,7 +44,7 @@ export function ResourceEditor(props: { org: Organisation }) {
         </p>
       </main>
     );
-  const people = (members.data ?? []).flatMap((m) =>
+  const people: Person[] = (members.data ?? []).flatMap((m) =>
     m.status === 'active' ? [{ id: m.userId, name: m.name }] : [],
   );
   return (
@@ -46,15 +52,71 @@ export function ResourceEditor(props: { org: Organisation }) {
   );
 }
 
+interface ResourceForm {
+  name: string;
+  description: string;
+  resourceTypeId: string;
+  capacity: string;
+  managedById: string;
+  blockOnManagerCalendars: boolean;
+}
+
+const SHOWN_FIELDS = [
+  'name',
+  'description',
+  'resourceTypeId',
+  'capacity',
+  'managedById',
+  'blockOnManagerCalendars',
+];
+
+/** The resource as the API takes it, the manager's calendar blocking only when it changes. */
+function resourceBody(form: ResourceForm, existing: Resource | undefined): ResourceBody {
+  const managedById = form.managedById ? Number(form.managedById) : null;
+  // What the service keeps when the flag is not sent: a new manager (or none) starts with it off.
+  const keptBlock =
+    managedById === (existing?.managedById ?? null) && (existing?.blockOnManagerCalendars ?? false);
+  return {
+    name: form.name,
+    description: form.description.trim() || null,
+    resourceTypeId: Number(form.resourceTypeId),
+    capacity: numberOf(form.capacity),
+    managedById,
+    // Sent only to change it: only the manager themself may turn it on.
+    ...(form.blockOnManagerCalendars !== keptBlock
+      ? { blockOnManagerCalendars: form.blockOnManagerCalendars }
+      : {}),
+  } as ResourceBody;
+}
+
+/** Creates the resource or saves the edit; then back to the list. */
+function useSaveResource(existing: Resource | undefined, form: ResourceForm) {
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  return useMutation({
+    mutationFn: () =>
+      existing
+        ? unwrap(
+            authed.PATCH('/api/resources/{id}', {
+              params: { path: { id: existing.id } },
+              body: resourceBody(form, existing),
+            }),
+          )
+        : unwrap(authed.POST('/api/resources', { body: resourceBody(form, existing) })),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: queryKeys.resources() });
+      navigate('/app/resources');
+    },
+  });
+}
+
 function ResourceFormScreen(props: {
   existing: Resource | undefined;
   types: ResourceType[];
-  people: { id: number; name: string }[];
+  people: Person[];
 }) {
-  const { existing, types, people } = props;
-  const queryClient = useQueryClient();
-  const navigate = useNavigate();
-  const { values: form, bind } = useFormState({
+  const { existing, types } = props;
+  const { values: form, bind } = useFormState<ResourceForm>({
     name: existing?.name ?? '',
     description: existing?.description ?? '',
     resourceTypeId: String(existing?.resourceTypeId ?? types[0]!.id),
@@ -62,34 +124,7 @@ function ResourceFormScreen(props: {
     managedById: existing?.managedById != null ? String(existing.managedById) : '',
     blockOnManagerCalendars: existing?.blockOnManagerCalendars ?? false,
   });
-  const managedById = form.managedById ? Number(form.managedById) : null;
-  // What the service keeps when the flag is not sent: a new manager (or none) starts with it off.
-  const keptBlock =
-    managedById === (existing?.managedById ?? null) && (existing?.blockOnManagerCalendars ?? false);
-  const body = () =>
-    ({
-      name: form.name,
-      description: form.description.trim() || null,
-      resourceTypeId: Number(form.resourceTypeId),
-      capacity: numberOf(form.capacity),
-      managedById,
-      // Sent only to change it: only the manager themself may turn it on.
-      ...(form.blockOnManagerCalendars !== keptBlock
-        ? { blockOnManagerCalendars: form.blockOnManagerCalendars }
-        : {}),
-    }) as ResourceBody;
-  const save = useMutation({
-    mutationFn: () =>
-      existing
-        ? unwrap(authed.PATCH('/api/resources/{id}', { params: { path: { id: existing.id } }, body: body() }))
-        : unwrap(authed.POST('/api/resources', { body: body() })),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: queryKeys.resources() });
-      navigate('/app/resources');
-    },
-  });
-  const errors = fieldErrors(save.error);
-  const field = bind(errors);
+  const save = useSaveResource(existing, form);
   return (
     <main className="page">
       <p>
@@ -97,51 +132,45 @@ function ResourceFormScreen(props: {
       </p>
       <h1>{existing ? `Edit ${existing.name}` : 'New resource'}</h1>
       <form noValidate onSubmit={submitted(save.mutate)}>
-        <Field label="Name" {...field.text('name')} />
-        <Field label="Description" required={false} {...field.text('description')} />
-        <Select label="Type" {...field.text('resourceTypeId')}>
-          {types.map((t) => (
-            <option key={t.id} value={t.id}>
-              {t.name}
-            </option>
-          ))}
-        </Select>
-        <Field
-          label="Capacity (bookings at the same time)"
-          type="number"
-          min={1}
-          {...field.text('capacity')}
-        />
-        <Select label="Manager" {...field.text('managedById')}>
-          <option value="">Nobody</option>
-          {people.map((p) => (
-            <option key={p.id} value={p.id}>
-              {p.name}
-            </option>
-          ))}
-        </Select>
-        <Check
-          label="Unavailable while the manager is busy in their calendars (only the manager can turn this on)"
-          {...field.check('blockOnManagerCalendars')}
-        />
-        {save.isError ? (
-          <FormError
-            error={save.error}
-            shown={[
-              'name',
-              'description',
-              'resourceTypeId',
-              'capacity',
-              'managedById',
-              'blockOnManagerCalendars',
-            ]}
-          />
-        ) : null}
+        <ResourceFields field={bind(fieldErrors(save.error))} types={types} people={props.people} />
+        {save.isError ? <FormError error={save.error} shown={SHOWN_FIELDS} /> : null}
         <SubmitActions pending={save.isPending} label={existing ? 'Save resource' : 'Create resource'} />
       </form>
       {existing && existing.parentResourceId === null ? (
         <ResourceHours resource={existing} types={types} />
       ) : null}
     </main>
+  );
+}
+
+type Bound = ReturnType<ReturnType<typeof useFormState<ResourceForm>>['bind']>;
+
+function ResourceFields(props: { field: Bound; types: ResourceType[]; people: Person[] }) {
+  const { field, types, people } = props;
+  return (
+    <>
+      <Field label="Name" {...field.text('name')} />
+      <Field label="Description" required={false} {...field.text('description')} />
+      <Select label="Type" {...field.text('resourceTypeId')}>
+        {types.map((t) => (
+          <option key={t.id} value={t.id}>
+            {t.name}
+          </option>
+        ))}
+      </Select>
+      <Field label="Capacity (bookings at the same time)" type="number" min={1} {...field.text('capacity')} />
+      <Select label="Manager" {...field.text('managedById')}>
+        <option value="">Nobody</option>
+        {people.map((p) => (
+          <option key={p.id} value={p.id}>
+            {p.name}
+          </option>
+        ))}
+      </Select>
+      <Check
+        label="Unavailable while the manager is busy in their calendars (only the manager can turn this on)"
+        {...field.check('blockOnManagerCalendars')}
+      />
+    </>
   );
 }

@@ -101,41 +101,11 @@ function TypeFormScreen(props: { org: Organisation; existing: ResourceType | und
       </p>
       <h1>{existing ? `Edit ${existing.name}` : 'New type'}</h1>
       <form noValidate onSubmit={submitted(save.mutate)}>
-        <Field label="Name" {...field.text('name')} />
-        <Field label="Description" required={false} {...field.text('description')} />
-        <div className="grid-2">
-          <Field label="Length (minutes)" type="number" min={1} {...field.text('minBookingDuration')} />
-          <Field
-            label="Buffer around each booking (minutes)"
-            type="number"
-            min={0}
-            {...field.text('bufferTime')}
-          />
-        </div>
-        <Select label="How customers book" {...field.text('bookingMode')}>
-          {Object.entries(modeWords).map(([mode, words]) => (
-            <option key={mode} value={mode}>
-              {words[0]!.toUpperCase() + words.slice(1)}
-            </option>
-          ))}
-        </Select>
-        <Field
-          label="Extra customer fields (comma separated, e.g. phone, licencePlate)"
-          required={false}
-          {...field.text('customerInfoFields')}
-          error={
-            errors.customerInfoFields ??
-            Object.entries(errors).find(([k]) => k.startsWith('customerInfoFields.'))?.[1]
-          }
-        />
+        <TypeBasics field={field} errors={errors} />
         <TypeQuestions drafts={questions} errors={errors} onChange={setQuestions} />
         <RulesFieldset state={state} errors={errors} />
         <PriceFieldset org={org} state={state} field={field} errors={errors} />
-        <fieldset>
-          <legend>Options</legend>
-          <Check label="Customers may join a waitlist when it is full" {...field.check('waitlistEnabled')} />
-          <Check label="Customers may book a series" {...field.check('recurringEnabled')} />
-        </fieldset>
+        <OptionsFieldset field={field} />
         {save.isError ? <FormError error={save.error} shown={shownFields(questions)} /> : null}
         <SubmitActions pending={save.isPending} label={existing ? 'Save type' : 'Create type'} />
       </form>
@@ -145,6 +115,51 @@ function TypeFormScreen(props: { org: Organisation; existing: ResourceType | und
         <p className="hint">Opening hours and dates with other hours are set once the type exists.</p>
       )}
     </main>
+  );
+}
+
+/** What the type is: its name and description, length, buffer, booking mode and customer fields. */
+function TypeBasics({ field, errors }: { field: Bound; errors: Record<string, string> }) {
+  return (
+    <>
+      <Field label="Name" {...field.text('name')} />
+      <Field label="Description" required={false} {...field.text('description')} />
+      <div className="grid-2">
+        <Field label="Length (minutes)" type="number" min={1} {...field.text('minBookingDuration')} />
+        <Field
+          label="Buffer around each booking (minutes)"
+          type="number"
+          min={0}
+          {...field.text('bufferTime')}
+        />
+      </div>
+      <Select label="How customers book" {...field.text('bookingMode')}>
+        {Object.entries(modeWords).map(([mode, words]) => (
+          <option key={mode} value={mode}>
+            {words[0]!.toUpperCase() + words.slice(1)}
+          </option>
+        ))}
+      </Select>
+      <Field
+        label="Extra customer fields (comma separated, e.g. phone, licencePlate)"
+        required={false}
+        {...field.text('customerInfoFields')}
+        error={
+          errors.customerInfoFields ??
+          Object.entries(errors).find(([k]) => k.startsWith('customerInfoFields.'))?.[1]
+        }
+      />
+    </>
+  );
+}
+
+function OptionsFieldset({ field }: { field: Bound }) {
+  return (
+    <fieldset>
+      <legend>Options</legend>
+      <Check label="Customers may join a waitlist when it is full" {...field.check('waitlistEnabled')} />
+      <Check label="Customers may book a series" {...field.check('recurringEnabled')} />
+    </fieldset>
   );
 }
 

@@ -95,12 +95,8 @@ export const questionFieldNames = (drafts: readonly QuestionDraft[]): string[] =
 const errorUnder = (errors: Record<string, string>, prefix: string) =>
   errors[prefix] ?? Object.entries(errors).find(([path]) => path.startsWith(`${prefix}.`))?.[1];
 
-export function TypeQuestions(props: {
-  drafts: QuestionDraft[];
-  errors: Record<string, string>;
-  onChange: (drafts: QuestionDraft[]) => void;
-}) {
-  const { drafts, errors, onChange } = props;
+/** Changing, moving, removing and adding questions; `announced` says what moved or went. */
+function useQuestionList(drafts: QuestionDraft[], onChange: (drafts: QuestionDraft[]) => void) {
   const [announced, setAnnounced] = useState('');
   const change = (i: number, patch: Partial<QuestionDraft>) =>
     onChange(drafts.map((d, j) => (j === i ? { ...d, ...patch } : d)));
@@ -111,11 +107,25 @@ export function TypeQuestions(props: {
     onChange(next);
     setAnnounced(`Question ${i + 1} moved to ${i + 1 + by}.`);
   };
+  const remove = (i: number) => {
+    onChange(drafts.filter((_, j) => j !== i));
+    setAnnounced(`Question ${i + 1} removed.`);
+  };
   const add = () =>
     onChange([
       ...drafts,
       { key: nextKey++, id: '', label: '', kind: 'text', required: false, options: '', idFixed: false },
     ]);
+  return { announced, change, move, remove, add };
+}
+
+export function TypeQuestions(props: {
+  drafts: QuestionDraft[];
+  errors: Record<string, string>;
+  onChange: (drafts: QuestionDraft[]) => void;
+}) {
+  const { drafts, errors } = props;
+  const { announced, change, move, remove, add } = useQuestionList(drafts, props.onChange);
   return (
     <fieldset className="type-questions">
       <legend>Booking questions</legend>
@@ -136,10 +146,7 @@ export function TypeQuestions(props: {
             errors={errors}
             onChange={(patch) => change(i, patch)}
             onMove={(by) => move(i, by)}
-            onRemove={() => {
-              onChange(drafts.filter((_, j) => j !== i));
-              setAnnounced(`Question ${i + 1} removed.`);
-            }}
+            onRemove={() => remove(i)}
           />
         ))}
       </ol>
@@ -169,11 +176,79 @@ function QuestionRow(props: {
   onMove: (by: -1 | 1) => void;
   onRemove: () => void;
 }) {
-  const { draft: d, index: i, count, errors, onChange } = props;
+  const { draft: d, index: i, errors, onChange } = props;
   const at = `questions.${i}`;
   const n = i + 1;
   return (
     <li className="question" aria-label={`Question ${n}`}>
+      <QuestionFields draft={d} at={at} n={n} errors={errors} onChange={onChange} />
+      {d.kind === 'select' ? (
+        <TextArea
+          name={`${at}.options`}
+          label="Choices (one per line)"
+          value={d.options}
+          error={errorUnder(errors, `${at}.options`)}
+          onChange={(options) => onChange({ options })}
+        />
+      ) : null}
+      {errors[at] ? <p className="field-error">{errors[at]}</p> : null}
+      <QuestionMoves n={n} count={props.count} onMove={props.onMove} onRemove={props.onRemove} />
+    </li>
+  );
+}
+
+/** Moving the question `n` (from 1) of `count` up or down, and removing it. */
+function QuestionMoves(props: {
+  n: number;
+  count: number;
+  onMove: (by: -1 | 1) => void;
+  onRemove: () => void;
+}) {
+  const { n } = props;
+  return (
+    <div className="actions">
+      <button
+        type="button"
+        className="secondary"
+        onClick={() => props.onMove(-1)}
+        disabled={n === 1}
+        aria-label={`Move question ${n} up`}
+      >
+        Up
+      </button>
+      <button
+        type="button"
+        className="secondary"
+        onClick={() => props.onMove(1)}
+        disabled={n === props.count}
+        aria-label={`Move question ${n} down`}
+      >
+        Down
+      </button>
+      <button
+        type="button"
+        className="danger secondary"
+        onClick={props.onRemove}
+        aria-label={`Remove question ${n}`}
+      >
+        Remove
+      </button>
+    </div>
+  );
+}
+
+/** A question's label, key, kind and whether it is required. */
+function QuestionFields(props: {
+  draft: QuestionDraft;
+  /** The question's path in the body (`questions.2`), its fields' names under it. */
+  at: string;
+  n: number;
+  errors: Record<string, string>;
+  onChange: (patch: Partial<QuestionDraft>) => void;
+}) {
+  const { draft: d, at, n, errors, onChange } = props;
+  return (
+    <>
       <div className="grid-2">
         <Field
           name={`${at}.label`}
@@ -213,44 +288,6 @@ function QuestionRow(props: {
           onChange={(required) => onChange({ required })}
         />
       </div>
-      {d.kind === 'select' ? (
-        <TextArea
-          name={`${at}.options`}
-          label="Choices (one per line)"
-          value={d.options}
-          error={errorUnder(errors, `${at}.options`)}
-          onChange={(options) => onChange({ options })}
-        />
-      ) : null}
-      {errors[at] ? <p className="field-error">{errors[at]}</p> : null}
-      <div className="actions">
-        <button
-          type="button"
-          className="secondary"
-          onClick={() => props.onMove(-1)}
-          disabled={i === 0}
-          aria-label={`Move question ${n} up`}
-        >
-          Up
-        </button>
-        <button
-          type="button"
-          className="secondary"
-          onClick={() => props.onMove(1)}
-          disabled={i === count - 1}
-          aria-label={`Move question ${n} down`}
-        >
-          Down
-        </button>
-        <button
-          type="button"
-          className="danger secondary"
-          onClick={props.onRemove}
-          aria-label={`Remove question ${n}`}
-        >
-          Remove
-        </button>
-      </div>
-    </li>
+    </>
   );
 }

@@ -10,11 +10,13 @@ import { Status } from '../account-ui.js';
 import { LoadError, Loading } from '../ui.js';
 import { CONSENT_TYPES, CONSENT_WORDS, when } from './privacy-words.js';
 
-export function ConsentSection() {
+type ConsentChange = { type: ConsentType; decision: Consent['decision']; policyVersion: string };
+
+/** Gives or withdraws a consent; the decisions, their history and the access report change. */
+function useConsentChange() {
   const queryClient = useQueryClient();
-  const consents = usePrivacyConsents();
-  const change = useMutation({
-    mutationFn: (v: { type: ConsentType; decision: Consent['decision']; policyVersion: string }) =>
+  return useMutation({
+    mutationFn: (v: ConsentChange) =>
       unwrap(
         authed.PUT('/api/compliance/me/privacy/consents/{consentType}', {
           params: { path: { consentType: v.type } },
@@ -28,6 +30,11 @@ export function ConsentSection() {
         ),
       ),
   });
+}
+
+export function ConsentSection() {
+  const consents = usePrivacyConsents();
+  const change = useConsentChange();
   return (
     <section aria-labelledby="consent-heading">
       <h2 id="consent-heading">Consents</h2>
@@ -35,34 +42,15 @@ export function ConsentSection() {
       {consents.isError ? <LoadError error={consents.error} /> : null}
       {consents.data ? (
         <ul className="record-list consents">
-          {CONSENT_TYPES.map((type) => {
-            const current = consents.data.find((c) => c.consentType === type);
-            const accepted = current?.decision === 'accepted';
-            // The API publishes no current policy version: a decision names the version of the last one.
-            const policyVersion = current?.policyVersion ?? '1';
-            return (
-              <li key={type}>
-                <span>
-                  <strong>{CONSENT_WORDS[type]}</strong>{' '}
-                  <span className="hint">
-                    {current
-                      ? `${accepted ? 'given' : 'withdrawn'} ${when(current.decidedAt)} (version ${current.policyVersion})`
-                      : 'not decided'}
-                  </span>
-                </span>
-                <button
-                  type="button"
-                  className="secondary"
-                  disabled={change.isPending}
-                  onClick={() =>
-                    change.mutate({ type, decision: accepted ? 'revoked' : 'accepted', policyVersion })
-                  }
-                >
-                  {accepted ? 'Withdraw' : 'Give'} consent: {CONSENT_WORDS[type]}
-                </button>
-              </li>
-            );
-          })}
+          {CONSENT_TYPES.map((type) => (
+            <ConsentRow
+              key={type}
+              type={type}
+              current={consents.data.find((c) => c.consentType === type)}
+              pending={change.isPending}
+              onChange={change.mutate}
+            />
+          ))}
         </ul>
       ) : null}
       {change.isError ? (
@@ -73,6 +61,39 @@ export function ConsentSection() {
       <Status>{change.isSuccess && !change.isPending ? 'Consent recorded.' : ''}</Status>
       <ConsentHistory />
     </section>
+  );
+}
+
+/** One kind of consent: the person's last decision on it, and the button that turns it over. */
+function ConsentRow(props: {
+  type: ConsentType;
+  current: Consent | undefined;
+  pending: boolean;
+  onChange: (change: ConsentChange) => void;
+}) {
+  const { type, current } = props;
+  const accepted = current?.decision === 'accepted';
+  // The API publishes no current policy version: a decision names the version of the last one.
+  const policyVersion = current?.policyVersion ?? '1';
+  return (
+    <li>
+      <span>
+        <strong>{CONSENT_WORDS[type]}</strong>{' '}
+        <span className="hint">
+          {current
+            ? `${accepted ? 'given' : 'withdrawn'} ${when(current.decidedAt)} (version ${current.policyVersion})`
+            : 'not decided'}
+        </span>
+      </span>
+      <button
+        type="button"
+        className="secondary"
+        disabled={props.pending}
+        onClick={() => props.onChange({ type, decision: accepted ? 'revoked' : 'accepted', policyVersion })}
+      >
+        {accepted ? 'Withdraw' : 'Give'} consent: {CONSENT_WORDS[type]}
+      </button>
+    </li>
   );
 }
 

@@ -72,13 +72,12 @@ export function RequestSection() {
   );
 }
 
-function NewRequest() {
+type RequestType = PrivacyRequest['requestType'];
+
+/** The new request as typed, and sending it (which empties the reason and email). */
+function useNewRequest() {
   const queryClient = useQueryClient();
-  const [form, setForm] = useState({
-    requestType: 'access' as PrivacyRequest['requestType'],
-    reason: '',
-    confirmEmail: '',
-  });
+  const [form, setForm] = useState({ requestType: 'access' as RequestType, reason: '', confirmEmail: '' });
   const create = useMutation({
     mutationFn: () =>
       unwrap(
@@ -95,6 +94,12 @@ function NewRequest() {
       return queryClient.invalidateQueries({ queryKey: queryKeys.privacyRequests() });
     },
   });
+  const set = (change: Partial<typeof form>) => setForm((f) => ({ ...f, ...change }));
+  return { form, set, create };
+}
+
+function NewRequest() {
+  const { form, set, create } = useNewRequest();
   const errors = fieldErrors(create.error);
   return (
     <form noValidate aria-labelledby="new-request" onSubmit={submitted(create.mutate)}>
@@ -104,11 +109,9 @@ function NewRequest() {
         label="What you ask for"
         value={form.requestType}
         error={errors.requestType}
-        onChange={(requestType) =>
-          setForm((f) => ({ ...f, requestType: requestType as PrivacyRequest['requestType'] }))
-        }
+        onChange={(requestType) => set({ requestType: requestType as RequestType })}
       >
-        {(Object.keys(REQUEST_WORDS) as PrivacyRequest['requestType'][]).map((t) => (
+        {(Object.keys(REQUEST_WORDS) as RequestType[]).map((t) => (
           <option key={t} value={t}>
             {REQUEST_WORDS[t]}
           </option>
@@ -119,7 +122,7 @@ function NewRequest() {
         label="Reason (optional)"
         value={form.reason}
         error={errors.reason}
-        onChange={(reason) => setForm((f) => ({ ...f, reason }))}
+        onChange={(reason) => set({ reason })}
       />
       <Field
         name="confirmEmail"
@@ -129,7 +132,7 @@ function NewRequest() {
         required={false}
         value={form.confirmEmail}
         error={errors.confirmEmail}
-        onChange={(confirmEmail) => setForm((f) => ({ ...f, confirmEmail }))}
+        onChange={(confirmEmail) => set({ confirmEmail })}
       />
       {create.isError ? (
         <FormError error={create.error} shown={['requestType', 'reason', 'confirmEmail']} />

@@ -59,7 +59,7 @@ const modeWords: Record<Mode, string> = {
 /** Every query a schedule decides: the resolved schedules and the booking page's times. */
 const SCHEDULE_DECIDES: QueryKey[] = [queryKeys.resourceSchedule(), queryKeys.availability()];
 
-export function ScheduleForm(props: {
+interface ScheduleFormProps {
   level: Level;
   policy: SchedulePolicy | null | undefined;
   zone: string;
@@ -68,11 +68,15 @@ export function ScheduleForm(props: {
   save: (policy: SchedulePolicy | null) => Promise<unknown>;
   /** The queries holding this level's record. */
   holds: QueryKey[];
-}) {
-  const { level, zone } = props;
-  const words = WORDS[level];
+}
+
+/**
+ * The draft, and saving it: `sent` maps each path of the body last sent to the form field it came
+ * from, so a refusal lands on that field (`errors`); `refused` is the refusals by the API's paths.
+ */
+function useScheduleDraft(props: ScheduleFormProps) {
   const queryClient = useQueryClient();
-  const [draft, setDraft] = useState(() => draftOf(props.policy, level));
+  const [draft, setDraft] = useState(() => draftOf(props.policy, props.level));
   const [sent, setSent] = useState<Map<string, string>>(new Map());
   const save = useMutation({
     mutationFn: (policy: SchedulePolicy) => props.save(Object.keys(policy).length > 0 ? policy : null),
@@ -88,20 +92,24 @@ export function ScheduleForm(props: {
     if (field && !errors[field]) errors[field] = message;
   }
   sayRepeatedDates(draft, errors);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const { policy, fieldOf } = policyOf(draft);
+    setSent(fieldOf);
+    save.mutate(policy);
+  };
+  return { draft, setDraft, save, sent, refused, errors, submit };
+}
+
+export function ScheduleForm(props: ScheduleFormProps) {
+  const { level, zone } = props;
+  const words = WORDS[level];
+  const { draft, setDraft, save, sent, refused, errors, submit } = useScheduleDraft(props);
   const mode = draft.mode || props.inheritedMode;
   // The organisation's sits in the Profile's section of it; a type's or resource's on its own page.
   const Heading = level === 'organisation' ? 'h3' : 'h2';
   return (
-    <form
-      noValidate
-      aria-labelledby="schedule-heading"
-      onSubmit={(e: FormEvent) => {
-        e.preventDefault();
-        const { policy, fieldOf } = policyOf(draft);
-        setSent(fieldOf);
-        save.mutate(policy);
-      }}
-    >
+    <form noValidate aria-labelledby="schedule-heading" onSubmit={submit}>
       <Heading id="schedule-heading">{words.heading}</Heading>
       <p className="hint" id="schedule-times">
         Times are HH:mm, 24-hour, in {zone}; 24:00 ends at midnight.{' '}
@@ -109,21 +117,13 @@ export function ScheduleForm(props: {
           ? 'Resource types and resources may set their own.'
           : 'What is not set here follows the level above.'}
       </p>
-      <Select
-        name="availabilityMode"
-        label="How times are offered"
+      <ModeSelect
+        level={level}
         value={draft.mode}
+        inheritedMode={props.inheritedMode}
         error={refused['schedulePolicy.availabilityMode']}
-        onChange={(next) => setDraft((d) => ({ ...d, mode: next as Mode | '' }))}
-      >
-        {level === 'organisation' ? null : (
-          <option value="">
-            {words.follow} ({modeWords[props.inheritedMode].toLowerCase()})
-          </option>
-        )}
-        <option value="continuous">{modeWords.continuous}</option>
-        <option value="shifts">{modeWords.shifts}</option>
-      </Select>
+        onChange={(next) => setDraft((d) => ({ ...d, mode: next }))}
+      />
       {mode === 'continuous' ? (
         <HoursFieldset draft={draft} setDraft={setDraft} errors={errors} setLabel={words.hoursSet} />
       ) : (
@@ -139,6 +139,34 @@ export function ScheduleForm(props: {
       <Status>{save.isSuccess && !save.isPending ? 'Schedule saved.' : ''}</Status>
       <SubmitActions pending={save.isPending} label="Save schedule" />
     </form>
+  );
+}
+
+/** How times are offered: this level's mode, or (below the organisation) the one above. */
+function ModeSelect(props: {
+  level: Level;
+  value: Mode | '';
+  inheritedMode: Mode;
+  error: string | undefined;
+  onChange: (mode: Mode | '') => void;
+}) {
+  const { level } = props;
+  return (
+    <Select
+      name="availabilityMode"
+      label="How times are offered"
+      value={props.value}
+      error={props.error}
+      onChange={(next) => props.onChange(next as Mode | '')}
+    >
+      {level === 'organisation' ? null : (
+        <option value="">
+          {WORDS[level].follow} ({modeWords[props.inheritedMode].toLowerCase()})
+        </option>
+      )}
+      <option value="continuous">{modeWords.continuous}</option>
+      <option value="shifts">{modeWords.shifts}</option>
+    </Select>
   );
 }
 

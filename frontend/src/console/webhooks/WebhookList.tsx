@@ -110,33 +110,43 @@ function NewWebhook(props: { org: Organisation; onCreated: (s: { url: string; se
           error={errors.description}
           onChange={setDescription}
         />
-        <fieldset aria-describedby={eventsError ? 'e-events' : undefined}>
-          <legend>Events</legend>
-          <div className="event-grid">
-            {WEBHOOK_EVENTS.map((event) => (
-              <label key={event} className="event-choice">
-                <input
-                  type="checkbox"
-                  checked={events.includes(event)}
-                  onChange={(e) =>
-                    setEvents((list) =>
-                      e.target.checked ? [...list, event] : list.filter((x) => x !== event),
-                    )
-                  }
-                />{' '}
-                {event}
-              </label>
-            ))}
-          </div>
-          {eventsError ? (
-            <p className="field-error" id="e-events">
-              {eventsError}
-            </p>
-          ) : null}
-        </fieldset>
+        <EventsFieldset events={events} error={eventsError} onChange={setEvents} />
         {create.isError ? <FormError error={create.error} shown={['url', 'description', 'events']} /> : null}
         <SubmitActions pending={create.isPending} label="Add endpoint" />
       </form>
     </section>
+  );
+}
+
+/** The events an endpoint receives, each a checkbox; `error`: the API's refusal of the list. */
+function EventsFieldset(props: {
+  events: WebhookEvent[];
+  error: string | undefined;
+  onChange: (change: (events: WebhookEvent[]) => WebhookEvent[]) => void;
+}) {
+  const { events, error, onChange } = props;
+  return (
+    <fieldset aria-describedby={error ? 'e-events' : undefined}>
+      <legend>Events</legend>
+      <div className="event-grid">
+        {WEBHOOK_EVENTS.map((event) => (
+          <label key={event} className="event-choice">
+            <input
+              type="checkbox"
+              checked={events.includes(event)}
+              onChange={(e) =>
+                onChange((list) => (e.target.checked ? [...list, event] : list.filter((x) => x !== event)))
+              }
+            />{' '}
+            {event}
+          </label>
+        ))}
+      </div>
+      {error ? (
+        <p className="field-error" id="e-events">
+          {error}
+        </p>
+      ) : null}
+    </fieldset>
   );
 }
