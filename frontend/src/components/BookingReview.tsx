@@ -10,21 +10,22 @@ import { formatPrice, Summary } from './Reservation.js';
 
 const expired = (error: unknown) => error instanceof ApiError && error.code === 'HOLD_EXPIRED';
 
-export function BookingReview(props: {
-  headingRef: RefObject<HTMLHeadingElement | null>;
-  type: PublicType;
-  held: BookedReservation;
-  zone: string;
-  onConfirmed: (r: ManagedReservation) => void;
-  onReleased: () => void;
-}) {
-  const { headingRef, type, held, zone, onConfirmed, onReleased } = props;
-  const token = held.manageToken ?? '';
+/** The minute hand of the page: now, again every 15 seconds. */
+function useNow() {
   const [now, setNow] = useState(Date.now);
   useEffect(() => {
     const timer = setInterval(() => setNow(Date.now()), 15_000);
     return () => clearInterval(timer);
   }, []);
+  return now;
+}
+
+/** Confirming the held time (a paid one goes on to the provider's checkout) and letting it go. */
+function useReviewActions(
+  token: string,
+  onConfirmed: (r: ManagedReservation) => void,
+  onReleased: () => void,
+) {
   const confirm = useMutation({
     mutationFn: () =>
       unwrap(api.POST('/api/public/reservations/{token}/confirm', { params: { path: { token } } })),
@@ -40,6 +41,23 @@ export function BookingReview(props: {
     // A hold that ran out has let its time go already.
     onError: (error) => (expired(error) ? onReleased() : undefined),
   });
+  return { confirm, release };
+}
+
+type ReviewActions = ReturnType<typeof useReviewActions>;
+
+export function BookingReview(props: {
+  headingRef: RefObject<HTMLHeadingElement | null>;
+  type: PublicType;
+  held: BookedReservation;
+  zone: string;
+  onConfirmed: (r: ManagedReservation) => void;
+  onReleased: () => void;
+}) {
+  const { headingRef, type, held, zone } = props;
+  const now = useNow();
+  const actions = useReviewActions(held.manageToken ?? '', props.onConfirmed, props.onReleased);
+  const { confirm, release } = actions;
   const left = held.expiresAt ? minutesLeft(held.expiresAt, now) : null;
   const over = left === 0 || expired(confirm.error);
   const paid = type.paymentRequired && held.priceAmount != null && held.priceCurrency;
@@ -71,29 +89,43 @@ export function BookingReview(props: {
           <p>{errorText(release.error)}</p>
         </div>
       ) : null}
-      <div className="actions">
-        <button
-          type="button"
-          className="primary"
-          disabled={confirm.isPending || confirm.isSuccess || over}
-          onClick={() => confirm.mutate()}
-        >
-          {paid
-            ? `Pay ${formatPrice(held.priceAmount!, held.priceCurrency!)}`
-            : confirm.isPending
-              ? 'Confirming…'
-              : 'Confirm booking'}
-        </button>
-        <button
-          type="button"
-          className="secondary"
-          disabled={release.isPending}
-          onClick={() => release.mutate()}
-        >
-          Choose another time
-        </button>
-      </div>
+      <ReviewButtons actions={actions} held={held} paid={Boolean(paid)} over={over} />
       {paid ? <p className="hint">You will be taken to the secure payment page, then back here.</p> : null}
     </section>
+  );
+}
+
+/** Confirm (or pay), and choose another time. */
+function ReviewButtons(props: {
+  actions: ReviewActions;
+  held: BookedReservation;
+  paid: boolean;
+  over: boolean;
+}) {
+  const { held, paid, over } = props;
+  const { confirm, release } = props.actions;
+  return (
+    <div className="actions">
+      <button
+        type="button"
+        className="primary"
+        disabled={confirm.isPending || confirm.isSuccess || over}
+        onClick={() => confirm.mutate()}
+      >
+        {paid
+          ? `Pay ${formatPrice(held.priceAmount!, held.priceCurrency!)}`
+          : confirm.isPending
+            ? 'Confirming…'
+            : 'Confirm booking'}
+      </button>
+      <button
+        type="button"
+        className="secondary"
+        disabled={release.isPending}
+        onClick={() => release.mutate()}
+      >
+        Choose another time
+      </button>
+    </div>
   );
 }

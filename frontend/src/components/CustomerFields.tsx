@@ -127,6 +127,33 @@ function QuestionInput(props: {
   );
 }
 
+/** One of the customer's text fields (name, email, phone, the type's own). */
+function TextFieldInput(props: {
+  field: TextField;
+  value: string;
+  error: string | undefined;
+  onChange: (value: string) => void;
+}) {
+  const { field: f, value, error, onChange } = props;
+  return (
+    <Field id={`f-${f.key}`} label={f.label} required={f.required} error={error}>
+      {(aria) => (
+        <input
+          {...aria}
+          id={`f-${f.key}`}
+          name={f.key}
+          type={f.type}
+          required={f.required}
+          maxLength={fieldLimit(f.key)}
+          autoComplete={f.autoComplete}
+          value={value}
+          onChange={(e) => onChange(e.target.value)}
+        />
+      )}
+    </Field>
+  );
+}
+
 export function CustomerFields(props: {
   type: PublicType;
   values: Values;
@@ -147,21 +174,13 @@ export function CustomerFields(props: {
   return (
     <>
       {customerFields(type).map((f) => (
-        <Field key={f.key} id={`f-${f.key}`} label={f.label} required={f.required} error={errorOf(f.key)}>
-          {(aria) => (
-            <input
-              {...aria}
-              id={`f-${f.key}`}
-              name={f.key}
-              type={f.type}
-              required={f.required}
-              maxLength={fieldLimit(f.key)}
-              autoComplete={f.autoComplete}
-              value={values[f.key] ?? ''}
-              onChange={(e) => onValues((v) => ({ ...v, [f.key]: e.target.value }))}
-            />
-          )}
-        </Field>
+        <TextFieldInput
+          key={f.key}
+          field={f}
+          value={values[f.key] ?? ''}
+          error={errorOf(f.key)}
+          onChange={(value) => onValues((v) => ({ ...v, [f.key]: value }))}
+        />
       ))}
       {(type.questions ?? []).map((q) => (
         <QuestionInput

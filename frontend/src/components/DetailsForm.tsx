@@ -111,25 +111,42 @@ function useDetailsActions(props: DetailsProps) {
 
 type DetailsActions = ReturnType<typeof useDetailsActions>;
 
+/**
+ * The form's submit: join the waitlist, book (or hold) the time, or check the number of weeks
+ * typed and then the series' dates; a new repeat choice clears the weeks' refusal.
+ */
+function useDetailsSubmit(props: DetailsProps, actions: DetailsActions) {
+  const { time, repeat, waitOnly } = props;
+  const { book, check, join } = actions;
+  const [weeksError, setWeeksError] = useState<string | undefined>();
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    if (waitOnly) return join.mutate(time);
+    if (!repeat?.weekly) return book.mutate(time);
+    const weeks = parseWeeks(repeat.weeks);
+    setWeeksError(weeks === null ? `Enter a number of weeks from ${MIN_WEEKS} to ${MAX_WEEKS}.` : undefined);
+    if (weeks !== null) check.mutate(weeks);
+  }
+
+  function changeRepeat(weekly: boolean, weeks: string) {
+    setWeeksError(undefined);
+    props.onRepeat({ weekly, weeks });
+  }
+
+  return { weeksError, submit, changeRepeat };
+}
+
 export function DetailsForm(props: DetailsProps) {
   const { headingRef, type, time, zone, values, answers, onBack, repeat, waitOnly } = props;
-  const [weeksError, setWeeksError] = useState<string | undefined>();
   const actions = useDetailsActions(props);
+  const { weeksError, submit, changeRepeat } = useDetailsSubmit(props, actions);
   const { book, check, join, last } = actions;
   const errors = fieldErrors(last?.error);
   const details = last?.error instanceof ApiError ? last.error.details : [];
   const weekly = repeat?.weekly ?? false;
   const busy = book.isPending || check.isPending || join.isPending;
   const held = paysFirst(type);
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    if (waitOnly) return join.mutate(time);
-    if (!weekly) return book.mutate(time);
-    const weeks = parseWeeks(repeat?.weeks ?? '');
-    setWeeksError(weeks === null ? `Enter a number of weeks from ${MIN_WEEKS} to ${MAX_WEEKS}.` : undefined);
-    if (weeks !== null) check.mutate(weeks);
-  }
 
   return (
     <section aria-labelledby="details-heading">
@@ -149,10 +166,7 @@ export function DetailsForm(props: DetailsProps) {
             weekly={repeat.weekly}
             weeks={repeat.weeks}
             error={weeksError ?? errors['recurrence.0']}
-            onChange={(weekly, weeks) => {
-              setWeeksError(undefined);
-              props.onRepeat({ weekly, weeks });
-            }}
+            onChange={changeRepeat}
           />
         ) : null}
         <CustomerFields

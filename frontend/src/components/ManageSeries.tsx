@@ -13,12 +13,10 @@ import { STATUS_WORDS } from './Reservation.js';
 type SeriesAnswer =
   paths['/api/public/reservations/{token}/series']['get']['responses'][200]['content']['application/json'];
 
-/** On the manage page: every date of the reservation's series, and cancelling all of them. */
-export function ManageSeries(props: { token: string; currentId: number; zone: string }) {
-  const { token, currentId, zone } = props;
+/** Cancelling every date of the series, once asked whether to; the reservation shown is read again. */
+function useCancelSeries(token: string) {
   const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState(false);
-  const series = useSeries(token);
   const cancel = useMutation({
     mutationFn: () =>
       unwrap(api.POST('/api/public/reservations/{token}/series/cancel', { params: { path: { token } } })),
@@ -28,6 +26,14 @@ export function ManageSeries(props: { token: string; currentId: number; zone: st
       return queryClient.invalidateQueries({ queryKey: queryKeys.managed(token) });
     },
   });
+  return { cancel, confirming, setConfirming };
+}
+
+/** On the manage page: every date of the reservation's series, and cancelling all of them. */
+export function ManageSeries(props: { token: string; currentId: number; zone: string }) {
+  const { token, currentId, zone } = props;
+  const { cancel, confirming, setConfirming } = useCancelSeries(token);
+  const series = useSeries(token);
   if (series.isPending) return <p className="loading">Loading the dates of your series…</p>;
   if (series.isError)
     return (
@@ -44,15 +50,7 @@ export function ManageSeries(props: { token: string; currentId: number; zone: st
   return (
     <section aria-labelledby="series-heading" className="series">
       <h2 id="series-heading">Every date of this series</h2>
-      <ol className="series-dates">
-        {series.data.reservations.map((r) => (
-          <li key={r.id} aria-current={r.id === currentId ? 'true' : undefined}>
-            {formatDateTime(r.startTime, zone)} – {formatTime(r.endTime, zone)}:{' '}
-            <span className={`status-${r.status}`}>{STATUS_WORDS[r.status]}</span>
-            {r.id === currentId ? <strong> (this booking)</strong> : null}
-          </li>
-        ))}
-      </ol>
+      <SeriesDates series={series.data} currentId={currentId} zone={zone} />
       {cancel.isError ? (
         <div role="alert" className="error">
           <p>{errorText(cancel.error)}</p>
@@ -79,5 +77,21 @@ export function ManageSeries(props: { token: string; currentId: number; zone: st
         </ConfirmBox>
       ) : null}
     </section>
+  );
+}
+
+/** The series' dates with their status, the one this page manages marked. */
+function SeriesDates(props: { series: SeriesAnswer; currentId: number; zone: string }) {
+  const { series, currentId, zone } = props;
+  return (
+    <ol className="series-dates">
+      {series.reservations.map((r) => (
+        <li key={r.id} aria-current={r.id === currentId ? 'true' : undefined}>
+          {formatDateTime(r.startTime, zone)} – {formatTime(r.endTime, zone)}:{' '}
+          <span className={`status-${r.status}`}>{STATUS_WORDS[r.status]}</span>
+          {r.id === currentId ? <strong> (this booking)</strong> : null}
+        </li>
+      ))}
+    </ol>
   );
 }

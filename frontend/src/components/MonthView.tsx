@@ -17,23 +17,7 @@ export function MonthView(props: {
   onSelect: (day: string) => void;
   locale?: string | undefined;
 }) {
-  const { month, freeDays, selected, loading, canGoBack, onMonth, onSelect, locale } = props;
-  const grid = useRef<HTMLTableElement>(null);
-  const weeks = monthGrid(month);
-  const days = weeks.flat().filter((d): d is string => d !== null);
-  const focusable = selected && freeDays.has(selected) ? selected : days.find((d) => freeDays.has(d));
-
-  function onKeyDown(event: KeyboardEvent<HTMLButtonElement>, day: string) {
-    const step = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -7, ArrowDown: 7 }[event.key];
-    if (!step) return;
-    event.preventDefault();
-    const free = days.filter((d) => freeDays.has(d));
-    let index = days.indexOf(day) + step;
-    while (index >= 0 && index < days.length && !freeDays.has(days[index]!)) index += Math.sign(step);
-    const target = days[index] ?? (step > 0 ? free.at(-1) : free[0]);
-    grid.current?.querySelector<HTMLButtonElement>(`button[data-day="${target}"]`)?.focus();
-  }
-
+  const { month, freeDays, loading, canGoBack, onMonth, locale } = props;
   const label = formatMonth(month, locale);
   return (
     <section className="month" aria-labelledby="month-heading">
@@ -48,49 +32,84 @@ export function MonthView(props: {
           ›
         </button>
       </div>
-      <table ref={grid} aria-labelledby="month-heading" aria-busy={loading}>
-        <thead>
-          <tr>
-            {WEEKDAYS.map((d) => (
-              <th key={d} scope="col">
-                {d}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {weeks.map((week) => (
-            <tr key={week.find(Boolean) ?? ''}>
-              {week.map((day, i) =>
-                day === null ? (
-                  // biome-ignore lint/suspicious/noArrayIndexKey: the blank cells of a week have no identity
-                  <td key={i} />
-                ) : (
-                  <td key={day}>
-                    <button
-                      type="button"
-                      className="day"
-                      data-day={day}
-                      disabled={!freeDays.has(day)}
-                      aria-pressed={selected === day}
-                      aria-label={`${formatDay(day, locale)}${freeDays.has(day) ? ', free times' : ', nothing free'}`}
-                      tabIndex={day === focusable ? 0 : -1}
-                      onKeyDown={(e) => onKeyDown(e, day)}
-                      onClick={() => onSelect(day)}
-                    >
-                      {Number(day.slice(8))}
-                    </button>
-                  </td>
-                ),
-              )}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DayGrid {...props} />
       {loading ? <p className="hint">Looking for free times…</p> : null}
       {!loading && freeDays.size === 0 ? (
         <p className="empty">Nothing is free in {label}. Try the next month.</p>
       ) : null}
     </section>
+  );
+}
+
+/** Arrow keys on the grid: on to the next day with free times that way, else the first or last one. */
+function useArrowKeys(days: string[], freeDays: Set<string>) {
+  const grid = useRef<HTMLTableElement>(null);
+  function onKeyDown(event: KeyboardEvent<HTMLButtonElement>, day: string) {
+    const step = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -7, ArrowDown: 7 }[event.key];
+    if (!step) return;
+    event.preventDefault();
+    const free = days.filter((d) => freeDays.has(d));
+    let index = days.indexOf(day) + step;
+    while (index >= 0 && index < days.length && !freeDays.has(days[index]!)) index += Math.sign(step);
+    const target = days[index] ?? (step > 0 ? free.at(-1) : free[0]);
+    grid.current?.querySelector<HTMLButtonElement>(`button[data-day="${target}"]`)?.focus();
+  }
+  return { grid, onKeyDown };
+}
+
+/** The month's weeks, a button for each day; the arrow keys skip the days with nothing free. */
+function DayGrid(props: {
+  month: Month;
+  freeDays: Set<string>;
+  selected: string | null;
+  loading: boolean;
+  onSelect: (day: string) => void;
+  locale?: string | undefined;
+}) {
+  const { month, freeDays, selected, loading, onSelect, locale } = props;
+  const weeks = monthGrid(month);
+  const days = weeks.flat().filter((d): d is string => d !== null);
+  const focusable = selected && freeDays.has(selected) ? selected : days.find((d) => freeDays.has(d));
+  const { grid, onKeyDown } = useArrowKeys(days, freeDays);
+  return (
+    <table ref={grid} aria-labelledby="month-heading" aria-busy={loading}>
+      <thead>
+        <tr>
+          {WEEKDAYS.map((d) => (
+            <th key={d} scope="col">
+              {d}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {weeks.map((week) => (
+          <tr key={week.find(Boolean) ?? ''}>
+            {week.map((day, i) =>
+              day === null ? (
+                // biome-ignore lint/suspicious/noArrayIndexKey: the blank cells of a week have no identity
+                <td key={i} />
+              ) : (
+                <td key={day}>
+                  <button
+                    type="button"
+                    className="day"
+                    data-day={day}
+                    disabled={!freeDays.has(day)}
+                    aria-pressed={selected === day}
+                    aria-label={`${formatDay(day, locale)}${freeDays.has(day) ? ', free times' : ', nothing free'}`}
+                    tabIndex={day === focusable ? 0 : -1}
+                    onKeyDown={(e) => onKeyDown(e, day)}
+                    onClick={() => onSelect(day)}
+                  >
+                    {Number(day.slice(8))}
+                  </button>
+                </td>
+              ),
+            )}
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

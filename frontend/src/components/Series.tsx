@@ -126,21 +126,9 @@ export function SeriesRefusalText({ error, zone }: { error: unknown; zone: strin
   );
 }
 
-/** The dry run's dates, then "Book the series" (a paid series goes on to its one checkout). */
-export function SeriesReview(props: {
-  headingRef: RefObject<HTMLHeadingElement | null>;
-  slug: string;
-  type: PublicType;
-  body: SeriesBody;
-  occurrences: PreviewOccurrence[];
-  zone: string;
-  onBack: () => void;
-  onBooked: (series: BookedSeries) => void;
-}) {
-  const { headingRef, slug, type, body, occurrences, zone, onBack, onBooked } = props;
-  const total = totalPrice(occurrences);
-  const paid = type.paymentRequired && total !== null;
-  const book = useMutation({
+/** Booking the series checked; a paid one goes on to its one checkout, every date's link is kept. */
+function useBookSeries(slug: string, body: SeriesBody, onBooked: (series: BookedSeries) => void) {
+  return useMutation({
     mutationFn: async () => {
       // Without ?dryRun the answer is the 201 booking.
       const created = (await unwrap(
@@ -161,6 +149,23 @@ export function SeriesReview(props: {
       else onBooked(series);
     },
   });
+}
+
+/** The dry run's dates, then "Book the series" (a paid series goes on to its one checkout). */
+export function SeriesReview(props: {
+  headingRef: RefObject<HTMLHeadingElement | null>;
+  slug: string;
+  type: PublicType;
+  body: SeriesBody;
+  occurrences: PreviewOccurrence[];
+  zone: string;
+  onBack: () => void;
+  onBooked: (series: BookedSeries) => void;
+}) {
+  const { headingRef, slug, type, body, occurrences, zone, onBack, onBooked } = props;
+  const total = totalPrice(occurrences);
+  const paid = type.paymentRequired && total !== null;
+  const book = useBookSeries(slug, body, onBooked);
   return (
     <section aria-labelledby="series-review-heading">
       <h2 id="series-review-heading" ref={headingRef} tabIndex={-1}>

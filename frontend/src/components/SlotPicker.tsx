@@ -19,16 +19,8 @@ export type Target = AvailabilityTarget;
 /** How many empty months the picker skips on its own before showing one as empty. */
 const AUTO_ADVANCE_MONTHS = 2;
 
-/** The month view and the chosen day's times of one resource or type, in `zone`. */
-export function SlotPicker(props: {
-  slug: string;
-  target: Target;
-  durationMinutes: number;
-  zone: string;
-  selected: string | null;
-  onSelect: (time: BookableTime) => void;
-}) {
-  const { slug, target, durationMinutes, zone, selected, onSelect } = props;
+/** The month shown, its free times by day, the day open, and turning to another month. */
+function useMonthOfTimes(slug: string, target: Target, durationMinutes: number, zone: string) {
   const [now] = useState(() => Date.now());
   const thisMonth = monthOf(dayKey(now, zone));
   const [month, setMonth] = useState<Month>(thisMonth);
@@ -64,6 +56,39 @@ export function SlotPicker(props: {
 
   const canGoBack =
     month.year > thisMonth.year || (month.year === thisMonth.year && month.month > thisMonth.month);
+  const turnMonth = (delta: number) => {
+    setAdvanced(AUTO_ADVANCE_MONTHS);
+    setDay(null);
+    setMonth((m) => addMonths(m, delta));
+  };
+  return {
+    query,
+    loading: query.isPending && range !== null,
+    month,
+    days,
+    day,
+    setDay,
+    canGoBack,
+    turnMonth,
+  };
+}
+
+/** The month view and the chosen day's times of one resource or type, in `zone`. */
+export function SlotPicker(props: {
+  slug: string;
+  target: Target;
+  durationMinutes: number;
+  zone: string;
+  selected: string | null;
+  onSelect: (time: BookableTime) => void;
+}) {
+  const { slug, target, durationMinutes, zone, selected, onSelect } = props;
+  const { query, loading, month, days, day, setDay, canGoBack, turnMonth } = useMonthOfTimes(
+    slug,
+    target,
+    durationMinutes,
+    zone,
+  );
   return (
     <div className="picker">
       {query.isError ? (
@@ -78,13 +103,9 @@ export function SlotPicker(props: {
         month={month}
         freeDays={new Set(days.keys())}
         selected={day}
-        loading={query.isPending && range !== null}
+        loading={loading}
         canGoBack={canGoBack}
-        onMonth={(delta) => {
-          setAdvanced(AUTO_ADVANCE_MONTHS);
-          setDay(null);
-          setMonth((m) => addMonths(m, delta));
-        }}
+        onMonth={turnMonth}
         onSelect={setDay}
       />
       {day ? (

@@ -128,11 +128,24 @@ export function WaitlistJoined(props: {
   );
 }
 
+/** Leaving the waitlist, once asked whether to. */
+function useLeaveWaitlist(token: string) {
+  const queryClient = useQueryClient();
+  const [confirming, setConfirming] = useState(false);
+  const leave = useMutation({
+    mutationFn: () => unwrap(api.DELETE('/api/public/waitlist/{token}', { params: { path: { token } } })),
+    onSuccess: (next) => {
+      queryClient.setQueryData(queryKeys.waitlist(token), next);
+      setConfirming(false);
+    },
+  });
+  return { leave, confirming, setConfirming };
+}
+
 /** The manage page of a waitlist entry before (or after) its offer. */
 export function WaitlistEntryView({ token, entry }: { token: string; entry: WaitlistEntry }) {
   const queryClient = useQueryClient();
   const [zone, setZone] = useState(visitorZone);
-  const [confirming, setConfirming] = useState(false);
   const organisation = entry.organisation;
   const slug = organisation.slug;
   const catalogue = usePublicCatalogue(slug);
@@ -143,13 +156,6 @@ export function WaitlistEntryView({ token, entry }: { token: string; entry: Wait
     if (entry.status === 'offered')
       void queryClient.invalidateQueries({ queryKey: queryKeys.managed(token) });
   }, [entry.status, queryClient, token]);
-  const leave = useMutation({
-    mutationFn: () => unwrap(api.DELETE('/api/public/waitlist/{token}', { params: { path: { token } } })),
-    onSuccess: (next) => {
-      queryClient.setQueryData(queryKeys.waitlist(token), next);
-      setConfirming(false);
-    },
-  });
   const open = entry.status === 'waiting' || entry.status === 'offered';
   return (
     <main className="page">
@@ -175,6 +181,22 @@ export function WaitlistEntryView({ token, entry }: { token: string; entry: Wait
         </p>
       ) : null}
       <ZonePicker zone={zone} organisationZone={organisation.timezone} onChange={setZone} />
+      <LeaveWaitlist token={token} status={entry.status} open={open} />
+      {!open && slug ? (
+        <p>
+          <a href={`/book/${slug}`}>Make a new booking</a>
+        </p>
+      ) : null}
+    </main>
+  );
+}
+
+/** While the entry is open: "Leave the waitlist", then the question whether to. */
+function LeaveWaitlist(props: { token: string; status: WaitlistEntry['status']; open: boolean }) {
+  const { token, status, open } = props;
+  const { leave, confirming, setConfirming } = useLeaveWaitlist(token);
+  return (
+    <>
       {leave.isError ? (
         <div role="alert" className="error">
           <p>{errorText(leave.error)}</p>
@@ -196,14 +218,9 @@ export function WaitlistEntryView({ token, entry }: { token: string; entry: Wait
           onConfirm={() => leave.mutate()}
           onKeep={() => setConfirming(false)}
         >
-          <p>You lose your place in line{entry.status === 'offered' ? ' and the time held for you' : ''}.</p>
+          <p>You lose your place in line{status === 'offered' ? ' and the time held for you' : ''}.</p>
         </ConfirmBox>
       ) : null}
-      {!open && slug ? (
-        <p>
-          <a href={`/book/${slug}`}>Make a new booking</a>
-        </p>
-      ) : null}
-    </main>
+    </>
   );
 }

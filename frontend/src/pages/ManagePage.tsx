@@ -57,6 +57,8 @@ function useManageSteps(token: string, r: ManagedReservation) {
   return { mode, setMode, time, setTime, outcome, actions };
 }
 
+type ManageSteps = ReturnType<typeof useManageSteps>;
+
 function Managed(props: {
   token: string;
   reservation: ManagedReservation;
@@ -67,7 +69,7 @@ function Managed(props: {
   const { token, reservation: r, fromPayment, offer } = props;
   const organisation = r.organisation;
   const [zone, setZone] = useState(visitorZone);
-  const { mode, setMode, time, setTime, outcome, actions } = useManageSteps(token, r);
+  const steps = useManageSteps(token, r);
   const slug = organisation.slug;
   const catalogue = usePublicCatalogue(slug);
   const type = catalogue.data?.resourceTypes.find((t) => t.id === r.resourceTypeId);
@@ -81,19 +83,55 @@ function Managed(props: {
       <ManageNotices
         reservation={r}
         fromPayment={fromPayment}
-        outcome={outcome}
+        outcome={steps.outcome}
         offer={offer}
         manageUrl={manageUrl}
         zone={zone}
       />
       <ManagedFacts reservation={r} what={what} zone={zone} onZone={setZone} />
-      <ErrorsOf mutations={[actions.confirm, actions.cancel]} />
+      <ErrorsOf mutations={[steps.actions.confirm, steps.actions.cancel]} />
+      <ManageStep
+        reservation={r}
+        steps={steps}
+        what={what}
+        paymentRequired={Boolean(type?.paymentRequired)}
+        manageUrl={manageUrl}
+        zone={zone}
+        active={active}
+      />
+      {r.seriesId !== null && steps.mode !== 'reschedule' ? (
+        <ManageSeries token={token} currentId={r.id} zone={zone} />
+      ) : null}
+      {!active && slug ? (
+        <p>
+          <a href={`/book/${slug}`}>Make a new booking</a>
+        </p>
+      ) : null}
+    </main>
+  );
+}
+
+/** The step shown: the actions on a reservation still in force, cancelling it, or picking its new time. */
+function ManageStep(props: {
+  reservation: ManagedReservation;
+  steps: ManageSteps;
+  what: string;
+  paymentRequired: boolean;
+  manageUrl: string;
+  zone: string;
+  active: boolean;
+}) {
+  const { reservation: r, steps, what, paymentRequired, manageUrl, zone, active } = props;
+  const { mode, setMode, time, setTime, actions } = steps;
+  const slug = r.organisation.slug;
+  return (
+    <>
       {mode === 'view' && active ? (
         <ActionButtons
           reservation={r}
           actions={actions}
           what={what}
-          paymentRequired={Boolean(type?.paymentRequired)}
+          paymentRequired={paymentRequired}
           manageUrl={manageUrl}
           onMode={setMode}
         />
@@ -113,15 +151,7 @@ function Managed(props: {
           onKeep={() => setMode('view')}
         />
       ) : null}
-      {r.seriesId !== null && mode !== 'reschedule' ? (
-        <ManageSeries token={token} currentId={r.id} zone={zone} />
-      ) : null}
-      {!active && slug ? (
-        <p>
-          <a href={`/book/${slug}`}>Make a new booking</a>
-        </p>
-      ) : null}
-    </main>
+    </>
   );
 }
 

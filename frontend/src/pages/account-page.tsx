@@ -83,51 +83,66 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
+interface SignInProps {
+  busy: boolean;
+  announcer: Announcer;
+  onSignIn: (credentials: Credentials) => Promise<void>;
+}
+
 /**
  * Email and password, checked here first (the field at fault is marked and focused), then
  * `onSignIn`; its refusal lands in the page's alert region and focus returns to the password.
  * An account with two-factor on is asked for a code next.
  */
-export function SignInForm(props: {
-  busy: boolean;
-  announcer: Announcer;
-  onSignIn: (credentials: Credentials) => Promise<void>;
-}) {
+export function SignInForm(props: SignInProps) {
   const [challenge, setChallenge] = useState<string | null>(null);
   if (challenge)
     return <SecondStepForm {...props} challenge={challenge} onRestart={() => setChallenge(null)} />;
   return <PasswordForm {...props} onSecondStep={setChallenge} />;
 }
 
-function PasswordForm(props: {
-  busy: boolean;
-  announcer: Announcer;
-  onSignIn: (credentials: Credentials) => Promise<void>;
-  onSecondStep: (challenge: string) => void;
-}) {
-  const { busy, announcer, onSignIn } = props;
+type PasswordFormProps = SignInProps & { onSecondStep: (challenge: string) => void };
+
+/** A refused sign-in in words: wrong email or password, a malformed request, or the failure's own. */
+function passwordRefusal(error: unknown): string {
+  if (error instanceof ApiError && error.status === 401) return 'Email or password is incorrect.';
+  if (error instanceof ApiError && error.status === 400)
+    return 'Enter a valid email address and your password.';
+  return messageOf(error);
+}
+
+/** The email and password as typed, which of them is refused, and sending them. */
+function usePasswordStep(props: PasswordFormProps) {
+  const { busy, announcer, onSignIn, onSecondStep } = props;
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [invalid, setInvalid] = useState({ email: false, password: false });
   const emailRef = useRef<HTMLInputElement>(null);
   const passwordRef = useRef<HTMLInputElement>(null);
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    if (busy) return;
+  /** The trimmed email where both fields are fine; else null, the field at fault marked and focused. */
+  function checkedEmail(): string | null {
     const trimmed = email.trim();
     const emailValid = trimmed !== '' && (emailRef.current?.validity.valid ?? true);
     setInvalid({ email: !emailValid, password: !password });
     if (!emailValid) {
       announcer.alertError(trimmed ? 'Enter a valid email address.' : 'Enter your email address.');
       emailRef.current?.focus();
-      return;
+      return null;
     }
     if (!password) {
       announcer.alertError('Enter your password.');
       passwordRef.current?.focus();
-      return;
+      return null;
     }
+    return trimmed;
+  }
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (busy) return;
+    const trimmed = checkedEmail();
+    if (trimmed === null) return;
     try {
       await onSignIn({ email: trimmed, password });
       setPassword('');
@@ -135,21 +150,21 @@ function PasswordForm(props: {
       announcer.announce('');
       if (error instanceof SecondStepRequired) {
         announcer.announce(error.message);
-        props.onSecondStep(error.challenge);
+        onSecondStep(error.challenge);
         return;
       }
-      if (error instanceof ApiError && error.status === 401) {
-        setInvalid({ email: true, password: true });
-        announcer.alertError('Email or password is incorrect.');
-      } else if (error instanceof ApiError && error.status === 400) {
-        announcer.alertError('Enter a valid email address and your password.');
-      } else {
-        announcer.alertError(messageOf(error));
-      }
+      if (error instanceof ApiError && error.status === 401) setInvalid({ email: true, password: true });
+      announcer.alertError(passwordRefusal(error));
       passwordRef.current?.focus();
     }
   }
 
+  return { email, setEmail, password, setPassword, invalid, emailRef, passwordRef, submit };
+}
+
+function PasswordForm(props: PasswordFormProps) {
+  const { email, setEmail, password, setPassword, invalid, emailRef, passwordRef, submit } =
+    usePasswordStep(props);
   return (
     <form id="signin-form" method="post" noValidate onSubmit={submit}>
       <div className="field">
@@ -183,7 +198,7 @@ function PasswordForm(props: {
         />
       </div>
       <div className="actions">
-        <button id="signin-button" type="submit" className="primary wide" disabled={busy}>
+        <button id="signin-button" type="submit" className="primary wide" disabled={props.busy}>
           Sign in
         </button>
       </div>
@@ -191,14 +206,10 @@ function PasswordForm(props: {
   );
 }
 
-/** The second step: a code of the authenticator app (six digits) or a recovery code, one field. */
-function SecondStepForm(props: {
-  busy: boolean;
-  announcer: Announcer;
-  challenge: string;
-  onSignIn: (credentials: Credentials) => Promise<void>;
-  onRestart: () => void;
-}) {
+type SecondStepProps = SignInProps & { challenge: string; onRestart: () => void };
+
+/** The code as typed, whether it was refused, and sending it: six digits are the app's, else a recovery code. */
+function useSecondStep(props: SecondStepProps) {
   const { busy, announcer, challenge, onSignIn, onRestart } = props;
   const [code, setCode] = useState('');
   const [invalid, setInvalid] = useState(false);
@@ -233,6 +244,12 @@ function SecondStepForm(props: {
     }
   }
 
+  return { code, setCode, invalid, codeRef, submit };
+}
+
+/** The second step: a code of the authenticator app (six digits) or a recovery code, one field. */
+function SecondStepForm(props: SecondStepProps) {
+  const { code, setCode, invalid, codeRef, submit } = useSecondStep(props);
   return (
     <form id="second-step-form" method="post" noValidate onSubmit={submit}>
       <div className="field">
@@ -251,10 +268,10 @@ function SecondStepForm(props: {
         />
       </div>
       <div className="actions">
-        <button type="submit" className="primary wide" disabled={busy}>
+        <button type="submit" className="primary wide" disabled={props.busy}>
           Verify
         </button>
-        <button type="button" className="secondary" onClick={onRestart}>
+        <button type="button" className="secondary" onClick={props.onRestart}>
           Start again
         </button>
       </div>

@@ -1,9 +1,9 @@
 // The booking page's first step: the service, the resource, the zone and a free time (or, where
 // the type has a waitlist, a taken time to wait for).
 import type { RefObject } from 'react';
-import type { Catalogue } from '../../api/types.js';
+import type { Catalogue, PublicType } from '../../api/types.js';
 import { ServiceChoice } from '../../components/ServiceChoice.js';
-import { SlotPicker } from '../../components/SlotPicker.js';
+import { SlotPicker, type Target } from '../../components/SlotPicker.js';
 import { WaitlistAsk } from '../../components/Waitlist.js';
 import { ZonePicker } from '../../components/ZonePicker.js';
 import { formatDateTime } from '../../lib/time.js';
@@ -32,41 +32,63 @@ export function ChooseStep(props: {
       />
       {type && !target ? <p className="empty">This service cannot be booked at the moment.</p> : null}
       {type && target ? (
-        <section aria-labelledby="when-heading">
-          <h2 id="when-heading">When?</h2>
-          <ZonePicker zone={c.zone} organisationZone={catalogue.organisation.timezone} onChange={c.setZone} />
-          <SlotPicker
-            key={JSON.stringify(target)}
-            slug={slug}
-            target={target}
-            durationMinutes={type.minBookingDuration}
-            zone={c.zone}
-            selected={c.time?.start ?? null}
-            onSelect={c.setTime}
-          />
-          {type.waitlistEnabled ? (
-            <WaitlistAsk
-              zone={c.zone}
-              durationMinutes={type.minBookingDuration}
-              resourceId={c.choice === 'any' ? null : c.choice}
-              onAsk={(at) => {
-                c.setTime(at);
-                onContinue(true);
-              }}
-            />
-          ) : null}
-          {c.time ? (
-            <div className="actions sticky">
-              <p>
-                <strong>{formatDateTime(c.time.start, c.zone)}</strong>
-              </p>
-              <button type="button" className="primary" onClick={() => onContinue(false)}>
-                Continue
-              </button>
-            </div>
-          ) : null}
-        </section>
+        <WhenQuestion
+          slug={slug}
+          organisationZone={catalogue.organisation.timezone}
+          type={type}
+          target={target}
+          choice={c}
+          onContinue={onContinue}
+        />
       ) : null}
     </>
+  );
+}
+
+/** "When?": the zone, the free times of the type's resource or pool, and the waitlist's ask. */
+function WhenQuestion(props: {
+  slug: string;
+  organisationZone: string;
+  type: PublicType;
+  target: Target;
+  choice: BookingChoice;
+  onContinue: (waitOnly: boolean) => void;
+}) {
+  const { slug, organisationZone, type, target, choice: c, onContinue } = props;
+  return (
+    <section aria-labelledby="when-heading">
+      <h2 id="when-heading">When?</h2>
+      <ZonePicker zone={c.zone} organisationZone={organisationZone} onChange={c.setZone} />
+      <SlotPicker
+        key={JSON.stringify(target)}
+        slug={slug}
+        target={target}
+        durationMinutes={type.minBookingDuration}
+        zone={c.zone}
+        selected={c.time?.start ?? null}
+        onSelect={c.setTime}
+      />
+      {type.waitlistEnabled ? (
+        <WaitlistAsk
+          zone={c.zone}
+          durationMinutes={type.minBookingDuration}
+          resourceId={c.choice === 'any' ? null : c.choice}
+          onAsk={(at) => {
+            c.setTime(at);
+            onContinue(true);
+          }}
+        />
+      ) : null}
+      {c.time ? (
+        <div className="actions sticky">
+          <p>
+            <strong>{formatDateTime(c.time.start, c.zone)}</strong>
+          </p>
+          <button type="button" className="primary" onClick={() => onContinue(false)}>
+            Continue
+          </button>
+        </div>
+      ) : null}
+    </section>
   );
 }
