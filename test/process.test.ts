@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createTestDatabase, TEST_ENV } from './helpers/app.js';
-import { nodeArgsFor } from './helpers/entry-points.js';
+import { cliInProcess, cliProcess } from './helpers/cli.js';
 
 // These tests run the real entry points (npm start's tools/start.ts, the CLI) on a SQLite file.
 const dir = mkdtempSync(join(tmpdir(), 'rs-process-'));
@@ -40,22 +40,31 @@ function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs = 20_000): 
 describe('process entry points', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  test('the CLI creates a user and sets plan and admin flag', () => {
-    const cli = (...args: string[]) =>
-      spawnSync(process.execPath, [...nodeArgsFor('src/cli.ts'), ...args], { env, encoding: 'utf8' });
-    const created = cli('user:create', 'cli@example.test', 'a long password', 'Cli', 'User');
+  test('the CLI creates a user and sets plan and admin flag', async () => {
+    // The process once each way (exit 0 with its output, exit 1 with the usage on stderr); the
+    // other commands as the CLI runs them, on an app over the same file.
+    const created = cliProcess(env, 'user:create', 'cli@example.test', 'a long password', 'Cli', 'User');
     assert.equal(created.status, 0, created.stderr);
     assert.match(created.stdout, /Created user \d+ <cli@example.test>/);
-    assert.match(cli('user:set-plan', 'cli@example.test', 'ENTERPRISE').stdout, /plan ENTERPRISE/);
-    assert.match(cli('user:set-admin', 'cli@example.test', 'true').stdout, /global admin: true/);
-    const wrong = cli('user:set-plan', 'cli@example.test', 'GOLD');
+    const wrong = cliProcess(env, 'user:set-plan', 'cli@example.test', 'GOLD');
     assert.equal(wrong.status, 1);
     assert.match(wrong.stderr, /Usage/);
-    assert.equal(cli('user:create', 'cli@example.test', 'a long password', 'Again').status, 1);
-    const weak = cli('user:create', 'weak@example.test', 'short', 'Weak');
-    assert.equal(weak.status, 1);
-    assert.match(weak.stderr, /password: must be at least 10 characters/);
-    assert.match(cli('user:create', 'not-an-email', 'a long password', 'X').stderr, /email/);
+    const app = await buildApp(loadConfig({ ...TEST_ENV, DATABASE_URL: env.DATABASE_URL }), {
+      logger: false,
+    });
+    try {
+      const cli = (command: string, ...args: string[]) => cliInProcess(app, command, ...args);
+      assert.match((await cli('user:set-plan', 'cli@example.test', 'ENTERPRISE')).stdout, /plan ENTERPRISE/);
+      assert.match((await cli('user:set-admin', 'cli@example.test', 'true')).stdout, /global admin: true/);
+      assert.equal((await cli('user:create', 'cli@example.test', 'a long password', 'Again')).status, 1);
+      const weak = await cli('user:create', 'weak@example.test', 'short', 'Weak');
+      assert.equal(weak.status, 1);
+      assert.match(weak.stderr, /password: must be at least 10 characters/);
+      assert.match((await cli('user:create', 'not-an-email', 'a long password', 'X')).stderr, /email/);
+      assert.match((await cli('user:forget')).stderr, /Usage/);
+    } finally {
+      await app.close();
+    }
   });
 
   test('npm start runs the build output with node, serves, then SIGTERM closes it cleanly', async () => {

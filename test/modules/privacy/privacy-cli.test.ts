@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,12 +7,13 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { registerUser, type SignedInUser, TEST_ENV } from '../../helpers/app.js';
-import { nodeArgsFor } from '../../helpers/entry-points.js';
+import { cliInProcess, cliProcess } from '../../helpers/cli.js';
 import { ok } from '../../helpers/http.js';
 import { PRIVACY } from '../../helpers/privacy.js';
 
-// The operator's commands, run as the real CLI process on a SQLite file that an
-// in-test app shares (requests are made over HTTP, as people make them).
+// The operator's commands on a SQLite file that an in-test app shares (requests are made over
+// HTTP, as people make them): once as the real CLI process, the rest in this process as the CLI
+// runs them (a process start costs seconds; test/process.test.ts covers the CLI's own wiring).
 const dir = mkdtempSync(join(tmpdir(), 'rs-privacy-cli-'));
 const env = {
   ...process.env,
@@ -22,14 +22,13 @@ const env = {
   PAYMENT_API_BASE: 'http://127.0.0.1:9',
   PAYMENT_SECRET_KEY: 'sk_test_privacy_cli',
 };
-const cli = (...args: string[]) =>
-  spawnSync(process.execPath, [...nodeArgsFor('src/cli.ts'), ...args], { env, encoding: 'utf8' });
-
 describe('privacy operator commands', () => {
   let app: FastifyInstance;
   let person: SignedInUser;
   let other: SignedInUser;
   const ids: Record<'export' | 'delete' | 'others', number> = { export: 0, delete: 0, others: 0 };
+
+  const cli = (command: string, ...args: string[]) => cliInProcess(app, command, ...args);
 
   before(async () => {
     app = await buildApp(loadConfig({ ...TEST_ENV, DATABASE_URL: env.DATABASE_URL }), { logger: false });
@@ -55,13 +54,22 @@ describe('privacy operator commands', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('privacy:requests lists every person’s requests, with the route’s filters', () => {
-    const all = cli('privacy:requests');
+  test('the CLI process runs a privacy command and exits 1 on misuse', () => {
+    const all = cliProcess(env, 'privacy:requests');
+    assert.equal(all.status, 0, all.stderr);
+    assert.match(all.stdout, /3 of 3 request\(s\)/);
+    const bad = cliProcess(env, 'privacy:show', 'abc');
+    assert.equal(bad.status, 1);
+    assert.match(bad.stderr, /Usage/);
+  });
+
+  test('privacy:requests lists every person’s requests, with the route’s filters', async () => {
+    const all = await cli('privacy:requests');
     assert.equal(all.status, 0, all.stderr);
     assert.match(all.stdout, /^id\ttype\tstatus\tuser\tcreated\tupdated$/m);
     for (const id of Object.values(ids)) assert.match(all.stdout, new RegExp(`^${id}\\t`, 'm'));
     assert.match(all.stdout, /3 of 3 request\(s\)/);
-    const deletes = cli(
+    const deletes = await cli(
       'privacy:requests',
       '--requestTypes=delete,export',
       '--statuses',
@@ -71,34 +79,34 @@ describe('privacy operator commands', () => {
     assert.equal(deletes.status, 0, deletes.stderr);
     assert.match(deletes.stdout, new RegExp(`^${ids.delete}\\tdelete\\tpending\\t${person.id}\\t`, 'm'));
     assert.match(deletes.stdout, /1 of 2 request\(s\)/);
-    const searched = cli('privacy:requests', '--search=RECORDS');
+    const searched = await cli('privacy:requests', '--search=RECORDS');
     assert.match(searched.stdout, /1 of 1 request\(s\)/);
-    const bad = cli('privacy:requests', '--limit=0');
+    const bad = await cli('privacy:requests', '--limit=0');
     assert.equal(bad.status, 1);
     assert.match(bad.stderr, /limit/);
-    assert.equal(cli('privacy:requests', '--statuses=done').status, 1);
-    assert.equal(cli('privacy:requests', 'stray').status, 1);
+    assert.equal((await cli('privacy:requests', '--statuses=done')).status, 1);
+    assert.equal((await cli('privacy:requests', 'stray')).status, 1);
   });
 
-  test('privacy:show names the person and the audit trail', () => {
-    const shown = cli('privacy:show', String(ids.export));
+  test('privacy:show names the person and the audit trail', async () => {
+    const shown = await cli('privacy:show', String(ids.export));
     assert.equal(shown.status, 0, shown.stderr);
     assert.match(shown.stdout, new RegExp(`Request ${ids.export}: export, pending`));
     assert.match(shown.stdout, new RegExp(`user: ${person.id} <${person.email}> Cli Person`));
     assert.match(shown.stdout, /reason: for my records/);
     assert.match(shown.stdout, /created by person/);
-    const missing = cli('privacy:show', '999999');
+    const missing = await cli('privacy:show', '999999');
     assert.equal(missing.status, 1);
     assert.match(missing.stderr, /not found/);
-    assert.match(cli('privacy:show', 'abc').stderr, /Usage/);
+    assert.match((await cli('privacy:show', 'abc')).stderr, /Usage/);
   });
 
   test('privacy:reject needs a reason and a request still open', async () => {
-    assert.equal(cli('privacy:reject', String(ids.others)).status, 1);
-    const rejected = cli('privacy:reject', String(ids.others), 'Identity', 'not', 'confirmed');
+    assert.equal((await cli('privacy:reject', String(ids.others))).status, 1);
+    const rejected = await cli('privacy:reject', String(ids.others), 'Identity', 'not', 'confirmed');
     assert.equal(rejected.status, 0, rejected.stderr);
     assert.match(rejected.stdout, /is rejected/);
-    const again = cli('privacy:reject', String(ids.others), 'again');
+    const again = await cli('privacy:reject', String(ids.others), 'again');
     assert.equal(again.status, 1);
     assert.match(again.stderr, /rejected/);
     const seen = await ok(app, other, 'GET', `${PRIVACY}/requests/${ids.others}`);
@@ -106,24 +114,24 @@ describe('privacy operator commands', () => {
   });
 
   test('privacy:process serves an export request, then erases the person for a delete request', async () => {
-    const served = cli('privacy:process', String(ids.export));
+    const served = await cli('privacy:process', String(ids.export));
     assert.equal(served.status, 0, served.stderr);
     assert.match(served.stdout, new RegExp(`Request ${ids.export} is completed: export_served`));
     assert.equal((await ok(app, person, 'GET', `${PRIVACY}/requests/${ids.export}`)).status, 'completed');
 
-    const erased = cli('privacy:process', String(ids.delete));
+    const erased = await cli('privacy:process', String(ids.delete));
     assert.equal(erased.status, 0, erased.stderr);
     assert.match(erased.stdout, new RegExp(`Request ${ids.delete} is completed: erased .*"verified":true`));
     assert.equal(
       (await app.inject({ method: 'GET', url: '/api/auth/me', headers: person.auth })).statusCode,
       401,
     );
-    const shown = cli('privacy:show', String(ids.delete));
+    const shown = await cli('privacy:show', String(ids.delete));
     assert.match(shown.stdout, /user: \(erased\)/);
     assert.ok(!shown.stdout.includes(person.email));
-    const listed = cli('privacy:requests', '--statuses=completed');
+    const listed = await cli('privacy:requests', '--statuses=completed');
     assert.match(listed.stdout, new RegExp(`^${ids.delete}\\tdelete\\tcompleted\\t\\(erased\\)`, 'm'));
-    const twice = cli('privacy:process', String(ids.delete));
+    const twice = await cli('privacy:process', String(ids.delete));
     assert.equal(twice.status, 1);
     assert.match(twice.stderr, /is completed/);
   });
