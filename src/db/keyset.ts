@@ -1,4 +1,4 @@
-import { type RawBuilder, type SqlBool, sql } from 'kysely';
+import { type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { decodeCursor, encodeCursor } from '../lib/cursor.js';
 
 /**
@@ -40,6 +40,38 @@ export function afterNullableKey(column: string, key: NullableKey): RawBuilder<S
 /** The first sort term: rows with a value (false) before rows without (true). */
 export function nullsLast(column: string): RawBuilder<unknown> {
   return sql`${sql.ref(column)} is null`;
+}
+
+/**
+ * One page of `query` in (`column` nulls last, id) order, after `cursor` (a cursor this gave
+ * out; InvalidCursorError otherwise), with the cursor of the next page (null: none). Reads
+ * `limit + 1` rows to know whether there is one.
+ */
+export async function pageByNullableKey<
+  DB,
+  TB extends keyof DB,
+  K extends string,
+  O extends { id: number } & Record<K, string | null>,
+>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  column: K,
+  cursor: string | undefined,
+  limit: number,
+): Promise<{ rows: O[]; nextCursor: string | null }> {
+  const after =
+    cursor === undefined ? query : query.where(afterNullableKey(column, decodeNullableKey(cursor)));
+  const rows = await after
+    .orderBy(nullsLast(column))
+    .orderBy(sql.ref(column))
+    .orderBy(sql.ref('id'))
+    .limit(limit + 1)
+    .execute();
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    rows: page,
+    nextCursor: rows.length > limit && last ? encodeNullableKey(last[column], last.id) : null,
+  };
 }
 
 /**

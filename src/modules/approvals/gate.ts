@@ -44,6 +44,87 @@ async function organisationOf(
   }
 }
 
+/** What the admission is made from: the modules it reads, the approvals it reads and stores. */
+export interface AdmissionOptions {
+  deps: () => AdmissionDependencies;
+  /** What the approval `approvalId` of the agent kept; undefined when there is none. */
+  shownOf: (agentId: number, approvalId: number) => Promise<ShownFacts | undefined>;
+  /** Stores the call for its owner's decision. */
+  request: (call: GatedCall, facts: CallFacts, organisationId: number | null) => Promise<PendingApproval>;
+}
+
+/** The daily limits the call's units count against: none when it counts nothing the policy limits. */
+function limitUses({ limits }: AgentPolicy, facts: CallFacts): LimitUse[] {
+  const uses: LimitUse[] = [];
+  const { bookingsPerDay, cancellationsPerDay, spendPerDay } = limits;
+  if (facts.units > 0 && facts.counts === 'booking' && bookingsPerDay !== null)
+    uses.push({ kind: 'booking', amount: facts.units, limit: bookingsPerDay });
+  if (facts.units > 0 && facts.counts === 'cancellation' && cancellationsPerDay !== null)
+    uses.push({ kind: 'cancellation', amount: facts.units, limit: cancellationsPerDay });
+  if (facts.counts === 'booking' && spendPerDay !== null && facts.amount)
+    uses.push({ kind: 'spend', amount: facts.amount, limit: spendPerDay });
+  return uses;
+}
+
+/** Counts the call's units against the daily limits; a refusal answers `code`. */
+async function counted(
+  { deps }: AdmissionOptions,
+  call: GatedCall,
+  policy: AgentPolicy,
+  facts: CallFacts,
+  code: ErrorCode,
+): Promise<GateDecision> {
+  const uses = limitUses(policy, facts);
+  if (uses.length === 0) return RUN;
+  const { agents } = deps();
+  const reserved = await agents.reserveUsage(call.agent.id, uses);
+  if (!reserved.ok) {
+    const use = uses.find((candidate) => candidate.kind === reserved.kind);
+    const several =
+      use && use.kind !== 'spend' && use.amount > 1
+        ? `: this call uses ${use.amount} of it, one per reservation`
+        : '';
+    const frees = reserved.freesAt ? `; it frees at ${reserved.freesAt}` : '';
+    return {
+      kind: 'refuse',
+      code,
+      message: `The agent's limit ${LIMIT_NAMES[reserved.kind]} (${reserved.limit} in any 24 hours) is reached${several}${frees}`,
+    };
+  }
+  return {
+    kind: 'run',
+    // A call that failed used nothing: its units go back.
+    settle: async ({ ok }) => {
+      if (!ok) await deps().agents.releaseUsage(call.agent.id, reserved.ids);
+    },
+  };
+}
+
+/** An approved call: what it would do now against what was shown, then the limits. */
+async function admitApproved(
+  options: AdmissionOptions,
+  call: GatedCall,
+  approvalId: number,
+  policy: AgentPolicy,
+): Promise<GateDecision> {
+  const { deps, shownOf } = options;
+  const stale = (why: string): GateDecision => ({
+    kind: 'refuse',
+    code: 'APPROVAL_STALE',
+    message: `Approval ${approvalId} is stale and nothing ran: ${why}. Ask again for what it would do now.`,
+  });
+  const shown = await shownOf(call.agent.id, approvalId);
+  if (!shown) return stale('it is not this agent’s approval');
+  const organisationId = await organisationOf(deps().organisations, call.actor);
+  if (shown.organisationId !== null && organisationId !== shown.organisationId)
+    return stale(`its organisation (${shown.organisationId}) is not one its owner can act in now`);
+  const facts = await factsOf(call, deps());
+  const reasons = staleness(shown, facts, policy.approvalOverAmount);
+  if (reasons.length > 0) return stale(reasons.join('; '));
+  const decision = await counted(options, call, policy, facts, 'APPROVAL_STALE');
+  return decision.kind === 'refuse' ? stale(decision.message) : decision;
+}
+
 /**
  * The policy's verdict on one tool call (DECISIONS.md "Agents acting safely", "What the
  * review found, decided"): the approval mode and amount threshold send it for approval,
@@ -51,81 +132,13 @@ async function organisationOf(
  * call is admitted only when what it would do now, as the agent and in the organisation
  * it was asked in, is what its owner was shown: otherwise APPROVAL_STALE, and nothing runs.
  */
-export function createAdmission({
-  deps,
-  shownOf,
-  request,
-}: {
-  deps: () => AdmissionDependencies;
-  /** What the approval `approvalId` of the agent kept; undefined when there is none. */
-  shownOf: (agentId: number, approvalId: number) => Promise<ShownFacts | undefined>;
-  /** Stores the call for its owner's decision. */
-  request: (call: GatedCall, facts: CallFacts, organisationId: number | null) => Promise<PendingApproval>;
-}) {
-  /** Counts the call's units against the daily limits; a refusal answers `code`. */
-  async function counted(
-    call: GatedCall,
-    { limits }: AgentPolicy,
-    facts: CallFacts,
-    code: ErrorCode,
-  ): Promise<GateDecision> {
-    const uses: LimitUse[] = [];
-    const { bookingsPerDay, cancellationsPerDay, spendPerDay } = limits;
-    if (facts.units > 0 && facts.counts === 'booking' && bookingsPerDay !== null)
-      uses.push({ kind: 'booking', amount: facts.units, limit: bookingsPerDay });
-    if (facts.units > 0 && facts.counts === 'cancellation' && cancellationsPerDay !== null)
-      uses.push({ kind: 'cancellation', amount: facts.units, limit: cancellationsPerDay });
-    if (facts.counts === 'booking' && spendPerDay !== null && facts.amount)
-      uses.push({ kind: 'spend', amount: facts.amount, limit: spendPerDay });
-    if (uses.length === 0) return RUN;
-    const { agents } = deps();
-    const reserved = await agents.reserveUsage(call.agent.id, uses);
-    if (!reserved.ok) {
-      const use = uses.find((candidate) => candidate.kind === reserved.kind);
-      const several =
-        use && use.kind !== 'spend' && use.amount > 1
-          ? `: this call uses ${use.amount} of it, one per reservation`
-          : '';
-      const frees = reserved.freesAt ? `; it frees at ${reserved.freesAt}` : '';
-      return {
-        kind: 'refuse',
-        code,
-        message: `The agent's limit ${LIMIT_NAMES[reserved.kind]} (${reserved.limit} in any 24 hours) is reached${several}${frees}`,
-      };
-    }
-    return {
-      kind: 'run',
-      // A call that failed used nothing: its units go back.
-      settle: async ({ ok }) => {
-        if (!ok) await deps().agents.releaseUsage(call.agent.id, reserved.ids);
-      },
-    };
-  }
-
-  /** An approved call: what it would do now against what was shown, then the limits. */
-  async function admitApproved(call: GatedCall, approvalId: number, policy: AgentPolicy) {
-    const stale = (why: string): GateDecision => ({
-      kind: 'refuse',
-      code: 'APPROVAL_STALE',
-      message: `Approval ${approvalId} is stale and nothing ran: ${why}. Ask again for what it would do now.`,
-    });
-    const shown = await shownOf(call.agent.id, approvalId);
-    if (!shown) return stale('it is not this agent’s approval');
-    const organisationId = await organisationOf(deps().organisations, call.actor);
-    if (shown.organisationId !== null && organisationId !== shown.organisationId)
-      return stale(`its organisation (${shown.organisationId}) is not one its owner can act in now`);
-    const facts = await factsOf(call, deps());
-    const reasons = staleness(shown, facts, policy.approvalOverAmount);
-    if (reasons.length > 0) return stale(reasons.join('; '));
-    const decision = await counted(call, policy, facts, 'APPROVAL_STALE');
-    return decision.kind === 'refuse' ? stale(decision.message) : decision;
-  }
-
+export function createAdmission(options: AdmissionOptions) {
+  const { deps, request } = options;
   return async function admit(call: GatedCall): Promise<GateDecision> {
     // A dry run changes nothing: nothing to approve or count.
     if (call.input.dryRun === true) return RUN;
     const policy = await deps().agents.policyOf(call.agent.id);
-    if (call.approvalId !== null) return admitApproved(call, call.approvalId, policy);
+    if (call.approvalId !== null) return admitApproved(options, call, call.approvalId, policy);
     const traits = ACTION_TRAITS[call.actionKey];
     const byMode =
       policy.requireApproval === 'writes'
@@ -140,6 +153,6 @@ export function createAdmission({
       const organisationId = await organisationOf(deps().organisations, call.actor);
       return { kind: 'approval', approval: await request(call, facts, organisationId) };
     }
-    return counted(call, policy, facts, 'AGENT_LIMIT_REACHED');
+    return counted(options, call, policy, facts, 'AGENT_LIMIT_REACHED');
   };
 }

@@ -17,97 +17,108 @@ export interface ChannelDeps {
   webhookUrl(provider: SyncProvider): string;
 }
 
+/** Renews the calendar's channel in place, when the provider can: answers whether it did. */
+async function renewInPlace(
+  { repo, tokens }: ChannelDeps,
+  { mapping, port, connection }: SyncContext,
+  now: string,
+): Promise<boolean> {
+  const renewed = await tokens.withAccess(connection, (access) =>
+    port.renewWatch(
+      access,
+      {
+        channelId: mapping.channelId!,
+        resourceId: mapping.channelResourceId,
+        expiresAt: mapping.channelExpiresAt!,
+      },
+      port.maxChannelTtlSeconds,
+    ),
+  );
+  if (!renewed) return false;
+  await repo.extendChannel(mapping.id, renewed.expiresAt, now);
+  return true;
+}
+
+/** The calendar's channel as recorded before a new one was asked for; null when it had none. */
+function previousChannel(mapping: SyncContext['mapping'], now: string) {
+  return mapping.channelId
+    ? {
+        channelId: mapping.channelId,
+        resourceId: mapping.channelResourceId,
+        tokenHash: mapping.channelTokenHash ?? '',
+        expiresAt: mapping.channelExpiresAt ?? now,
+      }
+    : null;
+}
+
+/**
+ * Opens a new channel and records it; when the provider refuses, the calendar's previous
+ * channel (if any) is recorded again.
+ */
+async function openChannel(
+  { repo, tokens, webhookUrl }: ChannelDeps,
+  { mapping, port, connection }: SyncContext,
+  now: string,
+): Promise<void> {
+  const secret = randomToken();
+  const channelId = randomUUID();
+  const pending = {
+    channelId,
+    resourceId: null,
+    tokenHash: sha256(secret),
+    expiresAt: new Date(Date.now() + port.maxChannelTtlSeconds * 1000).toISOString(),
+  };
+  // A provider that takes our channel id may notify before watch() returns (A's `sync`
+  // message): the channel is known from the start.
+  if (port.clientChannelIds) await repo.setChannel(mapping.id, pending, now);
+  let channel: Awaited<ReturnType<typeof port.watch>>;
+  try {
+    channel = await tokens.withAccess(connection, (access) =>
+      port.watch(access, {
+        calendarId: mapping.externalCalendarId,
+        channelId,
+        address: webhookUrl(mapping.provider),
+        secret,
+        ttlSeconds: port.maxChannelTtlSeconds,
+      }),
+    );
+  } catch (error) {
+    if (port.clientChannelIds) await repo.setChannel(mapping.id, previousChannel(mapping, now), nowIso());
+    throw error;
+  }
+  await repo.setChannel(
+    mapping.id,
+    {
+      ...pending,
+      channelId: channel.channelId,
+      resourceId: channel.resourceId,
+      expiresAt: channel.expiresAt,
+    },
+    nowIso(),
+  );
+}
+
+/** Stops the calendar's replaced channel, which would keep notifying until it expires (best effort). */
+async function stopOldChannel({ tokens, log }: ChannelDeps, { mapping, port, connection }: SyncContext) {
+  if (!mapping.channelId) return;
+  const old = { channelId: mapping.channelId, resourceId: mapping.channelResourceId };
+  await tokens
+    .withAccess(connection, (access) => port.stopWatch(access, old))
+    .catch((error) =>
+      log.warn({ err: error, mappingId: mapping.id }, 'calendar sync: old channel not stopped'),
+    );
+}
+
 /** A mapped calendar's push channel: opened, renewed in place where the provider can, or replaced. */
 export function createChannels(deps: ChannelDeps) {
-  const { repo, tokens, log, webhookUrl } = deps;
-
-  /** Renews the calendar's channel in place, when the provider can: answers whether it did. */
-  async function renewInPlace({ mapping, port, connection }: SyncContext, now: string): Promise<boolean> {
-    const renewed = await tokens.withAccess(connection, (access) =>
-      port.renewWatch(
-        access,
-        {
-          channelId: mapping.channelId!,
-          resourceId: mapping.channelResourceId,
-          expiresAt: mapping.channelExpiresAt!,
-        },
-        port.maxChannelTtlSeconds,
-      ),
-    );
-    if (!renewed) return false;
-    await repo.extendChannel(mapping.id, renewed.expiresAt, now);
-    return true;
-  }
-
-  /**
-   * Opens a new channel and records it; when the provider refuses, the calendar's previous
-   * channel (if any) is recorded again.
-   */
-  async function openChannel({ mapping, port, connection }: SyncContext, now: string): Promise<void> {
-    const secret = randomToken();
-    const channelId = randomUUID();
-    const pending = {
-      channelId,
-      resourceId: null,
-      tokenHash: sha256(secret),
-      expiresAt: new Date(Date.now() + port.maxChannelTtlSeconds * 1000).toISOString(),
-    };
-    // A provider that takes our channel id may notify before watch() returns (A's `sync`
-    // message): the channel is known from the start.
-    if (port.clientChannelIds) await repo.setChannel(mapping.id, pending, now);
-    let channel: Awaited<ReturnType<typeof port.watch>>;
-    try {
-      channel = await tokens.withAccess(connection, (access) =>
-        port.watch(access, {
-          calendarId: mapping.externalCalendarId,
-          channelId,
-          address: webhookUrl(mapping.provider),
-          secret,
-          ttlSeconds: port.maxChannelTtlSeconds,
-        }),
-      );
-    } catch (error) {
-      if (port.clientChannelIds) {
-        const previous = mapping.channelId
-          ? {
-              channelId: mapping.channelId,
-              resourceId: mapping.channelResourceId,
-              tokenHash: mapping.channelTokenHash ?? '',
-              expiresAt: mapping.channelExpiresAt ?? now,
-            }
-          : null;
-        await repo.setChannel(mapping.id, previous, nowIso());
-      }
-      throw error;
-    }
-    await repo.setChannel(
-      mapping.id,
-      {
-        ...pending,
-        channelId: channel.channelId,
-        resourceId: channel.resourceId,
-        expiresAt: channel.expiresAt,
-      },
-      nowIso(),
-    );
-  }
-
   /** Opens, renews or replaces the calendar's push channel; runs under the calendar's lease. */
   return async function ensureChannel(ctx: SyncContext): Promise<void> {
-    const { mapping, port, connection } = ctx;
+    const { mapping } = ctx;
     const expires = mapping.channelExpiresAt ? Date.parse(mapping.channelExpiresAt) : 0;
     if (mapping.channelId && expires - Date.now() > CHANNEL_RENEW_MARGIN_MS) return;
     const now = nowIso();
-    if (mapping.channelId && expires > Date.now() && (await renewInPlace(ctx, now))) return;
-    await openChannel(ctx, now);
-    if (mapping.channelId) {
-      // The old channel would keep notifying until it expires; stop it (best effort).
-      const old = { channelId: mapping.channelId, resourceId: mapping.channelResourceId };
-      await tokens
-        .withAccess(connection, (access) => port.stopWatch(access, old))
-        .catch((error) =>
-          log.warn({ err: error, mappingId: mapping.id }, 'calendar sync: old channel not stopped'),
-        );
-    }
+    if (mapping.channelId && expires > Date.now() && (await renewInPlace(deps, ctx, now))) return;
+    await openChannel(deps, ctx, now);
+    await stopOldChannel(deps, ctx);
   };
 }

@@ -1,6 +1,6 @@
 import { type Selectable, type SqlBool, sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import { afterNullableKey, decodeNullableKey, encodeNullableKey, nullsLast } from '../../db/keyset.js';
+import { pageByNullableKey } from '../../db/keyset.js';
 import { memberGroupIds } from '../user-groups/ports.js';
 import type { HouseholdItem, ListItemsQuery } from './schemas.js';
 import type { HouseholdItemsTable } from './tables.js';
@@ -74,20 +74,8 @@ export function createHouseholdRepo(db: Executor) {
         q = q.where(sql<SqlBool>`lower(${sql.ref('location')}) = lower(${query.location})`);
       if (query.expiringBefore !== undefined)
         q = q.where('expiresAt', '<', new Date(query.expiringBefore).toISOString());
-      if (query.cursor !== undefined)
-        q = q.where(afterNullableKey('expiresAt', decodeNullableKey(query.cursor)));
-      const rows = await q
-        .orderBy(nullsLast('expiresAt'))
-        .orderBy('expiresAt')
-        .orderBy('id')
-        .limit(query.limit + 1)
-        .execute();
-      const page = rows.slice(0, query.limit);
-      const last = page[page.length - 1];
-      return {
-        items: page.map(toItem),
-        nextCursor: rows.length > query.limit && last ? encodeNullableKey(last.expiresAt, last.id) : null,
-      };
+      const { rows, nextCursor } = await pageByNullableKey(q, 'expiresAt', query.cursor, query.limit);
+      return { items: rows.map(toItem), nextCursor };
     },
 
     async update(id: number, values: Partial<ItemValues>, now: string): Promise<HouseholdItem> {

@@ -7,6 +7,40 @@ import { member, memberListEntry, memberParams, updateMemberRoleBody } from './s
 
 const tags = ['organisation members'];
 
+/** DELETE removes a member at either path. */
+const REMOVAL_PATHS = [
+  [
+    '/:id/users/:userId',
+    'Remove a member or withdraw the invitation of that userId (OWNER; ADMIN for MANAGER and MEMBER; anyone may remove themselves); never the last OWNER',
+  ],
+  ['/:id/users/:userId/remove', 'Remove a member (alternate path of DELETE /:id/users/:userId)'],
+] as const;
+
+/** A member removed, or an invitation withdrawn, at each of REMOVAL_PATHS. */
+const memberRemovalRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { organisations } = app.services;
+  const errors = errorResponses(400, 401, 403, 404, 409);
+  for (const [path, summary] of REMOVAL_PATHS) {
+    app.delete(
+      path,
+      {
+        onRequest: app.requireUser,
+        schema: {
+          tags,
+          summary,
+          security: security.user,
+          params: memberParams,
+          response: { 204: z.null().describe('Removed'), ...errors },
+        },
+      },
+      async (request, reply) => {
+        await organisations.removeMember(actorOf(request), request.params.id, request.params.userId);
+        return reply.code(204).send(null);
+      },
+    );
+  }
+};
+
 /** An organisation's members: listed (with its open invitations), their roles changed, removed. */
 export const memberRoutes: FastifyPluginAsyncZod = async (app) => {
   const { organisations } = app.services;
@@ -48,31 +82,5 @@ export const memberRoutes: FastifyPluginAsyncZod = async (app) => {
         request.body.role,
       ),
   );
-
-  const removals = [
-    [
-      '/:id/users/:userId',
-      'Remove a member or withdraw the invitation of that userId (OWNER; ADMIN for MANAGER and MEMBER; anyone may remove themselves); never the last OWNER',
-    ],
-    ['/:id/users/:userId/remove', 'Remove a member (alternate path of DELETE /:id/users/:userId)'],
-  ] as const;
-  for (const [path, summary] of removals) {
-    app.delete(
-      path,
-      {
-        onRequest: app.requireUser,
-        schema: {
-          tags,
-          summary,
-          security: security.user,
-          params: memberParams,
-          response: { 204: z.null().describe('Removed'), ...errors },
-        },
-      },
-      async (request, reply) => {
-        await organisations.removeMember(actorOf(request), request.params.id, request.params.userId);
-        return reply.code(204).send(null);
-      },
-    );
-  }
+  await app.register(memberRemovalRoutes);
 };

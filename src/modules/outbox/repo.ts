@@ -144,3 +144,5 @@ export function createOutboxRepo(db: Db) {
     },
   };
 }
+
+export type OutboxRepo = ReturnType<typeof createOutboxRepo>;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorEnvelope, sendError } from '../../http/errors.js';
@@ -28,21 +28,27 @@ const HONEYPOT_LOGIN_PAGE = `<!doctype html>
 <label>Password <input name="password" type="password" autocomplete="current-password"></label>
 <button type="submit">Sign in</button></form></main></body></html>`;
 
-export const platformRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { platform } = app.services;
-  const { metrics } = app;
-  const ownOrigin = new URL(app.config.publicUrl).origin;
-  /**
-   * True when the browser says another site's page sent this request (a hidden auto-submitting
-   * form): Sec-Fetch-Site where the browser sends it, else an Origin other than the service's.
-   */
-  const sentByAnotherSite = (request: FastifyRequest): boolean => {
-    const site = request.headers['sec-fetch-site'];
-    if (site !== undefined) return site === 'cross-site' || site === 'same-site';
-    const origin = request.headers.origin;
-    return origin !== undefined && origin !== ownOrigin;
-  };
+/**
+ * True when the browser says another site's page sent this request (a hidden auto-submitting
+ * form): Sec-Fetch-Site where the browser sends it, else an Origin other than the service's.
+ */
+function sentByAnotherSite(request: FastifyRequest, ownOrigin: string): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined) return site === 'cross-site' || site === 'same-site';
+  const origin = request.headers.origin;
+  return origin !== undefined && origin !== ownOrigin;
+}
 
+// Orchestrator probes are never throttled into a restart: no rate-limit hook at all.
+const probe = { rateLimit: false } as const;
+const liveness = async () => ({
+  status: 'ok' as const,
+  uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
+});
+
+/** The service's root, and the probes an orchestrator polls. */
+const serviceRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { platform } = app.services;
   app.get(
     '/',
     { schema: { tags, summary: 'Service root', security: security.public, response: { 200: root } } },
@@ -54,13 +60,6 @@ export const platformRoutes: FastifyPluginAsyncZod = async (app) => {
       health: '/api/health',
     }),
   );
-
-  // Orchestrator probes are never throttled into a restart: no rate-limit hook at all.
-  const probe = { rateLimit: false } as const;
-  const liveness = async () => ({
-    status: 'ok' as const,
-    uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
-  });
   app.get(
     '/health',
     {
@@ -83,7 +82,6 @@ export const platformRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     liveness,
   );
-
   app.get(
     '/ready',
     {
@@ -100,7 +98,12 @@ export const platformRoutes: FastifyPluginAsyncZod = async (app) => {
       return { status: 'ready' as const, database: 'ok' as const };
     },
   );
+};
 
+/** The feature flags the pages read, the metrics, and the pages' error reports. */
+const monitoringRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { platform } = app.services;
+  const { metrics } = app;
   app.get(
     '/feature-flags',
     {
@@ -113,7 +116,6 @@ export const platformRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async () => platform.featureFlags(),
   );
-
   app.get(
     '/monitoring/metrics',
     {
@@ -129,13 +131,11 @@ export const platformRoutes: FastifyPluginAsyncZod = async (app) => {
       return metrics.registry.metrics();
     },
   );
-
   app.get(
     '/monitoring/metrics/json',
     { schema: { tags, summary: 'Metrics as JSON (prom-client form)', security: security.public } },
     async () => metrics.registry.getMetricsAsJSON(),
   );
-
   app.post(
     '/monitoring/frontend-errors',
     {
@@ -152,15 +152,21 @@ export const platformRoutes: FastifyPluginAsyncZod = async (app) => {
       return reply.code(202).send({ status: 'accepted' as const });
     },
   );
+};
 
-  // Browsers send CSP and Reporting API bodies with their own media types.
+/** Browsers send CSP and Reporting API bodies with their own media types: read as JSON. */
+function acceptReportMediaTypes(app: FastifyInstance): void {
   for (const type of [
     'application/csp-report',
     'application/reports+json',
     'application/expect-ct-report+json',
-  ]) {
+  ])
     app.addContentTypeParser(type, { parseAs: 'string' }, jsonBodyParser(app));
-  }
+}
+
+/** Where browsers send Certificate Transparency and Content Security Policy reports. */
+const securityReportRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { platform } = app.services;
   for (const kind of ['ct', 'csp'] as const) {
     app.post(
       `/security/reports/${kind}`,
@@ -182,47 +188,60 @@ export const platformRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     );
   }
+};
 
-  await app.register(async (trap) => {
-    // The trap accepts whatever a bot posts (forms included) and never parses it.
-    trap.removeAllContentTypeParsers();
-    trap.addContentTypeParser('*', (_request, payload, done) => {
-      payload.resume();
-      payload.on('end', () => done(null, undefined));
-      payload.on('error', done);
-    });
-
-    trap.get(
-      '/security/honeypot/admin-login',
-      {
-        schema: { tags, summary: 'Abuse-detection trap', security: security.public, produces: ['text/html'] },
-      },
-      async (request, reply) => {
-        // A visit never blocks: an <img> on any site makes its visitors' browsers fetch this.
-        await platform.recordHoneypotHit('/api/security/honeypot/admin-login', clientOf(request), {
-          block: false,
-        });
-        return reply.type('text/html; charset=utf-8').send(HONEYPOT_LOGIN_PAGE);
-      },
-    );
-
-    trap.post(
-      '/security/honeypot/submit',
-      {
-        schema: {
-          tags,
-          summary: 'Abuse-detection trap',
-          security: security.public,
-          response: { 401: errorEnvelope },
-        },
-      },
-      async (request, reply) => {
-        // A credential typed into the trap blocks; a form another site's page posts does not.
-        await platform.recordHoneypotHit('/api/security/honeypot/submit', clientOf(request), {
-          block: !sentByAnotherSite(request),
-        });
-        return sendError(request, reply, new DomainError('UNAUTHENTICATED', 'Invalid username or password'));
-      },
-    );
+/** The abuse-detection trap: a sign-in page no person is sent to, and its form's target. */
+const honeypotRoutes: FastifyPluginAsyncZod = async (trap) => {
+  const { platform } = trap.services;
+  const ownOrigin = new URL(trap.config.publicUrl).origin;
+  // The trap accepts whatever a bot posts (forms included) and never parses it.
+  trap.removeAllContentTypeParsers();
+  trap.addContentTypeParser('*', (_request, payload, done) => {
+    payload.resume();
+    payload.on('end', () => done(null, undefined));
+    payload.on('error', done);
   });
+
+  trap.get(
+    '/security/honeypot/admin-login',
+    {
+      schema: { tags, summary: 'Abuse-detection trap', security: security.public, produces: ['text/html'] },
+    },
+    async (request, reply) => {
+      // A visit never blocks: an <img> on any site makes its visitors' browsers fetch this.
+      await platform.recordHoneypotHit('/api/security/honeypot/admin-login', clientOf(request), {
+        block: false,
+      });
+      return reply.type('text/html; charset=utf-8').send(HONEYPOT_LOGIN_PAGE);
+    },
+  );
+
+  trap.post(
+    '/security/honeypot/submit',
+    {
+      schema: {
+        tags,
+        summary: 'Abuse-detection trap',
+        security: security.public,
+        response: { 401: errorEnvelope },
+      },
+    },
+    async (request, reply) => {
+      // A credential typed into the trap blocks; a form another site's page posts does not.
+      await platform.recordHoneypotHit('/api/security/honeypot/submit', clientOf(request), {
+        block: !sentByAnotherSite(request, ownOrigin),
+      });
+      return sendError(request, reply, new DomainError('UNAUTHENTICATED', 'Invalid username or password'));
+    },
+  );
+};
+
+export const platformRoutes: FastifyPluginAsyncZod = async (app) => {
+  // Here, not with the report routes: the routes registered below (but the trap, which
+  // removes every parser) take these types as they always have.
+  acceptReportMediaTypes(app);
+  await app.register(serviceRoutes);
+  await app.register(monitoringRoutes);
+  await app.register(securityReportRoutes);
+  await app.register(honeypotRoutes);
 };

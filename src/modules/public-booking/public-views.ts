@@ -1,13 +1,8 @@
 import { resolveSchedule } from '../../scheduling/resolve.js';
 import type { OrganisationSchedule } from '../availability/service.js';
 import type { PublicOrganisationRow } from '../organisations/public-repo.js';
-import type {
-  DryRunAnswer,
-  PublicReservation,
-  Reservation,
-  SeriesDryRun,
-  WouldBeReservation,
-} from '../reservations/schemas.js';
+import type { DryRunAnswer, SeriesDryRun, WouldBeReservation } from '../reservations/dry-run-schemas.js';
+import type { PublicReservation, Reservation } from '../reservations/schemas.js';
 import type { ResourceType } from '../resource-types/schemas.js';
 import type { Resource } from '../resources/schemas.js';
 

@@ -1,6 +1,7 @@
 import { errorResponses } from '../../http/errors.js';
 import type { idempotencyHooks } from '../../http/idempotency.js';
-import { dryRunAnswer, publicReservation } from '../reservations/schemas.js';
+import { dryRunAnswer } from '../reservations/dry-run-schemas.js';
+import { publicReservation } from '../reservations/schemas.js';
 
 export const tags = ['public booking'];
 export const errors = errorResponses(400, 404, 409, 429);

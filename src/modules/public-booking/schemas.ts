@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { positiveId } from '../../http/schemas.js';
 import { availabilityMode } from '../../scheduling/schemas.js';
 import { rangeQuery } from '../availability/schemas.js';
-import { dryRunFailure, publicReservation, rescheduleBody, wouldBe } from '../reservations/schemas.js';
+import { dryRunFailure, wouldBe } from '../reservations/dry-run-schemas.js';
+import { publicReservation, rescheduleBody } from '../reservations/schemas.js';
 import { bookingQuestionRecord } from '../resource-types/schemas.js';
 import { waitlistEntry } from '../waitlist/schemas.js';
 

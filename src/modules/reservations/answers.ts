@@ -1,7 +1,12 @@
 import type { ErrorDetail } from '../../lib/errors.js';
 import { email } from '../auth/schemas.js';
 import type { BookingQuestion } from '../resource-types/schemas.js';
-import { ANSWER_LIMITS, type Customer, type CustomerAnswers, type CustomerRecord } from './schemas.js';
+import {
+  ANSWER_LIMITS,
+  type Customer,
+  type CustomerAnswers,
+  type CustomerRecord,
+} from './customer-schemas.js';
 
 /** One line: what a text or phone answer must be (it is shown in mails and on one row of a page). */
 const ONE_LINE = /^[^\r\n]*$/;

@@ -7,16 +7,11 @@ import type { StoredResourceType } from '../resource-types/service.js';
 import { type BookingChannel, bookableType, bookingDetails, typeIdOf } from './bookable.js';
 import type { LaneOffer, ReservationsContext } from './context.js';
 import { wouldBeBooked } from './dry-run.js';
+import type { SeriesDryRun, WouldBeReservation } from './dry-run-schemas.js';
 import { storedManageLink } from './manage-link.js';
 import type { createSeriesRepo, NewReservation } from './repo.js';
 import { assertBookingRules, type CustomerDays } from './rules.js';
-import type {
-  Reservation,
-  ReservationInput,
-  SeriesBooking,
-  SeriesDryRun,
-  WouldBeReservation,
-} from './schemas.js';
+import type { Reservation, ReservationInput, SeriesBooking } from './schemas.js';
 import { expandRecurrence } from './series-recurrence.js';
 
 /** Whole-series attempts on PostgreSQL, where a concurrent booking can take an occurrence's time after the read. */

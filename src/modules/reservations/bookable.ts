@@ -5,9 +5,10 @@ import type { ResourceType } from '../resource-types/schemas.js';
 import type { StoredResourceType } from '../resource-types/service.js';
 import { answerIssues } from './answers.js';
 import type { ReservationsContext } from './context.js';
+import type { Customer } from './customer-schemas.js';
 import type { StoredManageLink } from './manage-link.js';
 import type { NewReservation } from './repo.js';
-import type { Customer, ReservationInput } from './schemas.js';
+import type { ReservationInput } from './schemas.js';
 import type { ReservationSource } from './tables.js';
 
 /** Who books: a member through the API or MCP, or a public booker through a slug or token link. */

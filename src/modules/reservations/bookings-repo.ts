@@ -2,10 +2,11 @@ import { compiledOnce, type Dialect, type Executor } from '../../db/database.js'
 import { isUniqueViolation } from '../../db/errors.js';
 import { laneAsRead } from '../resources/ports.js';
 import { storedCustomerInfo } from './answers.js';
+import type { Customer } from './customer-schemas.js';
 import { LANE_REFUSED } from './lanes-repo.js';
 import { newReference } from './reference.js';
 import { toReservation } from './reservation-row.js';
-import type { Customer, Reservation } from './schemas.js';
+import type { Reservation } from './schemas.js';
 import type { ReservationSource, ReservationStatus } from './tables.js';
 
 export interface NewReservation {

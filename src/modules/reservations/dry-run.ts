@@ -1,7 +1,7 @@
 import { DomainError, type ErrorCode } from '../../lib/errors.js';
 import { customerRecordOf, storedCustomerInfo } from './answers.js';
+import type { DryRunAnswer, WouldBeReservation } from './dry-run-schemas.js';
 import type { NewReservation } from './repo.js';
-import type { DryRunAnswer, WouldBeReservation } from './schemas.js';
 
 /**
  * Dry runs (`?dryRun=true`, the MCP `dryRun` argument): a write checked as it would run,

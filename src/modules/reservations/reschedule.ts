@@ -6,10 +6,11 @@ import type { OrganisationSchedule } from '../availability/service.js';
 import type { ResourceType } from '../resource-types/schemas.js';
 import type { LaneOffer, LaneRead, ReservationsContext } from './context.js';
 import { dryRunOf } from './dry-run.js';
+import type { WouldBeReservation } from './dry-run-schemas.js';
 import { changeable } from './member-access.js';
 import { KEEPING_STATUSES } from './reservation-time.js';
 import { assertBookingRules, overrideBy } from './rules.js';
-import type { RescheduleInput, Reservation, WouldBeReservation } from './schemas.js';
+import type { RescheduleInput, Reservation } from './schemas.js';
 import type { ReservationsService } from './service.js';
 import { requestedTimes } from './times.js';
 

@@ -3,18 +3,17 @@ import { actorOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/errors.js';
 import { idempotencyHeaders, idempotencyHooks } from '../../http/idempotency.js';
 import { dryRunQuery, idParam, page, security } from '../../http/schemas.js';
+import { dryRunAnswer, seriesDryRun } from './dry-run-schemas.js';
 import {
   cancelReservationBody,
   cancelSeriesBody,
   createHoldBody,
   createReservationBody,
-  dryRunAnswer,
   listReservationsQuery,
   rescheduleBody,
   reservation,
   reservationSeries,
   seriesBooking,
-  seriesDryRun,
 } from './schemas.js';
 
 const tags = ['reservations'];

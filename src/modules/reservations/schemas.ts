@@ -1,92 +1,10 @@
 import { z } from 'zod';
-import { alternatives, errorDetails } from '../../http/errors.js';
-import { entityId, listOf, oneLine, pageQuery, positiveId } from '../../http/schemas.js';
-import { email } from '../auth/schemas.js';
+import { entityId, listOf, pageQuery, positiveId } from '../../http/schemas.js';
 import { serverDerived } from '../resource-types/schemas.js';
+import { customer, customerRecord } from './customer-schemas.js';
 
 const instant = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with a zone' });
 const priceFromType = serverDerived('is not accepted: price and currency come from the resource type');
-
-/** An optional field left empty (what a form sends for a field nobody filled in) is not given. */
-const notGivenWhenEmpty = (value: unknown) =>
-  typeof value === 'string' && value.trim() === '' ? undefined : value;
-
-/** The longest answer of each kind of booking question that takes text (characters). */
-export const ANSWER_LIMITS = { text: 200, textarea: 2000, phone: 50 } as const;
-/** Answers one booking gives at most: a type asks up to this many questions. */
-const MAX_ANSWERS = 10;
-
-/** A booking question's answer: text, or true/false for a checkbox. */
-const answerValue = z.union([z.string().trim().max(ANSWER_LIMITS.textarea), z.boolean()]);
-const answersDescription =
-  "Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox";
-
-/** Answers as a booking gives them; an empty text is no answer (what a form sends for one left blank). */
-const customerAnswers = z
-  .record(z.string().max(64), answerValue)
-  .refine((answers) => Object.keys(answers).length <= MAX_ANSWERS, {
-    message: `must have at most ${MAX_ANSWERS} answers (a resource type asks at most ${MAX_ANSWERS} questions)`,
-  })
-  .transform((answers) => Object.fromEntries(Object.entries(answers).filter(([, value]) => value !== '')))
-  .optional()
-  .describe(answersDescription);
-export type CustomerAnswers = Record<string, string | boolean>;
-
-/** The customer fields every booking has; any other is one the resource type lists in customerInfoFields. */
-const BUILT_IN_CUSTOMER_FIELDS = new Set(['name', 'email', 'phone', 'answers']);
-/** A customerInfoFields field's value. */
-const infoField = z.string().trim().max(1000);
-
-/** A booking's customer as the services read it: the built-in fields, then customerInfoFields as text. */
-export type Customer = {
-  name: string;
-  email: string;
-  phone?: string | undefined;
-  answers?: CustomerAnswers | undefined;
-} & Record<string, unknown>;
-
-/**
- * name, email and the optional phone (always optional: the booking page marks it so, even when
- * a type lists it), `answers` to the type's questions, and one string per field the resource
- * type lists in customerInfoFields. A loose object whose other fields are checked here: an index
- * of texts beside `answers` would type every generated client's `answers` as text too.
- */
-export const customer = z
-  .looseObject({
-    name: oneLine(z.string().trim().min(1).max(200)),
-    email,
-    phone: z.preprocess(notGivenWhenEmpty, z.string().trim().max(ANSWER_LIMITS.phone).optional()),
-    answers: customerAnswers,
-  })
-  .transform((given, ctx): Customer => {
-    const customer: Customer = { name: given.name, email: given.email };
-    for (const [key, value] of Object.entries(given)) {
-      if (BUILT_IN_CUSTOMER_FIELDS.has(key)) continue;
-      const field = infoField.safeParse(value);
-      if (field.success) customer[key] = field.data;
-      else for (const issue of field.error.issues) ctx.addIssue({ ...issue, path: [key, ...issue.path] });
-    }
-    if (given.phone !== undefined) customer.phone = given.phone;
-    if (given.answers !== undefined) customer.answers = given.answers;
-    return customer;
-  })
-  .describe(
-    "name, email, the optional phone, answers to the resource type's questions, and one text (up to 1000 characters) per field the type lists in customerInfoFields",
-  );
-
-/** A reservation's customer as answered: name, email, the phone, the customerInfoFields as text, and the answers. */
-export const customerRecord = z
-  .looseObject({
-    name: z.string(),
-    email: z.string(),
-    phone: z.string().optional(),
-    answers: z
-      .record(z.string(), z.union([z.string(), z.boolean()]))
-      .optional()
-      .describe(answersDescription),
-  })
-  .describe("Other fields: the resource type's customerInfoFields, as text");
-export type CustomerRecord = z.infer<typeof customerRecord>;
 
 const bookingFields = {
   startTime: instant,
@@ -160,14 +78,6 @@ export const rescheduleBody = z.strictObject({
   overrideRules,
 });
 export type RescheduleInput = z.infer<typeof rescheduleBody>;
-
-/** The `dryRun` argument of the MCP tools that write a reservation. */
-export const dryRunArgument = z
-  .boolean()
-  .optional()
-  .describe(
-    'true: write nothing and answer {wouldSucceed: true, reservation} (the would-be record, id null) or {wouldSucceed: false, error: {code, message, details?, alternatives}}',
-  );
 
 /** Shortest and longest hold, and the default (seconds). */
 export const HOLD_SECONDS = { min: 60, max: 1800, default: 600 } as const;
@@ -290,50 +200,6 @@ export const publicReservation = reservation.pick({
 });
 export type PublicReservation = z.infer<typeof publicReservation>;
 
-/** Why a dry run would fail: the refusal the write would answer, and what would fit instead. */
-export const dryRunRefusal = z.object({
-  code: z.string(),
-  message: z.string(),
-  details: errorDetails.optional(),
-  alternatives: alternatives.optional(),
-  conflicts: z
-    .array(z.object({ startTime: z.string(), endTime: z.string(), alternatives }))
-    .optional()
-    .describe('A series: every occurrence that does not fit'),
-});
-export type DryRunRefusal = z.infer<typeof dryRunRefusal>;
-
-/** The record a dry run would write: no id, and a new booking's reference not yet drawn. */
-export const wouldBe = <T extends z.ZodObject>(record: T) =>
-  record.extend({
-    id: z.null().describe('Null: a dry run writes nothing'),
-    reference: z.string().nullable().describe('Null for a new booking: its reference is drawn when written'),
-  });
-
-/** A dry run that would succeed, with the record it would write (`id` null: nothing was written). */
-export const dryRunSuccess = <T extends z.ZodObject>(record: T) =>
-  z.object({
-    wouldSucceed: z.literal(true),
-    reservation: wouldBe(record),
-  });
-export const dryRunFailure = z.object({ wouldSucceed: z.literal(false), error: dryRunRefusal });
-
-/** What `?dryRun=true` (or the MCP `dryRun` argument) answers for a write of `record`. */
-export const dryRunAnswer = <T extends z.ZodObject>(record: T) =>
-  z.discriminatedUnion('wouldSucceed', [dryRunSuccess(record), dryRunFailure]);
-
-/** The record a dry run would write. */
-export type WouldBeReservation = Omit<Reservation, 'id' | 'reference'> & {
-  id: null;
-  reference: string | null;
-};
-export type DryRunAnswer<T> =
-  | { wouldSucceed: true; reservation: T }
-  | { wouldSucceed: false; error: DryRunRefusal };
-
-/** What an MCP tool that may be dry-run answers: the record, or a dry run's verdict. */
-export const reservationOrDryRun = z.union([reservation, dryRunSuccess(reservation), dryRunFailure]);
-
 /** A booked series (201 of a create with `recurrence`): its id and every occurrence, by start. */
 export const seriesBooking = z.object({
   seriesId: z.number().int(),
@@ -348,17 +214,6 @@ export const reservationSeries = z.object({
   reservations: z.array(reservation),
 });
 export type ReservationSeries = z.infer<typeof reservationSeries>;
-
-/** A series' dry run: the occurrences it would book (ids null), or the refusal with every misfit. */
-export const seriesDryRunSuccess = z.object({
-  wouldSucceed: z.literal(true),
-  seriesId: z.null().describe('Null: a dry run writes nothing'),
-  reservations: z.array(wouldBe(reservation)),
-});
-export const seriesDryRun = z.discriminatedUnion('wouldSucceed', [seriesDryRunSuccess, dryRunFailure]);
-export type SeriesDryRun =
-  | { wouldSucceed: true; seriesId: null; reservations: WouldBeReservation[] }
-  | { wouldSucceed: false; error: DryRunRefusal };
 
 /** POST /api/reservations/series/:id/cancel: staff may override the cancel notice. */
 export const cancelSeriesBody = z.strictObject({ overrideRules });

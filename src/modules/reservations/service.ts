@@ -5,6 +5,7 @@ import type { BookingChannel } from './bookable.js';
 import { createCancel } from './cancel.js';
 import { createReservationsContext, type ReservationsServiceDeps } from './context.js';
 import { dryRunOf } from './dry-run.js';
+import type { DryRunAnswer, SeriesDryRun, WouldBeReservation } from './dry-run-schemas.js';
 import { createExpiry } from './expiry.js';
 import { createHolds } from './hold.js';
 import { createReads } from './reads.js';
@@ -14,15 +15,12 @@ import type {
   CancelReservationInput,
   CreateHoldInput,
   CreateReservationInput,
-  DryRunAnswer,
   ListReservationsQuery,
   RescheduleInput,
   Reservation,
   ReservationInput,
   ReservationSeries,
   SeriesBooking,
-  SeriesDryRun,
-  WouldBeReservation,
 } from './schemas.js';
 import { createSeries } from './series.js';
 import type { ReservationSource } from './tables.js';

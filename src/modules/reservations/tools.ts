@@ -2,20 +2,22 @@ import { z } from 'zod';
 import { entityId, page } from '../../http/schemas.js';
 import { defineTool } from '../../mcp/types.js';
 import {
+  dryRunArgument,
+  dryRunFailure,
+  dryRunSuccess,
+  reservationOrDryRun,
+  seriesDryRunSuccess,
+} from './dry-run-schemas.js';
+import {
   cancelReservationBody,
   cancelSeriesBody,
   createHoldBody,
   createReservationBody,
-  dryRunArgument,
-  dryRunFailure,
-  dryRunSuccess,
   listReservationsQuery,
   rescheduleBody,
   reservation,
-  reservationOrDryRun,
   reservationSeries,
   seriesBooking,
-  seriesDryRunSuccess,
 } from './schemas.js';
 import type { ReservationsService } from './service.js';
 

@@ -1,12 +1,6 @@
 import { type Selectable, sql } from 'kysely';
 import type { Dialect, Executor } from '../../db/database.js';
-import {
-  afterNullableKey,
-  containsIgnoringCase,
-  decodeNullableKey,
-  encodeNullableKey,
-  nullsLast,
-} from '../../db/keyset.js';
+import { containsIgnoringCase, pageByNullableKey } from '../../db/keyset.js';
 import type { ListTasksQuery, TaskPriority, TaskStatus } from './schemas.js';
 import type { TasksTable } from './tables.js';
 
@@ -84,19 +78,7 @@ export function createTasksRepo(db: Executor, dialect: Dialect) {
           eb.or([containsIgnoringCase('title', text), containsIgnoringCase('notes', text)]),
         );
       }
-      if (query.cursor !== undefined) q = q.where(afterNullableKey('dueAt', decodeNullableKey(query.cursor)));
-      const rows = await q
-        .orderBy(nullsLast('dueAt'))
-        .orderBy('dueAt')
-        .orderBy('id')
-        .limit(query.limit + 1)
-        .execute();
-      const page = rows.slice(0, query.limit);
-      const last = page[page.length - 1];
-      return {
-        rows: page,
-        nextCursor: rows.length > query.limit && last ? encodeNullableKey(last.dueAt, last.id) : null,
-      };
+      return pageByNullableKey(q, 'dueAt', query.cursor, query.limit);
     },
 
     async update(id: number, values: Partial<TaskValues>, now: string): Promise<TaskRow> {

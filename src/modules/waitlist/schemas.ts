@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { positiveId } from '../../http/schemas.js';
-import { customerRecord, reservationBody } from '../reservations/schemas.js';
+import { customerRecord } from '../reservations/customer-schemas.js';
+import { reservationBody } from '../reservations/schemas.js';
 
 export const WAITLIST_STATUSES = ['waiting', 'offered', 'accepted', 'expired', 'left'] as const;
 export const waitlistStatus = z

@@ -1,0 +1,111 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type PgBoss from 'pg-boss';
+import type { Db } from '../db/database.js';
+import { asDomainError } from '../lib/errors.js';
+import { loadDriver } from '../lib/load-driver.js';
+import { localRepeats } from './local-repeats.js';
+import type { JobHandler, JobQueue, WorkOptions } from './queue.js';
+import { retryOf } from './retry.js';
+
+/**
+ * A pg-boss instance on the app's pool, in its own schema, whose job ends tolerate an outage
+ * and whose errors are logged.
+ */
+function createBoss(
+  db: Db,
+  pool: NonNullable<Db['pool']>,
+  log: Pick<FastifyBaseLogger, 'error' | 'warn'>,
+): PgBoss {
+  const Boss = loadDriver<typeof PgBoss>('pg-boss');
+  const schema = db.schema ? `${db.schema}_jobs` : 'pgboss';
+  // pg-boss 10.4's worker records a job's end (`complete` or `fail`) without awaiting it: with
+  // the database away at that moment the statement rejects with no handler, and an unhandled
+  // rejection ends the process. Those two statements answer "nothing recorded" instead: the job
+  // stays active, expires and runs again, as after a crash (every handler may run twice).
+  const plans =
+    loadDriver<Record<'completeJobs' | 'failJobsById', (schema: string) => string>>('pg-boss/src/plans.js');
+  const jobEnds = new Set([plans.completeJobs(schema), plans.failJobsById(schema)]);
+  const executeSql = async (text: string, values?: unknown[]) => {
+    if (!jobEnds.has(text)) return pool.query(text, values);
+    try {
+      return await pool.query(text, values);
+    } catch (error) {
+      log.warn(
+        { cause: asDomainError(error)?.message ?? String(error) },
+        'job queue: a job end not recorded',
+      );
+      return { rows: [{ count: '0' }] };
+    }
+  };
+  const boss = new Boss({
+    // The app's own pool: the same database and credentials, no second set of connections.
+    db: { executeSql },
+    schema,
+  });
+  // Its workers and maintenance go on polling through an outage (each poll takes a pooled
+  // connection afresh), so jobs resume by themselves once the database is back.
+  boss.on('error', (error) => {
+    if (asDomainError(error)?.code === 'UNAVAILABLE')
+      log.warn({ cause: error.message }, 'job queue: database unavailable');
+    else log.error({ err: error }, 'job queue error');
+  });
+  return boss;
+}
+
+/** Creates each handler's queue (its retry policy) and starts polling it. */
+async function startWorkers(
+  boss: PgBoss,
+  handlers: ReadonlyMap<string, { handler: JobHandler<object>; options: WorkOptions }>,
+): Promise<void> {
+  for (const [name, { handler, options }] of handlers) {
+    const retry = retryOf(options);
+    await boss.createQueue(name, {
+      name,
+      policy: options.deduplicate ? 'stately' : 'standard',
+      retryLimit: retry.retryLimit,
+      retryDelay: retry.retryDelaySeconds,
+      retryBackoff: true,
+    });
+    await boss.work<object>(name, { pollingIntervalSeconds: 1 }, async (jobs) => {
+      for (const job of jobs) await handler(job.data);
+    });
+  }
+}
+
+export function pgBossQueue(
+  db: Db,
+  pool: NonNullable<Db['pool']>,
+  log: Pick<FastifyBaseLogger, 'error' | 'warn'>,
+): JobQueue {
+  const boss = createBoss(db, pool, log);
+  const handlers = new Map<string, { handler: JobHandler<object>; options: WorkOptions }>();
+  const periodic = new Map<string, number>();
+  const repeats = localRepeats(log);
+  let started = false;
+
+  return {
+    kind: 'pg-boss',
+    work(name, handler, options = {}) {
+      handlers.set(name, { handler: handler as JobHandler<object>, options });
+    },
+    async send(name, data, options = {}) {
+      await boss.send(name, data, options.singletonKey ? { singletonKey: options.singletonKey } : {});
+    },
+    every(name, minutes) {
+      periodic.set(name, minutes);
+    },
+    repeat: repeats.add,
+    async start() {
+      await boss.start();
+      started = true;
+      await startWorkers(boss, handlers);
+      for (const [name, minutes] of periodic) await boss.schedule(name, `*/${minutes} * * * *`, {});
+      repeats.start();
+    },
+    async stop() {
+      await repeats.stop();
+      if (started) await boss.stop({ graceful: true, close: false, timeout: 5_000, wait: true });
+    },
+    async idle() {},
+  };
+}
