@@ -2,6 +2,7 @@
 // `npm test` does: scripts/test-build.mjs), driving the system Chromium through playwright-core. Kept apart from `npm test` so the main
 // suite needs no browser. Extra arguments are passed to the runner, e.g.
 // `npm run test:browser -- --test-name-pattern=keyboard`. CHROMIUM_PATH overrides /usr/bin/chromium.
+// The pages are built first when dist/frontend has none (once, before any file starts).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +22,11 @@ if (!existsSync(chromium)) {
   process.exit(1);
 }
 
+if (!existsSync(join('dist', 'frontend', 'index.html'))) {
+  const built = spawnSync('npm', ['run', 'build:web'], { stdio: 'inherit' });
+  if (built.status !== 0) process.exit(built.status ?? 1);
+}
+
 const args = process.argv.slice(2);
 const explicit = args.filter((arg) => arg.endsWith('.ts'));
 const files = explicit.length > 0 ? explicit : testFiles(join('test', 'browser')).sort();
@@ -30,8 +36,9 @@ const result = spawnSync(
   [
     '--enable-source-maps',
     '--test',
-    // One browser at a time: each file starts its own Chromium.
-    '--test-concurrency=1',
+    // Two files at a time, each with its own app and Chromium: the pages wait on the network
+    // and timers as much as on the cores.
+    `--test-concurrency=${process.env.TEST_CONCURRENCY ?? '2'}`,
     ...args.filter((a) => !a.endsWith('.ts')),
     ...built,
   ],

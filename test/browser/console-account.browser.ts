@@ -6,13 +6,9 @@
 // field, sent and cancelled). axe-core at 360 and 1280 px on every screen, screenshots under
 // test-artifacts/screenshots/. Run with `node scripts/run-browser-tests.mjs <this file>`.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
-import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import {
   type CalendarProviderAEmulator,
   startCalendarProviderAEmulator,
@@ -44,10 +40,6 @@ describe('console account screens (browser)', () => {
   let people = 0;
 
   before(async () => {
-    if (!existsSync(join(DEFAULT_FRONTEND_ROOT, 'index.html'))) {
-      const built = spawnSync('npm', ['run', 'build:web'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
-      assert.equal(built.status, 0, 'npm run build:web');
-    }
     payments = await startPaymentEmulator({ secretKey: SECRET, webhookSecret: WEBHOOK_SECRET });
     calendarA = await startCalendarProviderAEmulator({ accounts: [CALENDAR_ACCOUNT] });
     calendarA.createCalendar(CALENDAR_ACCOUNT, { summary: 'Work shifts', timeZone: 'Europe/Berlin' });

@@ -8,14 +8,9 @@
 // agent's detail and the inbox. Run with
 // `node scripts/run-browser-tests.mjs test/browser/console-agents.browser.ts`.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Browser } from 'playwright-core';
-import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
-import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { createTestApp, freePort, type TestApp } from '../helpers/app.js';
 import { at, customer, futureMonday } from '../helpers/booking.js';
 import { checkAtBothWidths, launchChromium, problemsOf, registerThroughPages } from '../helpers/browser.js';
@@ -32,10 +27,6 @@ describe('console agents and approvals (browser)', () => {
   let mcp: Client | undefined;
 
   before(async () => {
-    if (!existsSync(join(DEFAULT_FRONTEND_ROOT, 'index.html'))) {
-      const built = spawnSync('npm', ['run', 'build:web'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
-      assert.equal(built.status, 0, 'npm run build:web');
-    }
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
     t = await createTestApp({ PUBLIC_URL: origin, FRONTEND_URL: origin });

@@ -6,15 +6,10 @@
 // organisation's everywhere; a new agent key shows the MCP address; the approval page names
 // the agent and the customer. axe-core at 360 and 1280 px. Run with `npm run test:browser`.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { addDays } from '../../frontend/src/console/week.js';
 import { dayKey, instantOf } from '../../frontend/src/lib/time.js';
-import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
-import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { createTestApp, freePort, type TestApp, uniqueEmail } from '../helpers/app.js';
 import { checkAtBothWidths, launchChromium, problemsOf } from '../helpers/browser.js';
 
@@ -42,10 +37,6 @@ describe('console daily pages (browser)', () => {
   }
 
   before(async () => {
-    if (!existsSync(join(DEFAULT_FRONTEND_ROOT, 'index.html'))) {
-      const built = spawnSync('npm', ['run', 'build:web'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
-      assert.equal(built.status, 0, 'npm run build:web');
-    }
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
     t = await createTestApp({ PUBLIC_URL: origin, FRONTEND_URL: origin });

@@ -4,13 +4,8 @@
 // questions, and the stored key kept when its label changes on edit. axe-core at 360 and
 // 1280 px, screenshots under test-artifacts/screenshots/. Run with `npm run test:browser`.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
-import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { createTestApp, freePort, type TestApp } from '../helpers/app.js';
 import { checkAtBothWidths, launchChromium, problemsOf, registerThroughPages } from '../helpers/browser.js';
 
@@ -21,10 +16,6 @@ describe('console: booking questions editor (browser)', () => {
   const slug = `quiz-${process.pid}`;
 
   before(async () => {
-    if (!existsSync(join(DEFAULT_FRONTEND_ROOT, 'index.html'))) {
-      const built = spawnSync('npm', ['run', 'build:web'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
-      assert.equal(built.status, 0, 'npm run build:web');
-    }
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
     t = await createTestApp({ PUBLIC_URL: origin, FRONTEND_URL: origin });

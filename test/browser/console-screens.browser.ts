@@ -5,15 +5,10 @@
 // offered as a button, and cancels it. axe-core at 360 and 1280 px on every screen, screenshots
 // under test-artifacts/screenshots/. Run with `npm run test:browser`.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { addDays, mondayOf } from '../../frontend/src/console/week.js';
 import { dayKey, formatDay, instantOf } from '../../frontend/src/lib/time.js';
-import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
-import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { createTestApp, freePort, registerVerifiedUser, type TestApp, uniqueEmail } from '../helpers/app.js';
 import { checkAtBothWidths, launchChromium, problemsOf, registerThroughPages } from '../helpers/browser.js';
 import { type Receiver, startReceiver } from '../modules/webhooks/helpers.js';
@@ -27,10 +22,6 @@ describe('console screens (browser)', () => {
   let receiver: Receiver;
 
   before(async () => {
-    if (!existsSync(join(DEFAULT_FRONTEND_ROOT, 'index.html'))) {
-      const built = spawnSync('npm', ['run', 'build:web'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
-      assert.equal(built.status, 0, 'npm run build:web');
-    }
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
     // Webhook endpoints on loopback: the receiver below.

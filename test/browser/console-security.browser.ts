@@ -5,15 +5,10 @@
 // session ended from the Security page. axe-core at 360, 390 and 1280 px on each new screen.
 // Run with `npm run test:browser -- test/browser/console-security.browser.ts`.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TOTP } from 'otpauth';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
-import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { type MailCatcher, startMailCatcher } from '../../tools/emulators/mail/server.js';
 import { createTestApp, freePort, type TestApp, uniqueEmail } from '../helpers/app.js';
 import {
@@ -35,10 +30,6 @@ describe('account security (browser)', () => {
   let catcher: MailCatcher;
 
   before(async () => {
-    if (!existsSync(join(DEFAULT_FRONTEND_ROOT, 'index.html'))) {
-      const built = spawnSync('npm', ['run', 'build:web'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
-      assert.equal(built.status, 0, 'npm run build:web');
-    }
     catcher = await startMailCatcher();
     const port = await freePort();
     // A passkey's relying party is a host name: WebAuthn refuses IP addresses.

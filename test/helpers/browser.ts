@@ -2,8 +2,7 @@
 // listening with the pages built (and, asked for, the payment emulator), visitors whose requests
 // stay on the app, and the check of each page at a phone's and a desktop's width.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import {
@@ -14,7 +13,6 @@ import {
   type Locator,
   type Page,
 } from 'playwright-core';
-import { DEFAULT_FRONTEND_ROOT } from '../../src/http/pages.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 import { type PaymentEmulator, startPaymentEmulator } from '../../tools/emulators/payment/server.js';
 import { createTestApp, freePort, type TestApp, uniqueEmail } from './app.js';
@@ -157,17 +155,14 @@ const PAYMENT_SECRET = 'sk_test_browser_0123456789';
 const PAYMENT_WEBHOOK_SECRET = 'whsec_browser_0123456789abcdef';
 
 /**
- * Builds the web app if it is not built, starts an app listening on a free loopback port with
- * `env` over the test settings (and the payment emulator, asked for), launches Chromium.
+ * Starts an app listening on a free loopback port with
+ * `env` over the test settings (and the payment emulator, asked for), launches Chromium. The
+ * pages are built by the runner (scripts/run-browser-tests.mjs) when they are not.
  */
 export async function startBrowserApp(
   env: Record<string, string> = {},
   { payments: withPayments = false, host = '127.0.0.1' }: BrowserAppOptions = {},
 ): Promise<BrowserApp> {
-  if (!existsSync(join(DEFAULT_FRONTEND_ROOT, 'index.html'))) {
-    const built = spawnSync('npm', ['run', 'build:web'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
-    assert.equal(built.status, 0, 'npm run build:web');
-  }
   const payments = withPayments
     ? await startPaymentEmulator({ secretKey: PAYMENT_SECRET, webhookSecret: PAYMENT_WEBHOOK_SECRET })
     : undefined;
