@@ -48,7 +48,10 @@ describe('pool assignment', () => {
     assert.equal(resource.assignmentWeight, 1);
     assert.equal(resource.maxBookingsPerDay, null);
     const changed = expectStatus(
-      await as(t.app, owner).patch(`/api/resources/${resource.id}`, { assignmentWeight: 3, maxBookingsPerDay: 4 }),
+      await as(t.app, owner).patch(`/api/resources/${resource.id}`, {
+        assignmentWeight: 3,
+        maxBookingsPerDay: 4,
+      }),
       200,
     );
     assert.equal(changed.assignmentWeight, 3);
@@ -70,7 +73,10 @@ describe('pool assignment', () => {
       [{ maxBookingsPerDay: 2.5 }, 'maxBookingsPerDay'],
     ] as const) {
       const details = validationDetails(await as(t.app, owner).patch(`/api/resources/${resource.id}`, body));
-      assert.ok(details.some((d) => d.startsWith(`body.${field}:`)), `${JSON.stringify(body)}: ${details}`);
+      assert.ok(
+        details.some((d) => d.startsWith(`body.${field}:`)),
+        `${JSON.stringify(body)}: ${details}`,
+      );
     }
     const unknown = await as(t.app, owner).patch(`/api/resource-types/${plain.id}`, { assignment: 'random' });
     assert.ok(validationDetails(unknown).some((d) => d.startsWith('body.assignment:')));
@@ -123,7 +129,11 @@ describe('pool assignment', () => {
     // The first resource is busy that day: two bookings made on it by name.
     for (const hour of [8, 9])
       expectStatus(
-        await book(t.app, owner, { resourceId: ids[0], startTime: at(day, hour), endTime: at(day, hour, 30) }),
+        await book(t.app, owner, {
+          resourceId: ids[0],
+          startTime: at(day, hour),
+          endTime: at(day, hour, 30),
+        }),
         201,
       );
     const held = expectStatus(
@@ -153,7 +163,11 @@ describe('pool assignment', () => {
     const day = new Date(futureMonday().getTime() + 5 * 86_400_000);
     for (const hour of [9, 10])
       expectStatus(
-        await book(t.app, owner, { resourceId: room.id, startTime: at(day, hour), endTime: at(day, hour, 30) }),
+        await book(t.app, owner, {
+          resourceId: room.id,
+          startTime: at(day, hour),
+          endTime: at(day, hour, 30),
+        }),
         201,
       );
     const refused = expectStatus(
@@ -169,7 +183,10 @@ describe('pool assignment', () => {
     );
     const windows = offered.windows as Array<{ start: string }>;
     assert.ok(windows.length > 0);
-    assert.ok(windows.every((w) => w.start >= at(day, 24)), JSON.stringify(windows));
+    assert.ok(
+      windows.every((w) => w.start >= at(day, 24)),
+      JSON.stringify(windows),
+    );
     expectStatus(
       await book(t.app, owner, { resourceId: room.id, startTime: at(day, 33), endTime: at(day, 33, 30) }),
       201,
