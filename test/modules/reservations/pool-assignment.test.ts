@@ -153,6 +153,36 @@ describe('pool assignment', () => {
     });
   });
 
+  test("a move within a round-robin pool keeps its lane where it fits, else takes the pool's pick", async () => {
+    const { typeId } = await pool('round_robin', [{}, {}]);
+    const a = expectStatus(await book(t.app, owner, { resourceTypeId: typeId, ...nextSlot() }), 201);
+    const stay = expectStatus(
+      await as(t.app, owner).post(`/api/reservations/${a.id}/reschedule`, nextSlot()),
+      200,
+    );
+    assert.equal(stay.resourceId, a.resourceId);
+    assert.deepEqual(stay.assignment, a.assignment);
+    // Where it would move, another booking takes its lane: the pool gives it the other one, and says why.
+    const free = nextSlot();
+    const taker = expectStatus(
+      await as(t.app, owner).post('/api/reservations', {
+        resourceTypeId: typeId,
+        ...free,
+        customer: { name: 'Other', email: 'other@example.test' },
+      }),
+      201,
+    );
+    const moved = expectStatus(
+      await as(t.app, owner).post(`/api/reservations/${a.id}/reschedule`, free),
+      200,
+    );
+    assert.notEqual(moved.resourceId, taker.resourceId);
+    assert.equal(moved.assignment.strategy, 'round_robin');
+    assert.equal(moved.assignment.resourceId, moved.resourceId);
+    const read = expectStatus(await as(t.app, owner).get(`/api/reservations/${a.id}`), 200);
+    assert.deepEqual(read.assignment, moved.assignment);
+  });
+
   test('a daily cap: no longer offered nor booked that day, the next day is', async () => {
     const type = await createType(t.app, owner, { name: 'Capped', minBookingDuration: 30 });
     const room = await createResource(t.app, owner, {
