@@ -101,6 +101,15 @@ describe('pool assignment', () => {
     });
     const read = expectStatus(await as(t.app, owner).get(`/api/reservations/${last.id}`), 200);
     assert.deepEqual(read.assignment, last.assignment);
+    // The privacy export carries it beside the reservation's other fields.
+    const exported = await t.app.inject({
+      method: 'GET',
+      url: '/api/compliance/me/privacy/export',
+      headers: owner.auth,
+    });
+    const mine = exported.json().data.reservations.find((r: { id: number }) => r.id === last.id);
+    assert.equal(mine.assignmentStrategy, 'round_robin');
+    assert.equal(mine.assignmentReason, last.assignment.reason);
   });
 
   test('weights share round robin; a named resource and first_free answer as before', async () => {
