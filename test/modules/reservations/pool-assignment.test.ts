@@ -132,6 +132,28 @@ describe('pool assignment', () => {
     assert.equal(named.assignment, null);
   });
 
+  test('a series in a round-robin pool takes turns', async () => {
+    const type = await createType(t.app, owner, {
+      bookingMode: 'POOL',
+      minBookingDuration: 30,
+      recurringEnabled: true,
+      assignment: 'round_robin',
+    } as Record<string, unknown>);
+    const ids: number[] = [];
+    for (const name of ['S1', 'S2'])
+      ids.push((await createResource(t.app, owner, { name, resourceTypeId: type.id })).id);
+    const series = expectStatus(
+      await book(t.app, owner, {
+        resourceTypeId: type.id,
+        ...nextSlot(),
+        recurrence: ['RRULE:FREQ=DAILY;COUNT=4'],
+      }),
+      201,
+    );
+    assert.deepEqual(tally(ids, series.reservations), [2, 2]);
+    assert.equal(series.reservations[0].assignment.strategy, 'round_robin');
+  });
+
   test('least busy day picks the resource with the fewest bookings that day; holds are assigned too', async () => {
     const { typeId, ids } = await pool('least_busy_day', [{}, {}], 'BOTH');
     const day = new Date(futureMonday().getTime() + 3 * 86_400_000);
