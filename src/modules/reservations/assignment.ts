@@ -4,6 +4,7 @@ import type { Dialect, Executor } from '../../db/database.js';
 import type { AssignmentStrategy } from '../resource-types/tables.js';
 import type { LaneOffer, LaneRead } from './context.js';
 import { keepsTimeAt } from './reservation-time.js';
+import { underSessionLock } from './session-lock.js';
 
 /** A lane a pool booking may take, in the order it tries them, with why it would be that one. */
 export interface RankedOffer {
@@ -33,26 +34,16 @@ export function picksInTurn(read: LaneRead, pooled: boolean): boolean {
 }
 
 /**
- * Runs `work` while no other booking of the type picks its lane, on PostgreSQL: a session
- * advisory lock on a pinned connection, released after the work's autocommitted insert, so
- * the next booking counts it. SQLite's booking transaction (and any transaction) is serial already.
+ * Runs `work` while no other booking of the type picks its lane (`underSessionLock`): the
+ * lock is released after the work's autocommitted insert, so the next booking counts it.
  */
-export async function oneAtATime<T>(
+export function oneAtATime<T>(
   executor: Executor,
   dialect: Dialect,
   resourceTypeId: number,
   work: (executor: Executor) => Promise<T>,
 ): Promise<T> {
-  if (dialect !== 'postgres' || executor.isTransaction) return work(executor);
-  const key = sql`${sql.lit(ASSIGNMENT_LOCKS)}, ${resourceTypeId}::int`;
-  return executor.connection().execute(async (pinned) => {
-    await sql`select pg_advisory_lock(${key})`.execute(pinned);
-    try {
-      return await work(pinned);
-    } finally {
-      await sql`select pg_advisory_unlock(${key})`.execute(pinned);
-    }
-  });
+  return underSessionLock(executor, dialect, sql`${sql.lit(ASSIGNMENT_LOCKS)}, ${resourceTypeId}::int`, work);
 }
 
 /**
