@@ -32633,6 +32633,18 @@ export interface paths {
                     content: {
                         "application/json": {
                             items: {
+                                /** @description How a pool booking's resource was picked (the type's assignment); null when the booking named its resource */
+                                assignment: {
+                                    /** @description Why that one, in a sentence */
+                                    reason: string;
+                                    /** @description The resource or capacity lane the pool gave it */
+                                    resourceId: number;
+                                    /**
+                                     * @description How a pool booking picks its resource among the free ones: first_free (default), round_robin (fewest confirmed bookings of the type in the last 30 days relative to assignmentWeight, ties to the one booked longest ago) or least_busy_day (fewest bookings that day)
+                                     * @enum {string}
+                                     */
+                                    strategy: "first_free" | "round_robin" | "least_busy_day";
+                                } | null;
                                 cancelledAt: string | null;
                                 createdAt: string;
                                 createdByUserId: number | null;
@@ -33019,6 +33031,18 @@ export interface paths {
                     content: {
                         "application/json": ({
                             reservation: {
+                                /** @description How a pool booking's resource was picked (the type's assignment); null when the booking named its resource */
+                                assignment: {
+                                    /** @description Why that one, in a sentence */
+                                    reason: string;
+                                    /** @description The resource or capacity lane the pool gave it */
+                                    resourceId: number;
+                                    /**
+                                     * @description How a pool booking picks its resource among the free ones: first_free (default), round_robin (fewest confirmed bookings of the type in the last 30 days relative to assignmentWeight, ties to the one booked longest ago) or least_busy_day (fewest bookings that day)
+                                     * @enum {string}
+                                     */
+                                    strategy: "first_free" | "round_robin" | "least_busy_day";
+                                } | null;
                                 cancelledAt: string | null;
                                 createdAt: string;
                                 createdByUserId: number | null;
@@ -33115,6 +33139,18 @@ export interface paths {
                             wouldSucceed: false;
                         }) | ({
                             reservations: {
+                                /** @description How a pool booking's resource was picked (the type's assignment); null when the booking named its resource */
+                                assignment: {
+                                    /** @description Why that one, in a sentence */
+                                    reason: string;
+                                    /** @description The resource or capacity lane the pool gave it */
+                                    resourceId: number;
+                                    /**
+                                     * @description How a pool booking picks its resource among the free ones: first_free (default), round_robin (fewest confirmed bookings of the type in the last 30 days relative to assignmentWeight, ties to the one booked longest ago) or least_busy_day (fewest bookings that day)
+                                     * @enum {string}
+                                     */
+                                    strategy: "first_free" | "round_robin" | "least_busy_day";
+                                } | null;
                                 cancelledAt: string | null;
                                 createdAt: string;
                                 createdByUserId: number | null;
@@ -33221,6 +33257,18 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description How a pool booking's resource was picked (the type's assignment); null when the booking named its resource */
+                            assignment: {
+                                /** @description Why that one, in a sentence */
+                                reason: string;
+                                /** @description The resource or capacity lane the pool gave it */
+                                resourceId: number;
+                                /**
+                                 * @description How a pool booking picks its resource among the free ones: first_free (default), round_robin (fewest confirmed bookings of the type in the last 30 days relative to assignmentWeight, ties to the one booked longest ago) or least_busy_day (fewest bookings that day)
+                                 * @enum {string}
+                                 */
+                                strategy: "first_free" | "round_robin" | "least_busy_day";
+                            } | null;
                             cancelledAt: string | null;
                             createdAt: string;
                             createdByUserId: number | null;
@@ -33268,6 +33316,18 @@ export interface paths {
                             updatedAt: string;
                         } | {
                             reservations: {
+                                /** @description How a pool booking's resource was picked (the type's assignment); null when the booking named its resource */
+                                assignment: {
+                                    /** @description Why that one, in a sentence */
+                                    reason: string;
+                                    /** @description The resource or capacity lane the pool gave it */
+                                    resourceId: number;
+                                    /**
+                                     * @description How a pool booking picks its resource among the free ones: first_free (default), round_robin (fewest confirmed bookings of the type in the last 30 days relative to assignmentWeight, ties to the one booked longest ago) or least_busy_day (fewest bookings that day)
+                                     * @enum {string}
+                                     */
+                                    strategy: "first_free" | "round_robin" | "least_busy_day";
+                                } | null;
                                 cancelledAt: string | null;
                                 createdAt: string;
                                 createdByUserId: number | null;
@@ -33627,6 +33687,18 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description How a pool booking's resource was picked (the type's assignment); null when the booking named its resource */
+                            assignment: {
+                                /** @description Why that one, in a sentence */
+                                reason: string;
+                                /** @description The resource or capacity lane the pool gave it */
+                                resourceId: number;
+                                /**
+                                 * @description How a pool booking picks its resource among the free ones: first_free (default), round_robin (fewest confirmed bookings of the type in the last 30 days relative to assignmentWeight, ties to the one booked longest ago) or least_busy_day (fewest bookings that day)
+                                 * @enum {string}
+                                 */
+                                strategy: "first_free" | "round_robin" | "least_busy_day";
+                            } | null;
                             cancelledAt: string | null;
                             createdAt: string;
                             createdByUserId: number | null;
@@ -33995,6 +34067,18 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description How a pool booking's resource was picked (the type's assignment); null when the booking named its resource */
+                            assignment: {
+                                /** @description Why that one, in a sentence */
+                                reason: string;
+                                /** @description The resource or capacity lane the pool gave it */
+                                resourceId: number;
+                                /**
+                                 * @description How a pool booking picks its resource among the free ones: first_free (default), round_robin (fewest confirmed bookings of the type in the last 30 days relative to assignmentWeight, ties to the one booked longest ago) or least_busy_day (fewest bookings that day)
+                                 * @enum {string}
+                                 */
+                                strategy: "first_free" | "round_robin" | "least_busy_day";
+                            } | null;
                             cancelledAt: string | null;
                             createdAt: string;
                             createdByUserId: number | null;
@@ -34373,6 +34457,18 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description How a pool booking's resource was picked (the type's assignment); null when the booking named its resource */
+                            assignment: {
+                                /** @description Why that one, in a sentence */
+                                reason: string;
+                                /** @description The resource or capacity lane the pool gave it */
+                                resourceId: number;
+                                /**
+                                 * @description How a pool booking picks its resource among the free ones: first_free (default), round_robin (fewest confirmed bookings of the type in the last 30 days relative to assignmentWeight, ties to the one booked longest ago) or least_busy_day (fewest bookings that day)
+                                 * @enum {string}
+                                 */
+                                strategy: "first_free" | "round_robin" | "least_busy_day";
+                            } | null;
                             cancelledAt: string | null;
                             createdAt: string;
                             createdByUserId: number | null;
@@ -34420,6 +34516,18 @@ export interface paths {
                             updatedAt: string;
                         } | ({
                             reservation: {
+                                /** @description How a pool booking's resource was picked (the type's assignment); null when the booking named its resource */
+                                assignment: {
+                                    /** @description Why that one, in a sentence */
+                                    reason: string;
+                                    /** @description The resource or capacity lane the pool gave it */
+                                    resourceId: number;
+                                    /**
+                                     * @description How a pool booking picks its resource among the free ones: first_free (default), round_robin (fewest confirmed bookings of the type in the last 30 days relative to assignmentWeight, ties to the one booked longest ago) or least_busy_day (fewest bookings that day)
+                                     * @enum {string}
+                                     */
+                                    strategy: "first_free" | "round_robin" | "least_busy_day";
+                                } | null;
                                 cancelledAt: string | null;
                                 createdAt: string;
                                 createdByUserId: number | null;
@@ -34824,6 +34932,11 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /**
+                             * @description How a pool booking picks its resource among the free ones: first_free (default), round_robin (fewest confirmed bookings of the type in the last 30 days relative to assignmentWeight, ties to the one booked longest ago) or least_busy_day (fewest bookings that day)
+                             * @enum {string}
+                             */
+                            assignment: "first_free" | "round_robin" | "least_busy_day";
                             /** @description The type's own mode; null inherits the organisation's */
                             availabilityMode: ("continuous" | "shifts") | null;
                             /** @description Whether the booking page offers it and takes bookings of it now */
@@ -35198,6 +35311,11 @@ export interface paths {
                 content: {
                     "application/json": {
                         /**
+                         * @description How a pool booking picks its resource among the free ones: first_free (default), round_robin (fewest confirmed bookings of the type in the last 30 days relative to assignmentWeight, ties to the one booked longest ago) or least_busy_day (fewest bookings that day)
+                         * @enum {string}
+                         */
+                        assignment?: "first_free" | "round_robin" | "least_busy_day";
+                        /**
                          * @description Same as schedulePolicy.availabilityMode
                          * @enum {string}
                          */
@@ -35298,6 +35416,11 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /**
+                             * @description How a pool booking picks its resource among the free ones: first_free (default), round_robin (fewest confirmed bookings of the type in the last 30 days relative to assignmentWeight, ties to the one booked longest ago) or least_busy_day (fewest bookings that day)
+                             * @enum {string}
+                             */
+                            assignment: "first_free" | "round_robin" | "least_busy_day";
                             /** @description The type's own mode; null inherits the organisation's */
                             availabilityMode: ("continuous" | "shifts") | null;
                             /** @description Whether the booking page offers it and takes bookings of it now */
@@ -35691,6 +35814,11 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /**
+                             * @description How a pool booking picks its resource among the free ones: first_free (default), round_robin (fewest confirmed bookings of the type in the last 30 days relative to assignmentWeight, ties to the one booked longest ago) or least_busy_day (fewest bookings that day)
+                             * @enum {string}
+                             */
+                            assignment: "first_free" | "round_robin" | "least_busy_day";
                             /** @description The type's own mode; null inherits the organisation's */
                             availabilityMode: ("continuous" | "shifts") | null;
                             /** @description Whether the booking page offers it and takes bookings of it now */
@@ -36366,6 +36494,11 @@ export interface paths {
                 content: {
                     "application/json": {
                         /**
+                         * @description How a pool booking picks its resource among the free ones: first_free (default), round_robin (fewest confirmed bookings of the type in the last 30 days relative to assignmentWeight, ties to the one booked longest ago) or least_busy_day (fewest bookings that day)
+                         * @enum {string}
+                         */
+                        assignment?: "first_free" | "round_robin" | "least_busy_day";
+                        /**
                          * @description Same as schedulePolicy.availabilityMode
                          * @enum {string}
                          */
@@ -36467,6 +36600,11 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /**
+                             * @description How a pool booking picks its resource among the free ones: first_free (default), round_robin (fewest confirmed bookings of the type in the last 30 days relative to assignmentWeight, ties to the one booked longest ago) or least_busy_day (fewest bookings that day)
+                             * @enum {string}
+                             */
+                            assignment: "first_free" | "round_robin" | "least_busy_day";
                             /** @description The type's own mode; null inherits the organisation's */
                             availabilityMode: ("continuous" | "shifts") | null;
                             /** @description Whether the booking page offers it and takes bookings of it now */
@@ -37159,6 +37297,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            assignmentWeight: number;
                             blockOnManagerCalendars: boolean;
                             bookingCalendarId: number | null;
                             capacity: number;
@@ -37169,6 +37308,7 @@ export interface paths {
                             isActive: boolean;
                             isCapacityChild: boolean;
                             managedById: number | null;
+                            maxBookingsPerDay: number | null;
                             name: string;
                             operatingHoursOverrides: {
                                 closeTime: string;
@@ -37503,6 +37643,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description Default 1. Its share of its pool's round robin: a resource of weight 2 takes twice the bookings of one of weight 1 */
+                        assignmentWeight?: number;
                         /** @description Default false. true: unavailable while the manager has a busy (opaque) event in any of their calendars; needs managedById. Only the manager themself turns it on (anyone who may change the resource may turn it off); a new manager starts with it off */
                         blockOnManagerCalendars?: boolean;
                         /** @description A calendar of the manager: each confirmed reservation is mirrored there as an event; null for none. Only the manager themself sets it (anyone who may change the resource may clear it); a new manager starts with none */
@@ -37514,6 +37656,8 @@ export interface paths {
                         isCapacityChild?: unknown;
                         /** @description A member of the organisation */
                         managedById?: number | null;
+                        /** @description The most bookings it takes in one day of the organisation (each of its lanes, for capacity); null (default) for no cap */
+                        maxBookingsPerDay?: number | null;
                         name: string;
                         /** @description Compatibility bridge: the same as schedulePolicy.operatingHours */
                         operatingHoursOverrides?: {
@@ -37567,6 +37711,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            assignmentWeight: number;
                             blockOnManagerCalendars: boolean;
                             bookingCalendarId: number | null;
                             capacity: number;
@@ -37577,6 +37722,7 @@ export interface paths {
                             isActive: boolean;
                             isCapacityChild: boolean;
                             managedById: number | null;
+                            maxBookingsPerDay: number | null;
                             name: string;
                             operatingHoursOverrides: {
                                 closeTime: string;
@@ -37931,6 +38077,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            assignmentWeight: number;
                             blockOnManagerCalendars: boolean;
                             bookingCalendarId: number | null;
                             capacity: number;
@@ -37941,6 +38088,7 @@ export interface paths {
                             isActive: boolean;
                             isCapacityChild: boolean;
                             managedById: number | null;
+                            maxBookingsPerDay: number | null;
                             name: string;
                             operatingHoursOverrides: {
                                 closeTime: string;
@@ -38576,6 +38724,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description Default 1. Its share of its pool's round robin: a resource of weight 2 takes twice the bookings of one of weight 1 */
+                        assignmentWeight?: number;
                         /** @description Default false. true: unavailable while the manager has a busy (opaque) event in any of their calendars; needs managedById. Only the manager themself turns it on (anyone who may change the resource may turn it off); a new manager starts with it off */
                         blockOnManagerCalendars?: boolean;
                         /** @description A calendar of the manager: each confirmed reservation is mirrored there as an event; null for none. Only the manager themself sets it (anyone who may change the resource may clear it); a new manager starts with none */
@@ -38588,6 +38738,8 @@ export interface paths {
                         isCapacityChild?: unknown;
                         /** @description A member of the organisation */
                         managedById?: number | null;
+                        /** @description The most bookings it takes in one day of the organisation (each of its lanes, for capacity); null (default) for no cap */
+                        maxBookingsPerDay?: number | null;
                         name?: string;
                         /** @description Compatibility bridge: the same as schedulePolicy.operatingHours */
                         operatingHoursOverrides?: {
@@ -38641,6 +38793,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            assignmentWeight: number;
                             blockOnManagerCalendars: boolean;
                             bookingCalendarId: number | null;
                             capacity: number;
@@ -38651,6 +38804,7 @@ export interface paths {
                             isActive: boolean;
                             isCapacityChild: boolean;
                             managedById: number | null;
+                            maxBookingsPerDay: number | null;
                             name: string;
                             operatingHoursOverrides: {
                                 closeTime: string;

@@ -3,6 +3,7 @@ import { candidatesOf, lanesOf, lookbackOf, rulesOf } from './bookables.js';
 import { bookableSpan } from './booking-window.js';
 import { type IgnoredTime, withManagerBusy, withoutIgnored } from './busy-time.js';
 import type { AvailabilityContext, OrganisationSchedule } from './context.js';
+import { dayOf, withDailyCaps } from './daily-caps.js';
 import type { Interval } from './engine.js';
 import { nearestFits } from './nearest-fits.js';
 
@@ -61,6 +62,7 @@ export async function alternatives(
       withoutIgnored(byLane, options.ignore),
       range,
     );
+    await withDailyCaps(db.kysely, rows, candidates, byLane, { ...range, ...dayOf(org) }, options.ignore);
     const lanes = lanesOf(candidates, byLane);
     return nearestFits(lanes, org.timezone, request, rules, {
       from,

@@ -2,6 +2,7 @@ import type { Dialect, Executor } from '../../db/database.js';
 import type { StoredResourceType } from '../resource-types/service.js';
 import { type Bookable, lookbackOf } from './bookables.js';
 import type { AvailabilityContext } from './context.js';
+import { withDailyCaps } from './daily-caps.js';
 import type { Interval } from './engine.js';
 import { type CatalogueRow, managerBusy } from './repo.js';
 import { disjointSpans, NO_SPANS, type Spans } from './spans.js';
@@ -76,7 +77,8 @@ export async function withManagerBusy(
 
 /**
  * What takes the time of `bookables`' lanes in `widened`: their reservations (by lane), their
- * managers' busy time, and `keptUntil`, until when the reservations read hold (see `busyByLane`).
+ * managers' busy time, the days their daily caps are reached (organisation-local, in
+ * `timezone`), and `keptUntil`, until when the reservations read hold (see `busyByLane`).
  */
 export async function busyOfBookables(
   { db, repo }: AvailabilityContext,
@@ -85,6 +87,7 @@ export async function busyOfBookables(
   widened: Interval,
   type: StoredResourceType,
   nowMs: number,
+  timezone: string,
 ): Promise<{ busy: Map<number, Spans>; keptUntil: number }> {
   const reading = repo.busyByLane(
     bookables.flatMap((b) => b.laneIds),
@@ -101,6 +104,7 @@ export async function busyOfBookables(
     reading.then((read) => read.byLane),
     widened,
   );
+  await withDailyCaps(db.kysely, rows, bookables, busy, { ...widened, timezone, nowMs });
   const { keptUntil } = await reading;
   return { busy, keptUntil };
 }

@@ -3,6 +3,7 @@ import { invalidInput } from '../../lib/errors.js';
 import { candidatesOf, rulesOf } from './bookables.js';
 import { type IgnoredTime, withManagerBusy, withoutIgnored } from './busy-time.js';
 import type { AvailabilityContext, OrganisationSchedule } from './context.js';
+import { dayOf, withDailyCaps } from './daily-caps.js';
 import type { Interval } from './engine.js';
 import { bufferOf, isClear, scheduleAdmits } from './fits.js';
 import { type BookingRead, type CatalogueRow, createBookingReads } from './repo.js';
@@ -52,6 +53,7 @@ export function createLaneOffers({ db }: AvailabilityContext) {
       let candidates = candidatesOf(rows, type, org, target);
       // The manager's busy time, in the booking's own executor: every write path books through here.
       await withManagerBusy(executor, db.dialect, rows, candidates, busy, around);
+      await withDailyCaps(executor, rows, candidates, busy, { ...around, ...dayOf(org) }, ignore);
       if (target.resourceId !== undefined && candidates.length === 0)
         requireResource(rows, target.resourceId);
       // Opening hours (or slots) once per resource: its lanes share them.

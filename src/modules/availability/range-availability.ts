@@ -36,7 +36,7 @@ export async function computeForResource(
   const widened = widen(range, rules);
   const read =
     bookable && type.isActive
-      ? await busyOfBookables(context, family, [bookable], widened, type, nowMs)
+      ? await busyOfBookables(context, family, [bookable], widened, type, nowMs, org.timezone)
       : undefined;
   const lanes = bookable && read ? lanesOf([bookable], read.busy) : [];
   const schedule =
@@ -72,7 +72,15 @@ export async function computeForType(
   const span = bookableSpan(type.bookingRules, nowMs);
   const rules = rulesOf(type, span);
   const widened = widen(range, rules);
-  const { busy, keptUntil } = await busyOfBookables(context, rows, bookables, widened, type, nowMs);
+  const { busy, keptUntil } = await busyOfBookables(
+    context,
+    rows,
+    bookables,
+    widened,
+    type,
+    nowMs,
+    org.timezone,
+  );
   // The pool of a type with one resource is that resource's answer: computed once.
   const computed = new Map<string, ReturnType<typeof windowsOrSlots>>();
   const answerOf = (group: Bookable[], mode: 'continuous' | 'shifts') => {

@@ -4,8 +4,9 @@ import { nowIso } from '../../lib/time.js';
 import type { OrganisationSchedule } from '../availability/service.js';
 import type { Occurrence } from '../events/recurrence.js';
 import type { StoredResourceType } from '../resource-types/service.js';
+import { type RankedOffer, rankOffers } from './assignment.js';
 import { type BookingChannel, bookableType, bookingDetails, typeIdOf } from './bookable.js';
-import type { LaneOffer, ReservationsContext } from './context.js';
+import type { ReservationsContext } from './context.js';
 import { wouldBeBooked } from './dry-run.js';
 import type { SeriesDryRun, WouldBeReservation } from './dry-run-schemas.js';
 import { storedManageLink } from './manage-link.js';
@@ -135,18 +136,26 @@ async function bookOccurrences(
     const rulesOverriddenByUserId = await occurrenceRules(plan, occurrence, at);
     const read = await ctx.availability.readLanes(trx, plan.org, plan.type.id, at);
     const offers = read ? await ctx.availability.offerLanes(trx, plan.org, read, plan.target, at) : [];
-    const offer = offers[0];
-    if (!offer) {
+    const [fit] = read ? await rankOffers(trx, read, offers, pooledAt(plan, at.start)) : [];
+    if (!fit) {
       misfits.push(occurrence);
       continue;
     }
     // Once one does not fit nothing is written: the rest are only read, to name them all.
     if (misfits.length > 0) continue;
-    booked.push(await bookOccurrence(ctx, trx, plan, { n, occurrence, offer, rulesOverriddenByUserId }));
+    booked.push(await bookOccurrence(ctx, trx, plan, { n, occurrence, ...fit, rulesOverriddenByUserId }));
   }
   if (misfits.length > 0) throw new SeriesMisfit(misfits, plan.type.id);
   return booked;
 }
+
+/** What the pool's assignment ranks an occurrence's lanes by: a pool series takes the type's strategy. */
+const pooledAt = ({ target, org, now }: SeriesPlan, start: number) => ({
+  pooled: target.resourceId === undefined,
+  start,
+  timezone: org.timezone,
+  now,
+});
 
 /** The type's booking rules judged for one occurrence; a refusal names the occurrence. */
 function occurrenceRules(
@@ -174,7 +183,7 @@ async function bookOccurrence(
   ctx: SeriesContext,
   trx: Executor,
   plan: SeriesPlan,
-  fit: { n: number; occurrence: Occurrence; offer: LaneOffer; rulesOverriddenByUserId: number | null },
+  fit: RankedOffer & { n: number; occurrence: Occurrence; rulesOverriddenByUserId: number | null },
 ): Promise<Reservation | WouldBeReservation> {
   const { org, input, channel, type, dryRun, now } = plan;
   const { n, occurrence, offer } = fit;
@@ -190,6 +199,7 @@ async function bookOccurrence(
     expiresAt: plan.expiresAt,
     ...storedManageLink(dryRun ? null : (channel.manageLinkOf?.(n) ?? ctx.mintManageLink())),
     seriesId: plan.seriesId,
+    assignment: fit.assignment,
   };
   if (dryRun) return { ...wouldBeBooked(values, now), seriesId: null };
   if (offer.hasLapsedHolds) await ctx.expireLapsed(trx, now, { laneId: offer.laneId });

@@ -3,8 +3,9 @@ import { conflict } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import type { OrganisationSchedule } from '../availability/service.js';
 import type { StoredResourceType } from '../resource-types/service.js';
+import { oneAtATime, picksInTurn, type RankedOffer, rankOffers } from './assignment.js';
 import { type BookingChannel, bookingDetails, checkBookable, noSuchType, typeIdOf } from './bookable.js';
-import type { LaneOffer, LaneRead, ReservationsContext } from './context.js';
+import type { LaneRead, ReservationsContext } from './context.js';
 import { dryRunOf, wouldBeBooked } from './dry-run.js';
 import type { WouldBeReservation } from './dry-run-schemas.js';
 import { storedManageLink } from './manage-link.js';
@@ -110,11 +111,22 @@ async function bookOfType(
   const serialised = type.bookingRules?.maxPerCustomerPerDay !== undefined;
   const scope = <T>(work: (executor: Executor) => Promise<T>) =>
     serialised ? ctx.repo.oneCustomerAtATime(executor, type.id, input.customer.email, work) : work(executor);
-  const booked = await scope((executor) => bookWithinRules(ctx, executor, booking, type, first));
+  // Round robin and daily caps count what the bookings before committed: one at a time.
+  const inTurn = picksInTurn(first, input.resourceId === undefined);
+  const booked = await scope((executor) =>
+    inTurn
+      ? oneAtATime(executor, ctx.db.dialect, type.id, (inner) =>
+          bookWithinRules(ctx, inner, booking, type, first),
+        )
+      : bookWithinRules(ctx, executor, booking, type, first),
+  );
   return { booked, chargeTo };
 }
 
-/** The type's booking rules judged, then the booking on the first lane that takes it, reading at most BOOKING_READS times. */
+/**
+ * The type's booking rules judged, then the booking on the first lane that takes it (in the
+ * order of the pool's assignment), reading at most BOOKING_READS times.
+ */
 async function bookWithinRules(
   ctx: ReservationsContext,
   executor: Executor,
@@ -144,7 +156,13 @@ async function bookWithinRules(
     if (attempt > 1) read = (await ctx.availability.readLanes(executor, org, type.id, request)) ?? read;
     const offers = await ctx.availability.offerLanes(executor, org, read, target, request);
     if (offers.length === 0) break;
-    const booked = await onFirstFreeLane(ctx, executor, checked, read, offers);
+    const ranked = await rankOffers(executor, read, offers, {
+      pooled: input.resourceId === undefined,
+      start: request.start,
+      timezone: org.timezone,
+      now: nowIso(),
+    });
+    const booked = await onFirstFreeLane(ctx, executor, checked, read, ranked);
     if (booked) return booked;
   }
   throw conflict('SLOT_UNAVAILABLE', 'The requested time does not fit the availability of this resource');
@@ -171,14 +189,15 @@ function valuesOf(
 
 /**
  * The booking on the first of `offers` whose insert takes it (a dry run: the record it
- * would write there); undefined when every one was refused, taken or changed since `read`.
+ * would write there), with the assignment that ranked it there; undefined when every one
+ * was refused, taken or changed since `read`.
  */
 async function onFirstFreeLane(
   ctx: ReservationsContext,
   executor: Executor,
   { hold, dryRun, request, type, values }: CheckedBooking,
   read: LaneRead,
-  offers: LaneOffer[],
+  offers: RankedOffer[],
 ): Promise<Booked | undefined> {
   const now = nowIso();
   const expiresAt = hold
@@ -186,10 +205,10 @@ async function onFirstFreeLane(
     : type.paymentRequired
       ? new Date(Date.parse(now) + type.paymentWindowMinutes * 60_000).toISOString()
       : null;
-  const first = offers[0]!;
+  const { offer: first, assignment } = offers[0]!;
   if (dryRun) {
     const blockedUntil = new Date(first.blockedUntil).toISOString();
-    return wouldBeBooked({ ...values, resourceId: first.laneId, blockedUntil, expiresAt }, now);
+    return wouldBeBooked({ ...values, resourceId: first.laneId, blockedUntil, expiresAt, assignment }, now);
   }
   // Raised before the reservation is visible (its own statement on PostgreSQL), so
   // any read that can see the reservation looks back far enough to find it.
@@ -197,7 +216,7 @@ async function onFirstFreeLane(
   if (minutes > read.type.longestReservationMinutes) {
     await ctx.resourceTypes.recordReservationLength(executor, type.id, minutes);
   }
-  for (const offer of offers) {
+  for (const { offer, assignment } of offers) {
     // The read took a lapsed hold's time for free, but its row may still say it holds
     // (PostgreSQL's exclusion constraint cannot see the clock): it is marked first, in
     // the booking's transaction on SQLite. Only lanes the read found one on pay for it.
@@ -209,6 +228,7 @@ async function onFirstFreeLane(
         resourceId: offer.laneId,
         blockedUntil: new Date(offer.blockedUntil).toISOString(),
         expiresAt,
+        assignment,
       },
       offer.laneUpdatedAt,
       now,

@@ -1,5 +1,6 @@
 import { compiledOnce, type Dialect, type Executor } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
+import type { AssignmentStrategy } from '../resource-types/tables.js';
 import { laneAsRead } from '../resources/ports.js';
 import { storedCustomerInfo } from './answers.js';
 import type { Customer } from './customer-schemas.js';
@@ -35,6 +36,8 @@ export interface NewReservation {
   publicClientHash?: string | null;
   /** The recurring series it is an occurrence of; none for a booking standing alone. */
   seriesId?: number | null;
+  /** How a pool booking's resource was picked; none when the booking named its resource. */
+  assignment?: { strategy: AssignmentStrategy; reason: string } | null;
 }
 
 /** Times a booking draws a reference when the one drawn is already given in the organisation. */
@@ -71,6 +74,8 @@ function laneWithValues(db: Executor) {
     eb.val<string | null>(null).as('manageTokenSealed'),
     eb.val<string | null>(null).as('publicClientHash'),
     eb.val<number | null>(null).as('seriesId'),
+    eb.val<AssignmentStrategy | null>(null).as('assignmentStrategy'),
+    eb.val<string | null>(null).as('assignmentReason'),
     eb.val('').as('reference'),
     eb.val('').as('createdAt'),
     eb.val('').as('updatedAt'),
@@ -111,6 +116,8 @@ function insertOnLaneStatement(db: Executor, dialect: Dialect) {
         'manageTokenSealed',
         'publicClientHash',
         'seriesId',
+        'assignmentStrategy',
+        'assignmentReason',
         'reference',
         'createdAt',
         'updatedAt',
@@ -183,6 +190,8 @@ export function createBookingRepo(db: Executor, dialect: Dialect) {
           values.manageTokenSealed ?? null,
           values.publicClientHash ?? null,
           values.seriesId ?? null,
+          values.assignment?.strategy ?? null,
+          values.assignment?.reason ?? null,
           reference,
           now,
           now,

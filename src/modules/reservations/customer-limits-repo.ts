@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Dialect, Executor } from '../../db/database.js';
 import { resourcesOfType } from '../resources/ports.js';
 import { keepsTimeAt } from './reservation-time.js';
+import { underSessionLock } from './session-lock.js';
 
 /** The first key of the per-(type, customer) advisory locks of the daily limit: "cust". */
 const CUSTOMER_LOCKS = 0x63757374;
@@ -41,10 +42,7 @@ export function createCustomerLimitRepo(db: Executor, dialect: Dialect) {
 
     /**
      * Runs `work` so that writes of one customer on one type count and insert one after
-     * the other (the daily limit). PostgreSQL: on one connection holding a session
-     * advisory lock on the pair, each statement still committing by itself, so the lane's
-     * exclusion constraint works as in every booking. SQLite already books in one
-     * transaction on its only connection: `work` runs on `executor`.
+     * the other (the daily limit), under a session advisory lock on the pair.
      */
     async oneCustomerAtATime<T>(
       executor: Executor,
@@ -52,16 +50,8 @@ export function createCustomerLimitRepo(db: Executor, dialect: Dialect) {
       customerEmail: string,
       work: (executor: Executor) => Promise<T>,
     ): Promise<T> {
-      if (dialect !== 'postgres' || executor.isTransaction) return work(executor);
       const key = sql`${sql.lit(CUSTOMER_LOCKS)}, hashtext(${`${resourceTypeId}:${customerEmail}`})`;
-      return executor.connection().execute(async (pinned) => {
-        await sql`select pg_advisory_lock(${key})`.execute(pinned);
-        try {
-          return await work(pinned);
-        } finally {
-          await sql`select pg_advisory_unlock(${key})`.execute(pinned);
-        }
-      });
+      return underSessionLock(executor, dialect, key, work);
     },
 
     /**

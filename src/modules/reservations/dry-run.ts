@@ -69,6 +69,7 @@ export function wouldBeBooked(values: NewReservation, now: string): WouldBeReser
     cancelledAt: null,
     expiresAt: values.expiresAt,
     seriesId: null,
+    assignment: values.assignment ? { ...values.assignment, resourceId: values.resourceId } : null,
     payment: paying
       ? {
           status: 'requires_payment',

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { compiledOnce, type Dialect, type Executor } from '../../db/database.js';
+import type { AssignmentStrategy } from '../resource-types/tables.js';
 import { laneAsRead } from '../resources/ports.js';
 import { toReservation } from './reservation-row.js';
 import { keepsTimeAt, lapsedAt } from './reservation-time.js';
@@ -65,7 +66,15 @@ export function createLaneRepo(db: Executor, dialect: Dialect) {
       move: {
         id: number;
         from: { resourceId: number; startTime: string; endTime: string };
-        to: { resourceId: number; startTime: string; endTime: string; blockedUntil: string };
+        to: {
+          resourceId: number;
+          startTime: string;
+          endTime: string;
+          blockedUntil: string;
+          /** How the pool gave it the new lane (null: a named resource). */
+          assignmentStrategy: AssignmentStrategy | null;
+          assignmentReason: string | null;
+        };
         /** The staff member who moved it past the type's booking rules, recorded when given. */
         rulesOverriddenByUserId: number | null;
       },

@@ -94,6 +94,8 @@ export const reservationsPrivacy: PrivacyDeclaration = {
           'priceAmount',
           'priceCurrency',
           'source',
+          'assignmentStrategy',
+          'assignmentReason',
           'cancelledAt',
           'createdAt',
           'updatedAt',

@@ -4,7 +4,8 @@ import { conflict, invalidField } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import type { OrganisationSchedule } from '../availability/service.js';
 import type { ResourceType } from '../resource-types/schemas.js';
-import type { LaneOffer, LaneRead, ReservationsContext } from './context.js';
+import { oneAtATime, picksInTurn, type RankedOffer, rankOffers } from './assignment.js';
+import type { LaneRead, ReservationsContext } from './context.js';
 import { dryRunOf } from './dry-run.js';
 import type { WouldBeReservation } from './dry-run-schemas.js';
 import { changeable } from './member-access.js';
@@ -140,7 +141,15 @@ async function moveOfType(ctx: ReservationsContext, executor: Executor, move: Mo
   const serialised = type.bookingRules?.maxPerCustomerPerDay !== undefined;
   const scope = <T>(work: (executor: Executor) => Promise<T>) =>
     serialised ? ctx.repo.oneCustomerAtATime(executor, type.id, email, work) : work(executor);
-  return scope((executor) => moveWithinRules(ctx, executor, move, first, email));
+  // As a booking: round robin and daily caps count what the moves and bookings before committed.
+  const inTurn = picksInTurn(first, move.target.resourceId === undefined);
+  return scope((executor) =>
+    inTurn
+      ? oneAtATime(executor, ctx.db.dialect, type.id, (inner) =>
+          moveWithinRules(ctx, inner, move, first, email),
+        )
+      : moveWithinRules(ctx, executor, move, first, email),
+  );
 }
 
 /** The type's booking rules judged, then the move onto the first lane that takes it, reading at most MOVE_READS times. */
@@ -170,11 +179,20 @@ async function moveWithinRules(
     if (attempt > 1) read = (await ctx.availability.readLanes(executor, org, type.id, request)) ?? read;
     const offers = await ctx.availability.offerLanes(executor, org, read, move.target, request, move.ignore);
     if (offers.length === 0) break;
-    // Its own lane first: a move that fits where it is keeps its place.
-    offers.sort(
-      (a, b) => Number(b.laneId === move.from.resourceId) - Number(a.laneId === move.from.resourceId),
-    );
-    const moved = await onFirstFreeLane(ctx, executor, move, { read, offers, rulesOverriddenByUserId });
+    const ranked = await rankOffers(executor, read, offers, {
+      pooled: move.target.resourceId === undefined,
+      start: request.start,
+      timezone: org.timezone,
+      now: nowIso(),
+    });
+    // Its own lane first (keeping its assignment): a move that fits where it is keeps its place.
+    const own = (r: RankedOffer) => Number(r.offer.laneId === move.from.resourceId);
+    ranked.sort((a, b) => own(b) - own(a));
+    const moved = await onFirstFreeLane(ctx, executor, move, {
+      read,
+      offers: ranked,
+      rulesOverriddenByUserId,
+    });
     if (moved) return moved;
   }
   throw conflict(
@@ -195,7 +213,7 @@ async function onFirstFreeLane(
     read,
     offers,
     rulesOverriddenByUserId,
-  }: { read: LaneRead; offers: LaneOffer[]; rulesOverriddenByUserId: number | null },
+  }: { read: LaneRead; offers: RankedOffer[]; rulesOverriddenByUserId: number | null },
 ): Promise<Moved | undefined> {
   const { found, request, from } = move;
   const to = { startTime: iso(request.start), endTime: iso(request.end) };
@@ -205,7 +223,8 @@ async function onFirstFreeLane(
       ...found,
       ...to,
       id: null,
-      resourceId: offers[0]!.laneId,
+      resourceId: offers[0]!.offer.laneId,
+      assignment: assignmentAfter(found, offers[0]!),
       updatedAt: now,
       rulesOverriddenByUserId: rulesOverriddenByUserId ?? found.rulesOverriddenByUserId,
     };
@@ -214,14 +233,22 @@ async function onFirstFreeLane(
   const minutes = Math.ceil((request.end - request.start) / 60_000);
   if (minutes > read.type.longestReservationMinutes)
     await ctx.resourceTypes.recordReservationLength(executor, move.typeId, minutes);
-  for (const offer of offers) {
+  for (const ranked of offers) {
+    const { offer } = ranked;
     if (offer.hasLapsedHolds) await ctx.expireLapsed(executor, now, { laneId: offer.laneId });
+    const assignment = assignmentAfter(found, ranked);
     const moved = await ctx.repo.moveOnLane(
       executor,
       {
         id: found.id,
         from,
-        to: { ...to, resourceId: offer.laneId, blockedUntil: iso(offer.blockedUntil) },
+        to: {
+          ...to,
+          resourceId: offer.laneId,
+          blockedUntil: iso(offer.blockedUntil),
+          assignmentStrategy: assignment?.strategy ?? null,
+          assignmentReason: assignment?.reason ?? null,
+        },
         rulesOverriddenByUserId,
       },
       offer.laneUpdatedAt,
@@ -231,6 +258,12 @@ async function onFirstFreeLane(
   }
   await assertUnmoved(ctx, executor, move);
   return undefined;
+}
+
+/** The assignment a move leaves: the one it had where it stays on its lane, else why the pool gave it this one. */
+function assignmentAfter(found: Reservation, { offer, assignment }: RankedOffer): Reservation['assignment'] {
+  if (offer.laneId === found.resourceId) return found.assignment;
+  return assignment && { ...assignment, resourceId: offer.laneId };
 }
 
 /** Every lane refused the move: 409 when the reservation changed meanwhile (cancelled, lapsed, moved), else the lanes did. */

@@ -34,6 +34,7 @@ export function toReservation(row: Selectable<ReservationsTable>, nowMs = Date.n
     expiresAt: expired ? null : row.expiresAt,
     seriesId: row.seriesId,
     payment: paymentOf(row, expired ? 'expired' : row.status),
+    assignment: assignmentOf(row),
   };
 }
 
@@ -92,11 +93,20 @@ export function reservationOfStoredRow(stored: unknown, occurredAt: string): Res
     publicClientHash: value('public_client_hash'),
     // Events stored before migration 0056 have none.
     reference: value('reference'),
+    // Events stored before migration 0066 have none.
+    assignmentStrategy: value('assignment_strategy'),
+    assignmentReason: value('assignment_reason'),
     createdAt: instant('created_at'),
     updatedAt: instant('updated_at'),
     // Every column, so a new one is a compile error here until it is mapped.
   } satisfies Record<keyof ReservationsTable, unknown>;
   return toReservation(row as Selectable<ReservationsTable>, Date.parse(occurredAt));
+}
+
+/** How a pool booking's resource was picked: null for a reservation of a named resource. */
+function assignmentOf(row: Selectable<ReservationsTable>): Reservation['assignment'] {
+  if (row.assignmentStrategy === null || row.resourceId === null) return null;
+  return { strategy: row.assignmentStrategy, resourceId: row.resourceId, reason: row.assignmentReason ?? '' };
 }
 
 /** An instant already as `toISOString` writes it. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { entityId, listOf, pageQuery, positiveId } from '../../http/schemas.js';
-import { serverDerived } from '../resource-types/schemas.js';
+import { assignmentStrategy, serverDerived } from '../resource-types/schemas.js';
 import { customer, customerRecord } from './customer-schemas.js';
 
 const instant = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with a zone' });
@@ -180,6 +180,16 @@ export const reservation = z.object({
     .nullable()
     .describe('The recurring series it belongs to; null when it stands alone'),
   payment: reservationPayment,
+  assignment: z
+    .object({
+      strategy: assignmentStrategy,
+      resourceId: z.number().int().describe('The resource or capacity lane the pool gave it'),
+      reason: z.string().describe('Why that one, in a sentence'),
+    })
+    .nullable()
+    .describe(
+      "How a pool booking's resource was picked (the type's assignment); null when the booking named its resource",
+    ),
 });
 export type Reservation = z.infer<typeof reservation>;
 

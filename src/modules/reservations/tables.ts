@@ -1,5 +1,6 @@
 import type { ColumnType } from 'kysely';
 import type { Id, JsonText, Timestamp } from '../../db/column-types.js';
+import type { AssignmentStrategy } from '../resource-types/tables.js';
 
 export type ReservationStatus = 'held' | 'pending_payment' | 'confirmed' | 'cancelled' | 'expired';
 
@@ -68,6 +69,10 @@ export interface ReservationsTable {
    * written by hand, which the unique index leaves out.
    */
   reference: ColumnType<string, string | undefined, string>;
+  /** The strategy that picked a pool booking's resource (migration 0066); null for a named resource. */
+  assignmentStrategy: ColumnType<AssignmentStrategy | null, AssignmentStrategy | null | undefined>;
+  /** Why that resource, in a sentence ("fewest bookings in the last 30 days (3, weight 1)"). */
+  assignmentReason: ColumnType<string | null, string | null | undefined>;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }

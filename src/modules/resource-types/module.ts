@@ -1,5 +1,6 @@
 import { defineModule } from '../../module.js';
 import { bookingQuestions } from './migrations/0058_booking_questions.js';
+import { poolAssignment } from './migrations/0064_pool_assignment.js';
 import { resourceTypesPrivacy } from './privacy.js';
 import { resourceTypeRoutes } from './routes.js';
 import { resourceTypeAnswer } from './schemas.js';
@@ -33,7 +34,7 @@ export const resourceTypesModule = defineModule({
   routes: [{ prefix: '/api/resource-types', plugin: resourceTypeRoutes }],
   tools: resourceTypeTools,
   privacy: resourceTypesPrivacy,
-  migrations: { '0058_booking_questions': bookingQuestions },
+  migrations: { '0058_booking_questions': bookingQuestions, '0064_pool_assignment': poolAssignment },
   resources: [
     {
       path: 'resource-types',

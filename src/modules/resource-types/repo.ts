@@ -37,6 +37,7 @@ export const TYPE_COLUMNS = Object.keys({
   waitlistEnabled: true,
   recurringEnabled: true,
   bookingMode: true,
+  assignment: true,
   color: true,
   icon: true,
   schedulePolicy: true,
@@ -83,6 +84,7 @@ export interface ResourceTypeValues {
   waitlistEnabled: boolean;
   recurringEnabled: boolean;
   bookingMode: ResourceType['bookingMode'];
+  assignment: ResourceType['assignment'];
   color: string | null;
   icon: string | null;
   schedulePolicy: SchedulePolicy | null;

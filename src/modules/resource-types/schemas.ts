@@ -7,6 +7,12 @@ import { currencyCode } from '../payments/currencies.js';
 export const bookingMode = z.enum(['SINGLE_RESOURCE', 'POOL', 'BOTH']);
 export type BookingMode = z.infer<typeof bookingMode>;
 
+export const assignmentStrategy = z
+  .enum(['first_free', 'round_robin', 'least_busy_day'])
+  .describe(
+    'How a pool booking picks its resource among the free ones: first_free (default), round_robin (fewest confirmed bookings of the type in the last 30 days relative to assignmentWeight, ties to the one booked longest ago) or least_busy_day (fewest bookings that day)',
+  );
+
 /** Refuses a field the server derives, naming why. */
 export const serverDerived = (why: string) => z.never({ error: why }).optional();
 
@@ -168,6 +174,7 @@ const typeFields = {
   waitlistEnabled: z.boolean(),
   recurringEnabled: z.boolean(),
   bookingMode,
+  assignment: assignmentStrategy,
   color: colour.nullable(),
   icon: text(64),
   schedulePolicy: schedulePolicy.nullable(),
@@ -214,6 +221,7 @@ export const resourceType = z.object({
   waitlistEnabled: z.boolean(),
   recurringEnabled: z.boolean(),
   bookingMode,
+  assignment: assignmentStrategy,
   color: z.string().nullable(),
   icon: z.string().nullable(),
   schedulePolicy: schedulePolicy.nullable(),

@@ -33,6 +33,7 @@ const DEFAULTS: ResourceTypeValues = {
   waitlistEnabled: false,
   recurringEnabled: false,
   bookingMode: 'SINGLE_RESOURCE',
+  assignment: 'first_free',
   color: null,
   icon: null,
   schedulePolicy: null,

@@ -3,6 +3,9 @@ import type { Bool, Id, JsonText, Timestamp } from '../../db/column-types.js';
 
 export type BookingMode = 'SINGLE_RESOURCE' | 'POOL' | 'BOTH';
 
+/** How a pool booking picks its resource among the free ones (migration 0064). */
+export type AssignmentStrategy = 'first_free' | 'round_robin' | 'least_busy_day';
+
 export interface ResourceTypesTable {
   id: Id;
   organisationId: number;
@@ -19,6 +22,7 @@ export interface ResourceTypesTable {
   waitlistEnabled: Bool;
   recurringEnabled: Bool;
   bookingMode: BookingMode;
+  assignment: ColumnType<AssignmentStrategy, AssignmentStrategy | undefined, AssignmentStrategy>;
   color: string | null;
   icon: string | null;
   /** The Schedule object as JSON (holds the type's availabilityMode); null when unset. */

@@ -1,5 +1,6 @@
 import { defineModule } from '../../module.js';
 import { managersWhoLeft } from './migrations/0054_managers_who_left.js';
+import { assignmentWeightsAndCaps } from './migrations/0065_assignment_weights_and_caps.js';
 import { resourcesPrivacy } from './privacy.js';
 import { resourceRoutes } from './routes.js';
 import { resource } from './schemas.js';
@@ -25,7 +26,10 @@ export const resourcesModule = defineModule({
   routes: [{ prefix: '/api/resources', plugin: resourceRoutes }],
   tools: resourceTools,
   privacy: resourcesPrivacy,
-  migrations: { '0054_managers_who_left': managersWhoLeft },
+  migrations: {
+    '0054_managers_who_left': managersWhoLeft,
+    '0065_assignment_weights_and_caps': assignmentWeightsAndCaps,
+  },
   resources: [
     {
       path: 'resources',

@@ -43,6 +43,8 @@ const RESOURCE_COLUMNS = Object.keys({
   isActive: true,
   blockOnManagerCalendars: true,
   bookingCalendarId: true,
+  assignmentWeight: true,
+  maxBookingsPerDay: true,
   createdAt: true,
   updatedAt: true,
 } satisfies Record<keyof ResourcesTable, true>).map(

@@ -20,6 +20,8 @@ export function toResource(row: Omit<ResourceRow, 'publicToken'>): Resource {
     managedById: row.managedById,
     blockOnManagerCalendars: Boolean(row.blockOnManagerCalendars),
     bookingCalendarId: row.bookingCalendarId,
+    assignmentWeight: row.assignmentWeight,
+    maxBookingsPerDay: row.maxBookingsPerDay,
     schedulePolicy,
     operatingHoursOverrides: schedulePolicy?.operatingHours ?? null,
     parentResourceId: row.parentResourceId,
@@ -41,6 +43,8 @@ const listedColumns = [
   'managedById',
   'blockOnManagerCalendars',
   'bookingCalendarId',
+  'assignmentWeight',
+  'maxBookingsPerDay',
   'schedulePolicy',
   'parentResourceId',
   'isCapacityChild',
@@ -74,6 +78,8 @@ export interface ResourceValues {
   managedById: number | null;
   blockOnManagerCalendars: boolean;
   bookingCalendarId: number | null;
+  assignmentWeight: number;
+  maxBookingsPerDay: number | null;
   schedulePolicy: SchedulePolicy | null;
   isActive: boolean;
 }
@@ -169,7 +175,7 @@ export function createResourceRepo(db: Executor, dialect: Dialect) {
         .executeTakeFirstOrThrow();
     },
 
-    /** Keeps lanes in step with their parent: name prefix, type, manager, active state. */
+    /** Keeps lanes in step with their parent: name prefix, type, manager, active state, weight and daily cap. */
     async updateLanes(
       parent: {
         id: number;
@@ -177,6 +183,8 @@ export function createResourceRepo(db: Executor, dialect: Dialect) {
         resourceTypeId: number;
         managedById: number | null;
         isActive: boolean;
+        assignmentWeight: number;
+        maxBookingsPerDay: number | null;
       },
       now: string,
     ) {
@@ -187,6 +195,8 @@ export function createResourceRepo(db: Executor, dialect: Dialect) {
           resourceTypeId: parent.resourceTypeId,
           managedById: parent.managedById,
           isActive: parent.isActive,
+          assignmentWeight: parent.assignmentWeight,
+          maxBookingsPerDay: parent.maxBookingsPerDay,
           updatedAt: now,
         })
         .where('parentResourceId', '=', parent.id)
@@ -215,6 +225,8 @@ export function createResourceRepo(db: Executor, dialect: Dialect) {
           bookingCalendarId: null,
           schedulePolicy: null,
           isActive: parent.isActive,
+          assignmentWeight: parent.assignmentWeight,
+          maxBookingsPerDay: parent.maxBookingsPerDay,
           parentResourceId: parent.id,
           isCapacityChild: true,
           capacityLaneIndex: index,

@@ -34,6 +34,22 @@ const resourceFields = {
     .describe(
       'A calendar of the manager: each confirmed reservation is mirrored there as an event; null for none. Only the manager themself sets it (anyone who may change the resource may clear it); a new manager starts with none',
     ),
+  assignmentWeight: z
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .describe(
+      "Default 1. Its share of its pool's round robin: a resource of weight 2 takes twice the bookings of one of weight 1",
+    ),
+  maxBookingsPerDay: z
+    .number()
+    .int()
+    .min(1)
+    .nullable()
+    .describe(
+      'The most bookings it takes in one day of the organisation (each of its lanes, for capacity); null (default) for no cap',
+    ),
   operatingHoursOverrides: operatingHours
     .nullable()
     .describe('Compatibility bridge: the same as schedulePolicy.operatingHours'),
@@ -72,6 +88,8 @@ export const resource = z.object({
   managedById: z.number().int().nullable(),
   blockOnManagerCalendars: z.boolean(),
   bookingCalendarId: z.number().int().nullable(),
+  assignmentWeight: z.number().int(),
+  maxBookingsPerDay: z.number().int().nullable(),
   schedulePolicy: schedulePolicy.nullable(),
   operatingHoursOverrides: operatingHours.nullable(),
   parentResourceId: z.number().int().nullable(),

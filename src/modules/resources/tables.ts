@@ -21,6 +21,10 @@ export interface ResourcesTable {
   blockOnManagerCalendars: ColumnType<boolean | number, boolean | undefined, boolean>;
   /** The manager's calendar confirmed reservations are mirrored into; null for none. */
   bookingCalendarId: number | null;
+  /** The resource's share of its pool's round robin, 1..100 (migration 0065); lanes carry their parent's. */
+  assignmentWeight: ColumnType<number, number | undefined, number>;
+  /** The most keeping-time bookings it takes in one organisation-local day; null for no cap. */
+  maxBookingsPerDay: ColumnType<number | null, number | null | undefined, number | null>;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }

@@ -33,6 +33,8 @@ async function createResource(
     capacity: input.capacity ?? 1,
     managedById,
     ...managerSettings(actor, { managedById: null, ...NO_MANAGER_SETTINGS }, input, managedById),
+    assignmentWeight: input.assignmentWeight ?? 1,
+    maxBookingsPerDay: input.maxBookingsPerDay ?? null,
     schedulePolicy: mergePolicy(null, input),
     isActive: true,
   };
@@ -78,6 +80,9 @@ async function updateResource(
       capacity: input.capacity ?? current.capacity,
       managedById,
       ...managerSettings(actor, current, input, managedById),
+      assignmentWeight: input.assignmentWeight ?? current.assignmentWeight,
+      maxBookingsPerDay:
+        input.maxBookingsPerDay !== undefined ? input.maxBookingsPerDay : current.maxBookingsPerDay,
       schedulePolicy: mergePolicy(current.schedulePolicy, input),
       isActive: input.isActive ?? current.isActive,
     };
