@@ -74,7 +74,7 @@ const STATUS: Record<ErrorCode, number> = {
 
 export const httpStatusOf = (code: ErrorCode): number => STATUS[code];
 
-/** What an error names in `details`: a refused field, or a broken booking rule. */
+/** What an error names in `details`: a refused field, a broken booking rule, or why a time does not fit. */
 export const errorDetails = z.array(
   z.object({
     path: z.string().optional().describe('The refused field'),
@@ -84,7 +84,7 @@ export const errorDetails = z.array(
       .string()
       .optional()
       .describe(
-        "A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); absent on a service's own check",
+        "A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); on SLOT_UNAVAILABLE why the time does not fit (OUTSIDE_HOURS, CLOSED_DAY, INACTIVE, NOTICE, ADVANCE, BOOKED, HELD, BUFFER, CALENDAR_BUSY, DAILY_CAP, TOO_SHORT, OFF_GRID; UNAVAILABLE on the public booking routes); absent on a service's own check",
       ),
     origin: z
       .string()
@@ -97,6 +97,13 @@ export const errorDetails = z.array(
       .string()
       .optional()
       .describe('invalid_format: the format expected (email, datetime, regex, ...)'),
+    from: z
+      .string()
+      .optional()
+      .describe(
+        'SLOT_UNAVAILABLE: where the part of the asked time its reason (code) covers starts, as the explain routes answer',
+      ),
+    to: z.string().optional().describe('SLOT_UNAVAILABLE: where that part ends'),
   }),
 );
 

@@ -73,6 +73,17 @@ export interface RuleDetail {
 }
 
 /**
+ * Why a refused time does not fit (SLOT_UNAVAILABLE): the availability engine's reason, as
+ * its explanations name it, with the part of the time it covers.
+ */
+export interface ReasonDetail {
+  code: string;
+  message: string;
+  from?: string;
+  to?: string;
+}
+
+/**
  * A time that would be booked instead of a refused one (SLOT_UNAVAILABLE, BOOKING_RULE_VIOLATED):
  * `resourceId` is the resource it is free on, the one a booking of it gets (a pool's too).
  */
@@ -93,7 +104,7 @@ export class DomainError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly details?: ErrorDetail[] | RuleDetail[],
+    readonly details?: ErrorDetail[] | RuleDetail[] | ReasonDetail[],
     /** For RATE_LIMITED and UNAVAILABLE: when the caller may try again. */
     readonly retryAfterSeconds?: number,
     /** For a refused booking, hold or reschedule: bookable times near the one asked for, nearest first. */
@@ -113,6 +124,17 @@ export const withAlternatives = (error: DomainError, alternatives: Alternative[]
     error.details,
     error.retryAfterSeconds,
     alternatives,
+    error.conflicts,
+  );
+
+/** `error` with `details` (every other part as it was). */
+export const withDetails = (error: DomainError, details: ReasonDetail[]) =>
+  new DomainError(
+    error.code,
+    error.message,
+    details,
+    error.retryAfterSeconds,
+    error.alternatives,
     error.conflicts,
   );
 

@@ -74,7 +74,7 @@ describe('MCP tools: organisation side, people groups and profile', () => {
     const expected = ACTIONS.map((action) => action.key).filter((key) =>
       prefixes.some((prefix) => key.startsWith(prefix)),
     );
-    assert.equal(expected.length, 38);
+    assert.equal(expected.length, 39);
     assert.deepEqual(tools.map((tool) => tool.actionKey).sort(), expected.sort());
   });
 
@@ -249,6 +249,52 @@ describe('MCP tools: organisation side, people groups and profile', () => {
     await assert.rejects(
       call('availability.resource.read', { resourceId: studio.id, from: '2030-01-01', to: '2030-01-02' }),
       ZodError,
+    );
+  });
+
+  test('availability.explain: why a time can or cannot be booked, for staff', async () => {
+    const type = await read('resourceTypes.create', {
+      name: 'Desk',
+      minBookingDuration: 60,
+      schedulePolicy: {
+        operatingHours: [1, 2, 3, 4, 5].map((d) => ({ dayOfWeek: d, openTime: '09:00', closeTime: '17:00' })),
+      },
+    });
+    const desk = await read('resources.create', { name: 'Desk 1', resourceTypeId: type.id });
+    const mon = futureMonday();
+    const free = await read('availability.explain', {
+      resourceId: desk.id,
+      startTime: at(mon, 10),
+      endTime: at(mon, 11),
+    });
+    assert.deepEqual(free, {
+      bookable: true,
+      resources: [{ resourceId: desk.id, bookable: true, reasons: [] }],
+    });
+    const early = await read('availability.explain', {
+      resourceTypeId: type.id,
+      startTime: at(mon, 8),
+      endTime: at(mon, 10),
+    });
+    assert.equal(early.bookable, false);
+    assert.deepEqual(
+      early.resources[0].reasons.map((r: { code: string; from: string; to: string }) => [
+        r.code,
+        r.from,
+        r.to,
+      ]),
+      [['OUTSIDE_HOURS', at(mon, 8), at(mon, 9)]],
+    );
+    const window = { startTime: at(mon, 10), endTime: at(mon, 11) };
+    await assert.rejects(call('availability.explain', window), ZodError);
+    await assert.rejects(
+      call('availability.explain', { ...window, resourceId: desk.id, resourceTypeId: type.id }),
+      ZodError,
+    );
+    const member = await memberWithRole(t.app, owner, 'MEMBER');
+    await rejectsWith(
+      call('availability.explain', { ...window, resourceId: desk.id }, agentOf(member.id)),
+      'FORBIDDEN',
     );
   });
 

@@ -66,6 +66,21 @@ export function candidatesOf(
   return bookables.filter((b) => b.schedule.availabilityMode === poolMode);
 }
 
+/**
+ * The bookable an answer about `targetId` counts: its resource's (lanes pooled), or for a
+ * capacity lane that lane alone; undefined when it is inactive (or its parent is).
+ */
+export function bookableOfTarget(
+  family: CatalogueRow[],
+  type: ResourceType,
+  organisation: SchedulePolicy | null,
+  target: CatalogueRow,
+): Bookable | undefined {
+  const [bookable] = bookablesOf(family, type, organisation);
+  if (!bookable || target.parentResourceId === null) return bookable;
+  return bookable.laneIds.includes(target.id) ? { ...bookable, laneIds: [target.id] } : undefined;
+}
+
 /** The lanes of `bookables` as the engine takes them, each with its busy time. */
 export function lanesOf(bookables: Bookable[], busy: Map<number, Spans>): Lane[] {
   return bookables.flatMap((b) =>

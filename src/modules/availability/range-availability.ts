@@ -1,7 +1,15 @@
 import { notFound } from '../../lib/errors.js';
 import { resolveSchedule } from '../../scheduling/resolve.js';
 import { iso, windowsOrSlots } from './answer-text.js';
-import { type Bookable, bookablesOf, changesAt, lanesOf, poolModeOf, rulesOf } from './bookables.js';
+import {
+  type Bookable,
+  bookableOfTarget,
+  bookablesOf,
+  changesAt,
+  lanesOf,
+  poolModeOf,
+  rulesOf,
+} from './bookables.js';
 import { bookableSpan } from './booking-window.js';
 import { busyOfBookables } from './busy-time.js';
 import type { Bounded } from './cached-answers.js';
@@ -20,17 +28,8 @@ export async function computeForResource(
 ): Promise<Bounded<ResourceAvailability>> {
   const range = { start: Date.parse(query.from), end: Date.parse(query.to) };
   const nowMs = Date.now();
-  const { db, repo, resourceTypes } = context;
-  const family = await repo.family(org.organisationId, resourceId);
-  const target = family.find((row) => row.id === resourceId);
-  if (!target) throw notFound('Resource');
-  const parent = family.find((row) => row.parentResourceId === null)!;
-  const type = await resourceTypes.findStored(db.kysely, org.organisationId, parent.resourceTypeId);
-  if (!type) throw notFound('Resource');
-  let [bookable] = bookablesOf(family, type, org.schedulePolicy);
-  if (bookable && target.parentResourceId !== null) {
-    bookable = bookable.laneIds.includes(target.id) ? { ...bookable, laneIds: [target.id] } : undefined;
-  }
+  const { family, target, type } = await resourceWithType(context, org, resourceId);
+  const bookable = bookableOfTarget(family, type, org.schedulePolicy, target);
   const span = bookableSpan(type.bookingRules, nowMs);
   const rules = rulesOf(type, span);
   const widened = widen(range, rules);
@@ -55,6 +54,21 @@ export async function computeForResource(
     ...windowsOrSlots(lanes, schedule.availabilityMode, org.timezone, range, rules),
   } satisfies ResourceAvailability;
   return { answer, validUntil: Math.min(read?.keptUntil ?? Number.POSITIVE_INFINITY, changesAt(span)) };
+}
+
+/** A resource or lane of the organisation, its family (parent first) and its type; 404 when there is none. */
+export async function resourceWithType(
+  { db, repo, resourceTypes }: AvailabilityContext,
+  org: OrganisationSchedule,
+  resourceId: number,
+) {
+  const family = await repo.family(org.organisationId, resourceId);
+  const target = family.find((row) => row.id === resourceId);
+  if (!target) throw notFound('Resource');
+  const parent = family.find((row) => row.parentResourceId === null)!;
+  const type = await resourceTypes.findStored(db.kysely, org.organisationId, parent.resourceTypeId);
+  if (!type) throw notFound('Resource');
+  return { family, target, type };
 }
 
 /** Availability of a type by its booking mode: pooled over every lane, per resource, or both. */
@@ -118,7 +132,11 @@ export async function computeForType(
   return { answer, validUntil: Math.min(keptUntil, changesAt(span)) };
 }
 
-async function typeOrThrow({ db, resourceTypes }: AvailabilityContext, organisationId: number, id: number) {
+export async function typeOrThrow(
+  { db, resourceTypes }: AvailabilityContext,
+  organisationId: number,
+  id: number,
+) {
   const type = await resourceTypes.findStored(db.kysely, organisationId, id);
   if (!type) throw notFound('Resource type');
   return type;

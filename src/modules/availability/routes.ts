@@ -2,10 +2,13 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
-import { rangeQuery, resourceAvailability, typeAvailability } from './schemas.js';
+import { explainQuery, explanation, rangeQuery, resourceAvailability, typeAvailability } from './schemas.js';
 
 const tags = ['availability'];
 const errors = errorResponses(400, 401, 404, 409);
+const explainErrors = errorResponses(400, 401, 403, 404);
+const explainDescription =
+  'Why startTime..endTime (at most 31 days) can or cannot be booked, as the availability engine judges it: each reason (OUTSIDE_HOURS, CLOSED_DAY, INACTIVE, NOTICE, ADVANCE, BOOKED, HELD, BUFFER, CALENDAR_BUSY, DAILY_CAP, TOO_SHORT, OFF_GRID) with the part of the time it covers; never what a calendar event is or whose. OWNER, ADMIN or MANAGER.';
 
 export const availabilityRoutes: FastifyPluginAsyncZod = async (app) => {
   const { availability } = app.services;
@@ -41,5 +44,37 @@ export const availabilityRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => availability.typeAvailability(actorOf(request), request.params.id, request.query),
+  );
+
+  app.get(
+    '/resources/:id/availability/explain',
+    {
+      schema: {
+        tags,
+        summary: 'Why a time can or cannot be booked on a resource (its lanes pooled), or on one lane',
+        description: explainDescription,
+        security: security.user,
+        params: idParam,
+        querystring: explainQuery,
+        response: { 200: explanation, ...explainErrors },
+      },
+    },
+    async (request) => availability.resourceExplanation(actorOf(request), request.params.id, request.query),
+  );
+
+  app.get(
+    '/resource-types/:id/availability/explain',
+    {
+      schema: {
+        tags,
+        summary: 'Why a time can or cannot be booked on each resource of a resource type',
+        description: explainDescription,
+        security: security.user,
+        params: idParam,
+        querystring: explainQuery,
+        response: { 200: explanation, ...explainErrors },
+      },
+    },
+    async (request) => availability.typeExplanation(actorOf(request), request.params.id, request.query),
   );
 };

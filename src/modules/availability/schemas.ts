@@ -57,3 +57,58 @@ export const typeAvailability = z.object({
     .optional(),
 });
 export type TypeAvailability = z.infer<typeof typeAvailability>;
+
+/** Longest range one explanation covers. */
+export const MAX_EXPLAIN_DAYS = 31;
+
+export const explainQuery = z
+  .strictObject({ startTime: instant, endTime: instant })
+  .superRefine((range, ctx) => {
+    const span = Date.parse(range.endTime) - Date.parse(range.startTime);
+    if (span <= 0) ctx.addIssue({ code: 'custom', path: ['endTime'], message: 'must be after startTime' });
+    else if (span > MAX_EXPLAIN_DAYS * DAY_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['endTime'],
+        message: `range must be at most ${MAX_EXPLAIN_DAYS} days`,
+      });
+    }
+  });
+export type ExplainQuery = z.infer<typeof explainQuery>;
+
+/** Why a time is not bookable (DECISIONS.md "Teams"); DAILY_CAP comes with per-resource daily caps. */
+export const REASON_CODES = [
+  'OUTSIDE_HOURS',
+  'CLOSED_DAY',
+  'INACTIVE',
+  'NOTICE',
+  'ADVANCE',
+  'BOOKED',
+  'HELD',
+  'BUFFER',
+  'CALENDAR_BUSY',
+  'DAILY_CAP',
+  'TOO_SHORT',
+  'OFF_GRID',
+] as const;
+export type ReasonCode = (typeof REASON_CODES)[number];
+
+export const reason = z.object({
+  code: z.enum(REASON_CODES),
+  message: z.string(),
+  from: z.string().optional().describe('Where the part of the asked time this reason covers starts'),
+  to: z.string().optional().describe('Where that part ends'),
+});
+export type Reason = z.infer<typeof reason>;
+
+export const explanation = z.object({
+  bookable: z.boolean().describe('Whether some resource of the answer can be booked for the whole time'),
+  resources: z.array(
+    z.object({
+      resourceId: z.number().int(),
+      bookable: z.boolean(),
+      reasons: z.array(reason).describe('Why not (none when bookable)'),
+    }),
+  ),
+});
+export type Explanation = z.infer<typeof explanation>;

@@ -6,9 +6,17 @@ import type { IgnoredTime } from './busy-time.js';
 import { createCachedAnswers } from './cached-answers.js';
 import type { AvailabilityContext, AvailabilityDeps, OrganisationSchedule } from './context.js';
 import type { Interval } from './engine.js';
+import { explainResource, explainType, refusalReasons } from './explain.js';
 import { createLaneOffers, type LaneOffer } from './lane-offers.js';
 import { type BookingRead, createAvailabilityRepo } from './repo.js';
-import type { RangeQuery, ResourceAvailability, TypeAvailability } from './schemas.js';
+import type {
+  ExplainQuery,
+  Explanation,
+  RangeQuery,
+  Reason,
+  ResourceAvailability,
+  TypeAvailability,
+} from './schemas.js';
 
 export { type Bookable, bookablesOf } from './bookables.js';
 export type { IgnoredTime } from './busy-time.js';
@@ -43,6 +51,27 @@ export interface AvailabilityService {
 
   /** `forType` in the actor's organisation, for members who may read its catalogue. */
   typeAvailability(actor: Actor, resourceTypeId: number, query: RangeQuery): Promise<TypeAvailability>;
+
+  /**
+   * Why the time of `query` is or is not bookable on a resource (its lanes pooled) or lane of
+   * the actor's organisation, for staff who may manage its schedules (explain.ts).
+   */
+  resourceExplanation(actor: Actor, resourceId: number, query: ExplainQuery): Promise<Explanation>;
+
+  /** `resourceExplanation` for every resource of a type. */
+  typeExplanation(actor: Actor, resourceTypeId: number, query: ExplainQuery): Promise<Explanation>;
+
+  /**
+   * Why a refused booking of `request` does not fit (the reasons of its SLOT_UNAVAILABLE): on
+   * `target.resourceId`, or across the type's pool without one, each reason once.
+   * `ignoreReservationId`: a reservation being moved, which blocks nothing.
+   */
+  refusalReasons(
+    org: OrganisationSchedule,
+    target: { resourceTypeId: number; resourceId?: number | undefined },
+    request: Interval,
+    ignoreReservationId?: number,
+  ): Promise<Reason[]>;
 
   /**
    * What a booking of the type `resourceTypeId` reads, in one statement through `executor`:
@@ -121,9 +150,26 @@ export function createAvailabilityService({
       return forType(tenant, resourceTypeId, query);
     },
 
+    async resourceExplanation(actor, resourceId, query) {
+      const tenant = await organisations.requireTenant(actor, { can: 'writeCatalogue' });
+      return explainResource(context, tenant, resourceId, requestOf(query));
+    },
+
+    async typeExplanation(actor, resourceTypeId, query) {
+      const tenant = await organisations.requireTenant(actor, { can: 'writeCatalogue' });
+      return explainType(context, tenant, resourceTypeId, requestOf(query));
+    },
+
+    refusalReasons: (org, target, request, ignoreReservationId) =>
+      refusalReasons(context, org, target, request, ignoreReservationId),
     readLanes,
     offerLanes,
     alternatives: (org, type, target, request, options) =>
       alternatives(context, org, type, target, request, options),
   };
 }
+
+const requestOf = (query: ExplainQuery): Interval => ({
+  start: Date.parse(query.startTime),
+  end: Date.parse(query.endTime),
+});

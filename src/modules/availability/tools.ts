@@ -1,6 +1,6 @@
 import { entityId } from '../../http/schemas.js';
 import { defineTool } from '../../mcp/types.js';
-import { rangeQuery, resourceAvailability, typeAvailability } from './schemas.js';
+import { explainQuery, explanation, rangeQuery, resourceAvailability, typeAvailability } from './schemas.js';
 import type { AvailabilityService } from './service.js';
 
 /** MCP tools of availability: free time in the owner's active organisation, in its time zone. */
@@ -35,5 +35,27 @@ export const availabilityTools = [
     output: typeAvailability,
     run: (availability: AvailabilityService, actor, { resourceTypeId, ...range }) =>
       availability.typeAvailability(actor, resourceTypeId, range),
+  }),
+  defineTool({
+    actionKey: 'availability.explain',
+    title: 'Explain availability',
+    description:
+      "Why a time (startTime..endTime, at most 31 days) can or cannot be booked on a resource (resourceId) or on each resource of a resource type (resourceTypeId) of your active organisation, as availability and booking judge it: each reason (OUTSIDE_HOURS, CLOSED_DAY, INACTIVE, NOTICE, ADVANCE, BOOKED, HELD, BUFFER, CALENDAR_BUSY, DAILY_CAP, TOO_SHORT, OFF_GRID) with the part of the time it covers (from, to); never what a calendar event is or whose. For OWNER, ADMIN or MANAGER. The reasons of a refused booking's SLOT_UNAVAILABLE are the same, in error.details.",
+    catalogue: {
+      description: 'Why a time can or cannot be booked on a resource or resource type.',
+      risk: 'read',
+      scopeKinds: [],
+    },
+    input: explainQuery
+      .safeExtend({ resourceId: entityId.optional(), resourceTypeId: entityId.optional() })
+      .refine((input) => (input.resourceId === undefined) !== (input.resourceTypeId === undefined), {
+        path: ['resourceId'],
+        message: 'give either resourceId or resourceTypeId',
+      }),
+    output: explanation,
+    run: (availability: AvailabilityService, actor, { resourceId, resourceTypeId, ...query }) =>
+      resourceId !== undefined
+        ? availability.resourceExplanation(actor, resourceId, query)
+        : availability.typeExplanation(actor, resourceTypeId!, query),
   }),
 ];

@@ -20,6 +20,7 @@ import {
   slugAvailability,
 } from './organisation-page.js';
 import { dryRunHoldBySlug, holdBySlug } from './public-holds.js';
+import { withPublicReasons } from './public-reasons.js';
 import type {
   PublicCatalogue,
   PublicDryRun,
@@ -149,19 +150,20 @@ export function createPublicBookingService(deps: PublicBookingDeps): PublicBooki
   return {
     catalogue: (slug) => catalogue(context, slug),
     slugAvailability: (slug, query) => slugAvailability(context, slug, query),
-    bookBySlug: (slug, input) => bookBySlug(context, slug, input),
+    bookBySlug: (slug, input) => withPublicReasons(bookBySlug(context, slug, input)),
     joinWaitlistBySlug: (slug, input) => joinWaitlistBySlug(context, slug, input),
-    holdBySlug: (slug, input, clientIp) => holdBySlug(context, slug, input, clientIp),
-    dryRunBookBySlug: (slug, input) => dryRunBookBySlug(context, slug, input),
-    dryRunHoldBySlug: (slug, input, clientIp) => dryRunHoldBySlug(context, slug, input, clientIp),
+    holdBySlug: (slug, input, clientIp) => withPublicReasons(holdBySlug(context, slug, input, clientIp)),
+    dryRunBookBySlug: (slug, input) => withPublicReasons(dryRunBookBySlug(context, slug, input)),
+    dryRunHoldBySlug: (slug, input, clientIp) =>
+      withPublicReasons(dryRunHoldBySlug(context, slug, input, clientIp)),
     resourcePage: (token) => resourcePage(context, token),
     tokenAvailability: (token, query) => tokenAvailability(context, token, query),
-    bookByToken: (token, input) => bookByToken(context, token, input),
-    dryRunBookByToken: (token, input) => dryRunBookByToken(context, token, input),
+    bookByToken: (token, input) => withPublicReasons(bookByToken(context, token, input)),
+    dryRunBookByToken: (token, input) => withPublicReasons(dryRunBookByToken(context, token, input)),
     managedReservation: (token) => managedReservation(context, token),
     confirmManaged: (token) => confirmManaged(context, token),
     cancelManaged: (token) => cancelManaged(context, token),
-    rescheduleManaged: (token, input) => rescheduleManaged(context, token, input),
+    rescheduleManaged: (token, input) => withPublicReasons(rescheduleManaged(context, token, input)),
     managedSeries: (token) => managedSeries(context, token),
     cancelManagedSeries: (token) => cancelManagedSeries(context, token),
     managedWaitlistEntry: (token) => managedWaitlistEntry(context, token),

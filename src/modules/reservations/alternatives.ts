@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { type Alternative, DomainError, withAlternatives } from '../../lib/errors.js';
+import { type Alternative, DomainError, withAlternatives, withDetails } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import type { Interval } from '../availability/engine.js';
 import type { AvailabilityService, IgnoredTime, OrganisationSchedule } from '../availability/service.js';
@@ -124,15 +124,28 @@ export function createAlternatives(deps: {
     return offered;
   }
 
+  /** A SLOT_UNAVAILABLE with the engine's reasons in its details (DECISIONS.md "Teams"): the explanation of the time. */
+  async function explained(error: DomainError, write: RefusedWrite): Promise<DomainError> {
+    if (error.code !== 'SLOT_UNAVAILABLE' || error.details) return error;
+    const reasons = await availability.refusalReasons(
+      write.org,
+      { resourceTypeId: write.resourceTypeId, resourceId: write.resourceId },
+      { start: write.start, end: write.end },
+      write.moving?.id,
+    );
+    return reasons.length > 0 ? withDetails(error, reasons) : error;
+  }
+
   return {
     /**
      * What a refused write throws: a slot or rule refusal with the times it offers instead
-     * (none when a broken rule follows the reservation to any time); anything else as it was.
+     * (none when a broken rule follows the reservation to any time), a slot refusal with why
+     * the time does not fit; anything else as it was.
      */
     async offeredWith(error: unknown, write: RefusedWrite): Promise<unknown> {
       if (!(error instanceof DomainError) || !OFFERING.has(error.code) || error.alternatives) return error;
       const unmovable = error.details?.some((detail) => 'rule' in detail && detail.rule === UNMOVABLE_RULE);
-      return withAlternatives(error, unmovable ? [] : await near(write));
+      return withAlternatives(await explained(error, write), unmovable ? [] : await near(write));
     },
   };
 }

@@ -1,5 +1,5 @@
 import { type Executor, inTransaction } from '../../db/database.js';
-import { conflict, DomainError, type OccurrenceConflict } from '../../lib/errors.js';
+import { conflict, DomainError, type OccurrenceConflict, type ReasonDetail } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import type { OrganisationSchedule } from '../availability/service.js';
 import type { Occurrence } from '../events/recurrence.js';
@@ -243,6 +243,8 @@ async function refusal(
 ): Promise<unknown> {
   if (!(error instanceof SeriesMisfit)) return error;
   const conflicts: OccurrenceConflict[] = [];
+  // Why each occurrence does not fit: its reasons, each naming the part of its time.
+  const reasons: ReasonDetail[] = [];
   for (const misfit of error.misfits) {
     const offered = await alternatives.offeredWith(conflict('SLOT_UNAVAILABLE', 'does not fit'), {
       org,
@@ -252,6 +254,7 @@ async function refusal(
       end: Date.parse(misfit.end),
       customerEmail: input.customer.email,
     });
+    reasons.push(...(((offered as DomainError).details ?? []) as ReasonDetail[]));
     conflicts.push({
       startTime: misfit.start,
       endTime: misfit.end,
@@ -262,7 +265,7 @@ async function refusal(
   return new DomainError(
     'SLOT_UNAVAILABLE',
     `${n} occurrence${n === 1 ? '' : 's'} of the series do${n === 1 ? 'es' : ''} not fit the availability of this resource (${conflicts.map((c) => c.startTime).join(', ')}); nothing was booked`,
-    undefined,
+    reasons.length > 0 ? reasons : undefined,
     undefined,
     undefined,
     conflicts,

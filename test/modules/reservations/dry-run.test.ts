@@ -140,8 +140,14 @@ describe('dry runs', () => {
     assert.deepEqual(taken.error, {
       code: 'SLOT_UNAVAILABLE',
       message: refusal.message,
+      // Why it does not fit, as the explain routes say it (DECISIONS.md "Teams").
+      details: refusal.details,
       alternatives: refusal.alternatives,
     });
+    assert.deepEqual(
+      refusal.details.map((d: { code: string }) => d.code),
+      ['BOOKED'],
+    );
     assert.equal(taken.error!.alternatives.length, 5);
 
     const far = verdict(await book(t.app, owner, { resourceId, ...slot(25, 9) }, { query: 'dryRun=true' }));

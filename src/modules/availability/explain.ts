@@ -1,0 +1,174 @@
+import type { StoredResourceType } from '../resource-types/service.js';
+import {
+  type Bookable,
+  bookableOfTarget,
+  bookablesOf,
+  candidatesOf,
+  lookbackOf,
+  rulesOf,
+} from './bookables.js';
+import { bookableSpan } from './booking-window.js';
+import type { AvailabilityContext, OrganisationSchedule } from './context.js';
+import type { Interval } from './engine.js';
+import { type FoundReason, type LaneTakers, reasonsFor } from './explain-reasons.js';
+import { type TakenTime, takenTimes } from './explain-repo.js';
+import { resourceWithType, typeOrThrow } from './range-availability.js';
+import { type CatalogueRow, managerBusy } from './repo.js';
+import type { Explanation, Reason } from './schemas.js';
+import { NO_SPANS, type Spans } from './spans.js';
+
+/**
+ * Why a time is or is not bookable (DECISIONS.md "Teams"): the explain routes and tool, and
+ * the reasons of every SLOT_UNAVAILABLE. Reads what availability reads (the catalogue, the
+ * reservations keeping their time, the managers' busy time; the reservations one by one,
+ * to tell a hold from a booking) and asks the engine's checks (explain-reasons.ts).
+ */
+
+/** A resource an explanation answers for, and what the engine schedules of it (none: inactive). */
+interface Subject {
+  resourceId: number;
+  bookable: Bookable | undefined;
+}
+
+/** The explanation for one resource (its lanes pooled), or for one lane. */
+export async function explainResource(
+  context: AvailabilityContext,
+  org: OrganisationSchedule,
+  resourceId: number,
+  request: Interval,
+): Promise<Explanation> {
+  const { family, target, type } = await resourceWithType(context, org, resourceId);
+  const bookable = bookableOfTarget(family, type, org.schedulePolicy, target);
+  return explained(await explainSubjects(context, org, type, family, [{ resourceId, bookable }], request));
+}
+
+/** The explanation for every resource of a type (its lanes pooled per resource). */
+export async function explainType(
+  context: AvailabilityContext,
+  org: OrganisationSchedule,
+  resourceTypeId: number,
+  request: Interval,
+): Promise<Explanation> {
+  const type = await typeOrThrow(context, org.organisationId, resourceTypeId);
+  const rows = await context.repo.ofType(org.organisationId, resourceTypeId);
+  const bookables = bookablesOf(rows, type, org.schedulePolicy);
+  const subjects = rows
+    .filter((row) => row.parentResourceId === null)
+    .map((row) => ({ resourceId: row.id, bookable: bookables.find((b) => b.resourceId === row.id) }));
+  return explained(await explainSubjects(context, org, type, rows, subjects, request));
+}
+
+/**
+ * Why a refused booking of `request` does not fit: on the resource asked for, or across the
+ * pool a booking without one may take (each reason once). `ignoreReservationId`: a
+ * reservation being moved, which blocks nothing.
+ */
+export async function refusalReasons(
+  context: AvailabilityContext,
+  org: OrganisationSchedule,
+  target: { resourceTypeId: number; resourceId?: number | undefined },
+  request: Interval,
+  ignoreReservationId?: number,
+): Promise<Reason[]> {
+  const type = await context.resourceTypes.findStored(
+    context.db.kysely,
+    org.organisationId,
+    target.resourceTypeId,
+  );
+  if (!type) return [];
+  const rows = await context.repo.ofType(org.organisationId, type.id);
+  const subjects: Subject[] =
+    target.resourceId !== undefined
+      ? [{ resourceId: target.resourceId, bookable: candidatesOf(rows, type, org, target)[0] }]
+      : candidatesOf(rows, type, org, {}).map((b) => ({ resourceId: b.resourceId, bookable: b }));
+  if (subjects.length === 0) return [isoReason(inactive('No resource of this type is active'), request)];
+  const answers = await explainSubjects(context, org, type, rows, subjects, request, ignoreReservationId);
+  const once = new Map(answers.flatMap((a) => a.reasons).map((r) => [`${r.code}|${r.from}|${r.to}`, r]));
+  return [...once.values()];
+}
+
+const explained = (resources: Explanation['resources']): Explanation => ({
+  bookable: resources.some((r) => r.bookable),
+  resources,
+});
+
+const inactive = (message: string): FoundReason => ({ code: 'INACTIVE', message });
+
+/** A found reason as answers write it: instants as ISO text, the whole request where it names no part. */
+const isoReason = (reason: FoundReason, request: Interval): Reason => ({
+  code: reason.code,
+  message: reason.message,
+  from: new Date(reason.from ?? request.start).toISOString(),
+  to: new Date(reason.to ?? request.end).toISOString(),
+});
+
+/** Each subject's answer: the engine's reasons over what takes its lanes' time around `request`. */
+async function explainSubjects(
+  context: AvailabilityContext,
+  org: OrganisationSchedule,
+  type: StoredResourceType,
+  rows: readonly CatalogueRow[],
+  subjects: Subject[],
+  request: Interval,
+  ignoreReservationId?: number,
+): Promise<Explanation['resources']> {
+  const nowMs = Date.now();
+  const rules = rulesOf(type, bookableSpan(type.bookingRules, nowMs));
+  const bookables = type.isActive ? subjects.flatMap((s) => (s.bookable ? [s.bookable] : [])) : [];
+  const around = { start: request.start - rules.bufferMs, end: request.end + rules.bufferMs };
+  const laneIds = bookables.flatMap((b) => b.laneIds);
+  const [taken, calendars] = await Promise.all([
+    takenTimes(context.db.kysely, laneIds, around, lookbackOf(type), nowMs),
+    calendarsOf(context, rows, bookables, around),
+  ]);
+  const kept = taken.filter((t) => t.id !== ignoreReservationId);
+  return subjects.map(({ resourceId, bookable }) => {
+    const found = !type.isActive
+      ? [inactive('The resource type is not active')]
+      : !bookable
+        ? [inactive('The resource is not active')]
+        : reasonsFor(
+            {
+              schedule: bookable.schedule,
+              lanes: bookable.laneIds.map((laneId) =>
+                takersOf(kept, laneId, calendars.get(bookable.resourceId) ?? NO_SPANS),
+              ),
+            },
+            org.timezone,
+            request,
+            rules,
+          );
+    return { resourceId, bookable: found.length === 0, reasons: found.map((r) => isoReason(r, request)) };
+  });
+}
+
+/** What takes one lane's time, by kind. */
+function takersOf(taken: readonly TakenTime[], laneId: number, calendar: Spans): LaneTakers {
+  const spans = (held: boolean) =>
+    new Float64Array(
+      taken.filter((t) => t.laneId === laneId && t.held === held).flatMap((t) => [t.start, t.end]),
+    );
+  return { booked: spans(false), held: spans(true), calendar };
+}
+
+/** The busy time of the managers of `bookables` that block on it, by resource (as availability adds it). */
+async function calendarsOf(
+  { db }: AvailabilityContext,
+  rows: readonly CatalogueRow[],
+  bookables: readonly Bookable[],
+  range: Interval,
+): Promise<Map<number, Spans>> {
+  const managers = new Map<number, number>();
+  for (const bookable of bookables) {
+    const row = rows.find((r) => r.id === bookable.resourceId);
+    if (row?.blockOnManagerCalendars && row.managedById !== null) managers.set(row.id, row.managedById);
+  }
+  const byResource = new Map<number, Spans>();
+  if (managers.size === 0) return byResource;
+  const byManager = await managerBusy(db.kysely, db.dialect, [...managers.values()], range);
+  for (const [resourceId, managerId] of managers) {
+    const spans = byManager.get(managerId);
+    if (spans) byResource.set(resourceId, spans);
+  }
+  return byResource;
+}
