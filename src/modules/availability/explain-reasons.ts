@@ -27,6 +27,8 @@ export interface LaneTakers {
   booked: Spans;
   held: Spans;
   calendar: Spans;
+  /** The local days on which the lane already keeps its daily cap of bookings (daily-caps.ts). */
+  capped: Spans;
 }
 
 /** One resource (its lanes pooled) as the engine judges a request on it. */
@@ -153,7 +155,7 @@ function windowReasons(request: Interval, { bookable }: Rules): FoundReason[] {
 
 /** The busy time of a lane as the engine takes it: every kind merged. */
 export const busyOf = (lane: LaneTakers): Spans =>
-  disjointSpans(sortedSpans(concat(lane.booked, lane.held)), lane.calendar);
+  disjointSpans(disjointSpans(sortedSpans(concat(lane.booked, lane.held)), lane.calendar), lane.capped);
 
 function concat(a: Spans, b: Spans): Spans {
   if (b.length === 0) return a;
@@ -168,7 +170,17 @@ const TAKER_MESSAGES = {
   BOOKED: 'Taken by a reservation',
   HELD: 'Held for a booking in progress',
   CALENDAR_BUSY: "Busy in the manager's calendar",
+  DAILY_CAP: 'The resource already has its most bookings for the day',
 } as const;
+
+const takerSpans = (lane: LaneTakers, code: keyof typeof TAKER_MESSAGES): Spans =>
+  code === 'BOOKED'
+    ? lane.booked
+    : code === 'HELD'
+      ? lane.held
+      : code === 'CALENDAR_BUSY'
+        ? lane.calendar
+        : lane.capped;
 
 /** What takes the time on every lane (none when one lane is clear): each taker's part, and its buffer's. */
 function laneReasons(bookable: ExplainedBookable, request: Interval, rules: Rules): FoundReason[] {
@@ -178,8 +190,8 @@ function laneReasons(bookable: ExplainedBookable, request: Interval, rules: Rule
   const add = (reason: FoundReason) => found.set(`${reason.code}|${reason.from}|${reason.to}`, reason);
   const bufferMessage = `Within the ${bufferMs / MINUTE}-minute buffer kept around booked time`;
   for (const lane of bookable.lanes) {
-    for (const code of ['BOOKED', 'HELD', 'CALENDAR_BUSY'] as const) {
-      const spans = code === 'BOOKED' ? lane.booked : code === 'HELD' ? lane.held : lane.calendar;
+    for (const code of ['BOOKED', 'HELD', 'CALENDAR_BUSY', 'DAILY_CAP'] as const) {
+      const spans = takerSpans(lane, code);
       for (let k = 0; k < spans.length; k += 2) {
         const start = spans[k]!;
         const end = spans[k + 1]!;

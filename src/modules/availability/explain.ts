@@ -1,3 +1,4 @@
+import { reservationTimes } from '../reservations/ports.js';
 import type { StoredResourceType } from '../resource-types/service.js';
 import {
   type Bookable,
@@ -8,7 +9,9 @@ import {
   rulesOf,
 } from './bookables.js';
 import { bookableSpan } from './booking-window.js';
+import type { IgnoredTime } from './busy-time.js';
 import type { AvailabilityContext, OrganisationSchedule } from './context.js';
+import { withDailyCaps } from './daily-caps.js';
 import type { Interval } from './engine.js';
 import { type FoundReason, type LaneTakers, reasonsFor } from './explain-reasons.js';
 import { type TakenTime, takenTimes } from './explain-repo.js';
@@ -122,6 +125,15 @@ async function explainSubjects(
     calendarsOf(context, rows, bookables, around),
   ]);
   const kept = taken.filter((t) => t.id !== ignoreReservationId);
+  const ignored = await ignoredTime(context, ignoreReservationId);
+  const capped = await withDailyCaps(
+    context.db.kysely,
+    rows,
+    bookables,
+    new Map(),
+    { ...around, timezone: org.timezone, nowMs },
+    ignored,
+  );
   return subjects.map(({ resourceId, bookable }) => {
     const found = !type.isActive
       ? [inactive('The resource type is not active')]
@@ -131,7 +143,7 @@ async function explainSubjects(
             {
               schedule: bookable.schedule,
               lanes: bookable.laneIds.map((laneId) =>
-                takersOf(kept, laneId, calendars.get(bookable.resourceId) ?? NO_SPANS),
+                takersOf(kept, laneId, calendars.get(bookable.resourceId) ?? NO_SPANS, capped.get(laneId)),
               ),
             },
             org.timezone,
@@ -143,12 +155,30 @@ async function explainSubjects(
 }
 
 /** What takes one lane's time, by kind. */
-function takersOf(taken: readonly TakenTime[], laneId: number, calendar: Spans): LaneTakers {
+function takersOf(
+  taken: readonly TakenTime[],
+  laneId: number,
+  calendar: Spans,
+  capped: Spans = NO_SPANS,
+): LaneTakers {
   const spans = (held: boolean) =>
     new Float64Array(
       taken.filter((t) => t.laneId === laneId && t.held === held).flatMap((t) => [t.start, t.end]),
     );
-  return { booked: spans(false), held: spans(true), calendar };
+  return { booked: spans(false), held: spans(true), calendar, capped };
+}
+
+/** The lane and time of a reservation being moved, which counts against no daily cap (as a reschedule's own check). */
+async function ignoredTime(
+  { db }: AvailabilityContext,
+  reservationId: number | undefined,
+): Promise<IgnoredTime | undefined> {
+  if (reservationId === undefined) return undefined;
+  const row = await reservationTimes(db.kysely)
+    .where('reservations.id', '=', reservationId)
+    .executeTakeFirst();
+  if (!row?.resourceId) return undefined;
+  return { laneId: row.resourceId, start: Date.parse(row.startTime), end: Date.parse(row.endTime) };
 }
 
 /** The busy time of the managers of `bookables` that block on it, by resource (as availability adds it). */

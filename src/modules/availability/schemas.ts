@@ -76,7 +76,7 @@ export const explainQuery = z
   });
 export type ExplainQuery = z.infer<typeof explainQuery>;
 
-/** Why a time is not bookable (DECISIONS.md "Teams"); DAILY_CAP comes with per-resource daily caps. */
+/** Why a time is not bookable (DECISIONS.md "Teams"). */
 export const REASON_CODES = [
   'OUTSIDE_HOURS',
   'CLOSED_DAY',

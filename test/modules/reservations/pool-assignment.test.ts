@@ -236,6 +236,24 @@ describe('pool assignment', () => {
       409,
     );
     assert.equal(refused.error.code, 'SLOT_UNAVAILABLE');
+    const capReason = { code: 'DAILY_CAP', from: at(day, 14), to: at(day, 14, 30) };
+    assert.deepEqual(
+      refused.error.details.map((d: { code: string; from: string; to: string }) => ({
+        ...d,
+        message: undefined,
+      })),
+      [{ ...capReason, message: undefined }],
+    );
+    const range = `startTime=${encodeURIComponent(at(day, 14))}&endTime=${encodeURIComponent(at(day, 14, 30))}`;
+    const explained = expectStatus(
+      await as(t.app, owner).get(`/api/resources/${room.id}/availability/explain?${range}`),
+      200,
+    );
+    assert.equal(explained.bookable, false);
+    assert.deepEqual(
+      explained.resources[0].reasons.map((r: { code: string }) => r.code),
+      ['DAILY_CAP'],
+    );
     const offered = expectStatus(
       await as(t.app, owner).get(
         `/api/resources/${room.id}/availability?from=${encodeURIComponent(at(day, 0))}&to=${encodeURIComponent(at(day, 48))}`,
