@@ -5,7 +5,20 @@ import type { OrganisationSchedule } from '../availability/service.js';
 import type { Occurrence } from '../events/recurrence.js';
 import type { StoredResourceType } from '../resource-types/service.js';
 import { type RankedOffer, rankOffers } from './assignment.js';
+import type { Booking } from './book.js';
+import { valuesOf } from './book.js';
 import { type BookingChannel, bookableType, bookingDetails, typeIdOf } from './bookable.js';
+import {
+  type Host,
+  type HostOffers,
+  hostsOf,
+  hostUnavailable,
+  isHostRefusal,
+  offersOf,
+  readHosts,
+  writeHosts,
+} from './collective.js';
+import { offeredTogether } from './collective-alternatives.js';
 import type { ReservationsContext } from './context.js';
 import { wouldBeBooked } from './dry-run.js';
 import type { SeriesDryRun, WouldBeReservation } from './dry-run-schemas.js';
@@ -46,6 +59,8 @@ interface SeriesPlan {
   now: string;
   seriesId: number | null;
   target: { resourceId?: number };
+  /** A collective series' resources: every occurrence takes them all. */
+  hosts: Host[] | undefined;
   expiresAt: string | null;
   customerDays: CustomerDays;
 }
@@ -60,9 +75,11 @@ async function attempt(
   dryRun: boolean,
 ) {
   // Read before the transaction: on SQLite it holds the only connection.
-  const resourceTypeId = await typeIdOf(ctx, org, input);
+  const hosts = input.resourceIds ? await hostsOf(ctx, org.organisationId, input.resourceIds) : undefined;
+  const resourceTypeId = hosts ? hosts[0]!.resourceTypeId : await typeIdOf(ctx, org, input);
+  const named = hosts ? { resourceId: hosts[0]!.resourceId } : {};
   return inTransaction(ctx.db.kysely, async (trx) => {
-    const type = await bookableType(ctx, trx, org, { ...input, resourceTypeId }, channel);
+    const type = await bookableType(ctx, trx, org, { ...input, ...named, resourceTypeId }, channel);
     if (!type.recurringEnabled)
       throw conflict(
         'RECURRENCE_NOT_ENABLED',
@@ -75,7 +92,8 @@ async function attempt(
       type.paymentRequired && !dryRun
         ? await ctx.payment.chargeableAccount(org.organisationId, trx)
         : undefined;
-    const plan = await planOf(ctx, trx, { org, input, channel, type, dryRun }, recurrence, occurrences);
+    const asked = { org, input, channel, type, dryRun, hosts };
+    const plan = await planOf(ctx, trx, asked, recurrence, occurrences);
     return { seriesId: plan.seriesId, booked: await bookOccurrences(ctx, trx, plan, occurrences), chargeTo };
   });
 }
@@ -87,7 +105,7 @@ async function attempt(
 async function planOf(
   ctx: SeriesContext,
   trx: Executor,
-  asked: Pick<SeriesPlan, 'org' | 'input' | 'channel' | 'type' | 'dryRun'>,
+  asked: Pick<SeriesPlan, 'org' | 'input' | 'channel' | 'type' | 'dryRun' | 'hosts'>,
   recurrence: string[],
   occurrences: Occurrence[],
 ): Promise<SeriesPlan> {
@@ -134,6 +152,18 @@ async function bookOccurrences(
   for (const [n, occurrence] of occurrences.entries()) {
     const at = { start: Date.parse(occurrence.start), end: Date.parse(occurrence.end) };
     const rulesOverriddenByUserId = await occurrenceRules(plan, occurrence, at);
+    if (plan.hosts) {
+      const together = await collectiveOccurrence(
+        ctx,
+        trx,
+        plan,
+        { n, occurrence, at, rulesOverriddenByUserId },
+        misfits.length === 0,
+      );
+      if (together === undefined) misfits.push(occurrence);
+      else if (together !== null) booked.push(together);
+      continue;
+    }
     const read = await ctx.availability.readLanes(trx, plan.org, plan.type.id, at);
     const offers = read ? await ctx.availability.offerLanes(trx, plan.org, read, plan.target, at) : [];
     const [fit] = read ? await rankOffers(trx, read, offers, pooledAt(plan, at.start)) : [];
@@ -147,6 +177,50 @@ async function bookOccurrences(
   }
   if (misfits.length > 0) throw new SeriesMisfit(misfits, plan.type.id);
   return booked;
+}
+
+/**
+ * Occurrence `n` of a collective series booked on every host (collective.ts), when `write`
+ * (nothing written once one did not fit: null); undefined when a host has no lane free for
+ * it; LaneRaced when a host's lane was taken since the read.
+ */
+async function collectiveOccurrence(
+  ctx: SeriesContext,
+  trx: Executor,
+  plan: SeriesPlan,
+  { n, occurrence, at, rulesOverriddenByUserId }: OccurrenceAt,
+  write: boolean,
+): Promise<Reservation | WouldBeReservation | null | undefined> {
+  const { org, input, channel, type, dryRun, hosts } = plan;
+  const booking: Booking = { org, input, channel, hold: undefined, dryRun, request: at };
+  let offered: HostOffers[];
+  try {
+    offered = await offersOf(ctx, trx, booking, hosts!, await readHosts(ctx, trx, booking, hosts!));
+  } catch (error) {
+    if (isHostRefusal(error)) return undefined;
+    throw error;
+  }
+  if (!write) return null;
+  const values = {
+    ...valuesOf(ctx, booking, type, rulesOverriddenByUserId),
+    ...storedManageLink(dryRun ? null : (channel.manageLinkOf?.(n) ?? ctx.mintManageLink())),
+    resourceIds: hosts!.map((host) => host.resourceId),
+    seriesId: plan.seriesId,
+    startTime: occurrence.start,
+    endTime: occurrence.end,
+  };
+  const booked = await writeHosts(ctx, trx, booking, type, values, offered).catch((error: unknown) => {
+    throw isHostRefusal(error) ? new LaneRaced() : error;
+  });
+  return dryRun ? { ...(booked as WouldBeReservation), seriesId: null } : booked;
+}
+
+/** One occurrence as it is booked: its number, its time and who overrode the rules for it. */
+interface OccurrenceAt {
+  n: number;
+  occurrence: Occurrence;
+  at: { start: number; end: number };
+  rulesOverriddenByUserId: number | null;
 }
 
 /** What the pool's assignment ranks an occurrence's lanes by: a pool series takes the type's strategy. */
@@ -229,31 +303,40 @@ export async function bookSeries(
           'SLOT_UNAVAILABLE',
           'The requested times kept being taken by other bookings; try again',
         );
-      throw await refusal(ctx, error, org, input);
+      throw await refusal(ctx, error, org, input, channel);
     }
   }
 }
 
 /** A misfit as the caller gets it: SLOT_UNAVAILABLE with every occurrence and its alternatives. */
 async function refusal(
-  { alternatives }: SeriesContext,
+  ctx: SeriesContext,
   error: unknown,
   org: OrganisationSchedule,
   input: ReservationInput,
+  channel: BookingChannel,
 ): Promise<unknown> {
   if (!(error instanceof SeriesMisfit)) return error;
   const conflicts: OccurrenceConflict[] = [];
   // Why each occurrence does not fit: its reasons, each naming the part of its time.
   const reasons: ReasonDetail[] = [];
+  const hosts = input.resourceIds && (await hostsOf(ctx, org.organisationId, input.resourceIds));
   for (const misfit of error.misfits) {
-    const offered = await alternatives.offeredWith(conflict('SLOT_UNAVAILABLE', 'does not fit'), {
-      org,
-      resourceTypeId: error.resourceTypeId,
-      resourceId: input.resourceId,
-      start: Date.parse(misfit.start),
-      end: Date.parse(misfit.end),
-      customerEmail: input.customer.email,
-    });
+    const request = { start: Date.parse(misfit.start), end: Date.parse(misfit.end) };
+    const offered = hosts
+      ? await offeredTogether(
+          ctx,
+          hostUnavailable(),
+          { org, input, channel, hold: undefined, dryRun: true, request },
+          hosts,
+        )
+      : await ctx.alternatives.offeredWith(conflict('SLOT_UNAVAILABLE', 'does not fit'), {
+          org,
+          resourceTypeId: error.resourceTypeId,
+          resourceId: input.resourceId,
+          ...request,
+          customerEmail: input.customer.email,
+        });
     reasons.push(...(((offered as DomainError).details ?? []) as ReasonDetail[]));
     conflicts.push({
       startTime: misfit.start,
@@ -263,8 +346,8 @@ async function refusal(
   }
   const n = conflicts.length;
   return new DomainError(
-    'SLOT_UNAVAILABLE',
-    `${n} occurrence${n === 1 ? '' : 's'} of the series do${n === 1 ? 'es' : ''} not fit the availability of this resource (${conflicts.map((c) => c.startTime).join(', ')}); nothing was booked`,
+    hosts ? 'HOST_UNAVAILABLE' : 'SLOT_UNAVAILABLE',
+    `${n} occurrence${n === 1 ? '' : 's'} of the series do${n === 1 ? 'es' : ''} not fit the availability of ${hosts ? 'every resource' : 'this resource'} (${conflicts.map((c) => c.startTime).join(', ')}); nothing was booked`,
     reasons.length > 0 ? reasons : undefined,
     undefined,
     undefined,
@@ -284,10 +367,12 @@ export async function dryRunSeries(
     const { booked } = await attempt(ctx, org, input, recurrence, channel, true);
     return { wouldSucceed: true, seriesId: null, reservations: booked as WouldBeReservation[] };
   } catch (thrown) {
-    const error = await refusal(ctx, thrown, org, input);
+    const error = await refusal(ctx, thrown, org, input, channel);
     if (
       !(error instanceof DomainError) ||
-      !['SLOT_UNAVAILABLE', 'BOOKING_RULE_VIOLATED', 'PAYMENT_NOT_READY'].includes(error.code)
+      !['SLOT_UNAVAILABLE', 'HOST_UNAVAILABLE', 'BOOKING_RULE_VIOLATED', 'PAYMENT_NOT_READY'].includes(
+        error.code,
+      )
     )
       throw error;
     return {

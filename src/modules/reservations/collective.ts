@@ -24,7 +24,7 @@ export interface Host {
 }
 
 /** A host's lanes where the booking's time fits, as read in the booking's transaction. */
-interface HostOffers {
+export interface HostOffers {
   host: Host;
   read: LaneRead;
   offers: LaneOffer[];
@@ -100,7 +100,7 @@ export async function bookHosts(
 }
 
 /** Each host's type and lanes, read once, checked: a type that books by its pool cannot be named, an inactive one is not free. */
-async function readHosts(
+export async function readHosts(
   ctx: ReservationsContext,
   executor: Executor,
   { org, request }: Booking,
@@ -124,7 +124,7 @@ async function readHosts(
 const byResource = (hosts: Host[]) => [...hosts].sort((a, b) => a.resourceId - b.resourceId);
 
 /** Every host's lanes where the time fits; HOST_UNAVAILABLE when one has none. */
-async function offersOf(
+export async function offersOf(
   ctx: ReservationsContext,
   executor: Executor,
   { org, request }: Booking,
@@ -152,7 +152,7 @@ async function offersOf(
  * HOST_UNAVAILABLE (the transaction rolled back) when a host's every lane was taken since
  * the read. A dry run answers the record it would write.
  */
-async function writeHosts(
+export async function writeHosts(
   ctx: ReservationsContext,
   executor: Executor,
   { hold, dryRun, request }: Booking,

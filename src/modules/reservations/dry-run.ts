@@ -12,6 +12,7 @@ import type { NewReservation } from './repo.js';
  */
 export const DRY_RUN_REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'SLOT_UNAVAILABLE',
+  'HOST_UNAVAILABLE',
   'BOOKING_RULE_VIOLATED',
   'HOLD_EXPIRED',
   'INVALID_TRANSITION',

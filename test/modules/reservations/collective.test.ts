@@ -280,4 +280,50 @@ describe('collective bookings', () => {
     expectError(await book(t.app, owner, { resourceId: rooms[1]!, ...half }), 409, 'SLOT_UNAVAILABLE');
     validationDetails(await move({ ...busy, resourceId: rooms[0]! }));
   });
+
+  test('a recurring series books every resource for every occurrence, or names the occurrences that do not fit', async () => {
+    const weekly = await createType(t.app, owner, {
+      name: 'Weekly room',
+      bookingMode: 'SINGLE_RESOURCE',
+      recurringEnabled: true,
+    });
+    const host = await createType(t.app, owner, {
+      name: 'Weekly host',
+      bookingMode: 'SINGLE_RESOURCE',
+      recurringEnabled: true,
+    });
+    const room = (await createResource(t.app, owner, { name: 'Series room', resourceTypeId: weekly.id })).id;
+    const person = (await createResource(t.app, owner, { name: 'Series host', resourceTypeId: host.id })).id;
+    const base = futureMonday();
+    const first = { startTime: at(base, 24 * 14 + 9), endTime: at(base, 24 * 14 + 10) };
+    const body = { resourceIds: [room, person], ...first, recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'] };
+    // The host is busy in the second week: nothing is booked, that occurrence is named.
+    const second = { startTime: at(base, 24 * 21 + 9), endTime: at(base, 24 * 21 + 10) };
+    const busy = expectStatus(await book(t.app, owner, { resourceId: person, ...second }), 201);
+    const refused = (await book(t.app, owner, body)).json();
+    assert.equal(refused.error.code, 'HOST_UNAVAILABLE', JSON.stringify(refused));
+    assert.deepEqual(
+      refused.error.conflicts.map((c: { startTime: string }) => c.startTime),
+      [second.startTime],
+    );
+    const dry = expectStatus(await book(t.app, owner, body, { query: 'dryRun=true' }), 200);
+    assert.equal(dry.wouldSucceed, false);
+    assert.equal(dry.error.code, 'HOST_UNAVAILABLE');
+    expectStatus(await as(t.app, owner).post(`/api/reservations/${busy.id}/cancel`, {}), 200);
+    const series = expectStatus(await book(t.app, owner, body), 201);
+    assert.equal(series.reservations.length, 3);
+    for (const occurrence of series.reservations) {
+      assert.deepEqual(occurrence.resourceIds, [room, person]);
+      assert.equal(occurrence.seriesId, series.seriesId);
+      expectError(
+        await book(t.app, owner, {
+          resourceId: person,
+          startTime: occurrence.startTime,
+          endTime: occurrence.endTime,
+        }),
+        409,
+        'SLOT_UNAVAILABLE',
+      );
+    }
+  });
 });
