@@ -19,11 +19,13 @@ async function waitlistType(
   input: JoinWaitlistInput,
 ) {
   let typeId = input.resourceTypeId;
-  if (input.resourceId !== undefined) {
-    const resource = await resources.findInOrganisation(org.organisationId, input.resourceId);
+  // A collective entry is of its first resource's type (the booking checks every one of them).
+  const named = input.resourceIds?.[0] ?? input.resourceId;
+  if (named !== undefined) {
+    const resource = await resources.findInOrganisation(org.organisationId, named);
     if (!resource || resource.isCapacityChild)
       throw invalidField(
-        'resourceId',
+        input.resourceIds ? 'resourceIds' : 'resourceId',
         'no such bookable resource (capacity lanes are booked through their parent)',
       );
     if (typeId !== undefined && typeId !== resource.resourceTypeId)
@@ -48,12 +50,13 @@ async function requireFull(
   resourceTypeId: number,
   channel: BookingChannel,
 ): Promise<void> {
+  const booking = input.resourceIds ? input : { ...input, resourceTypeId };
   const verdict = await reservations.dryRunOf(() =>
-    reservations.book(org, { ...input, resourceTypeId }, channel, undefined, { dryRun: true }),
+    reservations.book(org, booking, channel, undefined, { dryRun: true }),
   );
   if (verdict.wouldSucceed)
     throw conflict('SLOT_AVAILABLE', 'This time can be booked now: book it instead of waiting for it');
-  if (verdict.error.code !== 'SLOT_UNAVAILABLE')
+  if (verdict.error.code !== 'SLOT_UNAVAILABLE' && verdict.error.code !== 'HOST_UNAVAILABLE')
     throw new DomainError(
       verdict.error.code as ErrorCode,
       verdict.error.message,
@@ -88,7 +91,8 @@ async function joinIn(
     const inserted = await repo.insert(trx, {
       organisationId: org.organisationId,
       resourceTypeId: type.id,
-      resourceId: input.resourceId ?? null,
+      resourceId: input.resourceIds?.[0] ?? input.resourceId ?? null,
+      resourceIds: input.resourceIds ? JSON.stringify(input.resourceIds) : null,
       ...time,
       customerName: name,
       customerEmail: email,

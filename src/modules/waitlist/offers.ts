@@ -11,6 +11,7 @@ import { type EntryRow, toEntry } from './repo.js';
 /** Refusals of an offer's hold that mean "it does not fit (yet)": the entry keeps waiting. */
 const NOT_FITTING = new Set([
   'SLOT_UNAVAILABLE',
+  'HOST_UNAVAILABLE',
   'BOOKING_RULE_VIOLATED',
   'PAYMENT_NOT_READY',
   'VALIDATION_FAILED',
@@ -20,6 +21,14 @@ const NOT_FITTING = new Set([
 export interface FreedTime {
   start: string;
   end: string;
+}
+
+/** What an entry's offer books: its resources together, its one resource, or its type's pool. */
+function targetOf(entry: EntryRow) {
+  if (entry.resourceIds !== null) return { resourceIds: JSON.parse(entry.resourceIds) as number[] };
+  return entry.resourceId !== null
+    ? { resourceId: entry.resourceId }
+    : { resourceTypeId: entry.resourceTypeId };
 }
 
 /** The held reservation an offer makes for `entry`, or undefined when its time does not fit. */
@@ -41,9 +50,7 @@ async function hold(
     return await reservations.book(
       org,
       {
-        ...(entry.resourceId !== null
-          ? { resourceId: entry.resourceId }
-          : { resourceTypeId: entry.resourceTypeId }),
+        ...targetOf(entry),
         startTime: entry.startTime,
         endTime: entry.endTime,
         customer,

@@ -24,6 +24,9 @@ export const waitlistEntry = z.object({
     .nullable()
     .describe('While waiting: 1 for the next in line for this time; null once no longer waiting'),
   resourceId: z.number().int().nullable().describe('The resource asked for; null for the type pool'),
+  resourceIds: z
+    .array(z.number().int())
+    .describe("Every resource asked for: a collective booking's 2-5, else [resourceId] ([] for the pool)"),
   resourceTypeId: z.number().int(),
   startTime: z.string(),
   endTime: z.string(),

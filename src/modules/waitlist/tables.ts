@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { WaitlistStatus } from './schemas.js';
 
 export interface WaitlistEntriesTable {
@@ -7,6 +7,8 @@ export interface WaitlistEntriesTable {
   resourceTypeId: number;
   /** The resource asked for; null for the type's pool. */
   resourceId: number | null;
+  /** A collective booking's resources as JSON, in the order asked (migration 0068); null otherwise. */
+  resourceIds: ColumnType<string | null, string | null | undefined>;
   startTime: string;
   endTime: string;
   customerName: string;

@@ -11,12 +11,19 @@ export function shownStatus(row: Pick<EntryRow, 'status' | 'offerReservationId'>
   return row.status === 'offered' && row.offerReservationId === null ? 'waiting' : row.status;
 }
 
+/** The resources an entry waits for: a collective booking's, else its one resource (none for a pool). */
+function resourcesOf(row: EntryRow): number[] {
+  if (row.resourceIds !== null) return JSON.parse(row.resourceIds) as number[];
+  return row.resourceId === null ? [] : [row.resourceId];
+}
+
 export function toEntry(row: EntryRow, position: number | null): WaitlistEntry {
   return {
     id: row.id,
     status: shownStatus(row),
     position,
     resourceId: row.resourceId,
+    resourceIds: resourcesOf(row),
     resourceTypeId: row.resourceTypeId,
     startTime: row.startTime,
     endTime: row.endTime,

@@ -326,4 +326,40 @@ describe('collective bookings', () => {
       );
     }
   });
+
+  test('the waitlist takes a collective time; its offer holds every resource', async () => {
+    const room = await createType(t.app, owner, {
+      name: 'Waited room',
+      bookingMode: 'SINGLE_RESOURCE',
+      waitlistEnabled: true,
+    });
+    const host = await createType(t.app, owner, {
+      name: 'Waited host',
+      bookingMode: 'SINGLE_RESOURCE',
+      waitlistEnabled: true,
+    });
+    const ids = [
+      (await createResource(t.app, owner, { name: 'Waited room', resourceTypeId: room.id })).id,
+      (await createResource(t.app, owner, { name: 'Waited host', resourceTypeId: host.id })).id,
+    ];
+    const time = nextHour();
+    const busy = expectStatus(await book(t.app, owner, { resourceId: ids[1]!, ...time }), 201);
+    const join = (body: Record<string, unknown>) =>
+      as(t.app, owner).post('/api/reservations/waitlist', { customer, ...time, ...body });
+    const entry = expectStatus(await join({ resourceIds: ids }), 201);
+    assert.equal(entry.status, 'waiting');
+    assert.deepEqual(entry.resourceIds, ids);
+    expectError(
+      await join({ resourceIds: [ids[0]!, people[2]!], customer: { ...customer, email: 'x@example.test' } }),
+      409,
+      'SLOT_AVAILABLE',
+    );
+    expectStatus(await as(t.app, owner).post(`/api/reservations/${busy.id}/cancel`, {}), 200);
+    await t.app.services.waitlist.processOffers({ sweep: true });
+    const offered = expectStatus(await as(t.app, owner).get(`/api/reservations/waitlist/${entry.id}`), 200);
+    assert.equal(offered.status, 'offered');
+    const hold = await reservation(offered.offer.reservationId);
+    assert.equal(hold.status, 'held');
+    assert.deepEqual(hold.resourceIds, ids);
+  });
 });

@@ -68,6 +68,7 @@ describe('waitlist', () => {
         status: 'waiting',
         position: 1,
         resourceId: room.id,
+        resourceIds: [room.id],
         resourceTypeId: joined.resourceTypeId,
         startTime: slot(8).startTime,
         endTime: slot(8).endTime,
