@@ -60,6 +60,8 @@ export const PAGE_PATHS = [
   '/api/resources/{id}/schedule',
   '/api/resource-types/{id}/availability',
   '/api/resources/{id}/availability',
+  '/api/resources/{id}/availability/explain',
+  '/api/resource-types/{id}/availability/explain',
   '/api/organisations/{id}/billing',
   '/api/auth/me',
   '/api/agents',

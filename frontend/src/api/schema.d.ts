@@ -39363,6 +39363,303 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/resource-types/{id}/availability/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Why a time can or cannot be booked on each resource of a resource type
+         * @description Why startTime..endTime (at most 31 days) can or cannot be booked, as the availability engine judges it: each reason (OUTSIDE_HOURS, CLOSED_DAY, INACTIVE, NOTICE, ADVANCE, BOOKED, HELD, BUFFER, CALENDAR_BUSY, DAILY_CAP, TOO_SHORT, OFF_GRID) with the part of the time it covers; never what a calendar event is or whose. OWNER, ADMIN or MANAGER.
+         */
+        get: {
+            parameters: {
+                query: {
+                    endTime: string;
+                    startTime: string;
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Whether some resource of the answer can be booked for the whole time */
+                            bookable: boolean;
+                            resources: {
+                                bookable: boolean;
+                                /** @description Why not (none when bookable) */
+                                reasons: {
+                                    /** @enum {string} */
+                                    code: "OUTSIDE_HOURS" | "CLOSED_DAY" | "INACTIVE" | "NOTICE" | "ADVANCE" | "BOOKED" | "HELD" | "BUFFER" | "CALENDAR_BUSY" | "DAILY_CAP" | "TOO_SHORT" | "OFF_GRID";
+                                    /** @description Where the part of the asked time this reason covers starts */
+                                    from?: string;
+                                    message: string;
+                                    /** @description Where that part ends */
+                                    to?: string;
+                                }[];
+                                resourceId: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); on SLOT_UNAVAILABLE why the time does not fit (OUTSIDE_HOURS, CLOSED_DAY, INACTIVE, NOTICE, ADVANCE, BOOKED, HELD, BUFFER, CALENDAR_BUSY, DAILY_CAP, TOO_SHORT, OFF_GRID; UNAVAILABLE on the public booking routes); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description SLOT_UNAVAILABLE: where the part of the asked time its reason (code) covers starts, as the explain routes answer */
+                                    from?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                    /** @description SLOT_UNAVAILABLE: where that part ends */
+                                    to?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); on SLOT_UNAVAILABLE why the time does not fit (OUTSIDE_HOURS, CLOSED_DAY, INACTIVE, NOTICE, ADVANCE, BOOKED, HELD, BUFFER, CALENDAR_BUSY, DAILY_CAP, TOO_SHORT, OFF_GRID; UNAVAILABLE on the public booking routes); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description SLOT_UNAVAILABLE: where the part of the asked time its reason (code) covers starts, as the explain routes answer */
+                                    from?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                    /** @description SLOT_UNAVAILABLE: where that part ends */
+                                    to?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); on SLOT_UNAVAILABLE why the time does not fit (OUTSIDE_HOURS, CLOSED_DAY, INACTIVE, NOTICE, ADVANCE, BOOKED, HELD, BUFFER, CALENDAR_BUSY, DAILY_CAP, TOO_SHORT, OFF_GRID; UNAVAILABLE on the public booking routes); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description SLOT_UNAVAILABLE: where the part of the asked time its reason (code) covers starts, as the explain routes answer */
+                                    from?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                    /** @description SLOT_UNAVAILABLE: where that part ends */
+                                    to?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); on SLOT_UNAVAILABLE why the time does not fit (OUTSIDE_HOURS, CLOSED_DAY, INACTIVE, NOTICE, ADVANCE, BOOKED, HELD, BUFFER, CALENDAR_BUSY, DAILY_CAP, TOO_SHORT, OFF_GRID; UNAVAILABLE on the public booking routes); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description SLOT_UNAVAILABLE: where the part of the asked time its reason (code) covers starts, as the explain routes answer */
+                                    from?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                    /** @description SLOT_UNAVAILABLE: where that part ends */
+                                    to?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/resources": {
         parameters: {
             query?: never;
@@ -41554,6 +41851,303 @@ export interface paths {
                 };
                 /** @description Error envelope */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); on SLOT_UNAVAILABLE why the time does not fit (OUTSIDE_HOURS, CLOSED_DAY, INACTIVE, NOTICE, ADVANCE, BOOKED, HELD, BUFFER, CALENDAR_BUSY, DAILY_CAP, TOO_SHORT, OFF_GRID; UNAVAILABLE on the public booking routes); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description SLOT_UNAVAILABLE: where the part of the asked time its reason (code) covers starts, as the explain routes answer */
+                                    from?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                    /** @description SLOT_UNAVAILABLE: where that part ends */
+                                    to?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}/availability/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Why a time can or cannot be booked on a resource (its lanes pooled), or on one lane
+         * @description Why startTime..endTime (at most 31 days) can or cannot be booked, as the availability engine judges it: each reason (OUTSIDE_HOURS, CLOSED_DAY, INACTIVE, NOTICE, ADVANCE, BOOKED, HELD, BUFFER, CALENDAR_BUSY, DAILY_CAP, TOO_SHORT, OFF_GRID) with the part of the time it covers; never what a calendar event is or whose. OWNER, ADMIN or MANAGER.
+         */
+        get: {
+            parameters: {
+                query: {
+                    endTime: string;
+                    startTime: string;
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Whether some resource of the answer can be booked for the whole time */
+                            bookable: boolean;
+                            resources: {
+                                bookable: boolean;
+                                /** @description Why not (none when bookable) */
+                                reasons: {
+                                    /** @enum {string} */
+                                    code: "OUTSIDE_HOURS" | "CLOSED_DAY" | "INACTIVE" | "NOTICE" | "ADVANCE" | "BOOKED" | "HELD" | "BUFFER" | "CALENDAR_BUSY" | "DAILY_CAP" | "TOO_SHORT" | "OFF_GRID";
+                                    /** @description Where the part of the asked time this reason covers starts */
+                                    from?: string;
+                                    message: string;
+                                    /** @description Where that part ends */
+                                    to?: string;
+                                }[];
+                                resourceId: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); on SLOT_UNAVAILABLE why the time does not fit (OUTSIDE_HOURS, CLOSED_DAY, INACTIVE, NOTICE, ADVANCE, BOOKED, HELD, BUFFER, CALENDAR_BUSY, DAILY_CAP, TOO_SHORT, OFF_GRID; UNAVAILABLE on the public booking routes); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description SLOT_UNAVAILABLE: where the part of the asked time its reason (code) covers starts, as the explain routes answer */
+                                    from?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                    /** @description SLOT_UNAVAILABLE: where that part ends */
+                                    to?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); on SLOT_UNAVAILABLE why the time does not fit (OUTSIDE_HOURS, CLOSED_DAY, INACTIVE, NOTICE, ADVANCE, BOOKED, HELD, BUFFER, CALENDAR_BUSY, DAILY_CAP, TOO_SHORT, OFF_GRID; UNAVAILABLE on the public booking routes); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description SLOT_UNAVAILABLE: where the part of the asked time its reason (code) covers starts, as the explain routes answer */
+                                    from?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                    /** @description SLOT_UNAVAILABLE: where that part ends */
+                                    to?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); on SLOT_UNAVAILABLE why the time does not fit (OUTSIDE_HOURS, CLOSED_DAY, INACTIVE, NOTICE, ADVANCE, BOOKED, HELD, BUFFER, CALENDAR_BUSY, DAILY_CAP, TOO_SHORT, OFF_GRID; UNAVAILABLE on the public booking routes); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description SLOT_UNAVAILABLE: where the part of the asked time its reason (code) covers starts, as the explain routes answer */
+                                    from?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                    /** @description SLOT_UNAVAILABLE: where that part ends */
+                                    to?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };

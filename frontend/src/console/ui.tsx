@@ -137,6 +137,7 @@ export function Select(props: {
   label: string;
   value: string;
   error?: string | undefined;
+  hint?: string;
   required?: boolean;
   onChange: (value: string) => void;
   children: ReactNode;

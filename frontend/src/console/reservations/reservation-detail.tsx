@@ -6,6 +6,7 @@ import { useReservation } from '../../api/hooks.js';
 import type { Organisation, Reservation } from '../../api/types.js';
 import { formatPrice } from '../../components/Reservation.js';
 import { dayKey, formatDateTime, formatTime } from '../../lib/time.js';
+import { ASSIGNMENT_NAMES } from '../catalogue/type-form-data.js';
 import { isStaff } from '../organisations/roles.js';
 import { LoadError, Loading } from '../ui.js';
 import { mondayOf } from '../week.js';
@@ -135,6 +136,12 @@ function Facts(props: {
         customer={r.customer}
         questions={catalogue.typesLoaded ? (type?.questions ?? []) : null}
       />
+      {r.assignment ? (
+        <FragmentRow
+          term="Assigned"
+          value={`${catalogue.resourceName(r.assignment.resourceId)} (${ASSIGNMENT_NAMES[r.assignment.strategy]}): ${r.assignment.reason}`}
+        />
+      ) : null}
       {r.notes ? <FragmentRow term="Notes" value={r.notes} /> : null}
       {r.priceAmount != null && r.priceCurrency ? (
         <FragmentRow term="Price" value={formatPrice(r.priceAmount, r.priceCurrency)} />
