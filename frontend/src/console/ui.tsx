@@ -162,15 +162,17 @@ export function Check(props: {
   checked: boolean;
   error?: string | undefined;
   required?: boolean;
+  disabled?: boolean;
   onChange: (checked: boolean) => void;
 }) {
-  const { name, label, checked, error, required = false, onChange } = props;
+  const { name, label, checked, error, required = false, disabled, onChange } = props;
   return (
     <div className="field check">
       <input
         {...controlAttributes(name, error)}
         type="checkbox"
         required={required}
+        disabled={disabled}
         checked={checked}
         onChange={(e) => onChange(e.target.checked)}
       />
