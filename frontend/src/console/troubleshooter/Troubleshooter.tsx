@@ -36,6 +36,7 @@ function TroubleshooterScreen(props: { org: Organisation; types: ResourceType[];
         ? [{ kind: 'type', id: pick.typeId }]
         : []
       : pick.resourceIds.map((id) => ({ kind: 'resource', id }));
+  const hours = hoursOf(pick.day, zone);
   const resourceName = (id: number) => resources.find((r) => r.id === id)?.name ?? `Resource ${id}`;
   const what =
     pick.look === 'type'
@@ -54,12 +55,12 @@ function TroubleshooterScreen(props: { org: Organisation; types: ResourceType[];
         resources={resources}
         onChange={(next) => setParams(paramsOf(next), { replace: true })}
       />
-      {targets.length === 0 ? (
-        <p className="empty">Choose a type or up to {MAX_RESOURCES} resources.</p>
+      {targets.length === 0 || hours.length === 0 ? (
+        <p className="empty">Choose a type or up to {MAX_RESOURCES} resources, and a day.</p>
       ) : (
         <HourGrid
           targets={targets}
-          hours={hoursOf(pick.day, zone)}
+          hours={hours}
           zone={zone}
           caption={`${what} on ${pick.day}`}
           resourceName={resourceName}

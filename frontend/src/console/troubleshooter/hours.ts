@@ -9,6 +9,7 @@ const HOUR = 3_600_000;
 
 /** The hours of `day` (YYYY-MM-DD) in `zone`, from its midnight to the next; none for no day. */
 export function hoursOf(day: string, zone: string): Hour[] {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(day))) return [];
   const from = instantOf(`${day}T00:00`, zone);
   const to = instantOf(`${addDays(day, 1)}T00:00`, zone);
   if (!from || !to) return [];
