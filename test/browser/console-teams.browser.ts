@@ -13,17 +13,15 @@ import { uniqueEmail } from '../helpers/app.js';
 import {
   type BrowserApp,
   checkAtBothWidths,
+  type LooseApi,
+  NINE_TO_FIVE,
   problemsOf,
   registerThroughPages,
+  signedInApi,
   startBrowserApp,
 } from '../helpers/browser.js';
 
 const ZONE = 'Europe/Berlin';
-const EVERY_DAY = [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({
-  dayOfWeek,
-  openTime: '09:00',
-  closeTime: '17:00',
-}));
 
 describe('console teams (browser)', () => {
   let app: BrowserApp;
@@ -31,8 +29,7 @@ describe('console teams (browser)', () => {
   let page: Page;
   let problems: string[];
   let zone: string;
-  // biome-ignore lint/suspicious/noExplicitAny: the API's answers are read loosely here
-  let api: (method: string, path: string, body?: unknown) => Promise<any>;
+  let api: LooseApi;
   // biome-ignore lint/suspicious/noExplicitAny: the API's answers are read loosely here
   let type: any;
   const tomorrow = () => addDays(dayKey(Date.now(), zone), 1);
@@ -53,30 +50,13 @@ describe('console teams (browser)', () => {
       name: 'Tia Team',
       organisation: 'Team Co',
     });
-    const login = await fetch(`${app.origin}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(person),
-    });
-    const headers = {
-      authorization: `Bearer ${(await login.json()).accessToken}`,
-      'content-type': 'application/json',
-    };
-    api = async (method, path, body) => {
-      const response = await fetch(`${app.origin}${path}`, {
-        method,
-        headers,
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      assert.ok(response.ok, `${method} ${path}: ${response.status} ${await response.clone().text()}`);
-      return response.json();
-    };
+    api = await signedInApi(app.origin, person);
     zone = (await api('GET', '/api/organisations'))[0].timezone;
     type = await api('POST', '/api/resource-types', {
       name: 'Consult',
       minBookingDuration: 60,
       bookingMode: 'POOL',
-      schedulePolicy: { operatingHours: EVERY_DAY },
+      schedulePolicy: { operatingHours: NINE_TO_FIVE },
     });
     await api('POST', '/api/resources', { name: 'Ana', resourceTypeId: type.id });
     await api('POST', '/api/resources', { name: 'Ben', resourceTypeId: type.id });
