@@ -58,6 +58,7 @@ export const PAGE_PATHS = [
   '/api/reservations/{id}/cancel',
   '/api/reservations/{id}/reschedule',
   '/api/resources/{id}/schedule',
+  '/api/availability',
   '/api/resource-types/{id}/availability',
   '/api/resources/{id}/availability',
   '/api/resources/{id}/availability/explain',
