@@ -164,4 +164,51 @@ describe('console teams (browser)', () => {
     await checkAtBothWidths(page, 'console-teams-troubleshooter-type');
     assert.deepEqual(problems, []);
   });
+
+  test('a collective booking: several resources ticked, the times all are free, one reservation naming them all', async () => {
+    const meeting = await api('POST', '/api/resource-types', {
+      name: 'Meeting',
+      minBookingDuration: 60,
+      schedulePolicy: { operatingHours: NINE_TO_FIVE },
+    });
+    const desk = await api('POST', '/api/resource-types', { name: 'Desk time', minBookingDuration: 60 });
+    const room = await api('POST', '/api/resources', { name: 'Room 1', resourceTypeId: meeting.id });
+    const hana = await api('POST', '/api/resources', { name: 'Hana', resourceTypeId: meeting.id });
+    await api('POST', '/api/resources', { name: 'Desk 9', resourceTypeId: desk.id });
+    // Hana is taken at 09:00: the first time both are free is 10:00.
+    const day = addDays(tomorrow(), 2);
+    await api('POST', '/api/reservations', {
+      resourceId: hana.id,
+      startTime: at(day, '09:00'),
+      endTime: at(day, '10:00'),
+      customer: { name: 'Early Bird', email: uniqueEmail('early') },
+    });
+
+    // A fresh page: the types and resources made through the API since are read.
+    await page.goto(`${app.origin}/app/reservations/new`);
+    await page.getByLabel('Type', { exact: true }).selectOption({ label: 'Meeting' });
+    await page.getByLabel('Resource', { exact: true }).selectOption({ label: 'Several resources together' });
+    const group = page.getByRole('group', { name: 'Resources booked together (2 to 5)' });
+    // Resources of the chosen type first, then the others; none of a type booked only by its pool.
+    assert.deepEqual(await group.locator('label').allTextContents(), ['Room 1', 'Hana', 'Desk 9']);
+    await group.getByLabel('Hana').check();
+    await group.getByLabel('Room 1').check();
+    await page.getByLabel('Day', { exact: true }).fill(day);
+    const firstFree = page.locator('#f-startTime option:not([value=""])').first();
+    await firstFree.waitFor({ state: 'attached' });
+    assert.equal(await firstFree.getAttribute('value'), at(day, '10:00'));
+    await page.getByLabel('Time', { exact: true }).selectOption(at(day, '10:00'));
+    await page.getByLabel('Name', { exact: true }).fill('Team Meeting');
+    await page.getByLabel('Email', { exact: true }).fill(uniqueEmail('meeting'));
+    await checkAtBothWidths(page, 'console-teams-collective-form');
+    await page.getByRole('button', { name: 'Book it' }).click();
+    await page.getByRole('heading', { name: /^Reservation [A-Z0-9]{8}$/ }).waitFor();
+    assert.equal(await page.locator('#reservation-what').textContent(), 'Meeting · Hana · Room 1');
+    const id = Number(new URL(page.url()).pathname.split('/').at(-1));
+    const booked = await api('GET', `/api/reservations/${id}`);
+    assert.deepEqual(booked.resourceIds, [hana.id, room.id]);
+    assert.equal(booked.startTime, at(day, '10:00'));
+    await checkAtBothWidths(page, 'console-teams-collective-detail');
+    assert.deepEqual(problems, []);
+  });
 });

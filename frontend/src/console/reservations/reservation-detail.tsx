@@ -11,7 +11,7 @@ import { isStaff } from '../organisations/roles.js';
 import { LoadError, Loading } from '../ui.js';
 import { mondayOf } from '../week.js';
 import { CustomerRows } from './reservation-customer.js';
-import { statusWords, useCatalogue } from './reservation-data.js';
+import { statusWords, useCatalogue, whatOf } from './reservation-data.js';
 import { CancelBox, RescheduleBox } from './reservation-detail-steps.js';
 import { type ReservationActions, useReservationActions } from './use-reservation-actions.js';
 
@@ -116,9 +116,7 @@ function Facts(props: {
 }) {
   const { reservation: r, zone, catalogue } = props;
   const type = catalogue.types.find((t) => t.id === r.resourceTypeId);
-  const what = [catalogue.typeName(r.resourceTypeId), catalogue.resourceName(r.resourceId)]
-    .filter(Boolean)
-    .join(' · ');
+  const what = whatOf(r, catalogue).join(' · ');
   return (
     <dl className="summary">
       <dt>Reference</dt>
@@ -126,7 +124,7 @@ function Facts(props: {
       <dt>Status</dt>
       <dd className={`status-${r.status}`}>{statusWords(r.status)}</dd>
       <dt>What</dt>
-      <dd>{what || '—'}</dd>
+      <dd id="reservation-what">{what || '—'}</dd>
       <dt>When</dt>
       <dd>
         {formatDateTime(r.startTime, zone)} – {formatTime(r.endTime, zone)}{' '}
