@@ -201,13 +201,28 @@ describe('console teams (browser)', () => {
     await page.getByLabel('Name', { exact: true }).fill('Team Meeting');
     await page.getByLabel('Email', { exact: true }).fill(uniqueEmail('meeting'));
     await checkAtBothWidths(page, 'console-teams-collective-form');
+
+    // Room 1 is taken at 10:00 meanwhile: refused naming it and why, with times both are free.
+    await api('POST', '/api/reservations', {
+      resourceId: room.id,
+      startTime: at(day, '10:00'),
+      endTime: at(day, '11:00'),
+      customer: { name: 'Quick Taker', email: uniqueEmail('quick') },
+    });
     await page.getByRole('button', { name: 'Book it' }).click();
+    await page.getByText('Not every resource of this booking is free at that time.').waitFor();
+    assert.deepEqual(await page.locator('.busy-hosts li').allTextContents(), [
+      'Room 1: Taken by a reservation',
+    ]);
+    await checkAtBothWidths(page, 'console-teams-collective-refused');
+    // The nearest time both are free: 11:00 (at 09:00 Hana is booked).
+    await page.locator('.alternatives button.time').first().click();
     await page.getByRole('heading', { name: /^Reservation [A-Z0-9]{8}$/ }).waitFor();
     assert.equal(await page.locator('#reservation-what').textContent(), 'Meeting · Hana · Room 1');
     const id = Number(new URL(page.url()).pathname.split('/').at(-1));
     const booked = await api('GET', `/api/reservations/${id}`);
     assert.deepEqual(booked.resourceIds, [hana.id, room.id]);
-    assert.equal(booked.startTime, at(day, '10:00'));
+    assert.equal(booked.startTime, at(day, '11:00'));
     await checkAtBothWidths(page, 'console-teams-collective-detail');
     assert.deepEqual(problems, []);
   });

@@ -9,6 +9,7 @@ import { alternativesOf, fieldErrors } from '../../api/errors.js';
 import type { Organisation, ResourceType } from '../../api/types.js';
 import { type BookableTime, formatDateTime, formatTime } from '../../lib/time.js';
 import { Field, FormError, LoadError, Loading, Select } from '../ui.js';
+import { BusyHosts } from './busy-hosts.js';
 import { CustomerFieldset, customerFieldNames, emptyCustomer } from './reservation-customer.js';
 import { TogetherFields } from './together-fields.js';
 import {
@@ -175,6 +176,7 @@ function BookingRefusal(props: {
   return (
     <>
       <FormError error={error} shown={shown} />
+      <BusyHosts error={error} />
       {alternatives.length ? (
         <div className="notice">
           <p>These times are free instead:</p>
