@@ -9,8 +9,21 @@ import { DomainError, type ReasonDetail, withDetails } from '../../lib/errors.js
 const PRIVATE_CODES = new Set(['BOOKED', 'HELD', 'BUFFER', 'CALENDAR_BUSY']);
 const UNAVAILABLE = 'UNAVAILABLE';
 
-/** `details` (a SLOT_UNAVAILABLE's reasons) as a customer sees them. */
+/**
+ * `details` (a SLOT_UNAVAILABLE's reasons, or a HOST_UNAVAILABLE's, each naming its resource)
+ * as a customer sees them: each resource's taken parts joined on their own.
+ */
 export function publicReasons(details: readonly ReasonDetail[]): ReasonDetail[] {
+  const resources = [...new Set(details.map((detail) => detail.resourceId))];
+  return resources.flatMap((resourceId) =>
+    resourceReasons(
+      details.filter((detail) => detail.resourceId === resourceId),
+      resourceId,
+    ),
+  );
+}
+
+function resourceReasons(details: readonly ReasonDetail[], resourceId: number | undefined): ReasonDetail[] {
   const shown = details.filter((detail) => !PRIVATE_CODES.has(detail.code));
   const taken = details
     .filter((detail) => PRIVATE_CODES.has(detail.code))
@@ -23,13 +36,14 @@ export function publicReasons(details: readonly ReasonDetail[]): ReasonDetail[] 
       continue;
     }
     last = { code: UNAVAILABLE, message: 'This time is not available', from, to };
+    if (resourceId !== undefined) last.resourceId = resourceId;
     shown.push(last);
   }
   return shown;
 }
 
 const isRefusal = (error: { code: string; details?: unknown }) =>
-  error.code === 'SLOT_UNAVAILABLE' && Array.isArray(error.details);
+  (error.code === 'SLOT_UNAVAILABLE' || error.code === 'HOST_UNAVAILABLE') && Array.isArray(error.details);
 
 /**
  * `work` (a booking, hold or reschedule from a public route, or its dry run) with the

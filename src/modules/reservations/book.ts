@@ -121,7 +121,7 @@ async function bookOfType(
   booking: Booking,
   typeId: number,
 ): Promise<{ booked: Booked; chargeTo: string | undefined }> {
-  const { org, input, channel, hold } = booking;
+  const { org, input, channel } = booking;
   const first = await ctx.availability.readLanes(executor, org, typeId, booking.request);
   if (!first) throw noSuchType();
   const type = checkBookable(first.type, { ...input, resourceTypeId: typeId }, channel);

@@ -189,7 +189,7 @@ async function writeHosts(
 type PartValues = Omit<NewReservation, 'resourceId' | 'blockedUntil'>;
 
 /** What a part carries instead of the reservation's customer, notes, price and links: nothing. */
-const NO_CUSTOMER = {
+export const NO_CUSTOMER = {
   customer: { name: '', email: '' },
   notes: null,
   priceAmount: null,

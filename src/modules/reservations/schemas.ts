@@ -105,6 +105,9 @@ export const rescheduleBody = z.strictObject({
     .describe(
       'Move it to this resource (SINGLE_RESOURCE, BOTH); without, it stays on its resource, or in the pool of a POOL type',
     ),
+  resourceIds: resourceIds.describe(
+    'A collective reservation: move it to these 2-5 resources (all or nothing); without, it keeps its resources',
+  ),
   overrideRules,
 });
 export type RescheduleInput = z.infer<typeof rescheduleBody>;

@@ -238,4 +238,46 @@ describe('collective bookings', () => {
       `codes ${codes}`,
     );
   });
+
+  test('reschedule moves every resource, to a new time or a new set; a busy one refuses and nothing moves', async () => {
+    const time = nextHour();
+    const ids = [people[0]!, rooms[0]!];
+    const booked = expectStatus(await book(t.app, owner, { resourceIds: ids, ...time }), 201);
+    const later = nextHour();
+    const move = (body: Record<string, unknown>, query = '') =>
+      as(t.app, owner).post(`/api/reservations/${booked.id}/reschedule${query}`, body);
+    const dry = expectStatus(await move(later, '?dryRun=true'), 200);
+    assert.equal(dry.wouldSucceed, true);
+    assert.equal(dry.reservation.startTime, later.startTime);
+    assert.equal((await reservation(booked.id)).startTime, time.startTime, 'a dry run moves nothing');
+    const moved = expectStatus(await move(later), 200);
+    assert.equal(moved.startTime, later.startTime);
+    assert.deepEqual(moved.resourceIds, ids);
+    // The old time is free on both, the new one taken on both.
+    for (const id of ids) {
+      expectError(await book(t.app, owner, { resourceId: id, ...later }), 409, 'SLOT_UNAVAILABLE');
+      expectStatus(await book(t.app, owner, { resourceId: id, ...time }), 201);
+    }
+    // An overlapping move (half an hour on) is not blocked by its own time.
+    const half = {
+      startTime: new Date(Date.parse(later.startTime) + 1_800_000).toISOString(),
+      endTime: new Date(Date.parse(later.endTime) + 1_800_000).toISOString(),
+    };
+    expectStatus(await move(half), 200);
+    // Another set: the room swapped for another room.
+    const swapped = expectStatus(await move({ ...half, resourceIds: [people[0]!, rooms[1]!] }), 200);
+    assert.deepEqual(swapped.resourceIds, [people[0], rooms[1]]);
+    expectStatus(await book(t.app, owner, { resourceId: rooms[0]!, ...half }), 201);
+    // A busy resource at the new time: refused, naming it, and the reservation stays.
+    nextHour(); // the hour `half` reaches into
+    const busy = nextHour();
+    expectStatus(await book(t.app, owner, { resourceId: rooms[1]!, ...busy }), 201);
+    const refused = expectError(await move(busy), 409, 'HOST_UNAVAILABLE');
+    assert.match(refused.message, new RegExp(`resource ${rooms[1]}`));
+    const kept = await reservation(booked.id);
+    assert.equal(kept.startTime, half.startTime);
+    expectError(await book(t.app, owner, { resourceId: people[0]!, ...half }), 409, 'SLOT_UNAVAILABLE');
+    expectError(await book(t.app, owner, { resourceId: rooms[1]!, ...half }), 409, 'SLOT_UNAVAILABLE');
+    validationDetails(await move({ ...busy, resourceId: rooms[0]! }));
+  });
 });
