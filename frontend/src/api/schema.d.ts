@@ -39657,6 +39657,8 @@ export interface paths {
                         overrideRules?: boolean;
                         /** @description Move it to this resource (SINGLE_RESOURCE, BOTH); without, it stays on its resource, or in the pool of a POOL type */
                         resourceId?: number;
+                        /** @description A collective reservation: move it to these 2-5 resources (all or nothing); without, it keeps its resources */
+                        resourceIds?: number[];
                         /** Format: date-time */
                         startTime: string;
                     };
