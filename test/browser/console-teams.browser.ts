@@ -224,6 +224,22 @@ describe('console teams (browser)', () => {
     assert.deepEqual(booked.resourceIds, [hana.id, room.id]);
     assert.equal(booked.startTime, at(day, '11:00'));
     await checkAtBothWidths(page, 'console-teams-collective-detail');
+
+    // Moved to 09:00, when Hana is booked: refused naming her; a time both are free moves both.
+    await page.getByRole('button', { name: 'Reschedule' }).click();
+    await page.getByLabel(/^New start/).fill(`${day}T09:00`);
+    await page.getByRole('button', { name: 'Move it' }).click();
+    const refusal = page.getByRole('alert');
+    await refusal.getByText('Not every resource of this booking is free at that time.').waitFor();
+    assert.deepEqual(await refusal.locator('.busy-hosts li').allTextContents(), [
+      'Hana: Taken by a reservation',
+    ]);
+    await refusal.locator('button.time').first().click();
+    await page.getByText('The reservation was moved.').waitFor();
+    const moved = await api('GET', `/api/reservations/${id}`);
+    assert.deepEqual(moved.resourceIds, [hana.id, room.id]);
+    assert.ok(![at(day, '09:00'), at(day, '11:00')].includes(moved.startTime), moved.startTime);
+    assert.equal(await page.locator('#reservation-what').textContent(), 'Meeting · Hana · Room 1');
     assert.deepEqual(problems, []);
   });
 });
