@@ -182,6 +182,35 @@ export function Check(props: {
   );
 }
 
+/**
+ * A checkbox for each of `options`, at most `max` ticked (the rest turned off until one is
+ * unticked); `chosen` in the order ticked. Each box is named `<prefix>-<id>`.
+ */
+export function LimitedChecks(props: {
+  prefix: string;
+  options: { id: number; name: string }[];
+  chosen: number[];
+  max: number;
+  onChange: (chosen: number[]) => void;
+}) {
+  const { prefix, options, chosen, max, onChange } = props;
+  const ticked = new Set(chosen);
+  return (
+    <>
+      {options.map((o) => (
+        <Check
+          key={o.id}
+          name={`${prefix}-${o.id}`}
+          label={o.name}
+          checked={ticked.has(o.id)}
+          disabled={ticked.size >= max && !ticked.has(o.id)}
+          onChange={(on) => onChange(on ? [...chosen, o.id] : chosen.filter((id) => id !== o.id))}
+        />
+      ))}
+    </>
+  );
+}
+
 /** The form's submit button, kept from a second press while the form is sent. */
 export function SubmitActions(props: { pending: boolean; label: string }) {
   return (

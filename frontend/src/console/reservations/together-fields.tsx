@@ -1,6 +1,6 @@
 // The resources of a collective booking: two to five, ticked; the API's refusal of them
 // (resourceIds) under the list.
-import { Check } from '../ui.js';
+import { LimitedChecks } from '../ui.js';
 import type { SlotChoice } from './use-new-booking.js';
 import { MAX_TOGETHER, MIN_TOGETHER } from './use-together.js';
 
@@ -9,10 +9,6 @@ export function TogetherFields(props: {
   error: string | undefined;
 }) {
   const { group, error } = props;
-  const chosen = new Set(group.ids);
-  const full = chosen.size >= MAX_TOGETHER;
-  const toggle = (id: number, on: boolean) =>
-    group.choose(on ? [...group.ids, id] : group.ids.filter((other) => other !== id));
   return (
     <fieldset aria-describedby={error ? 'e-resourceIds' : 'h-resourceIds'}>
       <legend>
@@ -22,16 +18,13 @@ export function TogetherFields(props: {
         One reservation takes every ticked resource for the same time; the times below are those all of them
         are free.
       </p>
-      {group.candidates.map((r) => (
-        <Check
-          key={r.id}
-          name={`together-${r.id}`}
-          label={r.name}
-          checked={chosen.has(r.id)}
-          disabled={full && !chosen.has(r.id)}
-          onChange={(on) => toggle(r.id, on)}
-        />
-      ))}
+      <LimitedChecks
+        prefix="together"
+        options={group.candidates}
+        chosen={group.ids}
+        max={MAX_TOGETHER}
+        onChange={group.choose}
+      />
       {error ? (
         <p className="field-error" id="e-resourceIds">
           {error}

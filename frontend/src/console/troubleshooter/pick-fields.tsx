@@ -1,7 +1,7 @@
 // What the troubleshooter looks at: every resource of a type, or up to three chosen resources
 // (of any types), and the day.
 import type { Resource, ResourceType } from '../../api/types.js';
-import { Check, Field, Select } from '../ui.js';
+import { Field, LimitedChecks, Select } from '../ui.js';
 import { MAX_RESOURCES, type Pick } from './pick.js';
 
 export function PickFields(props: {
@@ -74,28 +74,16 @@ function LookChoice(props: {
 /** The resources to look at side by side (lanes answer with their resource, so only resources). */
 function ResourceChoice(props: { pick: Pick; resources: Resource[]; onChange: (pick: Pick) => void }) {
   const { pick, onChange } = props;
-  const chosen = new Set(pick.resourceIds);
-  const full = chosen.size >= MAX_RESOURCES;
-  const toggle = (id: number, on: boolean) =>
-    onChange({
-      ...pick,
-      resourceIds: on ? [...pick.resourceIds, id] : pick.resourceIds.filter((r) => r !== id),
-    });
   return (
     <fieldset>
       <legend>Resources (up to {MAX_RESOURCES})</legend>
-      {props.resources
-        .filter((r) => r.parentResourceId === null)
-        .map((r) => (
-          <Check
-            key={r.id}
-            name={`resource-${r.id}`}
-            label={r.name}
-            checked={chosen.has(r.id)}
-            disabled={full && !chosen.has(r.id)}
-            onChange={(on) => toggle(r.id, on)}
-          />
-        ))}
+      <LimitedChecks
+        prefix="resource"
+        options={props.resources.filter((r) => r.parentResourceId === null)}
+        chosen={pick.resourceIds}
+        max={MAX_RESOURCES}
+        onChange={(resourceIds) => onChange({ ...pick, resourceIds })}
+      />
     </fieldset>
   );
 }
