@@ -14,6 +14,7 @@ import {
   checkAtBothWidths,
   problemsOf,
   registerThroughPages,
+  signedInApi,
   startBrowserApp,
 } from '../helpers/browser.js';
 
@@ -54,25 +55,7 @@ describe('console: staff booking with booking questions (browser)', () => {
       name: 'Dora Desk',
       organisation: 'Clinic Dora',
     });
-    const login = await fetch(`${origin}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(person),
-    });
-    const headers = {
-      authorization: `Bearer ${(await login.json()).accessToken}`,
-      'content-type': 'application/json',
-    };
-    // biome-ignore lint/suspicious/noExplicitAny: the API's answers are read loosely here
-    const api = async (method: string, path: string, body?: unknown): Promise<any> => {
-      const response = await fetch(`${origin}${path}`, {
-        method,
-        headers,
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      assert.ok(response.ok, `${method} ${path}: ${response.status} ${await response.clone().text()}`);
-      return response.json();
-    };
+    const api = await signedInApi(origin, person);
     const type = await api('POST', '/api/resource-types', {
       name: 'Consultation',
       minBookingDuration: 30,

@@ -13,18 +13,13 @@ import type { TestApp } from '../helpers/app.js';
 import {
   type BrowserApp,
   checkAtBothWidths,
+  NINE_TO_FIVE,
   problemsOf,
   registerThroughPages,
   startBrowserApp,
 } from '../helpers/browser.js';
 
 const ZONE = 'Europe/Berlin';
-const EVERY_DAY = [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({
-  dayOfWeek,
-  openTime: '09:00',
-  closeTime: '17:00',
-}));
-
 describe('console hours (browser)', () => {
   let app: BrowserApp;
   let t: TestApp;
@@ -67,7 +62,7 @@ describe('console hours (browser)', () => {
       method: 'POST',
       url: '/api/resource-types',
       headers: auth,
-      payload: { name: 'Manicure', minBookingDuration: 60, schedulePolicy: { operatingHours: EVERY_DAY } },
+      payload: { name: 'Manicure', minBookingDuration: 60, schedulePolicy: { operatingHours: NINE_TO_FIVE } },
     });
     assert.equal(type.statusCode, 201, type.body);
     const desk = await t.app.inject({

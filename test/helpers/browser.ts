@@ -130,6 +130,42 @@ export async function registerThroughPages(
   return { email, password };
 }
 
+/** Open 09:00-17:00 on every day of the week: a type's `operatingHours`. */
+export const NINE_TO_FIVE = [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({
+  dayOfWeek,
+  openTime: '09:00',
+  closeTime: '17:00',
+}));
+
+/** A browser test's direct call of the API: the answer read loosely, a refusal fails the test. */
+// biome-ignore lint/suspicious/noExplicitAny: the API's answers are read loosely here
+export type LooseApi = (method: string, path: string, body?: unknown) => Promise<any>;
+
+/** The API as `person` (signed in with their password), for a browser test's setup and checks. */
+export async function signedInApi(
+  origin: string,
+  person: { email: string; password: string },
+): Promise<LooseApi> {
+  const login = await fetch(`${origin}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(person),
+  });
+  const headers = {
+    authorization: `Bearer ${(await login.json()).accessToken}`,
+    'content-type': 'application/json',
+  };
+  return async (method, path, body) => {
+    const response = await fetch(`${origin}${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    assert.ok(response.ok, `${method} ${path}: ${response.status} ${await response.clone().text()}`);
+    return response.json();
+  };
+}
+
 /** A listening app with the pages built, and Chromium: what a browser test's `before` starts. */
 export interface BrowserApp {
   t: TestApp;

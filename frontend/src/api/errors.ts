@@ -10,6 +10,7 @@ export { answerWords, type FieldDetail, fieldOf, fieldWords, wordsAt } from './f
 const WORDS: Record<string, string> = {
   NETWORK: 'We could not reach the booking service. Check your connection and try again.',
   SLOT_UNAVAILABLE: 'Sorry, that time is no longer free.',
+  HOST_UNAVAILABLE: 'Not every resource of this booking is free at that time.',
   SLOT_AVAILABLE: 'This time is free again, so there is no need to wait: book it now.',
   WAITLIST_NOT_ENABLED: 'This service has no waitlist.',
   RECURRENCE_NOT_ENABLED: 'This service cannot be booked as a series.',

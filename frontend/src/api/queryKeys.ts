@@ -41,6 +41,10 @@ export const queryKeys = {
       ? (['resource-schedule'] as const)
       : (['resource-schedule', resourceId] as const),
 
+  /** Why each hour from `from` is or is not bookable on a type's resources or one resource. */
+  explanations: (kind: 'type' | 'resource', id: number, from: string) =>
+    ['explanations', kind, id, from] as const,
+
   // Reservations.
   reservation: (id: number) => ['reservation', id] as const,
   /** Every list and week of reservations. */

@@ -51,6 +51,10 @@ export type ResourceType = Ok<'/api/resource-types'>[number];
 export type ResourceTypeBody = Body<'/api/resource-types', 'post'>;
 export type Resource = Ok<'/api/resources'>[number];
 export type ResourceBody = Body<'/api/resources', 'post'>;
+/** Why a time can or cannot be booked, resource by resource (the explain routes). */
+export type Explanation = Ok<'/api/resources/{id}/availability/explain'>;
+export type ExplainedResource = Explanation['resources'][number];
+export type ReasonCode = ExplainedResource['reasons'][number]['code'];
 export type Reservation = Ok<'/api/reservations/{id}'>;
 export type ReservationStatus = Reservation['status'];
 

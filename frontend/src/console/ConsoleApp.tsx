@@ -24,6 +24,7 @@ const CalendarSync = lazy(() => import('./account/CalendarSync.js'));
 const Privacy = lazy(() => import('./privacy/Privacy.js'));
 const Security = lazy(() => import('./security/Security.js'));
 const Invitations = lazy(() => import('./security/Invitations.js'));
+const Troubleshooter = lazy(() => import('./troubleshooter/Troubleshooter.js'));
 
 /** Each screen's name in the tab's title, by the first part of its path under /app. */
 const SCREEN_TITLES: Record<string, string> = {
@@ -31,6 +32,7 @@ const SCREEN_TITLES: Record<string, string> = {
   members: 'Members',
   types: 'Types',
   resources: 'Resources',
+  troubleshoot: 'Why can’t this be booked?',
   reservations: 'Reservations',
   webhooks: 'Webhooks',
   payments: 'Payments',
@@ -164,6 +166,7 @@ function ConsoleRoutes(props: { signedIn: boolean; member: boolean | null; organ
             <>
               <Route path="types/*" element={<Catalogue screen="types" />} />
               <Route path="resources/*" element={<Catalogue screen="resources" />} />
+              <Route path="troubleshoot" element={<Troubleshooter />} />
               <Route path="reservations/*" element={<Reservations />} />
               <Route path="webhooks/*" element={<Webhooks />} />
               <Route path="members" element={<Members />} />

@@ -137,6 +137,7 @@ export function Select(props: {
   label: string;
   value: string;
   error?: string | undefined;
+  hint?: string;
   required?: boolean;
   onChange: (value: string) => void;
   children: ReactNode;
@@ -161,21 +162,52 @@ export function Check(props: {
   checked: boolean;
   error?: string | undefined;
   required?: boolean;
+  disabled?: boolean;
   onChange: (checked: boolean) => void;
 }) {
-  const { name, label, checked, error, required = false, onChange } = props;
+  const { name, label, checked, error, required = false, disabled, onChange } = props;
   return (
     <div className="field check">
       <input
         {...controlAttributes(name, error)}
         type="checkbox"
         required={required}
+        disabled={disabled}
         checked={checked}
         onChange={(e) => onChange(e.target.checked)}
       />
       <label htmlFor={`f-${name}`}>{label}</label>
       <FieldError name={name} error={error} />
     </div>
+  );
+}
+
+/**
+ * A checkbox for each of `options`, at most `max` ticked (the rest turned off until one is
+ * unticked); `chosen` in the order ticked. Each box is named `<prefix>-<id>`.
+ */
+export function LimitedChecks(props: {
+  prefix: string;
+  options: { id: number; name: string }[];
+  chosen: number[];
+  max: number;
+  onChange: (chosen: number[]) => void;
+}) {
+  const { prefix, options, chosen, max, onChange } = props;
+  const ticked = new Set(chosen);
+  return (
+    <>
+      {options.map((o) => (
+        <Check
+          key={o.id}
+          name={`${prefix}-${o.id}`}
+          label={o.name}
+          checked={ticked.has(o.id)}
+          disabled={ticked.size >= max && !ticked.has(o.id)}
+          onChange={(on) => onChange(on ? [...chosen, o.id] : chosen.filter((id) => id !== o.id))}
+        />
+      ))}
+    </>
   );
 }
 

@@ -59,6 +59,9 @@ interface ResourceForm {
   capacity: string;
   managedById: string;
   blockOnManagerCalendars: boolean;
+  assignmentWeight: string;
+  /** Empty: no cap. */
+  maxBookingsPerDay: string;
 }
 
 const SHOWN_FIELDS = [
@@ -68,6 +71,8 @@ const SHOWN_FIELDS = [
   'capacity',
   'managedById',
   'blockOnManagerCalendars',
+  'assignmentWeight',
+  'maxBookingsPerDay',
 ];
 
 /** The resource as the API takes it, the manager's calendar blocking only when it changes. */
@@ -82,6 +87,8 @@ function resourceBody(form: ResourceForm, existing: Resource | undefined): Resou
     resourceTypeId: Number(form.resourceTypeId),
     capacity: numberOf(form.capacity),
     managedById,
+    assignmentWeight: numberOf(form.assignmentWeight),
+    maxBookingsPerDay: form.maxBookingsPerDay.trim() === '' ? null : numberOf(form.maxBookingsPerDay),
     // Sent only to change it: only the manager themself may turn it on.
     ...(form.blockOnManagerCalendars !== keptBlock
       ? { blockOnManagerCalendars: form.blockOnManagerCalendars }
@@ -123,6 +130,8 @@ function ResourceFormScreen(props: {
     capacity: String(existing?.capacity ?? 1),
     managedById: existing?.managedById != null ? String(existing.managedById) : '',
     blockOnManagerCalendars: existing?.blockOnManagerCalendars ?? false,
+    assignmentWeight: String(existing?.assignmentWeight ?? 1),
+    maxBookingsPerDay: existing?.maxBookingsPerDay != null ? String(existing.maxBookingsPerDay) : '',
   });
   const save = useSaveResource(existing, form);
   return (
@@ -171,6 +180,29 @@ function ResourceFields(props: { field: Bound; types: ResourceType[]; people: Pe
         label="Unavailable while the manager is busy in their calendars (only the manager can turn this on)"
         {...field.check('blockOnManagerCalendars')}
       />
+      <PoolFields field={field} />
     </>
+  );
+}
+
+/** How a pool shares its bookings out: the resource's weight (round robin) and its daily cap. */
+function PoolFields({ field }: { field: Bound }) {
+  return (
+    <div className="grid-2">
+      <Field
+        label="Weight in a round robin pool (1 to 100)"
+        hint="A resource of weight 2 takes twice the share of one of weight 1."
+        type="number"
+        min={1}
+        {...field.text('assignmentWeight')}
+      />
+      <Field
+        label="Most bookings a day (empty: no limit)"
+        type="number"
+        min={1}
+        required={false}
+        {...field.text('maxBookingsPerDay')}
+      />
+    </div>
   );
 }

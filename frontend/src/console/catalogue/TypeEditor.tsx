@@ -15,7 +15,7 @@ import { organisationCurrency } from '../organisations/currency.js';
 import { TypeSchedule } from '../schedule/schedule-editor.js';
 import { Check, Field, FormError, LoadError, Loading, Select, SubmitActions } from '../ui.js';
 import { modeWords } from './catalogue-lists.js';
-import { RULES, type TypeForm, typeBody, typeForm } from './type-form-data.js';
+import { ASSIGNMENT_WORDS, pools, RULES, type TypeForm, typeBody, typeForm } from './type-form-data.js';
 import {
   type QuestionDraft,
   questionDrafts,
@@ -78,6 +78,7 @@ function shownFields(questions: QuestionDraft[]) {
     'minBookingDuration',
     'bufferTime',
     'bookingMode',
+    'assignment',
     'customerInfoFields',
     'priceAmount',
     'priceCurrency',
@@ -101,7 +102,7 @@ function TypeFormScreen(props: { org: Organisation; existing: ResourceType | und
       </p>
       <h1>{existing ? `Edit ${existing.name}` : 'New type'}</h1>
       <form noValidate onSubmit={submitted(save.mutate)}>
-        <TypeBasics field={field} errors={errors} />
+        <TypeBasics field={field} errors={errors} pooled={pools(form.bookingMode)} />
         <TypeQuestions drafts={questions} errors={errors} onChange={setQuestions} />
         <RulesFieldset state={state} errors={errors} />
         <PriceFieldset org={org} state={state} field={field} errors={errors} />
@@ -119,7 +120,8 @@ function TypeFormScreen(props: { org: Organisation; existing: ResourceType | und
 }
 
 /** What the type is: its name and description, length, buffer, booking mode and customer fields. */
-function TypeBasics({ field, errors }: { field: Bound; errors: Record<string, string> }) {
+function TypeBasics(props: { field: Bound; errors: Record<string, string>; pooled: boolean }) {
+  const { field, errors, pooled } = props;
   return (
     <>
       <Field label="Name" {...field.text('name')} />
@@ -140,6 +142,19 @@ function TypeBasics({ field, errors }: { field: Bound; errors: Record<string, st
           </option>
         ))}
       </Select>
+      {pooled ? (
+        <Select
+          label="How a booking of any free one picks its resource"
+          hint="Weights (round robin) and daily caps are set on each resource."
+          {...field.text('assignment')}
+        >
+          {Object.entries(ASSIGNMENT_WORDS).map(([strategy, words]) => (
+            <option key={strategy} value={strategy}>
+              {words}
+            </option>
+          ))}
+        </Select>
+      ) : null}
       <Field
         label="Extra customer fields (comma separated, e.g. phone, licencePlate)"
         required={false}

@@ -61,9 +61,12 @@ export function TypeList(props: { org: Organisation }) {
                   />
                 ) : null}
               </div>
-              <Link to={`/app/types/${t.id}`} aria-label={`Edit ${t.name}`}>
-                Edit
-              </Link>
+              <RowLinks
+                edit={`/app/types/${t.id}`}
+                why={`/app/troubleshoot?type=${t.id}`}
+                name={t.name}
+                staff={isStaff(org.role)}
+              />
             </li>
           ))}
         </ul>
@@ -76,6 +79,23 @@ export function TypeList(props: { org: Organisation }) {
         </p>
       ) : null}
     </main>
+  );
+}
+
+/** A row's edit link and, for staff, the way to its hour-by-hour troubleshooter. */
+function RowLinks(props: { edit: string; why: string; name: string; staff: boolean }) {
+  const { edit, why, name, staff } = props;
+  return (
+    <span className="row-links">
+      {staff ? (
+        <Link to={why} aria-label={`Why can’t ${name} be booked?`}>
+          Why not bookable?
+        </Link>
+      ) : null}
+      <Link to={edit} aria-label={`Edit ${name}`}>
+        Edit
+      </Link>
+    </span>
   );
 }
 
@@ -148,9 +168,12 @@ export function ResourceList(props: { org: Organisation }) {
                   {r.capacity > 1 ? ` · capacity ${r.capacity}` : ''}
                 </span>
               </div>
-              <Link to={`/app/resources/${r.id}`} aria-label={`Edit ${r.name}`}>
-                Edit
-              </Link>
+              <RowLinks
+                edit={`/app/resources/${r.id}`}
+                why={`/app/troubleshoot?resources=${r.id}`}
+                name={r.name}
+                staff={isStaff(props.org.role)}
+              />
             </li>
           ))}
         </ul>

@@ -18,6 +18,7 @@ export interface TypeForm {
   minBookingDuration: string;
   bufferTime: string;
   bookingMode: ResourceType['bookingMode'];
+  assignment: ResourceType['assignment'];
   customerInfoFields: string;
   waitlistEnabled: boolean;
   recurringEnabled: boolean;
@@ -38,6 +39,7 @@ export function typeForm(t: ResourceType | undefined, org: Organisation): TypeFo
     minBookingDuration: String(t?.minBookingDuration ?? 60),
     bufferTime: String(t?.bufferTime ?? 0),
     bookingMode: t?.bookingMode ?? 'SINGLE_RESOURCE',
+    assignment: t?.assignment ?? 'first_free',
     customerInfoFields: (t?.customerInfoFields ?? []).join(', '),
     waitlistEnabled: t?.waitlistEnabled ?? false,
     recurringEnabled: t?.recurringEnabled ?? false,
@@ -51,6 +53,23 @@ export function typeForm(t: ResourceType | undefined, org: Organisation): TypeFo
     >,
   };
 }
+
+/** Whether a type of `mode` takes bookings of "any free one" of its resources (a pool). */
+export const pools = (mode: ResourceType['bookingMode']) => mode === 'POOL' || mode === 'BOTH';
+
+/** A pool's ways to pick the resource of a booking, by name (DECISIONS.md "Teams"). */
+export const ASSIGNMENT_NAMES: Record<ResourceType['assignment'], string> = {
+  first_free: 'First free',
+  round_robin: 'Round robin',
+  least_busy_day: 'Least busy day',
+};
+
+/** Each way in words, as the type's form offers it. */
+export const ASSIGNMENT_WORDS: Record<ResourceType['assignment'], string> = {
+  first_free: `${ASSIGNMENT_NAMES.first_free}: the first resource free at that time`,
+  round_robin: `${ASSIGNMENT_NAMES.round_robin}: the fewest bookings in the last 30 days, by weight`,
+  least_busy_day: `${ASSIGNMENT_NAMES.least_busy_day}: the fewest bookings that day`,
+};
 
 /** A number field's text as the API wants it: a number when it reads as one, else the text (refused in words). */
 export const numberOf = (text: string) =>
@@ -67,6 +86,8 @@ export function typeBody(f: TypeForm): ResourceTypeBody {
     minBookingDuration: numberOf(f.minBookingDuration),
     bufferTime: numberOf(f.bufferTime),
     bookingMode: f.bookingMode,
+    // How a booking of "any free one" picks its resource: only a pooling type has one to choose.
+    ...(pools(f.bookingMode) ? { assignment: f.assignment } : {}),
     customerInfoFields: f.customerInfoFields
       .split(',')
       .map((s) => s.trim())

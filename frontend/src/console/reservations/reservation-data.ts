@@ -34,6 +34,18 @@ export function useCatalogue() {
   };
 }
 
+/** A reservation's type and every resource it takes, by name (a collective one names them all). */
+export function whatOf(
+  r: Pick<Reservation, 'resourceTypeId' | 'resourceIds'>,
+  catalogue: ReturnType<typeof useCatalogue>,
+): string[] {
+  const names = [
+    catalogue.typeName(r.resourceTypeId),
+    ...r.resourceIds.map((id) => catalogue.resourceName(id)),
+  ];
+  return names.filter((name): name is string => Boolean(name));
+}
+
 type Query = ListFilter & { from?: string; to?: string };
 
 /** One page of a query, from `cursor`. */

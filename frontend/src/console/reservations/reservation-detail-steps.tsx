@@ -5,6 +5,7 @@ import { alternativesOf, errorText } from '../../api/errors.js';
 import type { Reservation } from '../../api/types.js';
 import { formatDateTime, formatTime, instantOf, localOf } from '../../lib/time.js';
 import { Field } from '../ui.js';
+import { BusyHosts } from './busy-hosts.js';
 import type { MoveTarget, ReservationActions } from './use-reservation-actions.js';
 
 export function CancelBox(props: {
@@ -87,6 +88,7 @@ export function RescheduleBox(props: {
         {reschedule.isError ? (
           <div role="alert" className="error">
             <p>{errorText(reschedule.error)}</p>
+            <BusyHosts error={reschedule.error} />
             <Alternatives {...props} />
             {ruleRefusal(reschedule.error) && target ? (
               <button

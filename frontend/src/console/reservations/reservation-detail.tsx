@@ -6,11 +6,12 @@ import { useReservation } from '../../api/hooks.js';
 import type { Organisation, Reservation } from '../../api/types.js';
 import { formatPrice } from '../../components/Reservation.js';
 import { dayKey, formatDateTime, formatTime } from '../../lib/time.js';
+import { ASSIGNMENT_NAMES } from '../catalogue/type-form-data.js';
 import { isStaff } from '../organisations/roles.js';
 import { LoadError, Loading } from '../ui.js';
 import { mondayOf } from '../week.js';
 import { CustomerRows } from './reservation-customer.js';
-import { statusWords, useCatalogue } from './reservation-data.js';
+import { statusWords, useCatalogue, whatOf } from './reservation-data.js';
 import { CancelBox, RescheduleBox } from './reservation-detail-steps.js';
 import { type ReservationActions, useReservationActions } from './use-reservation-actions.js';
 
@@ -115,9 +116,7 @@ function Facts(props: {
 }) {
   const { reservation: r, zone, catalogue } = props;
   const type = catalogue.types.find((t) => t.id === r.resourceTypeId);
-  const what = [catalogue.typeName(r.resourceTypeId), catalogue.resourceName(r.resourceId)]
-    .filter(Boolean)
-    .join(' · ');
+  const what = whatOf(r, catalogue).join(' · ');
   return (
     <dl className="summary">
       <dt>Reference</dt>
@@ -125,7 +124,7 @@ function Facts(props: {
       <dt>Status</dt>
       <dd className={`status-${r.status}`}>{statusWords(r.status)}</dd>
       <dt>What</dt>
-      <dd>{what || '—'}</dd>
+      <dd id="reservation-what">{what || '—'}</dd>
       <dt>When</dt>
       <dd>
         {formatDateTime(r.startTime, zone)} – {formatTime(r.endTime, zone)}{' '}
@@ -135,6 +134,12 @@ function Facts(props: {
         customer={r.customer}
         questions={catalogue.typesLoaded ? (type?.questions ?? []) : null}
       />
+      {r.assignment ? (
+        <FragmentRow
+          term="Assigned"
+          value={`${catalogue.resourceName(r.assignment.resourceId)} (${ASSIGNMENT_NAMES[r.assignment.strategy]}): ${r.assignment.reason}`}
+        />
+      ) : null}
       {r.notes ? <FragmentRow term="Notes" value={r.notes} /> : null}
       {r.priceAmount != null && r.priceCurrency ? (
         <FragmentRow term="Price" value={formatPrice(r.priceAmount, r.priceCurrency)} />

@@ -16,6 +16,7 @@ import {
   STATUSES,
   statusWords,
   useCatalogue,
+  whatOf,
 } from './reservation-data.js';
 import { Week } from './reservation-week.js';
 
@@ -243,7 +244,7 @@ function List(props: { org: Organisation; view: Exclude<View, 'week'>; filter: L
 function ReservationRow(props: { reservation: Reservation; zone: string }) {
   const { reservation: r, zone } = props;
   const catalogue = useCatalogue();
-  const what = [catalogue.typeName(r.resourceTypeId), catalogue.resourceName(r.resourceId)].filter(Boolean);
+  const what = whatOf(r, catalogue);
   return (
     <li data-reference={r.reference}>
       <div>

@@ -1,5 +1,5 @@
 // Staff booking for a walk-in or phone customer (POST /api/reservations): a type, one of its
-// resources or any free one, a free time of the chosen day from the availability API
+// resources, any free one or several resources together (together-fields.tsx), a free time of the chosen day from the availability API
 // (use-new-booking.ts), and the customer's details with the type's own fields and questions
 // (reservation-customer.tsx).
 // Staff may book past the type's rules when it refuses on them.
@@ -9,7 +9,9 @@ import { alternativesOf, fieldErrors } from '../../api/errors.js';
 import type { Organisation, ResourceType } from '../../api/types.js';
 import { type BookableTime, formatDateTime, formatTime } from '../../lib/time.js';
 import { Field, FormError, LoadError, Loading, Select } from '../ui.js';
+import { BusyHosts } from './busy-hosts.js';
 import { CustomerFieldset, customerFieldNames, emptyCustomer } from './reservation-customer.js';
+import { TogetherFields } from './together-fields.js';
 import {
   type FreeTimes,
   POOL,
@@ -18,6 +20,7 @@ import {
   useBook,
   useSlotChoice,
 } from './use-new-booking.js';
+import { TOGETHER } from './use-together.js';
 
 export function NewBooking(props: { org: Organisation }) {
   const { org } = props;
@@ -26,6 +29,9 @@ export function NewBooking(props: { org: Organisation }) {
   const { type, chosen } = choice;
   const [customer, setCustomer] = useState(emptyCustomer);
   const book = useBook(type, customer);
+  // A collective booking keeps its resources whatever time is booked: a free one or an alternative.
+  const bookAt = (at: BookableTime, overrideRules?: boolean) =>
+    book.mutate({ at, resourceIds: choice.together?.order, ...(overrideRules ? { overrideRules } : {}) });
   const errors = fieldErrors(book.error);
   const ruleRefusal = refusedOnRules(org, book.error);
   if (choice.types.length === 0)
@@ -50,7 +56,7 @@ export function NewBooking(props: { org: Organisation }) {
         noValidate
         onSubmit={(e: FormEvent) => {
           e.preventDefault();
-          if (chosen) book.mutate({ at: chosen });
+          if (chosen) bookAt(chosen);
         }}
       >
         <SlotFields choice={choice} zone={zone} errors={errors} />
@@ -60,9 +66,9 @@ export function NewBooking(props: { org: Organisation }) {
           <BookingRefusal
             error={book.error}
             zone={zone}
-            shown={['resourceId', 'startTime', ...customerFieldNames(type)]}
-            rules={ruleRefusal && chosen ? () => book.mutate({ at: chosen, overrideRules: true }) : null}
-            onAlternative={(at) => book.mutate({ at })}
+            shown={['resourceId', 'resourceIds', 'startTime', ...customerFieldNames(type)]}
+            rules={ruleRefusal && chosen ? () => bookAt(chosen, true) : null}
+            onAlternative={(at) => bookAt(at)}
           />
         ) : null}
         <div className="actions">
@@ -103,7 +109,11 @@ function SlotFields(props: { choice: SlotChoice; zone: string; errors: Record<st
               </option>
             ))
           : null}
+        {type && type.bookingMode !== 'POOL' ? (
+          <option value={TOGETHER}>Several resources together</option>
+        ) : null}
       </Select>
+      {choice.together ? <TogetherFields group={choice.together} error={errors.resourceIds} /> : null}
       <div className="grid-2">
         <Field name="day" label="Day" type="date" value={form.day} onChange={set('day')} />
         <TimeChoice
@@ -166,6 +176,7 @@ function BookingRefusal(props: {
   return (
     <>
       <FormError error={error} shown={shown} />
+      <BusyHosts error={error} />
       {alternatives.length ? (
         <div className="notice">
           <p>These times are free instead:</p>

@@ -7,7 +7,7 @@ import type { Organisation, Reservation } from '../../api/types.js';
 import { dayKey, formatDay, formatTime } from '../../lib/time.js';
 import { LoadError, Loading } from '../ui.js';
 import { addDays, byDayOfWeek, mondayOf, weekRange } from '../week.js';
-import { type ListFilter, listAll, statusWords, useCatalogue } from './reservation-data.js';
+import { type ListFilter, listAll, statusWords, useCatalogue, whatOf } from './reservation-data.js';
 
 export function Week(props: {
   org: Organisation;
@@ -108,8 +108,7 @@ function WeekEntry(props: { reservation: Reservation; zone: string }) {
         {formatTime(r.startTime, zone)}–{formatTime(r.endTime, zone)} {r.customer.name ?? ''}
         <span className="hint">
           <span className="reference">{r.reference}</span>
-          {[catalogue.typeName(r.resourceTypeId), catalogue.resourceName(r.resourceId)]
-            .filter(Boolean)
+          {whatOf(r, catalogue)
             .map((part) => ` · ${part}`)
             .join('')}
           {r.status !== 'confirmed' ? ` · ${statusWords(r.status)}` : ''}

@@ -1,5 +1,5 @@
-// The new booking's state (reservation-new.tsx): the type, resource or pool, day and free time
-// chosen, and the booking itself.
+// The new booking's state (reservation-new.tsx): the type, resource, pool or several resources
+// together (use-together.ts), day and free time chosen, and the booking itself.
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
@@ -12,6 +12,7 @@ import { isStaff } from '../organisations/roles.js';
 import { addDays } from '../week.js';
 import { type CustomerDraft, customerBody } from './reservation-customer.js';
 import { useCatalogue } from './reservation-data.js';
+import { TOGETHER, togetherCandidates, togetherOrder, useTogetherTimes } from './use-together.js';
 
 export const POOL = 'any';
 
@@ -47,7 +48,7 @@ function useFreeTimes(type: ResourceType | undefined, target: string, day: strin
 
 export type FreeTimes = ReturnType<typeof useFreeTimes>;
 
-/** What is chosen: a type (the first until another is), its resource or the pool, a day, a free time. */
+/** What is chosen: a type (the first until another is), its resource, the pool or several together, a day, a free time. */
 export function useSlotChoice(zone: string) {
   const catalogue = useCatalogue();
   const [form, setForm] = useState({
@@ -56,6 +57,7 @@ export function useSlotChoice(zone: string) {
     day: dayKey(Date.now(), zone),
     time: '',
   });
+  const [together, setTogether] = useState<number[]>([]);
   const set = (key: keyof typeof form) => (value: string) =>
     setForm((f) => ({
       ...f,
@@ -64,30 +66,64 @@ export function useSlotChoice(zone: string) {
       ...(key === 'typeId' ? { target: '', time: '' } : {}),
       ...(key === 'target' || key === 'day' ? { time: '' } : {}),
     }));
+  const choose = (ids: number[]) => {
+    setTogether(ids);
+    setForm((f) => ({ ...f, time: '' }));
+  };
   const types = catalogue.types;
   const type = types.find((t) => String(t.id) === form.typeId) ?? (form.typeId ? undefined : types[0]);
   const resources = catalogue.resources.filter((r) => r.resourceTypeId === type?.id && r.isActive);
   const pooled = type?.bookingMode === 'POOL' || type?.bookingMode === 'BOTH';
   const target = form.target || (pooled ? POOL : resources[0] ? String(resources[0].id) : '');
-  const free = useFreeTimes(type, target, form.day, zone);
+  const isTogether = target === TOGETHER;
+  const order = isTogether ? togetherOrder(together, catalogue.resources, type) : [];
+  const single = useFreeTimes(type, isTogether ? '' : target, form.day, zone);
+  const joint = useTogetherTimes(type, order, form.day, zone);
+  const free = isTogether ? joint : single;
   const chosen = free.data?.find((t) => t.start === form.time) ?? null;
-  return { form, set, types, type, resources, pooled, target, free, chosen };
+  const candidates = togetherCandidates(catalogue.resources, types, type);
+  const group = { ids: together, order, candidates, choose };
+  return {
+    form,
+    set,
+    types,
+    type,
+    resources,
+    pooled,
+    target,
+    free,
+    chosen,
+    together: isTogether ? group : null,
+  };
 }
 
 export type SlotChoice = ReturnType<typeof useSlotChoice>;
+
+/** A booking's time, and with `resourceIds` the resources taken together (a collective booking). */
+export interface BookOptions {
+  at: BookableTime;
+  resourceIds?: number[] | undefined;
+  overrideRules?: boolean;
+}
+
+/** What the booking takes: several resources together, the time's resource, or the type's pool. */
+const targetOf = (type: ResourceType, { at, resourceIds }: BookOptions) =>
+  resourceIds
+    ? { resourceIds }
+    : at.resourceId !== null
+      ? { resourceId: at.resourceId }
+      : { resourceTypeId: type.id };
 
 /** POST /api/reservations of `type` for `customer`; once booked, the reservation's detail opens. */
 export function useBook(type: ResourceType | undefined, customer: CustomerDraft) {
   const navigate = useNavigate();
   return useMutation({
-    mutationFn: (options: { at: BookableTime; overrideRules?: boolean }) =>
+    mutationFn: (options: BookOptions) =>
       unwrap(
         authed.POST('/api/reservations', {
           params: { header: { 'idempotency-key': idempotencyKey() } },
           body: {
-            ...(options.at.resourceId !== null
-              ? { resourceId: options.at.resourceId }
-              : { resourceTypeId: type!.id }),
+            ...targetOf(type!, options),
             startTime: options.at.start,
             endTime: options.at.end,
             customer: customerBody(type, customer),
