@@ -33271,6 +33271,8 @@ export interface paths {
                             position: number | null;
                             /** @description The resource asked for; null for the type pool */
                             resourceId: number | null;
+                            /** @description Every resource asked for: a collective booking's 2-5, else [resourceId] ([] for the pool) */
+                            resourceIds: number[];
                             resourceTypeId: number;
                             startTime: string;
                             /**
@@ -36966,6 +36968,8 @@ export interface paths {
                             position: number | null;
                             /** @description The resource asked for; null for the type pool */
                             resourceId: number | null;
+                            /** @description Every resource asked for: a collective booking's 2-5, else [resourceId] ([] for the pool) */
+                            resourceIds: number[];
                             resourceTypeId: number;
                             startTime: string;
                             /**
@@ -37228,6 +37232,8 @@ export interface paths {
                             position: number | null;
                             /** @description The resource asked for; null for the type pool */
                             resourceId: number | null;
+                            /** @description Every resource asked for: a collective booking's 2-5, else [resourceId] ([] for the pool) */
+                            resourceIds: number[];
                             resourceTypeId: number;
                             startTime: string;
                             /**
