@@ -20,7 +20,8 @@ const FIRST_DAY = (() => {
   return d.getTime() + 3 * DAY;
 })();
 
-export async function seed(base: string) {
+/** A new account with an organisation of its own (UTC) it acts in: its authorization header. */
+export async function organisation(base: string): Promise<Record<string, string>> {
   const { accessToken } = await api<{ accessToken: string }>(base, 'POST', '/api/auth/register', {
     email: `bench-booking-${process.pid}-${Date.now()}@example.test`,
     password: 'benchmark password',
@@ -28,15 +29,24 @@ export async function seed(base: string) {
   });
   const auth = { authorization: `Bearer ${accessToken}` };
   await api(base, 'POST', '/api/organisations', { name: 'Bench', timezone: 'UTC' }, auth);
+  return auth;
+}
+
+export async function seed(base: string) {
+  const auth = await organisation(base);
   const [distinctType, fillingType, holdType] = await poolTypes(base, auth, ['Distinct', 'Filling', 'Held']);
   return { auth, distinctType: distinctType!, fillingType: fillingType!, holdType: holdType! };
 }
 
-/** POOL types of the active organisation of `auth`, one parent of LANES lanes each: their ids. */
+/**
+ * POOL types of the active organisation of `auth`, one parent of LANES lanes each: their ids.
+ * `settings` adds to each type's body (for example its `assignment`).
+ */
 export async function poolTypes(
   base: string,
   auth: Record<string, string>,
   names: string[],
+  settings: Record<string, unknown> = {},
 ): Promise<number[]> {
   const hours = [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({
     dayOfWeek,
@@ -55,6 +65,7 @@ export async function poolTypes(
         minBookingDuration: SLOT_MINUTES,
         bufferTime: STEP_MINUTES - SLOT_MINUTES,
         schedulePolicy: { operatingHours: hours },
+        ...settings,
       },
       auth,
     );

@@ -1,0 +1,122 @@
+// Pool assignment benchmark (issue 52, DECISIONS.md "Teams"): pool bookings per second of a
+// round-robin POOL type against the same type assigning the first free resource, in the same
+// run, on SQLite and on PostgreSQL, beside the bare Fastify floor. Both types are bench/booking.ts's
+// (opening hours 06:00-22:00, 30-minute bookings, 15-minute buffer, one parent of 4 lanes), every
+// request a slot nobody asked for. Round robin counts each lane's bookings of the last 30 days
+// and, on PostgreSQL, books one at a time under the type's advisory lock (session-lock.ts): the
+// costs this measures. The cases alternate for BENCH_ROUNDS rounds (default 3), so the machine's
+// drift falls on both alike; the ratio of their median rates is the figure (aim: at least 0.9).
+// A place is kept for collective bookings (`collectiveComparisons`, below).
+// Each booking's confirmation mail goes to the mail catcher in a process of its own; each case
+// starts once the mail of the one before is sent (and on PostgreSQL after a vacuum).
+// Run: npm run build && npm run bench -- assignment
+// (BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_ROUNDS; BENCH_SKIP_SQLITE=1 or BENCH_SKIP_PG=1 to skip one.)
+import type autocannon from 'autocannon';
+import { bookings, organisation, poolTypes } from './booking-load.js';
+import {
+  BENCH_CONNECTIONS,
+  type LoadRow,
+  load,
+  median,
+  onBothDatabases,
+  startMailCatcher,
+  stop,
+  untilMailDrained,
+  vacuum,
+} from './harness.js';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+
+/** A load of bookings: what its rows are called, and its requests (their slot counter lives across rounds). */
+interface Case {
+  label: string;
+  requests: autocannon.Request[];
+}
+
+/** Two cases measured in alternation: `measured`'s median rate must be at least `aim` of `baseline`'s. */
+interface Comparison {
+  name: string;
+  aim: number;
+  baseline: Case;
+  measured: Case;
+}
+
+/** Round robin against first free: two POOL types alike but for their `assignment`. */
+async function assignmentComparisons(base: string, auth: Record<string, string>): Promise<Comparison[]> {
+  const [firstFree] = await poolTypes(base, auth, ['First free'], { assignment: 'first_free' });
+  const [roundRobin] = await poolTypes(base, auth, ['Round robin'], { assignment: 'round_robin' });
+  return [
+    {
+      name: 'round robin / first free',
+      aim: 0.9,
+      baseline: { label: 'pool booking, first_free', requests: bookings(auth, firstFree!, (n) => n) },
+      measured: { label: 'pool booking, round_robin', requests: bookings(auth, roundRobin!, (n) => n) },
+    },
+  ];
+}
+
+/**
+ * COLLECTIVE BOOKINGS: the place for their case, once POST /api/reservations takes
+ * `resourceIds` (DECISIONS.md "Teams"; not on main when this bench was written). To add:
+ * three resources of one type (not a POOL's lanes; `POST /api/resources` each), then answer
+ * one Comparison, name 'three resources / one', aim 0.5: baseline a booking of one named
+ * resource (`bookingBody(type, n)` with `resourceId: a` in place of the pool), measured one
+ * taking all three (`resourceIds: [a, b, c]`), each a new slot per request as `bookings` makes
+ * them. Until then it answers none and the run measures assignment alone.
+ */
+async function collectiveComparisons(_base: string, _auth: Record<string, string>): Promise<Comparison[]> {
+  return [];
+}
+
+const verdicts: string[] = [];
+const catcher = await startMailCatcher();
+try {
+  await onBothDatabases(
+    'assignment',
+    async (database, service, floor, databaseUrl) => {
+      const auth = await organisation(service.base);
+      const comparisons = [
+        ...(await assignmentComparisons(service.base, auth)),
+        ...(await collectiveComparisons(service.base, auth)),
+      ];
+      const postgres = database === 'PostgreSQL';
+      const rows: LoadRow[] = [];
+      const measure = async (one: Case, round: number) => {
+        const row = await load({
+          title: `${database}: ${one.label} (round ${round})`,
+          server: service,
+          path: '/api/reservations',
+          requests: one.requests,
+          postgres,
+        });
+        rows.push(row);
+        await untilMailDrained(databaseUrl, database);
+        if (postgres) await vacuum(databaseUrl);
+        return row.rps;
+      };
+      const rates = comparisons.map(() => ({ baseline: [] as number[], measured: [] as number[] }));
+      for (let round = 1; round <= ROUNDS; round++) {
+        for (const [i, comparison] of comparisons.entries()) {
+          rates[i]!.baseline.push(await measure(comparison.baseline, round));
+          rates[i]!.measured.push(await measure(comparison.measured, round));
+        }
+      }
+      for (const [i, { name, aim }] of comparisons.entries()) {
+        const [measured, baseline] = [median(rates[i]!.measured), median(rates[i]!.baseline)];
+        const ratio = measured / baseline;
+        verdicts.push(
+          `${database}: ${name} = ${measured} / ${baseline} req/s = ${ratio.toFixed(2)} (aim ≥ ${aim}${ratio >= aim ? ', met' : ', MISSED'})`,
+        );
+      }
+      rows.push(
+        await load({ title: `${database} run: floor (Fastify hello-world)`, server: floor, path: '/' }),
+      );
+      return rows;
+    },
+    `Pool assignment: connections ${BENCH_CONNECTIONS}, ${ROUNDS} rounds, `,
+    { SMTP_URL: catcher.smtpUrl },
+  );
+} finally {
+  await stop(catcher);
+}
+for (const line of verdicts) console.log(line);
