@@ -104,6 +104,11 @@ export const errorDetails = z.array(
         'SLOT_UNAVAILABLE: where the part of the asked time its reason (code) covers starts, as the explain routes answer',
       ),
     to: z.string().optional().describe('SLOT_UNAVAILABLE: where that part ends'),
+    resourceId: z
+      .number()
+      .int()
+      .optional()
+      .describe('HOST_UNAVAILABLE: the resource of a collective booking that the reason (code) is about'),
   }),
 );
 
@@ -134,10 +139,14 @@ export const alternatives = z
         .describe(
           'The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId',
         ),
+      resourceIds: z
+        .array(z.number().int())
+        .optional()
+        .describe('HOST_UNAVAILABLE: every resource of the collective booking, all free at this time'),
     }),
   )
   .describe(
-    'On SLOT_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first',
+    'On SLOT_UNAVAILABLE, HOST_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first',
   );
 
 export const errorEnvelope = z

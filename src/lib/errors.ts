@@ -81,6 +81,8 @@ export interface ReasonDetail {
   message: string;
   from?: string;
   to?: string;
+  /** HOST_UNAVAILABLE: the resource of a collective booking the reason is about. */
+  resourceId?: number;
 }
 
 /**
@@ -91,6 +93,8 @@ export interface Alternative {
   startTime: string;
   endTime: string;
   resourceId: number;
+  /** A collective booking's: every resource, all free then. */
+  resourceIds?: number[];
 }
 
 /** An occurrence of a recurring booking that does not fit (SLOT_UNAVAILABLE of a series), with what would. */

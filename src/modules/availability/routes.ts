@@ -2,7 +2,15 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/errors.js';
 import { idParam, security } from '../../http/schemas.js';
-import { explainQuery, explanation, rangeQuery, resourceAvailability, typeAvailability } from './schemas.js';
+import {
+  commonWindows,
+  commonWindowsQuery,
+  explainQuery,
+  explanation,
+  rangeQuery,
+  resourceAvailability,
+  typeAvailability,
+} from './schemas.js';
 
 const tags = ['availability'];
 const errors = errorResponses(400, 401, 404, 409);
@@ -13,6 +21,22 @@ const explainDescription =
 export const availabilityRoutes: FastifyPluginAsyncZod = async (app) => {
   const { availability } = app.services;
   app.addHook('onRequest', app.requireUser);
+
+  app.get(
+    '/availability',
+    {
+      schema: {
+        tags,
+        summary: 'Where several resources are all free: the windows a collective booking fits in',
+        description:
+          "resourceIds: 2 to 5 resources of the organisation, comma-separated. Each resource's own hours, rules, bookings, buffers and busy calendars count. Range at most 62 days.",
+        security: security.user,
+        querystring: commonWindowsQuery,
+        response: { 200: commonWindows, ...errors },
+      },
+    },
+    async (request) => availability.commonAvailability(actorOf(request), request.query),
+  );
 
   app.get(
     '/resources/:id/availability',

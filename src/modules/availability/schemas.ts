@@ -10,14 +10,42 @@ const instant = z.iso.datetime({
   message: 'must be an ISO 8601 date-time with a zone, e.g. 2027-03-01T00:00:00Z',
 });
 
-export const rangeQuery = z.strictObject({ from: instant, to: instant }).superRefine((range, ctx) => {
+/** A range ends after it starts and spans at most MAX_RANGE_DAYS. */
+function checkRange(range: { from: string; to: string }, ctx: z.RefinementCtx): void {
   const span = Date.parse(range.to) - Date.parse(range.from);
   if (span <= 0) ctx.addIssue({ code: 'custom', path: ['to'], message: 'must be after from' });
   else if (span > MAX_RANGE_DAYS * DAY_MS) {
     ctx.addIssue({ code: 'custom', path: ['to'], message: `range must be at most ${MAX_RANGE_DAYS} days` });
   }
-});
+}
+
+export const rangeQuery = z.strictObject({ from: instant, to: instant }).superRefine(checkRange);
 export type RangeQuery = z.infer<typeof rangeQuery>;
+
+/** GET /api/availability: the resources of a collective booking, comma-separated, and the range. */
+export const commonWindowsQuery = z
+  .strictObject({
+    resourceIds: z
+      .string()
+      .trim()
+      .regex(/^\d+(,\d+)*$/, 'must be resource ids separated by commas, e.g. 12,15')
+      .transform((text) => text.split(',').map(Number))
+      .refine((ids) => ids.length >= 2 && ids.length <= 5, 'must list 2 to 5 resources')
+      .refine((ids) => new Set(ids).size === ids.length, 'must not list a resource twice')
+      .refine((ids) => ids.every((id) => id >= 1 && id <= 2_147_483_647), 'must list valid ids'),
+    from: instant,
+    to: instant,
+  })
+  .superRefine(checkRange);
+export type CommonWindowsQuery = z.infer<typeof commonWindowsQuery>;
+
+export const commonWindows = z.object({
+  from: z.string(),
+  to: z.string(),
+  windows: z
+    .array(z.object({ startTime: z.string(), endTime: z.string() }))
+    .describe('Where every listed resource is free, by its own hours, rules, bookings and calendars'),
+});
 
 export const window = z.object({
   start: z.string(),

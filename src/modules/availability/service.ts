@@ -1,15 +1,18 @@
 import type { Executor } from '../../db/database.js';
 import type { Actor } from '../../lib/actor.js';
+import { asDomainError, invalidField } from '../../lib/errors.js';
 import type { StoredResourceType } from '../resource-types/service.js';
 import { alternatives } from './alternatives.js';
 import type { IgnoredTime } from './busy-time.js';
 import { createCachedAnswers } from './cached-answers.js';
+import { type CommonWindows, commonFreeTimes, commonWindowsAnswer } from './common-windows.js';
 import type { AvailabilityContext, AvailabilityDeps, OrganisationSchedule } from './context.js';
 import type { Interval } from './engine.js';
 import { explainResource, explainType, refusalReasons } from './explain.js';
 import { createLaneOffers, type LaneOffer } from './lane-offers.js';
 import { type BookingRead, createAvailabilityRepo } from './repo.js';
 import type {
+  CommonWindowsQuery,
   ExplainQuery,
   Explanation,
   RangeQuery,
@@ -45,6 +48,20 @@ export interface AvailabilityService {
    * both) over `query`'s range; cached and shared as `forResource`'s, under the type's version.
    */
   forType(org: OrganisationSchedule, resourceTypeId: number, query: RangeQuery): Promise<TypeAvailability>;
+
+  /**
+   * The times every one of `resourceIds` (2-5 of the organisation) is free over `query`'s
+   * range: where a collective booking fits (400 naming resourceIds for one the organisation
+   * does not have).
+   */
+  commonFreeTimes(
+    org: OrganisationSchedule,
+    resourceIds: readonly number[],
+    query: RangeQuery,
+  ): Promise<Interval[]>;
+
+  /** `commonFreeTimes` in the actor's organisation, for members who may read its catalogue. */
+  commonAvailability(actor: Actor, query: CommonWindowsQuery): Promise<CommonWindows>;
 
   /** `forResource` in the actor's organisation, for members who may read its catalogue. */
   resourceAvailability(actor: Actor, resourceId: number, query: RangeQuery): Promise<ResourceAvailability>;
@@ -136,9 +153,20 @@ export function createAvailabilityService({
   const context: AvailabilityContext = { db, resourceTypes, repo: createAvailabilityRepo(db.kysely) };
   const { forResource, forType } = createCachedAnswers(context);
   const { readLanes, offerLanes } = createLaneOffers(context);
+  const commonTimes: AvailabilityService['commonFreeTimes'] = (org, resourceIds, query) =>
+    commonFreeTimes(forResource, org, resourceIds, query).catch((error: unknown) => {
+      if (asDomainError(error)?.code !== 'NOT_FOUND') throw error;
+      throw invalidField('resourceIds', 'lists a resource this organisation does not have');
+    });
   return {
     forResource,
     forType,
+    commonFreeTimes: commonTimes,
+
+    async commonAvailability(actor, query) {
+      const tenant = await organisations.requireTenant(actor, { can: 'readCatalogue' });
+      return commonWindowsAnswer(query, await commonTimes(tenant, query.resourceIds, query));
+    },
 
     async resourceAvailability(actor, resourceId, query) {
       const tenant = await organisations.requireTenant(actor, { can: 'readCatalogue' });

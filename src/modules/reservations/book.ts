@@ -5,6 +5,8 @@ import type { OrganisationSchedule } from '../availability/service.js';
 import type { StoredResourceType } from '../resource-types/service.js';
 import { oneAtATime, picksInTurn, type RankedOffer, rankOffers } from './assignment.js';
 import { type BookingChannel, bookingDetails, checkBookable, noSuchType, typeIdOf } from './bookable.js';
+import { bookHosts, hostsOf } from './collective.js';
+import { offeredTogether } from './collective-alternatives.js';
 import type { LaneRead, ReservationsContext } from './context.js';
 import { dryRunOf, wouldBeBooked } from './dry-run.js';
 import type { WouldBeReservation } from './dry-run-schemas.js';
@@ -28,7 +30,7 @@ const BOOKING_READS = 3;
 const PUBLIC_SOURCES: readonly ReservationSource[] = ['public_slug', 'public_token'];
 
 /** One booking as its steps below share it. */
-interface Booking {
+export interface Booking {
   org: OrganisationSchedule;
   input: ReservationInput;
   channel: BookingChannel;
@@ -45,7 +47,7 @@ interface CheckedBooking extends Booking {
 }
 
 /** What a booking answers: the reservation, or a dry run's record. */
-type Booked = Reservation | WouldBeReservation;
+export type Booked = Reservation | WouldBeReservation;
 
 /** `book` as ReservationsService documents it; its overloads narrow the answer by `options`. */
 async function book(
@@ -57,7 +59,6 @@ async function book(
   options: { dryRun?: boolean; alternatives?: false } = {},
 ): Promise<Booked> {
   const { start, end } = requestedTimes(input);
-  const typeId = await typeIdOf(ctx, org, input);
   const booking: Booking = {
     org,
     input,
@@ -66,6 +67,8 @@ async function book(
     dryRun: options.dryRun === true,
     request: { start, end },
   };
+  if (input.resourceIds) return bookTogether(ctx, booking, input.resourceIds, options);
+  const typeId = await typeIdOf(ctx, org, input);
   const { booked, chargeTo } = await ctx
     .bookingScope((executor) => bookOfType(ctx, executor, booking, typeId))
     .catch(async (error: unknown) => {
@@ -79,9 +82,32 @@ async function book(
         customerEmail: input.customer.email,
       });
     });
-  if (booked.id === null) return booked; // a dry run: nothing to pay for
-  // The checkout is made once the booking is committed (never inside SQLite's transaction).
-  return chargeTo === undefined ? booked : ctx.payment.startForBooking(booked, chargeTo);
+  return paidFor(ctx, booked, chargeTo);
+}
+
+/** A booking as it answers once committed: with its checkout when it is paid for (never made inside SQLite's transaction). */
+function paidFor(
+  ctx: ReservationsContext,
+  booked: Booked,
+  chargeTo: string | undefined,
+): Promise<Booked> | Booked {
+  if (booked.id === null || chargeTo === undefined) return booked; // a dry run: nothing to pay for
+  return ctx.payment.startForBooking(booked, chargeTo);
+}
+
+/** A collective booking (collective.ts), refused with which resource is not free and the times all are. */
+async function bookTogether(
+  ctx: ReservationsContext,
+  booking: Booking,
+  resourceIds: number[],
+  options: { alternatives?: false },
+): Promise<Booked> {
+  const hosts = await hostsOf(ctx, booking.org.organisationId, resourceIds);
+  const { booked, chargeTo } = await bookHosts(ctx, booking, hosts).catch(async (error: unknown) => {
+    if (options.alternatives === false) throw error;
+    throw await offeredTogether(ctx, error, booking, hosts);
+  });
+  return paidFor(ctx, booked, chargeTo);
 }
 
 /**
@@ -95,22 +121,12 @@ async function bookOfType(
   booking: Booking,
   typeId: number,
 ): Promise<{ booked: Booked; chargeTo: string | undefined }> {
-  const { org, input, channel, hold } = booking;
+  const { org, input, channel } = booking;
   const first = await ctx.availability.readLanes(executor, org, typeId, booking.request);
   if (!first) throw noSuchType();
   const type = checkBookable(first.type, { ...input, resourceTypeId: typeId }, channel);
-  let chargeTo: string | undefined;
-  // An organisation that cannot take payment books nothing that would wait for it, and a
-  // customer holds none of its time: they could not pay for it (a member's hold may wait).
-  if (type.paymentRequired && !hold)
-    chargeTo = await ctx.payment.chargeableAccount(org.organisationId, executor);
-  else if (type.paymentRequired && PUBLIC_SOURCES.includes(channel.source))
-    await ctx.payment.chargeableAccount(org.organisationId, executor);
-
-  // A type with a daily limit per customer counts and inserts one customer's bookings one at a time.
-  const serialised = type.bookingRules?.maxPerCustomerPerDay !== undefined;
-  const scope = <T>(work: (executor: Executor) => Promise<T>) =>
-    serialised ? ctx.repo.oneCustomerAtATime(executor, type.id, input.customer.email, work) : work(executor);
+  const chargeTo = await accountCharged(ctx, executor, booking, type);
+  const scope = customerScope(ctx, executor, type, input.customer.email);
   // Round robin and daily caps count what the bookings before committed: one at a time.
   const inTurn = picksInTurn(first, input.resourceId === undefined);
   const booked = await scope((executor) =>
@@ -124,6 +140,44 @@ async function bookOfType(
 }
 
 /**
+ * The connected account a booking of `type` charges (none when the type takes no payment or
+ * the booking is a hold, which is charged when confirmed). An organisation that cannot take
+ * payment books nothing that would wait for it, and a customer holds none of its time: they
+ * could not pay for it (a member's hold may wait).
+ */
+export async function accountCharged(
+  ctx: ReservationsContext,
+  executor: Executor,
+  { org, channel, hold }: Booking,
+  type: StoredResourceType,
+): Promise<string | undefined> {
+  if (type.paymentRequired && !hold) return ctx.payment.chargeableAccount(org.organisationId, executor);
+  if (type.paymentRequired && PUBLIC_SOURCES.includes(channel.source))
+    await ctx.payment.chargeableAccount(org.organisationId, executor);
+  return undefined;
+}
+
+/** Where a booking of `type` runs: a type with a daily limit per customer counts and inserts one customer's bookings at a time. */
+export function customerScope(
+  ctx: ReservationsContext,
+  executor: Executor,
+  type: StoredResourceType,
+  customerEmail: string,
+): <T>(work: (executor: Executor) => Promise<T>) => Promise<T> {
+  const serialised = type.bookingRules?.maxPerCustomerPerDay !== undefined;
+  return (work) =>
+    serialised ? ctx.repo.oneCustomerAtATime(executor, type.id, customerEmail, work) : work(executor);
+}
+
+/** When a booking made at `now` stops keeping its time: a hold's end, a paid type's window to pay, or never. */
+export function expiryOf(now: string, hold: Booking['hold'], type: StoredResourceType): string | null {
+  if (hold) return new Date(Date.parse(now) + hold.seconds * 1000).toISOString();
+  if (type.paymentRequired)
+    return new Date(Date.parse(now) + type.paymentWindowMinutes * 60_000).toISOString();
+  return null;
+}
+
+/**
  * The type's booking rules judged, then the booking on the first lane that takes it (in the
  * order of the pool's assignment), reading at most BOOKING_READS times.
  */
@@ -134,15 +188,8 @@ async function bookWithinRules(
   type: StoredResourceType,
   first: LaneRead,
 ): Promise<Booked> {
-  const { org, input, channel, request } = booking;
-  const rulesOverriddenByUserId = await assertBookingRules(
-    { action: 'book', start: request.start, end: request.end, customerEmail: input.customer.email },
-    type.bookingRules,
-    {
-      customerDays: ctx.customerDaysOf(executor, org, type.id),
-      overrideBy: channel.overrideRulesBy ?? null,
-    },
-  );
+  const { org, input, request } = booking;
+  const rulesOverriddenByUserId = await judgedByRules(ctx, executor, booking, type);
   const target = input.resourceId !== undefined ? { resourceId: input.resourceId } : {};
   const checked: CheckedBooking = {
     ...booking,
@@ -168,8 +215,22 @@ async function bookWithinRules(
   throw conflict('SLOT_UNAVAILABLE', 'The requested time does not fit the availability of this resource');
 }
 
+/** The type's booking rules judged for `booking`: who overrode them (null when none was broken), or BOOKING_RULE_VIOLATED. */
+export function judgedByRules(
+  ctx: ReservationsContext,
+  executor: Executor,
+  { org, input, channel, request }: Booking,
+  type: StoredResourceType,
+): Promise<number | null> {
+  return assertBookingRules(
+    { action: 'book', start: request.start, end: request.end, customerEmail: input.customer.email },
+    type.bookingRules,
+    { customerDays: ctx.customerDaysOf(executor, org, type.id), overrideBy: channel.overrideRulesBy ?? null },
+  );
+}
+
 /** What the booking writes on whichever lane it gets; its price, currency and status come from the type only. */
-function valuesOf(
+export function valuesOf(
   ctx: ReservationsContext,
   { org, input, channel, hold, dryRun, request }: Booking,
   type: StoredResourceType,
@@ -200,11 +261,7 @@ async function onFirstFreeLane(
   offers: RankedOffer[],
 ): Promise<Booked | undefined> {
   const now = nowIso();
-  const expiresAt = hold
-    ? new Date(Date.parse(now) + hold.seconds * 1000).toISOString()
-    : type.paymentRequired
-      ? new Date(Date.parse(now) + type.paymentWindowMinutes * 60_000).toISOString()
-      : null;
+  const expiresAt = expiryOf(now, hold, type);
   const { offer: first, assignment } = offers[0]!;
   if (dryRun) {
     const blockedUntil = new Date(first.blockedUntil).toISOString();

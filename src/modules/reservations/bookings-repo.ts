@@ -38,6 +38,10 @@ export interface NewReservation {
   seriesId?: number | null;
   /** How a pool booking's resource was picked; none when the booking named its resource. */
   assignment?: { strategy: AssignmentStrategy; reason: string } | null;
+  /** A collective reservation's resources, in the order booked; none for one resource. */
+  resourceIds?: number[] | null;
+  /** A part's collective reservation (migration 0067); none for a reservation. */
+  partOf?: number | null;
 }
 
 /** Times a booking draws a reference when the one drawn is already given in the organisation. */
@@ -76,6 +80,8 @@ function laneWithValues(db: Executor) {
     eb.val<number | null>(null).as('seriesId'),
     eb.val<AssignmentStrategy | null>(null).as('assignmentStrategy'),
     eb.val<string | null>(null).as('assignmentReason'),
+    eb.val<string | null>(null).as('resourceIds'),
+    eb.val<number | null>(null).as('partOf'),
     eb.val('').as('reference'),
     eb.val('').as('createdAt'),
     eb.val('').as('updatedAt'),
@@ -118,6 +124,8 @@ function insertOnLaneStatement(db: Executor, dialect: Dialect) {
         'seriesId',
         'assignmentStrategy',
         'assignmentReason',
+        'resourceIds',
+        'partOf',
         'reference',
         'createdAt',
         'updatedAt',
@@ -159,7 +167,8 @@ export function createBookingRepo(db: Executor, dialect: Dialect) {
       const mayDrawAgain = dialect === 'sqlite' || !executor.isTransaction;
       for (let draw = 1; ; draw++) {
         try {
-          return await insertWithReference(newReference());
+          // A part is never shown to a customer: it takes no reference.
+          return await insertWithReference(values.partOf ? '' : newReference());
         } catch (error) {
           if (LANE_REFUSED.has((error as { code?: string }).code ?? '')) return undefined;
           if (!(mayDrawAgain && draw < REFERENCE_DRAWS && isUniqueViolation(error))) throw error;
@@ -192,6 +201,8 @@ export function createBookingRepo(db: Executor, dialect: Dialect) {
           values.seriesId ?? null,
           values.assignment?.strategy ?? null,
           values.assignment?.reason ?? null,
+          values.resourceIds ? JSON.stringify(values.resourceIds) : null,
+          values.partOf ?? null,
           reference,
           now,
           now,

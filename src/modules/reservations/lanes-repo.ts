@@ -74,6 +74,9 @@ export function createLaneRepo(db: Executor, dialect: Dialect) {
           /** How the pool gave it the new lane (null: a named resource). */
           assignmentStrategy: AssignmentStrategy | null;
           assignmentReason: string | null;
+          /** A collective reservation's: the type of the resource it now keeps, and its resources as JSON. */
+          resourceTypeId?: number;
+          resourceIds?: string;
         };
         /** The staff member who moved it past the type's booking rules, recorded when given. */
         rulesOverriddenByUserId: number | null;

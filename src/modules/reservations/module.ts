@@ -4,6 +4,7 @@ import { publicHoldClients } from './migrations/0049_public_hold_clients.js';
 import { reservationReferences } from './migrations/0056_reservation_references.js';
 import { sealedManageTokens } from './migrations/0057_sealed_manage_tokens.js';
 import { poolAssignments } from './migrations/0066_pool_assignments.js';
+import { collectiveReservations } from './migrations/0067_collective_reservations.js';
 import { reservationsPrivacy } from './privacy.js';
 import type { ReservationSeriesTable } from './repo.js';
 import { reservationRoutes } from './routes.js';
@@ -41,6 +42,7 @@ export const reservationsModule = defineModule({
     '0056_reservation_references': reservationReferences,
     '0057_sealed_manage_tokens': sealedManageTokens,
     '0066_pool_assignments': poolAssignments,
+    '0067_collective_reservations': collectiveReservations,
   },
   jobs: ({ expireDue }) => [sweep(RESERVATION_EXPIRY_JOB, EXPIRY_EVERY_MINUTES, expireDue)],
   presentation: { order: 14 },

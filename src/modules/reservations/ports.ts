@@ -53,6 +53,7 @@ export async function countFutureReservations(
     .selectFrom('reservations')
     .select((eb) => eb.fn.countAll().as('count'))
     .where('organisationId', '=', organisationId)
+    .where('partOf', 'is', null)
     .where(keepsTimeAt(now))
     .where('endTime', '>', now)
     .executeTakeFirstOrThrow();

@@ -3,6 +3,7 @@ import { type BookingRepo, createBookingRepo } from './bookings-repo.js';
 import { type CheckoutRepo, createCheckoutRepo } from './checkout-repo.js';
 import { type CustomerLimitRepo, createCustomerLimitRepo } from './customer-limits-repo.js';
 import { createLaneRepo, type LaneRepo } from './lanes-repo.js';
+import { createPartRepo, type PartRepo } from './parts-repo.js';
 import { createPaymentRepo, type PaymentRepo } from './payments-repo.js';
 import { createReservationReadsRepo, type ReservationReadsRepo } from './reservation-reads-repo.js';
 import { createStatusChangeRepo, type StatusChangeRepo } from './status-changes-repo.js';
@@ -24,7 +25,8 @@ export interface ReservationRepo
     StatusChangeRepo,
     CustomerLimitRepo,
     CheckoutRepo,
-    PaymentRepo {}
+    PaymentRepo,
+    PartRepo {}
 
 export function createReservationRepo(db: Executor, dialect: Dialect): ReservationRepo {
   return {
@@ -35,5 +37,6 @@ export function createReservationRepo(db: Executor, dialect: Dialect): Reservati
     ...createCustomerLimitRepo(db, dialect),
     ...createCheckoutRepo(db),
     ...createPaymentRepo(db, dialect),
+    ...createPartRepo(),
   };
 }

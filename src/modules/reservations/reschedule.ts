@@ -5,6 +5,7 @@ import { nowIso } from '../../lib/time.js';
 import type { OrganisationSchedule } from '../availability/service.js';
 import type { ResourceType } from '../resource-types/schemas.js';
 import { oneAtATime, picksInTurn, type RankedOffer, rankOffers } from './assignment.js';
+import { moveTogether } from './collective-move.js';
 import type { LaneRead, ReservationsContext } from './context.js';
 import { dryRunOf } from './dry-run.js';
 import type { WouldBeReservation } from './dry-run-schemas.js';
@@ -93,6 +94,12 @@ async function rescheduleFound(
       `A ${found.status} reservation cannot be rescheduled: only a held, pending_payment or confirmed one can`,
     );
   }
+  if (found.resourceIds.length > 1) return moveTogether(ctx, org, found, input, overriding, options);
+  if (input.resourceIds)
+    throw invalidField(
+      'resourceIds',
+      'is not accepted: this reservation takes one resource; move it with resourceId',
+    );
   const typeId = found.resourceTypeId;
   const from = { resourceId: found.resourceId, startTime: found.startTime, endTime: found.endTime };
   const ignore = {

@@ -32,6 +32,7 @@ export function createReservationReadsRepo(db: Executor, dialect: Dialect) {
         .selectAll()
         .where('organisationId', '=', organisationId)
         .where('id', '=', id)
+        .where('partOf', 'is', null)
         .executeTakeFirst();
       return row && toReservation(row);
     },
@@ -42,15 +43,27 @@ export function createReservationReadsRepo(db: Executor, dialect: Dialect) {
         .selectAll()
         .where('organisationId', '=', organisationId)
         .where('id', '=', id)
+        .where('partOf', 'is', null)
         .executeTakeFirst();
       return row && toReservation(row);
     },
 
     /** One page in (startTime, id) order. */
     async list(organisationId: number, query: ListReservationsQuery) {
-      let q = db.selectFrom('reservations').selectAll().where('organisationId', '=', organisationId);
+      let q = db
+        .selectFrom('reservations')
+        .selectAll()
+        .where('organisationId', '=', organisationId)
+        .where('partOf', 'is', null);
       if (query.resourceId !== undefined) {
-        q = q.where('resourceId', 'in', resourceAndLanes(db, query.resourceId));
+        const lanes = resourceAndLanes(db, query.resourceId);
+        // A collective reservation is the resource's too when one of its parts is on it.
+        const parts = db
+          .selectFrom('reservations as part')
+          .select('part.partOf')
+          .where('part.resourceId', 'in', lanes)
+          .where('part.partOf', 'is not', null);
+        q = q.where((eb) => eb.or([eb('resourceId', 'in', lanes), eb('id', 'in', parts)]));
       }
       if (query.resourceTypeId !== undefined) q = q.where('resourceTypeId', '=', query.resourceTypeId);
       if (query.status?.length) {
@@ -114,7 +127,12 @@ export function createReservationReadsRepo(db: Executor, dialect: Dialect) {
 
     /** One reservation by id, whatever its organisation: for the payment flow, which found it already. */
     async findById(id: number): Promise<Reservation | undefined> {
-      const row = await db.selectFrom('reservations').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = await db
+        .selectFrom('reservations')
+        .selectAll()
+        .where('id', '=', id)
+        .where('partOf', 'is', null)
+        .executeTakeFirst();
       return row && toReservation(row);
     },
   };

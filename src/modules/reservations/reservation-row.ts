@@ -17,7 +17,7 @@ export function toReservation(row: Selectable<ReservationsTable>, nowMs = Date.n
     id: row.id,
     reference: row.reference,
     resourceTypeId: row.resourceTypeId,
-    resourceId: row.resourceId,
+    ...resourcesOf(row),
     status: expired ? 'expired' : row.status,
     startTime: row.startTime,
     endTime: row.endTime,
@@ -96,11 +96,25 @@ export function reservationOfStoredRow(stored: unknown, occurredAt: string): Res
     // Events stored before migration 0066 have none.
     assignmentStrategy: value('assignment_strategy'),
     assignmentReason: value('assignment_reason'),
+    // Events stored before migration 0067 have none; parts write no events.
+    resourceIds: value('resource_ids'),
+    partOf: null,
     createdAt: instant('created_at'),
     updatedAt: instant('updated_at'),
     // Every column, so a new one is a compile error here until it is mapped.
   } satisfies Record<keyof ReservationsTable, unknown>;
   return toReservation(row as Selectable<ReservationsTable>, Date.parse(occurredAt));
+}
+
+/**
+ * The resources a reservation takes: a collective one's as booked (the first is its
+ * `resourceId`), else the one it holds.
+ */
+function resourcesOf(row: Selectable<ReservationsTable>): Pick<Reservation, 'resourceId' | 'resourceIds'> {
+  if (row.resourceIds === null)
+    return { resourceId: row.resourceId, resourceIds: row.resourceId === null ? [] : [row.resourceId] };
+  const resourceIds = JSON.parse(row.resourceIds) as number[];
+  return { resourceId: resourceIds[0] ?? null, resourceIds };
 }
 
 /** How a pool booking's resource was picked: null for a reservation of a named resource. */

@@ -20,17 +20,47 @@ const bookingFields = {
 /** Booking through a public resource token: the token fixes the resource. */
 export const tokenReservationBody = z.strictObject(bookingFields);
 
+/** The most resources one collective reservation takes. */
+export const MAX_COLLECTIVE = 5;
+
+/** The resources of a collective reservation: 2-5 of the organisation, each once. */
+export const resourceIds = z
+  .array(entityId)
+  .min(2, 'must list at least 2 resources (book one with resourceId)')
+  .max(MAX_COLLECTIVE, `must list at most ${MAX_COLLECTIVE} resources`)
+  .refine((ids) => new Set(ids).size === ids.length, 'must not list a resource twice')
+  .optional()
+  .describe(
+    'A collective booking: 2-5 resources (SINGLE_RESOURCE, BOTH) taken together for the same time, all or nothing; instead of resourceId and resourceTypeId',
+  );
+
 const targetFields = {
   resourceId: entityId.optional().describe('A concrete resource (SINGLE_RESOURCE, BOTH)'),
   resourceTypeId: entityId.optional().describe('Book from the pool (POOL, BOTH)'),
+  resourceIds,
 };
-const namesTarget = (body: { resourceId?: number; resourceTypeId?: number }) =>
-  body.resourceId !== undefined || body.resourceTypeId !== undefined;
-const targetRequired = { message: 'resourceId or resourceTypeId is required', path: ['resourceId'] };
+type Target = { resourceId?: number; resourceTypeId?: number; resourceIds?: number[] };
+
+/** A booking names one target: a resource, a type's pool (with or without one of its resources), or several resources. */
+function refineTarget(body: Target, ctx: z.RefinementCtx): void {
+  if (body.resourceIds !== undefined) {
+    if (body.resourceId !== undefined || body.resourceTypeId !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['resourceIds'],
+        message: 'cannot be combined with resourceId or resourceTypeId',
+      });
+  } else if (body.resourceId === undefined && body.resourceTypeId === undefined)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['resourceId'],
+      message: 'resourceId, resourceTypeId or resourceIds is required',
+    });
+}
 
 export const reservationBody = z
   .strictObject({ ...targetFields, ...bookingFields })
-  .refine(namesTarget, targetRequired);
+  .superRefine(refineTarget);
 export type ReservationInput = z.infer<typeof reservationBody>;
 
 const overrideRules = z
@@ -53,13 +83,13 @@ export const recurrence = z
 /** A booking through an organisation's page (POST /api/public/organisations/:slug/reservations): may be a series. */
 export const slugReservationBody = z
   .strictObject({ ...targetFields, ...bookingFields, recurrence })
-  .refine(namesTarget, targetRequired);
+  .superRefine(refineTarget);
 export type SlugReservationInput = z.infer<typeof slugReservationBody>;
 
 /** A member's booking (POST /api/reservations, reservations_create): the booking body, plus staff's override. */
 export const createReservationBody = z
   .strictObject({ ...targetFields, ...bookingFields, overrideRules, recurrence })
-  .refine(namesTarget, targetRequired);
+  .superRefine(refineTarget);
 export type CreateReservationInput = z.infer<typeof createReservationBody>;
 
 /** A member's cancellation: staff may override the type's cancel notice. */
@@ -75,6 +105,9 @@ export const rescheduleBody = z.strictObject({
     .describe(
       'Move it to this resource (SINGLE_RESOURCE, BOTH); without, it stays on its resource, or in the pool of a POOL type',
     ),
+  resourceIds: resourceIds.describe(
+    'A collective reservation: move it to these 2-5 resources (all or nothing); without, it keeps its resources',
+  ),
   overrideRules,
 });
 export type RescheduleInput = z.infer<typeof rescheduleBody>;
@@ -92,13 +125,13 @@ const holdSeconds = z
 /** A hold: the create body plus how long to hold. */
 export const holdBody = z
   .strictObject({ ...targetFields, ...bookingFields, holdSeconds })
-  .refine(namesTarget, targetRequired);
+  .superRefine(refineTarget);
 export type HoldInput = z.infer<typeof holdBody>;
 
 /** A member's hold (POST /api/reservations/holds, reservations_hold): the hold body, plus staff's override. */
 export const createHoldBody = z
   .strictObject({ ...targetFields, ...bookingFields, holdSeconds, overrideRules })
-  .refine(namesTarget, targetRequired);
+  .superRefine(refineTarget);
 export type CreateHoldInput = z.infer<typeof createHoldBody>;
 
 const RESERVATION_STATUSES = ['held', 'pending_payment', 'confirmed', 'cancelled', 'expired'] as const;
@@ -150,7 +183,18 @@ export const reservation = z.object({
       'The public reference its customer sees (mails, booking and manage pages): 8 characters, unique in the organisation, not sequential',
     ),
   resourceTypeId: z.number().int().nullable(),
-  resourceId: z.number().int().nullable().describe('The resource or capacity lane holding the time'),
+  resourceId: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      'The resource or capacity lane holding the time (a collective reservation: the first of resourceIds)',
+    ),
+  resourceIds: z
+    .array(z.number().int())
+    .describe(
+      'Every resource it takes: a collective reservation the 2-5 booked together, in the order booked; else [resourceId]',
+    ),
   status: reservationStatus,
   startTime: z.string(),
   endTime: z.string(),

@@ -73,6 +73,16 @@ export interface ReservationsTable {
   assignmentStrategy: ColumnType<AssignmentStrategy | null, AssignmentStrategy | null | undefined>;
   /** Why that resource, in a sentence ("fewest bookings in the last 30 days (3, weight 1)"). */
   assignmentReason: ColumnType<string | null, string | null | undefined>;
+  /**
+   * A collective reservation's resources, in the order booked, as JSON (migration 0067); null
+   * on a reservation of one resource and on parts.
+   */
+  resourceIds: ColumnType<string | null, string | null | undefined>;
+  /**
+   * Set on a part: a row that keeps one more resource's time for the collective reservation
+   * it names, following its status. Parts are never answered as reservations.
+   */
+  partOf: ColumnType<number | null, number | null | undefined>;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }

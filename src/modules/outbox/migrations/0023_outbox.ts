@@ -19,7 +19,7 @@ import { columnsFor } from '../../../db/migrations/columns.js';
  */
 
 /** Every column of reservations an event carries (SQLite names them; PostgreSQL takes the whole row). */
-const RESERVATION_COLUMNS = [
+export const RESERVATION_COLUMNS = [
   'id',
   'organisation_id',
   'resource_type_id',
@@ -60,7 +60,17 @@ interface Rule {
   when: string;
 }
 
-function rules(dialect: Dialect): { insert: Rule[]; update: Rule[] } {
+/**
+ * What later migrations add to the triggers: `movedToo`, one more condition under which an
+ * update with the same status is a reschedule; `partsLeftOut`, no event for a row that
+ * keeps time for another reservation (reservations migration 0067).
+ */
+export interface TriggerAdditions {
+  movedToo?: string;
+  partsLeftOut?: boolean;
+}
+
+function rules(dialect: Dialect, additions: TriggerAdditions = {}): { insert: Rule[]; update: Rule[] } {
   const differs = dialect === 'postgres' ? 'is distinct from' : 'is not';
   // A move between a resource and its own lane (giving a resource lanes or taking them
   // away, resources/service.ts) is not a reschedule: the customer's booking did not move.
@@ -92,7 +102,7 @@ function rules(dialect: Dialect): { insert: Rule[]; update: Rule[] } {
       {
         type: 'reservation.rescheduled',
         when: `new.status = old.status and (old.start_time <> new.start_time
-          or old.end_time <> new.end_time or ${moved})`,
+          or old.end_time <> new.end_time or ${moved}${additions.movedToo ? ` or ${additions.movedToo}` : ''})`,
       },
       { type: 'reservation.cancelled', when: `new.status = 'cancelled' and old.status <> 'cancelled'` },
       { type: 'reservation.expired', when: `new.status = 'expired' and old.status <> 'expired'` },
@@ -105,7 +115,14 @@ function rules(dialect: Dialect): { insert: Rule[]; update: Rule[] } {
 }
 
 /** Updates that can make an event at all: the trigger does not run for any other. */
-const WATCHED = ['status', 'start_time', 'end_time', 'resource_id', 'payment_status', 'payment_checkout_id'];
+export const WATCHED = [
+  'status',
+  'start_time',
+  'end_time',
+  'resource_id',
+  'payment_status',
+  'payment_checkout_id',
+];
 
 export function outbox(dialect: Dialect) {
   const c = columnsFor(dialect);
@@ -178,8 +195,9 @@ export async function reservationEventsFunction(
   db: Kysely<unknown>,
   verb: 'create' | 'create or replace',
   snapshot: string,
+  additions: TriggerAdditions = {},
 ): Promise<void> {
-  const { insert, update } = rules('postgres');
+  const { insert, update } = rules('postgres', additions);
   const values = (type: string) =>
     `values ('${type}', new.updated_at, new.organisation_id, new.created_by_user_id, 'reservation_row', snapshot)`;
   const body = (list: Rule[]) =>
@@ -206,19 +224,42 @@ export async function reservationEventsFunction(
 async function reservationTriggers(db: Kysely<unknown>, dialect: Dialect) {
   if (dialect === 'postgres') {
     await reservationEventsFunction(db, 'create', `(to_jsonb(new) - 'manage_token_hash')::text`);
-    await sql
-      .raw(`create trigger outbox_reservations_insert after insert on reservations for each row
-        when (new.status in ('confirmed', 'held')) execute function outbox_reservation_events()`)
-      .execute(db);
-    await sql
-      .raw(`create trigger outbox_reservations_update after update on reservations for each row
-        when (${WATCHED.map((col) => `old.${col} is distinct from new.${col}`).join(' or ')})
-        execute function outbox_reservation_events()`)
-      .execute(db);
+    await pgReservationTriggers(db, WATCHED);
     return;
   }
-  const { insert, update } = rules(dialect);
-  const row = `json_object(${RESERVATION_COLUMNS.map((col) => `'${col}', new.${col}`).join(', ')})`;
+  await sqliteReservationTriggers(db, RESERVATION_COLUMNS, WATCHED);
+}
+
+/** PostgreSQL: the two reservation triggers running the function above on updates of `watched`. */
+export async function pgReservationTriggers(
+  db: Kysely<unknown>,
+  watched: readonly string[],
+  additions: TriggerAdditions = {},
+): Promise<void> {
+  const parts = additions.partsLeftOut ? 'new.part_of is null and ' : '';
+  await sql
+    .raw(`create trigger outbox_reservations_insert after insert on reservations for each row
+      when (${parts}new.status in ('confirmed', 'held')) execute function outbox_reservation_events()`)
+    .execute(db);
+  await sql
+    .raw(`create trigger outbox_reservations_update after update on reservations for each row
+      when (${parts}(${watched.map((col) => `old.${col} is distinct from new.${col}`).join(' or ')}))
+      execute function outbox_reservation_events()`)
+    .execute(db);
+}
+
+/**
+ * SQLite: the two reservation triggers, storing `columns` of the row in each event and
+ * running on updates of `watched`. Later migrations drop them and call this again.
+ */
+export async function sqliteReservationTriggers(
+  db: Kysely<unknown>,
+  columns: readonly string[],
+  watched: readonly string[],
+  additions: TriggerAdditions = {},
+): Promise<void> {
+  const { insert, update } = rules('sqlite', additions);
+  const row = `json_object(${columns.map((col) => `'${col}', new.${col}`).join(', ')})`;
   const body = (list: Rule[]) =>
     list
       .map(
@@ -227,13 +268,14 @@ async function reservationTriggers(db: Kysely<unknown>, dialect: Dialect) {
           where ${rule.when};`,
       )
       .join('\n');
+  const parts = additions.partsLeftOut ? 'new.part_of is null and ' : '';
   await sql
     .raw(`create trigger outbox_reservations_insert after insert on reservations for each row
-      when new.status in ('confirmed', 'held') begin ${body(insert)} end`)
+      when ${parts}new.status in ('confirmed', 'held') begin ${body(insert)} end`)
     .execute(db);
   await sql
     .raw(`create trigger outbox_reservations_update after update on reservations for each row
-      when ${WATCHED.map((col) => `old.${col} is not new.${col}`).join(' or ')}
+      when ${parts}(${watched.map((col) => `old.${col} is not new.${col}`).join(' or ')})
       begin ${body(update)} end`)
     .execute(db);
 }
