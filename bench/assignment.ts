@@ -1,18 +1,21 @@
-// Pool assignment benchmark (issue 52, DECISIONS.md "Teams"): pool bookings per second of a
-// round-robin POOL type against the same type assigning the first free resource, in the same
-// run, on SQLite and on PostgreSQL, beside the bare Fastify floor. Both types are bench/booking.ts's
+// Teams benchmark (issue 52, DECISIONS.md "Teams"), two comparisons in the same run, on SQLite
+// and on PostgreSQL, beside the bare Fastify floor. Pool assignment: pool bookings per second of
+// a round-robin POOL type against the same type assigning the first free resource. Both types are bench/booking.ts's
 // (opening hours 06:00-22:00, 30-minute bookings, 15-minute buffer, one parent of 4 lanes), every
 // request a slot nobody asked for. Round robin counts each lane's bookings of the last 30 days
 // and, on PostgreSQL, books one at a time under the type's advisory lock (session-lock.ts): the
 // costs this measures. The cases alternate for BENCH_ROUNDS rounds (default 3), so the machine's
 // drift falls on both alike; the ratio of their median rates is the figure (aim: at least 0.9).
-// A place is kept for collective bookings (`collectiveComparisons`, below).
+// Round robin's count reads every booking of the type's lanes made in the last 30 days, so its
+// cost grows with what the run has booked (thousands a round): compare runs of like length.
+// Collective bookings: a booking of three resources at once against a booking of one
+// (`collectiveComparisons`, aim at least 0.5); both in the same alternation.
 // Each booking's confirmation mail goes to the mail catcher in a process of its own; each case
 // starts once the mail of the one before is sent (and on PostgreSQL after a vacuum).
 // Run: npm run build && npm run bench -- assignment
 // (BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_ROUNDS; BENCH_SKIP_SQLITE=1 or BENCH_SKIP_PG=1 to skip one.)
 import type autocannon from 'autocannon';
-import { bookings, organisation, poolTypes } from './booking-load.js';
+import { bookings, organisation, poolTypes, singleResources } from './booking-load.js';
 import {
   BENCH_CONNECTIONS,
   type LoadRow,
@@ -56,16 +59,27 @@ async function assignmentComparisons(base: string, auth: Record<string, string>)
 }
 
 /**
- * COLLECTIVE BOOKINGS: the place for their case, once POST /api/reservations takes
- * `resourceIds` (DECISIONS.md "Teams"; not on main when this bench was written). To add:
- * three resources of one type (not a POOL's lanes; `POST /api/resources` each), then answer
- * one Comparison, name 'three resources / one', aim 0.5: baseline a booking of one named
- * resource (`bookingBody(type, n)` with `resourceId: a` in place of the pool), measured one
- * taking all three (`resourceIds: [a, b, c]`), each a new slot per request as `bookings` makes
- * them. Until then it answers none and the run measures assignment alone.
+ * Collective bookings (DECISIONS.md "Teams"): one reservation taking three resources for the same
+ * time (`resourceIds`) against a booking of one named resource (`resourceId`), resources of one
+ * SINGLE_RESOURCE type with the pool's hours and slots (each case its own resources, so their
+ * slots never meet). Aim: at least half the rate of the single booking.
  */
-async function collectiveComparisons(_base: string, _auth: Record<string, string>): Promise<Comparison[]> {
-  return [];
+async function collectiveComparisons(base: string, auth: Record<string, string>): Promise<Comparison[]> {
+  const [single, ...three] = await singleResources(base, auth, 'Host', 4);
+  return [
+    {
+      name: 'three resources / one',
+      aim: 0.5,
+      baseline: {
+        label: 'booking of one resource',
+        requests: bookings(auth, { resourceId: single }, (n) => n),
+      },
+      measured: {
+        label: 'collective booking of three resources',
+        requests: bookings(auth, { resourceIds: three }, (n) => n),
+      },
+    },
+  ];
 }
 
 const verdicts: string[] = [];
@@ -113,7 +127,7 @@ try {
       );
       return rows;
     },
-    `Pool assignment: connections ${BENCH_CONNECTIONS}, ${ROUNDS} rounds, `,
+    `Teams: connections ${BENCH_CONNECTIONS}, ${ROUNDS} rounds, `,
     { SMTP_URL: catcher.smtpUrl },
   );
 } finally {
