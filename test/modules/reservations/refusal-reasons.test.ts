@@ -162,25 +162,33 @@ if (process.env.TEST_DATABASE_URL)
         opened(backend.rows[0]!.pid);
         await committing;
       });
-      return {
+      const racer = {
         pid: await pid,
+        committed: false,
         commit: () => {
+          racer.committed = true;
           commit();
           return done;
         },
       };
+      return racer;
     }
 
-    /** What the backends of this database waiting for a lock (the series' insert) wait for; none once `answered`. */
-    async function blockersOfWaiting(answered: () => boolean): Promise<number[]> {
+    /**
+     * Which of `pids` a backend of this database waits for (the series' insert), polled until
+     * one does or the series has `answered`: a waiter just woken by a commit still shows as
+     * waiting for a moment, with nobody left to wait for.
+     */
+    async function waitedFor(pids: number[], answered: () => boolean): Promise<number | undefined> {
       for (const deadline = Date.now() + 10_000; Date.now() < deadline && !answered(); await delay(10)) {
         const { rows } = await sql<{ blockers: number[] }>`select pg_blocking_pids(pid) as blockers
           from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(
           t.db.kysely,
         );
-        if (rows.length > 0) return rows.flatMap((row) => row.blockers);
+        const pid = rows.flatMap((row) => row.blockers).find((blocker) => pids.includes(blocker));
+        if (pid !== undefined) return pid;
       }
-      return [];
+      return undefined;
     }
 
     test('SLOT_UNAVAILABLE names the occurrence, with the reasons of the time taken', async () => {
@@ -221,8 +229,12 @@ if (process.env.TEST_DATABASE_URL)
       });
       try {
         for (let attempt = 1; attempt <= 3; attempt++) {
-          const blockers = await blockersOfWaiting(() => answered);
-          const racer = racers.find((one) => blockers.includes(one.pid));
+          const open = racers.filter((one) => !one.committed);
+          const pid = await waitedFor(
+            open.map((one) => one.pid),
+            () => answered,
+          );
+          const racer = open.find((one) => one.pid === pid);
           assert.ok(racer, `attempt ${attempt} waits for an open booking (answered: ${answered})`);
           await racer.commit();
         }
