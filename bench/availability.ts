@@ -1,21 +1,15 @@
 // Availability benchmark (issues 14, 22): a type with one parent of 50 capacity lanes, 31
-// days, 1,000 and 10,000 reservations in range (a fifth of them holds, half live, half lapsed), on SQLite and on PostgreSQL, beside the
-// bare Fastify floor measured in the same run. The service runs as `npm start` runs it;
-// the catalogue is seeded through its API, the reservations written straight into its
-// database (as many bookings would leave them; measured once the service has mailed their
-// confirmations, as its outbox does for every booking). Measured: type availability at 1 client
+// days, 1,000 and 10,000 reservations in range (a fifth of them holds, half live, half lapsed;
+// seeded as bench/month-load.ts says), on SQLite and on PostgreSQL, beside the bare Fastify
+// floor measured in the same run. The service runs as `npm start` runs it. Measured: type availability at 1 client
 // (p50/p99), and at 10 clients together with a second load on GET /api/health, whose
 // p99 shows whether other requests wait behind availability.
 // Run: npm run bench -- availability (PG_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres;
 // BENCH_SKIP_PG=1 to skip PostgreSQL; BENCH_COUNTS=1000,10000).
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'kysely';
-import { createDatabase } from '../src/db/database.js';
 import {
-  api,
   type LoadRow,
   load,
   type Server,
@@ -26,128 +20,9 @@ import {
   untilMailDrained,
   withPostgresDatabase,
 } from './harness.js';
+import { DAYS, HOUR, type SeededMonth, seedCatalogue, seedReservations } from './month-load.js';
 
-const LANES = 50;
-const DAYS = 31;
-const HOUR = 3_600_000;
 const COUNTS = (process.env.BENCH_COUNTS ?? '1000,10000').split(',').map(Number);
-
-interface Seeded {
-  headers: Record<string, string>;
-  organisationId: number;
-  typeId: number;
-  laneIds: number[];
-  start: number;
-}
-
-/** An account, an organisation, the type and its parent of 50 lanes, through the API. */
-async function seedCatalogue(base: string): Promise<Seeded> {
-  const registered = await api<{ accessToken: string }>(base, 'POST', '/api/auth/register', {
-    email: `bench-${randomBytes(4).toString('hex')}@example.test`,
-    password: 'benchmark password',
-    name: 'Bench',
-  });
-  const headers = { authorization: `Bearer ${registered.accessToken}` };
-  const call = <T = Record<string, unknown>>(method: string, path: string, body?: unknown) =>
-    api<T>(base, method, path, body, headers);
-  await call('POST', '/api/organisations', { name: 'Bench', timezone: 'Europe/Berlin' });
-  const type = await call<{ id: number }>('POST', '/api/resource-types', {
-    name: 'Desks',
-    bookingMode: 'BOTH',
-    minBookingDuration: 30,
-    bufferTime: 10,
-    schedulePolicy: {
-      operatingHours: [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({
-        dayOfWeek,
-        openTime: '07:00',
-        closeTime: '22:00',
-      })),
-    },
-  });
-  const parent = await call<{ id: number; organisationId: number }>('POST', '/api/resources', {
-    name: 'Desk',
-    resourceTypeId: type.id,
-    capacity: LANES,
-  });
-  const lanes = await call<Array<{ id: number; parentResourceId: number | null }>>(
-    'GET',
-    `/api/resources?resourceTypeId=${type.id}`,
-  );
-  const start = new Date();
-  start.setUTCHours(0, 0, 0, 0);
-  start.setUTCDate(start.getUTCDate() + 2);
-  return {
-    headers,
-    organisationId: parent.organisationId,
-    typeId: type.id,
-    laneIds: lanes.filter((lane) => lane.parentResourceId === parent.id).map((lane) => lane.id),
-    start: start.getTime(),
-  };
-}
-
-/** 2,000 of 10,000 reservations are holds: a live one every tenth, a lapsed one every tenth. */
-function holdOf(i: number, now: number) {
-  if (i % 5 !== 0) return { status: 'confirmed' as const, expiresAt: null };
-  const live = i % 10 === 0;
-  return {
-    status: 'held' as const,
-    expiresAt: new Date(now + (live ? 25 : -60) * 60_000).toISOString(),
-  };
-}
-
-/**
- * Reservations up to `count` in the 31 days, hour-long, lanes round-robin with each
- * layer two hours later, written into the service's database.
- */
-async function seedReservations(databaseUrl: string, s: Seeded, from: number, count: number) {
-  const db = createDatabase(databaseUrl);
-  try {
-    const now = new Date().toISOString();
-    const rows = [];
-    for (let i = from; i < count; i++) {
-      const slot = Math.floor(i / LANES);
-      const at =
-        s.start +
-        (slot % DAYS) * 24 * HOUR +
-        (8 + Math.floor(slot / DAYS) * 2) * HOUR +
-        (i % 3) * 15 * 60_000;
-      rows.push({
-        organisationId: s.organisationId,
-        resourceTypeId: s.typeId,
-        resourceId: s.laneIds[i % LANES]!,
-        // Every fifth a hold: half of them live, half lapsed but not yet marked by the job.
-        ...holdOf(i, Date.parse(now)),
-        startTime: new Date(at).toISOString(),
-        endTime: new Date(at + HOUR).toISOString(),
-        customerName: 'Seed',
-        customerEmail: 'seed@example.test',
-        customerPhone: null,
-        customerInfo: '{}',
-        notes: null,
-        priceAmount: null,
-        priceCurrency: null,
-        source: 'api' as const,
-        createdByUserId: null,
-        createdAt: now,
-        updatedAt: now,
-      });
-    }
-    for (let i = 0; i < rows.length; i += 500)
-      await db.kysely
-        .insertInto('reservations')
-        .values(rows.slice(i, i + 500))
-        .execute();
-    // Written behind the service's back: record their length as a booking would.
-    await db.kysely
-      .updateTable('resourceTypes')
-      .set({ longestReservationMinutes: 60 })
-      .where('id', '=', s.typeId)
-      .execute();
-    if (db.dialect === 'postgres') await sql`analyze reservations`.execute(db.kysely);
-  } finally {
-    await db.close();
-  }
-}
 
 async function measure(label: string, databaseUrl: string, service: Server): Promise<LoadRow[]> {
   const seeded = await seedCatalogue(service.base);
@@ -210,7 +85,7 @@ async function measure(label: string, databaseUrl: string, service: Server): Pro
 }
 
 /** Books 30 minutes of the pool every 100 ms (06:00 UTC, a day further each time) until stopped. */
-function startBooker(base: string, s: Seeded) {
+function startBooker(base: string, s: SeededMonth) {
   let stopped = false;
   let booked = 0;
   let refused = 0;

@@ -20,7 +20,8 @@ const FIRST_DAY = (() => {
   return d.getTime() + 3 * DAY;
 })();
 
-export async function seed(base: string) {
+/** A new account with an organisation of its own (UTC) it acts in: its authorization header. */
+export async function organisation(base: string): Promise<Record<string, string>> {
   const { accessToken } = await api<{ accessToken: string }>(base, 'POST', '/api/auth/register', {
     email: `bench-booking-${process.pid}-${Date.now()}@example.test`,
     password: 'benchmark password',
@@ -28,50 +29,92 @@ export async function seed(base: string) {
   });
   const auth = { authorization: `Bearer ${accessToken}` };
   await api(base, 'POST', '/api/organisations', { name: 'Bench', timezone: 'UTC' }, auth);
+  return auth;
+}
+
+export async function seed(base: string) {
+  const auth = await organisation(base);
   const [distinctType, fillingType, holdType] = await poolTypes(base, auth, ['Distinct', 'Filling', 'Held']);
   return { auth, distinctType: distinctType!, fillingType: fillingType!, holdType: holdType! };
 }
 
-/** POOL types of the active organisation of `auth`, one parent of LANES lanes each: their ids. */
-export async function poolTypes(
+/**
+ * A type of the active organisation of `auth` with the slots above (POOL unless `settings` says
+ * otherwise; `settings` adds to its body, for example its `assignment`): its id.
+ */
+async function bookingType(
   base: string,
   auth: Record<string, string>,
-  names: string[],
-): Promise<number[]> {
-  const hours = [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({
+  name: string,
+  settings: Record<string, unknown>,
+): Promise<number> {
+  const operatingHours = [0, 1, 2, 3, 4, 5, 6].map((dayOfWeek) => ({
     dayOfWeek,
     openTime: '06:00',
     closeTime: '22:00',
   }));
+  const body = {
+    name,
+    bookingMode: 'POOL',
+    minBookingDuration: SLOT_MINUTES,
+    bufferTime: STEP_MINUTES - SLOT_MINUTES,
+    schedulePolicy: { operatingHours },
+    ...settings,
+  };
+  return (await api<{ id: number }>(base, 'POST', '/api/resource-types', body, auth)).id;
+}
+
+/** POOL types of the active organisation of `auth`, one parent of LANES lanes each (`settings` as `bookingType`): their ids. */
+export async function poolTypes(
+  base: string,
+  auth: Record<string, string>,
+  names: string[],
+  settings: Record<string, unknown> = {},
+): Promise<number[]> {
   const types: number[] = [];
   for (const name of names) {
-    const type = await api<{ id: number }>(
-      base,
-      'POST',
-      '/api/resource-types',
-      {
-        name,
-        bookingMode: 'POOL',
-        minBookingDuration: SLOT_MINUTES,
-        bufferTime: STEP_MINUTES - SLOT_MINUTES,
-        schedulePolicy: { operatingHours: hours },
-      },
-      auth,
-    );
-    await api(base, 'POST', '/api/resources', { name, resourceTypeId: type.id, capacity: LANES }, auth);
-    types.push(type.id);
+    const type = await bookingType(base, auth, name, settings);
+    await api(base, 'POST', '/api/resources', { name, resourceTypeId: type, capacity: LANES }, auth);
+    types.push(type);
   }
   return types;
 }
 
-/** The body of a pool booking of the `slot`th slot (from three days on): distinct slots never collide. */
-export function bookingBody(resourceTypeId: number, slot: number) {
+/** `count` resources of one new SINGLE_RESOURCE type named `name`, each of its own (no lanes): their ids. */
+export async function singleResources(
+  base: string,
+  auth: Record<string, string>,
+  name: string,
+  count: number,
+): Promise<number[]> {
+  const type = await bookingType(base, auth, name, { bookingMode: 'SINGLE_RESOURCE' });
+  const ids: number[] = [];
+  for (let i = 1; i <= count; i++)
+    ids.push(
+      (
+        await api<{ id: number }>(
+          base,
+          'POST',
+          '/api/resources',
+          { name: `${name} ${i}`, resourceTypeId: type },
+          auth,
+        )
+      ).id,
+    );
+  return ids;
+}
+
+/** What a booking asks for: a type's pool (its id), or the body's target (`{resourceId}`, `{resourceIds}`). */
+export type BookingTarget = number | Record<string, unknown>;
+
+/** The body of a booking of the `slot`th slot (from three days on) of `target`: distinct slots never collide. */
+export function bookingBody(target: BookingTarget, slot: number) {
   const start =
     FIRST_DAY +
     Math.floor(slot / SLOTS_PER_DAY) * DAY +
     (6 * 60 + (slot % SLOTS_PER_DAY) * STEP_MINUTES) * MINUTE;
   return {
-    resourceTypeId,
+    ...(typeof target === 'number' ? { resourceTypeId: target } : target),
     startTime: new Date(start).toISOString(),
     endTime: new Date(start + SLOT_MINUTES * MINUTE).toISOString(),
     customer,
@@ -81,7 +124,7 @@ export function bookingBody(resourceTypeId: number, slot: number) {
 /** One POST per request, the nth asking for `slotOf(n)`, counted across warm-up and run. */
 export function bookings(
   auth: Record<string, string>,
-  resourceTypeId: number,
+  target: BookingTarget,
   slotOf: (n: number) => number,
 ): autocannon.Request[] {
   let n = 0;
@@ -92,7 +135,7 @@ export function bookings(
       headers: { ...auth, 'content-type': 'application/json' },
       setupRequest: (request) => ({
         ...request,
-        body: JSON.stringify(bookingBody(resourceTypeId, slotOf(n++))),
+        body: JSON.stringify(bookingBody(target, slotOf(n++))),
       }),
     },
   ];

@@ -31,9 +31,6 @@ import { expandRecurrence } from './series-recurrence.js';
 /** Whole-series attempts on PostgreSQL, where a concurrent booking can take an occurrence's time after the read. */
 const SERIES_ATTEMPTS = 3;
 
-/** A PostgreSQL insert refused mid-series (its time taken since the read): the series is tried again. */
-class LaneRaced extends Error {}
-
 /** Occurrences that do not fit: the attempt's transaction is rolled back, then they are named. */
 class SeriesMisfit extends Error {
   constructor(
@@ -43,6 +40,12 @@ class SeriesMisfit extends Error {
     super('series does not fit');
   }
 }
+
+/**
+ * A PostgreSQL insert refused mid-series (its time taken since the read): the series is tried
+ * again; the last attempt's is refused as the misfit of that occurrence, with its reasons.
+ */
+class LaneRaced extends SeriesMisfit {}
 
 /** What the series use cases share: the reservations context and the series' own repo. */
 export interface SeriesContext extends ReservationsContext {
@@ -210,7 +213,7 @@ async function collectiveOccurrence(
     endTime: occurrence.end,
   };
   const booked = await writeHosts(ctx, trx, booking, type, values, offered).catch((error: unknown) => {
-    throw isHostRefusal(error) ? new LaneRaced() : error;
+    throw isHostRefusal(error) ? new LaneRaced([occurrence], type.id) : error;
   });
   return dryRun ? { ...(booked as WouldBeReservation), seriesId: null } : booked;
 }
@@ -278,7 +281,7 @@ async function bookOccurrence(
   if (dryRun) return { ...wouldBeBooked(values, now), seriesId: null };
   if (offer.hasLapsedHolds) await ctx.expireLapsed(trx, now, { laneId: offer.laneId });
   const inserted = await ctx.repo.insertOnLane(trx, values, offer.laneUpdatedAt, now);
-  if (!inserted) throw new LaneRaced();
+  if (!inserted) throw new LaneRaced([occurrence], type.id);
   return inserted;
 }
 
@@ -298,17 +301,15 @@ export async function bookSeries(
       return { seriesId: seriesId!, reservations: await ctx.payment.startForSeries(reservations, chargeTo) };
     } catch (error) {
       if (error instanceof LaneRaced && attempted < SERIES_ATTEMPTS) continue;
-      if (error instanceof LaneRaced)
-        throw conflict(
-          'SLOT_UNAVAILABLE',
-          'The requested times kept being taken by other bookings; try again',
-        );
       throw await refusal(ctx, error, org, input, channel);
     }
   }
 }
 
-/** A misfit as the caller gets it: SLOT_UNAVAILABLE with every occurrence and its alternatives. */
+/**
+ * A misfit as the caller gets it (the occurrence of a race lost in the last attempt too):
+ * SLOT_UNAVAILABLE with every occurrence and its alternatives, and why each does not fit.
+ */
 async function refusal(
   ctx: SeriesContext,
   error: unknown,

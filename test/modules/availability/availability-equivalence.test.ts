@@ -10,10 +10,11 @@ import { generator, type Random, randomPolicy } from './random-schedules.js';
 // The availability service must answer exactly as the engine did before issue 14 made
 // it fast: random catalogues, schedules and reservations (both modes, buffers, minimum
 // lengths, ranges across daylight-saving changes, cancelled reservations, lanes and
-// single resources), each HTTP answer compared byte for byte with the frozen reference
-// in test/modules/availability/availability-reference/. After every kind of change a cached answer could
-// miss (bookings, cancellations, reservations written behind the service's back,
-// resources, types, the organisation's zone and schedule), they are compared again.
+// single resources, daily caps), each HTTP answer compared byte for byte with the frozen reference
+// in test/modules/availability/availability-reference/ (its daily caps added by issue 52).
+// After every kind of change a cached answer could miss (bookings, cancellations,
+// reservations written behind the service's back, resources, types, caps, the
+// organisation's zone and schedule), they are compared again.
 // AVAILABILITY_SEED=<n> replays one run.
 
 const SEED = Number(process.env.AVAILABILITY_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -190,6 +191,7 @@ describe('availability answers equal the pre-issue-14 engine on random data', ()
             resourceTypeId: type.id,
             capacity: r.pick([1, 1, 2, 3, 6]),
             ...override,
+            ...(r.chance(0.3) ? { maxBookingsPerDay: r.pick([1, 2, 3]) } : {}),
           });
           if (r.chance(0.15)) {
             const off = await t.app.inject({
@@ -269,7 +271,27 @@ describe('availability answers equal the pre-issue-14 engine on random data', ()
         resourceTypeId: typeId,
         capacity: 2,
       });
-      await compareAll(owner, typeIds, ranges, 'after type and resource changes');
+      // A cap set, changed or lifted on one of the resources.
+      const [capped] = await t.db.kysely
+        .selectFrom('resources')
+        .select('id')
+        .where('organisationId', '=', owner.organisationId)
+        .where('parentResourceId', 'is', null)
+        .where('id', '!=', resource.id)
+        .orderBy('id')
+        .offset(r.int(0, 2))
+        .limit(1)
+        .execute();
+      if (capped) {
+        const cap = await t.app.inject({
+          method: 'PATCH',
+          url: `/api/resources/${capped.id}`,
+          headers: owner.auth,
+          payload: { maxBookingsPerDay: r.pick([1, 2, null]) },
+        });
+        assert.equal(cap.statusCode, 200, cap.body);
+      }
+      await compareAll(owner, typeIds, ranges, 'after type, resource and cap changes');
       const patchResource = await t.app.inject({
         method: 'PATCH',
         url: `/api/resources/${resource.id}`,

@@ -7,8 +7,8 @@ import { call, expectStatus, ok } from '../../helpers/http.js';
 import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 import { generator, type Random, randomPolicy } from './random-schedules.js';
 
-// One source of truth (issue 52): over random schedules, rules, reservations, holds and
-// busy calendars, a time availability offers is explained bookable with no reasons, and a
+// One source of truth (issue 52): over random schedules, rules, reservations, holds, daily
+// caps and busy calendars, a time availability offers is explained bookable with no reasons, and a
 // time it does not offer has at least one. EXPLAIN_SEED=<n> replays one run.
 
 const SEED = Number(process.env.EXPLAIN_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -51,6 +51,7 @@ describe('explanations agree with availability on random schedules', () => {
       name: 'Room',
       resourceTypeId: type.id,
       ...(blocking ? { managedById: owner.id, blockOnManagerCalendars: true } : {}),
+      ...(r.chance(0.4) ? { maxBookingsPerDay: r.int(1, 3) } : {}),
     });
     await takeTime(r, owner, res.id, base, blocking);
     return { owner, resourceId: res.id as number, minimumMs: minimum * MINUTE };

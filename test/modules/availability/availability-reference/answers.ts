@@ -1,10 +1,12 @@
 // A frozen copy of how the availability service answered before issue 14 (c73101f:
 // src/modules/availability/service.ts, forType and forResource), reading the database
 // directly with plain queries: the reference the equivalence test holds the HTTP
-// answers to. Never edit it to make a test pass.
+// answers to. Never edit it to make a test pass. Issue 52 added daily caps (daily-caps.ts,
+// marked where they join).
 import type { Db } from '../../../../src/db/database.js';
 import { resolveSchedule } from '../../../../src/scheduling/resolve.js';
 import type { SchedulePolicy } from '../../../../src/scheduling/schemas.js';
+import { withCapDays } from './daily-caps.js';
 import {
   continuousWindows,
   type EffectiveSchedule,
@@ -23,11 +25,15 @@ interface Row {
   capacityLaneIndex: number | null;
   isActive: unknown;
   schedulePolicy: string | null;
+  /** Issue 52. */
+  maxBookingsPerDay: number | null;
 }
 interface Bookable {
   resourceId: number;
   schedule: EffectiveSchedule;
   laneIds: number[];
+  /** Issue 52: the resource's daily cap, which each of its lanes keeps. */
+  cap: number | null;
 }
 interface TypeRow {
   bookingMode: 'SINGLE_RESOURCE' | 'POOL' | 'BOTH';
@@ -78,6 +84,7 @@ function bookablesOf(rows: Row[], type: TypeRow, organisation: SchedulePolicy | 
         resource: parse(row.schedulePolicy),
       }),
       laneIds: lanesByParent.get(row.id) ?? [row.id],
+      cap: row.maxBookingsPerDay,
     }));
 }
 
@@ -91,6 +98,10 @@ function compute(lanes: Lane[], mode: 'continuous' | 'shifts', zone: string, ran
     ? { slots: slotsOut(shiftAvailability(lanes, zone, range)) }
     : { windows: windowsOut(continuousWindows(lanes, zone, range, rules)) };
 }
+
+/** Issue 52: each capped lane of `bookables`, with its cap. */
+const capsOf = (bookables: Bookable[]) =>
+  new Map(bookables.flatMap((b) => (b.cap === null ? [] : b.laneIds.map((id) => [id, b.cap!] as const))));
 
 /** Every reservation (not cancelled) on these lanes overlapping `range`, by lane: no lookback shortcut. */
 async function busy(db: Db, laneIds: number[], range: Interval): Promise<Map<number, Interval[]>> {
@@ -156,10 +167,15 @@ export async function typeAnswer(
     .execute()) as Row[];
   const bookables = type.isActive ? bookablesOf(rows, type, org.schedulePolicy) : [];
   const rules = rulesOf(type);
-  const taken = await busy(
+  const taken = await withCapDays(
     db,
-    bookables.flatMap((b) => b.laneIds),
-    widen(range, rules),
+    await busy(
+      db,
+      bookables.flatMap((b) => b.laneIds),
+      widen(range, rules),
+    ),
+    capsOf(bookables),
+    org.timezone,
   );
   const typeMode = resolveSchedule({
     organisation: org.schedulePolicy,
@@ -223,7 +239,15 @@ export async function resourceAnswer(
   const rules = rulesOf(type);
   const lanes =
     bookable && type.isActive
-      ? lanesOf([bookable], await busy(db, bookable.laneIds, widen(range, rules)))
+      ? lanesOf(
+          [bookable],
+          await withCapDays(
+            db,
+            await busy(db, bookable.laneIds, widen(range, rules)),
+            capsOf([bookable]),
+            org.timezone,
+          ),
+        )
       : [];
   const schedule =
     bookable?.schedule ??
