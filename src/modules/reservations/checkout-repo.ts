@@ -65,6 +65,14 @@ export function createCheckoutRepo(db: Executor) {
 
     /** Deletes a paid series whose checkout could not be made, as if it was never booked. */
     async discardUnpaidSeries(seriesId: number): Promise<void> {
+      const discarded = db
+        .selectFrom('reservations')
+        .select('id')
+        .where('seriesId', '=', seriesId)
+        .where('status', '=', 'pending_payment')
+        .where('paymentCheckoutId', 'is', null);
+      // Collective occurrences' parts first (migration 0067), then the occurrences.
+      await db.deleteFrom('reservations').where('partOf', 'in', discarded).execute();
       await db
         .deleteFrom('reservations')
         .where('seriesId', '=', seriesId)
@@ -104,11 +112,16 @@ export function createCheckoutRepo(db: Executor) {
 
     /** Deletes a booking whose checkout could not be made, as if it was never made: its time is free. */
     async discardUnpaid(id: number): Promise<void> {
-      await db
-        .deleteFrom('reservations')
+      const discarded = db
+        .selectFrom('reservations')
+        .select('id')
         .where('id', '=', id)
         .where('status', '=', 'pending_payment')
-        .where('paymentCheckoutId', 'is', null)
+        .where('paymentCheckoutId', 'is', null);
+      // A collective booking's parts go with it (migration 0067).
+      await db
+        .deleteFrom('reservations')
+        .where((eb) => eb.or([eb('id', 'in', discarded), eb('partOf', 'in', discarded)]))
         .execute();
     },
   };

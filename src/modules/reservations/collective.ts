@@ -178,6 +178,8 @@ export async function writeHosts(
       ...NO_CUSTOMER,
       resourceTypeId: host.read.type.id,
       resourceIds: null,
+      // A part belongs to no series: the series' reads list reservations only.
+      seriesId: null,
       partOf: reservation.id,
       expiresAt,
     };

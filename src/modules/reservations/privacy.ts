@@ -16,7 +16,11 @@ import { memberOrganisationIds } from '../organisations/ports.js';
 export const ANONYMISED_CUSTOMER_NAME = 'Anonymised';
 
 const made = (db: Executor, { userId }: DataSubject) =>
-  db.selectFrom('reservations').where('reservations.createdByUserId', '=', userId);
+  db
+    .selectFrom('reservations')
+    .where('reservations.createdByUserId', '=', userId)
+    // A collective reservation's parts are not reservations of their own (migration 0067).
+    .where('reservations.partOf', 'is', null);
 
 /** Whether the booking's customer is the person themselves (same email or name). */
 const ownBooking = ({ email, name }: DataSubject) =>
@@ -96,6 +100,7 @@ export const reservationsPrivacy: PrivacyDeclaration = {
           'source',
           'assignmentStrategy',
           'assignmentReason',
+          'resourceIds',
           'cancelledAt',
           'createdAt',
           'updatedAt',

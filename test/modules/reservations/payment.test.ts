@@ -342,6 +342,46 @@ describe('payment to confirmation', () => {
     assert.equal(again.status, 'pending_payment');
   });
 
+  test('a collective booking of a paid type: one checkout; paying confirms every resource, expiry frees them all', async () => {
+    const { type, resource, slot } = await paidRoom();
+    const host = await createType(t.app, owner, { name: 'Host' });
+    const person = await createResource(t.app, owner, { name: 'Host', resourceTypeId: host.id });
+    const together = {
+      resourceIds: [resource.id, person.id],
+      startTime: slot.startTime,
+      endTime: slot.endTime,
+    };
+    const booked = expectStatus(await book(t.app, owner, together), 201);
+    assert.equal(booked.status, 'pending_payment');
+    assert.equal(booked.payment.amount, type.priceAmount);
+    expectError(
+      await book(t.app, owner, { ...together, resourceIds: [person.id, resource.id] }),
+      409,
+      'HOST_UNAVAILABLE',
+    );
+    const { events } = await withEvents(() => visit(booked.payment.checkoutUrl));
+    assert.deepEqual(events, [
+      ['payment.succeeded', booked.id],
+      ['reservation.confirmed', booked.id],
+    ]);
+    assert.equal((await get(booked.id)).status, 'confirmed');
+    // The second resource is kept by the confirmed booking too, past the payment window.
+    expectError(
+      await book(t.app, owner, { resourceId: person.id, startTime: slot.startTime, endTime: slot.endTime }),
+      409,
+      'SLOT_UNAVAILABLE',
+    );
+
+    const later = { ...together, startTime: at(futureMonday(), 11), endTime: at(futureMonday(), 12) };
+    const unpaid = expectStatus(await book(t.app, owner, later), 201);
+    await visit(unpaid.payment.checkoutUrl, '?expire=1');
+    assert.equal((await get(unpaid.id)).status, 'expired');
+    expectStatus(
+      await book(t.app, owner, { resourceId: person.id, startTime: later.startTime, endTime: later.endTime }),
+      201,
+    );
+  });
+
   test('an unpaid booking frees its time at the second its payment window ends, before any job', async () => {
     const start = Date.now();
     mock.timers.enable({ apis: ['Date'], now: start });
