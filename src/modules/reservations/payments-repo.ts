@@ -94,35 +94,53 @@ export function createPaymentRepo(db: Executor, dialect: Dialect) {
      * connection, checked here.
      */
     async retakePaid(id: number, paymentId: string | null, now: string): Promise<Reservation | undefined> {
+      /**
+       * Whether `row`'s lane can keep its time again: lapsed holds swept off it (their rows may
+       * still say they hold), its moves queued behind this one (PostgreSQL, whose exclusion
+       * constraint then judges), or no other row of it keeping the time (SQLite).
+       */
+      const laneFreeFor = async (
+        trx: Executor,
+        row: { resourceId: number | null; startTime: string; endTime: string; blockedUntil: string | null },
+        own: number[],
+        now: string,
+      ) => {
+        const laneId = row.resourceId!;
+        if (dialect === 'postgres')
+          await sql`select pg_advisory_xact_lock(${sql.lit(LANE_LOCKS)}, ${laneId}::int)`.execute(trx);
+        await expireOnLane(trx, now, laneId, now);
+        if (dialect === 'postgres') return true;
+        const taken = await trx
+          .selectFrom('reservations')
+          .select('id')
+          .where('resourceId', '=', laneId)
+          .where('id', 'not in', own)
+          .where(keepsTimeAt(now))
+          .where('startTime', '<', row.blockedUntil ?? row.endTime)
+          .where(sql<string>`coalesce(blocked_until, end_time)`, '>', row.startTime)
+          .limit(1)
+          .executeTakeFirst();
+        return taken === undefined;
+      };
       const retake = (trx: Executor) =>
         inTransaction(trx, async (trx) => {
-          const row = await trx
+          // The reservation and a collective one's parts (migration 0067), which follow it back.
+          const rows = await trx
             .selectFrom('reservations')
             .selectAll()
-            .where('id', '=', id)
-            .executeTakeFirst();
+            .where((eb) => eb.or([eb('id', '=', id), eb('partOf', '=', id)]))
+            .orderBy('resourceId')
+            .execute();
+          const row = rows.find((found) => found.id === id);
           const late =
             row &&
             (row.status === 'expired' || (row.status === 'pending_payment' && lapsed(row, Date.parse(now))));
           if (!row || !late || row.resourceId === null || Date.parse(row.startTime) <= Date.parse(now))
             return undefined;
-          const laneId = row.resourceId;
-          if (dialect === 'postgres')
-            await sql`select pg_advisory_xact_lock(${sql.lit(LANE_LOCKS)}, ${laneId}::int)`.execute(trx);
-          // Lapsed holds on the lane keep no time, though their rows may still say so.
-          await expireOnLane(trx, now, laneId, now);
-          if (dialect !== 'postgres') {
-            const taken = await trx
-              .selectFrom('reservations')
-              .select('id')
-              .where('resourceId', '=', laneId)
-              .where('id', '!=', id)
-              .where(keepsTimeAt(now))
-              .where('startTime', '<', row.blockedUntil ?? row.endTime)
-              .where(sql<string>`coalesce(blocked_until, end_time)`, '>', row.startTime)
-              .limit(1)
-              .executeTakeFirst();
-            if (taken) return undefined;
+          const own = rows.map((found) => found.id);
+          for (const kept of rows) {
+            if (kept.resourceId === null) continue;
+            if (!(await laneFreeFor(trx, kept, own, now))) return undefined;
           }
           const confirmed = await trx
             .updateTable('reservations')

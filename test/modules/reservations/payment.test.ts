@@ -473,6 +473,42 @@ describe('payment to confirmation', () => {
     assert.equal((await get(booked.id)).payment.status, 'refunded');
   });
 
+  test("late money for a collective booking: refunded when one resource's time was taken meanwhile, else every resource confirmed", async () => {
+    const start = Date.now();
+    mock.timers.enable({ apis: ['Date'], now: start });
+    const { resource, slot } = await paidRoom(owner, { paymentWindowMinutes: 5 });
+    const host = await createType(t.app, owner, { name: 'Late host' });
+    const person = await createResource(t.app, owner, { name: 'Late host', resourceTypeId: host.id });
+    const together = (hour: number) => ({
+      resourceIds: [resource.id, person.id],
+      startTime: at(futureMonday(), hour),
+      endTime: at(futureMonday(), hour + 1),
+    });
+    const lost = expectStatus(await book(t.app, owner, together(9)), 201);
+    const kept = expectStatus(await book(t.app, owner, together(11)), 201);
+    emulator.holdWebhooks();
+    await visit(lost.payment.checkoutUrl);
+    await visit(kept.payment.checkoutUrl);
+    mock.timers.setTime(start + 301_000);
+    // Only the second resource's time of the first booking is taken meanwhile.
+    const taken = expectStatus(
+      await hold({ resourceId: person.id, startTime: slot.startTime, endTime: slot.endTime }),
+      201,
+    );
+    await emulator.releaseWebhooks();
+    await emulator.settled();
+    const refunded = await get(lost.id);
+    assert.equal(refunded.status, 'expired');
+    assert.equal(refunded.payment.status, 'refunded');
+    assert.equal((await get(taken.id)).status, 'held', 'the time stays with whoever took it');
+    assert.equal((await get(kept.id)).status, 'confirmed');
+    expectError(
+      await book(t.app, owner, { resourceId: person.id, ...together(11), resourceIds: undefined }),
+      409,
+      'SLOT_UNAVAILABLE',
+    );
+  });
+
   test('cancelling a paid reservation refunds it in full; cancelling an unpaid one closes its checkout', async () => {
     const { slot } = await paidRoom();
     const booked = expectStatus(await book(t.app, owner, slot), 201);
