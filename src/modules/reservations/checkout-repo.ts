@@ -20,6 +20,21 @@ export interface CheckoutColumns {
  * the booking when it could not be made.
  */
 export function createCheckoutRepo(db: Executor) {
+  /**
+   * Deletes the unpaid bookings without a checkout whose `column` is `value`, as if never made:
+   * a collective booking's parts first (migration 0067), then the bookings.
+   */
+  async function discardUnpaidBy(column: 'id' | 'seriesId', value: number): Promise<void> {
+    const discarded = db
+      .selectFrom('reservations')
+      .select('id')
+      .where(column, '=', value)
+      .where('status', '=', 'pending_payment')
+      .where('paymentCheckoutId', 'is', null);
+    await db.deleteFrom('reservations').where('partOf', 'in', discarded).execute();
+    await db.deleteFrom('reservations').where('id', 'in', discarded).execute();
+  }
+
   return {
     /** The reservation a checkout was made for, on the connected account `accountId` only. */
     async findByCheckout(
@@ -65,20 +80,7 @@ export function createCheckoutRepo(db: Executor) {
 
     /** Deletes a paid series whose checkout could not be made, as if it was never booked. */
     async discardUnpaidSeries(seriesId: number): Promise<void> {
-      const discarded = db
-        .selectFrom('reservations')
-        .select('id')
-        .where('seriesId', '=', seriesId)
-        .where('status', '=', 'pending_payment')
-        .where('paymentCheckoutId', 'is', null);
-      // Collective occurrences' parts first (migration 0067), then the occurrences.
-      await db.deleteFrom('reservations').where('partOf', 'in', discarded).execute();
-      await db
-        .deleteFrom('reservations')
-        .where('seriesId', '=', seriesId)
-        .where('status', '=', 'pending_payment')
-        .where('paymentCheckoutId', 'is', null)
-        .execute();
+      await discardUnpaidBy('seriesId', seriesId);
       await db.deleteFrom('reservationSeries').where('id', '=', seriesId).execute();
     },
 
@@ -112,17 +114,7 @@ export function createCheckoutRepo(db: Executor) {
 
     /** Deletes a booking whose checkout could not be made, as if it was never made: its time is free. */
     async discardUnpaid(id: number): Promise<void> {
-      const discarded = db
-        .selectFrom('reservations')
-        .select('id')
-        .where('id', '=', id)
-        .where('status', '=', 'pending_payment')
-        .where('paymentCheckoutId', 'is', null);
-      // A collective booking's parts go with it (migration 0067).
-      await db
-        .deleteFrom('reservations')
-        .where((eb) => eb.or([eb('id', 'in', discarded), eb('partOf', 'in', discarded)]))
-        .execute();
+      await discardUnpaidBy('id', id);
     },
   };
 }
