@@ -2,6 +2,7 @@ import { type Executor, inTransaction } from '../../db/database.js';
 import { conflict, DomainError, invalidField } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import type { StoredResourceType } from '../resource-types/service.js';
+import { bookableResourcesAmong } from '../resources/ports.js';
 import {
   accountCharged,
   type Booked,
@@ -42,21 +43,21 @@ export const hostUnavailable = () =>
  * (400 naming resourceIds otherwise), in the order given.
  */
 export async function hostsOf(
-  ctx: Pick<ReservationsContext, 'resources'>,
+  ctx: Pick<ReservationsContext, 'db'>,
   organisationId: number,
   resourceIds: readonly number[],
 ): Promise<Host[]> {
-  return Promise.all(
-    resourceIds.map(async (resourceId) => {
-      const resource = await ctx.resources.findInOrganisation(organisationId, resourceId);
-      if (!resource || resource.isCapacityChild)
-        throw invalidField(
-          'resourceIds',
-          `lists ${resourceId}, which is no bookable resource of this organisation (capacity lanes are booked through their parent)`,
-        );
-      return { resourceId, resourceTypeId: resource.resourceTypeId };
-    }),
-  );
+  const found = await bookableResourcesAmong(ctx.db.kysely, organisationId, resourceIds).execute();
+  const typeOf = new Map(found.map((row) => [row.id, row.resourceTypeId]));
+  return resourceIds.map((resourceId) => {
+    const resourceTypeId = typeOf.get(resourceId);
+    if (resourceTypeId === undefined)
+      throw invalidField(
+        'resourceIds',
+        `lists ${resourceId}, which is no bookable resource of this organisation (capacity lanes are booked through their parent)`,
+      );
+    return { resourceId, resourceTypeId };
+  });
 }
 
 /**

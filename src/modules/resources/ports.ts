@@ -84,6 +84,16 @@ export function resourceAndLanes(db: Executor, resourceId: number) {
     .where((w) => w.or([w('id', '=', resourceId), w('parentResourceId', '=', resourceId)]));
 }
 
+/** The organisation's bookable resources (no capacity lanes) among `ids`, with their type: one read for a collective booking. */
+export function bookableResourcesAmong(db: Executor, organisationId: number, ids: readonly number[]) {
+  return db
+    .selectFrom('resources')
+    .select(['id', 'resourceTypeId'])
+    .where('organisationId', '=', organisationId)
+    .where('isCapacityChild', '=', false)
+    .where('id', 'in', [...ids]);
+}
+
 /** The ids of the organisation's resources (and lanes) of one type. */
 export function resourcesOfType(db: Executor, organisationId: number, resourceTypeId: number) {
   return db
