@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildTests } from './test-build.mjs';
+import { slowestFirst } from './test-order.mjs';
 
 function testFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -16,7 +17,7 @@ function testFiles(dir) {
 
 const args = process.argv.slice(2);
 const explicit = args.filter((arg) => arg.endsWith('.ts'));
-const files = explicit.length > 0 ? explicit : testFiles('test').sort();
+const files = explicit.length > 0 ? explicit : slowestFirst(testFiles('test').sort());
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
 const { built, outdir, remove } = await buildTests(files);
 const result = spawnSync(
