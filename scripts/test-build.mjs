@@ -104,17 +104,27 @@ const PROCESS_ENTRY_POINTS = ['src/cli.ts', 'test/helpers/instance.fixture.ts'];
 /** Writes the migrated SQLite image test apps copy (test/helpers/sqlite-image.ts), once a run. */
 const SQLITE_IMAGE_ENTRY = 'test/helpers/sqlite-image.ts';
 
+/** Where the `index`th test file is built, without its extension: `0003/test/x.test`. */
+const builtName = (file, index) => join(String(index).padStart(4, '0'), file.replace(/\.ts$/, ''));
+
 /**
  * Bundles `files` (paths of .ts test files) and the entry points tests start as processes into a
  * fresh folder under .test-build/; answers the built test files' paths (in the order given), the
- * folder (the runner hands it on as TEST_BUILD_DIR) and a function removing it.
+ * folder (the runner hands it on as TEST_BUILD_DIR) and a function removing it. Node's runner
+ * starts the files it is given in the order of their paths, so each built test file lies under
+ * a folder numbering its place (`0000/test/...`): the files start in the order given.
  */
 export async function buildTests(files) {
   const outdir = resolve('.test-build', `run-${process.pid}`);
   // From the project root however given (`./test/...`, an absolute path), as outbase places them.
   const sources = files.map((file) => relative('.', resolve(file)));
   const result = await build({
-    entryPoints: [...sources, ...PROCESS_ENTRY_POINTS, SQLITE_IMAGE_ENTRY, VENDOR_ENTRY],
+    entryPoints: [
+      ...sources.map((file, index) => ({ in: file, out: builtName(file, index) })),
+      ...PROCESS_ENTRY_POINTS,
+      SQLITE_IMAGE_ENTRY,
+      VENDOR_ENTRY,
+    ],
     outdir,
     outbase: '.',
     bundle: true,
@@ -147,7 +157,7 @@ export async function buildTests(files) {
     if (made.status !== 0) throw new Error("Migrating the tests' SQLite image failed");
   }
   return {
-    built: sources.map((file) => resolve(outdir, file.replace(/\.ts$/, '.js'))),
+    built: sources.map((file, index) => resolve(outdir, `${builtName(file, index)}.js`)),
     outdir,
     remove: () => rm(outdir, { recursive: true, force: true }),
   };
