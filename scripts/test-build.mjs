@@ -62,21 +62,36 @@ const vendorEntry = (packages) => ({
   },
 });
 
-/** Source paths of the module, in place of esbuild's (the bundle's) `import.meta`. */
-const sourcePaths = {
+/**
+ * Worker threads the service starts from a file beside the starting module, by source: the
+ * worker is bundled as an entry of its own, and the starting module's `import.meta.url` names
+ * its place in the bundle, so it starts the built worker as the service starts the compiled one
+ * (under tsx a worker registers tsx and compiles its sources, seconds a thread).
+ */
+const WORKERS = { 'src/modules/mail/smtp-sender.ts': 'src/modules/mail/smtp-worker.ts' };
+
+/**
+ * Source paths of the module, in place of esbuild's (the bundle's) `import.meta`; for a module
+ * starting one of WORKERS, its own place in the bundle under `outdir`.
+ */
+const sourcePaths = (outdir) => ({
   name: 'source-paths',
   setup(build) {
+    const starters = new Map(
+      Object.keys(WORKERS).map((file) => [resolve(file), resolve(outdir, file.replace(/\.ts$/, '.js'))]),
+    );
     build.onLoad({ filter: /\.[cm]?tsx?$/, namespace: 'file' }, async ({ path }) => {
       const source = await readFile(path, 'utf8');
       if (!source.includes('import.meta')) return undefined;
+      const url = starters.get(path) ?? path;
       const contents = source
-        .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(path).href))
+        .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(url).href))
         .replaceAll('import.meta.dirname', JSON.stringify(dirname(path)))
         .replaceAll('import.meta.filename', JSON.stringify(path));
       return { contents, loader: path.endsWith('x') ? 'tsx' : 'ts' };
     });
   },
-};
+});
 
 /** The packages VENDOR_ENTRY imports: the service's, and those the tests use beside it. */
 const VENDORED = [
@@ -122,6 +137,7 @@ export async function buildTests(files) {
     entryPoints: [
       ...sources.map((file, index) => ({ in: file, out: builtName(file, index) })),
       ...PROCESS_ENTRY_POINTS,
+      ...Object.values(WORKERS),
       SQLITE_IMAGE_ENTRY,
       VENDOR_ENTRY,
     ],
@@ -138,7 +154,7 @@ export async function buildTests(files) {
     sourcemap: 'linked',
     sourcesContent: false,
     chunkNames: 'chunks/[name]-[hash]',
-    plugins: [sourcePaths, vendorEntry(VENDORED)],
+    plugins: [sourcePaths(outdir), vendorEntry(VENDORED)],
     metafile: true,
     logLevel: 'warning',
   });
