@@ -18,7 +18,9 @@ function testFiles(dir) {
 const args = process.argv.slice(2);
 const explicit = args.filter((arg) => arg.endsWith('.ts'));
 const files = explicit.length > 0 ? explicit : slowestFirst(testFiles('test').sort());
-const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+// Three files at a time on two cores: a file's tests wait (on timers, sockets, child processes,
+// PostgreSQL) for about half their time, which two at a time left idle (docs/decisions.md).
+const concurrency = process.env.TEST_CONCURRENCY ?? '3';
 const { built, outdir, remove } = await buildTests(files);
 const result = spawnSync(
   process.execPath,

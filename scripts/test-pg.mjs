@@ -27,14 +27,7 @@ try {
   await migrateTemplateDatabase(url.toString(), template);
   const result = spawnSync('npm', ['test', '--', ...process.argv.slice(2)], {
     stdio: 'inherit',
-    env: {
-      // Three files at a time: PostgreSQL's tests wait on the database (its own processes,
-      // round trips) about as much as they compute, so a third file uses the cores they leave.
-      TEST_CONCURRENCY: '3',
-      ...process.env,
-      TEST_DATABASE_URL: url.toString(),
-      TEST_TEMPLATE_DATABASE: template,
-    },
+    env: { ...process.env, TEST_DATABASE_URL: url.toString(), TEST_TEMPLATE_DATABASE: template },
   });
   status = result.status ?? 1;
 } finally {
