@@ -17,6 +17,7 @@ import { issueLink } from '../../src/modules/auth/links.js';
 import { MODULES } from '../../src/modules/index.js';
 import { nodeArgsFor } from './entry-points.js';
 import { client, expectStatus } from './http.js';
+import { migratedSqliteImage } from './sqlite-image.js';
 
 /** The schema of PostgreSQL test databases: the template's, migrated there once a run. */
 const TEST_SCHEMA = 'app';
@@ -26,7 +27,7 @@ const urls = new WeakMap<Db, string>();
 
 /**
  * A fresh database at the latest migration for one app, a copy of one migrated once:
- * an in-memory SQLite copy of the process's migrated image, or on PostgreSQL (the
+ * an in-memory SQLite copy of the run's migrated image (test/helpers/sqlite-image.ts), or on PostgreSQL (the
  * `npm run test:pg` run) a database of its own made from the run's template database.
  */
 export async function createTestDatabase(): Promise<{ db: Db; drop: () => Promise<void> }> {
@@ -48,21 +49,6 @@ export function testDatabaseUrl(db: Db): string {
   const url = urls.get(db);
   if (!url) throw new Error('Not a PostgreSQL test database');
   return url;
-}
-
-let migratedImage: Promise<Buffer> | undefined;
-
-/** An in-memory SQLite database migrated once per test process, at first use, serialized. */
-function migratedSqliteImage(): Promise<Buffer> {
-  migratedImage ??= (async () => {
-    const connection = new SQLite(':memory:');
-    const db = createDatabase('sqlite::memory:', { sqliteConnection: connection });
-    await migrateToLatest(db, moduleMigrations(MODULES));
-    const image = connection.serialize();
-    await db.close();
-    return image;
-  })();
-  return migratedImage;
 }
 
 /**

@@ -479,6 +479,7 @@ describe('mail', () => {
       },
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    let mail: ReturnType<typeof mailService> | undefined;
     try {
       const { port } = server.server.address() as AddressInfo;
       const outbox = fakeOutbox();
@@ -489,7 +490,7 @@ describe('mail', () => {
           await bookNext({ name, email: `${name}@example.test` }),
         );
       }
-      const mail = mailService(outbox.reader, { SMTP_URL: `smtp://127.0.0.1:${port}` });
+      mail = mailService(outbox.reader, { SMTP_URL: `smtp://127.0.0.1:${port}` });
       const stopped = await mail.drain();
       assert.deepEqual([stopped.sent, stopped.stopped], [1, true]);
       const rows = await t.db.kysely
@@ -514,6 +515,8 @@ describe('mail', () => {
       assert.deepEqual([resumed.sent, resumed.stopped], [2, false]);
       assert.deepEqual(received, ['first@example.test', 'second@example.test', 'third@example.test']);
     } finally {
+      // The sender's connection stays open while idle (10 s); the server waits for it to close.
+      await mail?.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
