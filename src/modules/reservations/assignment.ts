@@ -47,6 +47,22 @@ export function oneAtATime<T>(
 }
 
 /**
+ * Takes, for the rest of `transaction`, the turn of each of `resourceTypeIds` (ascending, so
+ * two writers never wait on each other in a circle): a collective booking or series counting a
+ * capped lane's day waits for the bookings of those types before it, and they for it, until it
+ * commits. SQLite's transactions already run one at a time.
+ */
+export async function typesInTurn(
+  transaction: Executor,
+  dialect: Dialect,
+  resourceTypeIds: readonly number[],
+): Promise<void> {
+  if (dialect !== 'postgres') return;
+  for (const id of [...new Set(resourceTypeIds)].sort((a, b) => a - b))
+    await sql`select pg_advisory_xact_lock(${sql.lit(ASSIGNMENT_LOCKS)}, ${id}::int)`.execute(transaction);
+}
+
+/**
  * `offers` in the order a booking tries them, each with its assignment: by the type's
  * strategy for a pool booking (DECISIONS.md "Teams"), as offered (with no assignment) for a
  * booking of a named resource. Round robin: the fewest bookings of the type in the last 30

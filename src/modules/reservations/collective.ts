@@ -3,6 +3,7 @@ import { conflict, DomainError, invalidField } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import type { StoredResourceType } from '../resource-types/service.js';
 import { bookableResourcesAmong } from '../resources/ports.js';
+import { picksInTurn, typesInTurn } from './assignment.js';
 import {
   accountCharged,
   type Booked,
@@ -75,7 +76,7 @@ export async function bookHosts(
   hosts: Host[],
 ): Promise<{ booked: Booked; chargeTo: string | undefined }> {
   return inTransaction(ctx.db.kysely, async (executor) => {
-    const reads = await readHosts(ctx, executor, booking, hosts);
+    const reads = await readHostsInTurn(ctx, executor, booking, hosts);
     const type = checkBookable(
       reads.get(hosts[0]!.resourceId)!.type,
       { ...booking.input, resourceId: hosts[0]!.resourceId },
@@ -119,6 +120,23 @@ export async function readHosts(
     reads.set(host.resourceId, read);
   }
   return reads;
+}
+
+/**
+ * `readHosts`, and when a host has a daily cap, again once the types of its capped hosts are
+ * this transaction's turn (`typesInTurn`): the cap then counts every booking committed before.
+ */
+async function readHostsInTurn(
+  ctx: ReservationsContext,
+  executor: Executor,
+  booking: Booking,
+  hosts: Host[],
+): Promise<Map<number, LaneRead>> {
+  const reads = await readHosts(ctx, executor, booking, hosts);
+  const capped = [...reads.values()].filter((read) => picksInTurn(read, false)).map((read) => read.type.id);
+  if (capped.length === 0 || ctx.db.dialect !== 'postgres') return reads;
+  await typesInTurn(executor, ctx.db.dialect, capped);
+  return readHosts(ctx, executor, booking, hosts);
 }
 
 /** The hosts in the order their rows are written: by resource id. */

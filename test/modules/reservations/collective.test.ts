@@ -362,4 +362,23 @@ describe('collective bookings', () => {
     assert.equal(hold.status, 'held');
     assert.deepEqual(hold.resourceIds, ids);
   });
+
+  test("racing collective bookings keep a capped resource's daily cap", async () => {
+    const capped = await createType(t.app, owner, { name: 'Capped host', bookingMode: 'SINGLE_RESOURCE' });
+    const host = (
+      await createResource(t.app, owner, { name: 'Capped', resourceTypeId: capped.id, maxBookingsPerDay: 1 })
+    ).id;
+    const day = futureMonday().getTime() + 21 * 86_400_000;
+    const answers = await Promise.all(
+      [0, 1, 2, 3, 4].map((n) =>
+        book(t.app, owner, {
+          resourceIds: [host, n % 2 === 0 ? rooms[0]! : rooms[1]!],
+          startTime: new Date(day + (8 + 2 * n) * 3_600_000).toISOString(),
+          endTime: new Date(day + (9 + 2 * n) * 3_600_000).toISOString(),
+        }),
+      ),
+    );
+    const codes = answers.map((a) => a.statusCode);
+    assert.equal(codes.filter((c) => c === 201).length, 1, `codes ${codes}`);
+  });
 });
