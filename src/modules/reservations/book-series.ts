@@ -1,5 +1,5 @@
 import { type Executor, inTransaction } from '../../db/database.js';
-import { conflict, DomainError, type OccurrenceConflict, type ReasonDetail } from '../../lib/errors.js';
+import { conflict, DomainError } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
 import type { OrganisationSchedule } from '../availability/service.js';
 import type { Occurrence } from '../events/recurrence.js';
@@ -12,13 +12,11 @@ import {
   type Host,
   type HostOffers,
   hostsOf,
-  hostUnavailable,
   isHostRefusal,
   offersOf,
-  readHosts,
+  readHostsInTurn,
   writeHosts,
 } from './collective.js';
-import { offeredTogether } from './collective-alternatives.js';
 import type { ReservationsContext } from './context.js';
 import { wouldBeBooked } from './dry-run.js';
 import type { SeriesDryRun, WouldBeReservation } from './dry-run-schemas.js';
@@ -27,19 +25,10 @@ import type { createSeriesRepo, NewReservation } from './repo.js';
 import { assertBookingRules, type CustomerDays } from './rules.js';
 import type { Reservation, ReservationInput, SeriesBooking } from './schemas.js';
 import { expandRecurrence } from './series-recurrence.js';
+import { refusal, SeriesMisfit } from './series-refusal.js';
 
 /** Whole-series attempts on PostgreSQL, where a concurrent booking can take an occurrence's time after the read. */
 const SERIES_ATTEMPTS = 3;
-
-/** Occurrences that do not fit: the attempt's transaction is rolled back, then they are named. */
-class SeriesMisfit extends Error {
-  constructor(
-    readonly misfits: Occurrence[],
-    readonly resourceTypeId: number,
-  ) {
-    super('series does not fit');
-  }
-}
 
 /**
  * A PostgreSQL insert refused mid-series (its time taken since the read): the series is tried
@@ -96,6 +85,13 @@ async function attempt(
         ? await ctx.payment.chargeableAccount(org.organisationId, trx)
         : undefined;
     const asked = { org, input, channel, type, dryRun, hosts };
+    if (!hosts)
+      await takeTurnIfCounting(
+        ctx,
+        trx,
+        { org, type, pooled: input.resourceId === undefined },
+        occurrences[0]!,
+      );
     const plan = await planOf(ctx, trx, asked, recurrence, occurrences);
     return { seriesId: plan.seriesId, booked: await bookOccurrences(ctx, trx, plan, occurrences), chargeTo };
   });
@@ -198,7 +194,7 @@ async function collectiveOccurrence(
   const booking: Booking = { org, input, channel, hold: undefined, dryRun, request: at };
   let offered: HostOffers[];
   try {
-    offered = await offersOf(ctx, trx, booking, hosts!, await readHosts(ctx, trx, booking, hosts!));
+    offered = await offersOf(ctx, trx, booking, hosts!, await readHostsInTurn(ctx, trx, booking, hosts!));
   } catch (error) {
     if (isHostRefusal(error)) return undefined;
     throw error;
@@ -304,56 +300,6 @@ export async function bookSeries(
       throw await refusal(ctx, error, org, input, channel);
     }
   }
-}
-
-/**
- * A misfit as the caller gets it (the occurrence of a race lost in the last attempt too):
- * SLOT_UNAVAILABLE with every occurrence and its alternatives, and why each does not fit.
- */
-async function refusal(
-  ctx: SeriesContext,
-  error: unknown,
-  org: OrganisationSchedule,
-  input: ReservationInput,
-  channel: BookingChannel,
-): Promise<unknown> {
-  if (!(error instanceof SeriesMisfit)) return error;
-  const conflicts: OccurrenceConflict[] = [];
-  // Why each occurrence does not fit: its reasons, each naming the part of its time.
-  const reasons: ReasonDetail[] = [];
-  const hosts = input.resourceIds && (await hostsOf(ctx, org.organisationId, input.resourceIds));
-  for (const misfit of error.misfits) {
-    const request = { start: Date.parse(misfit.start), end: Date.parse(misfit.end) };
-    const offered = hosts
-      ? await offeredTogether(
-          ctx,
-          hostUnavailable(),
-          { org, input, channel, hold: undefined, dryRun: true, request },
-          hosts,
-        )
-      : await ctx.alternatives.offeredWith(conflict('SLOT_UNAVAILABLE', 'does not fit'), {
-          org,
-          resourceTypeId: error.resourceTypeId,
-          resourceId: input.resourceId,
-          ...request,
-          customerEmail: input.customer.email,
-        });
-    reasons.push(...(((offered as DomainError).details ?? []) as ReasonDetail[]));
-    conflicts.push({
-      startTime: misfit.start,
-      endTime: misfit.end,
-      alternatives: (offered as DomainError).alternatives ?? [],
-    });
-  }
-  const n = conflicts.length;
-  return new DomainError(
-    hosts ? 'HOST_UNAVAILABLE' : 'SLOT_UNAVAILABLE',
-    `${n} occurrence${n === 1 ? '' : 's'} of the series do${n === 1 ? 'es' : ''} not fit the availability of ${hosts ? 'every resource' : 'this resource'} (${conflicts.map((c) => c.startTime).join(', ')}); nothing was booked`,
-    reasons.length > 0 ? reasons : undefined,
-    undefined,
-    undefined,
-    conflicts,
-  );
 }
 
 /** `dryRunSeries` as ReservationsService documents it. */

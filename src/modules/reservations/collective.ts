@@ -126,7 +126,7 @@ export async function readHosts(
  * `readHosts`, and when a host has a daily cap, again once the types of its capped hosts are
  * this transaction's turn (`typesInTurn`): the cap then counts every booking committed before.
  */
-async function readHostsInTurn(
+export async function readHostsInTurn(
   ctx: ReservationsContext,
   executor: Executor,
   booking: Booking,
