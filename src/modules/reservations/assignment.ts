@@ -87,7 +87,7 @@ export async function rankOffers(
   if (strategy === 'round_robin') {
     const weights = new Map(read.catalogue.map((row) => [row.id, row.assignmentWeight]));
     const since = new Date(Date.parse(booking.now) - ROUND_ROBIN_DAYS * 86_400_000).toISOString();
-    const counts = await countBookings(executor, laneIds, booking.now, (q) =>
+    const counts = await countBookings(executor, laneIds, booking.now, true, (q) =>
       q.where('resourceTypeId', '=', read.type.id).where('createdAt', '>=', since),
     );
     const share = (id: number) => (counts.get(id)?.count ?? 0) / (weights.get(id) ?? 1);
@@ -101,7 +101,7 @@ export async function rankOffers(
       });
   }
   const day = DateTime.fromMillis(booking.start, { zone: booking.timezone }).startOf('day');
-  const counts = await countBookings(executor, laneIds, booking.now, (q) =>
+  const counts = await countBookings(executor, laneIds, booking.now, false, (q) =>
     q
       .where('startTime', '>=', day.toUTC().toISO()!)
       .where('startTime', '<', day.plus({ days: 1 }).toUTC().toISO()!),
@@ -115,18 +115,26 @@ export async function rankOffers(
     });
 }
 
-/** The bookings keeping their time at `now` on each of `laneIds` that `where` keeps, counted, with the latest made. */
+/**
+ * The bookings keeping their time at `now` on each of `laneIds` that `where` keeps, counted,
+ * and with `latest` when the latest was made (else `last` is null). Each read is a range of
+ * one lane index whose entries hold every column it reads, so it never touches the table:
+ * round robin's (type, made since) of `reservations_lane_made_idx` (migration 0069), least
+ * busy day's (start time) of `reservations_lane_time_idx`, which holds no `created_at`.
+ */
 async function countBookings(
   executor: Executor,
   laneIds: number[],
   now: string,
+  latest: boolean,
   where: (query: BookingsQuery) => BookingsQuery,
 ): Promise<LaneCounts> {
   const rows = await where(bookingsOn(executor, laneIds, now))
-    .select((eb) => ['resourceId', eb.fn.countAll<number>().as('count'), eb.fn.max('createdAt').as('last')])
+    .select((eb) => ['resourceId', eb.fn.countAll<number>().as('count')])
+    .$if(latest, (q) => q.select((eb) => eb.fn.max('createdAt').as('last')))
     .groupBy('resourceId')
     .execute();
-  return new Map(rows.map((row) => [row.resourceId!, { count: Number(row.count), last: row.last }]));
+  return new Map(rows.map((row) => [row.resourceId!, { count: Number(row.count), last: row.last ?? null }]));
 }
 
 type BookingsQuery = ReturnType<typeof bookingsOn>;

@@ -5,6 +5,7 @@ import { reservationReferences } from './migrations/0056_reservation_references.
 import { sealedManageTokens } from './migrations/0057_sealed_manage_tokens.js';
 import { poolAssignments } from './migrations/0066_pool_assignments.js';
 import { collectiveReservations } from './migrations/0067_collective_reservations.js';
+import { laneBookingsMadeIndex } from './migrations/0069_lane_bookings_made_idx.js';
 import { reservationsPrivacy } from './privacy.js';
 import type { ReservationSeriesTable } from './repo.js';
 import { reservationRoutes } from './routes.js';
@@ -43,6 +44,7 @@ export const reservationsModule = defineModule({
     '0057_sealed_manage_tokens': sealedManageTokens,
     '0066_pool_assignments': poolAssignments,
     '0067_collective_reservations': collectiveReservations,
+    '0069_lane_bookings_made_idx': laneBookingsMadeIndex,
   },
   jobs: ({ expireDue }) => [sweep(RESERVATION_EXPIRY_JOB, EXPIRY_EVERY_MINUTES, expireDue)],
   presentation: { order: 14 },
