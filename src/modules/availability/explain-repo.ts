@@ -1,15 +1,15 @@
 import { type Kysely, sql } from 'kysely';
 import { type Dialect, type Executor, precompiled } from '../../db/database.js';
-import { minutesAfter } from '../../db/instants.js';
 import type { Database } from '../../db/types.js';
 import { reservationsKeepingTimeAt } from '../reservations/ports.js';
 import { resourceTypeRows } from '../resource-types/ports.js';
 import { prefixedTypeColumns, type StoredResourceType } from '../resource-types/service.js';
 import { resourceRows } from '../resources/ports.js';
+import { keptTimesNear } from './booking-reads-repo.js';
 import type { CatalogueRow } from './catalogue-repo.js';
 import type { Interval } from './engine.js';
 import { NO_SPANS, type Spans } from './spans.js';
-import { aggregatedTimes, spansOf } from './stored-times.js';
+import { spansOf } from './stored-times.js';
 
 /** A reservation taking a lane's time, as an explanation names it: its kind, never its customer. */
 export interface TakenTime {
@@ -128,19 +128,9 @@ function familyStatement(
   dialect: Dialect,
   type: ReturnType<typeof prefixedTypeColumns>,
 ) {
-  const buffer = sql.ref<number>('resourceTypes.bufferTime');
-  const longest = sql.ref<number>('resourceTypes.longestReservationMinutes');
-  // The reservations of one kind on the row, within the type's buffer of the request (bounded
-  // behind by the type's longest reservation, so the index range is bounded at both ends).
+  // The reservations of one kind on the row, near the request.
   const times = (held: boolean) =>
-    db
-      .selectFrom(reservationsKeepingTimeAt(db, '').as('kept'))
-      .select(aggregatedTimes(dialect, 'kept').as('times'))
-      .where('kept.resourceId', '=', sql.ref<number>('resources.id'))
-      .where('kept.startTime', '>', minutesAfter(dialect, '', sql<number>`-(${buffer} + ${longest})`))
-      .where('kept.startTime', '<', minutesAfter(dialect, '', sql<number>`${buffer}`))
-      .where('kept.endTime', '>', minutesAfter(dialect, '', sql<number>`-${buffer}`))
-      .where('kept.status', held ? '=' : '<>', sql.lit('held'));
+    keptTimesNear(db, dialect).where('kept.status', held ? '=' : '<>', sql.lit('held'));
   return precompiled(() =>
     db
       .selectFrom(resourceRows(db).as('target'))
