@@ -76,16 +76,36 @@ export function createBookingReads(db: Kysely<Database>, dialect: Dialect) {
   };
 }
 
+/**
+ * The times of the reservations keeping their time on the lane `resources` (a row of the
+ * consumer's statement, of the type `resourceTypes`) that reach within the type's buffer of
+ * a request, aggregated (`aggregatedTimes`). Parameters: the reservations' clock, then the
+ * request's start, end and start (ISO). Started within the type's longest reservation before
+ * the buffered request, so the index range is bounded at both ends; ends within the buffered request.
+ */
+export function keptTimesNear(db: Kysely<Database>, dialect: Dialect) {
+  const typeMinutes = (column: 'bufferTime' | 'longestReservationMinutes') =>
+    sql.ref<number>(`resourceTypes.${column}`);
+  const buffer = typeMinutes('bufferTime');
+  return db
+    .selectFrom(reservationsKeepingTimeAt(db, '').as('kept'))
+    .select(aggregatedTimes(dialect, 'kept').as('times'))
+    .where('kept.resourceId', '=', sql.ref<number>('resources.id'))
+    .where(
+      'kept.startTime',
+      '>',
+      minutesAfter(dialect, '', sql<number>`-(${buffer} + ${typeMinutes('longestReservationMinutes')})`),
+    )
+    .where('kept.startTime', '<', minutesAfter(dialect, '', sql<number>`${buffer}`))
+    .where('kept.endTime', '>', minutesAfter(dialect, '', sql<number>`-${buffer}`));
+}
+
 /** The statement of `createBookingReads`, compiled on its first run: parameters as `lanes` passes them. */
 function typeWithLanesStatement(
   db: Kysely<Database>,
   dialect: Dialect,
   type: ReturnType<typeof prefixedTypeColumns>,
 ) {
-  const typeMinutes = (column: 'bufferTime' | 'longestReservationMinutes') =>
-    sql.ref<number>(`resourceTypes.${column}`);
-  const buffer = typeMinutes('bufferTime');
-
   return precompiled(() =>
     db
       .selectFrom(resourceTypeRows(db).as('resourceTypes'))
@@ -96,26 +116,7 @@ function typeWithLanesStatement(
       )
       .select(type.select())
       .selectAll('resources')
-      .select((eb) =>
-        eb
-          .selectFrom(reservationsKeepingTimeAt(db, '').as('kept'))
-          .select(aggregatedTimes(dialect, 'kept').as('times'))
-          .whereRef('kept.resourceId', '=', 'resources.id')
-          // Started within the type's longest reservation before the buffered request, so
-          // the index range is bounded at both ends; ends within the buffered request.
-          .where(
-            'kept.startTime',
-            '>',
-            minutesAfter(
-              dialect,
-              '',
-              sql<number>`-(${buffer} + ${typeMinutes('longestReservationMinutes')})`,
-            ),
-          )
-          .where('kept.startTime', '<', minutesAfter(dialect, '', sql<number>`${buffer}`))
-          .where('kept.endTime', '>', minutesAfter(dialect, '', sql<number>`-${buffer}`))
-          .as('busy'),
-      )
+      .select(keptTimesNear(db, dialect).as('busy'))
       // Whether a hold on the lane has lapsed unmarked (a probe of a nearly empty partial index).
       .select((eb) =>
         eb

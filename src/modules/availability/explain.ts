@@ -1,3 +1,4 @@
+import { notFound } from '../../lib/errors.js';
 import { reservationTimes } from '../reservations/ports.js';
 import type { StoredResourceType } from '../resource-types/service.js';
 import {
@@ -13,12 +14,15 @@ import type { IgnoredTime } from './busy-time.js';
 import type { AvailabilityContext, OrganisationSchedule } from './context.js';
 import { withDailyCaps } from './daily-caps.js';
 import type { Interval } from './engine.js';
-import { type FoundReason, type LaneTakers, reasonsFor } from './explain-reasons.js';
-import { type TakenTime, takenTimes } from './explain-repo.js';
-import { resourceWithType, typeOrThrow } from './range-availability.js';
+import { type FoundReason, reasonsFor } from './explain-reasons.js';
+import { type createExplainReads, type LaneTaken, type TakenTime, takenTimes } from './explain-repo.js';
+import { typeOrThrow } from './range-availability.js';
 import { type CatalogueRow, managerBusy } from './repo.js';
 import type { Explanation, Reason } from './schemas.js';
 import { NO_SPANS, type Spans } from './spans.js';
+
+/** The reads of `explainResource` (explain-repo.ts), made once per service. */
+export type ExplainReads = ReturnType<typeof createExplainReads>;
 
 /**
  * Why a time is or is not bookable (DECISIONS.md "Teams"): the explain routes and tool, and
@@ -33,16 +37,37 @@ interface Subject {
   bookable: Bookable | undefined;
 }
 
-/** The explanation for one resource (its lanes pooled), or for one lane. */
+/** What the reasons of `subjects` are found over: their type and rows, and what takes their lanes' time, read at `nowMs`. */
+interface Read {
+  type: StoredResourceType;
+  rows: readonly CatalogueRow[];
+  subjects: Subject[];
+  taken: ReadonlyMap<number, LaneTaken>;
+  nowMs: number;
+}
+
+/** The explanation for one resource (its lanes pooled), or for one lane: one read of its family, type and reservations. */
 export async function explainResource(
   context: AvailabilityContext,
+  reads: ExplainReads,
   org: OrganisationSchedule,
   resourceId: number,
   request: Interval,
 ): Promise<Explanation> {
-  const { family, target, type } = await resourceWithType(context, org, resourceId);
+  const nowMs = Date.now();
+  const read = await reads.family(org.organisationId, resourceId, request, nowMs);
+  const target = read?.family.find((row) => row.id === resourceId);
+  if (!read || !target) throw notFound('Resource');
+  const { type, family, taken } = read;
   const bookable = bookableOfTarget(family, type, org.schedulePolicy, target);
-  return explained(await explainSubjects(context, org, type, family, [{ resourceId, bookable }], request));
+  return explained(
+    await explainSubjects(
+      context,
+      org,
+      { type, rows: family, subjects: [{ resourceId, bookable }], taken, nowMs },
+      request,
+    ),
+  );
 }
 
 /** The explanation for every resource of a type (its lanes pooled per resource). */
@@ -52,13 +77,15 @@ export async function explainType(
   resourceTypeId: number,
   request: Interval,
 ): Promise<Explanation> {
-  const type = await typeOrThrow(context, org.organisationId, resourceTypeId);
-  const rows = await context.repo.ofType(org.organisationId, resourceTypeId);
+  const [type, rows] = await Promise.all([
+    typeOrThrow(context, org.organisationId, resourceTypeId),
+    context.repo.ofType(org.organisationId, resourceTypeId),
+  ]);
   const bookables = bookablesOf(rows, type, org.schedulePolicy);
   const subjects = rows
     .filter((row) => row.parentResourceId === null)
     .map((row) => ({ resourceId: row.id, bookable: bookables.find((b) => b.resourceId === row.id) }));
-  return explained(await explainSubjects(context, org, type, rows, subjects, request));
+  return explained(await readAndExplain(context, org, type, rows, subjects, request));
 }
 
 /**
@@ -73,19 +100,17 @@ export async function refusalReasons(
   request: Interval,
   ignoreReservationId?: number,
 ): Promise<Reason[]> {
-  const type = await context.resourceTypes.findStored(
-    context.db.kysely,
-    org.organisationId,
-    target.resourceTypeId,
-  );
+  const [type, rows] = await Promise.all([
+    context.resourceTypes.findStored(context.db.kysely, org.organisationId, target.resourceTypeId),
+    context.repo.ofType(org.organisationId, target.resourceTypeId),
+  ]);
   if (!type) return [];
-  const rows = await context.repo.ofType(org.organisationId, type.id);
   const subjects: Subject[] =
     target.resourceId !== undefined
       ? [{ resourceId: target.resourceId, bookable: candidatesOf(rows, type, org, target)[0] }]
       : candidatesOf(rows, type, org, {}).map((b) => ({ resourceId: b.resourceId, bookable: b }));
   if (subjects.length === 0) return [isoReason(inactive('No resource of this type is active'), request)];
-  const answers = await explainSubjects(context, org, type, rows, subjects, request, ignoreReservationId);
+  const answers = await readAndExplain(context, org, type, rows, subjects, request, ignoreReservationId);
   const once = new Map(answers.flatMap((a) => a.reasons).map((r) => [`${r.code}|${r.from}|${r.to}`, r]));
   return [...once.values()];
 }
@@ -105,8 +130,19 @@ const isoReason = (reason: FoundReason, request: Interval): Reason => ({
   to: new Date(reason.to ?? request.end).toISOString(),
 });
 
-/** Each subject's answer: the engine's reasons over what takes its lanes' time around `request`. */
-async function explainSubjects(
+/** What an explanation's rules are at `nowMs`, which lanes it judges, and the time around `request` they read. */
+function scopeOf(type: StoredResourceType, subjects: readonly Subject[], request: Interval, nowMs: number) {
+  const rules = rulesOf(type, bookableSpan(type.bookingRules, nowMs));
+  const bookables = type.isActive ? subjects.flatMap((s) => (s.bookable ? [s.bookable] : [])) : [];
+  const around = { start: request.start - rules.bufferMs, end: request.end + rules.bufferMs };
+  return { rules, bookables, around };
+}
+
+/**
+ * `explainSubjects` over the reservations read one by one (a reservation being moved,
+ * `ignoreReservationId`, taking no time), the read of a type's or a refusal's explanation.
+ */
+async function readAndExplain(
   context: AvailabilityContext,
   org: OrganisationSchedule,
   type: StoredResourceType,
@@ -116,24 +152,37 @@ async function explainSubjects(
   ignoreReservationId?: number,
 ): Promise<Explanation['resources']> {
   const nowMs = Date.now();
-  const rules = rulesOf(type, bookableSpan(type.bookingRules, nowMs));
-  const bookables = type.isActive ? subjects.flatMap((s) => (s.bookable ? [s.bookable] : [])) : [];
-  const around = { start: request.start - rules.bufferMs, end: request.end + rules.bufferMs };
+  const { bookables, around } = scopeOf(type, subjects, request, nowMs);
   const laneIds = bookables.flatMap((b) => b.laneIds);
-  const [taken, calendars] = await Promise.all([
+  const [taken, ignored] = await Promise.all([
     takenTimes(context.db.kysely, laneIds, around, lookbackOf(type), nowMs),
-    calendarsOf(context, rows, bookables, around),
+    ignoredTime(context, ignoreReservationId),
   ]);
   const kept = taken.filter((t) => t.id !== ignoreReservationId);
-  const ignored = await ignoredTime(context, ignoreReservationId);
-  const capped = await withDailyCaps(
-    context.db.kysely,
-    rows,
-    bookables,
-    new Map(),
-    { ...around, timezone: org.timezone, nowMs },
-    ignored,
-  );
+  const byLane = new Map(laneIds.map((laneId) => [laneId, takenOn(kept, laneId)]));
+  return explainSubjects(context, org, { type, rows, subjects, taken: byLane, nowMs }, request, ignored);
+}
+
+/** Each subject's answer: the engine's reasons over what takes its lanes' time around `request`. */
+async function explainSubjects(
+  context: AvailabilityContext,
+  org: OrganisationSchedule,
+  { type, rows, subjects, taken, nowMs }: Read,
+  request: Interval,
+  ignored?: IgnoredTime,
+): Promise<Explanation['resources']> {
+  const { rules, bookables, around } = scopeOf(type, subjects, request, nowMs);
+  const [calendars, capped] = await Promise.all([
+    calendarsOf(context, rows, bookables, around),
+    withDailyCaps(
+      context.db.kysely,
+      rows,
+      bookables,
+      new Map(),
+      { ...around, timezone: org.timezone, nowMs },
+      ignored,
+    ),
+  ]);
   return subjects.map(({ resourceId, bookable }) => {
     const found = !type.isActive
       ? [inactive('The resource type is not active')]
@@ -142,9 +191,11 @@ async function explainSubjects(
         : reasonsFor(
             {
               schedule: bookable.schedule,
-              lanes: bookable.laneIds.map((laneId) =>
-                takersOf(kept, laneId, calendars.get(bookable.resourceId) ?? NO_SPANS, capped.get(laneId)),
-              ),
+              lanes: bookable.laneIds.map((laneId) => ({
+                ...(taken.get(laneId) ?? NOTHING_TAKEN),
+                calendar: calendars.get(bookable.resourceId) ?? NO_SPANS,
+                capped: capped.get(laneId) ?? NO_SPANS,
+              })),
             },
             org.timezone,
             request,
@@ -154,20 +205,16 @@ async function explainSubjects(
   });
 }
 
-/** What takes one lane's time, by kind. */
-function takersOf(
-  taken: readonly TakenTime[],
-  laneId: number,
-  calendar: Spans,
-  capped: Spans = NO_SPANS,
-): LaneTakers {
+const NOTHING_TAKEN: LaneTaken = { booked: NO_SPANS, held: NO_SPANS };
+
+/** What takes one lane's time, by kind, in the order `taken` has it. */
+function takenOn(taken: readonly TakenTime[], laneId: number): LaneTaken {
   const spans = (held: boolean) =>
     new Float64Array(
       taken.filter((t) => t.laneId === laneId && t.held === held).flatMap((t) => [t.start, t.end]),
     );
-  return { booked: spans(false), held: spans(true), calendar, capped };
+  return { booked: spans(false), held: spans(true) };
 }
-
 /** The lane and time of a reservation being moved, which counts against no daily cap (as a reschedule's own check). */
 async function ignoredTime(
   { db }: AvailabilityContext,

@@ -5,6 +5,7 @@ import { type CatalogueRepo, createCatalogueRepo } from './catalogue-repo.js';
 export { type BookingRead, createBookingReads } from './booking-reads-repo.js';
 export { managerBusy } from './busy-repo.js';
 export type { CatalogueRow } from './catalogue-repo.js';
+export { createExplainReads } from './explain-repo.js';
 export { createVersionReads } from './versions-repo.js';
 
 /**

@@ -10,7 +10,7 @@ import type { AvailabilityContext, AvailabilityDeps, OrganisationSchedule } from
 import type { Interval } from './engine.js';
 import { explainResource, explainType, refusalReasons } from './explain.js';
 import { createLaneOffers, type LaneOffer } from './lane-offers.js';
-import { type BookingRead, createAvailabilityRepo } from './repo.js';
+import { type BookingRead, createAvailabilityRepo, createExplainReads } from './repo.js';
 import type {
   CommonWindowsQuery,
   ExplainQuery,
@@ -152,6 +152,7 @@ export function createAvailabilityService({
 }: AvailabilityDeps): AvailabilityService {
   const context: AvailabilityContext = { db, resourceTypes, repo: createAvailabilityRepo(db.kysely) };
   const { forResource, forType } = createCachedAnswers(context);
+  const explainReads = createExplainReads(db.kysely, db.dialect);
   const { readLanes, offerLanes } = createLaneOffers(context);
   const commonTimes: AvailabilityService['commonFreeTimes'] = (org, resourceIds, query) =>
     commonFreeTimes(forResource, org, resourceIds, query).catch((error: unknown) => {
@@ -180,7 +181,7 @@ export function createAvailabilityService({
 
     async resourceExplanation(actor, resourceId, query) {
       const tenant = await organisations.requireTenant(actor, { can: 'writeCatalogue' });
-      return explainResource(context, tenant, resourceId, requestOf(query));
+      return explainResource(context, explainReads, tenant, resourceId, requestOf(query));
     },
 
     async typeExplanation(actor, resourceTypeId, query) {

@@ -85,13 +85,6 @@ async function attempt(
         ? await ctx.payment.chargeableAccount(org.organisationId, trx)
         : undefined;
     const asked = { org, input, channel, type, dryRun, hosts };
-    if (!hosts)
-      await takeTurnIfCounting(
-        ctx,
-        trx,
-        { org, type, pooled: input.resourceId === undefined },
-        occurrences[0]!,
-      );
     const plan = await planOf(ctx, trx, asked, recurrence, occurrences);
     return { seriesId: plan.seriesId, booked: await bookOccurrences(ctx, trx, plan, occurrences), chargeTo };
   });

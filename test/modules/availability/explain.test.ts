@@ -166,6 +166,53 @@ describe('availability explanations', () => {
     });
   });
 
+  test("a lane answers for itself, under its parent's schedule and daily cap; its parent pools the lanes", async () => {
+    const { owner, type } = await setup({ bufferTime: 0 });
+    const desk = await createResource(t.app, owner, {
+      name: 'Desk',
+      resourceTypeId: type.id,
+      capacity: 2,
+      maxBookingsPerDay: 1,
+    });
+    const mon = futureMonday();
+    const booked = expectStatus(
+      await book(t.app, owner, { resourceId: desk.id, startTime: at(mon, 10), endTime: at(mon, 11) }),
+      201,
+    ) as { resourceId: number };
+    const lanes = (await ok(t.app, owner, 'GET', `/api/resources?resourceTypeId=${type.id}`)) as Array<{
+      id: number;
+      parentResourceId: number | null;
+    }>;
+    const other = lanes.find((l) => l.parentResourceId === desk.id && l.id !== booked.resourceId)!;
+    const lane = (id: number) => `/api/resources/${id}`;
+    assert.deepEqual(codes(await explain(owner, lane(booked.resourceId), at(mon, 10), at(mon, 11))), [
+      ['BOOKED', at(mon, 10), at(mon, 11)],
+      ['DAILY_CAP', at(mon, 10), at(mon, 11)],
+    ]);
+    assert.deepEqual(codes(await explain(owner, lane(booked.resourceId), at(mon, 14), at(mon, 15))), [
+      ['DAILY_CAP', at(mon, 14), at(mon, 15)],
+    ]);
+    assert.deepEqual(codes(await explain(owner, lane(booked.resourceId), at(mon, 7), at(mon, 8))), [
+      ['OUTSIDE_HOURS', at(mon, 7), at(mon, 8)],
+      ['DAILY_CAP', at(mon, 7), at(mon, 8)],
+    ]);
+    assert.equal((await explain(owner, lane(other.id), at(mon, 10), at(mon, 11))).bookable, true);
+    const pooled = await explain(owner, lane(desk.id), at(mon, 10), at(mon, 11));
+    assert.deepEqual(pooled, {
+      bookable: true,
+      resources: [{ resourceId: desk.id, bookable: true, reasons: [] }],
+    });
+
+    const stranger = await ownerWithOrganisation(t.app);
+    const url = `${lane(other.id)}/availability/explain?${query(at(mon, 10), at(mon, 11))}`;
+    expectStatus(await call(t.app, stranger, 'GET', url), 404, 'NOT_FOUND');
+    await ok(t.app, owner, 'PATCH', lane(desk.id), { isActive: false });
+    for (const id of [desk.id, other.id])
+      assert.deepEqual(codes(await explain(owner, lane(id), at(mon, 10), at(mon, 11))), [
+        ['INACTIVE', at(mon, 10), at(mon, 11)],
+      ]);
+  });
+
   test('a busy calendar is CALENDAR_BUSY, never what or whose', async () => {
     const owner = await ownerWithOrganisation(t.app, { timezone: 'UTC' });
     const type = await createType(t.app, owner, { minBookingDuration: 30, bufferTime: 0 });
