@@ -56,14 +56,14 @@ export function createReservationReadsRepo(db: Executor, dialect: Dialect) {
         .where('organisationId', '=', organisationId)
         .where('partOf', 'is', null);
       if (query.resourceId !== undefined) {
-        const lanes = resourceAndLanes(db, query.resourceId);
-        // A collective reservation is the resource's too when one of its parts is on it.
-        const parts = db
-          .selectFrom('reservations as part')
-          .select('part.partOf')
-          .where('part.resourceId', 'in', lanes)
-          .where('part.partOf', 'is not', null);
-        q = q.where((eb) => eb.or([eb('resourceId', 'in', lanes), eb('id', 'in', parts)]));
+        // The rows on the resource's lanes, each as the reservation it keeps time for: a collective
+        // reservation is the resource's too when one of its parts is on it. One `id in` keeps the
+        // read to those rows (an `or` of two would scan the organisation's reservations).
+        const onLanes = db
+          .selectFrom('reservations as onLane')
+          .select((eb) => eb.fn.coalesce('onLane.partOf', 'onLane.id').as('id'))
+          .where('onLane.resourceId', 'in', resourceAndLanes(db, query.resourceId));
+        q = q.where('id', 'in', onLanes);
       }
       if (query.resourceTypeId !== undefined) q = q.where('resourceTypeId', '=', query.resourceTypeId);
       if (query.status?.length) {
