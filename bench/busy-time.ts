@@ -28,6 +28,7 @@ import {
   untilMailDrained,
   withPostgresDatabase,
 } from './harness.js';
+import { seededReservation, writeSeeded } from './month-load.js';
 
 const RESOURCES = 10;
 const LANES_EACH = 5;
@@ -127,37 +128,9 @@ async function seedReservations(databaseUrl: string, s: Seeded) {
     for (let i = 0; i < RESERVATIONS; i++) {
       const slot = Math.floor(i / lanes);
       const at = s.start + (slot % DAYS) * 24 * HOUR + (8 + Math.floor(slot / DAYS) * 2) * HOUR;
-      rows.push({
-        organisationId: s.organisationId,
-        resourceTypeId: s.typeId,
-        resourceId: s.laneIds[i % lanes]!,
-        status: 'confirmed' as const,
-        expiresAt: null,
-        startTime: new Date(at).toISOString(),
-        endTime: new Date(at + HOUR).toISOString(),
-        customerName: 'Seed',
-        customerEmail: 'seed@example.test',
-        customerPhone: null,
-        customerInfo: '{}',
-        notes: null,
-        priceAmount: null,
-        priceCurrency: null,
-        source: 'api' as const,
-        createdByUserId: null,
-        createdAt: now,
-        updatedAt: now,
-      });
+      rows.push(seededReservation(s, s.laneIds[i % lanes]!, at, now));
     }
-    for (let i = 0; i < rows.length; i += 500)
-      await db.kysely
-        .insertInto('reservations')
-        .values(rows.slice(i, i + 500))
-        .execute();
-    await db.kysely
-      .updateTable('resourceTypes')
-      .set({ longestReservationMinutes: 60 })
-      .where('id', '=', s.typeId)
-      .execute();
+    await writeSeeded(db, s.typeId, rows);
   } finally {
     await db.close();
   }

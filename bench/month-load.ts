@@ -97,40 +97,59 @@ export async function seedReservations(databaseUrl: string, s: SeededMonth, from
         (slot % DAYS) * 24 * HOUR +
         (8 + Math.floor(slot / DAYS) * 2) * HOUR +
         (i % 3) * 15 * 60_000;
-      rows.push({
-        organisationId: s.organisationId,
-        resourceTypeId: s.typeId,
-        resourceId: s.laneIds[i % LANES]!,
-        // Every fifth a hold: half of them live, half lapsed but not yet marked by the job.
-        ...holdOf(i, Date.parse(now)),
-        startTime: new Date(at).toISOString(),
-        endTime: new Date(at + HOUR).toISOString(),
-        customerName: 'Seed',
-        customerEmail: 'seed@example.test',
-        customerPhone: null,
-        customerInfo: '{}',
-        notes: null,
-        priceAmount: null,
-        priceCurrency: null,
-        source: 'api' as const,
-        createdByUserId: null,
-        createdAt: now,
-        updatedAt: now,
-      });
+      // Every fifth a hold: half of them live, half lapsed but not yet marked by the job.
+      rows.push({ ...seededReservation(s, s.laneIds[i % LANES]!, at, now), ...holdOf(i, Date.parse(now)) });
     }
-    for (let i = 0; i < rows.length; i += 500)
-      await db.kysely
-        .insertInto('reservations')
-        .values(rows.slice(i, i + 500))
-        .execute();
-    // Written behind the service's back: record their length as a booking would.
-    await db.kysely
-      .updateTable('resourceTypes')
-      .set({ longestReservationMinutes: 60 })
-      .where('id', '=', s.typeId)
-      .execute();
+    await writeSeeded(db, s.typeId, rows);
     if (db.dialect === 'postgres') await sql`analyze reservations`.execute(db.kysely);
   } finally {
     await db.close();
   }
+}
+
+/** An hour-long confirmed booking from `at` on `laneId`, as a seed writes it behind the service's back. */
+export function seededReservation(
+  s: { organisationId: number; typeId: number },
+  laneId: number,
+  at: number,
+  now: string,
+) {
+  return {
+    organisationId: s.organisationId,
+    resourceTypeId: s.typeId,
+    resourceId: laneId,
+    status: 'confirmed' as 'confirmed' | 'held',
+    expiresAt: null as string | null,
+    startTime: new Date(at).toISOString(),
+    endTime: new Date(at + HOUR).toISOString(),
+    customerName: 'Seed',
+    customerEmail: 'seed@example.test',
+    customerPhone: null,
+    customerInfo: '{}',
+    notes: null,
+    priceAmount: null,
+    priceCurrency: null,
+    source: 'api' as const,
+    createdByUserId: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** Writes seeded rows in batches, then records their length on the type as a booking would. */
+export async function writeSeeded(
+  db: ReturnType<typeof createDatabase>,
+  typeId: number,
+  rows: ReturnType<typeof seededReservation>[],
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += 500)
+    await db.kysely
+      .insertInto('reservations')
+      .values(rows.slice(i, i + 500))
+      .execute();
+  await db.kysely
+    .updateTable('resourceTypes')
+    .set({ longestReservationMinutes: 60 })
+    .where('id', '=', typeId)
+    .execute();
 }
