@@ -105,7 +105,7 @@ export const reservationsPrivacy: PrivacyDeclaration = {
           'createdAt',
           'updatedAt',
         ]),
-      record: (row) => ({ ...row, customerInfo: json(row.customerInfo) }),
+      record: (row) => ({ ...row, customerInfo: json(row.customerInfo), resourceIds: json(row.resourceIds) }),
     }),
   ],
   async erase(trx, subject, now) {

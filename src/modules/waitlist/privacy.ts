@@ -47,6 +47,7 @@ export const waitlistPrivacy: PrivacyDeclaration = {
           'organisationId',
           'resourceTypeId',
           'resourceId',
+          'resourceIds',
           'startTime',
           'endTime',
           'customerName',
@@ -58,7 +59,7 @@ export const waitlistPrivacy: PrivacyDeclaration = {
           'offerReservationId',
           'createdAt',
         ]),
-      record: (row) => ({ ...row, customerInfo: json(row.customerInfo) }),
+      record: (row) => ({ ...row, customerInfo: json(row.customerInfo), resourceIds: json(row.resourceIds) }),
     }),
   ],
   async erase(trx, { userId }) {

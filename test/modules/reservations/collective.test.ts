@@ -5,6 +5,7 @@ import { at, book, customer, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectError, expectStatus, validationDetails } from '../../helpers/http.js';
 import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
+import { PRIVACY, parseExport } from '../../helpers/privacy.js';
 import { feedReader } from '../outbox/helpers.js';
 
 /**
@@ -380,5 +381,22 @@ describe('collective bookings', () => {
     );
     const codes = answers.map((a) => a.statusCode);
     assert.equal(codes.filter((c) => c === 201).length, 1, `codes ${codes}`);
+  });
+
+  test("the person's export lists a collective reservation once, with its resources, and its waitlist entry's", async () => {
+    const doc = parseExport(
+      await t.app.inject({ method: 'GET', url: `${PRIVACY}/export`, headers: owner.auth }),
+    );
+    const collective = (doc.data.reservations as { id: number; resourceIds: number[] | null }[]).filter(
+      (r) => r.resourceIds !== null,
+    );
+    assert.ok(collective.length > 0);
+    assert.ok(collective.every((r) => Array.isArray(r.resourceIds) && r.resourceIds.length >= 2));
+    const ids = (doc.data.reservations as { id: number }[]).map((r) => r.id);
+    assert.equal(new Set(ids).size, ids.length, 'no part listed beside its reservation');
+    const listed = expectStatus(await as(t.app, owner).get('/api/reservations?limit=100'), 200);
+    assert.ok(listed.items.every((r: { id: number }) => ids.includes(r.id)));
+    const waits = doc.data.waitlist_entries as { resourceIds: number[] | null }[];
+    assert.ok(waits.some((w) => Array.isArray(w.resourceIds) && w.resourceIds.length === 2));
   });
 });
