@@ -31419,6 +31419,8 @@ export interface paths {
                             organisation: {
                                 color: string | null;
                                 description: string | null;
+                                /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
+                                embedOrigins: string[];
                                 logoUrl: string | null;
                                 name: string;
                                 publicBookingDescription: string | null;
@@ -33618,6 +33620,8 @@ export interface paths {
                             organisation: {
                                 color: string | null;
                                 description: string | null;
+                                /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
+                                embedOrigins: string[];
                                 logoUrl: string | null;
                                 name: string;
                                 publicBookingDescription: string | null;
@@ -33898,6 +33902,8 @@ export interface paths {
                             organisation: {
                                 color: string | null;
                                 description: string | null;
+                                /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
+                                embedOrigins: string[];
                                 logoUrl: string | null;
                                 name: string;
                                 publicBookingDescription: string | null;
@@ -34306,6 +34312,8 @@ export interface paths {
                             organisation: {
                                 color: string | null;
                                 description: string | null;
+                                /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
+                                embedOrigins: string[];
                                 logoUrl: string | null;
                                 name: string;
                                 publicBookingDescription: string | null;
@@ -34726,6 +34734,8 @@ export interface paths {
                             organisation: {
                                 color: string | null;
                                 description: string | null;
+                                /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
+                                embedOrigins: string[];
                                 logoUrl: string | null;
                                 name: string;
                                 publicBookingDescription: string | null;
@@ -35117,6 +35127,8 @@ export interface paths {
                             organisation: {
                                 color: string | null;
                                 description: string | null;
+                                /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
+                                embedOrigins: string[];
                                 logoUrl: string | null;
                                 name: string;
                                 publicBookingDescription: string | null;
@@ -35401,6 +35413,8 @@ export interface paths {
                             organisation: {
                                 color: string | null;
                                 description: string | null;
+                                /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
+                                embedOrigins: string[];
                                 logoUrl: string | null;
                                 name: string;
                                 publicBookingDescription: string | null;
@@ -35813,6 +35827,8 @@ export interface paths {
                             organisation: {
                                 color: string | null;
                                 description: string | null;
+                                /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
+                                embedOrigins: string[];
                                 logoUrl: string | null;
                                 name: string;
                                 publicBookingDescription: string | null;
@@ -36979,6 +36995,8 @@ export interface paths {
                             organisation: {
                                 color: string | null;
                                 description: string | null;
+                                /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
+                                embedOrigins: string[];
                                 logoUrl: string | null;
                                 name: string;
                                 publicBookingDescription: string | null;
@@ -37243,6 +37261,8 @@ export interface paths {
                             organisation: {
                                 color: string | null;
                                 description: string | null;
+                                /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
+                                embedOrigins: string[];
                                 logoUrl: string | null;
                                 name: string;
                                 publicBookingDescription: string | null;
