@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { freePort } from '../helpers/app.js';
 import { type BrowserApp, dayOfferingTime, problemsOf, startBrowserApp } from '../helpers/browser.js';
 import { createResource, createType } from '../helpers/catalogue.js';
-import { ownerWithOrganisation } from '../helpers/organisations.js';
+import { connectPayments, ownerWithOrganisation } from '../helpers/organisations.js';
 
 /** A host site's page: some text, the snippet, and a record of what it heard. */
 const hostPage = (service: string, slug: string) => `<!doctype html>
@@ -56,7 +56,7 @@ describe('the booking page embedded on another site (browser)', () => {
   let unlisted: { server: Server; origin: string };
 
   before(async () => {
-    app = await startBrowserApp({}, { host: 'localhost' });
+    app = await startBrowserApp({}, { host: 'localhost', payments: true });
     const [listedPort, unlistedPort] = [await freePort(), await freePort()];
     const html = hostPage(app.origin, slug);
     listed = { server: await hostSite(listedPort, html), origin: `http://127.0.0.1:${listedPort}` };
@@ -69,6 +69,16 @@ describe('the booking page embedded on another site (browser)', () => {
     });
     const type = await createType(app.t.app, owner, { name: 'Consultation', minBookingDuration: 30 });
     await createResource(app.t.app, owner, { name: 'Desk', resourceTypeId: type.id });
+    assert.equal((await connectPayments(app.t.app, owner)).status.providerConnectStatus, 'active');
+    const paid = await createType(app.t.app, owner, {
+      name: 'Portrait session',
+      minBookingDuration: 60,
+      pricingEnabled: true,
+      paymentRequired: true,
+      priceAmount: 4000,
+      priceCurrency: 'eur',
+    });
+    await createResource(app.t.app, owner, { name: 'Studio A', resourceTypeId: paid.id });
   });
 
   after(async () => {
@@ -131,6 +141,44 @@ describe('the booking page embedded on another site (browser)', () => {
     assert.deepEqual(dom?.detail, reservation);
     assert.equal(heard.filter((h) => h.data?.type?.startsWith('reservation:')).length, 1, 'heard once');
 
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('a paid time in the frame: held, paid in a tab of its own, and the host hears each', async () => {
+    const context = await app.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const problems = problemsOf(page);
+    await page.goto(listed.origin);
+    const frame = page.frameLocator('iframe');
+    await frame.getByRole('radio', { name: /Portrait session/ }).check();
+    const inFrame = page.frames().find((f) => f.url().startsWith(`${app.origin}/book/`));
+    assert.ok(inFrame);
+    const times = await dayOfferingTime(inFrame, 0);
+    await times.first().click();
+    await frame.getByRole('button', { name: 'Continue' }).click();
+    await frame.getByLabel('Your name').fill('Grace Hopper');
+    await frame.getByLabel('Email', { exact: true }).fill('grace@example.test');
+    await frame.getByRole('button', { name: 'Hold this time' }).click();
+    await frame.getByRole('heading', { name: 'Review and pay' }).waitFor();
+    await page.waitForFunction(() => (window as unknown as { heard: Heard[] }).heard.length >= 2);
+    const held = (await heardBy(page)).find((h) => h.via === 'message')?.data;
+    assert.equal(held?.type, 'reservation:held');
+    assert.equal(held.reservation.status, 'held');
+
+    // The provider's checkout (and the way back) opens in a tab of its own; the frame stays.
+    const [checkout] = await Promise.all([
+      context.waitForEvent('page'),
+      frame.getByRole('button', { name: 'Pay €40.00' }).click(),
+    ]);
+    // Back from the provider in that tab (which holds no manage token of the frame's: the page says where to look).
+    await checkout.waitForURL(new RegExp(`^${app.origin}/payment/complete`));
+    await frame.getByRole('heading', { name: 'You are booked' }).waitFor();
+    await page.waitForFunction(() => (window as unknown as { heard: Heard[] }).heard.length >= 4);
+    const paid = (await heardBy(page)).filter((h) => h.via === 'message').at(-1)?.data;
+    assert.equal(paid?.type, 'reservation:paid');
+    assert.equal(paid.reservation.id, held.reservation.id);
+    assert.equal(paid.reservation.status, 'confirmed');
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -42,6 +42,19 @@ function postToParent(message: Record<string, unknown>) {
   for (const origin of targetOrigins()) window.parent.postMessage({ channel: CHANNEL, ...message }, origin);
 }
 
+/**
+ * A link followed from the framed page opens in a tab of its own: the pages it leads to (the
+ * manage page, another site) may not be framed. Another booking page stays in the frame; a
+ * download stays a download.
+ */
+function linksOutOfFrame(event: MouseEvent) {
+  const link = event.target instanceof Element ? event.target.closest('a[href]') : null;
+  if (!(link instanceof HTMLAnchorElement) || link.target || link.hasAttribute('download')) return;
+  if (link.origin === window.location.origin && link.pathname.startsWith('/book/')) return;
+  link.target = '_blank';
+  link.rel = 'noopener';
+}
+
 /** Whether the page is shown inside another page's frame. */
 export const isFramed = () => window.parent !== window;
 
@@ -63,8 +76,10 @@ export function startEmbedding(embedOrigins: readonly string[]): () => void {
   const observer = new ResizeObserver(report);
   observer.observe(document.body);
   report();
+  document.addEventListener('click', linksOutOfFrame, true);
   return () => {
     observer.disconnect();
+    document.removeEventListener('click', linksOutOfFrame, true);
     allowedParents = null;
     document.documentElement.classList.remove('embedded');
   };

@@ -77,6 +77,11 @@ export function ReviewStep(props: StepProps) {
           s.setDone({ booked: r, manageUrl: held.manageUrl });
           s.setStep('done');
         }}
+        onPaid={(r: ManagedReservation) => {
+          postReservationEvent('reservation:paid', r);
+          s.setDone({ booked: r, manageUrl: held.manageUrl });
+          s.setStep('done');
+        }}
         onReleased={() => {
           s.setHeld(null);
           choice.setTime(null);
