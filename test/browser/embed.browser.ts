@@ -9,7 +9,14 @@ import { createServer, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { freePort } from '../helpers/app.js';
-import { type BrowserApp, dayOfferingTime, problemsOf, startBrowserApp } from '../helpers/browser.js';
+import {
+  assertAccessible,
+  type BrowserApp,
+  dayOfferingTime,
+  problemsOf,
+  registerThroughPages,
+  startBrowserApp,
+} from '../helpers/browser.js';
 import { createResource, createType } from '../helpers/catalogue.js';
 import { connectPayments, ownerWithOrganisation } from '../helpers/organisations.js';
 
@@ -179,6 +186,39 @@ describe('the booking page embedded on another site (browser)', () => {
     assert.equal(paid?.type, 'reservation:paid');
     assert.equal(paid.reservation.id, held.reservation.id);
     assert.equal(paid.reservation.status, 'confirmed');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('the console’s Embed screen: the snippet to paste, and the sites, a refused line named', async () => {
+    const context = await app.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const problems = problemsOf(page);
+    const ownSlug = `console-embed-${process.pid}`;
+    await registerThroughPages(page, app.origin, { name: 'Eve', organisation: 'Eve’s Shop', slug: ownSlug });
+    await page.getByRole('link', { name: 'Embed', exact: true }).click();
+    await page.getByRole('heading', { name: 'Embed the booking page' }).waitFor();
+    assert.equal(
+      await page.locator('#embed-snippet').textContent(),
+      `<script src="${app.origin}/embed.js" data-slug="${ownSlug}" async></script>`,
+    );
+    const origins = page.getByLabel('Origins, one a line (at most 10)');
+    await origins.fill('https://Shop.Example.com\nhttp://shop.example.com\nhttps://shop.example.com/book');
+    await page.getByRole('button', { name: 'Save sites' }).click();
+    const refused = page.getByRole('alert');
+    await refused.getByText(/^Line 2 \(http:\/\/shop\.example\.com\): must be an https origin/).waitFor();
+    assert.ok(await refused.getByText(/^Line 3 .*: must be an origin without a path/).isVisible());
+    await assertAccessible(page, 'embed screen with refusals');
+    await origins.fill('https://Shop.Example.com\nhttp://localhost:5173');
+    await page.getByRole('button', { name: 'Save sites' }).click();
+    await page.getByRole('status').getByText('Saved.').waitFor();
+    assert.equal(await origins.inputValue(), 'https://shop.example.com\nhttp://localhost:5173');
+    const booking = await fetch(`${app.origin}/book/${ownSlug}`);
+    assert.match(
+      String(booking.headers.get('content-security-policy')),
+      /frame-ancestors https:\/\/shop\.example\.com http:\/\/localhost:5173;/,
+    );
+    await assertAccessible(page, 'embed screen saved');
     assert.deepEqual(problems, []);
     await context.close();
   });

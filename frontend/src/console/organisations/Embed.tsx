@@ -109,11 +109,13 @@ function OriginsForm(props: { org: Organisation }) {
         </p>
       </div>
       {refused.length > 0 ? (
-        <ul role="alert" className="error">
-          {refused.map((words) => (
-            <li key={words}>{words}</li>
-          ))}
-        </ul>
+        <div role="alert" className="error">
+          <ul>
+            {refused.map((words) => (
+              <li key={words}>{words}</li>
+            ))}
+          </ul>
+        </div>
       ) : save.isError ? (
         <p role="alert" className="error">
           {errorText(save.error)}
