@@ -5,6 +5,7 @@ import pages from './http/pages.js';
 import { type McpRoutesOptions, mcpRoutes } from './mcp/routes.js';
 import { MCP_PATH } from './mcp/types.js';
 import { MODULES } from './modules/index.js';
+import { bookingPageEmbedOrigins } from './modules/organisations/ports.js';
 import cookie from './plugins/cookie.js';
 import cors from './plugins/cors.js';
 import helmet from './plugins/helmet.js';
@@ -13,13 +14,17 @@ import swagger from './plugins/swagger.js';
 import { createResourceProvider, createTools } from './tools.js';
 
 /** The plugins every route runs behind: security headers, CORS, cookies, rate limits, docs, pages, auth. */
-export async function registerPlugins(app: FastifyInstance): Promise<void> {
+export async function registerPlugins(app: FastifyInstance, frontendRoot?: string): Promise<void> {
   await app.register(helmet);
   await app.register(cors);
   await app.register(cookie);
   await app.register(rateLimit);
   await app.register(swagger);
-  await app.register(pages, { origin: app.config.frontendUrl });
+  await app.register(pages, {
+    origin: app.config.frontendUrl,
+    ...(frontendRoot === undefined ? {} : { frontendRoot }),
+    bookingPageFrameAncestors: (slug) => bookingPageEmbedOrigins(app.db.kysely, slug),
+  });
   await app.register(authGuards, { credentials: app.services.auth });
 }
 

@@ -22,6 +22,8 @@ export interface BuildOptions {
    * inject fakes here; the app's own wiring (agents module, module tools) is the default.
    */
   mcp?: McpRoutesOptions;
+  /** The built web app to serve instead of `dist/frontend` (tests). */
+  frontendRoot?: string;
 }
 
 /** The whole service: the Fastify instance, its database and services, plugins and routes. */
@@ -29,7 +31,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const metrics = createMetrics();
   const app = createFastify(config, metrics, options);
   await attachRuntime(app, config, metrics, options.db);
-  await registerPlugins(app);
+  await registerPlugins(app, options.frontendRoot);
   await registerRoutes(app, options.mcp);
   return app;
 }

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import fastifyStatic from '@fastify/static';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { PROJECT_ROOT } from '../lib/project-root.js';
 
@@ -17,10 +18,20 @@ import { PROJECT_ROOT } from '../lib/project-root.js';
  * normal 404 envelope.
  */
 
-/** Pages may load their own scripts, styles and https/data images and talk to their own origin; nothing else. */
-export const PAGE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; " +
-  "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+/**
+ * The policy of a page that origins `frameAncestors` may frame ('none' when empty). Pages may load
+ * their own scripts, styles and https/data images and talk to their own origin; nothing else.
+ */
+export function pageCsp(frameAncestors: readonly string[] = []): string {
+  const ancestors = frameAncestors.length > 0 ? frameAncestors.join(' ') : "'none'";
+  return (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; " +
+    `connect-src 'self'; form-action 'self'; frame-ancestors ${ancestors}; base-uri 'none'`
+  );
+}
+
+/** The policy of every page no other site may frame. */
+export const PAGE_CSP = pageCsp();
 
 /** Where `npm run build:web` writes the web app. */
 export const DEFAULT_FRONTEND_ROOT = join(PROJECT_ROOT, 'dist', 'frontend');
@@ -50,16 +61,19 @@ export const APP_ROUTES = [
  */
 const NO_STORE_ROUTES: ReadonlySet<string> = new Set(['/oauth/consent']);
 
-function setSecurityHeaders(reply: FastifyReply) {
+/** The page headers; `frameAncestors`: the origins that may frame it (none: nobody may). */
+function setSecurityHeaders(reply: FastifyReply, frameAncestors: readonly string[] = []) {
   // helmet's strict API policy was written on the raw response in onRequest; a page gets its own.
   reply.raw.removeHeader('content-security-policy');
   reply.raw.removeHeader('x-frame-options');
+  reply.removeHeader('x-frame-options');
   reply.headers({
-    'content-security-policy': PAGE_CSP,
-    'x-frame-options': 'DENY',
+    'content-security-policy': pageCsp(frameAncestors),
     'referrer-policy': 'no-referrer',
     'x-content-type-options': 'nosniff',
   });
+  // X-Frame-Options cannot name origins, and DENY would win over frame-ancestors in older browsers.
+  if (frameAncestors.length === 0) reply.header('x-frame-options', 'DENY');
 }
 
 function matches(ifNoneMatch: string | undefined, etag: string): boolean {
@@ -75,6 +89,11 @@ export interface PagesOptions {
   frontendRoot?: string;
   /** The origin the pages are linked at (FRONTEND_URL); loopback requests to another host name go there. */
   origin?: string;
+  /**
+   * The origins that may frame the booking page of `slug` (the organisation's `embedOrigins`),
+   * read on every request; without it, or for an unknown slug, nobody may.
+   */
+  bookingPageFrameAncestors?: (slug: string) => Promise<readonly string[]>;
 }
 
 /** Host names that reach this machine's loopback interface. */
@@ -102,16 +121,57 @@ const PRELOADS: Partial<Record<(typeof APP_ROUTES)[number], (params: Record<stri
   '/book/:slug': ({ slug }) => `/api/public/organisations/${encodeURIComponent(slug ?? '')}`,
 };
 
+const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 12);
+
+/**
+ * The origins that may frame the booking page of `slug`. A failed read frames nothing: the page
+ * still loads on the service's own origin, and no site gains a frame it was not given.
+ */
+async function frameAncestorsOf(
+  request: FastifyRequest,
+  slug: string | undefined,
+  options: PagesOptions,
+): Promise<readonly string[]> {
+  if (!slug || !options.bookingPageFrameAncestors) return [];
+  try {
+    return await options.bookingPageFrameAncestors(slug);
+  } catch (error) {
+    request.log.error({ err: error }, 'booking page: the framing origins could not be read');
+    return [];
+  }
+}
+
+/**
+ * `/embed.js` (frontend/public/embed.js, copied by Vite): the script a host site includes to
+ * embed the booking page. Its name is fixed, so it is revalidated hourly rather than kept;
+ * it is loaded by other sites, so its resource policy is `cross-origin`.
+ */
+async function serveEmbedScript(app: Parameters<FastifyPluginAsync>[0], root: string) {
+  const path = join(root, 'embed.js');
+  if (!existsSync(path)) return;
+  const body = readFileSync(path);
+  const gzipped = gzipSync(body, { level: 9 });
+  const etag = `"${digest(body.toString('utf8'))}"`;
+  app.get('/embed.js', { schema: { hide: true } }, async (request, reply) => {
+    reply.headers({
+      'content-type': 'text/javascript; charset=utf-8',
+      'cache-control': 'public, max-age=3600',
+      'cross-origin-resource-policy': 'cross-origin',
+      vary: 'accept-encoding',
+      etag,
+    });
+    if (matches(request.headers['if-none-match'], etag)) return reply.code(304).send();
+    if (!/\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))) return reply.send(body);
+    return reply.header('content-encoding', 'gzip').send(gzipped);
+  });
+}
+
 /**
  * The built web app: its `index.html` at every app route, its hashed assets under `/assets/`.
  * Without a build (a checkout where `npm install` has not run) the app routes are not there,
  * which the log says once; the API is unaffected.
  */
-async function serveFrontend(
-  app: Parameters<FastifyPluginAsync>[0],
-  root: string,
-  origin: string | undefined,
-) {
+async function serveFrontend(app: Parameters<FastifyPluginAsync>[0], root: string, options: PagesOptions) {
   const indexPath = join(root, 'index.html');
   if (!existsSync(indexPath)) {
     app.log.warn({ root }, 'web app not built (npm run build:web): its pages are not served');
@@ -119,21 +179,27 @@ async function serveFrontend(
   }
   const index = readFileSync(indexPath);
   const etag = `"${createHash('sha256').update(index).digest('base64url').slice(0, 27)}"`;
+  const { origin } = options;
   for (const url of APP_ROUTES) {
     app.get(url, { schema: { hide: true } }, async (request, reply) => {
       const elsewhere = origin && loopbackRedirect(origin, request.hostname, request.url);
       if (elsewhere) return reply.redirect(elsewhere, 307);
-      setSecurityHeaders(reply);
-      const preload = PRELOADS[url]?.(request.params as Record<string, string>);
+      const params = request.params as Record<string, string>;
+      const ancestors = url === '/book/:slug' ? await frameAncestorsOf(request, params.slug, options) : [];
+      setSecurityHeaders(reply, ancestors);
+      const preload = PRELOADS[url]?.(params);
       if (preload) reply.header('link', `<${preload}>; rel=preload; as=fetch; crossorigin=anonymous`);
       reply.type('text/html; charset=utf-8');
       if (NO_STORE_ROUTES.has(url)) return reply.header('cache-control', 'no-store').send(index);
       // A manage link's token is in the path: the page must not leave it in a shared cache.
-      reply.header('cache-control', 'no-cache, private').header('etag', etag);
-      if (matches(request.headers['if-none-match'], etag)) return reply.code(304).send();
+      // The tag names the framing origins too: a changed list is a new page, not a 304 of the old one.
+      const tag = ancestors.length === 0 ? etag : `${etag.slice(0, -1)}.${digest(ancestors.join(' '))}"`;
+      reply.header('cache-control', 'no-cache, private').header('etag', tag);
+      if (matches(request.headers['if-none-match'], tag)) return reply.code(304).send();
       return reply.send(index);
     });
   }
+  await serveEmbedScript(app, root);
   const assets = join(root, 'assets');
   if (!existsSync(assets)) return;
   await app.register(async (scope) => {
@@ -159,7 +225,7 @@ async function serveFrontend(
 }
 
 const pages: FastifyPluginAsync<PagesOptions> = async (app, options) => {
-  await serveFrontend(app, options.frontendRoot ?? DEFAULT_FRONTEND_ROOT, options.origin);
+  await serveFrontend(app, options.frontendRoot ?? DEFAULT_FRONTEND_ROOT, options);
 };
 
 export default fp(pages, { name: 'pages', dependencies: ['helmet'] });

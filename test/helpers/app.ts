@@ -8,7 +8,7 @@ import SQLite from 'better-sqlite3';
 import type { FastifyInstance, FastifyReply, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { z } from 'zod';
-import { buildApp } from '../../src/app.js';
+import { type BuildOptions, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createDatabase, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
@@ -193,10 +193,13 @@ export interface TestApp {
   close: () => Promise<void>;
 }
 
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function createTestApp(
+  env: Record<string, string> = {},
+  options: Pick<BuildOptions, 'frontendRoot'> = {},
+): Promise<TestApp> {
   const { db, drop } = await createTestDatabase();
   const config = loadConfig({ ...TEST_ENV, ...env });
-  const app = await buildApp(config, { db, logger: false });
+  const app = await buildApp(config, { ...options, db, logger: false });
   const responses = checkResponsesAgainstSchemas(app);
   await app.ready();
   return {

@@ -10,6 +10,7 @@ import {
   type BrowserContext,
   type BrowserContextOptions,
   chromium,
+  type Frame,
   type Locator,
   type Page,
 } from 'playwright-core';
@@ -74,7 +75,7 @@ export async function checkAtBothWidths(page: Page, name: string): Promise<void>
  * `index`: the first free day can be today with only its last hour left, so the picker is
  * moved on through the free days (and months) until one does. Answers the times' locator.
  */
-export async function dayOfferingTime(page: Page, index: number): Promise<Locator> {
+export async function dayOfferingTime(page: Page | Frame, index: number): Promise<Locator> {
   const times = page.locator('button.time');
   await times.first().waitFor();
   for (let attempt = 0; (await times.count()) <= index; attempt++) {

@@ -19904,6 +19904,8 @@ export interface paths {
                             defaultCurrency: string;
                             description: string | null;
                             email: string | null;
+                            /** @description Origins whose pages may embed the booking page (its frame-ancestors); [] for none */
+                            embedOrigins: string[];
                             id: number;
                             isActive: boolean;
                             isActiveOrganisation: boolean;
@@ -20296,6 +20298,8 @@ export interface paths {
                         address?: string | null;
                         description?: string | null;
                         email?: string | null;
+                        /** @description Origins (https://host[:port]; http only for localhost, 127.0.0.1 or [::1]) whose pages may embed the booking page; at most 10, no path, no wildcard; [] for none */
+                        embedOrigins?: string[];
                         logoUrl?: string | null;
                         name: string;
                         phone?: string | null;
@@ -20350,6 +20354,8 @@ export interface paths {
                             defaultCurrency: string;
                             description: string | null;
                             email: string | null;
+                            /** @description Origins whose pages may embed the booking page (its frame-ancestors); [] for none */
+                            embedOrigins: string[];
                             id: number;
                             isActive: boolean;
                             isActiveOrganisation: boolean;
@@ -20765,6 +20771,8 @@ export interface paths {
                             defaultCurrency: string;
                             description: string | null;
                             email: string | null;
+                            /** @description Origins whose pages may embed the booking page (its frame-ancestors); [] for none */
+                            embedOrigins: string[];
                             id: number;
                             isActive: boolean;
                             isActiveOrganisation: boolean;
@@ -21169,6 +21177,8 @@ export interface paths {
                             defaultCurrency: string;
                             description: string | null;
                             email: string | null;
+                            /** @description Origins whose pages may embed the booking page (its frame-ancestors); [] for none */
+                            embedOrigins: string[];
                             id: number;
                             isActive: boolean;
                             isActiveOrganisation: boolean;
@@ -21564,6 +21574,8 @@ export interface paths {
                         address?: string | null;
                         description?: string | null;
                         email?: string | null;
+                        /** @description Origins (https://host[:port]; http only for localhost, 127.0.0.1 or [::1]) whose pages may embed the booking page; at most 10, no path, no wildcard; [] for none */
+                        embedOrigins?: string[];
                         /** @description false archives (OWNER only); true restores an archived one */
                         isActive?: boolean;
                         logoUrl?: string | null;
@@ -21622,6 +21634,8 @@ export interface paths {
                             defaultCurrency: string;
                             description: string | null;
                             email: string | null;
+                            /** @description Origins whose pages may embed the booking page (its frame-ancestors); [] for none */
+                            embedOrigins: string[];
                             id: number;
                             isActive: boolean;
                             isActiveOrganisation: boolean;
@@ -22046,6 +22060,8 @@ export interface paths {
                             defaultCurrency: string;
                             description: string | null;
                             email: string | null;
+                            /** @description Origins whose pages may embed the booking page (its frame-ancestors); [] for none */
+                            embedOrigins: string[];
                             id: number;
                             isActive: boolean;
                             isActiveOrganisation: boolean;
@@ -22471,6 +22487,8 @@ export interface paths {
                             defaultCurrency: string;
                             description: string | null;
                             email: string | null;
+                            /** @description Origins whose pages may embed the booking page (its frame-ancestors); [] for none */
+                            embedOrigins: string[];
                             id: number;
                             isActive: boolean;
                             isActiveOrganisation: boolean;
@@ -22887,6 +22905,8 @@ export interface paths {
                             defaultCurrency: string;
                             description: string | null;
                             email: string | null;
+                            /** @description Origins whose pages may embed the booking page (its frame-ancestors); [] for none */
+                            embedOrigins: string[];
                             id: number;
                             isActive: boolean;
                             isActiveOrganisation: boolean;
@@ -30619,6 +30639,8 @@ export interface paths {
                             defaultCurrency: string;
                             description: string | null;
                             email: string | null;
+                            /** @description Origins whose pages may embed the booking page (its frame-ancestors); [] for none */
+                            embedOrigins: string[];
                             id: number;
                             isActive: boolean;
                             isActiveOrganisation: boolean;
@@ -31397,6 +31419,8 @@ export interface paths {
                             organisation: {
                                 color: string | null;
                                 description: string | null;
+                                /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
+                                embedOrigins: string[];
                                 logoUrl: string | null;
                                 name: string;
                                 publicBookingDescription: string | null;
@@ -33596,6 +33620,8 @@ export interface paths {
                             organisation: {
                                 color: string | null;
                                 description: string | null;
+                                /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
+                                embedOrigins: string[];
                                 logoUrl: string | null;
                                 name: string;
                                 publicBookingDescription: string | null;
@@ -33876,6 +33902,8 @@ export interface paths {
                             organisation: {
                                 color: string | null;
                                 description: string | null;
+                                /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
+                                embedOrigins: string[];
                                 logoUrl: string | null;
                                 name: string;
                                 publicBookingDescription: string | null;
@@ -34284,6 +34312,8 @@ export interface paths {
                             organisation: {
                                 color: string | null;
                                 description: string | null;
+                                /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
+                                embedOrigins: string[];
                                 logoUrl: string | null;
                                 name: string;
                                 publicBookingDescription: string | null;
@@ -34704,6 +34734,8 @@ export interface paths {
                             organisation: {
                                 color: string | null;
                                 description: string | null;
+                                /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
+                                embedOrigins: string[];
                                 logoUrl: string | null;
                                 name: string;
                                 publicBookingDescription: string | null;
@@ -35095,6 +35127,8 @@ export interface paths {
                             organisation: {
                                 color: string | null;
                                 description: string | null;
+                                /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
+                                embedOrigins: string[];
                                 logoUrl: string | null;
                                 name: string;
                                 publicBookingDescription: string | null;
@@ -35379,6 +35413,8 @@ export interface paths {
                             organisation: {
                                 color: string | null;
                                 description: string | null;
+                                /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
+                                embedOrigins: string[];
                                 logoUrl: string | null;
                                 name: string;
                                 publicBookingDescription: string | null;
@@ -35791,6 +35827,8 @@ export interface paths {
                             organisation: {
                                 color: string | null;
                                 description: string | null;
+                                /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
+                                embedOrigins: string[];
                                 logoUrl: string | null;
                                 name: string;
                                 publicBookingDescription: string | null;
@@ -36957,6 +36995,8 @@ export interface paths {
                             organisation: {
                                 color: string | null;
                                 description: string | null;
+                                /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
+                                embedOrigins: string[];
                                 logoUrl: string | null;
                                 name: string;
                                 publicBookingDescription: string | null;
@@ -37221,6 +37261,8 @@ export interface paths {
                             organisation: {
                                 color: string | null;
                                 description: string | null;
+                                /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
+                                embedOrigins: string[];
                                 logoUrl: string | null;
                                 name: string;
                                 publicBookingDescription: string | null;

@@ -5,7 +5,9 @@ import { type RefObject, useEffect, useState } from 'react';
 import { ApiError, api, unwrap } from '../api/client.js';
 import { errorText } from '../api/errors.js';
 import type { BookedReservation, ManagedReservation, PublicType } from '../api/types.js';
+import { isFramed } from '../lib/embed.js';
 import { minutesLeft } from '../lib/time.js';
+import { FramedPaymentNotice, useFramedCheckout } from './FramedPayment.js';
 import { formatPrice, Summary } from './Reservation.js';
 
 const expired = (error: unknown) => error instanceof ApiError && error.code === 'HOLD_EXPIRED';
@@ -26,12 +28,16 @@ function useReviewActions(
   onConfirmed: (r: ManagedReservation) => void,
   onReleased: () => void,
 ) {
+  const framed = useFramedCheckout();
   const confirm = useMutation({
     mutationFn: () =>
       unwrap(api.POST('/api/public/reservations/{token}/confirm', { params: { path: { token } } })),
     onSuccess: (r) => {
-      if (r.status === 'pending_payment' && r.payment?.checkoutUrl) location.assign(r.payment.checkoutUrl);
-      else onConfirmed(r);
+      const checkoutUrl = r.status === 'pending_payment' ? r.payment?.checkoutUrl : null;
+      if (!checkoutUrl) onConfirmed(r);
+      // In a host site's frame the checkout gets a tab of its own (see FramedPayment.tsx).
+      else if (isFramed()) framed.open(checkoutUrl);
+      else location.assign(checkoutUrl);
     },
   });
   const release = useMutation({
@@ -41,7 +47,7 @@ function useReviewActions(
     // A hold that ran out has let its time go already.
     onError: (error) => (expired(error) ? onReleased() : undefined),
   });
-  return { confirm, release };
+  return { confirm, release, checkout: framed.checkout };
 }
 
 type ReviewActions = ReturnType<typeof useReviewActions>;
@@ -53,6 +59,8 @@ export function BookingReview(props: {
   zone: string;
   onConfirmed: (r: ManagedReservation) => void;
   onReleased: () => void;
+  /** The payment, made in another tab while the page is framed, was received. */
+  onPaid: (r: ManagedReservation) => void;
 }) {
   const { headingRef, type, held, zone } = props;
   const now = useNow();
@@ -90,7 +98,15 @@ export function BookingReview(props: {
         </div>
       ) : null}
       <ReviewButtons actions={actions} held={held} paid={Boolean(paid)} over={over} />
-      {paid ? <p className="hint">You will be taken to the secure payment page, then back here.</p> : null}
+      {actions.checkout ? (
+        <FramedPaymentNotice
+          checkout={actions.checkout}
+          token={held.manageToken ?? ''}
+          onPaid={props.onPaid}
+        />
+      ) : paid ? (
+        <p className="hint">You will be taken to the secure payment page, then back here.</p>
+      ) : null}
     </section>
   );
 }

@@ -6,6 +6,7 @@ import { ApiError, api, idempotencyKey, unwrap } from '../api/client.js';
 import { errorText } from '../api/errors.js';
 import type { paths } from '../api/schema.js';
 import type { PublicType } from '../api/types.js';
+import { isFramed } from '../lib/embed.js';
 import { rememberManageToken } from '../lib/manage-links.js';
 import { MAX_WEEKS, MIN_WEEKS, totalPrice } from '../lib/recurrence.js';
 import { formatDateTime, formatTime } from '../lib/time.js';
@@ -145,8 +146,10 @@ function useBookSeries(slug: string, body: SeriesBody, onBooked: (series: Booked
       const checkout = series.reservations.find(
         (r) => r.status === 'pending_payment' && r.payment?.checkoutUrl,
       )?.payment?.checkoutUrl;
-      if (checkout) location.assign(checkout);
-      else onBooked(series);
+      // In a host site's frame the checkout gets a tab of its own: its way back is not framed.
+      if (checkout && !isFramed()) return location.assign(checkout);
+      if (checkout) window.open(checkout, '_blank');
+      onBooked(series);
     },
   });
 }

@@ -18,6 +18,7 @@ const Webhooks = lazy(() => import('./webhooks/Webhooks.js'));
 const Members = lazy(() => import('./organisations/Members.js'));
 const Profile = lazy(() => import('./account/Profile.js'));
 const Payments = lazy(() => import('./organisations/Payments.js'));
+const Embed = lazy(() => import('./organisations/Embed.js'));
 const Agents = lazy(() => import('./agents/Agents.js'));
 const Approvals = lazy(() => import('./approvals/Approvals.js'));
 const CalendarSync = lazy(() => import('./account/CalendarSync.js'));
@@ -135,6 +136,7 @@ function ConsoleNav(props: { member: boolean | null }) {
           <NavLink to="/app/reservations">Reservations</NavLink>
           <NavLink to="/app/webhooks">Webhooks</NavLink>
           <NavLink to="/app/payments">Payments</NavLink>
+          <NavLink to="/app/embed">Embed</NavLink>
           <NavLink to="/app/agents">Agents</NavLink>
           <NavLink to="/app/approvals">Approvals</NavLink>
           <NavLink to="/app/calendar-sync">Calendar sync</NavLink>
@@ -171,6 +173,7 @@ function ConsoleRoutes(props: { signedIn: boolean; member: boolean | null; organ
               <Route path="webhooks/*" element={<Webhooks />} />
               <Route path="members" element={<Members />} />
               <Route path="payments/*" element={<Payments />} />
+              <Route path="embed" element={<Embed />} />
               <Route path="agents/*" element={<Agents />} />
               <Route path="approvals/*" element={<Approvals />} />
               <Route path="calendar-sync/*" element={<CalendarSync />} />

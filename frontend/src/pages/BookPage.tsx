@@ -4,6 +4,7 @@ import { errorText } from '../api/errors.js';
 import { usePublicCatalogue } from '../api/hooks.js';
 import type { Catalogue } from '../api/types.js';
 import { Branding } from '../components/Branding.js';
+import { startEmbedding } from '../lib/embed.js';
 import { ChooseStep } from './book/ChooseStep.js';
 import { DetailsStep, DoneStep, ReviewStep } from './book/LaterSteps.js';
 import { useBookingChoice, useBookingInputs, useBookingSteps } from './book/use-booking-flow.js';
@@ -36,6 +37,8 @@ function Booking({ slug, catalogue }: { slug: string; catalogue: Catalogue }) {
   const choice = useBookingChoice(catalogue, inputs);
   const steps = useBookingSteps();
   const headingRef = useFocusOnShow<HTMLHeadingElement>(steps.step);
+  // Inside a host site's frame (embed.js): the page reports its height and its bookings there.
+  useEffect(() => startEmbedding(organisation.embedOrigins), [organisation.embedOrigins]);
   const { type, time } = choice;
   const { step } = steps;
 

@@ -4,6 +4,7 @@ import type { SchedulePolicy } from '../../scheduling/schemas.js';
 import { joinActiveTenant, tenantOfRow } from '../../tenancy/active-tenant.js';
 import type { Tenant } from '../../tenancy/gate.js';
 import { accountById, accounts } from '../auth/ports.js';
+import { embedOriginsOf } from './embed-origins.js';
 import type { MembershipOf, Organisation } from './schemas.js';
 import type { OrganisationRole, OrganisationsTable } from './tables.js';
 
@@ -22,6 +23,7 @@ const organisationColumns = [
   'organisations.timezone',
   'organisations.defaultCurrency',
   'organisations.color',
+  'organisations.embedOrigins',
   'organisations.isActive',
   'organisations.requireTwoFactor',
   'organisations.createdAt',
@@ -31,9 +33,10 @@ const organisationColumns = [
 type OrganisationRow = Omit<Selectable<OrganisationsTable>, 'archivedAt'>;
 
 export function toOrganisation(row: OrganisationRow): Organisation {
-  const { schedulePolicy, isActive, requireTwoFactor, ...rest } = row;
+  const { schedulePolicy, embedOrigins, isActive, requireTwoFactor, ...rest } = row;
   return {
     ...rest,
+    embedOrigins: embedOriginsOf(embedOrigins),
     ...(schedulePolicy ? { schedulePolicy: JSON.parse(schedulePolicy) as SchedulePolicy } : {}),
     isActive: Boolean(isActive),
     requireTwoFactor: Boolean(requireTwoFactor),
@@ -93,13 +96,15 @@ export interface OrganisationValues {
   timezone?: string;
   defaultCurrency?: string;
   color?: string | null;
+  embedOrigins?: string[];
   requireTwoFactor?: boolean;
 }
 
 function toColumns(values: OrganisationValues) {
-  const { schedulePolicy, ...rest } = values;
+  const { schedulePolicy, embedOrigins, ...rest } = values;
   return {
     ...rest,
+    ...(embedOrigins !== undefined ? { embedOrigins: JSON.stringify(embedOrigins) } : {}),
     ...(schedulePolicy !== undefined
       ? { schedulePolicy: schedulePolicy === null ? null : JSON.stringify(schedulePolicy) }
       : {}),

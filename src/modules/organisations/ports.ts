@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import { embedOriginsOf } from './embed-origins.js';
 
 /**
  * Read ports: what other modules may read of the organisation tables, as query fragments they
@@ -34,4 +35,19 @@ export function memberOrganisationIds(db: Executor, userId: number) {
     .selectFrom('organisationMemberships')
     .select('organisationMemberships.organisationId')
     .where('organisationMemberships.userId', '=', userId);
+}
+
+/**
+ * The origins that may frame the booking page of the active organisation with public slug
+ * `slug` (its `frame-ancestors`); none for an unknown slug or an archived organisation. Read on
+ * every page request: taking an origin off the list takes effect on the next load.
+ */
+export async function bookingPageEmbedOrigins(db: Executor, slug: string): Promise<string[]> {
+  const row = await db
+    .selectFrom('organisations')
+    .select('organisations.embedOrigins')
+    .where('organisations.slug', '=', slug)
+    .where('organisations.isActive', '=', true)
+    .executeTakeFirst();
+  return embedOriginsOf(row?.embedOrigins);
 }

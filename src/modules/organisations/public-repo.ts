@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/database.js';
 import type { SchedulePolicy } from '../../scheduling/schemas.js';
+import { embedOriginsOf } from './embed-origins.js';
 
 const organisationColumns = [
   'id',
@@ -12,13 +13,15 @@ const organisationColumns = [
   'color',
   'timezone',
   'schedulePolicy',
+  'embedOrigins',
 ] as const;
 
 /** The public booking page's reads of active organisations: only what the page may show. */
 export function createPublicOrganisationsRepo(db: Executor) {
-  const toOrganisation = <R extends { schedulePolicy: string | null }>(row: R) => ({
+  const toOrganisation = <R extends { schedulePolicy: string | null; embedOrigins: string }>(row: R) => ({
     ...row,
     schedulePolicy: row.schedulePolicy ? (JSON.parse(row.schedulePolicy) as SchedulePolicy) : null,
+    embedOrigins: embedOriginsOf(row.embedOrigins),
   });
   return {
     /** An active organisation by its public slug. */

@@ -4,6 +4,7 @@ import { zoneName } from '../../lib/time-zones.js';
 import { schedulePolicy } from '../../scheduling/schemas.js';
 import { email } from '../auth/schemas.js';
 import { currencyCode } from '../payments/currencies.js';
+import { embedOriginList } from './embed-origins.js';
 
 export const organisationRole = z.enum(['OWNER', 'ADMIN', 'MANAGER', 'MEMBER']);
 export type OrganisationRole = z.infer<typeof organisationRole>;
@@ -60,6 +61,7 @@ const profileFields = {
   publicBookingDescription: text(2000),
   schedulePolicy: schedulePolicy.nullable().optional(),
   timezone: timezone.optional(),
+  embedOrigins: embedOriginList.optional(),
 };
 
 export const createOrganisationBody = z.strictObject({
@@ -142,6 +144,9 @@ export const organisation = z
     timezone: z.string(),
     defaultCurrency: z.string(),
     color: z.string().nullable(),
+    embedOrigins: z
+      .array(z.string())
+      .describe('Origins whose pages may embed the booking page (its frame-ancestors); [] for none'),
     isActive: z.boolean(),
     requireTwoFactor: z
       .boolean()

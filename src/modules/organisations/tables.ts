@@ -22,6 +22,8 @@ export interface OrganisationsTable {
   /** Lowercase ISO 4217 code. */
   defaultCurrency: string;
   color: string | null;
+  /** JSON array of the origins whose pages may frame the booking page ('[]': none). */
+  embedOrigins: ColumnType<JsonText, JsonText | undefined, JsonText>;
   /** False once archived; archived organisations are never hard-deleted. */
   isActive: Bool;
   /** Its OWNER, ADMIN and MANAGER members need two-factor sign-in on for its staff routes. */

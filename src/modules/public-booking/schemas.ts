@@ -36,6 +36,9 @@ export const publicOrganisation = z.object({
   publicBookingDescription: z.string().nullable(),
   color: z.string().nullable(),
   timezone: z.string(),
+  embedOrigins: z
+    .array(z.string())
+    .describe('The origins whose pages may embed the booking page: where it posts its reservation events'),
 });
 
 export const publicResourceType = z.object({

@@ -15,6 +15,7 @@ const ORGANISATION_KEYS = [
   'defaultCurrency',
   'description',
   'email',
+  'embedOrigins',
   'id',
   'isActive',
   'isActiveOrganisation',

@@ -7,6 +7,7 @@ import { BookingReview } from '../../components/BookingReview.js';
 import { DetailsForm } from '../../components/DetailsForm.js';
 import { SeriesBooked, SeriesReview } from '../../components/Series.js';
 import { WaitlistJoined } from '../../components/Waitlist.js';
+import { postReservationEvent } from '../../lib/embed.js';
 import type { BookableTime } from '../../lib/time.js';
 import type { BookingChoice, BookingInputs, BookingSteps } from './use-booking-flow.js';
 
@@ -38,6 +39,7 @@ export function DetailsStep(props: StepProps & { time: BookableTime; inputs: Boo
       onBack={() => s.setStep('choose')}
       onPlaced={({ reservation, at, held }) => {
         choice.setTime(at);
+        postReservationEvent(held ? 'reservation:held' : 'reservation:created', reservation);
         if (held) {
           s.setHeld(reservation);
           s.setStep('review');
@@ -71,6 +73,12 @@ export function ReviewStep(props: StepProps) {
         held={held}
         zone={zone}
         onConfirmed={(r: ManagedReservation) => {
+          postReservationEvent('reservation:created', r);
+          s.setDone({ booked: r, manageUrl: held.manageUrl });
+          s.setStep('done');
+        }}
+        onPaid={(r: ManagedReservation) => {
+          postReservationEvent('reservation:paid', r);
           s.setDone({ booked: r, manageUrl: held.manageUrl });
           s.setStep('done');
         }}
@@ -93,6 +101,7 @@ export function ReviewStep(props: StepProps) {
         zone={zone}
         onBack={() => s.setStep('details')}
         onBooked={(booked) => {
+          for (const r of booked.reservations) postReservationEvent('reservation:created', r);
           s.setSeries(booked);
           s.setStep('series-done');
         }}
