@@ -36,6 +36,7 @@ describe("customer mails in the customer's language and zone", () => {
   let owner: OrgOwner;
   let room: { id: number };
   let paidRoom: { id: number };
+  let classRoom: { id: number };
   const mon = futureMonday();
   let hour = 8;
   const nextSlot = (resourceId = room.id) => {
@@ -44,7 +45,12 @@ describe("customer mails in the customer's language and zone", () => {
   };
   const customerOf = (name: string, extra: Record<string, unknown> = {}) => ({
     name,
-    email: uniqueEmail(name.normalize('NFD').replace(/[^A-Za-z]/g, '').toLowerCase()),
+    email: uniqueEmail(
+      name
+        .normalize('NFD')
+        .replace(/[^A-Za-z]/g, '')
+        .toLowerCase(),
+    ),
     ...extra,
   });
   const setDefaultLocale = async (defaultLocale: string) =>
@@ -66,6 +72,8 @@ describe("customer mails in the customer's language and zone", () => {
       priceCurrency: 'eur',
     });
     paidRoom = await createResource(t.app, owner, { name: 'Liege', resourceTypeId: paid.id });
+    const waited = await createType(t.app, owner, { name: 'Kurs', waitlistEnabled: true });
+    classRoom = await createResource(t.app, owner, { name: 'Saal', resourceTypeId: waited.id });
   });
   after(async () => {
     await t?.close();
@@ -153,5 +161,20 @@ describe("customer mails in the customer's language and zone", () => {
         `When: ${dayIn(booked.startTime, 'en-GB', 'Asia/Tokyo').replace(',', '')}, ${clockIn(booked.startTime, 'Asia/Tokyo')}–${clockIn(booked.endTime, 'Asia/Tokyo')} (Asia/Tokyo)`,
       ),
     );
+  });
+
+  test("a waitlist offer is in the waiting customer's language, its deadline in their zone", async () => {
+    const slot = nextSlot(classRoom.id);
+    const first = await book(slot, customerOf('Erste'));
+    const waiter = customerOf('Marta', { locale: 'es', timeZone: 'America/Mexico_City' });
+    expectStatus(
+      await as(t.app, owner).post('/api/reservations/waitlist', { ...slot, customer: waiter }),
+      201,
+    );
+    expectStatus(await as(t.app, owner).post(`/api/reservations/${first.id}/cancel`), 200);
+    await t.app.services.waitlist.processOffers();
+    const [offer] = await mailsTo(waiter.email);
+    assert.match(String(offer?.subject), /^Salon: un horario que esperaba está libre el /);
+    assert.match(String(offer?.text), /^Confirmar antes del: .*, \d\d:\d\d \(America\/Mexico_City\)$/m);
   });
 });
