@@ -19902,6 +19902,11 @@ export interface paths {
                             color: string | null;
                             createdAt: string;
                             defaultCurrency: string;
+                            /**
+                             * @description The language of the booking pages and customer mails when the customer chose none
+                             * @enum {string}
+                             */
+                            defaultLocale: "en" | "de" | "fr" | "es";
                             description: string | null;
                             email: string | null;
                             /** @description Origins whose pages may embed the booking page (its frame-ancestors); [] for none */
@@ -20296,6 +20301,11 @@ export interface paths {
                 content: {
                     "application/json": {
                         address?: string | null;
+                        /**
+                         * @description The language of the booking pages and customer mails when the customer chose none (default en)
+                         * @enum {string}
+                         */
+                        defaultLocale?: "en" | "de" | "fr" | "es";
                         description?: string | null;
                         email?: string | null;
                         /** @description Origins (https://host[:port]; http only for localhost, 127.0.0.1 or [::1]) whose pages may embed the booking page; at most 10, no path, no wildcard; [] for none */
@@ -20352,6 +20362,11 @@ export interface paths {
                             color: string | null;
                             createdAt: string;
                             defaultCurrency: string;
+                            /**
+                             * @description The language of the booking pages and customer mails when the customer chose none
+                             * @enum {string}
+                             */
+                            defaultLocale: "en" | "de" | "fr" | "es";
                             description: string | null;
                             email: string | null;
                             /** @description Origins whose pages may embed the booking page (its frame-ancestors); [] for none */
@@ -20769,6 +20784,11 @@ export interface paths {
                             color: string | null;
                             createdAt: string;
                             defaultCurrency: string;
+                            /**
+                             * @description The language of the booking pages and customer mails when the customer chose none
+                             * @enum {string}
+                             */
+                            defaultLocale: "en" | "de" | "fr" | "es";
                             description: string | null;
                             email: string | null;
                             /** @description Origins whose pages may embed the booking page (its frame-ancestors); [] for none */
@@ -21175,6 +21195,11 @@ export interface paths {
                             color: string | null;
                             createdAt: string;
                             defaultCurrency: string;
+                            /**
+                             * @description The language of the booking pages and customer mails when the customer chose none
+                             * @enum {string}
+                             */
+                            defaultLocale: "en" | "de" | "fr" | "es";
                             description: string | null;
                             email: string | null;
                             /** @description Origins whose pages may embed the booking page (its frame-ancestors); [] for none */
@@ -21572,6 +21597,11 @@ export interface paths {
                 content: {
                     "application/json": {
                         address?: string | null;
+                        /**
+                         * @description The language of the booking pages and customer mails when the customer chose none (default en)
+                         * @enum {string}
+                         */
+                        defaultLocale?: "en" | "de" | "fr" | "es";
                         description?: string | null;
                         email?: string | null;
                         /** @description Origins (https://host[:port]; http only for localhost, 127.0.0.1 or [::1]) whose pages may embed the booking page; at most 10, no path, no wildcard; [] for none */
@@ -21632,6 +21662,11 @@ export interface paths {
                             color: string | null;
                             createdAt: string;
                             defaultCurrency: string;
+                            /**
+                             * @description The language of the booking pages and customer mails when the customer chose none
+                             * @enum {string}
+                             */
+                            defaultLocale: "en" | "de" | "fr" | "es";
                             description: string | null;
                             email: string | null;
                             /** @description Origins whose pages may embed the booking page (its frame-ancestors); [] for none */
@@ -22058,6 +22093,11 @@ export interface paths {
                             color: string | null;
                             createdAt: string;
                             defaultCurrency: string;
+                            /**
+                             * @description The language of the booking pages and customer mails when the customer chose none
+                             * @enum {string}
+                             */
+                            defaultLocale: "en" | "de" | "fr" | "es";
                             description: string | null;
                             email: string | null;
                             /** @description Origins whose pages may embed the booking page (its frame-ancestors); [] for none */
@@ -22485,6 +22525,11 @@ export interface paths {
                             color: string | null;
                             createdAt: string;
                             defaultCurrency: string;
+                            /**
+                             * @description The language of the booking pages and customer mails when the customer chose none
+                             * @enum {string}
+                             */
+                            defaultLocale: "en" | "de" | "fr" | "es";
                             description: string | null;
                             email: string | null;
                             /** @description Origins whose pages may embed the booking page (its frame-ancestors); [] for none */
@@ -22903,6 +22948,11 @@ export interface paths {
                             color: string | null;
                             createdAt: string;
                             defaultCurrency: string;
+                            /**
+                             * @description The language of the booking pages and customer mails when the customer chose none
+                             * @enum {string}
+                             */
+                            defaultLocale: "en" | "de" | "fr" | "es";
                             description: string | null;
                             email: string | null;
                             /** @description Origins whose pages may embed the booking page (its frame-ancestors); [] for none */
@@ -30637,6 +30687,11 @@ export interface paths {
                             color: string | null;
                             createdAt: string;
                             defaultCurrency: string;
+                            /**
+                             * @description The language of the booking pages and customer mails when the customer chose none
+                             * @enum {string}
+                             */
+                            defaultLocale: "en" | "de" | "fr" | "es";
                             description: string | null;
                             email: string | null;
                             /** @description Origins whose pages may embed the booking page (its frame-ancestors); [] for none */
@@ -31418,6 +31473,11 @@ export interface paths {
                         "application/json": {
                             organisation: {
                                 color: string | null;
+                                /**
+                                 * @description The page's language when neither ?lang= nor the browser's languages name one of en, de, fr, es
+                                 * @enum {string}
+                                 */
+                                defaultLocale: "en" | "de" | "fr" | "es";
                                 description: string | null;
                                 /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
                                 embedOrigins: string[];
@@ -32131,15 +32191,19 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description name, email, the optional phone, answers to the resource type's questions, and one text (up to 1000 characters) per field the type lists in customerInfoFields */
+                        /** @description name, email, the optional phone, answers to the resource type's questions, the optional locale (en, de, fr, es) and timeZone (IANA) for the customer's mails, and one text (up to 1000 characters) per field the type lists in customerInfoFields */
                         customer: {
                             /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
                             answers?: {
                                 [key: string]: string | boolean;
                             };
                             email: string;
+                            /** @description The customer's language: their mails are written in it (else the organisation's defaultLocale) */
+                            locale?: ("en" | "de" | "fr" | "es") | null;
                             name: string;
                             phone?: string;
+                            /** @description The customer's IANA time zone: their mails show times in it (else the organisation's) */
+                            timeZone?: string | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -32182,8 +32246,12 @@ export interface paths {
                                         [key: string]: string | boolean;
                                     };
                                     email: string;
+                                    /** @description The customer's language (their mails are written in it); null when not given */
+                                    locale: ("en" | "de" | "fr" | "es") | null;
                                     name: string;
                                     phone?: string;
+                                    /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                    timeZone: string | null;
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -32285,8 +32353,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -32615,15 +32687,19 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description name, email, the optional phone, answers to the resource type's questions, and one text (up to 1000 characters) per field the type lists in customerInfoFields */
+                        /** @description name, email, the optional phone, answers to the resource type's questions, the optional locale (en, de, fr, es) and timeZone (IANA) for the customer's mails, and one text (up to 1000 characters) per field the type lists in customerInfoFields */
                         customer: {
                             /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
                             answers?: {
                                 [key: string]: string | boolean;
                             };
                             email: string;
+                            /** @description The customer's language: their mails are written in it (else the organisation's defaultLocale) */
+                            locale?: ("en" | "de" | "fr" | "es") | null;
                             name: string;
                             phone?: string;
+                            /** @description The customer's IANA time zone: their mails show times in it (else the organisation's) */
+                            timeZone?: string | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -32663,8 +32739,12 @@ export interface paths {
                                         [key: string]: string | boolean;
                                     };
                                     email: string;
+                                    /** @description The customer's language (their mails are written in it); null when not given */
+                                    locale: ("en" | "de" | "fr" | "es") | null;
                                     name: string;
                                     phone?: string;
+                                    /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                    timeZone: string | null;
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -32758,8 +32838,12 @@ export interface paths {
                                         [key: string]: string | boolean;
                                     };
                                     email: string;
+                                    /** @description The customer's language (their mails are written in it); null when not given */
+                                    locale: ("en" | "de" | "fr" | "es") | null;
                                     name: string;
                                     phone?: string;
+                                    /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                    timeZone: string | null;
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -32862,8 +32946,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -32903,8 +32991,12 @@ export interface paths {
                                         [key: string]: string | boolean;
                                     };
                                     email: string;
+                                    /** @description The customer's language (their mails are written in it); null when not given */
+                                    locale: ("en" | "de" | "fr" | "es") | null;
                                     name: string;
                                     phone?: string;
+                                    /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                    timeZone: string | null;
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -33229,15 +33321,19 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description name, email, the optional phone, answers to the resource type's questions, and one text (up to 1000 characters) per field the type lists in customerInfoFields */
+                        /** @description name, email, the optional phone, answers to the resource type's questions, the optional locale (en, de, fr, es) and timeZone (IANA) for the customer's mails, and one text (up to 1000 characters) per field the type lists in customerInfoFields */
                         customer: {
                             /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
                             answers?: {
                                 [key: string]: string | boolean;
                             };
                             email: string;
+                            /** @description The customer's language: their mails are written in it (else the organisation's defaultLocale) */
+                            locale?: ("en" | "de" | "fr" | "es") | null;
                             name: string;
                             phone?: string;
+                            /** @description The customer's IANA time zone: their mails show times in it (else the organisation's) */
+                            timeZone?: string | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -33275,8 +33371,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -33608,8 +33708,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -33619,6 +33723,11 @@ export interface paths {
                             id: number;
                             organisation: {
                                 color: string | null;
+                                /**
+                                 * @description The page's language when neither ?lang= nor the browser's languages name one of en, de, fr, es
+                                 * @enum {string}
+                                 */
+                                defaultLocale: "en" | "de" | "fr" | "es";
                                 description: string | null;
                                 /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
                                 embedOrigins: string[];
@@ -33890,8 +33999,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -33901,6 +34014,11 @@ export interface paths {
                             id: number;
                             organisation: {
                                 color: string | null;
+                                /**
+                                 * @description The page's language when neither ?lang= nor the browser's languages name one of en, de, fr, es
+                                 * @enum {string}
+                                 */
+                                defaultLocale: "en" | "de" | "fr" | "es";
                                 description: string | null;
                                 /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
                                 embedOrigins: string[];
@@ -34300,8 +34418,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -34311,6 +34433,11 @@ export interface paths {
                             id: number;
                             organisation: {
                                 color: string | null;
+                                /**
+                                 * @description The page's language when neither ?lang= nor the browser's languages name one of en, de, fr, es
+                                 * @enum {string}
+                                 */
+                                defaultLocale: "en" | "de" | "fr" | "es";
                                 description: string | null;
                                 /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
                                 embedOrigins: string[];
@@ -34722,8 +34849,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -34733,6 +34864,11 @@ export interface paths {
                             id: number;
                             organisation: {
                                 color: string | null;
+                                /**
+                                 * @description The page's language when neither ?lang= nor the browser's languages name one of en, de, fr, es
+                                 * @enum {string}
+                                 */
+                                defaultLocale: "en" | "de" | "fr" | "es";
                                 description: string | null;
                                 /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
                                 embedOrigins: string[];
@@ -35126,6 +35262,11 @@ export interface paths {
                             id: number;
                             organisation: {
                                 color: string | null;
+                                /**
+                                 * @description The page's language when neither ?lang= nor the browser's languages name one of en, de, fr, es
+                                 * @enum {string}
+                                 */
+                                defaultLocale: "en" | "de" | "fr" | "es";
                                 description: string | null;
                                 /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
                                 embedOrigins: string[];
@@ -35145,8 +35286,12 @@ export interface paths {
                                         [key: string]: string | boolean;
                                     };
                                     email: string;
+                                    /** @description The customer's language (their mails are written in it); null when not given */
+                                    locale: ("en" | "de" | "fr" | "es") | null;
                                     name: string;
                                     phone?: string;
+                                    /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                    timeZone: string | null;
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -35412,6 +35557,11 @@ export interface paths {
                             id: number;
                             organisation: {
                                 color: string | null;
+                                /**
+                                 * @description The page's language when neither ?lang= nor the browser's languages name one of en, de, fr, es
+                                 * @enum {string}
+                                 */
+                                defaultLocale: "en" | "de" | "fr" | "es";
                                 description: string | null;
                                 /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
                                 embedOrigins: string[];
@@ -35431,8 +35581,12 @@ export interface paths {
                                         [key: string]: string | boolean;
                                     };
                                     email: string;
+                                    /** @description The customer's language (their mails are written in it); null when not given */
+                                    locale: ("en" | "de" | "fr" | "es") | null;
                                     name: string;
                                     phone?: string;
+                                    /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                    timeZone: string | null;
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -35826,6 +35980,11 @@ export interface paths {
                         "application/json": {
                             organisation: {
                                 color: string | null;
+                                /**
+                                 * @description The page's language when neither ?lang= nor the browser's languages name one of en, de, fr, es
+                                 * @enum {string}
+                                 */
+                                defaultLocale: "en" | "de" | "fr" | "es";
                                 description: string | null;
                                 /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
                                 embedOrigins: string[];
@@ -36501,15 +36660,19 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description name, email, the optional phone, answers to the resource type's questions, and one text (up to 1000 characters) per field the type lists in customerInfoFields */
+                        /** @description name, email, the optional phone, answers to the resource type's questions, the optional locale (en, de, fr, es) and timeZone (IANA) for the customer's mails, and one text (up to 1000 characters) per field the type lists in customerInfoFields */
                         customer: {
                             /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
                             answers?: {
                                 [key: string]: string | boolean;
                             };
                             email: string;
+                            /** @description The customer's language: their mails are written in it (else the organisation's defaultLocale) */
+                            locale?: ("en" | "de" | "fr" | "es") | null;
                             name: string;
                             phone?: string;
+                            /** @description The customer's IANA time zone: their mails show times in it (else the organisation's) */
+                            timeZone?: string | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -36541,8 +36704,12 @@ export interface paths {
                                         [key: string]: string | boolean;
                                     };
                                     email: string;
+                                    /** @description The customer's language (their mails are written in it); null when not given */
+                                    locale: ("en" | "de" | "fr" | "es") | null;
                                     name: string;
                                     phone?: string;
+                                    /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                    timeZone: string | null;
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -36644,8 +36811,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -36980,8 +37151,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -36994,6 +37169,11 @@ export interface paths {
                             } | null;
                             organisation: {
                                 color: string | null;
+                                /**
+                                 * @description The page's language when neither ?lang= nor the browser's languages name one of en, de, fr, es
+                                 * @enum {string}
+                                 */
+                                defaultLocale: "en" | "de" | "fr" | "es";
                                 description: string | null;
                                 /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
                                 embedOrigins: string[];
@@ -37246,8 +37426,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -37260,6 +37444,11 @@ export interface paths {
                             } | null;
                             organisation: {
                                 color: string | null;
+                                /**
+                                 * @description The page's language when neither ?lang= nor the browser's languages name one of en, de, fr, es
+                                 * @enum {string}
+                                 */
+                                defaultLocale: "en" | "de" | "fr" | "es";
                                 description: string | null;
                                 /** @description The origins whose pages may embed the booking page: where it posts its reservation events */
                                 embedOrigins: string[];
@@ -37680,8 +37869,12 @@ export interface paths {
                                         [key: string]: string | boolean;
                                     };
                                     email: string;
+                                    /** @description The customer's language (their mails are written in it); null when not given */
+                                    locale: ("en" | "de" | "fr" | "es") | null;
                                     name: string;
                                     phone?: string;
+                                    /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                    timeZone: string | null;
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -38067,15 +38260,19 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description name, email, the optional phone, answers to the resource type's questions, and one text (up to 1000 characters) per field the type lists in customerInfoFields */
+                        /** @description name, email, the optional phone, answers to the resource type's questions, the optional locale (en, de, fr, es) and timeZone (IANA) for the customer's mails, and one text (up to 1000 characters) per field the type lists in customerInfoFields */
                         customer: {
                             /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
                             answers?: {
                                 [key: string]: string | boolean;
                             };
                             email: string;
+                            /** @description The customer's language: their mails are written in it (else the organisation's defaultLocale) */
+                            locale?: ("en" | "de" | "fr" | "es") | null;
                             name: string;
                             phone?: string;
+                            /** @description The customer's IANA time zone: their mails show times in it (else the organisation's) */
+                            timeZone?: string | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -38132,8 +38329,12 @@ export interface paths {
                                         [key: string]: string | boolean;
                                     };
                                     email: string;
+                                    /** @description The customer's language (their mails are written in it); null when not given */
+                                    locale: ("en" | "de" | "fr" | "es") | null;
                                     name: string;
                                     phone?: string;
+                                    /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                    timeZone: string | null;
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -38252,8 +38453,12 @@ export interface paths {
                                         [key: string]: string | boolean;
                                     };
                                     email: string;
+                                    /** @description The customer's language (their mails are written in it); null when not given */
+                                    locale: ("en" | "de" | "fr" | "es") | null;
                                     name: string;
                                     phone?: string;
+                                    /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                    timeZone: string | null;
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -38382,8 +38587,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -38443,8 +38652,12 @@ export interface paths {
                                         [key: string]: string | boolean;
                                     };
                                     email: string;
+                                    /** @description The customer's language (their mails are written in it); null when not given */
+                                    locale: ("en" | "de" | "fr" | "es") | null;
                                     name: string;
                                     phone?: string;
+                                    /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                    timeZone: string | null;
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -38866,8 +39079,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -39298,8 +39515,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -39742,8 +39963,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -39803,8 +40028,12 @@ export interface paths {
                                         [key: string]: string | boolean;
                                     };
                                     email: string;
+                                    /** @description The customer's language (their mails are written in it); null when not given */
+                                    locale: ("en" | "de" | "fr" | "es") | null;
                                     name: string;
                                     phone?: string;
+                                    /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                    timeZone: string | null;
                                 } & {
                                     [key: string]: unknown;
                                 };

@@ -12,6 +12,7 @@ const organisationColumns = [
   'publicBookingDescription',
   'color',
   'timezone',
+  'defaultLocale',
   'schedulePolicy',
   'embedOrigins',
 ] as const;
