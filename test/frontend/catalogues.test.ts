@@ -6,7 +6,10 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, test } from 'node:test';
+import { createElement } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
 import { chooseLanguage, intlLocale, LANGUAGES, languageOf } from '../../frontend/src/i18n/languages.js';
+import { Marked } from '../../frontend/src/i18n/Marked.js';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 
 const FRONTEND = join(PROJECT_ROOT, 'frontend', 'src');
@@ -157,4 +160,14 @@ describe('choosing the language', () => {
     assert.equal(languageOf('es_MX'), 'es');
     assert.equal(languageOf('english'), null);
   });
+});
+
+test("a text's <strong> parts are shown strong, and every value in it stays text", () => {
+  const html = (text: string) => renderToStaticMarkup(createElement(Marked, { text }));
+  assert.equal(
+    html('Or wait for <strong>Monday</strong>: free'),
+    'Or wait for <strong>Monday</strong>: free',
+  );
+  assert.equal(html('<strong>a<img src=x></strong> b'), '<strong>a&lt;img src=x&gt;</strong> b');
+  assert.equal(html('no markup'), 'no markup');
 });

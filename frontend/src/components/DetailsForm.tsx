@@ -4,13 +4,14 @@
 import { useMutation } from '@tanstack/react-query';
 import type { TFunction } from 'i18next';
 import { type FormEvent, type RefObject, useState } from 'react';
-import { Trans, useTranslation } from 'react-i18next';
+import { useTranslation } from 'react-i18next';
 import { ApiError, api, idempotencyKey, unwrap } from '../api/client.js';
 import { alternativesOf } from '../api/errors.js';
 import type { BookedReservation, PublicType } from '../api/types.js';
 import { useCustomerErrors } from '../i18n/customer-errors.js';
 import { useCustomerLanguage } from '../i18n/customer-language.js';
 import type { Language } from '../i18n/languages.js';
+import { Marked } from '../i18n/Marked.js';
 import { type Answers, bookingBody, type CustomerSetting, paysFirst, type Values } from '../lib/booking.js';
 import { rememberManageToken } from '../lib/manage-links.js';
 import { MAX_WEEKS, MIN_WEEKS, parseWeeks, weeklyRecurrence } from '../lib/recurrence.js';
@@ -257,11 +258,7 @@ function Refusals(props: { type: PublicType; zone: string; actions: DetailsActio
       {taken ? (
         <div className="waitlist-offer">
           <p>
-            <Trans
-              i18nKey="book.waitInstead"
-              values={{ when: formatDateTime(taken.start, zone, locale) }}
-              components={{ strong: <strong /> }}
-            />
+            <Marked text={t('book.waitInstead', { when: formatDateTime(taken.start, zone, locale) })} />
           </p>
           <button type="button" className="secondary" disabled={busy} onClick={() => join.mutate(taken)}>
             {t('book.joinWaitlistForTime')}

@@ -2,12 +2,13 @@
 // the links of every date (the manage page's view of a series: ManageSeries.tsx).
 import { useMutation } from '@tanstack/react-query';
 import { type RefObject, useId } from 'react';
-import { Trans, useTranslation } from 'react-i18next';
+import { useTranslation } from 'react-i18next';
 import { ApiError, api, idempotencyKey, unwrap } from '../api/client.js';
 import type { paths } from '../api/schema.js';
 import type { PublicType } from '../api/types.js';
 import { useCustomerErrors } from '../i18n/customer-errors.js';
 import { useLocale } from '../i18n/customer-language.js';
+import { Marked } from '../i18n/Marked.js';
 import { rememberManageToken } from '../lib/manage-links.js';
 import { formatPrice } from '../lib/price.js';
 import { MAX_WEEKS, MIN_WEEKS, totalPrice } from '../lib/recurrence.js';
@@ -116,13 +117,11 @@ export function SeriesRefusalText({ error, zone }: { error: unknown; zone: strin
       <ul className="conflicts">
         {error.conflicts.map((c) => (
           <li key={c.startTime}>
-            <Trans
-              i18nKey={c.alternatives.length > 0 ? 'series.takenNearby' : 'series.takenNone'}
-              values={{
+            <Marked
+              text={t(c.alternatives.length > 0 ? 'series.takenNearby' : 'series.takenNone', {
                 when: formatDateTime(c.startTime, zone, locale),
                 times: c.alternatives.map((a) => formatDateTime(a.startTime, zone, locale)).join('; '),
-              }}
-              components={{ strong: <strong /> }}
+              })}
             />
           </li>
         ))}
