@@ -1,9 +1,11 @@
 // The customer pages' languages and how one is chosen (DECISIONS.md "Booking everywhere"): kept
 // free of React and the DOM so test/frontend can check it.
 
-/** The languages of the booking, manage and payment-return pages; `en` is the last resort. */
-export const LANGUAGES = ['en', 'de', 'fr', 'es'] as const;
-export type Language = (typeof LANGUAGES)[number];
+import { LOCALES, type Locale } from '../../../src/i18n/locales.js';
+
+/** The languages of the booking, manage and payment-return pages (the service's own list); `en` is the last resort. */
+export const LANGUAGES = LOCALES;
+export type Language = Locale;
 
 /** Each language in its own words, as the switcher lists it. */
 export const LANGUAGE_NAMES: Record<Language, string> = {

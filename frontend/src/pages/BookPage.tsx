@@ -6,7 +6,6 @@ import type { Catalogue } from '../api/types.js';
 import { Branding } from '../components/Branding.js';
 import { useCustomerErrors } from '../i18n/customer-errors.js';
 import { CustomerLanguage } from '../i18n/customer-language.js';
-import { organisationLocale } from '../i18n/organisation-locale.js';
 import { ChooseStep } from './book/ChooseStep.js';
 import { DetailsStep, DoneStep, ReviewStep } from './book/LaterSteps.js';
 import { useBookingChoice, useBookingInputs, useBookingSteps } from './book/use-booking-flow.js';
@@ -27,7 +26,7 @@ export function BookPage() {
     ? undefined
     : catalogue.isError
       ? null
-      : organisationLocale(catalogue.data.organisation);
+      : catalogue.data.organisation.defaultLocale;
   return (
     <CustomerLanguage organisationDefault={organisationDefault}>
       <BookPageIn slug={slug} catalogue={catalogue} />

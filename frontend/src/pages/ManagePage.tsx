@@ -12,7 +12,6 @@ import { type WaitlistEntry, WaitlistEntryView } from '../components/Waitlist.js
 import { ZonePicker } from '../components/ZonePicker.js';
 import { useCustomerErrors } from '../i18n/customer-errors.js';
 import { CustomerLanguage, useLocale } from '../i18n/customer-language.js';
-import { organisationLocale } from '../i18n/organisation-locale.js';
 import { type BookableTime, formatDateTime, visitorZone } from '../lib/time.js';
 import { ActionButtons, CancelStep, type ManageMode, RescheduleStep } from './manage/ManageActions.js';
 import { ManageNotices } from './manage/ManageNotices.js';
@@ -36,7 +35,7 @@ export function ManagePage() {
   const settled = !reservation.isPending && !(missing && entry.isPending);
   return (
     <CustomerLanguage
-      organisationDefault={organisation ? organisationLocale(organisation) : settled ? null : undefined}
+      organisationDefault={organisation ? organisation.defaultLocale : settled ? null : undefined}
     >
       <ManagePageIn token={token} reservation={reservation} entry={entry} missing={missing} />
     </CustomerLanguage>
