@@ -2,7 +2,7 @@
 // everywhere"), in Debian's Chromium through playwright-core: `?lang=de` and a German browser
 // both show German words and a German date, `?lang=xx` falls back without an error, the switcher
 // changes the language, and an organisation's defaultLocale decides for a browser the pages do not
-// speak; a customer in America/New_York books a slot of a Europe/Berlin organisation in the weeks
+// speak (the payment return page too speaks the language asked for); a customer in America/New_York books a slot of a Europe/Berlin organisation in the weeks
 // when only the US has changed its clocks, and the time shown is the time booked; each language's
 // booking, confirmation and manage pages are axe clean at 390 px.
 // Run with `npm run test:browser -- test/browser/booking-languages.browser.ts` after a web build.
@@ -110,8 +110,41 @@ describe('customer pages in four languages and the customer zone (browser)', () 
     await german.page.getByRole('radio', { name: new RegExp(typeName) }).check();
     assert.match(String(await german.page.locator('#times-heading').textContent()), GERMAN_DATE);
     assert.ok(await german.page.getByRole('button', { name: 'Nächster Monat' }).isVisible());
+    // Only the chosen language's words were loaded.
+    const catalogues = await german.page.evaluate(() =>
+      performance
+        .getEntriesByType('resource')
+        .map((e) => new URL(e.name).pathname)
+        .filter((path) => /^\/assets\/(en|de|fr|es)-[\w-]+\.js$/.test(path))
+        .map((path) => path.slice('/assets/'.length, '/assets/'.length + 2)),
+    );
+    assert.deepEqual(catalogues, ['de']);
     assert.deepEqual(german.problems, []);
     await german.context.close();
+  });
+
+  test("a browser the pages do not speak gets the organisation's default language; the payment return speaks too", async () => {
+    const spanishSlug = `idiomas-${process.pid}`;
+    const spanish = await ownerWithOrganisation(app.t.app, {
+      name: 'Clínica Sol',
+      slug: spanishSlug,
+      timezone: 'Europe/Madrid',
+      defaultLocale: 'es',
+    });
+    const type = await createType(app.t.app, spanish, { name: 'Consulta', minBookingDuration: 30 });
+    await createResource(app.t.app, spanish, { name: 'Sala', resourceTypeId: type.id });
+    const { context, page, problems } = await openVisitor(app, { locale: 'ja-JP', timezoneId: 'Asia/Tokyo' });
+    await page.goto(`${app.origin}/book/${spanishSlug}`);
+    await page.getByRole('heading', { name: '¿Qué desea reservar?' }).waitFor();
+    assert.equal(await page.evaluate(() => document.documentElement.lang), 'es');
+    // The same browser on the German organisation's page: its default is en.
+    await page.goto(`${app.origin}/book/${slug}`);
+    await page.getByRole('heading', { name: 'What would you like to book?' }).waitFor();
+    await page.goto(`${app.origin}/payment/cancelled?reservation=1&lang=de`);
+    await page.getByRole('heading', { name: 'Zahlung nicht abgeschlossen' }).waitFor();
+    assert.ok(await page.getByLabel('Sprache').isVisible());
+    assert.deepEqual(problems, []);
+    await context.close();
   });
 
   test('a customer in New York books a Berlin slot while only the US has changed its clocks: the time shown is the time booked', async () => {
