@@ -7,6 +7,8 @@
 // booking, confirmation and manage pages are axe clean at 390 px.
 // Run with `npm run test:browser -- test/browser/booking-languages.browser.ts` after a web build.
 import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import {
@@ -14,6 +16,7 @@ import {
   type BrowserApp,
   NINE_TO_FIVE,
   openVisitor,
+  SCREENSHOTS,
   startBrowserApp,
 } from '../helpers/browser.js';
 import { createResource, createType } from '../helpers/catalogue.js';
@@ -219,6 +222,8 @@ describe('customer pages in four languages and the customer zone (browser)', () 
       await page.getByRole('radio', { name: new RegExp(typeName) }).check();
       await page.locator('button.time').first().waitFor();
       await assertAccessible(page, `${language}: choosing a time`);
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: join(SCREENSHOTS, `booking-${language}-390.png`), fullPage: true });
       await toDetails(page, words.continue);
       await assertAccessible(page, `${language}: the details`);
       await page.getByLabel(words.name).fill('Grace Hopper');
@@ -232,6 +237,7 @@ describe('customer pages in four languages and the customer zone (browser)', () 
       await page.locator('.summary').waitFor();
       assert.equal(await page.evaluate(() => document.documentElement.lang), language);
       await assertAccessible(page, `${language}: the manage page`);
+      await page.screenshot({ path: join(SCREENSHOTS, `manage-${language}-390.png`), fullPage: true });
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 0, `${language}: no sideways scrolling at 390 px`);
       assert.deepEqual(problems, []);
