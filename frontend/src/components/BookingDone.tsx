@@ -2,6 +2,7 @@
 // manage link the customer keeps to see, move or cancel it.
 import type { RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useLanguageLink } from '../i18n/customer-language.js';
 import { IcsLink, Summary } from './Reservation.js';
 
 /** What a confirmation shows of a booked reservation. */
@@ -60,10 +61,11 @@ export function BookingDone(props: {
 /** The manage link to keep, with what it is for. */
 export function ManageLinkNote({ url }: { url: string }) {
   const { t } = useTranslation();
+  const link = useLanguageLink();
   return (
     <p>
       {t('common.manageLinkNote')}{' '}
-      <a href={url} className="manage-link">
+      <a href={link(url)} className="manage-link">
         {t('common.manageYourBooking')}
       </a>
     </p>

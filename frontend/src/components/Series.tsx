@@ -7,7 +7,7 @@ import { ApiError, api, idempotencyKey, unwrap } from '../api/client.js';
 import type { paths } from '../api/schema.js';
 import type { PublicType } from '../api/types.js';
 import { useCustomerErrors } from '../i18n/customer-errors.js';
-import { useLocale } from '../i18n/customer-language.js';
+import { useLanguageLink, useLocale } from '../i18n/customer-language.js';
 import { Marked } from '../i18n/Marked.js';
 import { rememberManageToken } from '../lib/manage-links.js';
 import { formatPrice } from '../lib/price.js';
@@ -226,6 +226,7 @@ export function SeriesBooked(props: {
   const { headingRef, organisationName, typeName, series, zone } = props;
   const { t } = useTranslation();
   const locale = useLocale();
+  const link = useLanguageLink();
   return (
     <section aria-labelledby="series-done-heading" className="done">
       <h2 id="series-done-heading" ref={headingRef} tabIndex={-1}>
@@ -249,7 +250,7 @@ export function SeriesBooked(props: {
               </span>{' '}
               {r.manageUrl ? (
                 <a
-                  href={r.manageUrl}
+                  href={link(r.manageUrl)}
                   className="manage-link"
                   aria-label={t('series.manageDateLabel', { when })}
                 >

@@ -10,7 +10,7 @@ import { queryKeys } from '../api/queryKeys.js';
 import type { paths } from '../api/schema.js';
 import type { ReservationBody } from '../api/types.js';
 import { useCustomerErrors } from '../i18n/customer-errors.js';
-import { useLocale } from '../i18n/customer-language.js';
+import { useLanguageLink, useLocale } from '../i18n/customer-language.js';
 import { type BookableTime, formatDateTime, formatTime, instantOf, visitorZone } from '../lib/time.js';
 import { Branding } from './Branding.js';
 import { ConfirmBox } from './ConfirmBox.js';
@@ -95,6 +95,7 @@ export function WaitlistJoined(props: {
   const { headingRef, typeName, entry, zone } = props;
   const { t } = useTranslation();
   const locale = useLocale();
+  const link = useLanguageLink();
   return (
     <section aria-labelledby="waitlist-done-heading" className="done">
       <h2 id="waitlist-done-heading" ref={headingRef} tabIndex={-1}>
@@ -109,7 +110,7 @@ export function WaitlistJoined(props: {
       {entry.manageUrl ? (
         <p>
           {t('waitlist.keepLink')}{' '}
-          <a href={entry.manageUrl} className="manage-link">
+          <a href={link(entry.manageUrl)} className="manage-link">
             {t('waitlist.manageLink')}
           </a>
         </p>
@@ -138,6 +139,7 @@ export function WaitlistEntryView({ token, entry }: { token: string; entry: Wait
   const [zone, setZone] = useState(visitorZone);
   const { t } = useTranslation();
   const locale = useLocale();
+  const link = useLanguageLink();
   const organisation = entry.organisation;
   const slug = organisation.slug;
   const catalogue = usePublicCatalogue(slug);
@@ -173,7 +175,7 @@ export function WaitlistEntryView({ token, entry }: { token: string; entry: Wait
       <LeaveWaitlist token={token} status={entry.status} open={open} />
       {!open && slug ? (
         <p>
-          <a href={`/book/${slug}`}>{t('common.makeNewBooking')}</a>
+          <a href={link(`/book/${slug}`)}>{t('common.makeNewBooking')}</a>
         </p>
       ) : null}
     </main>

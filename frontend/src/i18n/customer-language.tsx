@@ -67,6 +67,24 @@ export const useCustomerLanguage = () => useContext(CustomerLanguageContext);
 /** The locale the page writes dates, times, numbers and prices in. */
 export const useLocale = () => useContext(CustomerLanguageContext).locale;
 
+/**
+ * Links to another customer page in the language asked for: where this page's address names
+ * one (`?lang=`, which the switcher sets), the link names it too; else the next page chooses as
+ * this one did.
+ */
+export function useLanguageLink(): (url: string) => string {
+  const [search] = useSearchParams();
+  const asked = languageOf(search.get('lang'));
+  return (url) => {
+    if (!asked) return url;
+    const link = new URL(url, location.origin);
+    link.searchParams.set('lang', asked);
+    return link.origin === location.origin && !/^https?:/.test(url)
+      ? `${link.pathname}${link.search}`
+      : link.href;
+  };
+}
+
 const browserLanguages = (): readonly string[] =>
   typeof navigator === 'undefined'
     ? []

@@ -11,7 +11,7 @@ import { Summary } from '../components/Reservation.js';
 import { type WaitlistEntry, WaitlistEntryView } from '../components/Waitlist.js';
 import { ZonePicker } from '../components/ZonePicker.js';
 import { useCustomerErrors } from '../i18n/customer-errors.js';
-import { CustomerLanguage, useLocale } from '../i18n/customer-language.js';
+import { CustomerLanguage, useLanguageLink, useLocale } from '../i18n/customer-language.js';
 import { type BookableTime, formatDateTime, visitorZone } from '../lib/time.js';
 import { ActionButtons, CancelStep, type ManageMode, RescheduleStep } from './manage/ManageActions.js';
 import { ManageNotices } from './manage/ManageNotices.js';
@@ -96,6 +96,7 @@ function Managed(props: {
   const catalogue = usePublicCatalogue(slug);
   const type = catalogue.data?.resourceTypes.find((rt) => rt.id === r.resourceTypeId);
   const { t } = useTranslation();
+  const link = useLanguageLink();
   const what = type?.name ?? t('manage.yourBooking');
   const active = r.status === 'held' || r.status === 'pending_payment' || r.status === 'confirmed';
   const manageUrl = `${location.origin}/manage/${token}`;
@@ -127,7 +128,7 @@ function Managed(props: {
       ) : null}
       {!active && slug ? (
         <p>
-          <a href={`/book/${slug}`}>{t('common.makeNewBooking')}</a>
+          <a href={link(`/book/${slug}`)}>{t('common.makeNewBooking')}</a>
         </p>
       ) : null}
     </main>
