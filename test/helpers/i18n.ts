@@ -10,13 +10,15 @@ import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 
 export function translatorFor(language: Language): i18n {
   const catalogue = JSON.parse(
-    readFileSync(join(PROJECT_ROOT, 'frontend', 'src', 'i18n', 'locales', `${language}.json`), 'utf8'),
+    readFileSync(join(PROJECT_ROOT, 'frontend', 'src', 'i18n', 'locales', language, 'pages.json'), 'utf8'),
   );
   const instance = createInstance();
   void instance.init({
     lng: language,
     fallbackLng: false,
-    resources: { [language]: { translation: catalogue } },
+    ns: 'pages',
+    defaultNS: 'pages',
+    resources: { [language]: { pages: catalogue } },
     interpolation: { escapeValue: false },
     initAsync: false,
   });

@@ -17,10 +17,10 @@ import {
 
 /** Each language's catalogue, a chunk of its own that loads when first asked for. */
 const CATALOGUES: Record<Language, () => Promise<{ default: object }>> = {
-  en: () => import('./locales/en.json'),
-  de: () => import('./locales/de.json'),
-  fr: () => import('./locales/fr.json'),
-  es: () => import('./locales/es.json'),
+  en: () => import('./locales/en/pages.json'),
+  de: () => import('./locales/de/pages.json'),
+  fr: () => import('./locales/fr/pages.json'),
+  es: () => import('./locales/es/pages.json'),
 };
 
 const instances = new Map<Language, Promise<i18n>>();
@@ -33,9 +33,11 @@ function translatorOf(language: Language): Promise<i18n> {
       const instance = createInstance();
       await instance.init({
         lng: language,
-        // Every language holds every key (test/frontend/catalogues.test.ts): no fallback to load.
+        // Every language holds every key (test/i18n/catalogues.test.ts): no fallback to load.
         fallbackLng: false,
-        resources: { [language]: { translation: catalogue.default } },
+        ns: 'pages',
+        defaultNS: 'pages',
+        resources: { [language]: { pages: catalogue.default } },
         // React escapes what it renders; escaping here too would show `&amp;`.
         interpolation: { escapeValue: false },
       });
