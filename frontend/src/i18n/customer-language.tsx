@@ -2,7 +2,7 @@
 // organisation's default (languages.ts), its catalogue loaded on demand (one chunk per
 // language, so a page ships only the one it shows), `<html lang>` set while the page is shown.
 // The console never renders this: it stays English and carries none of it.
-import { createInstance, type i18n } from 'i18next';
+import type { i18n } from 'i18next';
 import { createContext, type ReactNode, useContext, useEffect, useState } from 'react';
 import { I18nextProvider } from 'react-i18next';
 import { useSearchParams } from 'react-router';
@@ -29,20 +29,23 @@ const instances = new Map<Language, Promise<i18n>>();
 function translatorOf(language: Language): Promise<i18n> {
   let found = instances.get(language);
   if (!found) {
-    found = CATALOGUES[language]().then(async (catalogue) => {
-      const instance = createInstance();
-      await instance.init({
-        lng: language,
-        // Every language holds every key (test/i18n/catalogues.test.ts): no fallback to load.
-        fallbackLng: false,
-        ns: 'pages',
-        defaultNS: 'pages',
-        resources: { [language]: { pages: catalogue.default } },
-        // React escapes what it renders; escaping here too would show `&amp;`.
-        interpolation: { escapeValue: false },
-      });
-      return instance;
-    });
+    // i18next itself loads beside the catalogue, so the console's first load carries neither.
+    found = Promise.all([CATALOGUES[language](), import('i18next')]).then(
+      async ([catalogue, { createInstance }]) => {
+        const instance = createInstance();
+        await instance.init({
+          lng: language,
+          // Every language holds every key (test/i18n/catalogues.test.ts): no fallback to load.
+          fallbackLng: false,
+          ns: 'pages',
+          defaultNS: 'pages',
+          resources: { [language]: { pages: catalogue.default } },
+          // React escapes what it renders; escaping here too would show `&amp;`.
+          interpolation: { escapeValue: false },
+        });
+        return instance;
+      },
+    );
     // A chunk that failed to load (a lost connection) is asked for again next time.
     found.catch(() => instances.delete(language));
     instances.set(language, found);
