@@ -42,6 +42,16 @@ export default defineConfig({
     assetsInlineLimit: 0,
     sourcemap: false,
     reportCompressedSize: false,
+    rolldownOptions: {
+      output: {
+        // A language's catalogue (src/i18n/locales/<language>/pages.json) is named by its language:
+        // `pages-de-<hash>.js`, so a page's loads (and the tests) tell them apart.
+        chunkFileNames: (chunk) => {
+          const language = /\/i18n\/locales\/(\w+)\/pages\.json$/.exec(chunk.facadeModuleId ?? '')?.[1];
+          return language ? `assets/pages-${language}-[hash].js` : 'assets/[name]-[hash].js';
+        },
+      },
+    },
   },
   server: {
     // `npm run dev:web`: the API of a service on :3000 behind the dev server.

@@ -14,6 +14,7 @@ import {
   timesByDay,
   zoneChoices,
 } from '../../frontend/src/lib/time.js';
+import { inLanguage } from '../helpers/i18n.js';
 
 const NOW = Date.parse('2027-03-01T00:00:00Z');
 
@@ -150,14 +151,17 @@ describe('days and times in the visitor zone', () => {
     ];
     const render = (zone: string) =>
       renderToStaticMarkup(
-        createElement(TimeList, {
-          day: '2027-03-02',
-          times,
-          zone,
-          selected: times[1]!.start,
-          onSelect: () => {},
-          locale: 'en-GB',
-        }),
+        inLanguage(
+          'en',
+          createElement(TimeList, {
+            day: '2027-03-02',
+            times,
+            zone,
+            selected: times[1]!.start,
+            onSelect: () => {},
+            locale: 'en-GB',
+          }),
+        ),
       );
     const labels = (html: string) => [...html.matchAll(/<button[^>]*>([^<]+)<\/button>/g)].map((m) => m[1]);
     assert.deepEqual(labels(render('Europe/Berlin')), ['09:00', '14:30']);
@@ -167,16 +171,22 @@ describe('days and times in the visitor zone', () => {
     assert.match(html, /<h3 id="times-heading">Tuesday, 2 March 2027<\/h3>/);
     assert.match(html, /aria-pressed="true" data-start="2027-03-02T13:30:00Z"[^>]*>13:30</);
     assert.match(html, /aria-pressed="false" data-start="2027-03-02T08:00:00Z"[^>]*>08:00</);
-    const empty = renderToStaticMarkup(
-      createElement(TimeList, {
-        day: '2027-03-02',
-        times: [],
-        zone: 'UTC',
-        selected: null,
-        onSelect: () => {},
-      }),
-    );
-    assert.match(empty, /No free times on this day/);
+    const empty = (language: 'en' | 'de') =>
+      renderToStaticMarkup(
+        inLanguage(
+          language,
+          createElement(TimeList, {
+            day: '2027-03-02',
+            times: [],
+            zone: 'UTC',
+            selected: null,
+            onSelect: () => {},
+            locale: language,
+          }),
+        ),
+      );
+    assert.match(empty('en'), /No free times on this day/);
+    assert.match(empty('de'), /Dienstag, 2\. März 2027.*An diesem Tag sind keine Zeiten frei\./);
   });
 });
 

@@ -1,6 +1,8 @@
 // The booking page's confirmation: what was booked, its reference, the calendar file and the
 // manage link the customer keeps to see, move or cancel it.
 import type { RefObject } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useLanguageLink } from '../i18n/customer-language.js';
 import { IcsLink, Summary } from './Reservation.js';
 
 /** What a confirmation shows of a booked reservation. */
@@ -22,12 +24,13 @@ export function BookingDone(props: {
   zone: string;
 }) {
   const { headingRef, organisationName, typeName, booked, manageUrl, zone } = props;
+  const { t } = useTranslation();
   return (
     <section aria-labelledby="done-heading" className="done">
       <h2 id="done-heading" ref={headingRef} tabIndex={-1}>
-        You are booked
+        {t('book.doneHeading')}
       </h2>
-      <p>A confirmation of your booking with {organisationName}:</p>
+      <p>{t('book.doneIntro', { organisation: organisationName })}</p>
       <Summary
         what={typeName}
         start={booked.startTime}
@@ -38,7 +41,7 @@ export function BookingDone(props: {
       />
       {booked.reference ? (
         <p>
-          Reference: <strong className="reference">{booked.reference}</strong>
+          {t('common.reference')} <strong className="reference">{booked.reference}</strong>
         </p>
       ) : null}
       <div className="actions">
@@ -57,11 +60,13 @@ export function BookingDone(props: {
 
 /** The manage link to keep, with what it is for. */
 export function ManageLinkNote({ url }: { url: string }) {
+  const { t } = useTranslation();
+  const link = useLanguageLink();
   return (
     <p>
-      Keep this link to see, move or cancel your booking:{' '}
-      <a href={url} className="manage-link">
-        Manage your booking
+      {t('common.manageLinkNote')}{' '}
+      <a href={link(url)} className="manage-link">
+        {t('common.manageYourBooking')}
       </a>
     </p>
   );

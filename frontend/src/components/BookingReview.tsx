@@ -2,13 +2,16 @@
 // at the provider, or let the time go and choose another.
 import { useMutation } from '@tanstack/react-query';
 import { type RefObject, useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { ApiError, api, unwrap } from '../api/client.js';
-import { errorText } from '../api/errors.js';
 import type { BookedReservation, ManagedReservation, PublicType } from '../api/types.js';
+import { useCustomerErrors } from '../i18n/customer-errors.js';
+import { useLocale } from '../i18n/customer-language.js';
 import { isFramed } from '../lib/embed.js';
+import { formatPrice } from '../lib/price.js';
 import { minutesLeft } from '../lib/time.js';
 import { FramedPaymentNotice, useFramedCheckout } from './FramedPayment.js';
-import { formatPrice, Summary } from './Reservation.js';
+import { Summary } from './Reservation.js';
 
 const expired = (error: unknown) => error instanceof ApiError && error.code === 'HOLD_EXPIRED';
 
@@ -69,15 +72,15 @@ export function BookingReview(props: {
   const left = held.expiresAt ? minutesLeft(held.expiresAt, now) : null;
   const over = left === 0 || expired(confirm.error);
   const paid = type.paymentRequired && held.priceAmount != null && held.priceCurrency;
+  const { t } = useTranslation();
+  const { errorText } = useCustomerErrors();
   return (
     <section aria-labelledby="review-heading">
       <h2 id="review-heading" ref={headingRef} tabIndex={-1}>
-        {paid ? 'Review and pay' : 'Review and confirm'}
+        {t(paid ? 'book.reviewPay' : 'book.reviewConfirm')}
       </h2>
       <p className="notice" aria-live="polite">
-        {over
-          ? 'The time we held for you has run out.'
-          : `We are holding this time for you${left ? ` for ${left} more minute${left === 1 ? '' : 's'}` : ''}.`}
+        {over ? t('book.holdOver') : left ? t('book.holdingFor', { count: left }) : t('book.holdingNow')}
       </p>
       <Summary
         what={type.name}
@@ -105,7 +108,7 @@ export function BookingReview(props: {
           onPaid={props.onPaid}
         />
       ) : paid ? (
-        <p className="hint">You will be taken to the secure payment page, then back here.</p>
+        <p className="hint">{t('common.securePayment')}</p>
       ) : null}
     </section>
   );
@@ -120,6 +123,8 @@ function ReviewButtons(props: {
 }) {
   const { held, paid, over } = props;
   const { confirm, release } = props.actions;
+  const { t } = useTranslation();
+  const locale = useLocale();
   return (
     <div className="actions">
       <button
@@ -129,10 +134,8 @@ function ReviewButtons(props: {
         onClick={() => confirm.mutate()}
       >
         {paid
-          ? `Pay ${formatPrice(held.priceAmount!, held.priceCurrency!)}`
-          : confirm.isPending
-            ? 'Confirming…'
-            : 'Confirm booking'}
+          ? t('book.pay', { price: formatPrice(held.priceAmount!, held.priceCurrency!, locale) })
+          : t(confirm.isPending ? 'book.confirming' : 'book.confirmBooking')}
       </button>
       <button
         type="button"
@@ -140,7 +143,7 @@ function ReviewButtons(props: {
         disabled={release.isPending}
         onClick={() => release.mutate()}
       >
-        Choose another time
+        {t('book.chooseAnother')}
       </button>
     </div>
   );

@@ -2,9 +2,12 @@
 // booking questions and the notes. Each takes at most what the API accepts (maxLength), is
 // `required` exactly where the API requires it (the others say "(optional)"), and shows the
 // API's refusal of it beside it, in words.
+import type { TFunction } from 'i18next';
 import type { ReactNode } from 'react';
-import { answerWords, type FieldDetail, fieldOf, wordsAt } from '../api/errors.js';
+import { useTranslation } from 'react-i18next';
+import { type FieldDetail, fieldOf } from '../api/errors.js';
 import type { PublicType } from '../api/types.js';
+import { useCustomerErrors } from '../i18n/customer-errors.js';
 import { type Answers, answerLimit, fieldLimit, LIMITS, type Question, type Values } from '../lib/booking.js';
 import { fieldLabel } from '../lib/manage-links.js';
 
@@ -16,12 +19,28 @@ interface TextField {
   autoComplete?: string;
 }
 
-/** The customer fields a type asks for: name and email required, phone always optional, its own fields required. */
-export function customerFields(type: PublicType): TextField[] {
+/**
+ * The customer fields a type asks for: name and email required, phone always optional, its own
+ * fields required (named by their key: the organisation chose it, in its own language).
+ */
+export function customerFields(type: PublicType, t?: TFunction): TextField[] {
+  const say = (key: string, english: string) => (t ? t(key) : english);
   return [
-    { key: 'name', label: 'Your name', type: 'text', required: true, autoComplete: 'name' },
-    { key: 'email', label: 'Email', type: 'email', required: true, autoComplete: 'email' },
-    { key: 'phone', label: 'Phone', type: 'tel', required: false, autoComplete: 'tel' },
+    {
+      key: 'name',
+      label: say('fields.name', 'Your name'),
+      type: 'text',
+      required: true,
+      autoComplete: 'name',
+    },
+    {
+      key: 'email',
+      label: say('fields.email', 'Email'),
+      type: 'email',
+      required: true,
+      autoComplete: 'email',
+    },
+    { key: 'phone', label: say('fields.phone', 'Phone'), type: 'tel', required: false, autoComplete: 'tel' },
     ...type.customerInfoFields
       .filter((k) => !['name', 'email', 'phone'].includes(k))
       .map((key) => ({ key, label: fieldLabel(key), type: 'text', required: true })),
@@ -38,8 +57,6 @@ export function shownFields(type: PublicType): string[] {
   ];
 }
 
-const labelText = (label: string, required: boolean) => (required ? label : `${label} (optional)`);
-
 /** One labelled control with its refusal beside it (`aria-describedby`). */
 function Field(props: {
   id: string;
@@ -50,8 +67,9 @@ function Field(props: {
   children: (aria: { 'aria-invalid'?: true; 'aria-describedby'?: string }) => ReactNode;
 }) {
   const { id, label, required, error, check } = props;
+  const { t } = useTranslation();
   const aria = error ? { 'aria-invalid': true as const, 'aria-describedby': `e-${id}` } : {};
-  const labelled = <label htmlFor={id}>{labelText(label, required)}</label>;
+  const labelled = <label htmlFor={id}>{required ? label : t('fields.optional', { label })}</label>;
   return (
     <div className={check ? 'field field-check' : 'field'}>
       {check ? (
@@ -83,6 +101,7 @@ function QuestionInput(props: {
   const id = `q-${q.id}`;
   const text = typeof value === 'string' ? value : '';
   const common = { id, name: id, required: q.required };
+  const { t } = useTranslation();
   return (
     <Field id={id} label={q.label} required={q.required} error={error} check={q.kind === 'checkbox'}>
       {(aria) =>
@@ -96,7 +115,7 @@ function QuestionInput(props: {
           />
         ) : q.kind === 'select' ? (
           <select {...common} {...aria} value={text} onChange={(e) => onChange(e.target.value)}>
-            <option value="">Choose…</option>
+            <option value="">{t('fields.choose')}</option>
             {(q.options ?? []).map((option) => (
               <option key={option} value={option}>
                 {option}
@@ -164,6 +183,8 @@ export function CustomerFields(props: {
   details: readonly FieldDetail[];
 }) {
   const { type, values, onValues, answers, onAnswers, details } = props;
+  const { t } = useTranslation();
+  const { wordsAt, answerWords } = useCustomerErrors();
   const given = (key: string) => (values[key] ?? '').trim() !== '';
   const errorOf = (key: string) => wordsAt(details, key === 'notes' ? key : `customer.${key}`, given(key));
   const answerError = (q: Question) => {
@@ -173,7 +194,7 @@ export function CustomerFields(props: {
   };
   return (
     <>
-      {customerFields(type).map((f) => (
+      {customerFields(type, t).map((f) => (
         <TextFieldInput
           key={f.key}
           field={f}
@@ -191,7 +212,7 @@ export function CustomerFields(props: {
           onChange={(value) => onAnswers((a) => ({ ...a, [q.id]: value }))}
         />
       ))}
-      <Field id="f-notes" label="Notes" required={false} error={errorOf('notes')}>
+      <Field id="f-notes" label={t('fields.notes')} required={false} error={errorOf('notes')}>
         {(aria) => (
           <textarea
             {...aria}

@@ -2,11 +2,17 @@
 // type books there in one step; a paid one is held first (review and pay follow); a series is
 // checked first; a taken time can be waited for.
 import { useMutation } from '@tanstack/react-query';
+import type { TFunction } from 'i18next';
 import { type FormEvent, type RefObject, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { ApiError, api, idempotencyKey, unwrap } from '../api/client.js';
-import { alternativesOf, errorText, fieldErrors, otherFieldErrors } from '../api/errors.js';
+import { alternativesOf } from '../api/errors.js';
 import type { BookedReservation, PublicType } from '../api/types.js';
-import { type Answers, bookingBody, paysFirst, type Values } from '../lib/booking.js';
+import { useCustomerErrors } from '../i18n/customer-errors.js';
+import { useCustomerLanguage } from '../i18n/customer-language.js';
+import type { Language } from '../i18n/languages.js';
+import { Marked } from '../i18n/Marked.js';
+import { type Answers, bookingBody, type CustomerSetting, paysFirst, type Values } from '../lib/booking.js';
 import { rememberManageToken } from '../lib/manage-links.js';
 import { MAX_WEEKS, MIN_WEEKS, parseWeeks, weeklyRecurrence } from '../lib/recurrence.js';
 import { type BookableTime, formatDateTime } from '../lib/time.js';
@@ -35,10 +41,17 @@ export interface Placed {
 }
 
 /** Holds the time where payment is due before confirming, else books it in one request. */
-async function place(slug: string, type: PublicType, at: BookableTime, values: Values, answers: Answers) {
+async function place(
+  slug: string,
+  type: PublicType,
+  at: BookableTime,
+  values: Values,
+  answers: Answers,
+  who: Who,
+) {
   const held = paysFirst(type);
   const params = { path: { slug }, header: { 'idempotency-key': idempotencyKey() } };
-  const body = bookingBody(type, at, values, answers);
+  const body = bookingBody(type, at, values, answers, who);
   // Without ?dryRun the answer is the 201 booking (the 200 is a dry run's verdict).
   const reservation = (await unwrap(
     held
@@ -48,11 +61,14 @@ async function place(slug: string, type: PublicType, at: BookableTime, values: V
   return { reservation, at, held };
 }
 
-function submitLabel(waitOnly: boolean, weekly: boolean, held: boolean, pending: boolean) {
-  if (waitOnly) return pending ? 'Joining…' : 'Join the waitlist';
-  if (weekly) return pending ? 'Checking the dates…' : 'Check the dates';
-  if (held) return pending ? 'Holding…' : 'Hold this time';
-  return pending ? 'Booking…' : 'Confirm booking';
+/** The customer's language and zone, which the booking keeps for its mails. */
+type Who = CustomerSetting & { locale: Language };
+
+function submitLabel(t: TFunction, waitOnly: boolean, weekly: boolean, held: boolean, pending: boolean) {
+  if (waitOnly) return t(pending ? 'book.joining' : 'book.joinWaitlist');
+  if (weekly) return t(pending ? 'book.checkingDates' : 'book.checkDates');
+  if (held) return t(pending ? 'book.holdingPending' : 'book.holdThisTime');
+  return t(pending ? 'book.booking' : 'book.confirmBooking');
 }
 
 interface DetailsProps {
@@ -78,9 +94,10 @@ interface DetailsProps {
 
 /** Booking (or holding), checking a series, and joining the waitlist; `last`: the latest refused. */
 function useDetailsActions(props: DetailsProps) {
-  const { slug, type, time, values, answers } = props;
+  const { slug, type, time, zone, values, answers } = props;
+  const who: Who = { locale: useCustomerLanguage().language, timeZone: zone };
   const book = useMutation({
-    mutationFn: (at: BookableTime) => place(slug, type, at, values, answers),
+    mutationFn: (at: BookableTime) => place(slug, type, at, values, answers, who),
     onSuccess: (placed) => {
       const { reservation } = placed;
       if (reservation.manageToken) rememberManageToken(reservation.id, reservation.manageToken);
@@ -90,7 +107,7 @@ function useDetailsActions(props: DetailsProps) {
   const check = useMutation({
     mutationFn: async (weeks: number) => {
       const body: SeriesBody = {
-        ...bookingBody(type, time, values, answers),
+        ...bookingBody(type, time, values, answers, who),
         recurrence: weeklyRecurrence(weeks),
       };
       return { body, occurrences: await previewSeries(slug, body) };
@@ -98,7 +115,7 @@ function useDetailsActions(props: DetailsProps) {
     onSuccess: ({ body, occurrences }) => props.onPreview(body, occurrences),
   });
   const join = useMutation({
-    mutationFn: (at: BookableTime) => joinWaitlist(slug, bookingBody(type, at, values, answers)),
+    mutationFn: (at: BookableTime) => joinWaitlist(slug, bookingBody(type, at, values, answers, who)),
     onSuccess: props.onWaitlisted,
   });
   // The last refusal of the form: a booking or hold, the series' dry run, or joining the waitlist.
@@ -119,13 +136,14 @@ function useDetailsSubmit(props: DetailsProps, actions: DetailsActions) {
   const { time, repeat, waitOnly } = props;
   const { book, check, join } = actions;
   const [weeksError, setWeeksError] = useState<string | undefined>();
+  const { t } = useTranslation();
 
   function submit(event: FormEvent) {
     event.preventDefault();
     if (waitOnly) return join.mutate(time);
     if (!repeat?.weekly) return book.mutate(time);
     const weeks = parseWeeks(repeat.weeks);
-    setWeeksError(weeks === null ? `Enter a number of weeks from ${MIN_WEEKS} to ${MAX_WEEKS}.` : undefined);
+    setWeeksError(weeks === null ? t('book.weeksRange', { min: MIN_WEEKS, max: MAX_WEEKS }) : undefined);
     if (weeks !== null) check.mutate(weeks);
   }
 
@@ -142,7 +160,9 @@ export function DetailsForm(props: DetailsProps) {
   const actions = useDetailsActions(props);
   const { weeksError, submit, changeRepeat } = useDetailsSubmit(props, actions);
   const { book, check, join, last } = actions;
-  const errors = fieldErrors(last?.error);
+  const { t } = useTranslation();
+  const locale = useCustomerLanguage().locale;
+  const { fieldError } = useCustomerErrors();
   const details = last?.error instanceof ApiError ? last.error.details : [];
   const weekly = repeat?.weekly ?? false;
   const busy = book.isPending || check.isPending || join.isPending;
@@ -151,13 +171,13 @@ export function DetailsForm(props: DetailsProps) {
   return (
     <section aria-labelledby="details-heading">
       <h2 id="details-heading" ref={headingRef} tabIndex={-1}>
-        Your details
+        {t('book.detailsHeading')}
       </h2>
       <p>
-        {waitOnly ? 'Join the waitlist: ' : ''}
-        {type.name}, <strong>{formatDateTime(time.start, zone)}</strong>{' '}
+        {waitOnly ? t('book.joinWaitlistPrefix') : ''}
+        {type.name}, <strong>{formatDateTime(time.start, zone, locale)}</strong>{' '}
         <button type="button" className="link" onClick={onBack}>
-          Change
+          {t('common.change')}
         </button>
       </p>
       <form onSubmit={submit}>
@@ -165,7 +185,7 @@ export function DetailsForm(props: DetailsProps) {
           <RepeatControl
             weekly={repeat.weekly}
             weeks={repeat.weeks}
-            error={weeksError ?? errors['recurrence.0']}
+            error={weeksError ?? fieldError(last?.error, 'recurrence.0')}
             onChange={changeRepeat}
           />
         ) : null}
@@ -180,7 +200,7 @@ export function DetailsForm(props: DetailsProps) {
         <Refusals type={type} zone={zone} actions={actions} busy={busy} />
         <div className="actions">
           <button type="submit" className="primary" disabled={busy}>
-            {submitLabel(waitOnly, weekly, held, (waitOnly ? join : weekly ? check : book).isPending)}
+            {submitLabel(t, waitOnly, weekly, held, (waitOnly ? join : weekly ? check : book).isPending)}
           </button>
         </div>
       </form>
@@ -192,6 +212,9 @@ export function DetailsForm(props: DetailsProps) {
 function Refusals(props: { type: PublicType; zone: string; actions: DetailsActions; busy: boolean }) {
   const { type, zone, busy } = props;
   const { book, check, join, last } = props.actions;
+  const { t } = useTranslation();
+  const locale = useCustomerLanguage().locale;
+  const { errorText, otherFieldErrors } = useCustomerErrors();
   const others = otherFieldErrors(last?.error, [...shownFields(type), 'recurrence.0']);
   const held = paysFirst(type);
   // A taken time on a type with a waitlist: offer to wait for it (the time last asked for).
@@ -227,7 +250,7 @@ function Refusals(props: { type: PublicType; zone: string; actions: DetailsActio
           ) : null}
           {join.error instanceof ApiError && join.error.code === 'SLOT_AVAILABLE' && join.variables ? (
             <button type="button" className="secondary" onClick={() => book.mutate(join.variables!)}>
-              {held ? 'Hold this time' : 'Book this time'}
+              {t(held ? 'book.holdThisTime' : 'book.bookThisTime')}
             </button>
           ) : null}
         </div>
@@ -235,11 +258,10 @@ function Refusals(props: { type: PublicType; zone: string; actions: DetailsActio
       {taken ? (
         <div className="waitlist-offer">
           <p>
-            Or wait for <strong>{formatDateTime(taken.start, zone)}</strong>: if it becomes free, it is held
-            for you and you are told by email.
+            <Marked text={t('book.waitInstead', { when: formatDateTime(taken.start, zone, locale) })} />
           </p>
           <button type="button" className="secondary" disabled={busy} onClick={() => join.mutate(taken)}>
-            Join the waitlist for this time
+            {t('book.joinWaitlistForTime')}
           </button>
         </div>
       ) : null}

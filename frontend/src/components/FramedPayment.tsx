@@ -3,6 +3,7 @@
 // not pages a host site may frame. The framed page watches the booking until the provider's
 // webhook confirms it, then goes on (and tells the host `reservation:paid`).
 import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { useManagedReservation } from '../api/public-hooks.js';
 import type { ManagedReservation } from '../api/types.js';
 
@@ -26,6 +27,7 @@ export function FramedPaymentNotice(props: {
   onPaid: (reservation: ManagedReservation) => void;
 }) {
   const { checkout, token, onPaid } = props;
+  const { t } = useTranslation();
   // Asks again every few seconds while the payment is pending.
   const booking = useManagedReservation(token);
   const status = booking.data?.status;
@@ -37,16 +39,16 @@ export function FramedPaymentNotice(props: {
   }, [status, booking.data, onPaid]);
   return (
     <p className="notice" aria-live="polite">
-      {checkout.opened ? 'Complete the payment in the new tab. ' : null}
+      {checkout.opened ? `${t('payment.framedPayInTab')} ` : null}
       {checkout.opened ? null : (
         <>
           <a href={checkout.url} target="_blank" rel="noopener">
-            Open the secure payment page
+            {t('payment.framedOpenPayment')}
           </a>{' '}
-          (a new tab).{' '}
+          {t('payment.framedNewTab')}{' '}
         </>
       )}
-      This page moves on as soon as the payment is received.
+      {t('payment.framedMovesOn')}
     </p>
   );
 }

@@ -1,14 +1,16 @@
 // A weekly series on the manage page: the series' dates, and cancelling all of them.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../api/client.js';
-import { errorText } from '../api/errors.js';
 import { useSeries } from '../api/public-hooks.js';
 import { queryKeys } from '../api/queryKeys.js';
 import type { paths } from '../api/schema.js';
+import { useCustomerErrors } from '../i18n/customer-errors.js';
+import { useLocale } from '../i18n/customer-language.js';
 import { formatDateTime, formatTime } from '../lib/time.js';
 import { ConfirmBox } from './ConfirmBox.js';
-import { STATUS_WORDS } from './Reservation.js';
+import { statusKey } from './Reservation.js';
 
 type SeriesAnswer =
   paths['/api/public/reservations/{token}/series']['get']['responses'][200]['content']['application/json'];
@@ -34,11 +36,13 @@ export function ManageSeries(props: { token: string; currentId: number; zone: st
   const { token, currentId, zone } = props;
   const { cancel, confirming, setConfirming } = useCancelSeries(token);
   const series = useSeries(token);
-  if (series.isPending) return <p className="loading">Loading the dates of your series…</p>;
+  const { t } = useTranslation();
+  const { errorText } = useCustomerErrors();
+  if (series.isPending) return <p className="loading">{t('series.loadingDates')}</p>;
   if (series.isError)
     return (
       <div role="alert" className="error">
-        <p>The other dates of this series could not be loaded: {errorText(series.error)}</p>
+        <p>{t('series.datesFailed', { reason: errorText(series.error) })}</p>
       </div>
     );
   const now = Date.now();
@@ -49,7 +53,7 @@ export function ManageSeries(props: { token: string; currentId: number; zone: st
   );
   return (
     <section aria-labelledby="series-heading" className="series">
-      <h2 id="series-heading">Every date of this series</h2>
+      <h2 id="series-heading">{t('series.everyDate')}</h2>
       <SeriesDates series={series.data} currentId={currentId} zone={zone} />
       {cancel.isError ? (
         <div role="alert" className="error">
@@ -59,21 +63,21 @@ export function ManageSeries(props: { token: string; currentId: number; zone: st
       {cancellable && !confirming ? (
         <div className="actions">
           <button type="button" className="secondary danger" onClick={() => setConfirming(true)}>
-            Cancel the whole series
+            {t('series.cancelWhole')}
           </button>
         </div>
       ) : null}
       {cancellable && confirming ? (
         <ConfirmBox
-          title="Cancel every date of this series?"
+          title={t('series.cancelTitle')}
           level={3}
-          confirm="Yes, cancel the series"
-          keep="Keep the series"
+          confirm={t('series.cancelYes')}
+          keep={t('series.keep')}
           pending={cancel.isPending}
           onConfirm={() => cancel.mutate()}
           onKeep={() => setConfirming(false)}
         >
-          <p>Every date not yet started is cancelled; dates already past stay as they are.</p>
+          <p>{t('series.cancelBody')}</p>
         </ConfirmBox>
       ) : null}
     </section>
@@ -83,13 +87,15 @@ export function ManageSeries(props: { token: string; currentId: number; zone: st
 /** The series' dates with their status, the one this page manages marked. */
 function SeriesDates(props: { series: SeriesAnswer; currentId: number; zone: string }) {
   const { series, currentId, zone } = props;
+  const { t } = useTranslation();
+  const locale = useLocale();
   return (
     <ol className="series-dates">
       {series.reservations.map((r) => (
         <li key={r.id} aria-current={r.id === currentId ? 'true' : undefined}>
-          {formatDateTime(r.startTime, zone)} – {formatTime(r.endTime, zone)}:{' '}
-          <span className={`status-${r.status}`}>{STATUS_WORDS[r.status]}</span>
-          {r.id === currentId ? <strong> (this booking)</strong> : null}
+          {formatDateTime(r.startTime, zone, locale)} – {formatTime(r.endTime, zone, locale)}:{' '}
+          <span className={`status-${r.status}`}>{t(statusKey(r.status))}</span>
+          {r.id === currentId ? <strong> {t('series.thisBooking')}</strong> : null}
         </li>
       ))}
     </ol>

@@ -1,7 +1,16 @@
 import { type KeyboardEvent, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
 import { formatDay, formatMonth, type Month, monthGrid } from '../lib/time.js';
 
-const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
+/** Monday to Sunday as the locale shortens them (4 to 10 January 2021 ran Monday to Sunday). */
+function weekdays(locale: string | undefined): { key: number; short: string; long: string }[] {
+  const short = new Intl.DateTimeFormat(locale, { weekday: 'short', timeZone: 'UTC' });
+  const long = new Intl.DateTimeFormat(locale, { weekday: 'long', timeZone: 'UTC' });
+  return [4, 5, 6, 7, 8, 9, 10].map((day) => {
+    const date = new Date(Date.UTC(2021, 0, day, 12));
+    return { key: day, short: short.format(date), long: long.format(date) };
+  });
+}
 
 /**
  * A month of days; a day with free time is a button. Arrow keys move between days (one tab
@@ -19,23 +28,29 @@ export function MonthView(props: {
 }) {
   const { month, freeDays, loading, canGoBack, onMonth, locale } = props;
   const label = formatMonth(month, locale);
+  const { t } = useTranslation();
   return (
     <section className="month" aria-labelledby="month-heading">
       <div className="month-nav">
-        <button type="button" onClick={() => onMonth(-1)} disabled={!canGoBack} aria-label="Previous month">
+        <button
+          type="button"
+          onClick={() => onMonth(-1)}
+          disabled={!canGoBack}
+          aria-label={t('picker.previousMonth')}
+        >
           ‹
         </button>
         <h3 id="month-heading" aria-live="polite">
           {label}
         </h3>
-        <button type="button" onClick={() => onMonth(1)} aria-label="Next month">
+        <button type="button" onClick={() => onMonth(1)} aria-label={t('picker.nextMonth')}>
           ›
         </button>
       </div>
       <DayGrid {...props} />
-      {loading ? <p className="hint">Looking for free times…</p> : null}
+      {loading ? <p className="hint">{t('picker.looking')}</p> : null}
       {!loading && freeDays.size === 0 ? (
-        <p className="empty">Nothing is free in {label}. Try the next month.</p>
+        <p className="empty">{t('picker.nothingFree', { month: label })}</p>
       ) : null}
     </section>
   );
@@ -71,13 +86,14 @@ function DayGrid(props: {
   const days = weeks.flat().filter((d): d is string => d !== null);
   const focusable = selected && freeDays.has(selected) ? selected : days.find((d) => freeDays.has(d));
   const { grid, onKeyDown } = useArrowKeys(days, freeDays);
+  const { t } = useTranslation();
   return (
     <table ref={grid} aria-labelledby="month-heading" aria-busy={loading}>
       <thead>
         <tr>
-          {WEEKDAYS.map((d) => (
-            <th key={d} scope="col">
-              {d}
+          {weekdays(locale).map((d) => (
+            <th key={d.key} scope="col">
+              <abbr title={d.long}>{d.short}</abbr>
             </th>
           ))}
         </tr>
@@ -97,7 +113,9 @@ function DayGrid(props: {
                     data-day={day}
                     disabled={!freeDays.has(day)}
                     aria-pressed={selected === day}
-                    aria-label={`${formatDay(day, locale)}${freeDays.has(day) ? ', free times' : ', nothing free'}`}
+                    aria-label={t(freeDays.has(day) ? 'picker.dayFree' : 'picker.dayNotFree', {
+                      day: formatDay(day, locale),
+                    })}
                     tabIndex={day === focusable ? 0 : -1}
                     onKeyDown={(e) => onKeyDown(e, day)}
                     onClick={() => onSelect(day)}

@@ -1,5 +1,7 @@
-import { errorText } from '../api/errors.js';
+import { useTranslation } from 'react-i18next';
 import type { Alternative } from '../api/types.js';
+import { useCustomerErrors } from '../i18n/customer-errors.js';
+import { useLocale } from '../i18n/customer-language.js';
 import { type BookableTime, formatDateTime } from '../lib/time.js';
 
 /** A refusal in words, with the times the API offers instead as buttons. */
@@ -12,6 +14,9 @@ export function Refusal(props: {
   others?: string[];
 }) {
   const { error, alternatives, zone, onPick, others = [] } = props;
+  const { t } = useTranslation();
+  const { errorText } = useCustomerErrors();
+  const locale = useLocale();
   return (
     <div role="alert" className="error">
       <p>{errorText(error)}</p>
@@ -24,7 +29,7 @@ export function Refusal(props: {
       ) : null}
       {alternatives.length > 0 ? (
         <>
-          <p>These times are free instead:</p>
+          <p>{t('book.freeInstead')}</p>
           <ul className="alternatives">
             {alternatives.map((a) => (
               <li key={`${a.startTime}-${a.resourceId}`}>
@@ -33,7 +38,7 @@ export function Refusal(props: {
                   className="time"
                   onClick={() => onPick({ start: a.startTime, end: a.endTime, resourceId: a.resourceId })}
                 >
-                  {formatDateTime(a.startTime, zone)}
+                  {formatDateTime(a.startTime, zone, locale)}
                 </button>
               </li>
             ))}

@@ -1,24 +1,14 @@
 import { useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useLocale } from '../i18n/customer-language.js';
 import { icsOf } from '../lib/ics.js';
+import { formatPrice } from '../lib/price.js';
 import { formatDateTime, formatTime } from '../lib/time.js';
 
 export type ReservationStatus = 'held' | 'pending_payment' | 'confirmed' | 'cancelled' | 'expired';
 
-/** A reservation's status in words, for the manage page and a series' list of dates. */
-export const STATUS_WORDS: Record<ReservationStatus, string> = {
-  held: 'Held for you, not yet confirmed',
-  pending_payment: 'Waiting for payment',
-  confirmed: 'Confirmed',
-  cancelled: 'Cancelled',
-  expired: 'Expired: the time was not confirmed or paid in time',
-};
-
-/** An amount in minor units in the currency's own words: 2500 EUR is "€25.00". */
-export function formatPrice(amount: number, currency: string, locale?: string): string {
-  const format = new Intl.NumberFormat(locale, { style: 'currency', currency: currency.toUpperCase() });
-  const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
-  return format.format(amount / 10 ** digits);
-}
+/** The catalogue key of a reservation's status in words, for the manage page and a series' list of dates. */
+export const statusKey = (status: ReservationStatus) => `status.${status}` as const;
 
 /** What was booked, when (in `zone`) and for how much. */
 export function Summary(props: {
@@ -30,19 +20,21 @@ export function Summary(props: {
   priceCurrency?: string | null | undefined;
 }) {
   const { what, start, end, zone, priceAmount, priceCurrency } = props;
+  const { t } = useTranslation();
+  const locale = useLocale();
   return (
     <dl className="summary">
-      <dt>What</dt>
+      <dt>{t('common.what')}</dt>
       <dd>{what}</dd>
-      <dt>When</dt>
+      <dt>{t('common.when')}</dt>
       <dd>
-        {formatDateTime(start, zone)} – {formatTime(end, zone)}{' '}
+        {formatDateTime(start, zone, locale)} – {formatTime(end, zone, locale)}{' '}
         <span className="hint">({zone.replaceAll('_', ' ')})</span>
       </dd>
       {priceAmount != null && priceCurrency ? (
         <>
-          <dt>Price</dt>
-          <dd>{formatPrice(priceAmount, priceCurrency)}</dd>
+          <dt>{t('common.price')}</dt>
+          <dd>{formatPrice(priceAmount, priceCurrency, locale)}</dd>
         </>
       ) : null}
     </dl>
@@ -58,6 +50,8 @@ export function IcsLink(props: {
   manageUrl?: string | null | undefined;
 }) {
   const { id, start, end, summary, manageUrl } = props;
+  const { t } = useTranslation();
+  const description = manageUrl ? t('common.icsDescription', { url: manageUrl }) : undefined;
   const href = useMemo(() => {
     const ics = icsOf({
       reservationId: id,
@@ -65,15 +59,15 @@ export function IcsLink(props: {
       start,
       end,
       summary,
-      description: manageUrl ? `Change or cancel: ${manageUrl}` : undefined,
+      description,
       url: manageUrl ?? undefined,
       stamp: new Date().toISOString(),
     });
     return `data:text/calendar;charset=utf-8,${encodeURIComponent(ics)}`;
-  }, [id, start, end, summary, manageUrl]);
+  }, [id, start, end, summary, manageUrl, description]);
   return (
     <a className="button secondary" href={href} download={`booking-${id}.ics`}>
-      Add to calendar (.ics)
+      {t('common.addToCalendar')}
     </a>
   );
 }

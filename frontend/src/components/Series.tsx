@@ -2,15 +2,19 @@
 // the links of every date (the manage page's view of a series: ManageSeries.tsx).
 import { useMutation } from '@tanstack/react-query';
 import { type RefObject, useId } from 'react';
+import { useTranslation } from 'react-i18next';
 import { ApiError, api, idempotencyKey, unwrap } from '../api/client.js';
-import { errorText } from '../api/errors.js';
 import type { paths } from '../api/schema.js';
 import type { PublicType } from '../api/types.js';
+import { useCustomerErrors } from '../i18n/customer-errors.js';
+import { useLanguageLink, useLocale } from '../i18n/customer-language.js';
+import { Marked } from '../i18n/Marked.js';
 import { isFramed } from '../lib/embed.js';
 import { rememberManageToken } from '../lib/manage-links.js';
+import { formatPrice } from '../lib/price.js';
 import { MAX_WEEKS, MIN_WEEKS, totalPrice } from '../lib/recurrence.js';
 import { formatDateTime, formatTime } from '../lib/time.js';
-import { formatPrice, STATUS_WORDS } from './Reservation.js';
+import { statusKey } from './Reservation.js';
 
 type BookPath = paths['/api/public/organisations/{slug}/reservations']['post'];
 /** The booking body with `recurrence`. */
@@ -52,23 +56,24 @@ export function RepeatControl(props: {
 }) {
   const { weekly, weeks, error, onChange } = props;
   const id = useId();
+  const { t } = useTranslation();
   return (
     <fieldset className="repeat">
-      <legend>Repeat</legend>
+      <legend>{t('series.repeat')}</legend>
       <div className="field">
-        <label htmlFor={`${id}-repeat`}>How often</label>
+        <label htmlFor={`${id}-repeat`}>{t('series.howOften')}</label>
         <select
           id={`${id}-repeat`}
           value={weekly ? 'weekly' : 'once'}
           onChange={(e) => onChange(e.target.value === 'weekly', weeks)}
         >
-          <option value="once">Does not repeat</option>
-          <option value="weekly">Every week</option>
+          <option value="once">{t('series.once')}</option>
+          <option value="weekly">{t('series.weekly')}</option>
         </select>
       </div>
       {weekly ? (
         <div className="field">
-          <label htmlFor={`${id}-weeks`}>Number of weeks (this one included)</label>
+          <label htmlFor={`${id}-weeks`}>{t('series.weeks')}</label>
           <input
             id={`${id}-weeks`}
             type="number"
@@ -87,7 +92,7 @@ export function RepeatControl(props: {
             </p>
           ) : (
             <p className="hint" id={`${id}-weeks-hint`}>
-              From {MIN_WEEKS} to {MAX_WEEKS}, same day and time each week.
+              {t('series.weeksHint', { min: MIN_WEEKS, max: MAX_WEEKS })}
             </p>
           )}
         </div>
@@ -98,6 +103,9 @@ export function RepeatControl(props: {
 
 /** A refused series in words: each date that does not fit, with the times free instead. */
 export function SeriesRefusalText({ error, zone }: { error: unknown; zone: string }) {
+  const { t } = useTranslation();
+  const { errorText } = useCustomerErrors();
+  const locale = useLocale();
   if (!(error instanceof ApiError) || error.conflicts.length === 0)
     return (
       <div role="alert" className="error">
@@ -106,23 +114,20 @@ export function SeriesRefusalText({ error, zone }: { error: unknown; zone: strin
     );
   return (
     <div role="alert" className="error">
-      <p>
-        {error.conflicts.length === 1
-          ? 'One date does not fit'
-          : `${error.conflicts.length} dates do not fit`}
-        , so nothing was booked:
-      </p>
+      <p>{t('series.notFit', { count: error.conflicts.length })}</p>
       <ul className="conflicts">
         {error.conflicts.map((c) => (
           <li key={c.startTime}>
-            <strong>{formatDateTime(c.startTime, zone)}</strong>
-            {c.alternatives.length > 0
-              ? ` is taken. Free nearby: ${c.alternatives.map((a) => formatDateTime(a.startTime, zone)).join('; ')}.`
-              : ' is taken, with no free time nearby.'}
+            <Marked
+              text={t(c.alternatives.length > 0 ? 'series.takenNearby' : 'series.takenNone', {
+                when: formatDateTime(c.startTime, zone, locale),
+                times: c.alternatives.map((a) => formatDateTime(a.startTime, zone, locale)).join('; '),
+              })}
+            />
           </li>
         ))}
       </ul>
-      <p>Choose another time or fewer weeks, or book the free times one by one.</p>
+      <p>{t('series.chooseOther')}</p>
     </div>
   );
 }
@@ -169,25 +174,25 @@ export function SeriesReview(props: {
   const total = totalPrice(occurrences);
   const paid = type.paymentRequired && total !== null;
   const book = useBookSeries(slug, body, onBooked);
+  const { t } = useTranslation();
+  const locale = useLocale();
   return (
     <section aria-labelledby="series-review-heading">
       <h2 id="series-review-heading" ref={headingRef} tabIndex={-1}>
-        Check the dates
+        {t('series.checkHeading')}
       </h2>
-      <p>
-        {type.name}, every week, {occurrences.length} times. Every date is free:
-      </p>
+      <p>{t('series.everyWeek', { type: type.name, count: occurrences.length })}</p>
       <ol className="series-dates">
         {occurrences.map((o) => (
           <li key={o.startTime}>
-            {formatDateTime(o.startTime, zone)} – {formatTime(o.endTime, zone)}
+            {formatDateTime(o.startTime, zone, locale)} – {formatTime(o.endTime, zone, locale)}
           </li>
         ))}
       </ol>
-      <p className="hint">Times in {zone.replaceAll('_', ' ')}.</p>
+      <p className="hint">{t('common.timesIn', { zone: zone.replaceAll('_', ' ') })}</p>
       {total ? (
         <p>
-          <strong>Total:</strong> {formatPrice(total.amount, total.currency)}
+          <strong>{t('series.total')}</strong> {formatPrice(total.amount, total.currency, locale)}
         </p>
       ) : null}
       {book.isError ? <SeriesRefusalText error={book.error} zone={zone} /> : null}
@@ -199,16 +204,16 @@ export function SeriesReview(props: {
           onClick={() => book.mutate()}
         >
           {book.isPending
-            ? 'Booking…'
+            ? t('book.booking')
             : paid
-              ? `Book the series and pay ${formatPrice(total.amount, total.currency)}`
-              : 'Book the series'}
+              ? t('series.bookPay', { price: formatPrice(total.amount, total.currency, locale) })
+              : t('series.book')}
         </button>
         <button type="button" className="secondary" onClick={onBack}>
-          Change
+          {t('common.change')}
         </button>
       </div>
-      {paid ? <p className="hint">You will be taken to the secure payment page, then back here.</p> : null}
+      {paid ? <p className="hint">{t('common.securePayment')}</p> : null}
     </section>
   );
 }
@@ -222,34 +227,44 @@ export function SeriesBooked(props: {
   zone: string;
 }) {
   const { headingRef, organisationName, typeName, series, zone } = props;
+  const { t } = useTranslation();
+  const locale = useLocale();
+  const link = useLanguageLink();
   return (
     <section aria-labelledby="series-done-heading" className="done">
       <h2 id="series-done-heading" ref={headingRef} tabIndex={-1}>
-        Your series is booked
+        {t('series.bookedHeading')}
       </h2>
       <p>
-        {typeName} with {organisationName}, {series.reservations.length} dates. Keep these links: each one
-        manages its own date (see, move or cancel it) and can also cancel the whole series.
+        {t('series.bookedIntro', {
+          type: typeName,
+          organisation: organisationName,
+          count: series.reservations.length,
+        })}
       </p>
       <ol className="series-dates">
         {series.reservations.map((r) => {
-          const when = formatDateTime(r.startTime, zone);
+          const when = formatDateTime(r.startTime, zone, locale);
           return (
             <li key={r.id}>
               <span>
-                {when} – {formatTime(r.endTime, zone)}
-                {r.status !== 'confirmed' ? ` (${STATUS_WORDS[r.status]})` : ''}
+                {when} – {formatTime(r.endTime, zone, locale)}
+                {r.status !== 'confirmed' ? ` (${t(statusKey(r.status))})` : ''}
               </span>{' '}
               {r.manageUrl ? (
-                <a href={r.manageUrl} className="manage-link" aria-label={`Manage this date: ${when}`}>
-                  Manage this date
+                <a
+                  href={link(r.manageUrl)}
+                  className="manage-link"
+                  aria-label={t('series.manageDateLabel', { when })}
+                >
+                  {t('series.manageDate')}
                 </a>
               ) : null}
             </li>
           );
         })}
       </ol>
-      <p className="hint">Times in {zone.replaceAll('_', ' ')}.</p>
+      <p className="hint">{t('common.timesIn', { zone: zone.replaceAll('_', ' ') })}</p>
     </section>
   );
 }

@@ -1,8 +1,17 @@
 // The booking page's first question: which service (type), and for a type with several
 // resources, with whom (a resource, or anyone available where the type books from its pool).
 import { type RefObject, useId } from 'react';
+import { useTranslation } from 'react-i18next';
 import type { Catalogue, PublicType } from '../api/types.js';
-import { formatPrice } from './Reservation.js';
+import { useLocale } from '../i18n/customer-language.js';
+import { formatPrice } from '../lib/price.js';
+
+/** "60 min" as the locale writes a number of minutes. */
+export function formatMinutes(minutes: number, locale: string): string {
+  return new Intl.NumberFormat(locale, { style: 'unit', unit: 'minute', unitDisplay: 'short' }).format(
+    minutes,
+  );
+}
 
 /** A resource of the type, or `any`: the pool. */
 export type ResourceChoiceValue = number | 'any';
@@ -18,26 +27,33 @@ export function ServiceChoice(props: {
   onResource: (value: ResourceChoiceValue) => void;
 }) {
   const { headingRef, types, type, resources, resource } = props;
+  const { t } = useTranslation();
+  const locale = useLocale();
   return (
     <section aria-labelledby="what-heading">
       <h2 id="what-heading" ref={headingRef} tabIndex={-1}>
-        What would you like to book?
+        {t('book.whatHeading')}
       </h2>
       <fieldset className="choices">
-        <legend className="visually-hidden">Service</legend>
-        {types.map((t) => (
-          <label key={t.id} className="choice">
-            <input type="radio" name="type" checked={type?.id === t.id} onChange={() => props.onType(t.id)} />
+        <legend className="visually-hidden">{t('book.service')}</legend>
+        {types.map((rt) => (
+          <label key={rt.id} className="choice">
+            <input
+              type="radio"
+              name="type"
+              checked={type?.id === rt.id}
+              onChange={() => props.onType(rt.id)}
+            />
             <span>
-              <strong>{t.name}</strong>
+              <strong>{rt.name}</strong>
               <span className="hint">
                 {' '}
-                {t.minBookingDuration} min
-                {t.pricingEnabled && t.priceAmount != null && t.priceCurrency
-                  ? ` · ${formatPrice(t.priceAmount, t.priceCurrency)}`
+                {formatMinutes(rt.minBookingDuration, locale)}
+                {rt.pricingEnabled && rt.priceAmount != null && rt.priceCurrency
+                  ? ` · ${formatPrice(rt.priceAmount, rt.priceCurrency, locale)}`
                   : ''}
               </span>
-              {t.description ? <span className="choice-description">{t.description}</span> : null}
+              {rt.description ? <span className="choice-description">{rt.description}</span> : null}
             </span>
           </label>
         ))}
@@ -57,15 +73,16 @@ function ResourceChoice(props: {
 }) {
   const { type, resources, value, onChange } = props;
   const id = useId();
+  const { t } = useTranslation();
   return (
     <div className="field">
-      <label htmlFor={id}>With</label>
+      <label htmlFor={id}>{t('book.with')}</label>
       <select
         id={id}
         value={String(value ?? '')}
         onChange={(e) => onChange(e.target.value === 'any' ? 'any' : Number(e.target.value))}
       >
-        {type.bookingMode !== 'SINGLE_RESOURCE' ? <option value="any">Anyone available</option> : null}
+        {type.bookingMode !== 'SINGLE_RESOURCE' ? <option value="any">{t('book.anyone')}</option> : null}
         {resources.map((r) => (
           <option key={r.id} value={r.id}>
             {r.name}

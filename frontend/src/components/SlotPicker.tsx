@@ -1,6 +1,8 @@
 import { useEffect, useMemo, useState } from 'react';
-import { errorText } from '../api/errors.js';
+import { useTranslation } from 'react-i18next';
 import { type AvailabilityTarget, usePublicAvailability } from '../api/public-hooks.js';
+import { useCustomerErrors } from '../i18n/customer-errors.js';
+import { useLocale } from '../i18n/customer-language.js';
 import {
   addMonths,
   type BookableTime,
@@ -89,13 +91,16 @@ export function SlotPicker(props: {
     durationMinutes,
     zone,
   );
+  const { t } = useTranslation();
+  const { errorText } = useCustomerErrors();
+  const locale = useLocale();
   return (
     <div className="picker">
       {query.isError ? (
         <p role="alert" className="error">
           {errorText(query.error)}{' '}
           <button type="button" className="link" onClick={() => query.refetch()}>
-            Try again
+            {t('common.tryAgain')}
           </button>
         </p>
       ) : null}
@@ -107,9 +112,17 @@ export function SlotPicker(props: {
         canGoBack={canGoBack}
         onMonth={turnMonth}
         onSelect={setDay}
+        locale={locale}
       />
       {day ? (
-        <TimeList day={day} times={days.get(day) ?? []} zone={zone} selected={selected} onSelect={onSelect} />
+        <TimeList
+          day={day}
+          times={days.get(day) ?? []}
+          zone={zone}
+          selected={selected}
+          onSelect={onSelect}
+          locale={locale}
+        />
       ) : null}
     </div>
   );

@@ -1,3 +1,4 @@
+import { useTranslation } from 'react-i18next';
 import type { BookableTime } from '../lib/time.js';
 import { formatDay, formatTime } from '../lib/time.js';
 
@@ -18,11 +19,12 @@ export function TimeList(props: {
   locale?: string | undefined;
 }) {
   const { day, times, zone, selected, onSelect, locale } = props;
+  const { t } = useTranslation();
   return (
     <section className="times" aria-labelledby="times-heading">
       <h3 id="times-heading">{formatDay(day, locale)}</h3>
       {times.length === 0 ? (
-        <p className="empty">No free times on this day.</p>
+        <p className="empty">{t('picker.noTimesDay')}</p>
       ) : (
         <ul>
           {times.map((time, i) => (

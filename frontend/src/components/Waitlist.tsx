@@ -1,13 +1,16 @@
 // The waitlist on the booking page (joining for a time that is taken, the place in line) and on
 // the manage page (an entry before its offer: status, place, leaving it).
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { TFunction } from 'i18next';
 import { type RefObject, useEffect, useId, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../api/client.js';
-import { errorText } from '../api/errors.js';
 import { usePublicCatalogue } from '../api/hooks.js';
 import { queryKeys } from '../api/queryKeys.js';
 import type { paths } from '../api/schema.js';
 import type { ReservationBody } from '../api/types.js';
+import { useCustomerErrors } from '../i18n/customer-errors.js';
+import { useLanguageLink, useLocale } from '../i18n/customer-language.js';
 import { type BookableTime, formatDateTime, formatTime, instantOf, visitorZone } from '../lib/time.js';
 import { Branding } from './Branding.js';
 import { ConfirmBox } from './ConfirmBox.js';
@@ -20,23 +23,13 @@ export type JoinedEntry =
 export type WaitlistEntry =
   paths['/api/public/waitlist/{token}']['get']['responses'][200]['content']['application/json'];
 
-const ENTRY_WORDS: Record<WaitlistEntry['status'], string> = {
-  waiting: 'On the waitlist',
-  offered: 'The time is free for you: confirm it before the offer runs out',
-  accepted: 'Accepted: the time is booked for you',
-  expired: 'The offer ran out or was let go',
-  left: 'You left the waitlist',
-};
-
 /** Joins the waitlist for the time of `body`; 409 SLOT_AVAILABLE when it can be booked now. */
 export function joinWaitlist(slug: string, body: ReservationBody): Promise<JoinedEntry> {
   return unwrap(api.POST('/api/public/organisations/{slug}/waitlist', { params: { path: { slug } }, body }));
 }
 
-const positionWords = (position: number) =>
-  position === 1
-    ? 'You are first in line for this time.'
-    : `You are number ${position} in line for this time.`;
+const positionWords = (t: TFunction, position: number) =>
+  position === 1 ? t('waitlist.first') : t('waitlist.number', { position });
 
 /**
  * On a type with a waitlist: ask for a time that no slot offers because it is taken, typed as a
@@ -53,27 +46,25 @@ export function WaitlistAsk(props: {
   const [day, setDay] = useState('');
   const [clock, setClock] = useState('');
   const [error, setError] = useState<string | null>(null);
+  const { t } = useTranslation();
   function ask() {
     const start = instantOf(`${day}T${clock}`, zone);
-    if (!start) return setError('Enter a day and a time.');
-    if (Date.parse(start) <= Date.now()) return setError('Choose a time in the future.');
+    if (!start) return setError(t('waitlist.enterDayTime'));
+    if (Date.parse(start) <= Date.now()) return setError(t('waitlist.future'));
     setError(null);
     const end = new Date(Date.parse(start) + durationMinutes * 60_000).toISOString();
     onAsk({ start, end, resourceId });
   }
   return (
     <details className="waitlist-ask">
-      <summary>The time you want is taken? Join its waitlist</summary>
-      <p className="hint">
-        Fully booked times are not shown above. Ask for one here (in {zone.replaceAll('_', ' ')}): if it
-        becomes free, it is held for you.
-      </p>
+      <summary>{t('waitlist.askSummary')}</summary>
+      <p className="hint">{t('waitlist.askHint', { zone: zone.replaceAll('_', ' ') })}</p>
       <div className="field">
-        <label htmlFor={`${id}-day`}>Day</label>
+        <label htmlFor={`${id}-day`}>{t('waitlist.day')}</label>
         <input id={`${id}-day`} type="date" value={day} onChange={(e) => setDay(e.target.value)} />
       </div>
       <div className="field">
-        <label htmlFor={`${id}-time`}>Time</label>
+        <label htmlFor={`${id}-time`}>{t('waitlist.time')}</label>
         <input
           id={`${id}-time`}
           type="time"
@@ -88,7 +79,7 @@ export function WaitlistAsk(props: {
         </p>
       ) : null}
       <button type="button" className="secondary" onClick={ask}>
-        Wait for this time
+        {t('waitlist.waitFor')}
       </button>
     </details>
   );
@@ -102,25 +93,25 @@ export function WaitlistJoined(props: {
   zone: string;
 }) {
   const { headingRef, typeName, entry, zone } = props;
+  const { t } = useTranslation();
+  const locale = useLocale();
+  const link = useLanguageLink();
   return (
     <section aria-labelledby="waitlist-done-heading" className="done">
       <h2 id="waitlist-done-heading" ref={headingRef} tabIndex={-1}>
-        You are on the waitlist
+        {t('waitlist.joinedHeading')}
       </h2>
       <p>
-        {typeName}, <strong>{formatDateTime(entry.startTime, zone)}</strong> –{' '}
-        {formatTime(entry.endTime, zone)}.
+        {typeName}, <strong>{formatDateTime(entry.startTime, zone, locale)}</strong> –{' '}
+        {formatTime(entry.endTime, zone, locale)}.
       </p>
-      {entry.position ? <p className="notice">{positionWords(entry.position)}</p> : null}
-      <p>
-        If the time becomes free, we hold it for you and tell you by email; you then confirm it from your link
-        before the offer runs out. Nothing is booked until you confirm.
-      </p>
+      {entry.position ? <p className="notice">{positionWords(t, entry.position)}</p> : null}
+      <p>{t('waitlist.joinedBody')}</p>
       {entry.manageUrl ? (
         <p>
-          Keep this link to see your place or leave the waitlist:{' '}
-          <a href={entry.manageUrl} className="manage-link">
-            Manage your waitlist place
+          {t('waitlist.keepLink')}{' '}
+          <a href={link(entry.manageUrl)} className="manage-link">
+            {t('waitlist.manageLink')}
           </a>
         </p>
       ) : null}
@@ -146,11 +137,15 @@ function useLeaveWaitlist(token: string) {
 export function WaitlistEntryView({ token, entry }: { token: string; entry: WaitlistEntry }) {
   const queryClient = useQueryClient();
   const [zone, setZone] = useState(visitorZone);
+  const { t } = useTranslation();
+  const locale = useLocale();
+  const link = useLanguageLink();
   const organisation = entry.organisation;
   const slug = organisation.slug;
   const catalogue = usePublicCatalogue(slug);
   const what =
-    catalogue.data?.resourceTypes.find((t) => t.id === entry.resourceTypeId)?.name ?? 'Your waitlist place';
+    catalogue.data?.resourceTypes.find((rt) => rt.id === entry.resourceTypeId)?.name ??
+    t('waitlist.yourPlace');
   // Once an offer is made, the same link names its held reservation: show that instead.
   useEffect(() => {
     if (entry.status === 'offered')
@@ -159,32 +154,28 @@ export function WaitlistEntryView({ token, entry }: { token: string; entry: Wait
   const open = entry.status === 'waiting' || entry.status === 'offered';
   return (
     <main className="page">
-      <Branding organisation={organisation} title="Your waitlist place" />
+      <Branding organisation={organisation} title={t('waitlist.yourPlace')} />
       <p className={`status status-${entry.status}`}>
-        <strong>Status:</strong> {ENTRY_WORDS[entry.status]}
+        <strong>{t('common.status')}</strong> {t(`waitlist.status.${entry.status}`)}
       </p>
       {entry.status === 'waiting' && entry.position ? (
-        <p className="notice">{positionWords(entry.position)}</p>
+        <p className="notice">{positionWords(t, entry.position)}</p>
       ) : null}
       <dl className="summary">
-        <dt>What</dt>
+        <dt>{t('common.what')}</dt>
         <dd>{what}</dd>
-        <dt>When</dt>
+        <dt>{t('common.when')}</dt>
         <dd>
-          {formatDateTime(entry.startTime, zone)} – {formatTime(entry.endTime, zone)}{' '}
+          {formatDateTime(entry.startTime, zone, locale)} – {formatTime(entry.endTime, zone, locale)}{' '}
           <span className="hint">({zone.replaceAll('_', ' ')})</span>
         </dd>
       </dl>
-      {entry.status === 'waiting' ? (
-        <p className="hint">
-          If the time becomes free, we hold it for you and email you; this page then lets you confirm it.
-        </p>
-      ) : null}
+      {entry.status === 'waiting' ? <p className="hint">{t('waitlist.waitingHint')}</p> : null}
       <ZonePicker zone={zone} organisationZone={organisation.timezone} onChange={setZone} />
       <LeaveWaitlist token={token} status={entry.status} open={open} />
       {!open && slug ? (
         <p>
-          <a href={`/book/${slug}`}>Make a new booking</a>
+          <a href={link(`/book/${slug}`)}>{t('common.makeNewBooking')}</a>
         </p>
       ) : null}
     </main>
@@ -195,6 +186,8 @@ export function WaitlistEntryView({ token, entry }: { token: string; entry: Wait
 function LeaveWaitlist(props: { token: string; status: WaitlistEntry['status']; open: boolean }) {
   const { token, status, open } = props;
   const { leave, confirming, setConfirming } = useLeaveWaitlist(token);
+  const { t } = useTranslation();
+  const { errorText } = useCustomerErrors();
   return (
     <>
       {leave.isError ? (
@@ -205,20 +198,20 @@ function LeaveWaitlist(props: { token: string; status: WaitlistEntry['status']; 
       {open && !confirming ? (
         <div className="actions">
           <button type="button" className="secondary danger" onClick={() => setConfirming(true)}>
-            Leave the waitlist
+            {t('waitlist.leave')}
           </button>
         </div>
       ) : null}
       {open && confirming ? (
         <ConfirmBox
-          title="Leave the waitlist?"
-          confirm="Yes, leave it"
-          keep="Keep my place"
+          title={t('waitlist.leaveTitle')}
+          confirm={t('waitlist.leaveYes')}
+          keep={t('waitlist.keepPlace')}
           pending={leave.isPending}
           onConfirm={() => leave.mutate()}
           onKeep={() => setConfirming(false)}
         >
-          <p>You lose your place in line{status === 'offered' ? ' and the time held for you' : ''}.</p>
+          <p>{t(status === 'offered' ? 'waitlist.loseOffered' : 'waitlist.lose')}</p>
         </ConfirmBox>
       ) : null}
     </>

@@ -1,4 +1,5 @@
 import { useId, useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
 import { zoneChoices } from '../lib/time.js';
 
 /** The zone times are shown in: the visitor's by default, switchable, with the organisation's named. */
@@ -9,10 +10,11 @@ export function ZonePicker(props: {
 }) {
   const { zone, organisationZone, onChange } = props;
   const id = useId();
+  const { t } = useTranslation();
   const zones = useMemo(() => zoneChoices(zone, organisationZone), [zone, organisationZone]);
   return (
     <div className="zone">
-      <label htmlFor={id}>Times shown in</label>
+      <label htmlFor={id}>{t('zone.shownIn')}</label>
       <select id={id} value={zone} onChange={(e) => onChange(e.target.value)}>
         {zones.map((z) => (
           <option key={z} value={z}>
@@ -22,12 +24,12 @@ export function ZonePicker(props: {
       </select>
       <p className="hint">
         {zone === organisationZone ? (
-          'This is the organisation’s time zone.'
+          t('zone.isOrganisations')
         ) : (
           <>
-            The organisation is in {organisationZone.replaceAll('_', ' ')}.{' '}
+            {t('zone.organisationIn', { zone: organisationZone.replaceAll('_', ' ') })}{' '}
             <button type="button" className="link" onClick={() => onChange(organisationZone)}>
-              Show its times
+              {t('zone.showIts')}
             </button>
           </>
         )}

@@ -47,14 +47,26 @@ export function answersOf(questions: readonly Question[], answers: Answers): Ans
   return out;
 }
 
-/** The booking body of a time with the customer's details (a hold, a booking, a series, a waitlist entry). */
+/** The language and zone the customer reads the page in: the booking keeps them for its mails. */
+export interface CustomerSetting {
+  locale: string;
+  timeZone: string;
+}
+
+/**
+ * The booking body of a time with the customer's details (a hold, a booking, a series, a
+ * waitlist entry), with the page's language and zone as `customer.locale` and `customer.timeZone`.
+ */
 export function bookingBody(
   type: PublicType,
   at: BookableTime,
   values: Values,
   answers: Answers = {},
+  setting?: CustomerSetting,
 ): ReservationBody {
-  const customer: Record<string, unknown> = {};
+  const customer: Record<string, unknown> = setting
+    ? { locale: setting.locale, timeZone: setting.timeZone }
+    : {};
   for (const [k, v] of Object.entries(values)) if (k !== 'notes' && v.trim()) customer[k] = v.trim();
   const questions = type.questions ?? [];
   if (questions.length > 0) customer.answers = answersOf(questions, answers);

@@ -1,9 +1,11 @@
 import { useEffect, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router';
-import { errorText } from '../api/errors.js';
 import { usePublicCatalogue } from '../api/hooks.js';
 import type { Catalogue } from '../api/types.js';
 import { Branding } from '../components/Branding.js';
+import { useCustomerErrors } from '../i18n/customer-errors.js';
+import { CustomerLanguage } from '../i18n/customer-language.js';
 import { startEmbedding } from '../lib/embed.js';
 import { ChooseStep } from './book/ChooseStep.js';
 import { DetailsStep, DoneStep, ReviewStep } from './book/LaterSteps.js';
@@ -20,11 +22,27 @@ function useFocusOnShow<T extends HTMLElement>(key: unknown) {
 export function BookPage() {
   const { slug = '' } = useParams();
   const catalogue = usePublicCatalogue(slug);
-  if (catalogue.isPending) return <p className="loading">Loading…</p>;
+  // The organisation's default language decides only where `?lang=` and the browser do not.
+  const organisationDefault = catalogue.isPending
+    ? undefined
+    : catalogue.isError
+      ? null
+      : catalogue.data.organisation.defaultLocale;
+  return (
+    <CustomerLanguage organisationDefault={organisationDefault}>
+      <BookPageIn slug={slug} catalogue={catalogue} />
+    </CustomerLanguage>
+  );
+}
+
+function BookPageIn({ slug, catalogue }: { slug: string; catalogue: ReturnType<typeof usePublicCatalogue> }) {
+  const { t } = useTranslation();
+  const { errorText } = useCustomerErrors();
+  if (catalogue.isPending) return <p className="loading">{t('common.loading')}</p>;
   if (catalogue.isError)
     return (
       <main className="page">
-        <h1>Booking page not available</h1>
+        <h1>{t('book.notAvailable')}</h1>
         <p role="alert">{errorText(catalogue.error)}</p>
       </main>
     );
@@ -32,6 +50,7 @@ export function BookPage() {
 }
 
 function Booking({ slug, catalogue }: { slug: string; catalogue: Catalogue }) {
+  const { t } = useTranslation();
   const { organisation, resourceTypes } = catalogue;
   const inputs = useBookingInputs();
   const choice = useBookingChoice(catalogue, inputs);
@@ -46,7 +65,7 @@ function Booking({ slug, catalogue }: { slug: string; catalogue: Catalogue }) {
     return (
       <main className="page">
         <Branding organisation={organisation} />
-        <p className="empty">Nothing can be booked here at the moment.</p>
+        <p className="empty">{t('book.nothingBookable')}</p>
       </main>
     );
   const stepProps = type && { headingRef, slug, organisationName: organisation.name, type, choice, steps };

@@ -1,7 +1,7 @@
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { useLocation, useParams } from 'react-router';
 import { ApiError } from '../api/client.js';
-import { errorText } from '../api/errors.js';
 import { usePublicCatalogue } from '../api/hooks.js';
 import { useManagedReservation, useWaitlistEntry } from '../api/public-hooks.js';
 import type { ManagedReservation } from '../api/types.js';
@@ -10,6 +10,8 @@ import { ManageSeries } from '../components/ManageSeries.js';
 import { Summary } from '../components/Reservation.js';
 import { type WaitlistEntry, WaitlistEntryView } from '../components/Waitlist.js';
 import { ZonePicker } from '../components/ZonePicker.js';
+import { useCustomerErrors } from '../i18n/customer-errors.js';
+import { CustomerLanguage, useLanguageLink, useLocale } from '../i18n/customer-language.js';
 import { type BookableTime, formatDateTime, visitorZone } from '../lib/time.js';
 import { ActionButtons, CancelStep, type ManageMode, RescheduleStep } from './manage/ManageActions.js';
 import { ManageNotices } from './manage/ManageNotices.js';
@@ -23,20 +25,40 @@ export interface ManageState {
 
 export function ManagePage() {
   const { token = '' } = useParams();
-  const state = (useLocation().state ?? {}) as ManageState;
   const reservation = useManagedReservation(token);
   // No reservation at this link: it may be a waitlist entry's, before its offer. A held
   // reservation may be a waitlist offer (the entry's link names its hold): say so.
   const missing = reservation.error instanceof ApiError && reservation.error.status === 404;
   // While waiting, look for the offer now and then (the entry view then shows the hold).
   const entry = useWaitlistEntry(token, missing || reservation.data?.status === 'held', missing);
+  const organisation = reservation.data?.organisation ?? (missing ? entry.data?.organisation : undefined);
+  const settled = !reservation.isPending && !(missing && entry.isPending);
+  return (
+    <CustomerLanguage
+      organisationDefault={organisation ? organisation.defaultLocale : settled ? null : undefined}
+    >
+      <ManagePageIn token={token} reservation={reservation} entry={entry} missing={missing} />
+    </CustomerLanguage>
+  );
+}
+
+function ManagePageIn(props: {
+  token: string;
+  reservation: ReturnType<typeof useManagedReservation>;
+  entry: ReturnType<typeof useWaitlistEntry>;
+  missing: boolean;
+}) {
+  const { token, reservation, entry, missing } = props;
+  const state = (useLocation().state ?? {}) as ManageState;
+  const { t } = useTranslation();
+  const { errorText } = useCustomerErrors();
   if (reservation.isPending || (missing && entry.isPending))
-    return <p className="loading">Loading your booking…</p>;
+    return <p className="loading">{t('manage.loading')}</p>;
   if (missing && entry.isSuccess) return <WaitlistEntryView token={token} entry={entry.data} />;
   if (reservation.isError)
     return (
       <main className="page">
-        <h1>Booking not found</h1>
+        <h1>{t('manage.notFound')}</h1>
         <p role="alert">{errorText(reservation.error)}</p>
       </main>
     );
@@ -72,14 +94,16 @@ function Managed(props: {
   const steps = useManageSteps(token, r);
   const slug = organisation.slug;
   const catalogue = usePublicCatalogue(slug);
-  const type = catalogue.data?.resourceTypes.find((t) => t.id === r.resourceTypeId);
-  const what = type?.name ?? 'Your booking';
+  const type = catalogue.data?.resourceTypes.find((rt) => rt.id === r.resourceTypeId);
+  const { t } = useTranslation();
+  const link = useLanguageLink();
+  const what = type?.name ?? t('manage.yourBooking');
   const active = r.status === 'held' || r.status === 'pending_payment' || r.status === 'confirmed';
   const manageUrl = `${location.origin}/manage/${token}`;
 
   return (
     <main className="page">
-      <Branding organisation={organisation} title="Your booking" />
+      <Branding organisation={organisation} title={t('manage.yourBooking')} />
       <ManageNotices
         reservation={r}
         fromPayment={fromPayment}
@@ -104,7 +128,7 @@ function Managed(props: {
       ) : null}
       {!active && slug ? (
         <p>
-          <a href={`/book/${slug}`}>Make a new booking</a>
+          <a href={link(`/book/${slug}`)}>{t('common.makeNewBooking')}</a>
         </p>
       ) : null}
     </main>
@@ -163,6 +187,8 @@ function ManagedFacts(props: {
   onZone: (zone: string) => void;
 }) {
   const { reservation: r, what, zone, onZone } = props;
+  const { t } = useTranslation();
+  const locale = useLocale();
   return (
     <>
       <Summary
@@ -174,7 +200,7 @@ function ManagedFacts(props: {
         priceCurrency={r.priceCurrency}
       />
       {r.expiresAt && (r.status === 'held' || r.status === 'pending_payment') ? (
-        <p className="hint">Kept for you until {formatDateTime(r.expiresAt, zone)}.</p>
+        <p className="hint">{t('manage.keptUntil', { when: formatDateTime(r.expiresAt, zone, locale) })}</p>
       ) : null}
       <ZonePicker zone={zone} organisationZone={r.organisation.timezone} onChange={onZone} />
     </>
@@ -183,6 +209,7 @@ function ManagedFacts(props: {
 
 /** Each refused confirm or cancel, in words. */
 function ErrorsOf({ mutations }: { mutations: { isError: boolean; error: unknown }[] }) {
+  const { errorText } = useCustomerErrors();
   return (
     <>
       {mutations.map((m, i) =>

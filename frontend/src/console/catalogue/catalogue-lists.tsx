@@ -8,7 +8,7 @@ import { useResources, useResourceTypes } from '../../api/hooks.js';
 import { queryKeys } from '../../api/queryKeys.js';
 import { authed } from '../../api/session.js';
 import type { Organisation, ResourceType } from '../../api/types.js';
-import { formatPrice } from '../../components/Reservation.js';
+import { formatPrice } from '../../lib/price.js';
 import { isStaff } from '../organisations/roles.js';
 import { CopyText } from '../shown-once.js';
 import { LoadError, Loading } from '../ui.js';

@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { Link, useLocation, useParams } from 'react-router';
 import { useReservation } from '../../api/hooks.js';
 import type { Organisation, Reservation } from '../../api/types.js';
-import { formatPrice } from '../../components/Reservation.js';
+import { formatPrice } from '../../lib/price.js';
 import { dayKey, formatDateTime, formatTime } from '../../lib/time.js';
 import { ASSIGNMENT_NAMES } from '../catalogue/type-form-data.js';
 import { isStaff } from '../organisations/roles.js';

@@ -1,11 +1,13 @@
 // The booking page's first step: the service, the resource, the zone and a free time (or, where
 // the type has a waitlist, a taken time to wait for).
 import type { RefObject } from 'react';
+import { useTranslation } from 'react-i18next';
 import type { Catalogue, PublicType } from '../../api/types.js';
 import { ServiceChoice } from '../../components/ServiceChoice.js';
 import { SlotPicker, type Target } from '../../components/SlotPicker.js';
 import { WaitlistAsk } from '../../components/Waitlist.js';
 import { ZonePicker } from '../../components/ZonePicker.js';
+import { useLocale } from '../../i18n/customer-language.js';
 import { formatDateTime } from '../../lib/time.js';
 import type { BookingChoice } from './use-booking-flow.js';
 
@@ -19,6 +21,7 @@ export function ChooseStep(props: {
 }) {
   const { headingRef, slug, catalogue, choice: c, onContinue } = props;
   const { type, target } = c;
+  const { t } = useTranslation();
   return (
     <>
       <ServiceChoice
@@ -30,7 +33,7 @@ export function ChooseStep(props: {
         onType={c.chooseType}
         onResource={c.chooseResource}
       />
-      {type && !target ? <p className="empty">This service cannot be booked at the moment.</p> : null}
+      {type && !target ? <p className="empty">{t('book.serviceUnavailable')}</p> : null}
       {type && target ? (
         <WhenQuestion
           slug={slug}
@@ -55,9 +58,11 @@ function WhenQuestion(props: {
   onContinue: (waitOnly: boolean) => void;
 }) {
   const { slug, organisationZone, type, target, choice: c, onContinue } = props;
+  const { t } = useTranslation();
+  const locale = useLocale();
   return (
     <section aria-labelledby="when-heading">
-      <h2 id="when-heading">When?</h2>
+      <h2 id="when-heading">{t('book.whenHeading')}</h2>
       <ZonePicker zone={c.zone} organisationZone={organisationZone} onChange={c.setZone} />
       <SlotPicker
         key={JSON.stringify(target)}
@@ -82,10 +87,10 @@ function WhenQuestion(props: {
       {c.time ? (
         <div className="actions sticky">
           <p>
-            <strong>{formatDateTime(c.time.start, c.zone)}</strong>
+            <strong>{formatDateTime(c.time.start, c.zone, locale)}</strong>
           </p>
           <button type="button" className="primary" onClick={() => onContinue(false)}>
-            Continue
+            {t('book.continue')}
           </button>
         </div>
       ) : null}

@@ -1,10 +1,12 @@
 // The manage page's buttons and the two steps they open: cancelling and picking a new time.
+import { useTranslation } from 'react-i18next';
 import { alternativesOf } from '../../api/errors.js';
 import type { ManagedReservation } from '../../api/types.js';
 import { ConfirmBox } from '../../components/ConfirmBox.js';
 import { Refusal } from '../../components/Refusal.js';
 import { IcsLink } from '../../components/Reservation.js';
 import { SlotPicker } from '../../components/SlotPicker.js';
+import { useLocale } from '../../i18n/customer-language.js';
 import { type BookableTime, durationMinutes, formatDateTime } from '../../lib/time.js';
 import type { ManageActions } from './use-manage-actions.js';
 
@@ -25,6 +27,7 @@ export function ActionButtons(props: {
     r.status === 'pending_payment' &&
     r.payment?.checkoutUrl &&
     (r.payment.status === 'requires_payment' || r.payment.status === 'failed');
+  const { t } = useTranslation();
   return (
     <div className="actions">
       {r.status === 'held' ? (
@@ -34,12 +37,12 @@ export function ActionButtons(props: {
           disabled={confirm.isPending}
           onClick={() => confirm.mutate()}
         >
-          {paymentRequired ? 'Confirm and pay' : 'Confirm booking'}
+          {t(paymentRequired ? 'manage.confirmPay' : 'book.confirmBooking')}
         </button>
       ) : null}
       {payable ? (
         <a className="button primary" href={r.payment!.checkoutUrl!}>
-          Pay now
+          {t('manage.payNow')}
         </a>
       ) : null}
       {r.status === 'confirmed' ? (
@@ -53,11 +56,11 @@ export function ActionButtons(props: {
       ) : null}
       {r.organisation.slug && r.resourceTypeId ? (
         <button type="button" className="secondary" onClick={() => onMode('reschedule')}>
-          Change time
+          {t('manage.changeTime')}
         </button>
       ) : null}
       <button type="button" className="secondary danger" onClick={() => onMode('cancel')}>
-        Cancel booking
+        {t('manage.cancel')}
       </button>
     </div>
   );
@@ -69,19 +72,20 @@ export function CancelStep(props: {
   onKeep: () => void;
 }) {
   const { reservation: r, actions, onKeep } = props;
+  const { t } = useTranslation();
   return (
     <ConfirmBox
-      title="Cancel this booking?"
-      confirm="Yes, cancel it"
-      keep="Keep my booking"
+      title={t('manage.cancelTitle')}
+      confirm={t('manage.cancelYes')}
+      keep={t('manage.keep')}
       pending={actions.cancel.isPending}
       onConfirm={() => actions.cancel.mutate()}
       onKeep={onKeep}
     >
       {r.seriesId !== null ? (
-        <p>Only this date is cancelled: the other dates of the series stay booked.</p>
+        <p>{t('manage.onlyThisDate')}</p>
       ) : r.payment?.status === 'paid' ? (
-        <p>Your payment will be refunded in full.</p>
+        <p>{t('manage.willRefund')}</p>
       ) : null}
     </ConfirmBox>
   );
@@ -99,9 +103,11 @@ export function RescheduleStep(props: {
 }) {
   const { slug, resourceTypeId, reservation: r, zone, time, onTime, onKeep } = props;
   const { reschedule } = props.actions;
+  const { t } = useTranslation();
+  const locale = useLocale();
   return (
     <section aria-labelledby="move-heading">
-      <h2 id="move-heading">Pick a new time</h2>
+      <h2 id="move-heading">{t('manage.pickNew')}</h2>
       <SlotPicker
         slug={slug}
         target={{ resourceTypeId }}
@@ -126,11 +132,11 @@ export function RescheduleStep(props: {
             disabled={reschedule.isPending}
             onClick={() => reschedule.mutate(time)}
           >
-            Move to {formatDateTime(time.start, zone)}
+            {t('manage.moveTo', { when: formatDateTime(time.start, zone, locale) })}
           </button>
         ) : null}
         <button type="button" className="secondary" onClick={onKeep}>
-          Keep the current time
+          {t('manage.keepTime')}
         </button>
       </div>
     </section>

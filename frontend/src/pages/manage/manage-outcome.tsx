@@ -1,6 +1,9 @@
 // What the customer just did on the manage page (moved, cancelled, confirmed), in words.
+import type { TFunction } from 'i18next';
+import { useTranslation } from 'react-i18next';
 import type { ManagedReservation } from '../../api/types.js';
-import { formatPrice } from '../../components/Reservation.js';
+import { useLocale } from '../../i18n/customer-language.js';
+import { formatPrice } from '../../lib/price.js';
 import { formatDateTime } from '../../lib/time.js';
 
 /** What the customer just did here, said once the answer is in. */
@@ -10,26 +13,31 @@ export type Outcome =
   | { kind: 'confirmed' };
 
 /** A cancellation in words: whether a payment was refunded, or nothing was charged. */
-function cancelledWords(before: ManagedReservation, after: ManagedReservation): string {
+function cancelledWords(
+  t: TFunction,
+  locale: string,
+  before: ManagedReservation,
+  after: ManagedReservation,
+): string {
   const payment = after.payment;
   if (payment?.status === 'refunded')
-    return `Your booking is cancelled. Your payment of ${formatPrice(payment.amount, payment.currency)} was refunded in full; it may take a few days to reach your account.`;
+    return t('outcome.refunded', { price: formatPrice(payment.amount, payment.currency, locale) });
   if (before.payment?.status === 'paid')
-    return `Your booking is cancelled. Your payment was not refunded automatically: please contact ${after.organisation.name}.`;
-  if (before.payment) return 'Your booking is cancelled. Nothing was charged.';
-  return before.status === 'held'
-    ? 'The time is released: nothing was booked.'
-    : 'Your booking is cancelled.';
+    return t('outcome.notRefunded', { organisation: after.organisation.name });
+  if (before.payment) return t('outcome.nothingCharged');
+  return t(before.status === 'held' ? 'outcome.released' : 'outcome.cancelled');
 }
 
 export function OutcomeNotice({ outcome, zone }: { outcome: Outcome | null; zone: string }) {
+  const { t } = useTranslation();
+  const locale = useLocale();
   if (!outcome) return null;
   const words =
     outcome.kind === 'moved'
-      ? `Your booking was moved to ${formatDateTime(outcome.start, zone)}.`
+      ? t('outcome.moved', { when: formatDateTime(outcome.start, zone, locale) })
       : outcome.kind === 'cancelled'
-        ? cancelledWords(outcome.before, outcome.after)
-        : 'Your booking is confirmed.';
+        ? cancelledWords(t, locale, outcome.before, outcome.after)
+        : t('outcome.confirmed');
   return (
     <p className="notice" role="status">
       {words}
