@@ -27694,7 +27694,7 @@ export interface paths {
                                 description: string | null;
                                 /** @description when the service disabled it after 3 days of failures */
                                 disabledAt: string | null;
-                                events: ("reservation.created" | "reservation.held" | "reservation.confirmed" | "reservation.rescheduled" | "reservation.cancelled" | "reservation.expired" | "payment.succeeded" | "payment.refunded" | "waitlist.joined" | "waitlist.offered" | "waitlist.expired" | "membership.invited" | "membership.accepted" | "agent.approval.requested" | "agent.approval.decided" | "calendar_sync.needs_reconnect" | "privacy.request.completed" | "webhook.disabled")[];
+                                events: ("reservation.created" | "reservation.held" | "reservation.confirmed" | "reservation.rescheduled" | "reservation.cancelled" | "reservation.expired" | "reservation.reminder_sent" | "reservation.no_show" | "payment.succeeded" | "payment.refunded" | "waitlist.joined" | "waitlist.offered" | "waitlist.expired" | "membership.invited" | "membership.accepted" | "agent.approval.requested" | "agent.approval.decided" | "calendar_sync.needs_reconnect" | "privacy.request.completed" | "webhook.disabled")[];
                                 id: number;
                                 /** @enum {string} */
                                 status: "active" | "paused" | "disabled";
@@ -27984,7 +27984,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         description?: string | null;
-                        /** @description event types to deliver: reservation.created, reservation.held, reservation.confirmed, reservation.rescheduled, reservation.cancelled, reservation.expired, payment.succeeded, payment.refunded, waitlist.joined, waitlist.offered, waitlist.expired, membership.invited, membership.accepted, agent.approval.requested, agent.approval.decided, calendar_sync.needs_reconnect, privacy.request.completed, webhook.disabled */
+                        /** @description event types to deliver: reservation.created, reservation.held, reservation.confirmed, reservation.rescheduled, reservation.cancelled, reservation.expired, reservation.reminder_sent, reservation.no_show, payment.succeeded, payment.refunded, waitlist.joined, waitlist.offered, waitlist.expired, membership.invited, membership.accepted, agent.approval.requested, agent.approval.decided, calendar_sync.needs_reconnect, privacy.request.completed, webhook.disabled */
                         events: string[];
                         /** @description https URL on a public address, at most 2048 characters */
                         url: string;
@@ -28003,7 +28003,7 @@ export interface paths {
                             description: string | null;
                             /** @description when the service disabled it after 3 days of failures */
                             disabledAt: string | null;
-                            events: ("reservation.created" | "reservation.held" | "reservation.confirmed" | "reservation.rescheduled" | "reservation.cancelled" | "reservation.expired" | "payment.succeeded" | "payment.refunded" | "waitlist.joined" | "waitlist.offered" | "waitlist.expired" | "membership.invited" | "membership.accepted" | "agent.approval.requested" | "agent.approval.decided" | "calendar_sync.needs_reconnect" | "privacy.request.completed" | "webhook.disabled")[];
+                            events: ("reservation.created" | "reservation.held" | "reservation.confirmed" | "reservation.rescheduled" | "reservation.cancelled" | "reservation.expired" | "reservation.reminder_sent" | "reservation.no_show" | "payment.succeeded" | "payment.refunded" | "waitlist.joined" | "waitlist.offered" | "waitlist.expired" | "membership.invited" | "membership.accepted" | "agent.approval.requested" | "agent.approval.decided" | "calendar_sync.needs_reconnect" | "privacy.request.completed" | "webhook.disabled")[];
                             id: number;
                             /** @description whsec_...: the signing secret, shown this once */
                             secret: string;
@@ -28313,7 +28313,7 @@ export interface paths {
                             description: string | null;
                             /** @description when the service disabled it after 3 days of failures */
                             disabledAt: string | null;
-                            events: ("reservation.created" | "reservation.held" | "reservation.confirmed" | "reservation.rescheduled" | "reservation.cancelled" | "reservation.expired" | "payment.succeeded" | "payment.refunded" | "waitlist.joined" | "waitlist.offered" | "waitlist.expired" | "membership.invited" | "membership.accepted" | "agent.approval.requested" | "agent.approval.decided" | "calendar_sync.needs_reconnect" | "privacy.request.completed" | "webhook.disabled")[];
+                            events: ("reservation.created" | "reservation.held" | "reservation.confirmed" | "reservation.rescheduled" | "reservation.cancelled" | "reservation.expired" | "reservation.reminder_sent" | "reservation.no_show" | "payment.succeeded" | "payment.refunded" | "waitlist.joined" | "waitlist.offered" | "waitlist.expired" | "membership.invited" | "membership.accepted" | "agent.approval.requested" | "agent.approval.decided" | "calendar_sync.needs_reconnect" | "privacy.request.completed" | "webhook.disabled")[];
                             id: number;
                             /** @enum {string} */
                             status: "active" | "paused" | "disabled";
@@ -28888,7 +28888,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         description?: string | null;
-                        /** @description event types to deliver: reservation.created, reservation.held, reservation.confirmed, reservation.rescheduled, reservation.cancelled, reservation.expired, payment.succeeded, payment.refunded, waitlist.joined, waitlist.offered, waitlist.expired, membership.invited, membership.accepted, agent.approval.requested, agent.approval.decided, calendar_sync.needs_reconnect, privacy.request.completed, webhook.disabled */
+                        /** @description event types to deliver: reservation.created, reservation.held, reservation.confirmed, reservation.rescheduled, reservation.cancelled, reservation.expired, reservation.reminder_sent, reservation.no_show, payment.succeeded, payment.refunded, waitlist.joined, waitlist.offered, waitlist.expired, membership.invited, membership.accepted, agent.approval.requested, agent.approval.decided, calendar_sync.needs_reconnect, privacy.request.completed, webhook.disabled */
                         events?: string[];
                         /**
                          * @description paused: no deliveries until active again; `disabled` is set by the service
@@ -28912,7 +28912,7 @@ export interface paths {
                             description: string | null;
                             /** @description when the service disabled it after 3 days of failures */
                             disabledAt: string | null;
-                            events: ("reservation.created" | "reservation.held" | "reservation.confirmed" | "reservation.rescheduled" | "reservation.cancelled" | "reservation.expired" | "payment.succeeded" | "payment.refunded" | "waitlist.joined" | "waitlist.offered" | "waitlist.expired" | "membership.invited" | "membership.accepted" | "agent.approval.requested" | "agent.approval.decided" | "calendar_sync.needs_reconnect" | "privacy.request.completed" | "webhook.disabled")[];
+                            events: ("reservation.created" | "reservation.held" | "reservation.confirmed" | "reservation.rescheduled" | "reservation.cancelled" | "reservation.expired" | "reservation.reminder_sent" | "reservation.no_show" | "payment.succeeded" | "payment.refunded" | "waitlist.joined" | "waitlist.offered" | "waitlist.expired" | "membership.invited" | "membership.accepted" | "agent.approval.requested" | "agent.approval.decided" | "calendar_sync.needs_reconnect" | "privacy.request.completed" | "webhook.disabled")[];
                             id: number;
                             /** @enum {string} */
                             status: "active" | "paused" | "disabled";
@@ -29918,7 +29918,7 @@ export interface paths {
                             description: string | null;
                             /** @description when the service disabled it after 3 days of failures */
                             disabledAt: string | null;
-                            events: ("reservation.created" | "reservation.held" | "reservation.confirmed" | "reservation.rescheduled" | "reservation.cancelled" | "reservation.expired" | "payment.succeeded" | "payment.refunded" | "waitlist.joined" | "waitlist.offered" | "waitlist.expired" | "membership.invited" | "membership.accepted" | "agent.approval.requested" | "agent.approval.decided" | "calendar_sync.needs_reconnect" | "privacy.request.completed" | "webhook.disabled")[];
+                            events: ("reservation.created" | "reservation.held" | "reservation.confirmed" | "reservation.rescheduled" | "reservation.cancelled" | "reservation.expired" | "reservation.reminder_sent" | "reservation.no_show" | "payment.succeeded" | "payment.refunded" | "waitlist.joined" | "waitlist.offered" | "waitlist.expired" | "membership.invited" | "membership.accepted" | "agent.approval.requested" | "agent.approval.decided" | "calendar_sync.needs_reconnect" | "privacy.request.completed" | "webhook.disabled")[];
                             id: number;
                             /** @description whsec_...: the signing secret, shown this once */
                             secret: string;
@@ -37587,6 +37587,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Only reservations marked so (attended or no_show) */
+                    attendance?: "attended" | "no_show";
                     /** @description nextCursor of the previous page */
                     cursor?: string;
                     /** @description Reservations ending after this */
@@ -37628,6 +37630,8 @@ export interface paths {
                                      */
                                     strategy: "first_free" | "round_robin" | "least_busy_day";
                                 } | null;
+                                /** @description Whether the customer came, as staff marked it after the start; null until marked */
+                                attendance: ("attended" | "no_show") | null;
                                 cancelledAt: string | null;
                                 createdAt: string;
                                 createdByUserId: number | null;
@@ -38080,6 +38084,8 @@ export interface paths {
                                      */
                                     strategy: "first_free" | "round_robin" | "least_busy_day";
                                 } | null;
+                                /** @description Whether the customer came, as staff marked it after the start; null until marked */
+                                attendance: ("attended" | "no_show") | null;
                                 cancelledAt: string | null;
                                 createdAt: string;
                                 createdByUserId: number | null;
@@ -38200,6 +38206,8 @@ export interface paths {
                                      */
                                     strategy: "first_free" | "round_robin" | "least_busy_day";
                                 } | null;
+                                /** @description Whether the customer came, as staff marked it after the start; null until marked */
+                                attendance: ("attended" | "no_show") | null;
                                 cancelledAt: string | null;
                                 createdAt: string;
                                 createdByUserId: number | null;
@@ -38330,6 +38338,8 @@ export interface paths {
                                  */
                                 strategy: "first_free" | "round_robin" | "least_busy_day";
                             } | null;
+                            /** @description Whether the customer came, as staff marked it after the start; null until marked */
+                            attendance: ("attended" | "no_show") | null;
                             cancelledAt: string | null;
                             createdAt: string;
                             createdByUserId: number | null;
@@ -38391,6 +38401,8 @@ export interface paths {
                                      */
                                     strategy: "first_free" | "round_robin" | "least_busy_day";
                                 } | null;
+                                /** @description Whether the customer came, as staff marked it after the start; null until marked */
+                                attendance: ("attended" | "no_show") | null;
                                 cancelledAt: string | null;
                                 createdAt: string;
                                 createdByUserId: number | null;
@@ -38814,6 +38826,8 @@ export interface paths {
                                  */
                                 strategy: "first_free" | "round_robin" | "least_busy_day";
                             } | null;
+                            /** @description Whether the customer came, as staff marked it after the start; null until marked */
+                            attendance: ("attended" | "no_show") | null;
                             cancelledAt: string | null;
                             createdAt: string;
                             createdByUserId: number | null;
@@ -39246,6 +39260,8 @@ export interface paths {
                                  */
                                 strategy: "first_free" | "round_robin" | "least_busy_day";
                             } | null;
+                            /** @description Whether the customer came, as staff marked it after the start; null until marked */
+                            attendance: ("attended" | "no_show") | null;
                             cancelledAt: string | null;
                             createdAt: string;
                             createdByUserId: number | null;
@@ -39690,6 +39706,8 @@ export interface paths {
                                  */
                                 strategy: "first_free" | "round_robin" | "least_busy_day";
                             } | null;
+                            /** @description Whether the customer came, as staff marked it after the start; null until marked */
+                            attendance: ("attended" | "no_show") | null;
                             cancelledAt: string | null;
                             createdAt: string;
                             createdByUserId: number | null;
@@ -39751,6 +39769,8 @@ export interface paths {
                                      */
                                     strategy: "first_free" | "round_robin" | "least_busy_day";
                                 } | null;
+                                /** @description Whether the customer came, as staff marked it after the start; null until marked */
+                                attendance: ("attended" | "no_show") | null;
                                 cancelledAt: string | null;
                                 createdAt: string;
                                 createdByUserId: number | null;
@@ -40269,6 +40289,10 @@ export interface paths {
                                 required: boolean;
                             }[];
                             recurringEnabled: boolean;
+                            /** @description Reminder mails to the customer before each confirmed booking, earliest first */
+                            reminders: {
+                                minutesBefore: number;
+                            }[];
                             schedulePolicy: {
                                 /** @enum {string} */
                                 availabilityMode?: "continuous" | "shifts";
@@ -40707,6 +40731,11 @@ export interface paths {
                             required?: boolean;
                         }[];
                         recurringEnabled?: boolean;
+                        /** @description Up to 3 reminder mails to each confirmed booking's customer, each {minutesBefore: 15..10080} (distinct); replaced as a whole */
+                        reminders?: {
+                            /** @description Minutes before the start the reminder mail goes to the customer */
+                            minutesBefore: number;
+                        }[];
                         schedulePolicy?: {
                             /** @enum {string} */
                             availabilityMode?: "continuous" | "shifts";
@@ -40803,6 +40832,10 @@ export interface paths {
                                 required: boolean;
                             }[];
                             recurringEnabled: boolean;
+                            /** @description Reminder mails to the customer before each confirmed booking, earliest first */
+                            reminders: {
+                                minutesBefore: number;
+                            }[];
                             schedulePolicy: {
                                 /** @enum {string} */
                                 availabilityMode?: "continuous" | "shifts";
@@ -41251,6 +41284,10 @@ export interface paths {
                                 required: boolean;
                             }[];
                             recurringEnabled: boolean;
+                            /** @description Reminder mails to the customer before each confirmed booking, earliest first */
+                            reminders: {
+                                minutesBefore: number;
+                            }[];
                             schedulePolicy: {
                                 /** @enum {string} */
                                 availabilityMode?: "continuous" | "shifts";
@@ -42041,6 +42078,11 @@ export interface paths {
                             required?: boolean;
                         }[];
                         recurringEnabled?: boolean;
+                        /** @description Up to 3 reminder mails to each confirmed booking's customer, each {minutesBefore: 15..10080} (distinct); replaced as a whole */
+                        reminders?: {
+                            /** @description Minutes before the start the reminder mail goes to the customer */
+                            minutesBefore: number;
+                        }[];
                         schedulePolicy?: {
                             /** @enum {string} */
                             availabilityMode?: "continuous" | "shifts";
@@ -42137,6 +42179,10 @@ export interface paths {
                                 required: boolean;
                             }[];
                             recurringEnabled: boolean;
+                            /** @description Reminder mails to the customer before each confirmed booking, earliest first */
+                            reminders: {
+                                minutesBefore: number;
+                            }[];
                             schedulePolicy: {
                                 /** @enum {string} */
                                 availabilityMode?: "continuous" | "shifts";

@@ -1,3 +1,4 @@
+import { googleCalendarUrl, outlookCalendarUrl } from '../../lib/calendar-links.js';
 import { formatDay, formatInstant, formatMoney, formatSpan } from './formats.js';
 import { type Content, layout, type Rendered, safeUrl } from './layout.js';
 import type { Branding, MailedInvitation, MailedReservation, MailedWebhook } from './schemas.js';
@@ -50,6 +51,25 @@ const manageAction = (input: BookingMailInput) => {
   return url ? { label: MANAGE_LABEL, url } : undefined;
 };
 
+/**
+ * "Add to calendar" links of the two large web calendars, beside the invitation the mail
+ * carries (or, in a reminder, instead of one). The event says what the .ics says; the manage
+ * link stays out of it, so its token is not handed to a calendar provider.
+ */
+function calendarLinks({ branding, reservation, serviceName }: BookingMailInput): Content['moreLinks'] {
+  const event = {
+    title: serviceName ? `${serviceName} at ${branding.name}` : `Booking at ${branding.name}`,
+    start: reservation.startTime,
+    end: reservation.endTime,
+    details: `Booking ${reservation.reference ? `${reservation.reference} ` : ''}with ${branding.name}`,
+    location: branding.address ?? undefined,
+  };
+  return [
+    { label: 'Add to Google Calendar', url: googleCalendarUrl(event) },
+    { label: 'Add to Outlook', url: outlookCalendarUrl(event) },
+  ];
+}
+
 export interface InvitationMailInput {
   branding: Branding;
   invitation: MailedInvitation;
@@ -78,6 +98,7 @@ export type BookingTemplate =
   | 'booking_reschedule'
   | 'booking_cancellation'
   | 'booking_expiry'
+  | 'booking_reminder'
   | 'waitlist_offer';
 
 /** A template: its subject apart (cheap, needed first), and the rest of what it says. */
@@ -94,6 +115,7 @@ function booking(
   subject: (name: string, day: string) => string,
   heading: string,
   paragraphs: (input: BookingMailInput) => string[],
+  options: { calendarLinks?: boolean } = {},
 ): Template<BookingMailInput> {
   return {
     subject: (input) => subject(input.branding.name, dayOf(input)),
@@ -104,6 +126,7 @@ function booking(
         paragraphs: [greeting(input.reservation), ...paragraphs(input)],
         details: bookingDetails(input),
         ...(action ? { action } : {}),
+        ...(options.calendarLinks ? { moreLinks: calendarLinks(input) } : {}),
       };
     },
   };
@@ -189,8 +212,9 @@ const TEMPLATES: { [K in MailBody['template']]: Template<InputOf<K>> } = {
     (name, day) => `${name}: your booking on ${day} is confirmed`,
     'Your booking is confirmed',
     ({ branding }) => [
-      `${branding.name} has confirmed your booking. The calendar invitation attached adds it to your calendar.`,
+      `${branding.name} has confirmed your booking. The calendar invitation attached (an .ics file) adds it to your calendar, as do the links below.`,
     ],
+    { calendarLinks: true },
   ),
   booking_payment: payment,
   waitlist_offer: waitlistOffer,
@@ -200,6 +224,18 @@ const TEMPLATES: { [K in MailBody['template']]: Template<InputOf<K>> } = {
     ({ branding }) => [
       `${branding.name} has moved your booking to a new time, shown below. The calendar invitation attached updates your calendar.`,
     ],
+    { calendarLinks: true },
+  ),
+  booking_reminder: booking(
+    (name, day) => `${name}: a reminder of your booking on ${day}`,
+    'Your booking is coming up',
+    (input) => [
+      `This is a reminder of your booking with ${input.branding.name}, starting ${formatInstant(input.reservation.startTime, input.branding.timezone)}.`,
+      manageAction(input)
+        ? 'If you cannot come, change or cancel it from your booking page.'
+        : `If you cannot come, tell ${input.branding.name}.`,
+    ],
+    { calendarLinks: true },
   ),
   booking_cancellation: booking(
     (name, day) => `${name}: your booking on ${day} is cancelled`,
