@@ -55,7 +55,9 @@ export function createReminderRepo(db: Executor, dialect: Dialect) {
 
     /** What `window` may owe a reminder (see `dueIn`). */
     candidates(window: ReminderWindow): Promise<ReminderCandidate[]> {
-      return dueIn(window).select(['reservations.id', 'reservations.startTime', 'reservations.createdAt']).execute();
+      return dueIn(window)
+        .select(['reservations.id', 'reservations.startTime', 'reservations.createdAt'])
+        .execute();
     },
 
     /**

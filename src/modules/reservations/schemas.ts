@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { entityId, listOf, pageQuery, positiveId } from '../../http/schemas.js';
-import { assignmentStrategy, serverDerived } from '../resource-types/schemas.js';
 import { email } from '../auth/schemas.js';
+import { assignmentStrategy, serverDerived } from '../resource-types/schemas.js';
 import { customer, customerRecord } from './customer-schemas.js';
 
 const instant = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with a zone' });
@@ -162,9 +162,7 @@ export const listReservationsQuery = z
     ),
     from: instant.optional().describe('Reservations ending after this'),
     to: instant.optional().describe('Reservations starting before this'),
-    attendance: attendanceStatus
-      .optional()
-      .describe('Only reservations marked so (attended or no_show)'),
+    attendance: attendanceStatus.optional().describe('Only reservations marked so (attended or no_show)'),
     q: z
       .string()
       .trim()

@@ -221,7 +221,10 @@ export interface ReservationsService {
    */
   markAttendance(actor: Actor, id: number, input: AttendanceInput): Promise<Reservation>;
   /** How many of a customer email's reservations in the active organisation were marked each way. */
-  attendanceCounts(actor: Actor, customerEmail: string): Promise<AttendanceCounts & { customerEmail: string }>;
+  attendanceCounts(
+    actor: Actor,
+    customerEmail: string,
+  ): Promise<AttendanceCounts & { customerEmail: string }>;
   /** The record a reservation event carries, from the row its trigger stored (the outbox reads it). */
   recordOfEvent(stored: unknown, occurredAt: string): Reservation;
 }
