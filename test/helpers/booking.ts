@@ -3,6 +3,8 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { type Caller, client, expectStatus, type RequestBody } from './http.js';
 
 export const customer = { name: 'Grace Hopper', email: 'grace@example.test' };
+/** A reservation's customer answers its language and zone, null when the booking gave none. */
+export const NO_LOCALE = { locale: null, timeZone: null };
 
 /** Monday 00:00 UTC of the week after next: a future date every test can book in. */
 export function futureMonday(): Date {

@@ -19902,6 +19902,11 @@ export interface paths {
                             color: string | null;
                             createdAt: string;
                             defaultCurrency: string;
+                            /**
+                             * @description The language of the booking pages and customer mails when the customer chose none
+                             * @enum {string}
+                             */
+                            defaultLocale: "en" | "de" | "fr" | "es";
                             description: string | null;
                             email: string | null;
                             id: number;
@@ -20294,6 +20299,11 @@ export interface paths {
                 content: {
                     "application/json": {
                         address?: string | null;
+                        /**
+                         * @description The language of the booking pages and customer mails when the customer chose none (default en)
+                         * @enum {string}
+                         */
+                        defaultLocale?: "en" | "de" | "fr" | "es";
                         description?: string | null;
                         email?: string | null;
                         logoUrl?: string | null;
@@ -20348,6 +20358,11 @@ export interface paths {
                             color: string | null;
                             createdAt: string;
                             defaultCurrency: string;
+                            /**
+                             * @description The language of the booking pages and customer mails when the customer chose none
+                             * @enum {string}
+                             */
+                            defaultLocale: "en" | "de" | "fr" | "es";
                             description: string | null;
                             email: string | null;
                             id: number;
@@ -20763,6 +20778,11 @@ export interface paths {
                             color: string | null;
                             createdAt: string;
                             defaultCurrency: string;
+                            /**
+                             * @description The language of the booking pages and customer mails when the customer chose none
+                             * @enum {string}
+                             */
+                            defaultLocale: "en" | "de" | "fr" | "es";
                             description: string | null;
                             email: string | null;
                             id: number;
@@ -21167,6 +21187,11 @@ export interface paths {
                             color: string | null;
                             createdAt: string;
                             defaultCurrency: string;
+                            /**
+                             * @description The language of the booking pages and customer mails when the customer chose none
+                             * @enum {string}
+                             */
+                            defaultLocale: "en" | "de" | "fr" | "es";
                             description: string | null;
                             email: string | null;
                             id: number;
@@ -21562,6 +21587,11 @@ export interface paths {
                 content: {
                     "application/json": {
                         address?: string | null;
+                        /**
+                         * @description The language of the booking pages and customer mails when the customer chose none (default en)
+                         * @enum {string}
+                         */
+                        defaultLocale?: "en" | "de" | "fr" | "es";
                         description?: string | null;
                         email?: string | null;
                         /** @description false archives (OWNER only); true restores an archived one */
@@ -21620,6 +21650,11 @@ export interface paths {
                             color: string | null;
                             createdAt: string;
                             defaultCurrency: string;
+                            /**
+                             * @description The language of the booking pages and customer mails when the customer chose none
+                             * @enum {string}
+                             */
+                            defaultLocale: "en" | "de" | "fr" | "es";
                             description: string | null;
                             email: string | null;
                             id: number;
@@ -22044,6 +22079,11 @@ export interface paths {
                             color: string | null;
                             createdAt: string;
                             defaultCurrency: string;
+                            /**
+                             * @description The language of the booking pages and customer mails when the customer chose none
+                             * @enum {string}
+                             */
+                            defaultLocale: "en" | "de" | "fr" | "es";
                             description: string | null;
                             email: string | null;
                             id: number;
@@ -22469,6 +22509,11 @@ export interface paths {
                             color: string | null;
                             createdAt: string;
                             defaultCurrency: string;
+                            /**
+                             * @description The language of the booking pages and customer mails when the customer chose none
+                             * @enum {string}
+                             */
+                            defaultLocale: "en" | "de" | "fr" | "es";
                             description: string | null;
                             email: string | null;
                             id: number;
@@ -22885,6 +22930,11 @@ export interface paths {
                             color: string | null;
                             createdAt: string;
                             defaultCurrency: string;
+                            /**
+                             * @description The language of the booking pages and customer mails when the customer chose none
+                             * @enum {string}
+                             */
+                            defaultLocale: "en" | "de" | "fr" | "es";
                             description: string | null;
                             email: string | null;
                             id: number;
@@ -30617,6 +30667,11 @@ export interface paths {
                             color: string | null;
                             createdAt: string;
                             defaultCurrency: string;
+                            /**
+                             * @description The language of the booking pages and customer mails when the customer chose none
+                             * @enum {string}
+                             */
+                            defaultLocale: "en" | "de" | "fr" | "es";
                             description: string | null;
                             email: string | null;
                             id: number;
@@ -31396,6 +31451,11 @@ export interface paths {
                         "application/json": {
                             organisation: {
                                 color: string | null;
+                                /**
+                                 * @description The page's language when neither ?lang= nor the browser's languages name one of en, de, fr, es
+                                 * @enum {string}
+                                 */
+                                defaultLocale: "en" | "de" | "fr" | "es";
                                 description: string | null;
                                 logoUrl: string | null;
                                 name: string;
@@ -32107,15 +32167,19 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description name, email, the optional phone, answers to the resource type's questions, and one text (up to 1000 characters) per field the type lists in customerInfoFields */
+                        /** @description name, email, the optional phone, answers to the resource type's questions, the optional locale (en, de, fr, es) and timeZone (IANA) for the customer's mails, and one text (up to 1000 characters) per field the type lists in customerInfoFields */
                         customer: {
                             /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
                             answers?: {
                                 [key: string]: string | boolean;
                             };
                             email: string;
+                            /** @description The customer's language: their mails are written in it (else the organisation's defaultLocale) */
+                            locale?: ("en" | "de" | "fr" | "es") | null;
                             name: string;
                             phone?: string;
+                            /** @description The customer's IANA time zone: their mails show times in it (else the organisation's) */
+                            timeZone?: string | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -32158,8 +32222,12 @@ export interface paths {
                                         [key: string]: string | boolean;
                                     };
                                     email: string;
+                                    /** @description The customer's language (their mails are written in it); null when not given */
+                                    locale: ("en" | "de" | "fr" | "es") | null;
                                     name: string;
                                     phone?: string;
+                                    /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                    timeZone: string | null;
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -32261,8 +32329,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -32591,15 +32663,19 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description name, email, the optional phone, answers to the resource type's questions, and one text (up to 1000 characters) per field the type lists in customerInfoFields */
+                        /** @description name, email, the optional phone, answers to the resource type's questions, the optional locale (en, de, fr, es) and timeZone (IANA) for the customer's mails, and one text (up to 1000 characters) per field the type lists in customerInfoFields */
                         customer: {
                             /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
                             answers?: {
                                 [key: string]: string | boolean;
                             };
                             email: string;
+                            /** @description The customer's language: their mails are written in it (else the organisation's defaultLocale) */
+                            locale?: ("en" | "de" | "fr" | "es") | null;
                             name: string;
                             phone?: string;
+                            /** @description The customer's IANA time zone: their mails show times in it (else the organisation's) */
+                            timeZone?: string | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -32639,8 +32715,12 @@ export interface paths {
                                         [key: string]: string | boolean;
                                     };
                                     email: string;
+                                    /** @description The customer's language (their mails are written in it); null when not given */
+                                    locale: ("en" | "de" | "fr" | "es") | null;
                                     name: string;
                                     phone?: string;
+                                    /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                    timeZone: string | null;
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -32734,8 +32814,12 @@ export interface paths {
                                         [key: string]: string | boolean;
                                     };
                                     email: string;
+                                    /** @description The customer's language (their mails are written in it); null when not given */
+                                    locale: ("en" | "de" | "fr" | "es") | null;
                                     name: string;
                                     phone?: string;
+                                    /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                    timeZone: string | null;
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -32838,8 +32922,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -32879,8 +32967,12 @@ export interface paths {
                                         [key: string]: string | boolean;
                                     };
                                     email: string;
+                                    /** @description The customer's language (their mails are written in it); null when not given */
+                                    locale: ("en" | "de" | "fr" | "es") | null;
                                     name: string;
                                     phone?: string;
+                                    /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                    timeZone: string | null;
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -33205,15 +33297,19 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description name, email, the optional phone, answers to the resource type's questions, and one text (up to 1000 characters) per field the type lists in customerInfoFields */
+                        /** @description name, email, the optional phone, answers to the resource type's questions, the optional locale (en, de, fr, es) and timeZone (IANA) for the customer's mails, and one text (up to 1000 characters) per field the type lists in customerInfoFields */
                         customer: {
                             /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
                             answers?: {
                                 [key: string]: string | boolean;
                             };
                             email: string;
+                            /** @description The customer's language: their mails are written in it (else the organisation's defaultLocale) */
+                            locale?: ("en" | "de" | "fr" | "es") | null;
                             name: string;
                             phone?: string;
+                            /** @description The customer's IANA time zone: their mails show times in it (else the organisation's) */
+                            timeZone?: string | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -33251,8 +33347,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -33584,8 +33684,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -33595,6 +33699,11 @@ export interface paths {
                             id: number;
                             organisation: {
                                 color: string | null;
+                                /**
+                                 * @description The page's language when neither ?lang= nor the browser's languages name one of en, de, fr, es
+                                 * @enum {string}
+                                 */
+                                defaultLocale: "en" | "de" | "fr" | "es";
                                 description: string | null;
                                 logoUrl: string | null;
                                 name: string;
@@ -33864,8 +33973,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -33875,6 +33988,11 @@ export interface paths {
                             id: number;
                             organisation: {
                                 color: string | null;
+                                /**
+                                 * @description The page's language when neither ?lang= nor the browser's languages name one of en, de, fr, es
+                                 * @enum {string}
+                                 */
+                                defaultLocale: "en" | "de" | "fr" | "es";
                                 description: string | null;
                                 logoUrl: string | null;
                                 name: string;
@@ -34272,8 +34390,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -34283,6 +34405,11 @@ export interface paths {
                             id: number;
                             organisation: {
                                 color: string | null;
+                                /**
+                                 * @description The page's language when neither ?lang= nor the browser's languages name one of en, de, fr, es
+                                 * @enum {string}
+                                 */
+                                defaultLocale: "en" | "de" | "fr" | "es";
                                 description: string | null;
                                 logoUrl: string | null;
                                 name: string;
@@ -34692,8 +34819,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -34703,6 +34834,11 @@ export interface paths {
                             id: number;
                             organisation: {
                                 color: string | null;
+                                /**
+                                 * @description The page's language when neither ?lang= nor the browser's languages name one of en, de, fr, es
+                                 * @enum {string}
+                                 */
+                                defaultLocale: "en" | "de" | "fr" | "es";
                                 description: string | null;
                                 logoUrl: string | null;
                                 name: string;
@@ -35094,6 +35230,11 @@ export interface paths {
                             id: number;
                             organisation: {
                                 color: string | null;
+                                /**
+                                 * @description The page's language when neither ?lang= nor the browser's languages name one of en, de, fr, es
+                                 * @enum {string}
+                                 */
+                                defaultLocale: "en" | "de" | "fr" | "es";
                                 description: string | null;
                                 logoUrl: string | null;
                                 name: string;
@@ -35111,8 +35252,12 @@ export interface paths {
                                         [key: string]: string | boolean;
                                     };
                                     email: string;
+                                    /** @description The customer's language (their mails are written in it); null when not given */
+                                    locale: ("en" | "de" | "fr" | "es") | null;
                                     name: string;
                                     phone?: string;
+                                    /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                    timeZone: string | null;
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -35378,6 +35523,11 @@ export interface paths {
                             id: number;
                             organisation: {
                                 color: string | null;
+                                /**
+                                 * @description The page's language when neither ?lang= nor the browser's languages name one of en, de, fr, es
+                                 * @enum {string}
+                                 */
+                                defaultLocale: "en" | "de" | "fr" | "es";
                                 description: string | null;
                                 logoUrl: string | null;
                                 name: string;
@@ -35395,8 +35545,12 @@ export interface paths {
                                         [key: string]: string | boolean;
                                     };
                                     email: string;
+                                    /** @description The customer's language (their mails are written in it); null when not given */
+                                    locale: ("en" | "de" | "fr" | "es") | null;
                                     name: string;
                                     phone?: string;
+                                    /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                    timeZone: string | null;
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -35790,6 +35944,11 @@ export interface paths {
                         "application/json": {
                             organisation: {
                                 color: string | null;
+                                /**
+                                 * @description The page's language when neither ?lang= nor the browser's languages name one of en, de, fr, es
+                                 * @enum {string}
+                                 */
+                                defaultLocale: "en" | "de" | "fr" | "es";
                                 description: string | null;
                                 logoUrl: string | null;
                                 name: string;
@@ -36463,15 +36622,19 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description name, email, the optional phone, answers to the resource type's questions, and one text (up to 1000 characters) per field the type lists in customerInfoFields */
+                        /** @description name, email, the optional phone, answers to the resource type's questions, the optional locale (en, de, fr, es) and timeZone (IANA) for the customer's mails, and one text (up to 1000 characters) per field the type lists in customerInfoFields */
                         customer: {
                             /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
                             answers?: {
                                 [key: string]: string | boolean;
                             };
                             email: string;
+                            /** @description The customer's language: their mails are written in it (else the organisation's defaultLocale) */
+                            locale?: ("en" | "de" | "fr" | "es") | null;
                             name: string;
                             phone?: string;
+                            /** @description The customer's IANA time zone: their mails show times in it (else the organisation's) */
+                            timeZone?: string | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -36503,8 +36666,12 @@ export interface paths {
                                         [key: string]: string | boolean;
                                     };
                                     email: string;
+                                    /** @description The customer's language (their mails are written in it); null when not given */
+                                    locale: ("en" | "de" | "fr" | "es") | null;
                                     name: string;
                                     phone?: string;
+                                    /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                    timeZone: string | null;
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -36606,8 +36773,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -36942,8 +37113,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -36956,6 +37131,11 @@ export interface paths {
                             } | null;
                             organisation: {
                                 color: string | null;
+                                /**
+                                 * @description The page's language when neither ?lang= nor the browser's languages name one of en, de, fr, es
+                                 * @enum {string}
+                                 */
+                                defaultLocale: "en" | "de" | "fr" | "es";
                                 description: string | null;
                                 logoUrl: string | null;
                                 name: string;
@@ -37206,8 +37386,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -37220,6 +37404,11 @@ export interface paths {
                             } | null;
                             organisation: {
                                 color: string | null;
+                                /**
+                                 * @description The page's language when neither ?lang= nor the browser's languages name one of en, de, fr, es
+                                 * @enum {string}
+                                 */
+                                defaultLocale: "en" | "de" | "fr" | "es";
                                 description: string | null;
                                 logoUrl: string | null;
                                 name: string;
@@ -37642,8 +37831,12 @@ export interface paths {
                                         [key: string]: string | boolean;
                                     };
                                     email: string;
+                                    /** @description The customer's language (their mails are written in it); null when not given */
+                                    locale: ("en" | "de" | "fr" | "es") | null;
                                     name: string;
                                     phone?: string;
+                                    /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                    timeZone: string | null;
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -38029,15 +38222,19 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description name, email, the optional phone, answers to the resource type's questions, and one text (up to 1000 characters) per field the type lists in customerInfoFields */
+                        /** @description name, email, the optional phone, answers to the resource type's questions, the optional locale (en, de, fr, es) and timeZone (IANA) for the customer's mails, and one text (up to 1000 characters) per field the type lists in customerInfoFields */
                         customer: {
                             /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
                             answers?: {
                                 [key: string]: string | boolean;
                             };
                             email: string;
+                            /** @description The customer's language: their mails are written in it (else the organisation's defaultLocale) */
+                            locale?: ("en" | "de" | "fr" | "es") | null;
                             name: string;
                             phone?: string;
+                            /** @description The customer's IANA time zone: their mails show times in it (else the organisation's) */
+                            timeZone?: string | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -38096,8 +38293,12 @@ export interface paths {
                                         [key: string]: string | boolean;
                                     };
                                     email: string;
+                                    /** @description The customer's language (their mails are written in it); null when not given */
+                                    locale: ("en" | "de" | "fr" | "es") | null;
                                     name: string;
                                     phone?: string;
+                                    /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                    timeZone: string | null;
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -38218,8 +38419,12 @@ export interface paths {
                                         [key: string]: string | boolean;
                                     };
                                     email: string;
+                                    /** @description The customer's language (their mails are written in it); null when not given */
+                                    locale: ("en" | "de" | "fr" | "es") | null;
                                     name: string;
                                     phone?: string;
+                                    /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                    timeZone: string | null;
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -38350,8 +38555,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -38413,8 +38622,12 @@ export interface paths {
                                         [key: string]: string | boolean;
                                     };
                                     email: string;
+                                    /** @description The customer's language (their mails are written in it); null when not given */
+                                    locale: ("en" | "de" | "fr" | "es") | null;
                                     name: string;
                                     phone?: string;
+                                    /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                    timeZone: string | null;
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -38838,8 +39051,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -39275,8 +39492,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -39707,8 +39928,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -40153,8 +40378,12 @@ export interface paths {
                                     [key: string]: string | boolean;
                                 };
                                 email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
                                 name: string;
                                 phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -40216,8 +40445,12 @@ export interface paths {
                                         [key: string]: string | boolean;
                                     };
                                     email: string;
+                                    /** @description The customer's language (their mails are written in it); null when not given */
+                                    locale: ("en" | "de" | "fr" | "es") | null;
                                     name: string;
                                     phone?: string;
+                                    /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                    timeZone: string | null;
                                 } & {
                                     [key: string]: unknown;
                                 };

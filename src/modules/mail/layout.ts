@@ -14,6 +14,8 @@ export interface Rendered {
 
 export interface Content {
   subject: string;
+  /** The language of the words (the HTML's `lang`); `en` when not given. */
+  lang?: string;
   heading: string;
   paragraphs: string[];
   details: Array<[label: string, value: string]>;
@@ -101,7 +103,7 @@ function smallLinks(links: Content['moreLinks'], colour: string): string {
 function html(branding: Branding, content: Content, footer: string): string {
   const colour = /^#[0-9a-f]{6}$/i.test(branding.color) ? branding.color : '#2563eb';
   return `<!doctype html>
-<html lang="en">
+<html lang="${escapeHtml(content.lang ?? 'en')}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(content.subject)}</title></head>
 <body style="margin:0;padding:0;background:#f4f4f5;font-family:Helvetica,Arial,sans-serif;color:#18181b">
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:#f4f4f5;padding:24px 0">

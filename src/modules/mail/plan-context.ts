@@ -37,6 +37,7 @@ export async function brandingOf(
     // `#rgb` as `#rrggbb`: the only forms the organisation's colour may take.
     color: /^#[0-9a-f]{3}$/i.test(color) ? `#${[...color.slice(1)].map((c) => c + c).join('')}` : color,
     timezone: organisation.timezone,
+    defaultLocale: organisation.defaultLocale,
   };
 }
 

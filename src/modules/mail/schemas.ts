@@ -65,8 +65,17 @@ export interface Mail {
   calendar: MailCalendar | null;
 }
 
-/** What mail reads of a customer: other fields (their answers to a type's questions) are not its to read. */
-const mailedCustomer = z.object({ name: z.string().optional(), email: z.string().optional() });
+/**
+ * What mail reads of a customer: whom to write to, in which language and zone (none on events
+ * stored before they existed); other fields (their answers to a type's questions) are not its
+ * to read.
+ */
+const mailedCustomer = z.object({
+  name: z.string().optional(),
+  email: z.string().optional(),
+  locale: z.string().nullable().optional(),
+  timeZone: z.string().nullable().optional(),
+});
 
 /** The part of a reservation record (as GET /api/reservations/:id answers it) mail reads. */
 export const mailedReservation = z.object({
@@ -134,6 +143,8 @@ export interface Branding {
   /** `#rrggbb`; the house colour when the organisation has none. */
   color: string;
   timezone: string;
+  /** The language of its customer mails when the customer chose none; `en` when not given. */
+  defaultLocale?: string;
 }
 
 /** What the drain did: events read, mails sent, and whether it stopped on a failure. */

@@ -1,5 +1,6 @@
 import { defineModule } from '../../module.js';
 import { requireTwoFactor } from './migrations/0048_require_two_factor.js';
+import { defaultLocale } from './migrations/0073_default_locale.js';
 import { organisationsPrivacy } from './privacy.js';
 import { organisationRoutes } from './routes.js';
 import { createOrganisationsService, type OrganisationsService } from './service.js';
@@ -28,6 +29,6 @@ export const organisationsModule = defineModule({
   routes: [{ prefix: '/api/organisations', plugin: organisationRoutes }],
   tools: organisationTools,
   privacy: organisationsPrivacy,
-  migrations: { '0048_require_two_factor': requireTwoFactor },
+  migrations: { '0048_require_two_factor': requireTwoFactor, '0073_default_locale': defaultLocale },
   presentation: { order: 3 },
 });

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import { type Dialect, type Executor, precompiled } from '../../db/database.js';
+import type { Locale } from '../../i18n/locales.js';
 import type { SchedulePolicy } from '../../scheduling/schemas.js';
 import { joinActiveTenant, tenantOfRow } from '../../tenancy/active-tenant.js';
 import type { Tenant } from '../../tenancy/gate.js';
@@ -20,6 +21,7 @@ const organisationColumns = [
   'organisations.publicBookingDescription',
   'organisations.schedulePolicy',
   'organisations.timezone',
+  'organisations.defaultLocale',
   'organisations.defaultCurrency',
   'organisations.color',
   'organisations.isActive',
@@ -91,6 +93,7 @@ export interface OrganisationValues {
   publicBookingDescription?: string | null;
   schedulePolicy?: SchedulePolicy | null;
   timezone?: string;
+  defaultLocale?: Locale;
   defaultCurrency?: string;
   color?: string | null;
   requireTwoFactor?: boolean;

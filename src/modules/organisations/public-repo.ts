@@ -11,6 +11,7 @@ const organisationColumns = [
   'publicBookingDescription',
   'color',
   'timezone',
+  'defaultLocale',
   'schedulePolicy',
 ] as const;
 

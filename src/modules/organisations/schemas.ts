@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { entityId, oneLine, positiveId } from '../../http/schemas.js';
+import { LOCALES } from '../../i18n/locales.js';
 import { zoneName } from '../../lib/time-zones.js';
 import { schedulePolicy } from '../../scheduling/schemas.js';
 import { email } from '../auth/schemas.js';
@@ -60,6 +61,12 @@ const profileFields = {
   publicBookingDescription: text(2000),
   schedulePolicy: schedulePolicy.nullable().optional(),
   timezone: timezone.optional(),
+  defaultLocale: z
+    .enum(LOCALES, { message: `must be one of: ${LOCALES.join(', ')}` })
+    .optional()
+    .describe(
+      'The language of the booking pages and customer mails when the customer chose none (default en)',
+    ),
 };
 
 export const createOrganisationBody = z.strictObject({
@@ -140,6 +147,9 @@ export const organisation = z
     publicBookingDescription: z.string().nullable(),
     schedulePolicy: schedulePolicy.optional().describe('Present when configured'),
     timezone: z.string(),
+    defaultLocale: z
+      .enum(LOCALES)
+      .describe('The language of the booking pages and customer mails when the customer chose none'),
     defaultCurrency: z.string(),
     color: z.string().nullable(),
     isActive: z.boolean(),

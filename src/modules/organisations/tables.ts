@@ -1,5 +1,6 @@
 import type { ColumnType } from 'kysely';
 import type { Bool, Id, JsonText, Timestamp } from '../../db/column-types.js';
+import type { Locale } from '../../i18n/locales.js';
 
 export type OrganisationRole = 'OWNER' | 'ADMIN' | 'MANAGER' | 'MEMBER';
 
@@ -19,6 +20,8 @@ export interface OrganisationsTable {
   schedulePolicy: JsonText | null;
   /** IANA time zone name. */
   timezone: string;
+  /** The language of its booking pages and customer mails when the customer chose none: one of LOCALES. */
+  defaultLocale: ColumnType<Locale, Locale | undefined, Locale>;
   /** Lowercase ISO 4217 code. */
   defaultCurrency: string;
   color: string | null;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { positiveId } from '../../http/schemas.js';
+import { LOCALES } from '../../i18n/locales.js';
 import { availabilityMode } from '../../scheduling/schemas.js';
 import { rangeQuery } from '../availability/schemas.js';
 import { dryRunFailure, wouldBe } from '../reservations/dry-run-schemas.js';
@@ -36,6 +37,11 @@ export const publicOrganisation = z.object({
   publicBookingDescription: z.string().nullable(),
   color: z.string().nullable(),
   timezone: z.string(),
+  defaultLocale: z
+    .enum(LOCALES)
+    .describe(
+      "The page's language when neither ?lang= nor the browser's languages name one of en, de, fr, es",
+    ),
 });
 
 export const publicResourceType = z.object({

@@ -1,3 +1,4 @@
+import { isLocale } from '../../i18n/locales.js';
 import type { ErrorDetail } from '../../lib/errors.js';
 import { email } from '../auth/schemas.js';
 import type { BookingQuestion } from '../resource-types/schemas.js';
@@ -70,17 +71,24 @@ export function answerIssues(
 
 /**
  * What customer_info stores of a booking's customer (JSON): every field beyond name, email and
- * phone, and `answers` when it gave any.
+ * phone, `answers` when it gave any, and its `locale` and `timeZone` when given (DECISIONS.md
+ * "Booking everywhere"): kept beside the rest of the customer, so events, waitlist entries, the
+ * privacy export and erasure carry them as they carry the rest.
  */
 export function storedCustomerInfo(customer: Customer): string {
-  const { name: _name, email: _email, phone: _phone, answers, ...fields } = customer;
-  return JSON.stringify(answers && Object.keys(answers).length > 0 ? { ...fields, answers } : fields);
+  const { name: _name, email: _email, phone: _phone, answers, locale, timeZone, ...fields } = customer;
+  return JSON.stringify({
+    ...fields,
+    ...(answers && Object.keys(answers).length > 0 ? { answers } : {}),
+    ...(locale ? { locale } : {}),
+    ...(timeZone ? { timeZone } : {}),
+  });
 }
 
 /**
- * A customer as answered, from its columns: customer_info's fields as text, and `answers` when
+ * A customer as answered, from its columns: customer_info's fields as text, `answers` when
  * it holds some (an `answers` text, a customerInfoFields field of a type from before
- * questions, is none).
+ * questions, is none), and `locale` and `timeZone`, null when not given.
  */
 export function customerRecordOf(row: {
   customerName: string;
@@ -88,12 +96,14 @@ export function customerRecordOf(row: {
   customerPhone: string | null;
   customerInfo: string;
 }): CustomerRecord {
-  const { answers, ...fields } = JSON.parse(row.customerInfo) as Record<string, unknown>;
+  const { answers, locale, timeZone, ...fields } = JSON.parse(row.customerInfo) as Record<string, unknown>;
   const record: CustomerRecord = {
     name: row.customerName,
     email: row.customerEmail,
     ...(row.customerPhone ? { phone: row.customerPhone } : {}),
     ...fields,
+    locale: isLocale(locale) ? locale : null,
+    timeZone: typeof timeZone === 'string' ? timeZone : null,
   };
   if (typeof answers === 'object' && answers !== null && Object.keys(answers).length > 0)
     record.answers = answers as CustomerAnswers;

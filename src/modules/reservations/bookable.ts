@@ -5,7 +5,7 @@ import type { ResourceType } from '../resource-types/schemas.js';
 import type { StoredResourceType } from '../resource-types/service.js';
 import { answerIssues } from './answers.js';
 import type { ReservationsContext } from './context.js';
-import type { Customer } from './customer-schemas.js';
+import { BUILT_IN_CUSTOMER_FIELDS, type Customer } from './customer-schemas.js';
 import type { StoredManageLink } from './manage-link.js';
 import type { NewReservation } from './repo.js';
 import type { ReservationInput } from './schemas.js';
@@ -33,9 +33,6 @@ export interface BookingChannel {
 /** A booking of a type the organisation does not have. */
 export const noSuchType = () => invalidField('resourceTypeId', 'no such resource type');
 
-/** The customer fields every booking has: name and email required, phone optional, answers as the questions ask. */
-const BUILT_IN_FIELDS = ['name', 'email', 'phone', 'answers'];
-
 /**
  * The customer must answer exactly the type's customerInfoFields beyond name, email and phone,
  * and its questions in `answers` as answers.ts checks them. A type listing `phone` leaves it
@@ -43,10 +40,10 @@ const BUILT_IN_FIELDS = ['name', 'email', 'phone', 'answers'];
  */
 function checkCustomer(customer: Customer, type: ResourceType) {
   const asked = new Set(type.customerInfoFields);
-  const extra = Object.keys(customer).filter((key) => !BUILT_IN_FIELDS.includes(key) && !asked.has(key));
+  const extra = Object.keys(customer).filter((key) => !BUILT_IN_CUSTOMER_FIELDS.has(key) && !asked.has(key));
   if (extra.length > 0) throw invalidField('customer', `unknown field(s): ${extra.join(', ')}`);
   const missing = type.customerInfoFields
-    .filter((key) => !BUILT_IN_FIELDS.includes(key) && !customer[key])
+    .filter((key) => !BUILT_IN_CUSTOMER_FIELDS.has(key) && !customer[key])
     .map((key) => ({ path: `customer.${key}`, message: 'is required by this resource type' }));
   const issues = [...missing, ...answerIssues(customer.answers, type.questions)];
   if (issues.length > 0) throw invalidFields(issues);

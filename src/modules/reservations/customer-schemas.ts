@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { oneLine } from '../../http/schemas.js';
+import { LOCALES } from '../../i18n/locales.js';
+import { zoneName } from '../../lib/time-zones.js';
 import { email } from '../auth/schemas.js';
 
 /** An optional field left empty (what a form sends for a field nobody filled in) is not given. */
@@ -27,8 +29,38 @@ const customerAnswers = z
   .describe(answersDescription);
 export type CustomerAnswers = Record<string, string | boolean>;
 
+/**
+ * The customer's language and time zone (DECISIONS.md "Booking everywhere"): their mails are
+ * written in that language, with times in that zone. Not given: null, or an empty text (what a
+ * form sends for a choice left alone).
+ */
+const customerLocale = z
+  .preprocess(
+    notGivenWhenEmpty,
+    z
+      .enum(LOCALES, { message: `must be one of: ${LOCALES.join(', ')}` })
+      .nullable()
+      .optional(),
+  )
+  .describe("The customer's language: their mails are written in it (else the organisation's defaultLocale)");
+const customerTimeZone = z
+  .preprocess(
+    notGivenWhenEmpty,
+    z
+      .string()
+      // A zone by name (`+01:00` is an offset, not a zone: it knows no daylight saving).
+      .refine(
+        (zone) => zone.length <= 64 && /^[A-Za-z]/.test(zone) && zoneName(zone) !== null,
+        'must be an IANA time zone name, e.g. Europe/Berlin',
+      )
+      .transform((zone) => zoneName(zone)!)
+      .nullable()
+      .optional(),
+  )
+  .describe("The customer's IANA time zone: their mails show times in it (else the organisation's)");
+
 /** The customer fields every booking has; any other is one the resource type lists in customerInfoFields. */
-const BUILT_IN_CUSTOMER_FIELDS = new Set(['name', 'email', 'phone', 'answers']);
+export const BUILT_IN_CUSTOMER_FIELDS = new Set(['name', 'email', 'phone', 'answers', 'locale', 'timeZone']);
 /** A customerInfoFields field's value. */
 const infoField = z.string().trim().max(1000);
 
@@ -38,6 +70,10 @@ export type Customer = {
   email: string;
   phone?: string | undefined;
   answers?: CustomerAnswers | undefined;
+  /** One of LOCALES; null or absent when not given. */
+  locale?: string | null | undefined;
+  /** An IANA zone name; null or absent when not given. */
+  timeZone?: string | null | undefined;
 } & Record<string, unknown>;
 
 /**
@@ -52,6 +88,8 @@ export const customer = z
     email,
     phone: z.preprocess(notGivenWhenEmpty, z.string().trim().max(ANSWER_LIMITS.phone).optional()),
     answers: customerAnswers,
+    locale: customerLocale,
+    timeZone: customerTimeZone,
   })
   .transform((given, ctx): Customer => {
     const customer: Customer = { name: given.name, email: given.email };
@@ -63,10 +101,12 @@ export const customer = z
     }
     if (given.phone !== undefined) customer.phone = given.phone;
     if (given.answers !== undefined) customer.answers = given.answers;
+    if (given.locale) customer.locale = given.locale;
+    if (given.timeZone) customer.timeZone = given.timeZone;
     return customer;
   })
   .describe(
-    "name, email, the optional phone, answers to the resource type's questions, and one text (up to 1000 characters) per field the type lists in customerInfoFields",
+    "name, email, the optional phone, answers to the resource type's questions, the optional locale (en, de, fr, es) and timeZone (IANA) for the customer's mails, and one text (up to 1000 characters) per field the type lists in customerInfoFields",
   );
 
 /** A reservation's customer as answered: name, email, the phone, the customerInfoFields as text, and the answers. */
@@ -79,6 +119,14 @@ export const customerRecord = z
       .record(z.string(), z.union([z.string(), z.boolean()]))
       .optional()
       .describe(answersDescription),
+    locale: z
+      .enum(LOCALES)
+      .nullable()
+      .describe("The customer's language (their mails are written in it); null when not given"),
+    timeZone: z
+      .string()
+      .nullable()
+      .describe("The customer's IANA time zone (their mails show times in it); null when not given"),
   })
   .describe("Other fields: the resource type's customerInfoFields, as text");
 export type CustomerRecord = z.infer<typeof customerRecord>;

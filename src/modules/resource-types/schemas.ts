@@ -41,6 +41,10 @@ const customerInfoFields = z
   .refine(
     (names) => !names.includes('answers'),
     'answers is where the answers to the questions go; list questions under questions',
+  )
+  .refine(
+    (names) => !names.some((n) => ['locale', 'timeZone'].includes(n)),
+    "locale and timeZone are every booking's own optional fields (the customer's language and zone)",
   );
 
 /** What a booking question asks for (DECISIONS.md "Pages people live in"). */

@@ -13,6 +13,7 @@ const ORGANISATION_KEYS = [
   'color',
   'createdAt',
   'defaultCurrency',
+  'defaultLocale',
   'description',
   'email',
   'id',

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type PaymentEmulator, startPaymentEmulator } from '../../../tools/emulators/payment/server.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { at, customer, futureMonday, NO_LOCALE } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 
@@ -48,7 +48,7 @@ describe('the booking page: what it offers is what the server takes', () => {
       customer: { ...customer, company: 'ACME' },
     });
     assert.equal(held.statusCode, 201, held.body);
-    assert.deepEqual(held.json().customer, { ...customer, company: 'ACME' });
+    assert.deepEqual(held.json().customer, { ...customer, company: 'ACME', ...NO_LOCALE });
     const booked = await post('reservations', {
       resourceId: room.id,
       startTime: at(mon, 10),
@@ -56,7 +56,7 @@ describe('the booking page: what it offers is what the server takes', () => {
       customer: { ...customer, phone: '', company: 'ACME' },
     });
     assert.equal(booked.statusCode, 201, booked.body);
-    assert.deepEqual(booked.json().customer, { ...customer, company: 'ACME' });
+    assert.deepEqual(booked.json().customer, { ...customer, company: 'ACME', ...NO_LOCALE });
     // What the page marks required stays required, and the answer names the field to highlight.
     const missing = await post('holds', {
       resourceId: room.id,

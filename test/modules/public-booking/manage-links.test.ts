@@ -6,7 +6,7 @@ import { loadConfig } from '../../../src/config.js';
 import type { Db } from '../../../src/db/database.js';
 import { randomToken, sha256 } from '../../../src/lib/crypto.js';
 import { createTestApp, createTestDatabase, TEST_ENV, type TestApp } from '../../helpers/app.js';
-import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { at, customer, futureMonday, NO_LOCALE } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectError, expectStatus } from '../../helpers/http.js';
 import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
@@ -162,7 +162,7 @@ describe('customer manage links', () => {
     assert.equal(view.startTime, at(mon, 14));
     assert.equal(view.endTime, at(mon, 15));
     assert.equal(view.status, 'confirmed');
-    assert.deepEqual(view.customer, { ...customer, phone: '123' });
+    assert.deepEqual(view.customer, { ...customer, phone: '123', ...NO_LOCALE });
     assert.equal(view.organisation.name, 'Manage Ltd');
     assert.equal(view.organisation.slug, slug);
     for (const internal of ['resourceId', 'notes', 'createdByUserId', 'source', 'manageToken', 'manageUrl'])

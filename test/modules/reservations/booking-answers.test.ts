@@ -5,7 +5,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { createTestDatabase } from '../../helpers/app.js';
-import { ANSWERS, at, book, futureMonday, QUESTIONS } from '../../helpers/booking.js';
+import { ANSWERS, at, book, futureMonday, NO_LOCALE, QUESTIONS } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectError, expectStatus } from '../../helpers/http.js';
 import { agentClient, MCP_TEST_ENV } from '../../helpers/mcp.js';
@@ -78,7 +78,7 @@ describe('answers to booking questions', () => {
       201,
     );
     const { mobile: _left, ...expected } = { ...ANSWERS, company: 'Engines' };
-    assert.deepEqual(booked.customer, { ...customer(), answers: expected });
+    assert.deepEqual(booked.customer, { ...customer(), answers: expected, ...NO_LOCALE });
     const read = expectStatus(await as(app, owner).get(`/api/reservations/${booked.id}`), 200);
     assert.deepEqual(read.customer.answers, expected);
     const listed = expectStatus(await as(app, owner).get(`/api/reservations?q=${booked.reference}`), 200);
@@ -88,7 +88,7 @@ describe('answers to booking questions', () => {
       await book(app, owner, { ...slot(8, plainRoom.id), customer: customer({}) }),
       201,
     );
-    assert.deepEqual(plain.customer, customer(), 'no answers, no answers key');
+    assert.deepEqual(plain.customer, { ...customer(), ...NO_LOCALE }, 'no answers, no answers key');
   });
 
   test('each kind refuses what it does not take, naming customer.answers.<id>', async () => {

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { agentActor } from '../../../src/lib/actor.js';
 import type { DomainError } from '../../../src/lib/errors.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import { at, book, customer, futureMonday } from '../../helpers/booking.js';
+import { at, book, customer, futureMonday, NO_LOCALE } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { memberWithRole, type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 
@@ -98,7 +98,12 @@ describe('reservations', () => {
       customer: { ...customer, company: 'A', phone: '+1 555' },
     });
     assert.equal(ok.statusCode, 201);
-    assert.deepEqual(ok.json().customer, { ...customer, company: 'A', phone: '+1 555' });
+    assert.deepEqual(ok.json().customer, {
+      ...customer,
+      company: 'A',
+      phone: '+1 555',
+      ...NO_LOCALE,
+    });
     // The booking page offers the phone as optional, listed or not: left out or left empty, it is not given.
     for (const [h, phone] of [
       [14, undefined],
@@ -107,7 +112,7 @@ describe('reservations', () => {
     ] as const) {
       const r = await book(t.app, owner, { ...slot(h), customer: { ...customer, company: 'B', phone } });
       assert.equal(r.statusCode, 201, JSON.stringify(phone));
-      assert.deepEqual(r.json().customer, { ...customer, company: 'B' });
+      assert.deepEqual(r.json().customer, { ...customer, company: 'B', ...NO_LOCALE });
     }
     const long = await book(t.app, owner, {
       ...slot(17),

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, mock, test } from 'node:test';
 import { createTestApp, type SignedInUser, type TestApp } from '../../helpers/app.js';
-import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { at, customer, futureMonday, NO_LOCALE } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectError, expectStatus } from '../../helpers/http.js';
 import { memberWithRole, type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
@@ -72,7 +72,7 @@ describe('waitlist', () => {
         resourceTypeId: joined.resourceTypeId,
         startTime: slot(8).startTime,
         endTime: slot(8).endTime,
-        customer: { name: 'Waiting', email: 'w@example.test' },
+        customer: { name: 'Waiting', email: 'w@example.test', ...NO_LOCALE },
         offer: null,
         createdAt: '',
       },
