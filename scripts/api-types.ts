@@ -57,6 +57,8 @@ export const PAGE_PATHS = [
   '/api/reservations/{id}',
   '/api/reservations/{id}/cancel',
   '/api/reservations/{id}/reschedule',
+  '/api/reservations/{id}/attendance',
+  '/api/reservations/attendance-counts',
   '/api/resources/{id}/schedule',
   '/api/availability',
   '/api/resource-types/{id}/availability',

@@ -31,6 +31,8 @@ export const ROLE_MATRIX = {
   readReservations: ANY_MEMBER,
   /** Cancel a reservation someone else made; its creator may always cancel their own. */
   cancelAnyReservation: ['OWNER', 'ADMIN', 'MANAGER'],
+  /** Mark whether a reservation's customer came (`attended` or `no_show`) once it started. */
+  markAttendance: ['OWNER', 'ADMIN', 'MANAGER'],
   /** Book, cancel or move a reservation past its type's booking rules (`overrideRules`). */
   overrideBookingRules: ['OWNER', 'ADMIN', 'MANAGER'],
   /** The organisation's event feed (issue 24). */

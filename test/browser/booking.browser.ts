@@ -282,6 +282,20 @@ describe('booking page and manage page (browser)', () => {
     const booked = await publicGet(String(manage).split('/').at(-1)!);
     assert.equal(booked.status, 'confirmed');
     assert.equal(Date.parse(booked.startTime), Date.parse(String(time)));
+    // Beside the .ics, the two web calendars' add-event forms, filled in with the booked time.
+    const compact = (iso: string) => `${new Date(iso).toISOString().replace(/[-:]/g, '').slice(0, 15)}Z`;
+    const google = String(
+      await page.getByRole('link', { name: 'Add to Google Calendar' }).getAttribute('href'),
+    );
+    assert.ok(google.startsWith('https://calendar.google.com/calendar/render?action=TEMPLATE&'), google);
+    assert.ok(google.includes(`&dates=${compact(booked.startTime)}%2F${compact(booked.endTime)}`), google);
+    const outlook = String(await page.getByRole('link', { name: 'Add to Outlook' }).getAttribute('href'));
+    const seconds = (iso: string) => encodeURIComponent(`${new Date(iso).toISOString().slice(0, 19)}Z`);
+    assert.ok(
+      outlook.startsWith('https://outlook.live.com/calendar/0/action/compose?rru=addevent&'),
+      outlook,
+    );
+    assert.ok(outlook.includes(`&startdt=${seconds(booked.startTime)}&enddt=${seconds(booked.endTime)}`));
     assert.deepEqual(foreign, []);
     assert.deepEqual(problems, []);
     await context.close();

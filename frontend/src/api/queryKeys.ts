@@ -52,6 +52,8 @@ export const queryKeys = {
   reservationWeek: (orgId: number, query: unknown) => ['reservations', orgId, query] as const,
   reservationList: (orgId: number, query: unknown) => ['reservations', orgId, 'all', query] as const,
   reservationPages: (orgId: number, query: unknown) => ['reservations', orgId, 'pages', query] as const,
+  /** A customer's attendance counts: under the lists, so a mark refreshes them. */
+  attendanceCounts: (orgId: number, email: string) => ['reservations', orgId, 'attendance', email] as const,
 
   // Webhooks.
   webhooks: (orgId: number) => ['webhooks', orgId] as const,

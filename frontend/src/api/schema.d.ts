@@ -27764,7 +27764,7 @@ export interface paths {
                                 description: string | null;
                                 /** @description when the service disabled it after 3 days of failures */
                                 disabledAt: string | null;
-                                events: ("reservation.created" | "reservation.held" | "reservation.confirmed" | "reservation.rescheduled" | "reservation.cancelled" | "reservation.expired" | "payment.succeeded" | "payment.refunded" | "waitlist.joined" | "waitlist.offered" | "waitlist.expired" | "membership.invited" | "membership.accepted" | "agent.approval.requested" | "agent.approval.decided" | "calendar_sync.needs_reconnect" | "privacy.request.completed" | "webhook.disabled")[];
+                                events: ("reservation.created" | "reservation.held" | "reservation.confirmed" | "reservation.rescheduled" | "reservation.cancelled" | "reservation.expired" | "reservation.reminder_sent" | "reservation.no_show" | "payment.succeeded" | "payment.refunded" | "waitlist.joined" | "waitlist.offered" | "waitlist.expired" | "membership.invited" | "membership.accepted" | "agent.approval.requested" | "agent.approval.decided" | "calendar_sync.needs_reconnect" | "privacy.request.completed" | "webhook.disabled")[];
                                 id: number;
                                 /** @enum {string} */
                                 status: "active" | "paused" | "disabled";
@@ -28054,7 +28054,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         description?: string | null;
-                        /** @description event types to deliver: reservation.created, reservation.held, reservation.confirmed, reservation.rescheduled, reservation.cancelled, reservation.expired, payment.succeeded, payment.refunded, waitlist.joined, waitlist.offered, waitlist.expired, membership.invited, membership.accepted, agent.approval.requested, agent.approval.decided, calendar_sync.needs_reconnect, privacy.request.completed, webhook.disabled */
+                        /** @description event types to deliver: reservation.created, reservation.held, reservation.confirmed, reservation.rescheduled, reservation.cancelled, reservation.expired, reservation.reminder_sent, reservation.no_show, payment.succeeded, payment.refunded, waitlist.joined, waitlist.offered, waitlist.expired, membership.invited, membership.accepted, agent.approval.requested, agent.approval.decided, calendar_sync.needs_reconnect, privacy.request.completed, webhook.disabled */
                         events: string[];
                         /** @description https URL on a public address, at most 2048 characters */
                         url: string;
@@ -28073,7 +28073,7 @@ export interface paths {
                             description: string | null;
                             /** @description when the service disabled it after 3 days of failures */
                             disabledAt: string | null;
-                            events: ("reservation.created" | "reservation.held" | "reservation.confirmed" | "reservation.rescheduled" | "reservation.cancelled" | "reservation.expired" | "payment.succeeded" | "payment.refunded" | "waitlist.joined" | "waitlist.offered" | "waitlist.expired" | "membership.invited" | "membership.accepted" | "agent.approval.requested" | "agent.approval.decided" | "calendar_sync.needs_reconnect" | "privacy.request.completed" | "webhook.disabled")[];
+                            events: ("reservation.created" | "reservation.held" | "reservation.confirmed" | "reservation.rescheduled" | "reservation.cancelled" | "reservation.expired" | "reservation.reminder_sent" | "reservation.no_show" | "payment.succeeded" | "payment.refunded" | "waitlist.joined" | "waitlist.offered" | "waitlist.expired" | "membership.invited" | "membership.accepted" | "agent.approval.requested" | "agent.approval.decided" | "calendar_sync.needs_reconnect" | "privacy.request.completed" | "webhook.disabled")[];
                             id: number;
                             /** @description whsec_...: the signing secret, shown this once */
                             secret: string;
@@ -28383,7 +28383,7 @@ export interface paths {
                             description: string | null;
                             /** @description when the service disabled it after 3 days of failures */
                             disabledAt: string | null;
-                            events: ("reservation.created" | "reservation.held" | "reservation.confirmed" | "reservation.rescheduled" | "reservation.cancelled" | "reservation.expired" | "payment.succeeded" | "payment.refunded" | "waitlist.joined" | "waitlist.offered" | "waitlist.expired" | "membership.invited" | "membership.accepted" | "agent.approval.requested" | "agent.approval.decided" | "calendar_sync.needs_reconnect" | "privacy.request.completed" | "webhook.disabled")[];
+                            events: ("reservation.created" | "reservation.held" | "reservation.confirmed" | "reservation.rescheduled" | "reservation.cancelled" | "reservation.expired" | "reservation.reminder_sent" | "reservation.no_show" | "payment.succeeded" | "payment.refunded" | "waitlist.joined" | "waitlist.offered" | "waitlist.expired" | "membership.invited" | "membership.accepted" | "agent.approval.requested" | "agent.approval.decided" | "calendar_sync.needs_reconnect" | "privacy.request.completed" | "webhook.disabled")[];
                             id: number;
                             /** @enum {string} */
                             status: "active" | "paused" | "disabled";
@@ -28958,7 +28958,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         description?: string | null;
-                        /** @description event types to deliver: reservation.created, reservation.held, reservation.confirmed, reservation.rescheduled, reservation.cancelled, reservation.expired, payment.succeeded, payment.refunded, waitlist.joined, waitlist.offered, waitlist.expired, membership.invited, membership.accepted, agent.approval.requested, agent.approval.decided, calendar_sync.needs_reconnect, privacy.request.completed, webhook.disabled */
+                        /** @description event types to deliver: reservation.created, reservation.held, reservation.confirmed, reservation.rescheduled, reservation.cancelled, reservation.expired, reservation.reminder_sent, reservation.no_show, payment.succeeded, payment.refunded, waitlist.joined, waitlist.offered, waitlist.expired, membership.invited, membership.accepted, agent.approval.requested, agent.approval.decided, calendar_sync.needs_reconnect, privacy.request.completed, webhook.disabled */
                         events?: string[];
                         /**
                          * @description paused: no deliveries until active again; `disabled` is set by the service
@@ -28982,7 +28982,7 @@ export interface paths {
                             description: string | null;
                             /** @description when the service disabled it after 3 days of failures */
                             disabledAt: string | null;
-                            events: ("reservation.created" | "reservation.held" | "reservation.confirmed" | "reservation.rescheduled" | "reservation.cancelled" | "reservation.expired" | "payment.succeeded" | "payment.refunded" | "waitlist.joined" | "waitlist.offered" | "waitlist.expired" | "membership.invited" | "membership.accepted" | "agent.approval.requested" | "agent.approval.decided" | "calendar_sync.needs_reconnect" | "privacy.request.completed" | "webhook.disabled")[];
+                            events: ("reservation.created" | "reservation.held" | "reservation.confirmed" | "reservation.rescheduled" | "reservation.cancelled" | "reservation.expired" | "reservation.reminder_sent" | "reservation.no_show" | "payment.succeeded" | "payment.refunded" | "waitlist.joined" | "waitlist.offered" | "waitlist.expired" | "membership.invited" | "membership.accepted" | "agent.approval.requested" | "agent.approval.decided" | "calendar_sync.needs_reconnect" | "privacy.request.completed" | "webhook.disabled")[];
                             id: number;
                             /** @enum {string} */
                             status: "active" | "paused" | "disabled";
@@ -29988,7 +29988,7 @@ export interface paths {
                             description: string | null;
                             /** @description when the service disabled it after 3 days of failures */
                             disabledAt: string | null;
-                            events: ("reservation.created" | "reservation.held" | "reservation.confirmed" | "reservation.rescheduled" | "reservation.cancelled" | "reservation.expired" | "payment.succeeded" | "payment.refunded" | "waitlist.joined" | "waitlist.offered" | "waitlist.expired" | "membership.invited" | "membership.accepted" | "agent.approval.requested" | "agent.approval.decided" | "calendar_sync.needs_reconnect" | "privacy.request.completed" | "webhook.disabled")[];
+                            events: ("reservation.created" | "reservation.held" | "reservation.confirmed" | "reservation.rescheduled" | "reservation.cancelled" | "reservation.expired" | "reservation.reminder_sent" | "reservation.no_show" | "payment.succeeded" | "payment.refunded" | "waitlist.joined" | "waitlist.offered" | "waitlist.expired" | "membership.invited" | "membership.accepted" | "agent.approval.requested" | "agent.approval.decided" | "calendar_sync.needs_reconnect" | "privacy.request.completed" | "webhook.disabled")[];
                             id: number;
                             /** @description whsec_...: the signing secret, shown this once */
                             secret: string;
@@ -37818,6 +37818,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Only reservations marked so (attended or no_show) */
+                    attendance?: "attended" | "no_show";
                     /** @description nextCursor of the previous page */
                     cursor?: string;
                     /** @description Reservations ending after this */
@@ -37859,6 +37861,8 @@ export interface paths {
                                      */
                                     strategy: "first_free" | "round_robin" | "least_busy_day";
                                 } | null;
+                                /** @description Whether the customer came, as staff marked it after the start; null until marked */
+                                attendance: ("attended" | "no_show") | null;
                                 cancelledAt: string | null;
                                 createdAt: string;
                                 createdByUserId: number | null;
@@ -38319,6 +38323,8 @@ export interface paths {
                                      */
                                     strategy: "first_free" | "round_robin" | "least_busy_day";
                                 } | null;
+                                /** @description Whether the customer came, as staff marked it after the start; null until marked */
+                                attendance: ("attended" | "no_show") | null;
                                 cancelledAt: string | null;
                                 createdAt: string;
                                 createdByUserId: number | null;
@@ -38443,6 +38449,8 @@ export interface paths {
                                      */
                                     strategy: "first_free" | "round_robin" | "least_busy_day";
                                 } | null;
+                                /** @description Whether the customer came, as staff marked it after the start; null until marked */
+                                attendance: ("attended" | "no_show") | null;
                                 cancelledAt: string | null;
                                 createdAt: string;
                                 createdByUserId: number | null;
@@ -38577,6 +38585,8 @@ export interface paths {
                                  */
                                 strategy: "first_free" | "round_robin" | "least_busy_day";
                             } | null;
+                            /** @description Whether the customer came, as staff marked it after the start; null until marked */
+                            attendance: ("attended" | "no_show") | null;
                             cancelledAt: string | null;
                             createdAt: string;
                             createdByUserId: number | null;
@@ -38642,6 +38652,8 @@ export interface paths {
                                      */
                                     strategy: "first_free" | "round_robin" | "least_busy_day";
                                 } | null;
+                                /** @description Whether the customer came, as staff marked it after the start; null until marked */
+                                attendance: ("attended" | "no_show") | null;
                                 cancelledAt: string | null;
                                 createdAt: string;
                                 createdByUserId: number | null;
@@ -39069,6 +39081,8 @@ export interface paths {
                                  */
                                 strategy: "first_free" | "round_robin" | "least_busy_day";
                             } | null;
+                            /** @description Whether the customer came, as staff marked it after the start; null until marked */
+                            attendance: ("attended" | "no_show") | null;
                             cancelledAt: string | null;
                             createdAt: string;
                             createdByUserId: number | null;
@@ -39458,6 +39472,445 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/reservations/{id}/attendance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark whether the customer came (OWNER, ADMIN, MANAGER): attended or no_show, on a confirmed reservation once it started (409 INVALID_TRANSITION before its start or in another status); a mark may be changed to the other. no_show writes the event reservation.no_show */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description attended: the customer came; no_show: they did not
+                         * @enum {string}
+                         */
+                        status: "attended" | "no_show";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description How a pool booking's resource was picked (the type's assignment); null when the booking named its resource */
+                            assignment: {
+                                /** @description Why that one, in a sentence */
+                                reason: string;
+                                /** @description The resource or capacity lane the pool gave it */
+                                resourceId: number;
+                                /**
+                                 * @description How a pool booking picks its resource among the free ones: first_free (default), round_robin (fewest confirmed bookings of the type in the last 30 days relative to assignmentWeight, ties to the one booked longest ago) or least_busy_day (fewest bookings that day)
+                                 * @enum {string}
+                                 */
+                                strategy: "first_free" | "round_robin" | "least_busy_day";
+                            } | null;
+                            /** @description Whether the customer came, as staff marked it after the start; null until marked */
+                            attendance: ("attended" | "no_show") | null;
+                            cancelledAt: string | null;
+                            createdAt: string;
+                            createdByUserId: number | null;
+                            /** @description Other fields: the resource type's customerInfoFields, as text */
+                            customer: {
+                                /** @description Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox */
+                                answers?: {
+                                    [key: string]: string | boolean;
+                                };
+                                email: string;
+                                /** @description The customer's language (their mails are written in it); null when not given */
+                                locale: ("en" | "de" | "fr" | "es") | null;
+                                name: string;
+                                phone?: string;
+                                /** @description The customer's IANA time zone (their mails show times in it); null when not given */
+                                timeZone: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            endTime: string;
+                            /** @description Until when a held or pending_payment reservation keeps its time; null in every other status */
+                            expiresAt: string | null;
+                            id: number;
+                            notes: string | null;
+                            payment: {
+                                amount: number;
+                                checkoutUrl: string | null;
+                                currency: string;
+                                expiresAt: string | null;
+                                /** @enum {string} */
+                                status: "requires_payment" | "paid" | "refunded" | "failed" | "expired";
+                            } | null;
+                            priceAmount: number | null;
+                            priceCurrency: string | null;
+                            /** @description The public reference its customer sees (mails, booking and manage pages): 8 characters, unique in the organisation, not sequential */
+                            reference: string;
+                            /** @description The resource or capacity lane holding the time (a collective reservation: the first of resourceIds) */
+                            resourceId: number | null;
+                            /** @description Every resource it takes: a collective reservation the 2-5 booked together, in the order booked; else [resourceId] */
+                            resourceIds: number[];
+                            resourceTypeId: number | null;
+                            /** @description The staff member who last booked, moved or cancelled it past its type's booking rules; null when none */
+                            rulesOverriddenByUserId: number | null;
+                            /** @description The recurring series it belongs to; null when it stands alone */
+                            seriesId: number | null;
+                            /** @enum {string} */
+                            source: "api" | "public_slug" | "public_token" | "mcp";
+                            startTime: string;
+                            /** @enum {string} */
+                            status: "held" | "pending_payment" | "confirmed" | "cancelled" | "expired";
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE, HOST_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    /** @description HOST_UNAVAILABLE: every resource of the collective booking, all free at this time */
+                                    resourceIds?: number[];
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE, HOST_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        /** @description HOST_UNAVAILABLE: every resource of the collective booking, all free at this time */
+                                        resourceIds?: number[];
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); on SLOT_UNAVAILABLE why the time does not fit (OUTSIDE_HOURS, CLOSED_DAY, INACTIVE, NOTICE, ADVANCE, BOOKED, HELD, BUFFER, CALENDAR_BUSY, DAILY_CAP, TOO_SHORT, OFF_GRID; UNAVAILABLE on the public booking routes); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description SLOT_UNAVAILABLE: where the part of the asked time its reason (code) covers starts, as the explain routes answer */
+                                    from?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description HOST_UNAVAILABLE: the resource of a collective booking that the reason (code) is about */
+                                    resourceId?: number;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                    /** @description SLOT_UNAVAILABLE: where that part ends */
+                                    to?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE, HOST_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    /** @description HOST_UNAVAILABLE: every resource of the collective booking, all free at this time */
+                                    resourceIds?: number[];
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE, HOST_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        /** @description HOST_UNAVAILABLE: every resource of the collective booking, all free at this time */
+                                        resourceIds?: number[];
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); on SLOT_UNAVAILABLE why the time does not fit (OUTSIDE_HOURS, CLOSED_DAY, INACTIVE, NOTICE, ADVANCE, BOOKED, HELD, BUFFER, CALENDAR_BUSY, DAILY_CAP, TOO_SHORT, OFF_GRID; UNAVAILABLE on the public booking routes); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description SLOT_UNAVAILABLE: where the part of the asked time its reason (code) covers starts, as the explain routes answer */
+                                    from?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description HOST_UNAVAILABLE: the resource of a collective booking that the reason (code) is about */
+                                    resourceId?: number;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                    /** @description SLOT_UNAVAILABLE: where that part ends */
+                                    to?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE, HOST_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    /** @description HOST_UNAVAILABLE: every resource of the collective booking, all free at this time */
+                                    resourceIds?: number[];
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE, HOST_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        /** @description HOST_UNAVAILABLE: every resource of the collective booking, all free at this time */
+                                        resourceIds?: number[];
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); on SLOT_UNAVAILABLE why the time does not fit (OUTSIDE_HOURS, CLOSED_DAY, INACTIVE, NOTICE, ADVANCE, BOOKED, HELD, BUFFER, CALENDAR_BUSY, DAILY_CAP, TOO_SHORT, OFF_GRID; UNAVAILABLE on the public booking routes); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description SLOT_UNAVAILABLE: where the part of the asked time its reason (code) covers starts, as the explain routes answer */
+                                    from?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description HOST_UNAVAILABLE: the resource of a collective booking that the reason (code) is about */
+                                    resourceId?: number;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                    /** @description SLOT_UNAVAILABLE: where that part ends */
+                                    to?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE, HOST_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    /** @description HOST_UNAVAILABLE: every resource of the collective booking, all free at this time */
+                                    resourceIds?: number[];
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE, HOST_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        /** @description HOST_UNAVAILABLE: every resource of the collective booking, all free at this time */
+                                        resourceIds?: number[];
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); on SLOT_UNAVAILABLE why the time does not fit (OUTSIDE_HOURS, CLOSED_DAY, INACTIVE, NOTICE, ADVANCE, BOOKED, HELD, BUFFER, CALENDAR_BUSY, DAILY_CAP, TOO_SHORT, OFF_GRID; UNAVAILABLE on the public booking routes); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description SLOT_UNAVAILABLE: where the part of the asked time its reason (code) covers starts, as the explain routes answer */
+                                    from?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description HOST_UNAVAILABLE: the resource of a collective booking that the reason (code) is about */
+                                    resourceId?: number;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                    /** @description SLOT_UNAVAILABLE: where that part ends */
+                                    to?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE, HOST_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    /** @description HOST_UNAVAILABLE: every resource of the collective booking, all free at this time */
+                                    resourceIds?: number[];
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE, HOST_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        /** @description HOST_UNAVAILABLE: every resource of the collective booking, all free at this time */
+                                        resourceIds?: number[];
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); on SLOT_UNAVAILABLE why the time does not fit (OUTSIDE_HOURS, CLOSED_DAY, INACTIVE, NOTICE, ADVANCE, BOOKED, HELD, BUFFER, CALENDAR_BUSY, DAILY_CAP, TOO_SHORT, OFF_GRID; UNAVAILABLE on the public booking routes); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description SLOT_UNAVAILABLE: where the part of the asked time its reason (code) covers starts, as the explain routes answer */
+                                    from?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description HOST_UNAVAILABLE: the resource of a collective booking that the reason (code) is about */
+                                    resourceId?: number;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                    /** @description SLOT_UNAVAILABLE: where that part ends */
+                                    to?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/reservations/{id}/cancel": {
         parameters: {
             query?: never;
@@ -39505,6 +39958,8 @@ export interface paths {
                                  */
                                 strategy: "first_free" | "round_robin" | "least_busy_day";
                             } | null;
+                            /** @description Whether the customer came, as staff marked it after the start; null until marked */
+                            attendance: ("attended" | "no_show") | null;
                             cancelledAt: string | null;
                             createdAt: string;
                             createdByUserId: number | null;
@@ -39953,6 +40408,8 @@ export interface paths {
                                  */
                                 strategy: "first_free" | "round_robin" | "least_busy_day";
                             } | null;
+                            /** @description Whether the customer came, as staff marked it after the start; null until marked */
+                            attendance: ("attended" | "no_show") | null;
                             cancelledAt: string | null;
                             createdAt: string;
                             createdByUserId: number | null;
@@ -40018,6 +40475,8 @@ export interface paths {
                                      */
                                     strategy: "first_free" | "round_robin" | "least_busy_day";
                                 } | null;
+                                /** @description Whether the customer came, as staff marked it after the start; null until marked */
+                                attendance: ("attended" | "no_show") | null;
                                 cancelledAt: string | null;
                                 createdAt: string;
                                 createdByUserId: number | null;
@@ -40464,6 +40923,376 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/reservations/attendance-counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many of one customer's reservations in the active organisation were marked attended and no_show */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The customer's email, as their bookings give it */
+                    customerEmail: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The organisation's reservations of this customer marked attended */
+                            attended: number;
+                            customerEmail: string;
+                            /** @description Those marked no_show */
+                            noShow: number;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE, HOST_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    /** @description HOST_UNAVAILABLE: every resource of the collective booking, all free at this time */
+                                    resourceIds?: number[];
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE, HOST_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        /** @description HOST_UNAVAILABLE: every resource of the collective booking, all free at this time */
+                                        resourceIds?: number[];
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); on SLOT_UNAVAILABLE why the time does not fit (OUTSIDE_HOURS, CLOSED_DAY, INACTIVE, NOTICE, ADVANCE, BOOKED, HELD, BUFFER, CALENDAR_BUSY, DAILY_CAP, TOO_SHORT, OFF_GRID; UNAVAILABLE on the public booking routes); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description SLOT_UNAVAILABLE: where the part of the asked time its reason (code) covers starts, as the explain routes answer */
+                                    from?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description HOST_UNAVAILABLE: the resource of a collective booking that the reason (code) is about */
+                                    resourceId?: number;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                    /** @description SLOT_UNAVAILABLE: where that part ends */
+                                    to?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE, HOST_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    /** @description HOST_UNAVAILABLE: every resource of the collective booking, all free at this time */
+                                    resourceIds?: number[];
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE, HOST_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        /** @description HOST_UNAVAILABLE: every resource of the collective booking, all free at this time */
+                                        resourceIds?: number[];
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); on SLOT_UNAVAILABLE why the time does not fit (OUTSIDE_HOURS, CLOSED_DAY, INACTIVE, NOTICE, ADVANCE, BOOKED, HELD, BUFFER, CALENDAR_BUSY, DAILY_CAP, TOO_SHORT, OFF_GRID; UNAVAILABLE on the public booking routes); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description SLOT_UNAVAILABLE: where the part of the asked time its reason (code) covers starts, as the explain routes answer */
+                                    from?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description HOST_UNAVAILABLE: the resource of a collective booking that the reason (code) is about */
+                                    resourceId?: number;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                    /** @description SLOT_UNAVAILABLE: where that part ends */
+                                    to?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE, HOST_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    /** @description HOST_UNAVAILABLE: every resource of the collective booking, all free at this time */
+                                    resourceIds?: number[];
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE, HOST_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        /** @description HOST_UNAVAILABLE: every resource of the collective booking, all free at this time */
+                                        resourceIds?: number[];
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); on SLOT_UNAVAILABLE why the time does not fit (OUTSIDE_HOURS, CLOSED_DAY, INACTIVE, NOTICE, ADVANCE, BOOKED, HELD, BUFFER, CALENDAR_BUSY, DAILY_CAP, TOO_SHORT, OFF_GRID; UNAVAILABLE on the public booking routes); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description SLOT_UNAVAILABLE: where the part of the asked time its reason (code) covers starts, as the explain routes answer */
+                                    from?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description HOST_UNAVAILABLE: the resource of a collective booking that the reason (code) is about */
+                                    resourceId?: number;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                    /** @description SLOT_UNAVAILABLE: where that part ends */
+                                    to?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE, HOST_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    /** @description HOST_UNAVAILABLE: every resource of the collective booking, all free at this time */
+                                    resourceIds?: number[];
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE, HOST_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        /** @description HOST_UNAVAILABLE: every resource of the collective booking, all free at this time */
+                                        resourceIds?: number[];
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); on SLOT_UNAVAILABLE why the time does not fit (OUTSIDE_HOURS, CLOSED_DAY, INACTIVE, NOTICE, ADVANCE, BOOKED, HELD, BUFFER, CALENDAR_BUSY, DAILY_CAP, TOO_SHORT, OFF_GRID; UNAVAILABLE on the public booking routes); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description SLOT_UNAVAILABLE: where the part of the asked time its reason (code) covers starts, as the explain routes answer */
+                                    from?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description HOST_UNAVAILABLE: the resource of a collective booking that the reason (code) is about */
+                                    resourceId?: number;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                    /** @description SLOT_UNAVAILABLE: where that part ends */
+                                    to?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+                /** @description Error envelope */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @description On SLOT_UNAVAILABLE, HOST_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                alternatives?: {
+                                    endTime: string;
+                                    /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                    resourceId: number;
+                                    /** @description HOST_UNAVAILABLE: every resource of the collective booking, all free at this time */
+                                    resourceIds?: number[];
+                                    startTime: string;
+                                }[];
+                                code: string;
+                                /** @description On SLOT_UNAVAILABLE of a recurring booking: every occurrence that does not fit */
+                                conflicts?: {
+                                    /** @description On SLOT_UNAVAILABLE, HOST_UNAVAILABLE and BOOKING_RULE_VIOLATED of a booking, hold or reschedule: up to 5 bookable times of the same length on the same resource or pool within 14 days, nearest to the requested start first */
+                                    alternatives: {
+                                        endTime: string;
+                                        /** @description The resource it is free on, the one a booking of it gets (a pool booking too); book it with this resourceId where the booking mode takes one, else with resourceTypeId */
+                                        resourceId: number;
+                                        /** @description HOST_UNAVAILABLE: every resource of the collective booking, all free at this time */
+                                        resourceIds?: number[];
+                                        startTime: string;
+                                    }[];
+                                    endTime: string;
+                                    startTime: string;
+                                }[];
+                                details?: {
+                                    /** @description A schema failure's rule (Zod's issue code: too_big, too_small, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom, ...); on SLOT_UNAVAILABLE why the time does not fit (OUTSIDE_HOURS, CLOSED_DAY, INACTIVE, NOTICE, ADVANCE, BOOKED, HELD, BUFFER, CALENDAR_BUSY, DAILY_CAP, TOO_SHORT, OFF_GRID; UNAVAILABLE on the public booking routes); absent on a service's own check */
+                                    code?: string;
+                                    /** @description invalid_format: the format expected (email, datetime, regex, ...) */
+                                    format?: string;
+                                    /** @description SLOT_UNAVAILABLE: where the part of the asked time its reason (code) covers starts, as the explain routes answer */
+                                    from?: string;
+                                    /** @description too_big/too_small: whether the bound itself is allowed */
+                                    inclusive?: boolean;
+                                    /** @description too_big: the bound */
+                                    maximum?: number;
+                                    message: string;
+                                    /** @description too_small: the bound */
+                                    minimum?: number;
+                                    /** @description too_big/too_small: what was measured (string, number, array, ...) */
+                                    origin?: string;
+                                    /** @description The refused field */
+                                    path?: string;
+                                    /** @description HOST_UNAVAILABLE: the resource of a collective booking that the reason (code) is about */
+                                    resourceId?: number;
+                                    /** @description The booking rule broken (BOOKING_RULE_VIOLATED) */
+                                    rule?: string;
+                                    /** @description SLOT_UNAVAILABLE: where that part ends */
+                                    to?: string;
+                                }[];
+                                message: string;
+                                requestId: string;
+                            };
+                            /** @enum {boolean} */
+                            success: false;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/resource-types": {
         parameters: {
             query?: never;
@@ -40540,6 +41369,10 @@ export interface paths {
                                 required: boolean;
                             }[];
                             recurringEnabled: boolean;
+                            /** @description Reminder mails to the customer before each confirmed booking, earliest first */
+                            reminders: {
+                                minutesBefore: number;
+                            }[];
                             schedulePolicy: {
                                 /** @enum {string} */
                                 availabilityMode?: "continuous" | "shifts";
@@ -40978,6 +41811,11 @@ export interface paths {
                             required?: boolean;
                         }[];
                         recurringEnabled?: boolean;
+                        /** @description Up to 3 reminder mails to each confirmed booking's customer, each {minutesBefore: 15..10080} (distinct); replaced as a whole */
+                        reminders?: {
+                            /** @description Minutes before the start the reminder mail goes to the customer */
+                            minutesBefore: number;
+                        }[];
                         schedulePolicy?: {
                             /** @enum {string} */
                             availabilityMode?: "continuous" | "shifts";
@@ -41074,6 +41912,10 @@ export interface paths {
                                 required: boolean;
                             }[];
                             recurringEnabled: boolean;
+                            /** @description Reminder mails to the customer before each confirmed booking, earliest first */
+                            reminders: {
+                                minutesBefore: number;
+                            }[];
                             schedulePolicy: {
                                 /** @enum {string} */
                                 availabilityMode?: "continuous" | "shifts";
@@ -41522,6 +42364,10 @@ export interface paths {
                                 required: boolean;
                             }[];
                             recurringEnabled: boolean;
+                            /** @description Reminder mails to the customer before each confirmed booking, earliest first */
+                            reminders: {
+                                minutesBefore: number;
+                            }[];
                             schedulePolicy: {
                                 /** @enum {string} */
                                 availabilityMode?: "continuous" | "shifts";
@@ -42312,6 +43158,11 @@ export interface paths {
                             required?: boolean;
                         }[];
                         recurringEnabled?: boolean;
+                        /** @description Up to 3 reminder mails to each confirmed booking's customer, each {minutesBefore: 15..10080} (distinct); replaced as a whole */
+                        reminders?: {
+                            /** @description Minutes before the start the reminder mail goes to the customer */
+                            minutesBefore: number;
+                        }[];
                         schedulePolicy?: {
                             /** @enum {string} */
                             availabilityMode?: "continuous" | "shifts";
@@ -42408,6 +43259,10 @@ export interface paths {
                                 required: boolean;
                             }[];
                             recurringEnabled: boolean;
+                            /** @description Reminder mails to the customer before each confirmed booking, earliest first */
+                            reminders: {
+                                minutesBefore: number;
+                            }[];
                             schedulePolicy: {
                                 /** @enum {string} */
                                 availabilityMode?: "continuous" | "shifts";

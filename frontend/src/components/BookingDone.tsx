@@ -1,8 +1,9 @@
-// The booking page's confirmation: what was booked, its reference, the calendar file and the
-// manage link the customer keeps to see, move or cancel it.
+// The booking page's confirmation: what was booked, its reference, the calendar file, the web
+// calendars' add-event links and the manage link the customer keeps to see, move or cancel it.
 import type { RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLanguageLink } from '../i18n/customer-language.js';
+import { CalendarLinks } from './CalendarLinks.js';
 import { IcsLink, Summary } from './Reservation.js';
 
 /** What a confirmation shows of a booked reservation. */
@@ -51,6 +52,11 @@ export function BookingDone(props: {
           end={booked.endTime}
           summary={`${typeName} · ${organisationName}`}
           manageUrl={manageUrl}
+        />
+        <CalendarLinks
+          start={booked.startTime}
+          end={booked.endTime}
+          title={`${typeName} · ${organisationName}`}
         />
       </div>
       {manageUrl ? <ManageLinkNote url={manageUrl} /> : null}

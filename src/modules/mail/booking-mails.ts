@@ -26,6 +26,9 @@ function bookingKind(type: string, reservation: MailedReservation): BookingTempl
       return 'booking_reschedule';
     case 'reservation.cancelled':
       return 'booking_cancellation';
+    case 'reservation.reminder_sent':
+      // Sent only for a confirmed booking; the sweep checks as it writes the event.
+      return reservation.status === 'confirmed' ? 'booking_reminder' : null;
     case 'reservation.expired':
       // A lapsed payment; a lapsed hold was never mailed.
       return reservation.payment ? 'booking_expiry' : null;

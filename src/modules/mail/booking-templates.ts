@@ -1,5 +1,6 @@
 import { type Locale, localeOf } from '../../i18n/locales.js';
 import { type MailKey, type MailTranslator, mailTranslator } from '../../i18n/translate.js';
+import { googleCalendarUrl, outlookCalendarUrl } from '../../lib/calendar-links.js';
 import { zoneName } from '../../lib/time-zones.js';
 import { formatDay, formatInstant, formatMoney, formatSpan } from './formats.js';
 import { type Content, safeUrl } from './layout.js';
@@ -32,6 +33,7 @@ export type BookingTemplate =
   | 'booking_reschedule'
   | 'booking_cancellation'
   | 'booking_expiry'
+  | 'booking_reminder'
   | 'waitlist_offer';
 
 /** How a customer's mail is written: its words' language and the zone its times are shown in. */
@@ -86,13 +88,39 @@ const manageAction = (input: BookingMailInput, { t }: CustomerWords) => {
   return url ? { label: t('manage'), url } : undefined;
 };
 
+/**
+ * "Add to calendar" links of the two large web calendars, beside the invitation the mail
+ * carries (or, in a reminder, instead of one). The event says what the .ics says; the manage
+ * link stays out of it, so its token is not handed to a calendar provider.
+ */
+function calendarLinks(input: BookingMailInput, { t }: CustomerWords): Content['moreLinks'] {
+  const { branding, reservation, serviceName } = input;
+  const organisation = branding.name;
+  const reference = reservation.reference;
+  const event = {
+    title: serviceName
+      ? t('calendar.summaryOfService', { service: serviceName, organisation })
+      : t('calendar.summary', { organisation }),
+    start: reservation.startTime,
+    end: reservation.endTime,
+    details: reference
+      ? t('calendar.descriptionWithReference', { reference, organisation })
+      : t('calendar.description', { organisation }),
+    location: branding.address ?? undefined,
+  };
+  return [
+    { label: t('calendar.addToGoogle'), url: googleCalendarUrl(event) },
+    { label: t('calendar.addToOutlook'), url: outlookCalendarUrl(event) },
+  ];
+}
+
 /** A template: its subject apart (cheap, needed first), and the rest of what it says. */
 export interface Template<Input> {
   subject(input: Input): string;
   content(input: Input): Omit<Content, 'subject'>;
 }
 
-type Section = 'confirmation' | 'reschedule' | 'cancellation' | 'expiry';
+type Section = 'confirmation' | 'reschedule' | 'cancellation' | 'expiry' | 'reminder';
 
 /**
  * A booking mail: its subject from the organisation's name and the day, a greeting, what
@@ -101,6 +129,7 @@ type Section = 'confirmation' | 'reschedule' | 'cancellation' | 'expiry';
 function booking(
   section: Section,
   paragraphs: (input: BookingMailInput, words: CustomerWords) => string[],
+  options: { calendarLinks?: boolean } = {},
 ): Template<BookingMailInput> {
   return {
     subject: (input) => {
@@ -116,6 +145,7 @@ function booking(
         paragraphs: [greeting(input.reservation, words), ...paragraphs(input, words)],
         details: bookingDetails(input, words),
         ...(action ? { action } : {}),
+        ...(options.calendarLinks ? { moreLinks: calendarLinks(input, words) } : {}),
       };
     },
   };
@@ -204,14 +234,32 @@ const waitlistOffer: Template<BookingMailInput> = {
 };
 
 export const BOOKING_TEMPLATES: { [K in BookingTemplate]: Template<BookingMailInput> } = {
-  booking_confirmation: booking('confirmation', ({ branding }, { t }) => [
-    t('confirmation.body', { organisation: branding.name }),
-  ]),
+  booking_confirmation: booking(
+    'confirmation',
+    ({ branding }, { t }) => [t('confirmation.body', { organisation: branding.name })],
+    { calendarLinks: true },
+  ),
   booking_payment: payment,
   waitlist_offer: waitlistOffer,
-  booking_reschedule: booking('reschedule', ({ branding }, { t }) => [
-    t('reschedule.body', { organisation: branding.name }),
-  ]),
+  booking_reschedule: booking(
+    'reschedule',
+    ({ branding }, { t }) => [t('reschedule.body', { organisation: branding.name })],
+    { calendarLinks: true },
+  ),
+  booking_reminder: booking(
+    'reminder',
+    (input, words) => {
+      const organisation = input.branding.name;
+      const start = formatInstant(input.reservation.startTime, words.zone, words.locale);
+      return [
+        words.t('reminder.body', { organisation, start }),
+        manageAction(input, words)
+          ? words.t('reminder.manage')
+          : words.t('reminder.contact', { organisation }),
+      ];
+    },
+    { calendarLinks: true },
+  ),
   booking_cancellation: booking('cancellation', ({ branding, reservation }, { t }) => [
     t('cancellation.body', { organisation: branding.name }),
     ...(refundedWith(reservation) ? [t('cancellation.refunded')] : []),

@@ -23,6 +23,8 @@ export interface Content {
   action?: { label: string; url: string };
   /** A second, plainer link below the button. */
   link?: { label: string; url: string };
+  /** Small links in one line below those ("Add to Google Calendar", ...). */
+  moreLinks?: Array<{ label: string; url: string }>;
 }
 
 const escapeHtml = (text: string) =>
@@ -43,6 +45,7 @@ function plainText(content: Content, footer: string): string {
     ...content.details.map(([label, value]) => `${label}: ${value}`),
     ...(content.action ? ['', `${content.action.label}: ${content.action.url}`] : []),
     ...(content.link ? ['', `${content.link.label}: ${content.link.url}`] : []),
+    ...(content.moreLinks?.length ? ['', ...content.moreLinks.map((l) => `${l.label}: ${l.url}`)] : []),
     '',
     '-- ',
     footer,
@@ -87,6 +90,15 @@ function plainLink(link: Content['link'], colour: string): string {
     : '';
 }
 
+/** The small links in one line; nothing without an http(s) one. */
+function smallLinks(links: Content['moreLinks'], colour: string): string {
+  const shown = (links ?? []).flatMap((link) => {
+    const url = safeUrl(link.url);
+    return url ? [`<a href="${escapeHtml(url)}" style="color:${colour}">${escapeHtml(link.label)}</a>`] : [];
+  });
+  return shown.length ? `<p style="margin:0 0 12px;font-size:14px">${shown.join(' · ')}</p>` : '';
+}
+
 /** The HTML mail: a branded header, the content (every value escaped) and the footer. */
 function html(branding: Branding, content: Content, footer: string): string {
   const colour = /^#[0-9a-f]{6}$/i.test(branding.color) ? branding.color : '#2563eb';
@@ -104,6 +116,7 @@ ${content.paragraphs.map((paragraph) => `<p style="margin:0 0 12px;line-height:1
 ${detailsTable(content.details)}
 ${actionButton(content.action, colour)}
 ${plainLink(content.link, colour)}
+${smallLinks(content.moreLinks, colour)}
 </td></tr>
 <tr><td style="padding:16px 24px;border-top:1px solid #e4e4e7;color:#71717a;font-size:12px">${escapeHtml(footer)}</td></tr>
 </table>

@@ -20,6 +20,7 @@ export const MAIL_KINDS = [
   'booking_reschedule',
   'booking_cancellation',
   'booking_expiry',
+  'booking_reminder',
   'waitlist_offer',
   'membership_invitation',
   'webhook_disabled',

@@ -1,8 +1,9 @@
 // No imports: the web app's console reads this list too (frontend/src/console/webhooks/webhook-events.ts).
 
 /**
- * Every event type of DECISIONS.md "Events, webhooks and notifications", in its order, and
- * `webhook.disabled` (an endpoint disabled after 3 days of failures).
+ * Every event type of DECISIONS.md "Events, webhooks and notifications", in its order, with
+ * `reservation.reminder_sent` and `reservation.no_show` ("Booking everywhere") after the
+ * reservation's own, and `webhook.disabled` (an endpoint disabled after 3 days of failures).
  */
 export const EVENT_TYPES = [
   'reservation.created',
@@ -11,6 +12,8 @@ export const EVENT_TYPES = [
   'reservation.rescheduled',
   'reservation.cancelled',
   'reservation.expired',
+  'reservation.reminder_sent',
+  'reservation.no_show',
   'payment.succeeded',
   'payment.refunded',
   'waitlist.joined',

@@ -72,6 +72,7 @@ export function wouldBeBooked(values: NewReservation, now: string): WouldBeReser
     expiresAt: values.expiresAt,
     seriesId: null,
     assignment: values.assignment ? { ...values.assignment, resourceId: values.resourceId } : null,
+    attendance: null,
     payment: paying
       ? {
           status: 'requires_payment',

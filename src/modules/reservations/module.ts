@@ -6,13 +6,16 @@ import { sealedManageTokens } from './migrations/0057_sealed_manage_tokens.js';
 import { poolAssignments } from './migrations/0066_pool_assignments.js';
 import { collectiveReservations } from './migrations/0067_collective_reservations.js';
 import { laneBookingsMadeIndex } from './migrations/0069_lane_bookings_made_idx.js';
+import { attendanceAndReminders } from './migrations/0075_attendance_and_reminders.js';
 import { reservationsPrivacy } from './privacy.js';
 import type { ReservationSeriesTable } from './repo.js';
 import { reservationRoutes } from './routes.js';
 import {
   createReservationsService,
   EXPIRY_EVERY_MINUTES,
+  REMINDERS_EVERY_MINUTES,
   RESERVATION_EXPIRY_JOB,
+  RESERVATION_REMINDERS_JOB,
   type ReservationsService,
 } from './service.js';
 import type { ReservationTables } from './tables.js';
@@ -32,7 +35,7 @@ declare module '../../db/types.js' {
 
 export const reservationsModule = defineModule({
   name: 'reservations',
-  tables: ['reservationSeries', 'reservations'],
+  tables: ['reservationSeries', 'reservations', 'reservationReminders'],
   service: (deps, { organisations, availability, resourceTypes, resources, payments }) =>
     createReservationsService({ ...deps, organisations, availability, resourceTypes, resources, payments }),
   routes: [{ prefix: '/api/reservations', plugin: reservationRoutes }],
@@ -45,7 +48,11 @@ export const reservationsModule = defineModule({
     '0066_pool_assignments': poolAssignments,
     '0067_collective_reservations': collectiveReservations,
     '0069_lane_bookings_made_idx': laneBookingsMadeIndex,
+    '0075_attendance_and_reminders': attendanceAndReminders,
   },
-  jobs: ({ expireDue }) => [sweep(RESERVATION_EXPIRY_JOB, EXPIRY_EVERY_MINUTES, expireDue)],
+  jobs: ({ expireDue, sendDueReminders }) => [
+    sweep(RESERVATION_EXPIRY_JOB, EXPIRY_EVERY_MINUTES, expireDue),
+    sweep(RESERVATION_REMINDERS_JOB, REMINDERS_EVERY_MINUTES, sendDueReminders),
+  ],
   presentation: { order: 14 },
 });

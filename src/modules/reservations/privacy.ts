@@ -6,6 +6,7 @@ import {
   type DataSubject,
   exportSection,
   json,
+  noPersonalData,
   type PrivacyDeclaration,
   personal,
   unlinked,
@@ -57,6 +58,9 @@ export const reservationsPrivacy: PrivacyDeclaration = {
     reservation_series: unlinked(
       'bookings',
       'kept with its occurrences, without the link to you as the member who booked it',
+    ),
+    reservation_reminders: noPersonalData(
+      'which reminder mails went out: a reservation id, the minutes before and the start they were for',
     ),
   },
   categories: [

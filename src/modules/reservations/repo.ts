@@ -1,10 +1,12 @@
 import type { Dialect, Executor } from '../../db/database.js';
+import { type AttendanceRepo, createAttendanceRepo } from './attendance-repo.js';
 import { type BookingRepo, createBookingRepo } from './bookings-repo.js';
 import { type CheckoutRepo, createCheckoutRepo } from './checkout-repo.js';
 import { type CustomerLimitRepo, createCustomerLimitRepo } from './customer-limits-repo.js';
 import { createLaneRepo, type LaneRepo } from './lanes-repo.js';
 import { createPartRepo, type PartRepo } from './parts-repo.js';
 import { createPaymentRepo, type PaymentRepo } from './payments-repo.js';
+import { createReminderRepo, type ReminderRepo } from './reminders-repo.js';
 import { createReservationReadsRepo, type ReservationReadsRepo } from './reservation-reads-repo.js';
 import { createStatusChangeRepo, type StatusChangeRepo } from './status-changes-repo.js';
 
@@ -16,7 +18,7 @@ export { createSeriesRepo, type ReservationSeriesTable, type StoredSeries } from
 /**
  * Every query of reservations, one concern repo each: reads, a booking's insert, moves and
  * sweeps on a lane, status changes, the limits per customer, a paid booking's checkout and
- * payment. Callers that need one concern may take its repo alone.
+ * payment, attendance, reminders. Callers that need one concern may take its repo alone.
  */
 export interface ReservationRepo
   extends ReservationReadsRepo,
@@ -26,7 +28,9 @@ export interface ReservationRepo
     CustomerLimitRepo,
     CheckoutRepo,
     PaymentRepo,
-    PartRepo {}
+    PartRepo,
+    AttendanceRepo,
+    ReminderRepo {}
 
 export function createReservationRepo(db: Executor, dialect: Dialect): ReservationRepo {
   return {
@@ -38,5 +42,7 @@ export function createReservationRepo(db: Executor, dialect: Dialect): Reservati
     ...createCheckoutRepo(db),
     ...createPaymentRepo(db, dialect),
     ...createPartRepo(),
+    ...createAttendanceRepo(db),
+    ...createReminderRepo(db, dialect),
   };
 }

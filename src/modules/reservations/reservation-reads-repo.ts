@@ -66,6 +66,7 @@ export function createReservationReadsRepo(db: Executor, dialect: Dialect) {
         q = q.where('id', 'in', onLanes);
       }
       if (query.resourceTypeId !== undefined) q = q.where('resourceTypeId', '=', query.resourceTypeId);
+      if (query.attendance !== undefined) q = q.where('attendance', '=', query.attendance);
       if (query.status?.length) {
         // Statuses as callers see them now: a lapsed hold is `expired`, no longer `held`.
         const now = new Date().toISOString();

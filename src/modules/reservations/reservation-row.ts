@@ -35,6 +35,7 @@ export function toReservation(row: Selectable<ReservationsTable>, nowMs = Date.n
     seriesId: row.seriesId,
     payment: paymentOf(row, expired ? 'expired' : row.status),
     assignment: assignmentOf(row),
+    attendance: row.attendance ?? null,
   };
 }
 
@@ -99,6 +100,8 @@ export function reservationOfStoredRow(stored: unknown, occurredAt: string): Res
     // Events stored before migration 0067 have none; parts write no events.
     resourceIds: value('resource_ids'),
     partOf: null,
+    // Events stored before migration 0075 have none.
+    attendance: value('attendance'),
     createdAt: instant('created_at'),
     updatedAt: instant('updated_at'),
     // Every column, so a new one is a compile error here until it is mapped.

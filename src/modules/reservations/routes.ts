@@ -5,6 +5,9 @@ import { idempotencyHeaders, idempotencyHooks } from '../../http/idempotency.js'
 import { dryRunQuery, idParam, page, security } from '../../http/schemas.js';
 import { dryRunAnswer, seriesDryRun } from './dry-run-schemas.js';
 import {
+  attendanceBody,
+  attendanceCounts,
+  attendanceCountsQuery,
   cancelReservationBody,
   cancelSeriesBody,
   createHoldBody,
@@ -166,6 +169,37 @@ export const reservationRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { serviceInput: 'query' },
     },
     async (request) => reservations.list(actorOf(request), request.query),
+  );
+
+  app.get(
+    '/attendance-counts',
+    {
+      schema: {
+        tags,
+        summary:
+          "How many of one customer's reservations in the active organisation were marked attended and no_show",
+        security: security.user,
+        querystring: attendanceCountsQuery,
+        response: { 200: attendanceCounts, ...errors },
+      },
+    },
+    async (request) => reservations.attendanceCounts(actorOf(request), request.query.customerEmail),
+  );
+
+  app.post(
+    '/:id/attendance',
+    {
+      schema: {
+        tags,
+        summary:
+          'Mark whether the customer came (OWNER, ADMIN, MANAGER): attended or no_show, on a confirmed reservation once it started (409 INVALID_TRANSITION before its start or in another status); a mark may be changed to the other. no_show writes the event reservation.no_show',
+        security: security.user,
+        params: idParam,
+        body: attendanceBody,
+        response: { 200: reservation, ...errors },
+      },
+    },
+    async (request) => reservations.markAttendance(actorOf(request), request.params.id, request.body),
   );
 
   app.get(

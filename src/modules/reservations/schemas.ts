@@ -1,9 +1,13 @@
 import { z } from 'zod';
 import { entityId, listOf, pageQuery, positiveId } from '../../http/schemas.js';
+import { email } from '../auth/schemas.js';
 import { assignmentStrategy, serverDerived } from '../resource-types/schemas.js';
 import { customer, customerRecord } from './customer-schemas.js';
 
 const instant = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with a zone' });
+/** Whether the customer came (DECISIONS.md "Booking everywhere"). */
+export const attendanceStatus = z.enum(['attended', 'no_show']);
+
 const priceFromType = serverDerived('is not accepted: price and currency come from the resource type');
 
 const bookingFields = {
@@ -158,6 +162,7 @@ export const listReservationsQuery = z
     ),
     from: instant.optional().describe('Reservations ending after this'),
     to: instant.optional().describe('Reservations starting before this'),
+    attendance: attendanceStatus.optional().describe('Only reservations marked so (attended or no_show)'),
     q: z
       .string()
       .trim()
@@ -234,8 +239,27 @@ export const reservation = z.object({
     .describe(
       "How a pool booking's resource was picked (the type's assignment); null when the booking named its resource",
     ),
+  attendance: attendanceStatus
+    .nullable()
+    .describe('Whether the customer came, as staff marked it after the start; null until marked'),
 });
 export type Reservation = z.infer<typeof reservation>;
+
+/** POST /api/reservations/:id/attendance. */
+export const attendanceBody = z.strictObject({
+  status: attendanceStatus.describe('attended: the customer came; no_show: they did not'),
+});
+export type AttendanceInput = z.infer<typeof attendanceBody>;
+
+/** GET /api/reservations/attendance-counts: one customer's marks. */
+export const attendanceCountsQuery = z.strictObject({
+  customerEmail: email.describe("The customer's email, as their bookings give it"),
+});
+export const attendanceCounts = z.object({
+  customerEmail: z.string(),
+  attended: z.number().int().describe("The organisation's reservations of this customer marked attended"),
+  noShow: z.number().int().describe('Those marked no_show'),
+});
 
 /** What a public booker gets back: their own booking, nothing internal. */
 export const publicReservation = reservation.pick({

@@ -1,5 +1,7 @@
 import type { Actor } from '../../lib/actor.js';
 import type { OrganisationSchedule } from '../availability/service.js';
+import { createAttendance } from './attendance.js';
+import type { AttendanceCounts } from './attendance-repo.js';
 import { createBooking } from './book.js';
 import type { BookingChannel } from './bookable.js';
 import { createCancel } from './cancel.js';
@@ -9,9 +11,11 @@ import type { DryRunAnswer, SeriesDryRun, WouldBeReservation } from './dry-run-s
 import { createExpiry } from './expiry.js';
 import { createHolds } from './hold.js';
 import { createReads } from './reads.js';
+import { createReminders, type SentReminder } from './reminders.js';
 import { reservationOfStoredRow } from './repo.js';
 import { createReschedule, type MoveInput } from './reschedule.js';
 import type {
+  AttendanceInput,
   CancelReservationInput,
   CreateHoldInput,
   CreateReservationInput,
@@ -28,6 +32,7 @@ import type { ReservationSource } from './tables.js';
 export type { BookingChannel } from './bookable.js';
 export type { ReservationsServiceDeps } from './context.js';
 export { EXPIRY_EVERY_MINUTES, RESERVATION_EXPIRY_JOB } from './expiry.js';
+export { REMINDERS_EVERY_MINUTES, RESERVATION_REMINDERS_JOB, type SentReminder } from './reminders.js';
 
 /** Reservations: bookings, holds, series, their changes and the reads around them. */
 export interface ReservationsService {
@@ -205,14 +210,29 @@ export interface ReservationsService {
   ): Promise<{ organisationId: number; reservation: Reservation } | undefined>;
   /** Marks every lapsed hold and unpaid booking `expired` now (what the expiry job runs); answers them. */
   expireDue(): Promise<Reservation[]>;
+  /**
+   * Sends every reminder due now (what the reminder job runs: reminders.ts), each once across
+   * instances; answers those this call sent.
+   */
+  sendDueReminders(): Promise<SentReminder[]>;
+  /**
+   * Marks whether the customer of a confirmed reservation that has started came (OWNER,
+   * ADMIN, MANAGER); 409 INVALID_TRANSITION before its start or in another status.
+   */
+  markAttendance(actor: Actor, id: number, input: AttendanceInput): Promise<Reservation>;
+  /** How many of a customer email's reservations in the active organisation were marked each way. */
+  attendanceCounts(
+    actor: Actor,
+    customerEmail: string,
+  ): Promise<AttendanceCounts & { customerEmail: string }>;
   /** The record a reservation event carries, from the row its trigger stored (the outbox reads it). */
   recordOfEvent(stored: unknown, occurredAt: string): Reservation;
 }
 
 /**
  * Reservations, one use case a file: booking (book.ts), series (series.ts, book-series.ts),
- * holds (hold.ts), cancelling (cancel.ts), rescheduling (reschedule.ts), reads (reads.ts)
- * and the expiry job (expiry.ts), over what they share (context.ts). This file wires them
+ * holds (hold.ts), cancelling (cancel.ts), rescheduling (reschedule.ts), reads (reads.ts),
+ * attendance (attendance.ts), the expiry job (expiry.ts) and the reminder job (reminders.ts), over what they share (context.ts). This file wires them
  * and is the module's surface.
  */
 export function createReservationsService(deps: ReservationsServiceDeps): ReservationsService {
@@ -228,8 +248,10 @@ export function createReservationsService(deps: ReservationsServiceDeps): Reserv
     ...createHolds(ctx, booking.book),
     ...createReschedule(ctx),
     ...createReads(ctx),
+    ...createAttendance(ctx),
     dryRunOf,
     expireDue,
+    sendDueReminders: createReminders(ctx),
     recordOfEvent: reservationOfStoredRow,
   };
 }

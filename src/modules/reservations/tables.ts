@@ -9,6 +9,9 @@ export type PaymentStatus = 'requires_payment' | 'paid' | 'refunded' | 'failed' 
 
 export type ReservationSource = 'api' | 'public_slug' | 'public_token' | 'mcp';
 
+/** Whether the customer came, as staff marked it after the start (migration 0075). */
+export type Attendance = 'attended' | 'no_show';
+
 export interface ReservationsTable {
   id: Id;
   organisationId: number;
@@ -83,11 +86,26 @@ export interface ReservationsTable {
    * it names, following its status. Parts are never answered as reservations.
    */
   partOf: ColumnType<number | null, number | null | undefined>;
+  /** Null until staff mark it after the start (migration 0075). */
+  attendance: ColumnType<Attendance | null, Attendance | null | undefined>;
   createdAt: Timestamp;
   updatedAt: Timestamp;
+}
+
+/**
+ * One reminder mail sent (migration 0075): at most one row per reservation, reminder and
+ * start, so a reminder goes once however many instances sweep, and again for a new start.
+ */
+export interface ReservationRemindersTable {
+  reservationId: number;
+  minutesBefore: number;
+  /** The start it reminded of. */
+  startTime: Timestamp;
+  sentAt: Timestamp;
 }
 
 /** The tables this module owns (declared into Database by its module.ts). */
 export interface ReservationTables {
   reservations: ReservationsTable;
+  reservationReminders: ReservationRemindersTable;
 }

@@ -9,6 +9,7 @@ import {
   seriesDryRunSuccess,
 } from './dry-run-schemas.js';
 import {
+  attendanceBody,
   cancelReservationBody,
   cancelSeriesBody,
   createHoldBody,
@@ -155,6 +156,21 @@ export const reservationTools = [
     output: reservation,
     run: (reservations: ReservationsService, actor, { reservationId }) =>
       reservations.release(actor, reservationId),
+  }),
+  defineTool({
+    actionKey: 'reservations.attendance',
+    title: 'Mark attendance',
+    description:
+      'Marks whether the customer of a confirmed reservation of your active organisation came, once it has started: status attended or no_show (a mark may be changed to the other). Fails with INVALID_TRANSITION before the start or when the reservation is not confirmed (cancelled, held, expired). Allowed for an owner who is OWNER, ADMIN or MANAGER.',
+    catalogue: {
+      description: "Marks a started reservation's customer as attended or no-show.",
+      risk: 'write',
+      scopeKinds: [],
+    },
+    input: z.strictObject({ ...reservationRef, ...attendanceBody.shape }),
+    output: reservation,
+    run: (reservations: ReservationsService, actor, { reservationId, ...input }) =>
+      reservations.markAttendance(actor, reservationId, input),
   }),
   defineTool({
     actionKey: 'reservations.series.get',

@@ -1,6 +1,7 @@
 import { defineModule } from '../../module.js';
 import { bookingQuestions } from './migrations/0058_booking_questions.js';
 import { poolAssignment } from './migrations/0064_pool_assignment.js';
+import { typeReminders } from './migrations/0074_type_reminders.js';
 import { resourceTypesPrivacy } from './privacy.js';
 import { resourceTypeRoutes } from './routes.js';
 import { resourceTypeAnswer } from './schemas.js';
@@ -34,7 +35,11 @@ export const resourceTypesModule = defineModule({
   routes: [{ prefix: '/api/resource-types', plugin: resourceTypeRoutes }],
   tools: resourceTypeTools,
   privacy: resourceTypesPrivacy,
-  migrations: { '0058_booking_questions': bookingQuestions, '0064_pool_assignment': poolAssignment },
+  migrations: {
+    '0058_booking_questions': bookingQuestions,
+    '0064_pool_assignment': poolAssignment,
+    '0074_type_reminders': typeReminders,
+  },
   resources: [
     {
       path: 'resource-types',

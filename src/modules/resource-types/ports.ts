@@ -58,3 +58,11 @@ export function typeTakingPayment(db: Executor, typeId: Expression<number | null
     .where('resourceTypes.id', '=', typeId)
     .where('resourceTypes.paymentRequired', '=', sql.lit(true));
 }
+
+/** Every resource type with reminders, each with its reminders (JSON text): what the reminder sweep reads. */
+export function typesWithReminders(db: Executor) {
+  return db
+    .selectFrom('resourceTypes')
+    .select(['resourceTypes.id', 'resourceTypes.reminders'])
+    .where('resourceTypes.reminders', '<>', sql.lit('[]'));
+}

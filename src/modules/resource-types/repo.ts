@@ -1,7 +1,7 @@
 import { type Selectable, sql } from 'kysely';
 import { type Dialect, type Executor, precompiled } from '../../db/database.js';
 import type { SchedulePolicy } from '../../scheduling/schemas.js';
-import type { BookingQuestion, BookingRules, ResourceType } from './schemas.js';
+import type { BookingQuestion, BookingRules, Reminder, ResourceType } from './schemas.js';
 import type { ResourceTypesTable } from './tables.js';
 
 /** A type as the services see it: the API record plus what only booking and availability read. */
@@ -14,6 +14,7 @@ export function toResourceType(row: Selectable<ResourceTypesTable>): StoredResou
     availabilityMode: schedulePolicy?.availabilityMode ?? null,
     customerInfoFields: JSON.parse(row.customerInfoFields) as string[],
     questions: JSON.parse(row.questions) as BookingQuestion[],
+    reminders: JSON.parse(row.reminders) as Reminder[],
     waitlistEnabled: Boolean(row.waitlistEnabled),
     recurringEnabled: Boolean(row.recurringEnabled),
     schedulePolicy,
@@ -34,6 +35,7 @@ export const TYPE_COLUMNS = Object.keys({
   bufferTime: true,
   customerInfoFields: true,
   questions: true,
+  reminders: true,
   waitlistEnabled: true,
   recurringEnabled: true,
   bookingMode: true,
@@ -81,6 +83,7 @@ export interface ResourceTypeValues {
   bufferTime: number;
   customerInfoFields: string[];
   questions: BookingQuestion[];
+  reminders: Reminder[];
   waitlistEnabled: boolean;
   recurringEnabled: boolean;
   bookingMode: ResourceType['bookingMode'];
@@ -103,6 +106,7 @@ function toColumns(values: ResourceTypeValues) {
     ...values,
     customerInfoFields: JSON.stringify(values.customerInfoFields),
     questions: JSON.stringify(values.questions),
+    reminders: JSON.stringify(values.reminders),
     schedulePolicy: values.schedulePolicy ? JSON.stringify(values.schedulePolicy) : null,
     bookingRules: values.bookingRules ? JSON.stringify(values.bookingRules) : null,
   };

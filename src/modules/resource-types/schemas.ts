@@ -102,6 +102,44 @@ const questions = z
     `Up to ${MAX_QUESTIONS} questions every booking of the type answers in customer.answers ({id: value}); replaced as a whole`,
   );
 
+/** How many reminders one type sends at most, and how long before the start each may come (minutes). */
+export const MAX_REMINDERS = 3;
+export const REMINDER_MINUTES = { min: 15, max: 10_080 } as const;
+
+const reminder = z.strictObject({
+  minutesBefore: z
+    .number()
+    .int()
+    .min(REMINDER_MINUTES.min, `must be at least ${REMINDER_MINUTES.min} minutes`)
+    .max(REMINDER_MINUTES.max, `must be at most ${REMINDER_MINUTES.max} minutes (7 days)`)
+    .describe('Minutes before the start the reminder mail goes to the customer'),
+});
+
+const reminders = z
+  .array(reminder)
+  .max(MAX_REMINDERS, `must list at most ${MAX_REMINDERS} reminders`)
+  .superRefine((list, ctx) => {
+    const seen = new Set<number>();
+    list.forEach(({ minutesBefore }, i) => {
+      if (seen.has(minutesBefore))
+        ctx.addIssue({
+          code: 'custom',
+          path: [i, 'minutesBefore'],
+          message: 'repeats the minutesBefore of an earlier reminder',
+        });
+      seen.add(minutesBefore);
+    });
+  })
+  // Stored and read earliest first (the largest minutesBefore), whatever order they came in.
+  .transform((list) => [...list].sort((a, b) => b.minutesBefore - a.minutesBefore))
+  .describe(
+    `Up to ${MAX_REMINDERS} reminder mails to each confirmed booking's customer, each {minutesBefore: ${REMINDER_MINUTES.min}..${REMINDER_MINUTES.max}} (distinct); replaced as a whole`,
+  );
+
+/** A reminder as stored and read. */
+export const reminderRecord = z.object({ minutesBefore: z.number().int() });
+export type Reminder = z.infer<typeof reminderRecord>;
+
 /** A question as stored and read. */
 export const bookingQuestionRecord = z.object({
   id: z.string(),
@@ -175,6 +213,7 @@ const typeFields = {
   availabilityMode: availabilityMode.describe('Same as schedulePolicy.availabilityMode'),
   customerInfoFields,
   questions,
+  reminders,
   waitlistEnabled: z.boolean(),
   recurringEnabled: z.boolean(),
   bookingMode,
@@ -222,6 +261,9 @@ export const resourceType = z.object({
     .describe("The type's own mode; null inherits the organisation's"),
   customerInfoFields: z.array(z.string()),
   questions: z.array(bookingQuestionRecord).describe('Asked on every booking; answered in customer.answers'),
+  reminders: z
+    .array(reminderRecord)
+    .describe('Reminder mails to the customer before each confirmed booking, earliest first'),
   waitlistEnabled: z.boolean(),
   recurringEnabled: z.boolean(),
   bookingMode,

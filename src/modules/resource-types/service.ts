@@ -30,6 +30,7 @@ const DEFAULTS: ResourceTypeValues = {
   bufferTime: 0,
   customerInfoFields: [],
   questions: [],
+  reminders: [],
   waitlistEnabled: false,
   recurringEnabled: false,
   bookingMode: 'SINGLE_RESOURCE',

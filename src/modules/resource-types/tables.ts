@@ -19,6 +19,8 @@ export interface ResourceTypesTable {
   customerInfoFields: JsonText;
   /** JSON array of the booking questions `{id, label, kind, required, options?}` (migration 0058). */
   questions: ColumnType<JsonText, JsonText | undefined, JsonText>;
+  /** JSON array of up to 3 reminders `{minutesBefore}` mailed to each booking's customer (migration 0074). */
+  reminders: ColumnType<JsonText, JsonText | undefined, JsonText>;
   waitlistEnabled: Bool;
   recurringEnabled: Bool;
   bookingMode: BookingMode;

@@ -13,6 +13,7 @@ const TEMPLATES: BookingTemplate[] = [
   'booking_reschedule',
   'booking_cancellation',
   'booking_expiry',
+  'booking_reminder',
   'waitlist_offer',
 ];
 const branding: Branding = {
@@ -83,4 +84,16 @@ test('prices by Intl in the language', () => {
   assert.match(render('booking_payment', 'de').text, /^Preis: 25,00\u00a0€$/m);
   assert.match(render('booking_payment', 'fr').text, /^Prix: 25,00\u00a0€$/m);
   assert.match(render('booking_payment', 'es').text, /^Precio: 25,00\u00a0€$/m);
+});
+
+test('the reminder and its add-to-calendar links in the language', () => {
+  const reminder = render('booking_reminder', 'de');
+  assert.equal(reminder.subject, 'Studio: Erinnerung an Ihre Buchung am 1. März 2027');
+  assert.match(reminder.text, /^Wir erinnern Sie an Ihre Buchung bei Studio, Beginn /m);
+  assert.match(
+    reminder.text,
+    /^Zu Google Kalender hinzufügen: https:\/\/calendar\.google\.com\/calendar\/render\?action=TEMPLATE&text=Lesson%20bei%20Studio&/m,
+  );
+  assert.match(reminder.text, /^Zu Outlook hinzufügen: https:\/\/outlook\.live\.com\//m);
+  assert.match(render('booking_confirmation', 'fr').text, /^Ajouter à Google Agenda: https:/m);
 });

@@ -80,6 +80,9 @@ function shownFields(questions: QuestionDraft[]) {
     'bookingMode',
     'assignment',
     'customerInfoFields',
+    'reminders',
+    // Each reminder typed (the API takes 3; a longer list is refused as a whole).
+    ...Array.from({ length: 10 }, (_, i) => [`reminders.${i}`, `reminders.${i}.minutesBefore`]).flat(),
     'priceAmount',
     'priceCurrency',
     ...RULES.map(([k]) => `bookingRules.${k}`),
@@ -106,7 +109,7 @@ function TypeFormScreen(props: { org: Organisation; existing: ResourceType | und
         <TypeQuestions drafts={questions} errors={errors} onChange={setQuestions} />
         <RulesFieldset state={state} errors={errors} />
         <PriceFieldset org={org} state={state} field={field} errors={errors} />
-        <OptionsFieldset field={field} />
+        <OptionsFieldset field={field} errors={errors} />
         {save.isError ? <FormError error={save.error} shown={shownFields(questions)} /> : null}
         <SubmitActions pending={save.isPending} label={existing ? 'Save type' : 'Create type'} />
       </form>
@@ -168,12 +171,19 @@ function TypeBasics(props: { field: Bound; errors: Record<string, string>; poole
   );
 }
 
-function OptionsFieldset({ field }: { field: Bound }) {
+function OptionsFieldset({ field, errors }: { field: Bound; errors: Record<string, string> }) {
   return (
     <fieldset>
       <legend>Options</legend>
       <Check label="Customers may join a waitlist when it is full" {...field.check('waitlistEnabled')} />
       <Check label="Customers may book a series" {...field.check('recurringEnabled')} />
+      <Field
+        label="Reminder mails (minutes before the start, comma separated, e.g. 1440, 60)"
+        hint="Up to 3, each 15 to 10080 (7 days); to the customer of each confirmed booking."
+        required={false}
+        {...field.text('reminders')}
+        error={errors.reminders ?? Object.entries(errors).find(([k]) => k.startsWith('reminders.'))?.[1]}
+      />
     </fieldset>
   );
 }

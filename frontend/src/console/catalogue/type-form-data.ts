@@ -20,6 +20,8 @@ export interface TypeForm {
   bookingMode: ResourceType['bookingMode'];
   assignment: ResourceType['assignment'];
   customerInfoFields: string;
+  /** The reminders' minutes before the start, comma separated. */
+  reminders: string;
   waitlistEnabled: boolean;
   recurringEnabled: boolean;
   pricingEnabled: boolean;
@@ -41,6 +43,7 @@ export function typeForm(t: ResourceType | undefined, org: Organisation): TypeFo
     bookingMode: t?.bookingMode ?? 'SINGLE_RESOURCE',
     assignment: t?.assignment ?? 'first_free',
     customerInfoFields: (t?.customerInfoFields ?? []).join(', '),
+    reminders: (t?.reminders ?? []).map((r) => r.minutesBefore).join(', '),
     waitlistEnabled: t?.waitlistEnabled ?? false,
     recurringEnabled: t?.recurringEnabled ?? false,
     pricingEnabled: t?.pricingEnabled ?? false,
@@ -92,6 +95,12 @@ export function typeBody(f: TypeForm): ResourceTypeBody {
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean),
+    // Text that is no number goes as it is: the API refuses it on that reminder.
+    reminders: f.reminders
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map((minutes) => ({ minutesBefore: numberOf(minutes) })),
     waitlistEnabled: f.waitlistEnabled,
     recurringEnabled: f.recurringEnabled,
     pricingEnabled: f.pricingEnabled,

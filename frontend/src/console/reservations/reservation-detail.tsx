@@ -1,5 +1,6 @@
 // A reservation's detail: what, when and for whom (the customer's answers:
-// reservation-customer.tsx), with cancel and reschedule (reservation-detail-steps.tsx).
+// reservation-customer.tsx), with cancel and reschedule (reservation-detail-steps.tsx) and
+// attendance (reservation-attendance.tsx).
 import { useState } from 'react';
 import { Link, useLocation, useParams } from 'react-router';
 import { useReservation } from '../../api/hooks.js';
@@ -10,6 +11,7 @@ import { ASSIGNMENT_NAMES } from '../catalogue/type-form-data.js';
 import { isStaff } from '../organisations/roles.js';
 import { LoadError, Loading } from '../ui.js';
 import { mondayOf } from '../week.js';
+import { AttendanceSection } from './reservation-attendance.js';
 import { CustomerRows } from './reservation-customer.js';
 import { statusWords, useCatalogue, whatOf } from './reservation-data.js';
 import { CancelBox, RescheduleBox } from './reservation-detail-steps.js';
@@ -51,6 +53,7 @@ export function Detail(props: { org: Organisation }) {
         </p>
       ) : null}
       <Facts reservation={r} zone={zone} catalogue={catalogue} />
+      {r.status === 'confirmed' || r.attendance ? <AttendanceSection org={org} reservation={r} /> : null}
       {(cancel.isSuccess || reschedule.isSuccess) && mode === 'view' ? (
         <p className="notice" role="status">
           {cancel.isSuccess ? 'The reservation is cancelled.' : 'The reservation was moved.'}

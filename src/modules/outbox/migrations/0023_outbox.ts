@@ -55,7 +55,7 @@ export const RESERVATION_COLUMNS = [
 ];
 
 /** A rule: the event type a change of one reservation row writes when `when` holds, in this order. */
-interface Rule {
+export interface Rule {
   type: string;
   when: string;
 }
@@ -68,6 +68,8 @@ interface Rule {
 export interface TriggerAdditions {
   movedToo?: string;
   partsLeftOut?: boolean;
+  /** More update rules, after these (reservations migration 0075: `reservation.no_show`). */
+  updateRules?: readonly Rule[];
 }
 
 function rules(dialect: Dialect, additions: TriggerAdditions = {}): { insert: Rule[]; update: Rule[] } {
@@ -110,6 +112,7 @@ function rules(dialect: Dialect, additions: TriggerAdditions = {}): { insert: Ru
         type: 'payment.refunded',
         when: `new.payment_status = 'refunded' and old.payment_status ${differs} 'refunded'`,
       },
+      ...(additions.updateRules ?? []),
     ],
   };
 }
@@ -185,7 +188,7 @@ export function outbox(dialect: Dialect) {
   };
 }
 
-const EVENT_COLUMNS = 'type, occurred_at, organisation_id, user_id, data_format, data';
+export const EVENT_COLUMNS = 'type, occurred_at, organisation_id, user_id, data_format, data';
 
 /**
  * PostgreSQL: the function both reservation triggers run, writing each event `rules` gives
