@@ -99,6 +99,7 @@ export const reservationsPrivacy: PrivacyDeclaration = {
           customerField(db, s, 'customerPhone'),
           customerField(db, s, 'customerInfo'),
           customerField(db, s, 'notes'),
+          customerField(db, s, 'attendance'),
           'priceAmount',
           'priceCurrency',
           'source',

@@ -9,6 +9,7 @@ import { at, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, type Caller, expectError, expectStatus, validationDetails } from '../../helpers/http.js';
 import { createTeam, ownerWithOrganisation, type Team } from '../../helpers/organisations.js';
+import { PRIVACY } from '../../helpers/privacy.js';
 
 describe('attendance', () => {
   let t: TestApp;
@@ -144,5 +145,15 @@ describe('attendance', () => {
       'body.status: Invalid option: expected one of "attended"|"no_show"',
     ]);
     expectError(await mark(999_999, 'attended'), 404, 'NOT_FOUND');
+  });
+
+  test("the privacy export of the staff member who booked carries the reservation's attendance", async () => {
+    const booked = await book('eve@example.test');
+    afterStart(booked);
+    expectStatus(await mark(booked.id, 'no_show'), 200);
+    const exported = expectStatus(await as(t.app, staff).get(`${PRIVACY}/export`), 200) as {
+      data: { reservations: Array<{ id: number; attendance: string | null }> };
+    };
+    assert.equal(exported.data.reservations.find((r) => r.id === booked.id)?.attendance, 'no_show');
   });
 });
