@@ -190,7 +190,7 @@ describe('the booking page embedded on another site (browser)', () => {
     await context.close();
   });
 
-  test('the console’s Embed screen: the snippet to paste, and the sites, a refused line named', async () => {
+  test('the console’s Embed screen: the snippet to paste, the sites (a refused line named), the language', async () => {
     const context = await app.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     const problems = problemsOf(page);
@@ -219,6 +219,12 @@ describe('the booking page embedded on another site (browser)', () => {
       /frame-ancestors https:\/\/shop\.example\.com http:\/\/localhost:5173;/,
     );
     await assertAccessible(page, 'embed screen saved');
+    await page.getByLabel('Booking page and customer mails').selectOption({ label: 'Deutsch' });
+    await page.getByRole('button', { name: 'Save language' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).nth(1).waitFor();
+    const shown = await fetch(`${app.origin}/api/public/organisations/${ownSlug}`);
+    const { organisation } = (await shown.json()) as { organisation: { defaultLocale: string } };
+    assert.equal(organisation.defaultLocale, 'de');
     assert.deepEqual(problems, []);
     await context.close();
   });

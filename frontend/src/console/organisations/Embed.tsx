@@ -12,6 +12,7 @@ import { NoActive } from '../catalogue/Catalogue.js';
 import { submitted } from '../form-state.js';
 import { CopyText } from '../shown-once.js';
 import { LoadError, Loading, SubmitActions } from '../ui.js';
+import { DefaultLanguageForm } from './DefaultLanguage.js';
 import { isAdmin } from './roles.js';
 
 export default function Embed() {
@@ -46,7 +47,10 @@ function Embedding(props: { org: Organisation }) {
         <p className="notice">Give {org.name} a booking page address (its slug) first.</p>
       )}
       {isAdmin(org.role) ? (
-        <OriginsForm org={org} />
+        <>
+          <OriginsForm org={org} />
+          <DefaultLanguageForm org={org} />
+        </>
       ) : (
         <p className="empty">
           Allowed sites: {org.embedOrigins.length ? org.embedOrigins.join(', ') : 'none'}. Only owners and
