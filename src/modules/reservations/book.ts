@@ -203,7 +203,7 @@ async function bookWithinRules(
     if (attempt > 1) read = (await ctx.availability.readLanes(executor, org, type.id, request)) ?? read;
     const offers = await ctx.availability.offerLanes(executor, org, read, target, request);
     if (offers.length === 0) break;
-    const ranked = await rankOffers(executor, read, offers, {
+    const ranked = await rankOffers(executor, ctx.db.dialect, read, offers, {
       pooled: input.resourceId === undefined,
       start: request.start,
       timezone: org.timezone,

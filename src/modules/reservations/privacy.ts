@@ -6,6 +6,7 @@ import {
   type DataSubject,
   exportSection,
   json,
+  noPersonalData,
   type PrivacyDeclaration,
   personal,
   unlinked,
@@ -57,6 +58,9 @@ export const reservationsPrivacy: PrivacyDeclaration = {
     reservation_series: unlinked(
       'bookings',
       'kept with its occurrences, without the link to you as the member who booked it',
+    ),
+    reservation_lane_days: noPersonalData(
+      'counts of bookings per resource, type and day for round robin: numbers and ids, no person',
     ),
   },
   categories: [
