@@ -211,12 +211,14 @@ async function bookWithinRules(
     if (offers.length === 0) break;
     if (pickInInsert && picksInInsert(ctx.db.dialect, executor, read, input.resourceId === undefined)) {
       const booked = await pickedInInsert(ctx, executor, checked, read, offers);
-      // Taken or changed since the read: the rest of the tries in turn, as any counting booking.
+      // Taken or changed since the read (which offering used up): read again and try in turn,
+      // as any counting booking.
       return (
         booked ??
-        oneAtATime(executor, ctx.db.dialect, type.id, (inner) =>
-          bookWithinRules(ctx, inner, booking, type, read),
-        )
+        oneAtATime(executor, ctx.db.dialect, type.id, async (inner) => {
+          const again = (await ctx.availability.readLanes(inner, org, type.id, request)) ?? read;
+          return bookWithinRules(ctx, inner, booking, type, again);
+        })
       );
     }
     const ranked = await rankOffers(executor, ctx.db.dialect, read, offers, {
