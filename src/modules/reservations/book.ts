@@ -13,7 +13,7 @@ import type { WouldBeReservation } from './dry-run-schemas.js';
 import { storedManageLink } from './manage-link.js';
 import { memberBooking } from './member-access.js';
 import type { NewReservation } from './repo.js';
-import { insertPickedInTurn, picksInInsert } from './round-robin-insert.js';
+import { picksInInsert } from './round-robin-insert.js';
 import { assertBookingRules } from './rules.js';
 import type { Reservation, ReservationInput } from './schemas.js';
 import type { ReservationsService } from './service.js';
@@ -327,7 +327,13 @@ async function pickedInInsert(
     await ctx.resourceTypes.recordReservationLength(executor, type.id, minutes);
   for (const offer of offers)
     if (offer.hasLapsedHolds) await ctx.expireLapsed(executor, now, { laneId: offer.laneId });
-  return insertPickedInTurn(executor, read, offers, { ...values, expiresAt: expiryOf(now, hold, type) }, now);
+  return ctx.repo.insertPickedInTurn(
+    executor,
+    read,
+    offers,
+    { ...values, expiresAt: expiryOf(now, hold, type) },
+    now,
+  );
 }
 
 type BookingUseCases = Pick<

@@ -6,6 +6,7 @@ import { createLaneRepo, type LaneRepo } from './lanes-repo.js';
 import { createPartRepo, type PartRepo } from './parts-repo.js';
 import { createPaymentRepo, type PaymentRepo } from './payments-repo.js';
 import { createReservationReadsRepo, type ReservationReadsRepo } from './reservation-reads-repo.js';
+import { createRoundRobinPick, type RoundRobinPickRepo } from './round-robin-insert.js';
 import { createStatusChangeRepo, type StatusChangeRepo } from './status-changes-repo.js';
 
 export type { NewReservation } from './bookings-repo.js';
@@ -16,7 +17,7 @@ export { createSeriesRepo, type ReservationSeriesTable, type StoredSeries } from
 /**
  * Every query of reservations, one concern repo each: reads, a booking's insert, moves and
  * sweeps on a lane, status changes, the limits per customer, a paid booking's checkout and
- * payment. Callers that need one concern may take its repo alone.
+ * payment, a round-robin pool booking's pick. Callers that need one concern may take its repo alone.
  */
 export interface ReservationRepo
   extends ReservationReadsRepo,
@@ -26,7 +27,8 @@ export interface ReservationRepo
     CustomerLimitRepo,
     CheckoutRepo,
     PaymentRepo,
-    PartRepo {}
+    PartRepo,
+    RoundRobinPickRepo {}
 
 export function createReservationRepo(db: Executor, dialect: Dialect): ReservationRepo {
   return {
@@ -38,5 +40,6 @@ export function createReservationRepo(db: Executor, dialect: Dialect): Reservati
     ...createCheckoutRepo(db),
     ...createPaymentRepo(db, dialect),
     ...createPartRepo(),
+    ...createRoundRobinPick(db),
   };
 }
