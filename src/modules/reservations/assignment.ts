@@ -8,7 +8,7 @@ import {
   ASSIGNMENT_LOCKS,
   type LaneCounts,
   ROUND_ROBIN_DAYS,
-  roundRobinCounts,
+  type RoundRobinCounter,
 } from './round-robin-counts.js';
 import { underSessionLock } from './session-lock.js';
 
@@ -70,7 +70,7 @@ export async function typesInTurn(
  */
 export async function rankOffers(
   executor: Executor,
-  dialect: Dialect,
+  counter: RoundRobinCounter,
   read: LaneRead,
   offers: LaneOffer[],
   booking: { pooled: boolean; start: number; timezone: string; now: string },
@@ -84,7 +84,7 @@ export async function rankOffers(
   const laneIds = offers.map((offer) => offer.laneId);
   if (strategy === 'round_robin') {
     const weights = new Map(read.catalogue.map((row) => [row.id, row.assignmentWeight]));
-    const counts = await roundRobinCounts(executor, dialect, read.type.id, laneIds, booking.now);
+    const counts = await counter.roundRobinCounts(executor, read.type.id, laneIds, booking.now);
     const share = (id: number) => (counts.get(id)?.count ?? 0) / (weights.get(id) ?? 1);
     const last = (id: number) => counts.get(id)?.last ?? '';
     return [...offers]

@@ -221,7 +221,7 @@ async function bookWithinRules(
         })
       );
     }
-    const ranked = await rankOffers(executor, ctx.db.dialect, read, offers, {
+    const ranked = await rankOffers(executor, ctx.repo, read, offers, {
       pooled: input.resourceId === undefined,
       start: request.start,
       timezone: org.timezone,

@@ -6,6 +6,7 @@ import { createLaneRepo, type LaneRepo } from './lanes-repo.js';
 import { createPartRepo, type PartRepo } from './parts-repo.js';
 import { createPaymentRepo, type PaymentRepo } from './payments-repo.js';
 import { createReservationReadsRepo, type ReservationReadsRepo } from './reservation-reads-repo.js';
+import { createRoundRobinCounts, type RoundRobinCounter } from './round-robin-counts.js';
 import { createRoundRobinPick, type RoundRobinPickRepo } from './round-robin-insert.js';
 import { createStatusChangeRepo, type StatusChangeRepo } from './status-changes-repo.js';
 
@@ -28,7 +29,8 @@ export interface ReservationRepo
     CheckoutRepo,
     PaymentRepo,
     PartRepo,
-    RoundRobinPickRepo {}
+    RoundRobinPickRepo,
+    RoundRobinCounter {}
 
 export function createReservationRepo(db: Executor, dialect: Dialect): ReservationRepo {
   return {
@@ -41,5 +43,6 @@ export function createReservationRepo(db: Executor, dialect: Dialect): Reservati
     ...createPaymentRepo(db, dialect),
     ...createPartRepo(),
     ...createRoundRobinPick(db),
+    ...createRoundRobinCounts(db, dialect),
   };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, mock, test } from 'node:test';
 import { keepsTimeAt } from '../../../src/modules/reservations/reservation-time.js';
-import { roundRobinCounts, windowAt } from '../../../src/modules/reservations/round-robin-counts.js';
+import { createRoundRobinCounts, windowAt } from '../../../src/modules/reservations/round-robin-counts.js';
 import { createTestApp, type SignedInUser, type TestApp } from '../../helpers/app.js';
 import { at, book, customer, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
@@ -56,7 +56,8 @@ describe('round robin count kept by the lane counter', () => {
 
   /** Per lane: [count, latest made], as round robin reads it. */
   async function counted(typeId: number, ids: number[]) {
-    const counts = await roundRobinCounts(t.db.kysely, t.db.dialect, typeId, ids, new Date().toISOString());
+    const { roundRobinCounts } = createRoundRobinCounts(t.db.kysely, t.db.dialect);
+    const counts = await roundRobinCounts(t.db.kysely, typeId, ids, new Date().toISOString());
     return ids.map((id) => [counts.get(id)?.count ?? 0, counts.get(id)?.last ?? null]);
   }
 
