@@ -124,14 +124,19 @@ function pickStatement(db: Executor) {
         part_of, reference, created_at, updated_at)
       select ${p[0]}, ${p[1]}, o.lane_id, ${p[2]}, ${p[3]}, ${p[4]}, o.blocked_until, ${p[5]}, ${p[6]}, ${p[7]},
         ${p[8]}, ${p[9]}, ${p[10]}, ${p[11]}, ${p[12]}, ${p[13]}, ${p[14]}, ${p[15]}, ${p[16]}, ${p[17]},
-        ${p[18]}, ${p[19]}, 'round_robin', ${p[20]}::text || c.bookings || ', weight ' || o.weight || ')',
+        ${p[18]}, ${p[19]}, 'round_robin', ${p[20]}::text || o.bookings || ', weight ' || o.weight || ')',
         null, null, ${p[21]}, ${p[22]}, ${p[23]}
-      from unnest(${p[24]}::integer[], ${p[25]}::timestamptz[], ${p[26]}::timestamptz[], ${p[27]}::integer[])
-        with ordinality as o(lane_id, lane_updated_at, blocked_until, weight, n)
-      join reservations_round_robin_counts(true, ${p[28]}, ${p[29]}, ${p[30]}::integer[], ${p[31]}, ${p[32]}) c
-        on c.lane_id = o.lane_id
+      -- Ranked in full (the sort runs the function, so the turn is taken) before the first
+      -- lane's row is share-locked: the turn, then the lane, in every writer's order.
+      from (
+        select o.*, c.bookings, c.last_made
+        from unnest(${p[24]}::integer[], ${p[25]}::timestamptz[], ${p[26]}::timestamptz[], ${p[27]}::integer[])
+          with ordinality as o(lane_id, lane_updated_at, blocked_until, weight, n)
+        join reservations_round_robin_counts(true, ${p[28]}, ${p[29]}, ${p[30]}::integer[], ${p[31]}, ${p[32]}) c
+          on c.lane_id = o.lane_id
+        order by c.bookings::float8 / o.weight, c.last_made nulls first, o.n
+      ) o
       where exists (${guard})
-      order by c.bookings::float8 / o.weight, c.last_made nulls first, o.n
       limit 1
       on conflict on constraint reservations_no_overlap do nothing
       returning *`;
