@@ -3,11 +3,12 @@
 // a round-robin POOL type against the same type assigning the first free resource. Both types are bench/booking.ts's
 // (opening hours 06:00-22:00, 30-minute bookings, 15-minute buffer, one parent of 4 lanes), every
 // request a slot nobody asked for. Round robin counts each lane's bookings of the last 30 days
-// and, on PostgreSQL, books one at a time under the type's advisory lock (session-lock.ts): the
-// costs this measures. The cases alternate for BENCH_ROUNDS rounds (default 3), so the machine's
-// drift falls on both alike; the ratio of their median rates is the figure (aim: at least 0.9).
-// Round robin's count reads every booking of the type's lanes made in the last 30 days, so its
-// cost grows with what the run has booked (thousands a round): compare runs of like length.
+// (the kept count of reservations migration 0070: the window's days from a counter, so its cost
+// does not grow with what the run has booked) and, on PostgreSQL, books one at a time: each
+// booking's insert takes the type's lock, counts and inserts in one statement
+// (round-robin-insert.ts), the lock held until that statement commits: the costs this measures.
+// The cases alternate for BENCH_ROUNDS rounds (default 3), so the machine's drift falls on both
+// alike; the ratio of their median rates is the figure (aim: at least 0.9).
 // Collective bookings: a booking of three resources at once against a booking of one
 // (`collectiveComparisons`, aim at least 0.5); both in the same alternation.
 // Each booking's confirmation mail goes to the mail catcher in a process of its own; each case

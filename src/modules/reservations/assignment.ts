@@ -4,6 +4,12 @@ import type { Dialect, Executor } from '../../db/database.js';
 import type { AssignmentStrategy } from '../resource-types/tables.js';
 import type { LaneOffer, LaneRead } from './context.js';
 import { keepsTimeAt } from './reservation-time.js';
+import {
+  ASSIGNMENT_LOCKS,
+  type LaneCounts,
+  ROUND_ROBIN_DAYS,
+  type RoundRobinCounter,
+} from './round-robin-counts.js';
 import { underSessionLock } from './session-lock.js';
 
 /** A lane a pool booking may take, in the order it tries them, with why it would be that one. */
@@ -11,15 +17,6 @@ export interface RankedOffer {
   offer: LaneOffer;
   assignment: { strategy: AssignmentStrategy; reason: string } | null;
 }
-
-/** How far back round robin counts a lane's bookings. */
-const ROUND_ROBIN_DAYS = 30;
-
-/** The first key of the per-type advisory locks round robin and daily caps take (the second is the type id): "asgn". */
-const ASSIGNMENT_LOCKS = 0x6173676e;
-
-/** Per lane: its bookings that count, and when it was last booked (ISO; null for never). */
-type LaneCounts = Map<number, { count: number; last: string | null }>;
 
 /**
  * Whether a booking of `read`'s type must pick its lane one booking at a time: its strategy
@@ -73,6 +70,7 @@ export async function typesInTurn(
  */
 export async function rankOffers(
   executor: Executor,
+  counter: RoundRobinCounter,
   read: LaneRead,
   offers: LaneOffer[],
   booking: { pooled: boolean; start: number; timezone: string; now: string },
@@ -86,10 +84,7 @@ export async function rankOffers(
   const laneIds = offers.map((offer) => offer.laneId);
   if (strategy === 'round_robin') {
     const weights = new Map(read.catalogue.map((row) => [row.id, row.assignmentWeight]));
-    const since = new Date(Date.parse(booking.now) - ROUND_ROBIN_DAYS * 86_400_000).toISOString();
-    const counts = await countBookings(executor, laneIds, booking.now, true, (q) =>
-      q.where('resourceTypeId', '=', read.type.id).where('createdAt', '>=', since),
-    );
+    const counts = await counter.roundRobinCounts(executor, read.type.id, laneIds, booking.now);
     const share = (id: number) => (counts.get(id)?.count ?? 0) / (weights.get(id) ?? 1);
     const last = (id: number) => counts.get(id)?.last ?? '';
     return [...offers]
@@ -101,11 +96,7 @@ export async function rankOffers(
       });
   }
   const day = DateTime.fromMillis(booking.start, { zone: booking.timezone }).startOf('day');
-  const counts = await countBookings(executor, laneIds, booking.now, false, (q) =>
-    q
-      .where('startTime', '>=', day.toUTC().toISO()!)
-      .where('startTime', '<', day.plus({ days: 1 }).toUTC().toISO()!),
-  );
+  const counts = await countDay(executor, laneIds, booking.now, day);
   const count = (id: number) => counts.get(id)?.count ?? 0;
   return [...offers]
     .sort((a, b) => count(a.laneId) - count(b.laneId))
@@ -116,27 +107,24 @@ export async function rankOffers(
 }
 
 /**
- * The bookings keeping their time at `now` on each of `laneIds` that `where` keeps, counted,
- * and with `latest` when the latest was made (else `last` is null). Each read is a range of
- * one lane index whose entries hold every column it reads, so it never touches the table:
- * round robin's (type, made since) of `reservations_lane_made_idx` (migration 0069), least
- * busy day's (start time) of `reservations_lane_time_idx`, which holds no `created_at`.
+ * Least busy day's count: per lane of `laneIds`, the bookings keeping their time at `now`
+ * that start on `day` (organisation-local), a range of `reservations_lane_time_idx` whose
+ * entries hold every column it reads, so it never touches the table.
  */
-async function countBookings(
+async function countDay(
   executor: Executor,
   laneIds: number[],
   now: string,
-  latest: boolean,
-  where: (query: BookingsQuery) => BookingsQuery,
+  day: DateTime,
 ): Promise<LaneCounts> {
-  const rows = await where(bookingsOn(executor, laneIds, now))
+  const rows = await executor
+    .selectFrom('reservations')
+    .where('resourceId', 'in', laneIds)
+    .where(keepsTimeAt(now))
+    .where('startTime', '>=', day.toUTC().toISO()!)
+    .where('startTime', '<', day.plus({ days: 1 }).toUTC().toISO()!)
     .select((eb) => ['resourceId', eb.fn.countAll<number>().as('count')])
-    .$if(latest, (q) => q.select((eb) => eb.fn.max('createdAt').as('last')))
     .groupBy('resourceId')
     .execute();
-  return new Map(rows.map((row) => [row.resourceId!, { count: Number(row.count), last: row.last ?? null }]));
+  return new Map(rows.map((row) => [row.resourceId!, { count: Number(row.count), last: null }]));
 }
-
-type BookingsQuery = ReturnType<typeof bookingsOn>;
-const bookingsOn = (executor: Executor, laneIds: number[], now: string) =>
-  executor.selectFrom('reservations').where('resourceId', 'in', laneIds).where(keepsTimeAt(now));

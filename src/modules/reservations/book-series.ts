@@ -158,7 +158,7 @@ async function bookOccurrences(
     }
     const read = await ctx.availability.readLanes(trx, plan.org, plan.type.id, at);
     const offers = read ? await ctx.availability.offerLanes(trx, plan.org, read, plan.target, at) : [];
-    const [fit] = read ? await rankOffers(trx, read, offers, pooledAt(plan, at.start)) : [];
+    const [fit] = read ? await rankOffers(trx, ctx.repo, read, offers, pooledAt(plan, at.start)) : [];
     if (!fit) {
       misfits.push(occurrence);
       continue;

@@ -7,12 +7,13 @@ import { oneAtATime, picksInTurn, type RankedOffer, rankOffers } from './assignm
 import { type BookingChannel, bookingDetails, checkBookable, noSuchType, typeIdOf } from './bookable.js';
 import { bookHosts, hostsOf } from './collective.js';
 import { offeredTogether } from './collective-alternatives.js';
-import type { LaneRead, ReservationsContext } from './context.js';
+import type { LaneOffer, LaneRead, ReservationsContext } from './context.js';
 import { dryRunOf, wouldBeBooked } from './dry-run.js';
 import type { WouldBeReservation } from './dry-run-schemas.js';
 import { storedManageLink } from './manage-link.js';
 import { memberBooking } from './member-access.js';
 import type { NewReservation } from './repo.js';
+import { picksInInsert } from './round-robin-insert.js';
 import { assertBookingRules } from './rules.js';
 import type { Reservation, ReservationInput } from './schemas.js';
 import type { ReservationsService } from './service.js';
@@ -127,15 +128,18 @@ async function bookOfType(
   const type = checkBookable(first.type, { ...input, resourceTypeId: typeId }, channel);
   const chargeTo = await accountCharged(ctx, executor, booking, type);
   const scope = customerScope(ctx, executor, type, input.customer.email);
-  // Round robin and daily caps count what the bookings before committed: one at a time.
-  const inTurn = picksInTurn(first, input.resourceId === undefined);
-  const booked = await scope((executor) =>
-    inTurn
+  // Round robin and daily caps count what the bookings before committed: one at a time
+  // (on PostgreSQL, round robin's turn is its insert's own: `picksInInsert`).
+  const pooled = input.resourceId === undefined;
+  const booked = await scope((executor) => {
+    if (!booking.dryRun && picksInInsert(ctx.db.dialect, executor, first, pooled))
+      return bookWithinRules(ctx, executor, booking, type, first, true);
+    return picksInTurn(first, pooled)
       ? oneAtATime(executor, ctx.db.dialect, type.id, (inner) =>
           bookWithinRules(ctx, inner, booking, type, first),
         )
-      : bookWithinRules(ctx, executor, booking, type, first),
-  );
+      : bookWithinRules(ctx, executor, booking, type, first);
+  });
   return { booked, chargeTo };
 }
 
@@ -179,7 +183,8 @@ export function expiryOf(now: string, hold: Booking['hold'], type: StoredResourc
 
 /**
  * The type's booking rules judged, then the booking on the first lane that takes it (in the
- * order of the pool's assignment), reading at most BOOKING_READS times.
+ * order of the pool's assignment), reading at most BOOKING_READS times. `pickInInsert`: the
+ * first try picks a round-robin lane in its insert (`picksInInsert`), the others in turn.
  */
 async function bookWithinRules(
   ctx: ReservationsContext,
@@ -187,6 +192,7 @@ async function bookWithinRules(
   booking: Booking,
   type: StoredResourceType,
   first: LaneRead,
+  pickInInsert = false,
 ): Promise<Booked> {
   const { org, input, request } = booking;
   const rulesOverriddenByUserId = await judgedByRules(ctx, executor, booking, type);
@@ -203,7 +209,19 @@ async function bookWithinRules(
     if (attempt > 1) read = (await ctx.availability.readLanes(executor, org, type.id, request)) ?? read;
     const offers = await ctx.availability.offerLanes(executor, org, read, target, request);
     if (offers.length === 0) break;
-    const ranked = await rankOffers(executor, read, offers, {
+    if (pickInInsert && picksInInsert(ctx.db.dialect, executor, read, input.resourceId === undefined)) {
+      const booked = await pickedInInsert(ctx, executor, checked, read, offers);
+      // Taken or changed since the read (which offering used up): read again and try in turn,
+      // as any counting booking.
+      return (
+        booked ??
+        oneAtATime(executor, ctx.db.dialect, type.id, async (inner) => {
+          const again = (await ctx.availability.readLanes(inner, org, type.id, request)) ?? read;
+          return bookWithinRules(ctx, inner, booking, type, again);
+        })
+      );
+    }
+    const ranked = await rankOffers(executor, ctx.repo, read, offers, {
       pooled: input.resourceId === undefined,
       start: request.start,
       timezone: org.timezone,
@@ -293,6 +311,29 @@ async function onFirstFreeLane(
     if (booked) return booked;
   }
   return undefined;
+}
+
+/** A round-robin pool booking whose insert picks its lane in turn (round-robin-insert.ts); undefined when refused. */
+async function pickedInInsert(
+  ctx: ReservationsContext,
+  executor: Executor,
+  { hold, request, type, values }: CheckedBooking,
+  read: LaneRead,
+  offers: LaneOffer[],
+): Promise<Booked | undefined> {
+  const now = nowIso();
+  const minutes = Math.ceil((request.end - request.start) / 60_000);
+  if (minutes > read.type.longestReservationMinutes)
+    await ctx.resourceTypes.recordReservationLength(executor, type.id, minutes);
+  for (const offer of offers)
+    if (offer.hasLapsedHolds) await ctx.expireLapsed(executor, now, { laneId: offer.laneId });
+  return ctx.repo.insertPickedInTurn(
+    executor,
+    read,
+    offers,
+    { ...values, expiresAt: expiryOf(now, hold, type) },
+    now,
+  );
 }
 
 type BookingUseCases = Pick<

@@ -6,6 +6,7 @@ import { sealedManageTokens } from './migrations/0057_sealed_manage_tokens.js';
 import { poolAssignments } from './migrations/0066_pool_assignments.js';
 import { collectiveReservations } from './migrations/0067_collective_reservations.js';
 import { laneBookingsMadeIndex } from './migrations/0069_lane_bookings_made_idx.js';
+import { laneBookingDays } from './migrations/0070_lane_booking_days.js';
 import { attendanceAndReminders } from './migrations/0075_attendance_and_reminders.js';
 import { reservationsPrivacy } from './privacy.js';
 import type { ReservationSeriesTable } from './repo.js';
@@ -35,7 +36,7 @@ declare module '../../db/types.js' {
 
 export const reservationsModule = defineModule({
   name: 'reservations',
-  tables: ['reservationSeries', 'reservations', 'reservationReminders'],
+  tables: ['reservationSeries', 'reservations', 'reservationReminders', 'reservationLaneDays'],
   service: (deps, { organisations, availability, resourceTypes, resources, payments }) =>
     createReservationsService({ ...deps, organisations, availability, resourceTypes, resources, payments }),
   routes: [{ prefix: '/api/reservations', plugin: reservationRoutes }],
@@ -48,6 +49,7 @@ export const reservationsModule = defineModule({
     '0066_pool_assignments': poolAssignments,
     '0067_collective_reservations': collectiveReservations,
     '0069_lane_bookings_made_idx': laneBookingsMadeIndex,
+    '0070_lane_booking_days': laneBookingDays,
     '0075_attendance_and_reminders': attendanceAndReminders,
   },
   jobs: ({ expireDue, sendDueReminders }) => [

@@ -62,6 +62,9 @@ export const reservationsPrivacy: PrivacyDeclaration = {
     reservation_reminders: noPersonalData(
       'which reminder mails went out: a reservation id, the minutes before and the start they were for',
     ),
+    reservation_lane_days: noPersonalData(
+      'counts of bookings per resource, type and day for round robin: numbers and ids, no person',
+    ),
   },
   categories: [
     {

@@ -8,6 +8,8 @@ import { createPartRepo, type PartRepo } from './parts-repo.js';
 import { createPaymentRepo, type PaymentRepo } from './payments-repo.js';
 import { createReminderRepo, type ReminderRepo } from './reminders-repo.js';
 import { createReservationReadsRepo, type ReservationReadsRepo } from './reservation-reads-repo.js';
+import { createRoundRobinCounts, type RoundRobinCounter } from './round-robin-counts.js';
+import { createRoundRobinPick, type RoundRobinPickRepo } from './round-robin-insert.js';
 import { createStatusChangeRepo, type StatusChangeRepo } from './status-changes-repo.js';
 
 export type { NewReservation } from './bookings-repo.js';
@@ -18,7 +20,8 @@ export { createSeriesRepo, type ReservationSeriesTable, type StoredSeries } from
 /**
  * Every query of reservations, one concern repo each: reads, a booking's insert, moves and
  * sweeps on a lane, status changes, the limits per customer, a paid booking's checkout and
- * payment, attendance, reminders. Callers that need one concern may take its repo alone.
+ * payment, attendance, reminders, a round-robin pool booking's pick. Callers that need one concern
+ * may take its repo alone.
  */
 export interface ReservationRepo
   extends ReservationReadsRepo,
@@ -30,7 +33,9 @@ export interface ReservationRepo
     PaymentRepo,
     PartRepo,
     AttendanceRepo,
-    ReminderRepo {}
+    ReminderRepo,
+    RoundRobinPickRepo,
+    RoundRobinCounter {}
 
 export function createReservationRepo(db: Executor, dialect: Dialect): ReservationRepo {
   return {
@@ -44,5 +49,7 @@ export function createReservationRepo(db: Executor, dialect: Dialect): Reservati
     ...createPartRepo(),
     ...createAttendanceRepo(db),
     ...createReminderRepo(db, dialect),
+    ...createRoundRobinPick(db),
+    ...createRoundRobinCounts(db, dialect),
   };
 }

@@ -186,7 +186,7 @@ async function moveWithinRules(
     if (attempt > 1) read = (await ctx.availability.readLanes(executor, org, type.id, request)) ?? read;
     const offers = await ctx.availability.offerLanes(executor, org, read, move.target, request, move.ignore);
     if (offers.length === 0) break;
-    const ranked = await rankOffers(executor, read, offers, {
+    const ranked = await rankOffers(executor, ctx.repo, read, offers, {
       pooled: move.target.resourceId === undefined,
       start: request.start,
       timezone: org.timezone,

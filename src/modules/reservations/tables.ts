@@ -108,4 +108,20 @@ export interface ReservationRemindersTable {
 export interface ReservationTables {
   reservations: ReservationsTable;
   reservationReminders: ReservationRemindersTable;
+  reservationLaneDays: ReservationLaneDaysTable;
+}
+
+/**
+ * Round robin's running count (migration 0070): per lane, type, UTC day a row was made and
+ * writer, how many rows keep their time for good there (kept by triggers on reservations).
+ */
+export interface ReservationLaneDaysTable {
+  resourceId: number;
+  resourceTypeId: number;
+  /** YYYY-MM-DD (UTC) of the rows' `created_at`. */
+  day: string;
+  /** The PostgreSQL backend that wrote the changes counted here (0 on SQLite and for rows counted by the migration). */
+  writer: number;
+  /** May be below 0 for one writer; the sum over writers is the count. */
+  bookings: number;
 }

@@ -1,3 +1,4 @@
+import type { Expression } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { ResourcesTable } from './tables.js';
 
@@ -73,6 +74,11 @@ export async function countResources(db: Executor, organisationId: number): Prom
  * may lock it, all in its one statement.
  */
 export function laneAsRead(db: Executor, laneId: number, updatedAt: string) {
+  return db.selectFrom('resources').where('id', '=', laneId).where('updatedAt', '=', updatedAt);
+}
+
+/** `laneAsRead` for the lane and `updatedAt` a consumer's statement names in its own columns (a pick among lanes). */
+export function laneAsReadAt(db: Executor, laneId: Expression<number>, updatedAt: Expression<string>) {
   return db.selectFrom('resources').where('id', '=', laneId).where('updatedAt', '=', updatedAt);
 }
 
