@@ -76,6 +76,7 @@ export const reservationTools = [
       seriesBooking,
       seriesDryRunSuccess,
     ]),
+    idempotent: true,
     run: (reservations: ReservationsService, actor, { dryRun, ...input }) =>
       dryRun ? reservations.dryRunCreate(actor, input, 'mcp') : reservations.createAny(actor, input, 'mcp'),
   }),
@@ -92,6 +93,7 @@ export const reservationTools = [
     },
     input: createHoldBody.extend({ dryRun: dryRunArgument }),
     output: reservationOrDryRun,
+    idempotent: true,
     run: (reservations: ReservationsService, actor, { dryRun, ...input }) =>
       dryRun ? reservations.dryRunHold(actor, input, 'mcp') : reservations.hold(actor, input, 'mcp'),
   }),
@@ -106,6 +108,7 @@ export const reservationTools = [
     },
     input: z.strictObject({ ...reservationRef, ...rescheduleBody.shape, dryRun: dryRunArgument }),
     output: reservationOrDryRun,
+    idempotent: true,
     run: (reservations: ReservationsService, actor, { reservationId, dryRun, ...input }) =>
       dryRun
         ? reservations.dryRunReschedule(actor, reservationId, input)
@@ -123,6 +126,7 @@ export const reservationTools = [
     },
     input: z.strictObject({ ...reservationRef, ...cancelReservationBody.shape }),
     output: reservation,
+    idempotent: true,
     run: (reservations: ReservationsService, actor, { reservationId, ...input }) =>
       reservations.cancel(actor, reservationId, input),
   }),
@@ -138,6 +142,7 @@ export const reservationTools = [
     },
     input: z.strictObject(reservationRef),
     output: reservation,
+    idempotent: true,
     run: (reservations: ReservationsService, actor, { reservationId }) =>
       reservations.confirm(actor, reservationId),
   }),
@@ -153,6 +158,7 @@ export const reservationTools = [
     },
     input: z.strictObject(reservationRef),
     output: reservation,
+    idempotent: true,
     run: (reservations: ReservationsService, actor, { reservationId }) =>
       reservations.release(actor, reservationId),
   }),
@@ -182,6 +188,7 @@ export const reservationTools = [
     },
     input: z.strictObject({ seriesId: entityId, ...cancelSeriesBody.shape }),
     output: reservationSeries,
+    idempotent: true,
     run: (reservations: ReservationsService, actor, { seriesId, ...input }) =>
       reservations.cancelSeries(actor, seriesId, input),
   }),
