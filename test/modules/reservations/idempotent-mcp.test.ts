@@ -252,6 +252,42 @@ describe('idempotent tool calls over MCP', () => {
     assert.equal((await reservationsOn(room)).length, 3);
   });
 
+  test('a call sent for approval is retried into the same approval; approved, it books once', async () => {
+    const room = await newRoom('Approved keys');
+    const agent = await newAgent();
+    expectStatus(
+      await app.inject({
+        method: 'PUT',
+        url: `/api/agents/${agent.id}/policy`,
+        headers: owner.auth,
+        payload: { requireApproval: 'writes' },
+      }),
+      200,
+    );
+    const call = await connect(agent.key, 'legacy');
+    const key = 'approval-key-0123456789';
+    const args = { ...slot(room, 9), idempotencyKey: key };
+    const asked = await call('reservations_create', args);
+    const approval = (asked.structuredContent as { approval: { id: number } }).approval;
+    assert.equal(typeof approval.id, 'number', JSON.stringify(asked.structuredContent));
+    assert.deepEqual((await call('reservations_create', args)).structuredContent, asked.structuredContent);
+    const pending = expectStatus(await as(app, owner).get('/api/approvals?status=pending'), 200);
+    assert.deepEqual(
+      pending.items
+        .filter((a: { agentId: number }) => a.agentId === agent.id)
+        .map((a: { id: number }) => a.id),
+      [approval.id],
+    );
+    const one = await as(app, owner).get(`/api/approvals/${approval.id}`);
+    assert.ok(!one.body.includes(key), 'the approval does not keep the key');
+    expectStatus(await as(app, owner).post(`/api/approvals/${approval.id}/approve`), 200);
+    const kept = await reservationsOn(room);
+    assert.equal(kept.length, 1);
+    // The key still answers what the call answered: the approval, whose outcome approvals_get reads.
+    assert.deepEqual((await call('reservations_create', args)).structuredContent, asked.structuredContent);
+    assert.equal((await reservationsOn(room)).length, 1);
+  });
+
   test("the key stays out of the agent's activity; the owner's export lists it as REST keys are listed", async () => {
     const room = await newRoom('Private keys');
     const agent = await newAgent();
