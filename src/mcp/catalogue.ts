@@ -1,6 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { AgentAccess } from './access.js';
+import { withIdempotencyKey } from './idempotent-call.js';
 import type { ActionRisk, ToolDefinition } from './types.js';
 
 /** MCP tool name of an action key: `calendar.events.read` is `calendar_events_read`. */
@@ -10,6 +11,10 @@ export const toolNameOf = (actionKey: string) => actionKey.replaceAll('.', '_');
 export interface CompiledTool {
   name: string;
   definition: ToolDefinition;
+  /** What its arguments are parsed with: the definition's input, plus `idempotencyKey` when idempotent. */
+  input: ToolDefinition['input'];
+  /** Takes `idempotencyKey` (src/mcp/idempotent-call.ts). */
+  idempotent: boolean;
   risk: ActionRisk;
   /** Takes a `dryRun` argument: the policy prices a call by dry-running it. */
   takesDryRun: boolean;
@@ -102,12 +107,16 @@ export function compileTools(
     if (byName.has(name)) throw new Error(`Two MCP tools are named ${name}`);
     const risk = riskOf(definition.actionKey);
     const output = jsonSchemaOf(definition.output, 'output');
+    const idempotent = definition.idempotent === true;
+    const input = idempotent ? withIdempotencyKey(definition.input) : definition.input;
     const compiled: CompiledTool = {
       name,
       definition,
+      input,
+      idempotent,
       risk,
       takesDryRun: 'dryRun' in definition.input.shape,
-      inputSchema: jsonSchemaOf(definition.input, 'input') as Tool['inputSchema'],
+      inputSchema: jsonSchemaOf(input, 'input') as Tool['inputSchema'],
       outputSchema: objectRooted(options.approvals && risk !== 'read' ? withApprovalAnswer(output) : output),
       annotations: annotationsFor(risk, definition.title),
     };

@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import { sendError } from '../http/errors.js';
 import { security } from '../http/schemas.js';
 import { forbidden } from '../lib/errors.js';
+import type { IdempotencyStore } from '../lib/idempotency.js';
 import { jsonRpcError, sendWebResponse, toWebRequest } from './bridge.js';
 import { type AccessTokenVerifier, authenticateAgent, wwwAuthenticate } from './credentials.js';
 import {
@@ -15,6 +16,7 @@ import {
 import { singleExchangeRequest } from './exchange.js';
 import { mcpGatewayRoutes } from './gateway.js';
 import { authInfoOf, contextOf, headerOf, originOf } from './http-request.js';
+import { idempotentCalls } from './idempotent-call.js';
 import { createLegacyServing, type LegacyServing, mayAskApproval, SESSION_HEADER } from './legacy-serving.js';
 import {
   type AgentRequestContext,
@@ -37,6 +39,11 @@ export interface McpRoutesOptions {
   resources?: McpResourceProvider | undefined;
   /** Agents' policies (approvals, limits) on every tool call; absent: every permitted call runs. */
   gate?: ToolCallGate | undefined;
+  /**
+   * Where `idempotencyKey`s of tool calls are kept: the REST `Idempotency-Key` store; absent: the
+   * key of an idempotent tool is accepted and ignored.
+   */
+  idempotency?: IdempotencyStore | undefined;
   /** OAuth access tokens (`Authorization: Bearer <not ag_sk_>`); absent: every such token is invalid. */
   verifyAccessToken?: AccessTokenVerifier | undefined;
   /** The clock of session expiry (tests). */
@@ -168,6 +175,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
     agents: options.agents,
     resources: options.resources,
     gate: options.gate,
+    idempotency: options.idempotency ? idempotentCalls(options.idempotency) : undefined,
     // What a 2026-07-28 call that asked through URL elicitation carries to its retry, signed.
     approvalState: options.gate ? approvalStateCodec(config.encryptionKey) : undefined,
   };

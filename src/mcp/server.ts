@@ -4,6 +4,7 @@ import { agentAccess } from './access.js';
 import { serveToolCalls } from './call-elicitation.js';
 import { permittedTools, type ToolCatalogue, toolListing } from './catalogue.js';
 import type { ApprovalRequestState, LegacyElicit } from './elicitation.js';
+import type { RunKeyed } from './idempotent-call.js';
 import { type McpResourceProvider, serveResources } from './resources.js';
 import type { AgentDirectory, ResolvedAgent, ToolCallGate } from './types.js';
 
@@ -39,6 +40,8 @@ export interface AgentServerDeps {
   resources?: McpResourceProvider | undefined;
   /** Agents' policies; absent: every permitted call runs. */
   gate?: ToolCallGate | undefined;
+  /** Keyed calls of idempotent tools (`idempotencyKey`), through the REST keys' store; absent: keys are ignored. */
+  idempotency?: RunKeyed | undefined;
   /** Signs and verifies what a 2026-07-28 call that asked through URL elicitation carries to its retry. */
   approvalState?: RequestStateCodec<ApprovalRequestState> | undefined;
 }

@@ -6,6 +6,7 @@ import { controlCharacterIssues, replaceControlCharacters } from '../lib/control
 import { asDomainError, InputError } from '../lib/errors.js';
 import { agentAccess } from './access.js';
 import type { CompiledTool } from './catalogue.js';
+import { overlongKeyResult, splitKey } from './idempotent-call.js';
 import type { AgentRequestContext, AgentServerDeps } from './server.js';
 import { ARGUMENTS, approvalResult, errorResult, issuesText, toolErrorOf } from './tool-results.js';
 import type { ApprovedCallRunner, GateDecision, PendingApproval, ResolvedAgent } from './types.js';
@@ -25,7 +26,7 @@ export interface ToolCallOutcome {
   approval?: PendingApproval | undefined;
 }
 
-type ToolCallDeps = Pick<AgentServerDeps, 'catalogue' | 'agents' | 'gate'>;
+type ToolCallDeps = Pick<AgentServerDeps, 'catalogue' | 'agents' | 'gate' | 'idempotency'>;
 type Settle = Extract<GateDecision, { kind: 'run' }>['settle'];
 
 /** A permitted call: the tool, the Actor it runs as, and the approval it runs under (if any). */
@@ -137,39 +138,20 @@ async function admitAndRun(
   return { output };
 }
 
-/** A permitted call: its arguments checked, run through the policy, its output checked. */
-async function runPermitted(
+/** A permitted call with valid arguments: run through the policy, its output checked. */
+async function runValid(
   deps: ToolCallDeps,
   context: AgentRequestContext,
   call: PermittedCall,
-  args: unknown,
+  validInput: Record<string, unknown>,
 ): Promise<CallRecord> {
   const { tool } = call;
-  const { agent, log } = context;
-  // The one rule for text, as every HTTP route applies it (http/validation.ts).
-  const controls = controlCharacterIssues(args);
-  if (controls.length > 0)
-    return {
-      result: errorResult(
-        'VALIDATION_FAILED',
-        `Invalid arguments for tool ${tool.name}: ${issuesText(controls)}`,
-      ),
-    };
-  const input = await tool.definition.input.safeParseAsync(args ?? {});
-  if (!input.success)
-    return {
-      result: errorResult(
-        'VALIDATION_FAILED',
-        `Invalid arguments for tool ${tool.name}: ${issuesText(input.error.issues)}`,
-      ),
-    };
-  const validInput = input.data as Record<string, unknown>;
   const ran = await admitAndRun(deps, context, call, validInput);
   if (!('output' in ran)) return { validInput, ...ran };
   const checked = await tool.definition.output.safeParseAsync(ran.output);
   if (!checked.success) {
-    log.error(
-      { agentId: agent.id, tool: tool.name, issues: issuesText(checked.error.issues) },
+    context.log.error(
+      { agentId: context.agent.id, tool: tool.name, issues: issuesText(checked.error.issues) },
       'MCP tool output does not match its schema',
     );
     return { validInput, output: ran.output, result: errorResult('INTERNAL', 'Internal error') };
@@ -182,6 +164,54 @@ async function runPermitted(
       content: [{ type: 'text', text: JSON.stringify(checked.data) }],
     },
   };
+}
+
+/**
+ * A permitted call: its arguments checked, then run (`runValid`). With an `idempotencyKey`
+ * (idempotent tools), through the key store: a retry answers the first result again. An
+ * approved call being run, and a dry run, stand aside (the approval runs once by itself; a
+ * dry run writes nothing). The key is taken out of the arguments here, so neither the
+ * policy, the approval, the tool nor the activity record ever sees it.
+ */
+async function runPermitted(
+  deps: ToolCallDeps,
+  context: AgentRequestContext,
+  call: PermittedCall,
+  args: unknown,
+): Promise<CallRecord> {
+  const { tool } = call;
+  // The one rule for text, as every HTTP route applies it (http/validation.ts).
+  const controls = controlCharacterIssues(args);
+  if (controls.length > 0)
+    return {
+      result: errorResult(
+        'VALIDATION_FAILED',
+        `Invalid arguments for tool ${tool.name}: ${issuesText(controls)}`,
+      ),
+    };
+  const overlong = tool.idempotent ? overlongKeyResult(args) : undefined;
+  if (overlong) return { result: overlong };
+  const input = await tool.input.safeParseAsync(args ?? {});
+  if (!input.success)
+    return {
+      result: errorResult(
+        'VALIDATION_FAILED',
+        `Invalid arguments for tool ${tool.name}: ${issuesText(input.error.issues)}`,
+      ),
+    };
+  const parsed = input.data as Record<string, unknown>;
+  const { key, rest: validInput } = tool.idempotent ? splitKey(parsed) : { key: undefined, rest: parsed };
+  const run = () => runValid(deps, context, call, validInput);
+  if (key === undefined || !deps.idempotency || call.approvalId !== null || validInput.dryRun === true)
+    return run();
+  const keyed = await deps.idempotency(
+    { agent: context.agent, toolName: tool.name, key, input: validInput },
+    run,
+    context.log,
+  );
+  if (!('notRun' in keyed)) return keyed;
+  const { result } = keyed;
+  return { validInput, result, output: result.isError ? undefined : result.structuredContent };
 }
 
 /**

@@ -157,6 +157,11 @@ export interface ToolDeclaration<
   catalogue: CatalogueEntry;
   input: I;
   output: O;
+  /**
+   * Retry-safe: the tool also takes `idempotencyKey` (src/mcp/idempotent-call.ts), with the REST
+   * `Idempotency-Key`'s semantics; `run` never sees the key.
+   */
+  idempotent?: true;
   /** Runs as the agent's Actor (owner's rights, this action's scope) on the module's service. */
   run(service: S, actor: Actor, input: z.infer<I>): Promise<z.infer<O>>;
 }
@@ -177,17 +182,20 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends T
   alwaysAllowed?: true;
   input: I;
   output: O;
+  /** Takes `idempotencyKey` too (its declaration's `idempotent`); the runtime handles the key. */
+  idempotent?: true;
   /** Runs as the agent's Actor (owner's rights, this action's scope) through the module's service. */
   run(actor: Actor, input: z.infer<I>): Promise<z.infer<O>>;
 }
 
 /** Binds a module's declared tools to its service (the wiring does, once per app). */
 export function bindTools<S>(tools: ReadonlyArray<ToolDeclaration<S>>, service: S): ToolDefinition[] {
-  return tools.map(({ actionKey, title, description, catalogue, input, output, run }) => ({
+  return tools.map(({ actionKey, title, description, catalogue, input, output, idempotent, run }) => ({
     actionKey,
     title,
     description,
     ...(catalogue.alwaysAllowed ? { alwaysAllowed: true as const } : {}),
+    ...(idempotent ? { idempotent } : {}),
     input,
     output,
     run: (actor, args) => run(service, actor, args),

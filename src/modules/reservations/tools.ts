@@ -77,6 +77,7 @@ export const reservationTools = [
       seriesBooking,
       seriesDryRunSuccess,
     ]),
+    idempotent: true,
     run: (reservations: ReservationsService, actor, { dryRun, ...input }) =>
       dryRun ? reservations.dryRunCreate(actor, input, 'mcp') : reservations.createAny(actor, input, 'mcp'),
   }),
@@ -93,6 +94,7 @@ export const reservationTools = [
     },
     input: createHoldBody.extend({ dryRun: dryRunArgument }),
     output: reservationOrDryRun,
+    idempotent: true,
     run: (reservations: ReservationsService, actor, { dryRun, ...input }) =>
       dryRun ? reservations.dryRunHold(actor, input, 'mcp') : reservations.hold(actor, input, 'mcp'),
   }),
@@ -107,6 +109,7 @@ export const reservationTools = [
     },
     input: z.strictObject({ ...reservationRef, ...rescheduleBody.shape, dryRun: dryRunArgument }),
     output: reservationOrDryRun,
+    idempotent: true,
     run: (reservations: ReservationsService, actor, { reservationId, dryRun, ...input }) =>
       dryRun
         ? reservations.dryRunReschedule(actor, reservationId, input)
@@ -124,6 +127,7 @@ export const reservationTools = [
     },
     input: z.strictObject({ ...reservationRef, ...cancelReservationBody.shape }),
     output: reservation,
+    idempotent: true,
     run: (reservations: ReservationsService, actor, { reservationId, ...input }) =>
       reservations.cancel(actor, reservationId, input),
   }),
@@ -139,6 +143,7 @@ export const reservationTools = [
     },
     input: z.strictObject(reservationRef),
     output: reservation,
+    idempotent: true,
     run: (reservations: ReservationsService, actor, { reservationId }) =>
       reservations.confirm(actor, reservationId),
   }),
@@ -154,6 +159,7 @@ export const reservationTools = [
     },
     input: z.strictObject(reservationRef),
     output: reservation,
+    idempotent: true,
     run: (reservations: ReservationsService, actor, { reservationId }) =>
       reservations.release(actor, reservationId),
   }),
@@ -198,6 +204,7 @@ export const reservationTools = [
     },
     input: z.strictObject({ seriesId: entityId, ...cancelSeriesBody.shape }),
     output: reservationSeries,
+    idempotent: true,
     run: (reservations: ReservationsService, actor, { seriesId, ...input }) =>
       reservations.cancelSeries(actor, seriesId, input),
   }),

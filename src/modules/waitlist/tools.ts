@@ -20,6 +20,7 @@ export const waitlistTools = [
     },
     input: joinWaitlistBody,
     output: waitlistEntry,
+    idempotent: true,
     run: (waitlist: WaitlistService, actor, input) => waitlist.join(actor, input, 'mcp'),
   }),
   defineTool({
@@ -48,6 +49,7 @@ export const waitlistTools = [
     },
     input: z.strictObject(entryRef),
     output: waitlistEntry,
+    idempotent: true,
     run: (waitlist: WaitlistService, actor, { entryId }) => waitlist.leave(actor, entryId),
   }),
 ];
