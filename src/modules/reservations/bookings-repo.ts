@@ -159,8 +159,6 @@ export function createBookingRepo(db: Executor, dialect: Dialect) {
       laneUpdatedAt: string,
       now: string,
     ): Promise<Reservation | undefined> {
-      const { name, email, phone } = values.customer;
-      const info = storedCustomerInfo(values.customer);
       // A reference already given in the organisation (a chance of n in 32^8, about 10^12, with n
       // given) is drawn again where a refused statement leaves the rest standing: not inside a
       // PostgreSQL transaction (a series), which it would abort.
@@ -184,21 +182,7 @@ export function createBookingRepo(db: Executor, dialect: Dialect) {
           values.startTime,
           values.endTime,
           values.blockedUntil,
-          name,
-          email,
-          phone ?? null,
-          info,
-          values.notes,
-          values.priceAmount,
-          values.priceCurrency,
-          values.source,
-          values.createdByUserId,
-          values.rulesOverriddenByUserId,
-          values.expiresAt,
-          values.manageTokenHash ?? null,
-          values.manageTokenSealed ?? null,
-          values.publicClientHash ?? null,
-          values.seriesId ?? null,
+          ...bookedValues(values),
           values.assignment?.strategy ?? null,
           values.assignment?.reason ?? null,
           values.resourceIds ? JSON.stringify(values.resourceIds) : null,
@@ -216,3 +200,28 @@ export function createBookingRepo(db: Executor, dialect: Dialect) {
 }
 
 export type BookingRepo = ReturnType<typeof createBookingRepo>;
+
+/**
+ * A booking's values from the customer's name to its series, in the column order of both
+ * compiled inserts (`insertOnLane` here, round robin's pick in round-robin-insert.ts).
+ */
+export function bookedValues(values: Omit<NewReservation, 'resourceId' | 'blockedUntil'>): unknown[] {
+  const { name, email, phone } = values.customer;
+  return [
+    name,
+    email,
+    phone ?? null,
+    storedCustomerInfo(values.customer),
+    values.notes,
+    values.priceAmount,
+    values.priceCurrency,
+    values.source,
+    values.createdByUserId,
+    values.rulesOverriddenByUserId,
+    values.expiresAt,
+    values.manageTokenHash ?? null,
+    values.manageTokenSealed ?? null,
+    values.publicClientHash ?? null,
+    values.seriesId ?? null,
+  ];
+}

@@ -2,7 +2,7 @@ import { type Selectable, sql } from 'kysely';
 import { compiledOnce, type Dialect, type Executor } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { laneAsReadAt } from '../resources/ports.js';
-import { storedCustomerInfo } from './answers.js';
+import { bookedValues } from './bookings-repo.js';
 import type { LaneOffer, LaneRead } from './context.js';
 import { LANE_REFUSED } from './lanes-repo.js';
 import { newReference } from './reference.js';
@@ -57,7 +57,6 @@ export function createRoundRobinPick(db: Executor) {
     ): Promise<Reservation | undefined> {
       const weights = new Map(read.catalogue.map((row) => [row.id, row.assignmentWeight]));
       const laneIds = offers.map((offer) => offer.laneId);
-      const { name, email, phone } = values.customer;
       // In the order `pickStatement` names them.
       const parameters = (reference: string) => [
         values.organisationId,
@@ -65,21 +64,7 @@ export function createRoundRobinPick(db: Executor) {
         values.status,
         values.startTime,
         values.endTime,
-        name,
-        email,
-        phone ?? null,
-        storedCustomerInfo(values.customer),
-        values.notes,
-        values.priceAmount,
-        values.priceCurrency,
-        values.source,
-        values.createdByUserId,
-        values.rulesOverriddenByUserId,
-        values.expiresAt,
-        values.manageTokenHash ?? null,
-        values.manageTokenSealed ?? null,
-        values.publicClientHash ?? null,
-        values.seriesId ?? null,
+        ...bookedValues(values),
         `fewest bookings in the last ${ROUND_ROBIN_DAYS} days (`,
         reference,
         now,
