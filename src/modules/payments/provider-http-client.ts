@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
+import { inClientSpan } from '../../lib/tracing.js';
 import { PaymentProviderError } from './provider.js';
 import { errorJson, safeJson } from './provider-wire.js';
 
@@ -64,8 +65,21 @@ export function createProviderCaller(options: HttpPaymentProviderOptions): CallP
 
   async function attemptOnce(what: string, url: string, init: RequestInit): Promise<Attempt> {
     try {
-      const response = await fetchImpl(url, { ...init, signal: AbortSignal.timeout(options.timeoutMs) });
-      return { status: response.status, text: await response.text() };
+      return await inClientSpan(
+        { method: init.method ?? 'GET', url: new URL(url) },
+        async (traceHeaders) => {
+          const headers = traceHeaders
+            ? { ...(init.headers as Record<string, string>), ...traceHeaders }
+            : init.headers;
+          const response = await fetchImpl(url, {
+            ...init,
+            headers,
+            signal: AbortSignal.timeout(options.timeoutMs),
+          });
+          return { status: response.status, text: await response.text() };
+        },
+        (answer) => answer.status,
+      );
     } catch (error) {
       const name = (error as { name?: string } | null)?.name;
       if (name === 'TimeoutError' || name === 'AbortError') {
