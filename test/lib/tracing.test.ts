@@ -131,6 +131,23 @@ describe('traces over OTLP/HTTP', () => {
     assert.equal(otlp.requests.at(-1)?.headers['x-collector-key'], 'collector secret');
   });
 
+  test('bookings arriving together: each insert is a child of its own request (one SQLite commit or not)', async () => {
+    const callers = [newTraceparent(), newTraceparent(), newTraceparent()];
+    const responses = await Promise.all(
+      callers.map((caller, i) =>
+        book(t.app, owner, slot(13 + i), { headers: { traceparent: caller.header } }),
+      ),
+    );
+    for (const response of responses) expectStatus(response, 201);
+    await flushTraces();
+    for (const caller of callers) {
+      const server = inTrace(caller.traceId).find((span) => span.kind === SERVER);
+      assert.ok(server);
+      const inserts = queriesUnder(server).filter((query) => query.name === 'INSERT reservations');
+      assert.equal(inserts.length, 1, `one insert under ${caller.traceId}`);
+    }
+  });
+
   test('a failing request marks nothing failed for a 4xx; the route template names an unmatched id', async () => {
     const caller = newTraceparent();
     const missing = await client(t.app, owner).request('GET', '/api/reservations/987654', undefined, {
