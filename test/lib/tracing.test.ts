@@ -88,8 +88,6 @@ describe('traces over OTLP/HTTP', () => {
   after(async () => {
     await mcp?.close().catch(() => {});
     await t.close();
-    // Closing the app took the provider down again.
-    assert.equal(registeredWithApi()?.trace, undefined);
     await hooks.close();
     await otlp.close();
   });
@@ -232,5 +230,19 @@ describe('traces over OTLP/HTTP', () => {
     assert.equal(job.attributes['messaging.destination.name'], 'webhooks.deliver');
     assert.ok(queriesUnder(job).length > 0, 'the job queries under its span');
     assert.ok(!exported().includes(secretPath), 'the webhook URL is not exported');
+  });
+
+  test('closing the app sends the spans still buffered and unregisters the provider', async () => {
+    const caller = newTraceparent();
+    expectStatus(
+      await client(t.app, null).request('GET', '/api/health', undefined, { traceparent: caller.header }),
+      200,
+    );
+    await mcp?.close();
+    mcp = undefined;
+    await t.app.close();
+    assert.ok(inTrace(caller.traceId).some((span) => span.name === 'GET /api/health'));
+    assert.equal(registeredWithApi()?.trace, undefined, 'the provider is gone with the app');
+    assert.equal(activeTracer(), undefined);
   });
 });
