@@ -3,7 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { trace } from '@opentelemetry/api';
-import { activeTracer, flushTraces } from '../../src/lib/tracing.js';
+import { z } from 'zod';
+import { activeTracer, flushTraces, inSpan } from '../../src/lib/tracing.js';
+import { createProviderHttp } from '../../src/modules/calendar-sync/providers/http.js';
+import { createProviderCaller } from '../../src/modules/payments/provider-http-client.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { at, book, customer, futureMonday } from '../helpers/booking.js';
 import { createResource, createType } from '../helpers/catalogue.js';
@@ -230,6 +233,53 @@ describe('traces over OTLP/HTTP', () => {
     assert.equal(job.attributes['messaging.destination.name'], 'webhooks.deliver');
     assert.ok(queriesUnder(job).length > 0, 'the job queries under its span');
     assert.ok(!exported().includes(secretPath), 'the webhook URL is not exported');
+  });
+
+  test('provider calls: a client span per attempt, its traceparent sent, no path or secret', async () => {
+    const seen: Array<Record<string, string>> = [];
+    const fakeFetch = (async (_url: unknown, init?: RequestInit) => {
+      seen.push({ ...(init?.headers as Record<string, string>) });
+      return new Response(JSON.stringify({ id: 'acct_1' }), { status: 200 });
+    }) as typeof fetch;
+    const payments = createProviderCaller({
+      apiBase: 'https://payments.example',
+      secretKey: 'sk_secret_for_tracing',
+      timeoutMs: 1_000,
+      fetch: fakeFetch,
+    });
+    const calendar = createProviderHttp({
+      label: 'Provider A',
+      timeoutMs: 1_000,
+      allowedOrigins: ['https://calendar.example'],
+      fetch: fakeFetch,
+    });
+    const parent = await inSpan('provider work', {}, async (span) => {
+      await payments({
+        method: 'GET',
+        path: '/v1/accounts/acct_secret_path',
+        parse: z.object({ id: z.string() }),
+      });
+      await calendar({ method: 'GET', url: 'https://calendar.example/calendars/secret-calendar/events' });
+      return span!.spanContext();
+    });
+    await flushTraces();
+    assert.equal(seen.length, 2);
+    for (const [i, headers] of seen.entries()) {
+      const carried = TRACEPARENT.exec(headers.traceparent ?? '');
+      assert.ok(carried, `call ${i} carried a traceparent`);
+      const span = otlp.spans.find((s) => s.spanId === carried[2]);
+      assert.ok(span);
+      assert.equal(span.kind, CLIENT);
+      assert.equal(span.traceId, parent.traceId);
+      assert.equal(span.parentSpanId, parent.spanId);
+      assert.equal(span.attributes['http.response.status_code'], 200);
+    }
+    assert.deepEqual(
+      otlp.spans.filter((s) => s.parentSpanId === parent.spanId).map((s) => s.attributes['server.address']),
+      ['payments.example', 'calendar.example'],
+    );
+    for (const secret of ['acct_secret_path', 'secret-calendar', 'sk_secret_for_tracing'])
+      assert.ok(!exported().includes(secret), secret);
   });
 
   test('closing the app sends the spans still buffered and unregisters the provider', async () => {
