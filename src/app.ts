@@ -33,7 +33,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const app = createFastify(config, metrics, options);
   // Added first, so run last of the close hooks (Fastify runs them newest first): the spans of
   // the shutdown itself (jobs finishing, the pool closing) are sent too.
-  if (tracing) app.addHook('onClose', () => tracing.shutdown());
+  if (tracing) {
+    tracing.reportTo(app.log);
+    app.addHook('onClose', () => tracing.shutdown());
+  }
   await attachRuntime(app, config, metrics, options.db);
   await registerPlugins(app);
   await registerRoutes(app, options.mcp);

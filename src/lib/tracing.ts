@@ -2,6 +2,8 @@ import {
   type Attributes,
   type Context,
   context,
+  DiagLogLevel,
+  diag,
   propagation,
   type Span,
   SpanKind,
@@ -44,7 +46,10 @@ import type { SamplerName, TracingConfig } from '../config/telemetry.js';
  * undefined, which it does unless `startTracing` ran: then no provider is registered with the
  * API, and a request pays one check per seam.
  */
-let active: { provider: NodeTracerProvider; tracer: Tracer; users: number } | undefined;
+let active: { provider: NodeTracerProvider; tracer: Tracer; users: number; reporting: boolean } | undefined;
+
+/** How long closing waits for the last spans to be sent. */
+const SHUTDOWN_FLUSH_MS = 3_000;
 
 /** The tracer while tracing runs; undefined otherwise (every seam then runs its work bare). */
 export const activeTracer = (): Tracer | undefined => active?.tracer;
@@ -59,6 +64,11 @@ function samplerOf(name: SamplerName, ratio: number): Sampler {
 }
 
 export interface Tracing {
+  /**
+   * Where the SDK's own complaints go (an export that failed: the collector away or refusing),
+   * as warnings; the first app's log, the SDK's logger being one per process.
+   */
+  reportTo(log: { warn(details: object, message: string): void }): void;
   /** Flushes, and once its last user is done, unregisters the provider. */
   shutdown(): Promise<void>;
 }
@@ -83,22 +93,38 @@ export function startTracing(settings: TracingConfig): Tracing {
       ],
     });
     provider.register();
-    active = { provider, tracer: provider.getTracer('reservation-service'), users: 0 };
+    active = { provider, tracer: provider.getTracer('reservation-service'), users: 0, reporting: false };
   }
   const mine = active;
   mine.users += 1;
   let done = false;
   return {
+    reportTo(log) {
+      if (mine.reporting) return;
+      mine.reporting = true;
+      const warn = (message: string) => log.warn({ component: 'opentelemetry' }, `tracing: ${message}`);
+      diag.setLogger({ error: warn, warn, info() {}, debug() {}, verbose() {} }, DiagLogLevel.WARN);
+    },
     async shutdown() {
       if (done) return;
       done = true;
       mine.users -= 1;
       if (mine.users > 0) return;
       if (active === mine) active = undefined;
-      await mine.provider.shutdown();
+      // The last spans are sent if the collector answers soon; a collector away must neither
+      // fail the shutdown nor hold it past the process's own bound (server.ts gives it 10 s).
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        mine.provider.shutdown().catch((error: unknown) => diag.warn(`the last export failed: ${error}`)),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, SHUTDOWN_FLUSH_MS);
+        }),
+      ]);
+      clearTimeout(timer);
       trace.disable();
       context.disable();
       propagation.disable();
+      if (mine.reporting) diag.disable();
     },
   };
 }

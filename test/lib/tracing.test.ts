@@ -1,13 +1,17 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { trace } from '@opentelemetry/api';
 import { z } from 'zod';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
 import { activeTracer, flushTraces, inSpan } from '../../src/lib/tracing.js';
 import { createProviderHttp } from '../../src/modules/calendar-sync/providers/http.js';
 import { createProviderCaller } from '../../src/modules/payments/provider-http-client.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createTestApp, createTestDatabase, TEST_ENV, type TestApp } from '../helpers/app.js';
 import { at, book, customer, futureMonday } from '../helpers/booking.js';
 import { createResource, createType } from '../helpers/catalogue.js';
 import { client, expectStatus } from '../helpers/http.js';
@@ -294,5 +298,46 @@ describe('traces over OTLP/HTTP', () => {
     assert.ok(inTrace(caller.traceId).some((span) => span.name === 'GET /api/health'));
     assert.equal(registeredWithApi()?.trace, undefined, 'the provider is gone with the app');
     assert.equal(activeTracer(), undefined);
+  });
+});
+
+describe('traces, the collector refusing or away', () => {
+  test('requests are answered as ever; a failed export is a warning in the log; closing is not held up', async () => {
+    // A collector answering 400 (not retried: the exporter gives up at once).
+    const refusing = createServer((_request, response) => response.writeHead(400).end('{}'));
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    const { port } = refusing.address() as AddressInfo;
+    const { db, drop } = await createTestDatabase();
+    const lines: string[] = [];
+    // Batches go out on the processor's timer, as in production, soon (the SDK reads this itself).
+    process.env.OTEL_BSP_SCHEDULE_DELAY = '20';
+    const app = await buildApp(
+      loadConfig({ ...TEST_ENV, LOG_LEVEL: 'warn', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` }),
+      { db, logStream: { write: (line: string) => lines.push(line) } },
+    );
+    const warnings = () =>
+      lines
+        .map((line) => JSON.parse(line) as { component?: string; level: number; msg: string })
+        .filter((line) => line.component === 'opentelemetry');
+    try {
+      expectStatus(await client(app, null).request('GET', '/api/health'), 200);
+      for (const until = Date.now() + 5_000; warnings().length === 0 && Date.now() < until; )
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      const [warning] = warnings();
+      assert.ok(warning, lines.join('\n'));
+      assert.equal(warning.level, 40);
+      assert.match(warning.msg, /^tracing: /);
+      // A span left to send when the collector is gone altogether: closing still ends, in time.
+      refusing.closeAllConnections();
+      await new Promise<void>((resolve) => refusing.close(() => resolve()));
+      expectStatus(await client(app, null).request('GET', '/api/health'), 200);
+      const started = Date.now();
+      await app.close();
+      assert.ok(Date.now() - started < 5_000, `closed in ${Date.now() - started} ms`);
+    } finally {
+      delete process.env.OTEL_BSP_SCHEDULE_DELAY;
+      await app.close();
+      await drop();
+    }
   });
 });
