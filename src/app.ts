@@ -4,6 +4,7 @@ import { attachRuntime } from './app-runtime.js';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import { createFastify } from './http/instance.js';
+import { startTracing } from './lib/tracing.js';
 import type { McpRoutesOptions } from './mcp/routes.js';
 import { createMetrics } from './metrics.js';
 
@@ -28,8 +29,16 @@ export interface BuildOptions {
 
 /** The whole service: the Fastify instance, its database and services, plugins and routes. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  // Before the instance, whose request hooks exist only while tracing runs.
+  const tracing = config.tracing ? startTracing(config.tracing) : undefined;
   const metrics = createMetrics();
   const app = createFastify(config, metrics, options);
+  // Added first, so run last of the close hooks (Fastify runs them newest first): the spans of
+  // the shutdown itself (jobs finishing, the pool closing) are sent too.
+  if (tracing) {
+    tracing.reportTo(app.log);
+    app.addHook('onClose', () => tracing.shutdown());
+  }
   await attachRuntime(app, config, metrics, options.db);
   await registerPlugins(app, options.frontendRoot);
   await registerRoutes(app, options.mcp);

@@ -25,10 +25,12 @@ import {
 } from './config/payment.js';
 import { type ServerConfig, serverConfig, serverEnv } from './config/server.js';
 import { type StorageConfig, storageConfig, storageEnv } from './config/storage.js';
+import { type TelemetryConfig, telemetryConfig, telemetryEnv } from './config/telemetry.js';
 
 export type { CalendarProviderSettings, CalendarSyncConfig } from './config/calendar-sync.js';
 export { ConfigError } from './config/fields.js';
 export type { MailConfig } from './config/mail.js';
+export type { TracingConfig } from './config/telemetry.js';
 
 /** Every variable the service reads, area by area (src/config/). */
 const envSchema = z.object({
@@ -40,11 +42,18 @@ const envSchema = z.object({
   ...paymentEnv.shape,
   ...calendarSyncEnv.shape,
   ...mailEnv.shape,
+  ...telemetryEnv.shape,
 });
 
 export type Env = z.input<typeof envSchema>;
 
-export interface Config extends ServerConfig, StorageConfig, AuthConfig, BackgroundConfig, LimitsConfig {
+export interface Config
+  extends ServerConfig,
+    StorageConfig,
+    AuthConfig,
+    BackgroundConfig,
+    LimitsConfig,
+    TelemetryConfig {
   payment: PaymentConfig;
   calendarSync: CalendarSyncConfig;
   mail: MailConfig;
@@ -92,6 +101,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...authConfig(e),
     ...backgroundConfig(e),
     ...limitsConfig(e),
+    ...telemetryConfig(e),
     payment: paymentConfig(e),
     calendarSync: calendarSyncConfig(e),
     mail: mailConfig(e, server.publicUrl),

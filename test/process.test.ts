@@ -8,6 +8,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createTestDatabase, TEST_ENV } from './helpers/app.js';
 import { cliInProcess, cliProcess } from './helpers/cli.js';
+import { startOtlpReceiver } from './helpers/otlp-receiver.js';
 
 // These tests run the real entry points (npm start's tools/start.ts, the CLI) on a SQLite file.
 const dir = mkdtempSync(join(tmpdir(), 'rs-process-'));
@@ -75,7 +76,12 @@ describe('process entry points', () => {
     const { scripts } = JSON.parse(readFileSync('package.json', 'utf8'));
     // Compiled JavaScript on node (env only sets glibc's malloc tuning before it).
     assert.match(scripts.start, /^(?:env (?:\w+=\S+ )+)?node .*dist\/tools\/start\.js$/);
-    const child = spawn('sh', ['-c', `exec ${scripts.start}`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Traces on: the spans still buffered at SIGTERM are sent as the service closes.
+    const otlp = await startOtlpReceiver();
+    const child = spawn('sh', ['-c', `exec ${scripts.start}`], {
+      env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       const line = await waitForLine(child, /Server listening at http:\/\/127\.0\.0\.1:\d+/);
       const url = line.replace('Server listening at ', '');
@@ -93,8 +99,13 @@ describe('process entry points', () => {
       child.kill('SIGTERM');
       await shuttingDown;
       assert.equal(await exited, 0);
+      assert.ok(
+        otlp.spans.some((span) => span.name === 'POST /api/auth/login'),
+        'the sign-in was traced and sent at shutdown',
+      );
     } finally {
       child.kill('SIGKILL');
+      await otlp.close();
     }
   });
 });

@@ -1,5 +1,6 @@
 import type SQLite from 'better-sqlite3';
 import type { Kysely, Transaction } from 'kysely';
+import { inCurrentContext } from '../lib/tracing.js';
 import type { Database } from './types.js';
 
 /** Transactions one commit carries at most: bounds what waits on the slowest of them. */
@@ -134,7 +135,8 @@ export function groupCommit(
 
   return <T>(work: (trx: Transaction<Database>) => Promise<T>) =>
     new Promise<T>((resolve, reject) => {
-      waiting.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      // Each member runs in its caller's trace context, not in that of the group's first.
+      waiting.push({ work: inCurrentContext(work), resolve: resolve as (value: unknown) => void, reject });
       if (!running) {
         running = true;
         setImmediate(drain);

@@ -11,6 +11,7 @@ import { loadDriver } from '../lib/load-driver.js';
 import { CompiledCamelCasePlugin } from './camel-case.js';
 import { hotStatementName } from './compiled.js';
 import type { DatabaseOptions, Db } from './database.js';
+import { endQuerySpan, startQuerySpan } from './query-spans.js';
 import type { Database } from './types.js';
 
 let postgresDriver: typeof pg | undefined;
@@ -136,6 +137,7 @@ type QueryCallback = (error: Error | null, result?: unknown) => void;
  *   answered by then, though it cancels statements sooner, went to a connection that is
  *   gone without a reset (a dropped network); the connection is closed, so the query
  *   fails now instead of when TCP gives up, many minutes later.
+ * - A span per statement run inside traced work (`statementEnd`).
  * - The hot statements as named prepared statements: each connection parses and plans
  *   one once, then only binds and executes it, where an unnamed statement is parsed and
  *   planned on every call. Other SQL (built per call, with variable `in` lists) stays
@@ -173,13 +175,13 @@ function adaptClient(client: pg.PoolClient, lostAfterMs: number): void {
       return query(text, values, callback);
     if (text === LIFT_STATEMENT_TIMEOUT) silenceBound = 0;
     else if (text === RESTORE_STATEMENT_TIMEOUT) silenceBound = lostAfterMs;
-    const stop = watch();
+    const stop = statementEnd(watch(), text);
     try {
       // The callback form (pool.query, which the job queue uses) passes through as it came.
       if (typeof callback === 'function' || typeof values === 'function') {
         const done = (typeof callback === 'function' ? callback : values) as QueryCallback;
         const stopThenDone: QueryCallback = (error, result) => {
-          stop();
+          stop(error);
           done(error, result);
         };
         return typeof callback === 'function' ? query(text, values, stopThenDone) : query(text, stopThenDone);
@@ -193,13 +195,35 @@ function adaptClient(client: pg.PoolClient, lostAfterMs: number): void {
               reshaped.add(text as string);
               return query(text, values);
             });
-      return running.finally(stop);
+      return running.then(
+        (result) => {
+          stop();
+          return result;
+        },
+        (error: unknown) => {
+          stop(error);
+          throw error;
+        },
+      );
     } catch (error) {
       // pg refuses some calls at once (no query text); nothing was sent.
-      stop();
+      stop(error);
       throw error;
     }
   }) as typeof client.query;
+}
+
+/**
+ * The end of one statement: its silence bound stopped, and its span ended (with how it failed)
+ * when it runs inside traced work (query-spans.ts).
+ */
+function statementEnd(stopBound: () => void, text: unknown): (error?: unknown) => void {
+  const span = startQuerySpan('postgresql', text);
+  if (!span) return stopBound;
+  return (error) => {
+    stopBound();
+    endQuerySpan(span, error);
+  };
 }
 
 /**

@@ -5,6 +5,7 @@ import { Kysely, SqliteDialect, type Transaction } from 'kysely';
 import { CompiledCamelCasePlugin } from './camel-case.js';
 import type { Db, Executor } from './database.js';
 import { groupCommit } from './group-commit.js';
+import { runTraced, startQuerySpan } from './query-spans.js';
 import type { Database } from './types.js';
 
 /** The SQLite connection a compiled-once statement may run on directly, and the renaming Kysely's plugin would do. */
@@ -68,7 +69,7 @@ const STATEMENT_CACHE_SIZE = 500;
 const SCHEMA_CHANGE = /^\s*(create|alter|drop)\b/i;
 
 /**
- * Three adaptations of better-sqlite3 for Kysely, which prepares every query anew:
+ * Four adaptations of better-sqlite3 for Kysely, which prepares every query anew:
  * - prepared statements are cached by SQL text (the hot paths repeat a few dozen);
  *   a schema change empties the cache, as statements know their columns;
  * - rows are read as arrays and made objects by a constructor compiled per
@@ -76,6 +77,7 @@ const SCHEMA_CHANGE = /^\s*(create|alter|drop)\b/i;
  *   each object in C++, which a list of a hundred rows feels;
  * - JS booleans bind as 0/1, which SQLite stores anyway (better-sqlite3 refuses
  *   booleans). Table types declare such columns `Bool`, so reads go through Boolean().
+ * - a statement run inside traced work gets a span (query-spans.ts).
  */
 function adaptForKysely(sqlite: SQLite.Database): SQLite.Database {
   const toInteger = (value: unknown) => (typeof value === 'boolean' ? Number(value) : value);
@@ -103,8 +105,15 @@ function adaptForKysely(sqlite: SQLite.Database): SQLite.Database {
       };
     }
     const adapted = Object.assign(statement, {
-      all: (...params: unknown[]) => all(...toSqlite(params)),
-      run: (...params: unknown[]) => run(...toSqlite(params)),
+      // Every statement passes here (Kysely's and the compiled-once ones): the query spans' seam.
+      all: (...params: unknown[]) => {
+        const span = startQuerySpan('sqlite', source);
+        return span ? runTraced(span, () => all(...toSqlite(params))) : all(...toSqlite(params));
+      },
+      run: (...params: unknown[]) => {
+        const span = startQuerySpan('sqlite', source);
+        return span ? runTraced(span, () => run(...toSqlite(params))) : run(...toSqlite(params));
+      },
       iterate: (...params: unknown[]) => iterate(...toSqlite(params)),
     });
     if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);

@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
+import { activeTracer } from '../lib/tracing.js';
 import type { Metrics } from '../metrics.js';
 import { registerErrorHandling } from './errors.js';
 import { acceptEmptyJsonBodies } from './json-body.js';
 import { lingerBeforeClosing } from './lingering-close.js';
 import { AccessLog, loggerOptions } from './logging.js';
 import { serializerCompiler } from './serialize.js';
+import { traceRequests } from './tracing.js';
 import { validatorCompiler } from './validation.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -21,8 +23,8 @@ export interface LogOptions {
 }
 
 /**
- * The bare Fastify instance: its logging, limits, request ids, validation and serialization,
- * error answers, empty JSON bodies and lingering close. No database, service or route yet.
+ * The bare Fastify instance: its logging, limits, request ids, traces (while tracing runs),
+ * validation and serialization, error answers, empty JSON bodies and lingering close. No database, service or route yet.
  */
 export function createFastify(config: Config, metrics: Metrics, options: LogOptions) {
   const app = Fastify({
@@ -38,6 +40,8 @@ export function createFastify(config: Config, metrics: Metrics, options: LogOpti
     logController: new AccessLog(metrics.observeRequest),
   }).withTypeProvider<ZodTypeProvider>();
 
+  const tracer = activeTracer();
+  if (tracer) traceRequests(app, tracer);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);

@@ -1,5 +1,7 @@
+import { SpanKind } from '@opentelemetry/api';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/database.js';
+import { activeTracer, inSpan } from '../lib/tracing.js';
 import { inProcessQueue } from './in-process-queue.js';
 import { pgBossQueue } from './pg-boss-queue.js';
 
@@ -33,6 +35,11 @@ export interface JobQueue {
   idle(): Promise<void>;
 }
 
+/** The (incubating) messaging attributes of a job run's span. */
+const ATTR_MESSAGING_SYSTEM = 'messaging.system';
+const ATTR_MESSAGING_DESTINATION_NAME = 'messaging.destination.name';
+const ATTR_MESSAGING_OPERATION_TYPE = 'messaging.operation.type';
+
 export type JobHandler<T> = (data: T) => Promise<void>;
 export interface WorkOptions {
   /** Attempts after the first; each waits twice as long as the one before. */
@@ -51,6 +58,36 @@ export function createJobQueue(
   mode: 'auto' | 'in-process',
   log: Pick<FastifyBaseLogger, 'error' | 'warn'>,
 ): JobQueue {
-  if (db.dialect === 'postgres' && db.pool && mode === 'auto') return pgBossQueue(db, db.pool, log);
-  return inProcessQueue(log);
+  if (db.dialect === 'postgres' && db.pool && mode === 'auto')
+    return tracedRuns(pgBossQueue(db, db.pool, log));
+  return tracedRuns(inProcessQueue(log));
+}
+
+/**
+ * Every run of a job in a span of its own (while tracing runs): a trace of its own, as a
+ * job runs apart from whatever sent it, on pg-boss on any instance; what the handler does
+ * (queries, webhook deliveries) nests under it. A throw marks it failed (the queue retries).
+ */
+function tracedRuns(queue: JobQueue): JobQueue {
+  return {
+    ...queue,
+    kind: queue.kind,
+    work<T extends object>(name: string, handler: JobHandler<T>, options?: WorkOptions) {
+      const attributes = {
+        [ATTR_MESSAGING_SYSTEM]: queue.kind,
+        [ATTR_MESSAGING_DESTINATION_NAME]: name,
+        [ATTR_MESSAGING_OPERATION_TYPE]: 'process',
+      };
+      queue.work<T>(
+        name,
+        (data) =>
+          activeTracer()
+            ? inSpan(`process ${name}`, { kind: SpanKind.CONSUMER, root: true, attributes }, () =>
+                handler(data),
+              )
+            : handler(data),
+        options,
+      );
+    },
+  };
 }

@@ -1,15 +1,24 @@
 import { performance } from 'node:perf_hooks';
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { type Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Actor } from '../lib/actor.js';
 import { controlCharacterIssues, replaceControlCharacters } from '../lib/control-characters.js';
 import { asDomainError, InputError } from '../lib/errors.js';
+import { activeTracer, inSpan } from '../lib/tracing.js';
 import { agentAccess } from './access.js';
 import type { CompiledTool } from './catalogue.js';
 import { overlongKeyResult, splitKey } from './idempotent-call.js';
 import type { AgentRequestContext, AgentServerDeps } from './server.js';
 import { ARGUMENTS, approvalResult, errorResult, issuesText, toolErrorOf } from './tool-results.js';
 import type { ApprovedCallRunner, GateDecision, PendingApproval, ResolvedAgent } from './types.js';
+
+/** The MCP method of a tool call, and the (incubating) attributes of its span. */
+const TOOLS_CALL = 'tools/call';
+const ATTR_MCP_METHOD_NAME = 'mcp.method.name';
+const ATTR_GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
+const ATTR_GEN_AI_TOOL_NAME = 'gen_ai.tool.name';
 
 /** Longest unknown tool name echoed back or kept in the activity log (action keys are at most 100). */
 const MAX_LOGGED_NAME = 100;
@@ -224,12 +233,46 @@ async function runPermitted(
  * `approved`: an approved call being run (the approval step is behind it, limits are not),
  * bound to the organisation it was asked in.
  */
-export async function callAgentTool(
+export function callAgentTool(
   deps: ToolCallDeps,
   context: AgentRequestContext,
   reference: ToolReference,
   args: unknown,
   approved?: { approvalId: number; organisationId: number | null },
+): Promise<ToolCallOutcome> {
+  if (!activeTracer()) return runToolCall(deps, context, reference, args, approved);
+  return inSpan(TOOLS_CALL, { kind: SpanKind.INTERNAL }, async (span) => {
+    const outcome = await runToolCall(deps, context, reference, args, approved);
+    if (span) describeToolCall(span, outcome);
+    return outcome;
+  });
+}
+
+/**
+ * A tool call's span, once it ran: named by the tool (an unknown name is not echoed: the span
+ * names are a small set), and failed when the call was refused. The arguments are never
+ * recorded: they can carry a customer's details and an agent's secrets.
+ */
+function describeToolCall(span: Span, { result, tool }: ToolCallOutcome): void {
+  span.setAttribute(ATTR_MCP_METHOD_NAME, TOOLS_CALL);
+  span.setAttribute(ATTR_GEN_AI_OPERATION_NAME, 'execute_tool');
+  if (tool) {
+    span.updateName(`${TOOLS_CALL} ${tool.name}`);
+    span.setAttribute(ATTR_GEN_AI_TOOL_NAME, tool.name);
+  }
+  const error = toolErrorOf(result);
+  if (error) {
+    span.setAttribute(ATTR_ERROR_TYPE, error.code);
+    span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+}
+
+async function runToolCall(
+  deps: ToolCallDeps,
+  context: AgentRequestContext,
+  reference: ToolReference,
+  args: unknown,
+  approved: { approvalId: number; organisationId: number | null } | undefined,
 ): Promise<ToolCallOutcome> {
   const { agent, log } = context;
   const approvalId = approved?.approvalId ?? null;

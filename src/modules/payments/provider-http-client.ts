@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
+import { inClientSpan } from '../../lib/tracing.js';
 import { PaymentProviderError } from './provider.js';
 import { errorJson, safeJson } from './provider-wire.js';
 
@@ -45,6 +46,25 @@ function errorDetail(text: string): string {
     : 'no error body';
 }
 
+/** One attempt's answer, in a client span whose `traceparent` the provider gets (while tracing runs). */
+function answerOf(
+  fetchImpl: typeof fetch,
+  url: string,
+  init: RequestInit,
+): Promise<{ status: number; text: string }> {
+  return inClientSpan(
+    { method: init.method ?? 'GET', url: new URL(url) },
+    async (traceHeaders) => {
+      const headers = traceHeaders
+        ? { ...(init.headers as Record<string, string>), ...traceHeaders }
+        : init.headers;
+      const response = await fetchImpl(url, { ...init, headers });
+      return { status: response.status, text: await response.text() };
+    },
+    (answer) => answer.status,
+  );
+}
+
 /**
  * The transport of the HTTP adapter: form-encoded bodies and the bearer secret key. Every
  * attempt is bounded by `timeoutMs`. Only safe requests are retried (GET, or POST carrying an
@@ -64,8 +84,7 @@ export function createProviderCaller(options: HttpPaymentProviderOptions): CallP
 
   async function attemptOnce(what: string, url: string, init: RequestInit): Promise<Attempt> {
     try {
-      const response = await fetchImpl(url, { ...init, signal: AbortSignal.timeout(options.timeoutMs) });
-      return { status: response.status, text: await response.text() };
+      return await answerOf(fetchImpl, url, { ...init, signal: AbortSignal.timeout(options.timeoutMs) });
     } catch (error) {
       const name = (error as { name?: string } | null)?.name;
       if (name === 'TimeoutError' || name === 'AbortError') {

@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import { ipLiteralOf, isPublicAddress, publicOnlyLookup } from '../../lib/public-address.js';
+import { inClientSpan } from '../../lib/tracing.js';
 
 /** Bounds of one delivery attempt (issue 24). */
 export const SEND_TIMEOUT_MS = 10_000;
@@ -96,6 +97,7 @@ function post(
   request: SignedRequest,
   allowPrivate: boolean,
   signal: AbortSignal,
+  traceHeaders: Record<string, string> | undefined,
 ): Promise<SendOutcome> {
   return new Promise<SendOutcome>((resolve, reject) => {
     const client = url.protocol === 'https:' ? https : http;
@@ -108,6 +110,7 @@ function post(
           'user-agent': 'reservation-service-webhooks',
           'content-length': Buffer.byteLength(request.body),
           ...signatureHeaders(request),
+          ...traceHeaders,
         },
         lookup: publicOnlyLookup(allowPrivate, (cause) =>
           Object.assign(new Refused('the endpoint does not resolve to a public address'), { cause }),
@@ -140,7 +143,13 @@ export async function sendSigned(
     const literal = ipLiteralOf(url);
     if (literal && !options.allowPrivate && !isPublicAddress(literal))
       return { ok: false, statusCode: null, error: 'the endpoint is not on a public address' };
-    return await post(url, request, options.allowPrivate, controller.signal);
+    // A client span (while tracing runs) whose `traceparent` the receiver gets; the event id
+    // names the delivery, never the URL, whose path may be the receiver's secret.
+    return await inClientSpan(
+      { method: 'POST', url, attributes: { 'webhook.event_id': request.messageId } },
+      (traceHeaders) => post(url, request, options.allowPrivate, controller.signal, traceHeaders),
+      (outcome) => outcome.statusCode,
+    );
   } catch (error) {
     if (controller.signal.aborted)
       return { ok: false, statusCode: null, error: `no answer within ${timeoutMs / 1000} s` };

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
+import { inClientSpan } from '../../../lib/tracing.js';
 import {
   CalendarProviderError,
   GrantRevokedError,
@@ -113,14 +114,20 @@ export function createProviderHttp(options: ProviderHttpOptions) {
       let response: Response;
       let text: string;
       try {
-        response = await fetchImpl(target, {
-          method: input.method,
-          headers,
-          body,
-          redirect: 'error',
-          signal: AbortSignal.timeout(options.timeoutMs),
-        });
-        text = await response.text();
+        [response, text] = await inClientSpan(
+          { method: input.method, url: target },
+          async (traceHeaders) => {
+            const sent = await fetchImpl(target, {
+              method: input.method,
+              headers: traceHeaders ? { ...headers, ...traceHeaders } : headers,
+              body,
+              redirect: 'error',
+              signal: AbortSignal.timeout(options.timeoutMs),
+            });
+            return [sent, await sent.text()] as const;
+          },
+          ([sent]) => sent.status,
+        );
       } catch (error) {
         const name = (error as { name?: string } | null)?.name;
         if (name === 'TimeoutError' || name === 'AbortError')

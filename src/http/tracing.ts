@@ -1,0 +1,90 @@
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+} from '@opentelemetry/api';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_HTTP_ROUTE,
+  ATTR_URL_PATH,
+  ATTR_URL_SCHEME,
+} from '@opentelemetry/semantic-conventions';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { failSpan } from '../lib/tracing.js';
+import { redactTokenPaths } from './logging.js';
+
+/**
+ * A server span per request, for an app built while tracing runs (none otherwise: no hook is
+ * added, so a request pays nothing). The span continues the caller's W3C `traceparent`, is
+ * named by the route template (`POST /api/reservations`, never the raw URL, whose ids would make
+ * every name unique), and is the active context of everything the request does: its hooks,
+ * handler, queries and tool calls nest under it. Its path is written with token segments
+ * redacted, as the access log writes it; no query string, header or body is recorded.
+ */
+export function traceRequests(app: FastifyInstance, tracer: Tracer): void {
+  const spans = new WeakMap<FastifyRequest, { span: Span; error?: unknown }>();
+
+  const end = (request: FastifyRequest, status: number | undefined) => {
+    const traced = spans.get(request);
+    if (!traced) return;
+    spans.delete(request);
+    const { span, error } = traced;
+    if (status === undefined) span.setAttribute(ATTR_ERROR_TYPE, 'aborted');
+    else {
+      span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
+      // A 4xx is the caller's error (the envelope says which); only a server error fails the span.
+      if (status >= 500) {
+        if (error !== undefined) failSpan(span, error);
+        span.setAttribute(ATTR_ERROR_TYPE, String(status));
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+    }
+    span.end();
+  };
+
+  // First of all hooks (the app's plugins add theirs after): everything after runs in the span.
+  app.addHook('onRequest', (request, reply, done) => {
+    const parent = propagation.extract(ROOT_CONTEXT, request.headers);
+    const route = request.routeOptions.url;
+    const span = tracer.startSpan(
+      route ? `${request.method} ${route}` : request.method,
+      {
+        kind: SpanKind.SERVER,
+        attributes: {
+          [ATTR_HTTP_REQUEST_METHOD]: request.method,
+          [ATTR_URL_PATH]: redactTokenPaths(request.url.split('?')[0]!),
+          [ATTR_URL_SCHEME]: request.protocol,
+          ...(route ? { [ATTR_HTTP_ROUTE]: route } : {}),
+        },
+      },
+      parent,
+    );
+    spans.set(request, { span });
+    const active = trace.setSpan(parent, span);
+    // The body arrives in events of the request's stream, which carry their own async context:
+    // its listeners (the body parser's) run in the span's.
+    context.bind(active, request.raw);
+    context.bind(active, reply.raw);
+    context.with(active, done);
+  });
+  app.addHook('onError', (request, _reply, error, done) => {
+    const traced = spans.get(request);
+    if (traced) traced.error = error;
+    done();
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    end(request, reply.statusCode);
+    done();
+  });
+  app.addHook('onRequestAbort', (request, done) => {
+    end(request, undefined);
+    done();
+  });
+}
