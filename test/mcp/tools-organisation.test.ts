@@ -74,7 +74,7 @@ describe('MCP tools: organisation side, people groups and profile', () => {
     const expected = ACTIONS.map((action) => action.key).filter((key) =>
       prefixes.some((prefix) => key.startsWith(prefix)),
     );
-    assert.equal(expected.length, 39);
+    assert.equal(expected.length, 40);
     assert.deepEqual(tools.map((tool) => tool.actionKey).sort(), expected.sort());
   });
 
