@@ -12,13 +12,21 @@
 // BENCH_PROFILE_DIR=<dir>: the floor and the service write V8 CPU profiles there when they stop.)
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { rmSync, statSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { bookingBody, poolTypes } from './booking-load.js';
-import { cpuUs, type Server as HarnessServer, profiledEnv, ROOT, startService, stop } from './harness.js';
+import {
+  cpuUs,
+  type Server as HarnessServer,
+  profiledEnv,
+  ROOT,
+  startService,
+  stop,
+  withPostgresDatabase,
+} from './harness.js';
 
 const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
@@ -335,7 +343,12 @@ async function setUp(base: string) {
     plain: await writer('Bench writer'),
     limited: await writer('Bench writer with a limit', { limits: { bookingsPerDay: 1_000_000 } }),
   };
-  const writeTypes = await poolTypes(base, user, [LEGACY, `${LEGACY} limited`, MODERN, `${MODERN} limited`]);
+  // A pool type per writing case and revision: plain, keyed, limited.
+  const names = (revision: string) => [revision, `${revision} keyed`, `${revision} limited`];
+  const writeTypes = {
+    legacy: await poolTypes(base, user, names(LEGACY)),
+    modern: await poolTypes(base, user, names(MODERN)),
+  };
   return {
     credential: { 'x-agent-key': key.json!.key as string },
     eventsArgs: { calendarId, from: at(0, 0), to: at(7, 0) },
@@ -344,115 +357,93 @@ async function setUp(base: string) {
   };
 }
 
-async function orchestrate() {
+/** The cases of one database's run: per revision, the floor, then the service's tools. */
+async function casesFor(floor: Server, service: Server): Promise<Case[]> {
+  const { credential, eventsArgs, writers, writeTypes } = await setUp(service.base);
+  const floorCredential = { 'x-agent-key': 'unused by the floor' };
+  const floorSession = await openSession(floor.url, floorCredential);
+  const serviceSession = await openSession(service.url, credential);
+  const tools = [
+    // The issue's own measure: the agent reading itself (the credential read, no domain read).
+    ['agent_profile', {}],
+    ['calendar_list', {}],
+    ['calendar_events_read', eventsArgs],
+  ] as const;
+  // Bookings, each a new slot of the case's own type (counted across warm-up and rounds): by the
+  // writer without a policy, with an `idempotencyKey` (a new one each call: the key store in the
+  // path), and by the one whose policy counts a daily limit.
+  const slots = (typeId: number | undefined, keyed = false) => {
+    let n = 0;
+    return () => ({ ...bookingBody(typeId!, n++), ...(keyed ? { idempotencyKey: randomUUID() } : {}) });
+  };
+  const writes = [
+    ['', writers.plain, false],
+    [' with an idempotencyKey', writers.plain, true],
+    [', policy counting a limit', writers.limited, false],
+  ] as const;
+  const writeSessions = await Promise.all(writes.map(([, writer]) => openSession(service.url, writer)));
+  const revisions = [
+    { revision: LEGACY, era: 'session', types: writeTypes.legacy },
+    { revision: MODERN, era: 'stateless', types: writeTypes.modern },
+  ];
+  return revisions.flatMap(({ revision, era, types }) => {
+    const legacy = revision === LEGACY;
+    const call = legacy ? legacyCall : modernCall;
+    const headersOf = (credential: Record<string, string>, tool: string, session: Record<string, string>) =>
+      legacy ? session : modernHeaders(credential, tool);
+    return [
+      {
+        title: `floor ${revision} (${era}): tools/call ping`,
+        revision,
+        server: floor,
+        headers: headersOf(floorCredential, 'ping', floorSession),
+        body: call('ping', {}),
+      },
+      ...tools.map(([tool, args]) => ({
+        title: `service ${revision} (${era}): tools/call ${tool}`,
+        revision,
+        server: service,
+        headers: headersOf(credential, tool, serviceSession),
+        body: call(tool, args),
+      })),
+      ...writes.map(([label, writer, keyed], i) => ({
+        title: `service ${revision} (${era}): tools/call reservations_create${label}`,
+        revision,
+        server: service,
+        headers: headersOf(writer, 'reservations_create', writeSessions[i]!),
+        body: call('reservations_create', {}),
+        nextArguments: slots(types[i], keyed),
+      })),
+    ];
+  });
+}
+
+/** One database's run: the service started as `npm start` starts it, beside the floor. */
+async function runOn(database: string, databaseUrl: string, floor: Server): Promise<void> {
   const only = process.env.BENCH_ONLY;
-  const stamp = `${process.pid}-${Date.now()}`;
-  const dbFile = join(tmpdir(), `bench-mcp-${stamp}.db`);
-  const logFile = join(tmpdir(), `bench-mcp-${stamp}.log`);
-  // Both servers run for the whole benchmark (an idle one costs nothing), so each revision's
-  // floor is measured right before the service: on a shared machine the pair sees the same load.
-  const floor = await startFloor();
+  const logFile = join(tmpdir(), `bench-mcp-${process.pid}-${Date.now()}.log`);
   let service: Server | undefined;
   const best = new Map<string, Row>();
-  let logBytes = 0;
   try {
     const started = await startService(
-      { DATABASE_URL: `sqlite:${dbFile}`, ...profiledEnv('service') },
+      { DATABASE_URL: databaseUrl, ...profiledEnv(`service-${database.toLowerCase()}`) },
       logFile,
     );
     service = { ...started, url: `${started.base}/api/mcp` };
-    const { credential, eventsArgs, writers, writeTypes } = await setUp(service.base);
-    const floorCredential = { 'x-agent-key': 'unused by the floor' };
-    const floorSession = await openSession(floor.url, floorCredential);
-    const serviceSession = await openSession(service.url, credential);
-    const tools = [
-      // The issue's own measure: the agent reading itself (the credential read, no domain read).
-      ['agent_profile', {}],
-      ['calendar_list', {}],
-      ['calendar_events_read', eventsArgs],
-    ] as const;
-    // Bookings, each a new slot of the case's own type (counted across warm-up and rounds), by the
-    // writer without a policy and the one whose policy counts a daily limit.
-    const [legacyPlain, legacyLimited, modernPlain, modernLimited] = writeTypes;
-    const slots = (typeId: number | undefined) => {
-      let n = 0;
-      return () => bookingBody(typeId!, n++);
-    };
-    const writes = [
-      ['', writers.plain, legacyPlain, modernPlain],
-      [', policy counting a limit', writers.limited, legacyLimited, modernLimited],
-    ] as const;
-    const writeSessions = [
-      await openSession(service.url, writers.plain),
-      await openSession(service.url, writers.limited),
-    ];
-    // Per revision: the floor, then the service's tools.
-    const cases: Case[] = [
-      {
-        title: `floor ${LEGACY} (session): tools/call ping`,
-        revision: LEGACY,
-        server: floor,
-        headers: floorSession,
-        body: legacyCall('ping', {}),
-      },
-      ...tools.map(([tool, args]) => ({
-        title: `service ${LEGACY} (session): tools/call ${tool}`,
-        revision: LEGACY,
-        server: service!,
-        headers: serviceSession,
-        body: legacyCall(tool, args),
-      })),
-      ...writes.map(([label, _, typeId], i) => ({
-        title: `service ${LEGACY} (session): tools/call reservations_create${label}`,
-        revision: LEGACY,
-        server: service!,
-        headers: writeSessions[i]!,
-        body: legacyCall('reservations_create', {}),
-        nextArguments: slots(typeId),
-      })),
-      {
-        title: `floor ${MODERN} (stateless): tools/call ping`,
-        revision: MODERN,
-        server: floor,
-        headers: modernHeaders(floorCredential, 'ping'),
-        body: modernCall('ping', {}),
-      },
-      ...tools.map(([tool, args]) => ({
-        title: `service ${MODERN} (stateless): tools/call ${tool}`,
-        revision: MODERN,
-        server: service!,
-        headers: modernHeaders(credential, tool),
-        body: modernCall(tool, args),
-      })),
-      ...writes.map(([label, writer, , typeId]) => ({
-        title: `service ${MODERN} (stateless): tools/call reservations_create${label}`,
-        revision: MODERN,
-        server: service!,
-        headers: modernHeaders(writer, 'reservations_create'),
-        body: modernCall('reservations_create', {}),
-        nextArguments: slots(typeId),
-      })),
-    ];
+    const cases = await casesFor(floor, service);
     // Several rounds keep each case's best: interference from other work only ever slows a run down.
     for (let round = 0; round < ROUNDS; round++) {
-      for (const c of cases.filter((c) => !only || c.title.includes(only))) {
+      for (const c of cases.filter((c) => !only || c.title.startsWith('floor') || c.title.includes(only))) {
         const row = await measure(c);
         if (row.rps > (best.get(c.title)?.rps ?? -1)) best.set(c.title, row);
       }
     }
   } finally {
-    await stop(floor);
     if (service) await stop(service);
-    logBytes = statSync(logFile, { throwIfNoEntry: false })?.size ?? 0;
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${dbFile}${suffix}`, { force: true });
     rmSync(logFile, { force: true });
   }
-
   const rows = [...best.values()];
-  console.log(
-    `connections ${CONNECTIONS}, ${DURATION_SECONDS} s per case after a ${WARMUP_SECONDS} s warm-up, ` +
-      `best of ${ROUNDS} round(s), Node ${process.version}; the service logged ${(logBytes / 1e6).toFixed(0)} MB`,
-  );
+  console.log(`\n${database}, load average ${loadavg()[0]!.toFixed(1)}`);
   console.log('| case | req/s | share of floor | p50 ms | p99 ms | server CPU µs/request | response bytes |');
   console.log('|---|---|---|---|---|---|---|');
   for (const r of rows) {
@@ -461,6 +452,30 @@ async function orchestrate() {
     console.log(
       `| ${r.title} | ${r.rps} | ${share} | ${r.p50} | ${r.p99} | ${r.serverCpuUs ?? 'n/a'} | ${r.bytes} |`,
     );
+  }
+}
+
+async function orchestrate() {
+  // The floor runs for the whole benchmark (an idle one costs nothing) and is measured again in each
+  // database's run, right before the service: on a shared machine the pair sees the same load.
+  const floor = await startFloor();
+  console.log(
+    `connections ${CONNECTIONS}, ${DURATION_SECONDS} s per case after a ${WARMUP_SECONDS} s warm-up, ` +
+      `best of ${ROUNDS} round(s), Node ${process.version}`,
+  );
+  try {
+    if (!process.env.BENCH_SKIP_SQLITE) {
+      const dbFile = join(tmpdir(), `bench-mcp-${process.pid}.db`);
+      try {
+        await runOn('SQLite', `sqlite:${dbFile}`, floor);
+      } finally {
+        for (const suffix of ['', '-wal', '-shm']) rmSync(`${dbFile}${suffix}`, { force: true });
+      }
+    }
+    if (!process.env.BENCH_SKIP_PG)
+      await withPostgresDatabase('bench_mcp', (url) => runOn('PostgreSQL', url, floor));
+  } finally {
+    await stop(floor);
   }
 }
 
