@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { bookingBody, seed } from './booking-load.js';
 import {
   api,
+  onDatabase,
   startMailCatcher,
   startService,
   stop,
@@ -66,6 +67,34 @@ function report(title: string, lines: string[]): void {
   for (const line of lines) console.log(`    ${line.length > 200 ? `${line.slice(0, 200)}…` : line}`);
 }
 
+/** What PostgreSQL does inside an insert into reservations besides the row: its triggers, indexes and constraints. */
+async function writesOfAnInsert(databaseUrl: string): Promise<void> {
+  const rows = await onDatabase(
+    databaseUrl,
+    () => [],
+    async (client) =>
+      (
+        await client.query<{ kind: string; name: string; detail: string }>(
+          `select 'trigger' as kind, t.tgname as name,
+                  p.proname || case when t.tgdeferrable then ' (deferred to commit)' else '' end as detail
+             from pg_trigger t join pg_proc p on p.oid = t.tgfoid
+            where t.tgrelid = 'reservations'::regclass and not t.tgisinternal and (t.tgtype & 4) = 4
+           union all
+           select 'index', c.relname, pg_get_indexdef(i.indexrelid)
+             from pg_index i join pg_class c on c.oid = i.indexrelid where i.indrelid = 'reservations'::regclass
+           union all
+           select 'constraint', conname, pg_get_constraintdef(oid)
+             from pg_constraint where conrelid = 'reservations'::regclass and contype in ('f', 'x', 'c')
+           order by 1, 2`,
+        )
+      ).rows,
+  );
+  console.log(
+    `\n## What an insert into reservations also does: ${rows.length} triggers, indexes and constraints\n`,
+  );
+  for (const { kind, name, detail } of rows) console.log(`- ${kind} ${name}: ${detail.slice(0, 160)}`);
+}
+
 const catcher = await startMailCatcher();
 try {
   await withPostgresDatabase('bench_statements', async (databaseUrl) => {
@@ -81,6 +110,7 @@ try {
     );
     try {
       const { auth, distinctType, holdType } = await seed(service.base);
+      await writesOfAnInsert(databaseUrl);
       // Each case once unlogged first: what a type's first booking does once (a prepared
       // statement's first use, the type's longest booking raised) is not what every booking does.
       const run = async (title: string, work: (slot: number) => Promise<void>) => {
