@@ -19,6 +19,7 @@ import type autocannon from 'autocannon';
 import { bookings, organisation, poolTypes, singleResources } from './booking-load.js';
 import {
   BENCH_CONNECTIONS,
+  BENCH_ROUNDS,
   type LoadRow,
   load,
   median,
@@ -28,8 +29,6 @@ import {
   untilMailDrained,
   vacuum,
 } from './harness.js';
-
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 /** A load of bookings: what its rows are called, and its requests (their slot counter lives across rounds). */
 interface Case {
@@ -110,7 +109,7 @@ try {
         return row.rps;
       };
       const rates = comparisons.map(() => ({ baseline: [] as number[], measured: [] as number[] }));
-      for (let round = 1; round <= ROUNDS; round++) {
+      for (let round = 1; round <= BENCH_ROUNDS; round++) {
         for (const [i, comparison] of comparisons.entries()) {
           rates[i]!.baseline.push(await measure(comparison.baseline, round));
           rates[i]!.measured.push(await measure(comparison.measured, round));
@@ -128,7 +127,7 @@ try {
       );
       return rows;
     },
-    `Teams: connections ${BENCH_CONNECTIONS}, ${ROUNDS} rounds, `,
+    `Teams: connections ${BENCH_CONNECTIONS}, ${BENCH_ROUNDS} rounds, `,
     { SMTP_URL: catcher.smtpUrl },
   );
 } finally {

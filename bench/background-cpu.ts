@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { bookings, seed } from './booking-load.js';
 import {
   BENCH_CONNECTIONS,
+  BENCH_ROUNDS,
   freePort,
   type LoadRow,
   load,
@@ -21,7 +22,6 @@ import {
   table,
 } from './harness.js';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const SLOTS_PER_ROUND = 20_000;
 
@@ -67,12 +67,12 @@ try {
   };
   const names = Object.keys(BURNERS);
   await measure('alone'); // warm-up: the JIT, the planner's first statistics
-  for (let r = 0; r < ROUNDS; r++)
+  for (let r = 0; r < BENCH_ROUNDS; r++)
     for (let i = 0; i < names.length; i++) rows.push(await measure(names[(r + i) % names.length]!));
   const floorRow = await load({ title: 'floor (Fastify hello-world)', server: floor, path: '/' });
   const rps = (name: string) => median(rows.filter((row) => row.title.endsWith(name)).map((row) => row.rps));
   console.log(
-    `connections ${BENCH_CONNECTIONS}, ${SECONDS} s per round, ${ROUNDS} rounds each, Node ${process.version}, ` +
+    `connections ${BENCH_CONNECTIONS}, ${SECONDS} s per round, ${BENCH_ROUNDS} rounds each, Node ${process.version}, ` +
       `load average ${loadavg()[0]!.toFixed(1)}\n\n${table([...rows, floorRow], floorRow.rps)}\n`,
   );
   for (const name of names.slice(1))

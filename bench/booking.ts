@@ -9,6 +9,12 @@
 //   find the first lanes taken (and, under load, race for the same lanes);
 // - hold then confirm: a hold of a new slot, then its confirm (issue 22), counted per request
 //   (pairs per second are half the requests per second).
+// On PostgreSQL, each of the distinct-slots and hold-then-confirm cases is measured right after
+// the PostgreSQL floor (bench/pg-floor.mjs: a bare `pg` Pool of BENCH_CONNECTIONS clients, one
+// autocommitted INSERT a booking into a table of reservations' shape under the same exclusion
+// constraint, in a scratch schema of the same database), and the run ends with each case's ratio
+// to the floor beside it: pool bookings a second over inserts a second (aim 0.15), hold-then-
+// confirm pairs a second over inserts a second (aim 0.08).
 // Each booking's confirmation mail goes to the mail catcher in a process of its own, as a
 // deployment's goes to its SMTP server (`npm start` in development runs the catcher inside the
 // service's process, where receiving the mail would be counted as the service's work).
@@ -24,11 +30,19 @@ import {
   type LoadRow,
   load,
   onBothDatabases,
+  postgresFloor,
   startMailCatcher,
   stop,
   untilMailDrained,
   vacuum,
 } from './harness.js';
+
+/** Each PostgreSQL case with the ratio it aims at, to the PostgreSQL floor measured beside it. */
+const BESIDE_POSTGRES_FLOOR = [
+  { kind: 'pool booking', unit: 'bookings', requestsEach: 1, aim: 0.15 },
+  { kind: 'hold then confirm', unit: 'pairs', requestsEach: 2, aim: 0.08 },
+] as const;
+const ratios: string[] = [];
 
 const catcher = await startMailCatcher();
 try {
@@ -46,6 +60,7 @@ try {
           title: `${database}: pool booking, distinct slots`,
           path: '/api/reservations',
           requests: bookings(auth, distinctType, (n) => n),
+          besideFloor: BESIDE_POSTGRES_FLOOR[0],
         },
         {
           title: `${database}: pool booking, filling ${LANES} lanes per slot`,
@@ -56,11 +71,22 @@ try {
           title: `${database}: hold then confirm (2 requests a pair)`,
           path: '/api/reservations/holds',
           requests: holdsConfirmed(auth, holdType, (n) => n),
+          besideFloor: BESIDE_POSTGRES_FLOOR[1],
         },
       ];
       const rows: LoadRow[] = [];
-      for (const one of cases) {
-        rows.push(await load({ ...one, server: service, postgres }));
+      for (const { besideFloor, ...one } of cases) {
+        const floorRow =
+          postgres && besideFloor
+            ? await postgresFloor(databaseUrl, 'PostgreSQL floor: bare pg Pool, one INSERT a booking')
+            : undefined;
+        if (floorRow) {
+          rows.push(floorRow);
+          await settled();
+        }
+        const row = await load({ ...one, server: service, postgres });
+        rows.push(row);
+        if (floorRow && besideFloor) ratios.push(ratioLine(besideFloor, row, floorRow));
         await settled();
       }
       rows.push(
@@ -73,4 +99,16 @@ try {
   );
 } finally {
   await stop(catcher);
+}
+if (ratios.length > 0) console.log(`Beside the PostgreSQL floor:\n${ratios.join('\n')}\n`);
+
+/** A case's rate over the PostgreSQL floor's beside it, with its aim. */
+function ratioLine(
+  { kind, unit, requestsEach, aim }: (typeof BESIDE_POSTGRES_FLOOR)[number],
+  row: LoadRow,
+  floor: LoadRow,
+): string {
+  const rate = Math.round(row.rps / requestsEach);
+  const ratio = rate / floor.rps;
+  return `- ${kind}: ${rate} ${unit}/s beside ${floor.rps} inserts/s = ${ratio.toFixed(3)} (aim ≥ ${aim}: ${ratio >= aim ? 'met' : 'not met'})`;
 }

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import {
   api,
   BENCH_CONNECTIONS,
+  BENCH_ROUNDS,
   BENCH_SECONDS,
   type LoadRow,
   load,
@@ -28,7 +29,6 @@ import {
   withPostgresDatabase,
 } from './harness.js';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const dir = mkdtempSync(join(tmpdir(), 'bench-foundation-'));
 async function run(database: string, databaseUrl: string) {
   const floor = await startFloor();
@@ -56,7 +56,7 @@ async function run(database: string, databaseUrl: string) {
   const peak = watchPeakRss(service);
   const rows: LoadRow[] = [floorRow];
   const shares: { jwt: number[]; apiKey: number[] } = { jwt: [], apiKey: [] };
-  for (let round = 1; round <= ROUNDS; round++) {
+  for (let round = 1; round <= BENCH_ROUNDS; round++) {
     const health = await loadBesideFloor(floor, {
       title: `GET /api/health (round ${round})`,
       server: service,

@@ -307,6 +307,8 @@ export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Ma
 
 export const BENCH_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 export const BENCH_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
+/** Rounds of the benches that alternate their cases, so the machine's drift falls on each alike. */
+export const BENCH_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 /** autocannon against one path; throws on errors or non-2xx answers (unless `accept`ed). */
 export async function load(options: LoadOptions): Promise<LoadRow> {
@@ -366,6 +368,61 @@ export async function load(options: LoadOptions): Promise<LoadRow> {
             running: Math.round((100 * (schedAfter.running - schedBefore.running)) / elapsedNs),
             waiting: Math.round((100 * (schedAfter.waiting - schedBefore.waiting)) / elapsedNs),
           },
+  };
+}
+
+/** The next slot the PostgreSQL floor asks for in each database, so no floor asks a time twice. */
+const floorSlots = new Map<string, number>();
+
+/**
+ * The PostgreSQL floor (bench/pg-floor.mjs, a process of its own): a bare `pg` Pool of
+ * BENCH_CONNECTIONS clients inserting bookings into a table of reservations' shape under the
+ * same exclusion constraint, one autocommitted INSERT each, in a scratch schema of the
+ * database at `databaseUrl`. Answered as a row: inserts per second, their latency, the
+ * client's CPU and PostgreSQL's CPU an insert.
+ */
+export async function postgresFloor(databaseUrl: string, title: string): Promise<LoadRow> {
+  const firstSlot = floorSlots.get(databaseUrl) ?? 0;
+  const databaseBefore = postgresCpuUs();
+  const child = spawn(process.execPath, [join(ROOT, 'bench/pg-floor.mjs')], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      CONNECTIONS: String(BENCH_CONNECTIONS),
+      SECONDS: String(BENCH_SECONDS),
+      SLOT_OFFSET: String(firstSlot),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => {
+    output += chunk;
+  });
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`${title}: the PostgreSQL floor exited with ${code}`);
+  const databaseAfter = postgresCpuUs();
+  const floor = JSON.parse(output) as {
+    inserts: number;
+    seconds: number;
+    p50: number;
+    p99: number;
+    cpuUs: number;
+    nextSlot: number;
+  };
+  floorSlots.set(databaseUrl, floor.nextSlot);
+  return {
+    title,
+    rps: Math.round(floor.inserts / floor.seconds),
+    p50: floor.p50,
+    p99: floor.p99,
+    serverCpuUs: floor.cpuUs,
+    // Read around the whole process: PostgreSQL's CPU spread over every insert it made, warm-up's too.
+    databaseCpuUs:
+      databaseBefore === null || databaseAfter === null
+        ? null
+        : Math.round((databaseAfter - databaseBefore) / (floor.nextSlot - firstSlot)),
+    requests: floor.inserts,
   };
 }
 

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { bookings, seed } from './booking-load.js';
 import {
   BENCH_CONNECTIONS,
+  BENCH_ROUNDS,
   cpuUs,
   freePort,
   type LoadRow,
@@ -32,7 +33,6 @@ import {
   withPostgresDatabase,
 } from './harness.js';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 /** Slots each round may use: more than a round books, so no two rounds ask the same time. */
 const SLOTS_PER_ROUND = 20_000;
@@ -153,7 +153,7 @@ async function compare(database: string, urls: [string, string, string], floor: 
     // (the JIT, the planner's first statistics), by more than what is measured here.
     for (const c of all) await round(database, c);
     const rows: Measured[] = [];
-    for (let r = 0; r < ROUNDS; r++) {
+    for (let r = 0; r < BENCH_ROUNDS; r++) {
       // Rotating, so that a drift of the machine falls on all alike.
       for (let i = 0; i < all.length; i++) rows.push(await round(database, all[(r + i) % all.length]!));
     }
@@ -209,7 +209,7 @@ try {
   await stop(catcher);
 }
 console.log(
-  `connections ${BENCH_CONNECTIONS}, ${SECONDS} s per round, ${ROUNDS} rounds each, Node ${process.version}, ` +
+  `connections ${BENCH_CONNECTIONS}, ${SECONDS} s per round, ${BENCH_ROUNDS} rounds each, Node ${process.version}, ` +
     `load average ${loadavg()[0]!.toFixed(1)}\n`,
 );
 for (const report of reports) console.log(`${report}\n`);

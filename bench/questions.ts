@@ -13,6 +13,7 @@ import { bookingBody } from './booking-load.js';
 import {
   api,
   BENCH_CONNECTIONS,
+  BENCH_ROUNDS,
   type LoadRow,
   load,
   median,
@@ -23,7 +24,6 @@ import {
   vacuum,
 } from './harness.js';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** The aim: a booking answering five questions keeps this share of the rate of one answering none. */
 const AIM = 0.9;
 const LANES = 4;
@@ -119,7 +119,7 @@ try {
       };
       const rows: LoadRow[] = [];
       const rates: Record<keyof typeof cases, number[]> = { plain: [], asked: [] };
-      for (let round = 1; round <= ROUNDS; round++) {
+      for (let round = 1; round <= BENCH_ROUNDS; round++) {
         for (const name of ['plain', 'asked'] as const) {
           const what = name === 'plain' ? 'no questions' : 'five required questions answered';
           const row = await load({
@@ -144,7 +144,7 @@ try {
       );
       return rows;
     },
-    `Booking questions: public bookings, connections ${BENCH_CONNECTIONS}, ${ROUNDS} rounds, `,
+    `Booking questions: public bookings, connections ${BENCH_CONNECTIONS}, ${BENCH_ROUNDS} rounds, `,
     { SMTP_URL: catcher.smtpUrl },
   );
 } finally {

@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { bookings, seed } from './booking-load.js';
 import {
   BENCH_CONNECTIONS,
+  BENCH_ROUNDS,
   freePort,
   type LoadRow,
   load,
@@ -36,8 +37,6 @@ import {
   vacuum,
   withPostgresDatabase,
 } from './harness.js';
-
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 type Sink = Server & { counts(): Promise<{ spans: number; requests: number }> };
 
@@ -75,7 +74,7 @@ interface Measured {
   spansPerBooking: number;
 }
 
-/** Off and on, ROUNDS times, on the database at `databaseUrl`; then the floor. */
+/** Off and on, BENCH_ROUNDS times, on the database at `databaseUrl`; then the floor. */
 async function measure(
   database: string,
   databaseUrl: string,
@@ -94,7 +93,7 @@ async function measure(
   const result: Measured = { rows: [], off: [], on: [], spansPerBooking: 0 };
   let spans = 0;
   let requests = 0;
-  for (let round = 1; round <= ROUNDS; round++) {
+  for (let round = 1; round <= BENCH_ROUNDS; round++) {
     for (const mode of ['off', 'on'] as const) {
       const traced: Record<string, string> = mode === 'on' ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.base } : {};
       const service = await startService({ ...env, ...traced, DATABASE_URL: databaseUrl }, logFile);
@@ -156,7 +155,7 @@ try {
   for (const server of [floor, sink, catcher]) await stop(server);
 }
 console.log(
-  `connections ${BENCH_CONNECTIONS}, rounds ${ROUNDS}, Node ${process.version}, load average ${loadavg()[0]!.toFixed(1)}\n`,
+  `connections ${BENCH_CONNECTIONS}, rounds ${BENCH_ROUNDS}, Node ${process.version}, load average ${loadavg()[0]!.toFixed(1)}\n`,
 );
 for (const [database, { rows, off, on, spansPerBooking }] of results) {
   console.log(`${table(rows, rows[rows.length - 1]!.rps)}\n`);

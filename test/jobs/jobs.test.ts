@@ -124,6 +124,27 @@ if (process.env.TEST_DATABASE_URL)
       for (const drop of drops) await drop();
     });
 
+    test('a job sent runs at once, and jobs queued together run back to back, though an idle queue looks every 10 s', async () => {
+      const { db, drop } = await createTestDatabase();
+      drops.push(drop);
+      const queue = createJobQueue(db, 'auto', quiet);
+      const ran: number[] = [];
+      queue.work<{ n: number }>('prompt', async ({ n }) => {
+        ran.push(n);
+      });
+      await queue.start();
+      try {
+        // Past the worker's first look: it now waits out its idle poll.
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        for (let n = 0; n < 5; n += 1) await queue.send('prompt', { n });
+        // One job a look at one look a second took 5 s; at one look every 10 s, 10 s before the first.
+        await waitFor(() => ran.length === 5, 3_000);
+        assert.deepEqual(ran.sort(), [0, 1, 2, 3, 4]);
+      } finally {
+        await queue.stop();
+      }
+    });
+
     test('two instances on one database run each job once', async () => {
       const { db, drop } = await createTestDatabase();
       drops.push(drop);
