@@ -1,5 +1,5 @@
 import type { App } from '@modelcontextprotocol/ext-apps';
-import { type FormEvent, useMemo, useState } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import { BOOKING_TOOL, bookingArguments, type Outcome, outcomeOf } from './booking.js';
 import type { HostState } from './host-bridge.js';
 import { byDay, type OfferedSlot, offeredSlots, personZone, timeRange } from './slots.js';
@@ -33,17 +33,15 @@ function OutcomeNote({ outcome, app }: { outcome: Outcome; app: App }) {
   );
 }
 
-function Days({
-  slots,
-  zone,
-  locale,
-  busy,
-}: {
+interface DaysProps {
   slots: OfferedSlot[];
   zone: string;
   locale?: string;
   busy: boolean;
-}) {
+  pick: (slot: OfferedSlot) => void;
+}
+
+function Days({ slots, zone, locale, busy, pick }: DaysProps) {
   const days = useMemo(() => byDay(slots, zone, locale), [slots, zone, locale]);
   return days.map((day) => (
     <section key={day.key} aria-labelledby={`day-${day.key}`} className="day">
@@ -51,7 +49,7 @@ function Days({
       <ul className="slots">
         {day.slots.map((slot) => (
           <li key={`${slot.start}-${slot.place}`}>
-            <button type="submit" name="slot" value={slots.indexOf(slot)} disabled={busy}>
+            <button type="button" disabled={busy} onClick={() => pick(slot)}>
               {timeRange(slot, zone, locale)} <span className="place">{slot.place}</span>
             </button>
           </li>
@@ -67,12 +65,13 @@ export function SlotPicker({ app, host }: { app: App; host: HostState }) {
   const zone = personZone(host.timeZone);
   const slots = useMemo(() => offeredSlots(host.answer, host.input), [host.answer, host.input]);
 
-  async function book(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const submitter = (event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
-    const slot = slots[Number(submitter?.value)];
-    if (!slot) return;
-    const form = new FormData(event.currentTarget);
+  const customerForm = useRef<HTMLFormElement>(null);
+
+  // No form submission: a host's sandbox may not allow forms, so the buttons book by themselves.
+  async function book(slot: OfferedSlot) {
+    const fields = customerForm.current;
+    if (!fields?.reportValidity()) return;
+    const form = new FormData(fields);
     const customer = { name: String(form.get('name')), email: String(form.get('email')) };
     setBooking({ state: 'booking', slot });
     try {
@@ -94,7 +93,7 @@ export function SlotPicker({ app, host }: { app: App; host: HostState }) {
       {host.answer === undefined && !host.failure && <p role="status">Waiting for the availability…</p>}
       {host.answer !== undefined && slots.length === 0 && <p>No free time in this answer.</p>}
       {slots.length > 0 && (
-        <form onSubmit={book}>
+        <form ref={customerForm} onSubmit={(event) => event.preventDefault()}>
           <fieldset>
             <legend>Customer</legend>
             <label>
@@ -104,7 +103,13 @@ export function SlotPicker({ app, host }: { app: App; host: HostState }) {
               Customer email <input name="email" type="email" required autoComplete="email" />
             </label>
           </fieldset>
-          <Days slots={slots} zone={zone} locale={host.locale} busy={booking.state === 'booking'} />
+          <Days
+            slots={slots}
+            zone={zone}
+            locale={host.locale}
+            busy={booking.state === 'booking'}
+            pick={book}
+          />
         </form>
       )}
       {booking.state === 'booking' && (

@@ -108,10 +108,10 @@ export function byDay(slots: readonly OfferedSlot[], timeZone: string, locale?: 
   return [...days.values()];
 }
 
-/** "09:00–10:00" in `timeZone`. */
+/** "09:00–10:00" in `timeZone` (the day is its group's, even when the slot ends the next). */
 export function timeRange(slot: OfferedSlot, timeZone: string, locale?: string): string {
   const time = new Intl.DateTimeFormat(locale, { timeZone, hour: '2-digit', minute: '2-digit' });
-  return time.formatRange(new Date(slot.start), new Date(slot.end));
+  return `${time.format(new Date(slot.start))}–${time.format(new Date(slot.end))}`;
 }
 
 /** The zone the person reads times in: the host's, else the browser's. */
