@@ -29,6 +29,8 @@ declare global {
 }
 
 const config = JSON.parse(document.getElementById('config')!.textContent!) as HostConfig;
+// Another agent's key, when the address names one (`#ag_sk_...`).
+const agentKey = location.hash.slice(1) || config.agentKey;
 window.hostLog = [];
 window.unknownAnswers = {};
 const log = (line: string) => {
@@ -41,7 +43,7 @@ const log = (line: string) => {
 const client = new Client({ name: 'slot-picker-test-host', version: '1.0.0' });
 await client.connect(
   new StreamableHTTPClientTransport(new URL(config.mcpUrl), {
-    requestInit: { headers: { 'x-agent-key': config.agentKey } },
+    requestInit: { headers: { 'x-agent-key': agentKey } },
   }),
 );
 const tool = (await client.listTools()).tools.find((candidate) => candidate.name === config.tool);
@@ -65,6 +67,10 @@ const bridge = new AppBridge(
 );
 bridge.onsizechange = ({ height }) => {
   if (height) frame.style.height = `${height}px`;
+};
+bridge.onopenlink = async ({ url }) => {
+  log(`open link ${url}`);
+  return {};
 };
 bridge.oninitialized = async () => {
   log('ui/notifications/initialized');

@@ -103,7 +103,7 @@ describe('slot picker MCP App (browser)', () => {
     ).json().items as Array<{ startTime: string; source: string; customer: Record<string, string> }>;
 
   /** A page of the host with the picker framed and its availability shown; its console warnings too. */
-  async function openHost(): Promise<{
+  async function openHost(agentKey = ''): Promise<{
     page: Page;
     picker: FrameLocator;
     warnings: string[];
@@ -116,7 +116,7 @@ describe('slot picker MCP App (browser)', () => {
     page.on('console', (message) => {
       if (message.type() === 'warning') warnings.push(message.text());
     });
-    await page.goto(`${hostOrigin}/`);
+    await page.goto(`${hostOrigin}/#${agentKey}`);
     const picker = page.frameLocator('iframe[title="Slot picker"]');
     await picker.getByRole('heading', { name: 'Pick a time' }).waitFor();
     await picker.getByRole('button').first().waitFor();
@@ -226,5 +226,30 @@ describe('slot picker MCP App (browser)', () => {
     assert.deepEqual(problems, []);
     await page.context().close();
     await second.page.context().close();
+  });
+
+  test('an agent whose writes need approval: the picker says so and opens the approval page through the host', async () => {
+    const inject = (method: 'POST' | 'PUT', url: string, payload: Record<string, unknown>) =>
+      app.t.app.inject({ method, url, headers: owner.auth, payload }).then((r) => r.json());
+    const careful = (await inject('POST', '/api/agents', { name: 'Careful host' })).id;
+    await inject('PUT', `/api/agents/${careful}/permissions`, {
+      permissions: [{ actionKey: 'availability.resource.read' }, { actionKey: 'reservations.create' }],
+    });
+    await inject('PUT', `/api/agents/${careful}/policy`, { requireApproval: 'writes' });
+    const { key } = await inject('POST', `/api/agents/${careful}/keys`, { label: 'host' });
+    const before = (await bookings()).length;
+
+    const { page, picker, problems } = await openHost(key);
+    await picker.getByLabel('Customer name').fill('Ada Lovelace');
+    await picker.getByLabel('Customer email').fill('ada@example.test');
+    await picker.locator('ul.slots button').first().click();
+    await picker.getByText(/^Waiting for approval: nothing is booked until the owner agrees\./).waitFor();
+    assert.equal((await bookings()).length, before, 'nothing booked yet');
+    await picker.getByRole('button', { name: 'Open the approval page' }).click();
+    await page.waitForFunction(() => window.hostLog.some((line) => line.startsWith('open link ')));
+    const opened = (await page.evaluate(() => window.hostLog)).find((line) => line.startsWith('open link '));
+    assert.match(opened ?? '', new RegExp(`^open link ${app.origin}/approvals/\\d+$`));
+    assert.deepEqual(problems, []);
+    await page.context().close();
   });
 });

@@ -38,10 +38,12 @@ interface DaysProps {
   zone: string;
   locale?: string;
   busy: boolean;
+  /** Slots this picker has booked: shown, no longer offered. */
+  booked: ReadonlySet<OfferedSlot>;
   pick: (slot: OfferedSlot) => void;
 }
 
-function Days({ slots, zone, locale, busy, pick }: DaysProps) {
+function Days({ slots, zone, locale, busy, booked, pick }: DaysProps) {
   const days = useMemo(() => byDay(slots, zone, locale), [slots, zone, locale]);
   return days.map((day) => (
     <section key={day.key} aria-labelledby={`day-${day.key}`} className="day">
@@ -49,8 +51,9 @@ function Days({ slots, zone, locale, busy, pick }: DaysProps) {
       <ul className="slots">
         {day.slots.map((slot) => (
           <li key={`${slot.start}-${slot.place}`}>
-            <button type="button" disabled={busy} onClick={() => pick(slot)}>
-              {timeRange(slot, zone, locale)} <span className="place">{slot.place}</span>
+            <button type="button" disabled={busy || booked.has(slot)} onClick={() => pick(slot)}>
+              {timeRange(slot, zone, locale)}{' '}
+              <span className="place">{booked.has(slot) ? 'Booked' : slot.place}</span>
             </button>
           </li>
         ))}
@@ -66,6 +69,7 @@ export function SlotPicker({ app, host }: { app: App; host: HostState }) {
   const slots = useMemo(() => offeredSlots(host.answer, host.input), [host.answer, host.input]);
 
   const customerForm = useRef<HTMLFormElement>(null);
+  const [booked, setBooked] = useState<ReadonlySet<OfferedSlot>>(new Set());
 
   // No form submission: a host's sandbox may not allow forms, so the buttons book by themselves.
   async function book(slot: OfferedSlot) {
@@ -79,7 +83,9 @@ export function SlotPicker({ app, host }: { app: App; host: HostState }) {
         name: BOOKING_TOOL,
         arguments: bookingArguments(slot, customer, zone),
       });
-      setBooking({ state: 'done', outcome: outcomeOf(answer) });
+      const outcome = outcomeOf(answer);
+      if (outcome.kind === 'booked') setBooked((before) => new Set([...before, slot]));
+      setBooking({ state: 'done', outcome });
     } catch (error) {
       setBooking({ state: 'done', outcome: { kind: 'error', message: String(error) } });
     }
@@ -108,6 +114,7 @@ export function SlotPicker({ app, host }: { app: App; host: HostState }) {
             zone={zone}
             locale={host.locale}
             busy={booking.state === 'booking'}
+            booked={booked}
             pick={book}
           />
         </form>
