@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { riskOf } from './catalogue.js';
 import { authGuards } from './http/auth.js';
-import pages from './http/pages.js';
+import pages, { DEFAULT_FRONTEND_ROOT } from './http/pages.js';
+import { loadMcpApps } from './mcp/apps.js';
 import { type McpRoutesOptions, mcpRoutes } from './mcp/routes.js';
 import { MCP_PATH } from './mcp/types.js';
 import { MODULES } from './modules/index.js';
@@ -29,7 +30,11 @@ export async function registerPlugins(app: FastifyInstance, frontendRoot?: strin
 }
 
 /** Every module's routes, in MODULES order (src/modules/index.ts), then the MCP runtime. */
-export async function registerRoutes(app: FastifyInstance, mcp: McpRoutesOptions | undefined): Promise<void> {
+export async function registerRoutes(
+  app: FastifyInstance,
+  mcp: McpRoutesOptions | undefined,
+  frontendRoot = DEFAULT_FRONTEND_ROOT,
+): Promise<void> {
   for (const module of MODULES)
     for (const { prefix, plugin } of module.routes ?? [])
       await app.register(plugin, prefix === undefined ? {} : { prefix });
@@ -41,7 +46,10 @@ export async function registerRoutes(app: FastifyInstance, mcp: McpRoutesOptions
       agents: app.services.agents,
       tools: createTools(app.services),
       riskOf,
-      resources: createResourceProvider(app.services),
+      resources: createResourceProvider(
+        app.services,
+        loadMcpApps(frontendRoot, (message) => app.log.warn(message)),
+      ),
       verifyAccessToken: app.services.oauth.verifyAccessToken,
       gate: app.services.approvals.gate,
       // Tool calls' idempotencyKeys live with the REST Idempotency-Keys: one store, one mechanism.

@@ -41,6 +41,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   }
   await attachRuntime(app, config, metrics, options.db);
   await registerPlugins(app, options.frontendRoot);
-  await registerRoutes(app, options.mcp);
+  await registerRoutes(app, options.mcp, options.frontendRoot);
   return app;
 }

@@ -1,6 +1,7 @@
 import { findAction, PRESENTED_MODULES, TOOL_MODULES } from './catalogue.js';
 import type { Actor } from './lib/actor.js';
 import { DomainError } from './lib/errors.js';
+import { appContents, type McpApp } from './mcp/apps.js';
 import type { AgentAccess, McpResourceProvider } from './mcp/server.js';
 import { bindTools, type ToolDefinition } from './mcp/types.js';
 import type { ModuleResource } from './module.js';
@@ -28,7 +29,10 @@ interface ResourceKind extends Pick<ModuleResource<unknown>, 'path' | 'action' |
  * action that lists it (so within that permission's scope), as JSON of the same records
  * the tools answer.
  */
-export function createResourceProvider(services: Services): McpResourceProvider {
+export function createResourceProvider(
+  services: Services,
+  apps: readonly McpApp[] = [],
+): McpResourceProvider {
   const kinds: ResourceKind[] = PRESENTED_MODULES.flatMap((module) =>
     (module.resources ?? []).map(({ list, read, ...kind }) => {
       if (!findAction(kind.action))
@@ -52,6 +56,7 @@ export function createResourceProvider(services: Services): McpResourceProvider 
     }
   };
 
+  const appsOf = appsFor(apps);
   return {
     async list(access: AgentAccess) {
       const listed = await Promise.all(
@@ -66,9 +71,11 @@ export function createResourceProvider(services: Services): McpResourceProvider 
           }));
         }),
       );
-      return listed.flat();
+      return [...listed.flat(), ...appsOf(access).map((app) => app.resource)];
     },
     async read(access: AgentAccess, uri: string) {
+      const app = appsOf(access).find((candidate) => candidate.resource.uri === uri);
+      if (app) return app.html === null ? null : appContents({ ...app, html: app.html });
       const match = /^reservation-service:\/\/([a-z-]+)\/(\d{1,10})$/.exec(uri);
       const kind = match && kinds.find((candidate) => candidate.path === match[1]);
       const actor = kind && access.actorFor(kind.action);
@@ -77,4 +84,16 @@ export function createResourceProvider(services: Services): McpResourceProvider 
       return [{ uri, mimeType: 'application/json', text: JSON.stringify(record) }];
     },
   };
+}
+
+/**
+ * The MCP Apps an agent may read: those of a tool it may call (an app shows a tool's result and
+ * is of no use, and no one's business, without it).
+ */
+function appsFor(apps: readonly McpApp[]): (access: AgentAccess) => McpApp[] {
+  const linking = TOOL_MODULES.flatMap((module) => module.tools ?? []);
+  const actionsOf = (uri: string) => linking.filter((tool) => tool.app === uri).map((tool) => tool.actionKey);
+  const usable = apps.map((app) => ({ app, actions: actionsOf(app.resource.uri) }));
+  return (access) =>
+    usable.filter(({ actions }) => actions.some((action) => access.actorFor(action))).map(({ app }) => app);
 }

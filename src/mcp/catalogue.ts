@@ -1,6 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { AgentAccess } from './access.js';
+import { appToolMeta } from './apps.js';
 import { withIdempotencyKey } from './idempotent-call.js';
 import type { ActionRisk, ToolDefinition } from './types.js';
 
@@ -135,6 +136,7 @@ export const toolListing = (tool: CompiledTool): Tool => ({
   inputSchema: tool.inputSchema,
   outputSchema: tool.outputSchema,
   annotations: tool.annotations,
+  ...(tool.definition.app ? { _meta: appToolMeta(tool.definition.app) } : {}),
 });
 
 /** The tools `access` may call, in catalogue order: the one answer of "what may this agent call". */

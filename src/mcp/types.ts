@@ -162,6 +162,8 @@ export interface ToolDeclaration<
    * `Idempotency-Key`'s semantics; `run` never sees the key.
    */
   idempotent?: true;
+  /** The MCP App (a `ui://` resource, src/mcp/apps.ts) a host shows this tool's result in. */
+  app?: string;
   /** Runs as the agent's Actor (owner's rights, this action's scope) on the module's service. */
   run(service: S, actor: Actor, input: z.infer<I>): Promise<z.infer<O>>;
 }
@@ -184,18 +186,21 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends T
   output: O;
   /** Takes `idempotencyKey` too (its declaration's `idempotent`); the runtime handles the key. */
   idempotent?: true;
+  /** Its declaration's `app`: the `ui://` resource that shows its result. */
+  app?: string;
   /** Runs as the agent's Actor (owner's rights, this action's scope) through the module's service. */
   run(actor: Actor, input: z.infer<I>): Promise<z.infer<O>>;
 }
 
 /** Binds a module's declared tools to its service (the wiring does, once per app). */
 export function bindTools<S>(tools: ReadonlyArray<ToolDeclaration<S>>, service: S): ToolDefinition[] {
-  return tools.map(({ actionKey, title, description, catalogue, input, output, idempotent, run }) => ({
+  return tools.map(({ actionKey, title, description, catalogue, input, output, idempotent, app, run }) => ({
     actionKey,
     title,
     description,
     ...(catalogue.alwaysAllowed ? { alwaysAllowed: true as const } : {}),
     ...(idempotent ? { idempotent } : {}),
+    ...(app ? { app } : {}),
     input,
     output,
     run: (actor, args) => run(service, actor, args),

@@ -605,7 +605,8 @@ describe('MCP runtime with the real agents, tools and resources', () => {
       }
     }
 
-    // Another user's agent, without an organisation: its own calendars only; the studio is not readable.
+    // Another user's agent, without an organisation: its own calendars only (and the slot picker
+    // app of the availability reads it holds); the studio is not readable.
     const stranger = await registerUser(app);
     const strangerAgent = await agentWithKey(stranger, { permissionGroupId: 'all_read_only' });
     const { client } = await connect(strangerAgent.headers);
@@ -613,10 +614,10 @@ describe('MCP runtime with the real agents, tools and resources', () => {
     const strangerCalendars = expectStatus(await as(app, stranger).get('/api/calendars'), 200) as Array<{
       id: number;
     }>;
-    assert.deepEqual(
-      theirs,
-      strangerCalendars.map((c) => uri('calendars', c.id)),
-    );
+    assert.deepEqual(theirs, [
+      ...strangerCalendars.map((c) => uri('calendars', c.id)),
+      'ui://booking/slot-picker',
+    ]);
     await assert.rejects(client.readResource({ uri: uri('resources', studio.id) }));
     await assert.rejects(client.readResource({ uri: uri('calendars', x.id) }));
   });

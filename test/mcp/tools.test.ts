@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ACTIONS, riskOf } from '../../src/catalogue.js';
-import { compileTools } from '../../src/mcp/server.js';
+import { compileTools, toolListing } from '../../src/mcp/server.js';
 import { createTools } from '../../src/tools.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
@@ -43,6 +43,8 @@ describe('MCP tool catalogue', () => {
         annotations: tool.annotations,
         inputSchema: tool.inputSchema,
         outputSchema: tool.outputSchema,
+        // The MCP App a host shows its result in, when it has one (src/mcp/apps.ts).
+        ...(tool.definition.app ? { _meta: toolListing(tool)._meta } : {}),
       };
       const file = join(SNAP_DIR, `${name}.snap.json`);
       if (updating) {

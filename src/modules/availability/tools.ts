@@ -1,9 +1,13 @@
 import { entityId } from '../../http/schemas.js';
+import { SLOT_PICKER_URI } from '../../mcp/apps.js';
 import { defineTool } from '../../mcp/types.js';
 import { explainQuery, explanation, rangeQuery, resourceAvailability, typeAvailability } from './schemas.js';
 import type { AvailabilityService } from './service.js';
 
-/** MCP tools of availability: free time in the owner's active organisation, in its time zone. */
+/**
+ * MCP tools of availability: free time in the owner's active organisation, in its time zone.
+ * Hosts that show MCP Apps show their answers in the slot picker, which books the slot picked.
+ */
 export const availabilityTools = [
   defineTool({
     actionKey: 'availability.resource.read',
@@ -18,6 +22,7 @@ export const availabilityTools = [
     // safeExtend keeps the range checks (to after from, at most 62 days).
     input: rangeQuery.safeExtend({ resourceId: entityId }),
     output: resourceAvailability,
+    app: SLOT_PICKER_URI,
     run: (availability: AvailabilityService, actor, { resourceId, ...range }) =>
       availability.resourceAvailability(actor, resourceId, range),
   }),
@@ -33,6 +38,7 @@ export const availabilityTools = [
     },
     input: rangeQuery.safeExtend({ resourceTypeId: entityId }),
     output: typeAvailability,
+    app: SLOT_PICKER_URI,
     run: (availability: AvailabilityService, actor, { resourceTypeId, ...range }) =>
       availability.typeAvailability(actor, resourceTypeId, range),
   }),
@@ -53,6 +59,7 @@ export const availabilityTools = [
         message: 'give either resourceId or resourceTypeId',
       }),
     output: explanation,
+    app: SLOT_PICKER_URI,
     run: (availability: AvailabilityService, actor, { resourceId, resourceTypeId, ...query }) =>
       resourceId !== undefined
         ? availability.resourceExplanation(actor, resourceId, query)
