@@ -94,6 +94,8 @@ const serviceRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async () => {
+      // A draining instance still answers, but a load balancer must stop sending it requests.
+      if (app.drain.started) throw new DomainError('NOT_READY', 'This instance is shutting down');
       await platform.checkReady();
       return { status: 'ready' as const, database: 'ok' as const };
     },
