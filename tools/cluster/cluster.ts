@@ -30,6 +30,8 @@ export interface Cluster {
   /** The balancer's address, every instance's PUBLIC_URL: `http://127.0.0.1:<port>`. */
   url: string;
   instances: ClusterInstance[];
+  /** The development emulators every instance uses (none outside development, or with provider settings). */
+  providers: { provider: string; url: string }[];
   /** Stops every instance (each drains), then the balancer and the shared emulators. */
   stop(): Promise<void>;
 }
@@ -84,6 +86,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         },
         restart: () => restart(instance),
       })),
+      providers: providers.emulators.map(({ provider, url }) => ({ provider, url })),
       async stop() {
         await Promise.all(instances.map((instance) => instance.stop()));
         await balancer.stop();

@@ -26,6 +26,8 @@ try {
     (instance) => `${instance.name} pid ${instance.pid} port ${instance.port}`,
   );
   console.log(`${cluster.instances.length} instances behind HAProxy at ${cluster.url} (${pids.join(', ')})`);
+  for (const { provider, url } of cluster.providers)
+    console.log(`No ${provider} provider configured: every instance uses the bundled emulator at ${url}`);
   let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
