@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { PROJECT_ROOT } from '../../src/lib/project-root.js';
 
-/** How an instance is started: node and its arguments (the built entry, or src/main.ts under tsx in tests). */
+/** How an instance is started: node and its arguments, from the project's root (the built entry, or src/main.ts under tsx in tests). */
 export interface InstanceCommand {
   args: readonly string[];
   env: Readonly<Record<string, string | undefined>>;
@@ -40,6 +41,7 @@ export class Instance {
   async start(): Promise<void> {
     this.stderr = '';
     const child = spawn(process.execPath, [...this.command.args], {
+      cwd: PROJECT_ROOT,
       env: { ...this.command.env, PORT: String(this.port), HOST: '127.0.0.1' },
       stdio: ['ignore', this.command.logs ? 'inherit' : 'ignore', 'pipe'],
     });
