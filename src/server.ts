@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 
@@ -8,9 +10,11 @@ export interface Companion {
   close(): Promise<void>;
 }
 
+/** How long closing may take once it begins before the process exits anyway. */
+const CLOSE_LIMIT_MS = 10_000;
+
 /**
- * Builds the app, listens, and shuts down gracefully on SIGTERM/SIGINT: stop
- * accepting, let in-flight requests finish, close the database; give up after 10 s.
+ * Builds the app, listens, and on SIGTERM/SIGINT drains (see `drainAndExit`).
  */
 export async function serve(config: Config, companions: readonly Companion[] = []) {
   const app = await buildApp(config);
@@ -32,16 +36,29 @@ export async function serve(config: Config, companions: readonly Companion[] = [
       if (closing) return;
       closing = true;
       app.log.info({ signal }, 'shutting down');
-      const force = setTimeout(() => process.exit(1), 10_000);
-      force.unref();
-      app.close().then(
-        () => process.exit(0),
-        (error) => {
-          app.log.error({ err: error }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
+      void drainAndExit(app, config.shutdownDrainMs);
     });
   }
   return app;
+}
+
+/**
+ * A graceful shutdown: readiness answers 503 for `drainMs` while everything is still served
+ * (a load balancer takes the instance out meanwhile), then the app closes: it stops accepting,
+ * answers the requests and MCP streams in flight (closing idle keep-alive connections), lets
+ * running jobs finish or hands them back to the queue, closes the pool and exits. Forced
+ * after CLOSE_LIMIT_MS of closing.
+ */
+async function drainAndExit(app: FastifyInstance, drainMs: number): Promise<void> {
+  app.drain.start();
+  if (drainMs > 0) await sleep(drainMs);
+  const force = setTimeout(() => process.exit(1), CLOSE_LIMIT_MS);
+  force.unref();
+  try {
+    await app.close();
+    process.exit(0);
+  } catch (error) {
+    app.log.error({ err: error }, 'shutdown failed');
+    process.exit(1);
+  }
 }

@@ -79,7 +79,7 @@ describe('process entry points', () => {
     // Traces on: the spans still buffered at SIGTERM are sent as the service closes.
     const otlp = await startOtlpReceiver();
     const child = spawn('sh', ['-c', `exec ${scripts.start}`], {
-      env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint },
+      env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint, SHUTDOWN_DRAIN_MS: '2000' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {
@@ -98,6 +98,11 @@ describe('process entry points', () => {
       const shuttingDown = waitForLine(child, /shutting down/);
       child.kill('SIGTERM');
       await shuttingDown;
+      // Draining: still serving, but no longer ready, so a load balancer takes it out first.
+      const ready = await fetch(`${url}/api/ready`);
+      assert.equal(ready.status, 503);
+      assert.equal((await ready.json()).error.code, 'NOT_READY');
+      assert.equal((await fetch(`${url}/api/health`)).status, 200);
       assert.equal(await exited, 0);
       assert.ok(
         otlp.spans.some((span) => span.name === 'POST /api/auth/login'),

@@ -32,6 +32,7 @@ export const serverEnv = z.object({
   FEATURE_FLAGS: booleanFlags.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(60_000).default(0),
 });
 
 export interface ServerConfig {
@@ -46,6 +47,11 @@ export interface ServerConfig {
   featureFlags: Record<string, boolean>;
   logLevel: string;
   trustProxy: boolean;
+  /**
+   * Milliseconds between SIGTERM and closing: the instance serves on while its readiness says
+   * 503, long enough for a load balancer's health checks to take it out of rotation.
+   */
+  shutdownDrainMs: number;
 }
 
 const listOf = (text: string, clean: (entry: string) => string) => text.split(',').map(clean).filter(Boolean);
@@ -64,5 +70,6 @@ export function serverConfig(e: z.output<typeof serverEnv>): ServerConfig {
     featureFlags: e.FEATURE_FLAGS ?? {},
     logLevel: e.LOG_LEVEL,
     trustProxy: e.TRUST_PROXY === 'true',
+    shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
   };
 }

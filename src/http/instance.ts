@@ -4,6 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
 import { activeTracer } from '../lib/tracing.js';
 import type { Metrics } from '../metrics.js';
+import { createDrain } from './draining.js';
 import { registerErrorHandling } from './errors.js';
 import { acceptEmptyJsonBodies } from './json-body.js';
 import { lingerBeforeClosing } from './lingering-close.js';
@@ -38,7 +39,12 @@ export function createFastify(config: Config, metrics: Metrics, options: LogOpti
     },
     routerOptions: { ignoreTrailingSlash: true },
     logController: new AccessLog(metrics.observeRequest),
+    // A request that reaches a closing instance on a connection it already had is served (the
+    // database closes only after the last connection); its answer closes the connection.
+    return503OnClosing: false,
   }).withTypeProvider<ZodTypeProvider>();
+
+  app.decorate('drain', createDrain());
 
   const tracer = activeTracer();
   if (tracer) traceRequests(app, tracer);

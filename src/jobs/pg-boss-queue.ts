@@ -23,9 +23,13 @@ function createBoss(
   // rejection ends the process. Those two statements answer "nothing recorded" instead: the job
   // stays active, expires and runs again, as after a crash (every handler may run twice).
   const plans =
-    loadDriver<Record<'completeJobs' | 'failJobsById', (schema: string) => string>>('pg-boss/src/plans.js');
+    loadDriver<Record<'completeJobs' | 'failJobsById' | 'createQueue', (schema: string) => string>>(
+      'pg-boss/src/plans.js',
+    );
   const jobEnds = new Set([plans.completeJobs(schema), plans.failJobsById(schema)]);
+  const createQueue = plans.createQueue(schema);
   const executeSql = async (text: string, values?: unknown[]) => {
+    if (text === createQueue) return oneAtATime(pool, schema, text, values);
     if (!jobEnds.has(text)) return pool.query(text, values);
     try {
       return await pool.query(text, values);
@@ -50,6 +54,28 @@ function createBoss(
     else log.error({ err: error }, 'job queue error');
   });
   return boss;
+}
+
+/**
+ * A statement run while holding a transaction-scoped advisory lock of the job schema: instances
+ * starting together on a new database each create the same queues, and pg-boss 10.4's
+ * `create_queue` (an insert, then a partition table and its constraints) deadlocks when two run
+ * at once. One at a time, the later ones find the queue there and do nothing.
+ */
+async function oneAtATime(pool: NonNullable<Db['pool']>, schema: string, text: string, values?: unknown[]) {
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    await client.query('select pg_advisory_xact_lock(hashtext($1))', [`${schema}.create_queue`]);
+    const result = await client.query(text, values);
+    await client.query('commit');
+    return result;
+  } catch (error) {
+    await client.query('rollback').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
 }
 
 /**

@@ -88,12 +88,16 @@ const serviceRoutes: FastifyPluginAsyncZod = async (app) => {
       config: probe,
       schema: {
         tags,
-        summary: 'Readiness probe: a database round trip',
+        summary: 'Readiness probe: a database round trip; 503 once the instance drains (SIGTERM)',
         security: security.public,
         response: { 200: readiness, 503: errorEnvelope },
       },
     },
-    async () => {
+    async (request, reply) => {
+      // A draining instance still serves, but a load balancer must stop sending it requests.
+      // Answered, not thrown: the expected answer of every check while it drains is no error to log.
+      if (app.drain.started)
+        return sendError(request, reply, new DomainError('NOT_READY', 'This instance is shutting down'));
       await platform.checkReady();
       return { status: 'ready' as const, database: 'ok' as const };
     },
