@@ -6,6 +6,8 @@ import { permittedTools, type ToolCatalogue, toolListing } from './catalogue.js'
 import type { ApprovalRequestState, LegacyElicit } from './elicitation.js';
 import type { RunKeyed } from './idempotent-call.js';
 import { type McpResourceProvider, serveResources } from './resources.js';
+import type { CallTaskStore } from './task-types.js';
+import { serveTasks, TASKS_CAPABILITY } from './tasks.js';
 import type { AgentDirectory, ResolvedAgent, ToolCallGate } from './types.js';
 
 // The agent server's parts, named here as they always were: agent access (access.ts), the
@@ -44,6 +46,8 @@ export interface AgentServerDeps {
   idempotency?: RunKeyed | undefined;
   /** Signs and verifies what a 2026-07-28 call that asked through URL elicitation carries to its retry. */
   approvalState?: RequestStateCodec<ApprovalRequestState> | undefined;
+  /** Tasks of task-augmented calls sent for approval (2025-11-25); absent: no tasks capability. */
+  tasks?: CallTaskStore | undefined;
 }
 
 /** What one HTTP request hands the server factory. */
@@ -71,7 +75,11 @@ export function createAgentServer(
 ): Server {
   const { approvalState } = deps;
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: {}, ...(deps.resources ? { resources: {} } : {}) },
+    capabilities: {
+      tools: {},
+      ...(deps.resources ? { resources: {} } : {}),
+      ...(deps.tasks ? { tasks: TASKS_CAPABILITY } : {}),
+    },
     instructions: INSTRUCTIONS,
     supportedProtocolVersions: SUPPORTED_PROTOCOL_VERSIONS,
     // A retry's state is checked (signature, expiry, agent) before the handler sees it.
@@ -86,6 +94,7 @@ export function createAgentServer(
   }));
   serveToolCalls(server, deps, contextOf);
   if (deps.resources) serveResources(server, deps.resources, deps.catalogue.alwaysAllowed, contextOf);
+  if (deps.tasks) serveTasks(server, deps.tasks, contextOf);
 
   return server;
 }

@@ -24,6 +24,26 @@ export interface ApprovalDecisions {
   getForAgent(actor: Actor, id: number): Promise<Approval>;
 }
 
+/**
+ * Denies the owner's pending approval with its `agent.approval.decided` event; undefined
+ * when it was not pending (decided already, here or on another instance) or has expired.
+ * The owner's denial, and an agent's cancellation of the task following it.
+ */
+export function denyPending(
+  { db, deps }: ApprovalsContext,
+  userId: number,
+  id: number,
+): Promise<ApprovalRow | undefined> {
+  return inTransaction(db.kysely, async (trx) => {
+    const row = await createApprovalRepo(trx).decide(userId, id, 'denied', nowIso());
+    if (row)
+      await deps().outbox.append(trx, [
+        { type: 'agent.approval.decided', organisationId: null, userId: row.userId, data: view(row) },
+      ]);
+    return row;
+  });
+}
+
 function requirePerson(actor: Actor) {
   if (actor.agent) throw forbidden('Agents cannot decide approvals: only their owner can');
 }
@@ -122,14 +142,7 @@ export function createApprovalDecisions(ctx: ApprovalsContext): ApprovalDecision
 
     async deny(actor: Actor, id: number): Promise<Approval> {
       await requireOwned(actor, id);
-      const denied = await inTransaction(db.kysely, async (trx) => {
-        const row = await createApprovalRepo(trx).decide(actor.userId, id, 'denied', nowIso());
-        if (row)
-          await deps().outbox.append(trx, [
-            { type: 'agent.approval.decided', organisationId: null, userId: row.userId, data: view(row) },
-          ]);
-        return row;
-      });
+      const denied = await denyPending(ctx, actor.userId, id);
       if (denied) return view(denied);
       const now = await requireOwned(actor, id);
       if (now.status === 'denied') return view(now);

@@ -1,0 +1,285 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import {
+  Client,
+  type ClientCapabilities,
+  ProtocolError,
+  StreamableHTTPClientTransport,
+  specTypeSchemas,
+} from '@modelcontextprotocol/client';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import type { Db } from '../../src/db/database.js';
+import { sharedDatabase } from '../helpers/app.js';
+import { at, customer, futureMonday } from '../helpers/booking.js';
+import { createResource, createType } from '../helpers/catalogue.js';
+import { as, expectStatus } from '../helpers/http.js';
+import { MCP_TEST_ENV } from '../helpers/mcp.js';
+import { type OrgOwner, ownerWithOrganisation } from '../helpers/organisations.js';
+
+const APPROVAL_META = 'reservation-service/approval';
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+type TaskAnswer = {
+  taskId: string;
+  status: string;
+  statusMessage?: string;
+  ttl: number | null;
+  _meta?: Record<string, unknown>;
+};
+type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown>; _meta?: unknown };
+
+/**
+ * MCP tasks (DECISIONS.md "MCP frontier"): a task-augmented call that needs approval
+ * answers a task that follows the approval, on two instances sharing one database, with
+ * the SDK's client over real HTTP.
+ */
+describe('MCP tasks of calls sent for approval, on two instances', () => {
+  let first: FastifyInstance;
+  let second: FastifyInstance;
+  let db: Db;
+  let drop: () => Promise<void>;
+  let owner: OrgOwner;
+  let room: { id: number };
+  let hour = 6;
+  const clients: Client[] = [];
+
+  const urlOf = (app: FastifyInstance) =>
+    new URL(`http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/mcp`);
+
+  async function connect(app: FastifyInstance, key: string, capabilities: ClientCapabilities) {
+    const client = new Client({ name: 'tasks-test-client', version: '1.0.0' }, { capabilities });
+    await client.connect(
+      new StreamableHTTPClientTransport(urlOf(app), { requestInit: { headers: { 'x-agent-key': key } } }),
+    );
+    clients.push(client);
+    return client;
+  }
+
+  async function newAgent(name: string) {
+    const agent = expectStatus(
+      await as(first, owner).post('/api/agents', { name, permissionGroupId: 'reservations_operator' }),
+      201,
+    );
+    expectStatus(
+      await first.inject({
+        method: 'PUT',
+        url: `/api/agents/${agent.id}/policy`,
+        headers: owner.auth,
+        payload: { requireApproval: 'writes' },
+      }),
+      200,
+    );
+    return expectStatus(await as(first, owner).post(`/api/agents/${agent.id}/keys`, { label: 'k' }), 201)
+      .key as string;
+  }
+
+  const booking = () => {
+    hour += 1;
+    return {
+      resourceId: room.id,
+      startTime: at(futureMonday(), hour),
+      endTime: at(futureMonday(), hour + 1),
+      customer,
+    };
+  };
+  const callAsTask = (client: Client, args: Record<string, unknown>) =>
+    client.request(
+      {
+        method: 'tools/call',
+        params: { name: 'reservations_create', arguments: args, task: { ttl: 60_000 } },
+      },
+      specTypeSchemas.CreateTaskResult,
+    ) as Promise<{ task: TaskAnswer; _meta?: Record<string, unknown> }>;
+  const getTask = (client: Client, taskId: string) =>
+    client.request(
+      { method: 'tasks/get', params: { taskId } },
+      specTypeSchemas.GetTaskResult,
+    ) as Promise<TaskAnswer>;
+  const taskResult = (client: Client, taskId: string) =>
+    client.request(
+      { method: 'tasks/result', params: { taskId } },
+      specTypeSchemas.CallToolResult,
+    ) as Promise<ToolResult>;
+  const cancelTask = (client: Client, taskId: string) =>
+    client.request(
+      { method: 'tasks/cancel', params: { taskId } },
+      specTypeSchemas.CancelTaskResult,
+    ) as Promise<TaskAnswer>;
+  const approvalOf = (task: { _meta?: Record<string, unknown> }) =>
+    task._meta?.[APPROVAL_META] as { id: number; approveUrl: string; expiresAt: string };
+  const reservationsAt = async (startTime: string) =>
+    (
+      await db.kysely
+        .selectFrom('reservations')
+        .select('id')
+        .where('resourceId', '=', room.id)
+        .where('startTime', '=', startTime)
+        .execute()
+    ).length;
+
+  let agentKey: string;
+  let onFirst: Client;
+  let onSecond: Client;
+
+  before(async () => {
+    const shared = await sharedDatabase();
+    db = shared.first;
+    drop = shared.drop;
+    const config = loadConfig(MCP_TEST_ENV);
+    first = await buildApp(config, { db: shared.first, logger: false });
+    second = await buildApp(config, { db: shared.second, logger: false });
+    await first.listen({ port: 0, host: '127.0.0.1' });
+    await second.listen({ port: 0, host: '127.0.0.1' });
+    owner = await ownerWithOrganisation(first, { timezone: 'UTC' });
+    const type = await createType(first, owner);
+    room = await createResource(first, owner, { name: 'Room', resourceTypeId: type.id });
+    agentKey = await newAgent('Booker');
+    onFirst = await connect(first, agentKey, { tasks: {} });
+    onSecond = await connect(second, agentKey, { tasks: {} });
+  });
+  after(async () => {
+    for (const client of clients) await client.close().catch(() => {});
+    await first.close();
+    await second.close();
+    await drop();
+  });
+
+  test('the server declares tasks for tools/call, and cancellation', () => {
+    assert.deepEqual(onFirst.getServerCapabilities()?.tasks, {
+      cancel: {},
+      requests: { tools: { call: {} } },
+    });
+  });
+
+  test('a call sent for approval answers a task; approved on the other instance, it completes with the result', async () => {
+    const args = booking();
+    const created = await callAsTask(onFirst, args);
+    assert.equal(created.task.status, 'working');
+    assert.equal(created.task.ttl, 48 * 60 * 60 * 1000);
+    const approval = approvalOf(created);
+    assert.match(approval.approveUrl, new RegExp(`/approvals/${approval.id}$`));
+
+    const waiting = await getTask(onSecond, created.task.taskId);
+    assert.equal(waiting.status, 'input_required');
+    assert.ok(waiting.statusMessage?.includes(approval.approveUrl), waiting.statusMessage);
+    assert.equal(approvalOf(waiting).approveUrl, approval.approveUrl);
+    assert.equal(await reservationsAt(args.startTime), 0);
+
+    expectStatus(
+      await second.inject({
+        method: 'POST',
+        url: `/api/approvals/${approval.id}/approve`,
+        headers: owner.auth,
+      }),
+      200,
+    );
+    assert.equal((await getTask(onFirst, created.task.taskId)).status, 'completed');
+    const result = await taskResult(onSecond, created.task.taskId);
+    assert.equal(result.isError, undefined, JSON.stringify(result));
+    assert.equal(result.structuredContent?.startTime, args.startTime);
+    assert.deepEqual((result._meta as Record<string, unknown>)[RELATED_TASK], {
+      taskId: created.task.taskId,
+    });
+    // Read twice, run once.
+    assert.deepEqual(await taskResult(onFirst, created.task.taskId), result);
+    assert.equal(await reservationsAt(args.startTime), 1);
+  });
+
+  test('tasks/result waits for a task that has not ended, and answers once it does', async () => {
+    const created = await callAsTask(onFirst, booking());
+    const waiting = taskResult(onSecond, created.task.taskId);
+    expectStatus(
+      await first.inject({
+        method: 'POST',
+        url: `/api/approvals/${approvalOf(created).id}/deny`,
+        headers: owner.auth,
+      }),
+      200,
+    );
+    const result = await waiting;
+    assert.equal(result.isError, true);
+    assert.deepEqual(result.structuredContent, {
+      error: { code: 'FORBIDDEN', message: 'The owner denied the approval: nothing ran' },
+    });
+  });
+
+  test('a denied approval fails the task, with nothing run', async () => {
+    const args = booking();
+    const created = await callAsTask(onSecond, args);
+    expectStatus(
+      await first.inject({
+        method: 'POST',
+        url: `/api/approvals/${approvalOf(created).id}/deny`,
+        headers: owner.auth,
+      }),
+      200,
+    );
+    const failed = await getTask(onFirst, created.task.taskId);
+    assert.equal(failed.status, 'failed');
+    assert.match(failed.statusMessage ?? '', /denied/);
+    const result = await taskResult(onFirst, created.task.taskId);
+    assert.equal(result.isError, true);
+    assert.equal(await reservationsAt(args.startTime), 0);
+  });
+
+  test('tasks/cancel denies the approval and cancels the task; a finished task cannot be cancelled', async () => {
+    const args = booking();
+    const created = await callAsTask(onFirst, args);
+    const cancelled = await cancelTask(onSecond, created.task.taskId);
+    assert.equal(cancelled.status, 'cancelled');
+    assert.equal((await getTask(onFirst, created.task.taskId)).status, 'cancelled');
+    const approval = expectStatus(
+      await first.inject({
+        method: 'GET',
+        url: `/api/approvals/${approvalOf(created).id}`,
+        headers: owner.auth,
+      }),
+      200,
+    );
+    assert.equal(approval.status, 'denied');
+    await assert.rejects(cancelTask(onFirst, created.task.taskId), (error: unknown) => {
+      assert.ok(error instanceof ProtocolError, String(error));
+      assert.equal(error.code, -32602);
+      assert.match(error.message, /already ended/);
+      return true;
+    });
+    // Nor can the owner approve it now.
+    expectStatus(
+      await first.inject({
+        method: 'POST',
+        url: `/api/approvals/${approval.id}/approve`,
+        headers: owner.auth,
+      }),
+      409,
+    );
+    assert.equal(await reservationsAt(args.startTime), 0);
+  });
+
+  test("another agent's task, and an unknown one, are not found", async () => {
+    const created = await callAsTask(onFirst, booking());
+    const other = await connect(second, await newAgent('Other'), { tasks: {} });
+    for (const taskId of [created.task.taskId, 'no-such-task']) {
+      for (const ask of [getTask, taskResult, cancelTask])
+        await assert.rejects(ask(other, taskId), (error: unknown) => {
+          assert.ok(error instanceof ProtocolError, String(error));
+          assert.equal(error.code, -32602);
+          assert.match(error.message, /not found/);
+          return true;
+        });
+    }
+    assert.equal((await getTask(onFirst, created.task.taskId)).status, 'input_required');
+  });
+
+  test('a call without a task, or from a client without tasks, answers as it always did', async () => {
+    const plain = await connect(first, agentKey, {});
+    for (const client of [plain, onFirst]) {
+      const result = (await client.callTool({
+        name: 'reservations_create',
+        arguments: booking(),
+      })) as ToolResult;
+      assert.equal(result.isError, undefined);
+      assert.equal(result.structuredContent?.approvalRequired, true, JSON.stringify(result));
+    }
+  });
+});
