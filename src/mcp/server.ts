@@ -7,7 +7,7 @@ import type { ApprovalRequestState, LegacyElicit } from './elicitation.js';
 import type { RunKeyed } from './idempotent-call.js';
 import { type McpResourceProvider, serveResources } from './resources.js';
 import type { CallTaskStore } from './task-types.js';
-import { serveTasks, TASKS_CAPABILITY } from './tasks.js';
+import { serveTasks, TASKS_CAPABILITY, withTaskSupport } from './tasks.js';
 import type { AgentDirectory, ResolvedAgent, ToolCallGate } from './types.js';
 
 // The agent server's parts, named here as they always were: agent access (access.ts), the
@@ -86,12 +86,13 @@ export function createAgentServer(
     ...(approvalState ? { requestState: { verify: approvalState.verify } } : {}),
   });
 
-  server.setRequestHandler('tools/list', (_request, ctx) => ({
-    tools: permittedTools(
-      deps.catalogue,
-      agentAccess(contextOf(ctx).agent, deps.catalogue.alwaysAllowed),
-    ).map(toolListing),
-  }));
+  server.setRequestHandler('tools/list', (_request, ctx) => {
+    const context = contextOf(ctx);
+    const tools = permittedTools(deps.catalogue, agentAccess(context.agent, deps.catalogue.alwaysAllowed));
+    // Tasks are 2025-era vocabulary: a 2026-07-28 request (asked through input_required) has none.
+    const tasks = deps.tasks !== undefined && context.elicitation !== 'input-required';
+    return { tools: tools.map(tasks ? withTaskSupport : toolListing) };
+  });
   serveToolCalls(server, deps, contextOf);
   if (deps.resources) serveResources(server, deps.resources, deps.catalogue.alwaysAllowed, contextOf);
   if (deps.tasks) serveTasks(server, deps.tasks, contextOf);

@@ -8,7 +8,9 @@ import {
   type Server,
   type ServerContext,
   type Task,
+  type Tool,
 } from '@modelcontextprotocol/server';
+import { type CompiledTool, toolListing } from './catalogue.js';
 import type { AgentRequestContext } from './server.js';
 import type { CallTask, CallTaskStore } from './task-types.js';
 import { errorResult } from './tool-results.js';
@@ -20,6 +22,13 @@ export const TASK_POLL_MS = 2000;
 
 /** The server's tasks capability (2025-11-25): `tools/call` may be task-augmented, and tasks cancelled. */
 export const TASKS_CAPABILITY = { cancel: {}, requests: { tools: { call: {} } } };
+
+/**
+ * A 2025-era tool as `tools/list` shows it where tasks are served: a tool that may be sent
+ * for approval (one that writes) may be called as a task (`execution.taskSupport`).
+ */
+export const withTaskSupport = (tool: CompiledTool): Tool =>
+  tool.risk === 'read' ? toolListing(tool) : { ...toolListing(tool), execution: { taskSupport: 'optional' } };
 
 /** A `tools/call` whose client asked for a task (`params.task`, 2025-11-25). */
 export const asksForTask = (params: unknown) =>

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   Client,
   type ClientCapabilities,
@@ -47,8 +48,16 @@ describe('MCP tasks of calls sent for approval, on two instances', () => {
   const urlOf = (app: FastifyInstance) =>
     new URL(`http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/mcp`);
 
-  async function connect(app: FastifyInstance, key: string, capabilities: ClientCapabilities) {
-    const client = new Client({ name: 'tasks-test-client', version: '1.0.0' }, { capabilities });
+  async function connect(
+    app: FastifyInstance,
+    key: string,
+    capabilities: ClientCapabilities,
+    era: 'legacy' | 'modern' = 'legacy',
+  ) {
+    const client = new Client(
+      { name: 'tasks-test-client', version: '1.0.0' },
+      { capabilities, ...(era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}) },
+    );
     await client.connect(
       new StreamableHTTPClientTransport(urlOf(app), { requestInit: { headers: { 'x-agent-key': key } } }),
     );
@@ -145,11 +154,19 @@ describe('MCP tasks of calls sent for approval, on two instances', () => {
     await drop();
   });
 
-  test('the server declares tasks for tools/call, and cancellation', () => {
+  const taskSupportOf = async (client: Client) =>
+    Object.fromEntries(
+      (await client.listTools()).tools.map((tool) => [tool.name, tool.execution?.taskSupport ?? 'forbidden']),
+    );
+
+  test('the server declares tasks for tools/call and cancellation; tools that write may be called as tasks', async () => {
     assert.deepEqual(onFirst.getServerCapabilities()?.tasks, {
       cancel: {},
       requests: { tools: { call: {} } },
     });
+    const support = await taskSupportOf(onSecond);
+    assert.equal(support.reservations_create, 'optional');
+    assert.equal(support.agent_profile, 'forbidden');
   });
 
   test('a call sent for approval answers a task; approved on the other instance, it completes with the result', async () => {
@@ -188,7 +205,13 @@ describe('MCP tasks of calls sent for approval, on two instances', () => {
 
   test('tasks/result waits for a task that has not ended, and answers once it does', async () => {
     const created = await callAsTask(onFirst, booking());
-    const waiting = taskResult(onSecond, created.task.taskId);
+    let answered = false;
+    const waiting = taskResult(onSecond, created.task.taskId).finally(() => {
+      answered = true;
+    });
+    // Long enough for the request to reach the instance and find the task still waiting.
+    await sleep(300);
+    assert.equal(answered, false);
     expectStatus(
       await first.inject({
         method: 'POST',
@@ -269,6 +292,17 @@ describe('MCP tasks of calls sent for approval, on two instances', () => {
         });
     }
     assert.equal((await getTask(onFirst, created.task.taskId)).status, 'input_required');
+  });
+
+  test('the 2026-07-28 era carries no tasks: its calls answer as they always did', async () => {
+    const modern = await connect(first, agentKey, { tasks: {} }, 'modern');
+    assert.equal(modern.getServerCapabilities()?.tasks, undefined);
+    assert.equal((await taskSupportOf(modern)).reservations_create, 'forbidden');
+    const result = (await modern.callTool({
+      name: 'reservations_create',
+      arguments: booking(),
+    })) as ToolResult;
+    assert.equal(result.structuredContent?.approvalRequired, true, JSON.stringify(result));
   });
 
   test('a call without a task, or from a client without tasks, answers as it always did', async () => {
