@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, mock, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   Client,
@@ -246,6 +246,30 @@ describe('MCP tasks of calls sent for approval, on two instances', () => {
     assert.equal(await reservationsAt(args.startTime), 0);
   });
 
+  test('an approved call that fails when it runs fails the task, with its error', async () => {
+    const args = booking();
+    const created = await callAsTask(onFirst, args);
+    // The owner books the time first: what the approval showed cannot happen any more.
+    expectStatus(await as(first, owner).post('/api/reservations', args), 201);
+    expectStatus(
+      await second.inject({
+        method: 'POST',
+        url: `/api/approvals/${approvalOf(created).id}/approve`,
+        headers: owner.auth,
+      }),
+      200,
+    );
+    const failed = await getTask(onSecond, created.task.taskId);
+    assert.equal(failed.status, 'failed');
+    assert.match(failed.statusMessage ?? '', /does not fit the availability/);
+    const result = await taskResult(onFirst, created.task.taskId);
+    assert.equal(
+      (result.structuredContent?.error as { code?: string } | undefined)?.code,
+      'SLOT_UNAVAILABLE',
+    );
+    assert.equal(await reservationsAt(args.startTime), 1);
+  });
+
   test('tasks/cancel denies the approval and cancels the task; a finished task cannot be cancelled', async () => {
     const args = booking();
     const created = await callAsTask(onFirst, args);
@@ -314,6 +338,27 @@ describe('MCP tasks of calls sent for approval, on two instances', () => {
       })) as ToolResult;
       assert.equal(result.isError, undefined);
       assert.equal(result.structuredContent?.approvalRequired, true, JSON.stringify(result));
+    }
+  });
+  // Last: it moves the clock past the sessions' idle limit.
+  test('an approval past its time fails the task; a task past its time is gone', async () => {
+    const start = Date.now();
+    mock.timers.enable({ apis: ['Date'], now: start });
+    try {
+      const created = await callAsTask(onFirst, booking());
+      const { taskId } = created.task;
+      mock.timers.setTime(start + 24 * 60 * 60 * 1000 + 1000);
+      const later = await connect(second, agentKey, { tasks: {} });
+      const expired = await getTask(later, taskId);
+      assert.equal(expired.status, 'failed');
+      assert.match(expired.statusMessage ?? '', /expired/);
+      const result = await taskResult(later, taskId);
+      assert.equal((result.structuredContent?.error as { code?: string } | undefined)?.code, 'CONFLICT');
+      mock.timers.setTime(start + 48 * 60 * 60 * 1000 + 1000);
+      const latest = await connect(first, agentKey, { tasks: {} });
+      await assert.rejects(getTask(latest, taskId), /not found/);
+    } finally {
+      mock.timers.reset();
     }
   });
 });
