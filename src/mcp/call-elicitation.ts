@@ -63,8 +63,9 @@ export function serveToolCalls(
       if (retried) return project(approvalResult(retried), deps.catalogue.byName.get(name));
     }
     const { result, tool, approval } = await callAgentTool(deps, context, { name }, args);
-    // A client that asked for a task follows the approval through it (and is not asked as well).
-    if (approval && deps.tasks && asksForTask(request.params))
+    // A 2025-era client that asked for a task follows the approval through it (and is not
+    // asked as well); 2026-07-28 has no `params.task` (docs/decisions.md).
+    if (approval && deps.tasks && elicitation !== 'input-required' && asksForTask(request.params))
       return createdTaskResult(await deps.tasks.create(agent.id, approval.id));
     // Only a call sent for approval asks anything: every other call answers as it is.
     if (approval && tool && elicitation) {

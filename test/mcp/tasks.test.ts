@@ -53,11 +53,17 @@ describe('MCP tasks of calls sent for approval, on two instances', () => {
     key: string,
     capabilities: ClientCapabilities,
     era: 'legacy' | 'modern' = 'legacy',
+    onElicit?: (request: unknown) => void,
   ) {
     const client = new Client(
       { name: 'tasks-test-client', version: '1.0.0' },
       { capabilities, ...(era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}) },
     );
+    if (onElicit)
+      client.setRequestHandler('elicitation/create', async (request) => {
+        onElicit(request);
+        return { action: 'decline' };
+      });
     await client.connect(
       new StreamableHTTPClientTransport(urlOf(app), { requestInit: { headers: { 'x-agent-key': key } } }),
     );
@@ -318,15 +324,37 @@ describe('MCP tasks of calls sent for approval, on two instances', () => {
     assert.equal((await getTask(onFirst, created.task.taskId)).status, 'input_required');
   });
 
+  test('a client that also takes URL elicitation is not asked as well: the task carries the URL', async () => {
+    const asked: unknown[] = [];
+    const client = await connect(
+      first,
+      agentKey,
+      { tasks: {}, elicitation: { url: {} } },
+      'legacy',
+      (request) => {
+        asked.push(request);
+      },
+    );
+    const created = await callAsTask(client, booking());
+    assert.equal(created.task.status, 'working');
+    assert.equal((await getTask(onSecond, created.task.taskId)).status, 'input_required');
+    assert.deepEqual(asked, []);
+  });
+
   test('the 2026-07-28 era carries no tasks: its calls answer as they always did', async () => {
     const modern = await connect(first, agentKey, { tasks: {} }, 'modern');
     assert.equal(modern.getServerCapabilities()?.tasks, undefined);
     assert.equal((await taskSupportOf(modern)).reservations_create, 'forbidden');
-    const result = (await modern.callTool({
-      name: 'reservations_create',
-      arguments: booking(),
-    })) as ToolResult;
-    assert.equal(result.structuredContent?.approvalRequired, true, JSON.stringify(result));
+    // Even with a task asked for in the call.
+    const asked = (await modern.request(
+      {
+        method: 'tools/call',
+        params: { name: 'reservations_create', arguments: booking(), task: { ttl: 60_000 } },
+      },
+      specTypeSchemas.CallToolResult,
+    )) as ToolResult & { task?: unknown };
+    assert.equal(asked.task, undefined);
+    assert.equal(asked.structuredContent?.approvalRequired, true, JSON.stringify(asked));
   });
 
   test('a call without a task, or from a client without tasks, answers as it always did', async () => {
