@@ -1,4 +1,4 @@
-import { inTransaction } from '../../db/database.js';
+import { type Executor, inTransaction } from '../../db/database.js';
 import { InvalidCursorError } from '../../db/keyset.js';
 import type { Actor } from '../../lib/actor.js';
 import { conflict, type DomainError, forbidden, invalidCursor, notFound } from '../../lib/errors.js';
@@ -33,13 +33,16 @@ export function denyPending(
   { db, deps }: ApprovalsContext,
   userId: number,
   id: number,
+  alongside?: (trx: Executor, denied: ApprovalRow) => Promise<void>,
 ): Promise<ApprovalRow | undefined> {
   return inTransaction(db.kysely, async (trx) => {
     const row = await createApprovalRepo(trx).decide(userId, id, 'denied', nowIso());
-    if (row)
+    if (row) {
       await deps().outbox.append(trx, [
         { type: 'agent.approval.decided', organisationId: null, userId: row.userId, data: view(row) },
       ]);
+      await alongside?.(trx, row);
+    }
     return row;
   });
 }

@@ -104,11 +104,14 @@ export function createApprovalTasks(ctx: ApprovalsContext): CallTaskStore {
     async cancel(agentId, taskId) {
       const task = await found(agentId, taskId);
       if (!task) return 'not_found';
-      const denied = await denyPending(ctx, task.approval.userId, task.approval.id);
-      if (!denied) return taskOf(task.row, task.approval).status === 'working' ? 'running' : 'terminal';
-      const cancelledAt = denied.decidedAt ?? nowIso();
-      await tasks.markCancelled(taskId, cancelledAt);
-      return taskOf({ ...task.row, cancelledAt }, denied);
+      // The denial and the cancellation in one transaction: no instance reads one without the other.
+      const denied = await denyPending(ctx, task.approval.userId, task.approval.id, (trx, row) =>
+        createApprovalTaskRepo(trx).markCancelled(taskId, row.decidedAt ?? nowIso()),
+      );
+      if (denied) return taskOf({ ...task.row, cancelledAt: denied.decidedAt ?? nowIso() }, denied);
+      // Decided meanwhile (here or on another instance): as it stands now.
+      const now = await found(agentId, taskId);
+      return now && taskOf(now.row, now.approval).status === 'working' ? 'running' : 'terminal';
     },
   };
 }
