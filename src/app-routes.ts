@@ -52,6 +52,7 @@ export async function registerRoutes(
       ),
       verifyAccessToken: app.services.oauth.verifyAccessToken,
       gate: app.services.approvals.gate,
+      tasks: app.services.approvals.tasks,
       // Tool calls' idempotencyKeys live with the REST Idempotency-Keys: one store, one mechanism.
       idempotency: app.services.idempotency,
     }),

@@ -15,6 +15,7 @@ import {
   requestCapabilities,
 } from './elicitation.js';
 import type { AgentRequestContext, AgentServerDeps } from './server.js';
+import { asksForTask, createdTaskResult } from './tasks.js';
 import { callAgentTool } from './tool-call.js';
 import { approvalResult } from './tool-results.js';
 
@@ -62,6 +63,10 @@ export function serveToolCalls(
       if (retried) return project(approvalResult(retried), deps.catalogue.byName.get(name));
     }
     const { result, tool, approval } = await callAgentTool(deps, context, { name }, args);
+    // A 2025-era client that asked for a task follows the approval through it (and is not
+    // asked as well); 2026-07-28 has no `params.task` (docs/decisions.md).
+    if (approval && deps.tasks && elicitation !== 'input-required' && asksForTask(request.params))
+      return createdTaskResult(await deps.tasks.create(agent.id, approval.id));
     // Only a call sent for approval asks anything: every other call answers as it is.
     if (approval && tool && elicitation) {
       const asking = approvalElicitation(agent.name, approval, tool.definition.title);

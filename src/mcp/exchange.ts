@@ -84,8 +84,13 @@ export class ExchangeTransport implements Transport {
     this.onclose?.();
   }
 
-  /** Hands the request to the connected server; resolves with its answer, under the request's own id. */
-  exchange(request: JSONRPCRequest, authInfo: AuthInfo): Promise<JSONRPCMessage> {
+  /**
+   * Hands the request to the connected server; resolves with its answer, under the request's
+   * own id. When `gone` aborts first (the client left), the server is told the request is
+   * cancelled (its handler's signal aborts: a waiting `tasks/result` stops reading) and the
+   * exchange answers the cancellation as an error nobody reads.
+   */
+  exchange(request: JSONRPCRequest, authInfo: AuthInfo, gone?: AbortSignal): Promise<JSONRPCMessage> {
     const deliver = this.onmessage;
     if (!deliver) throw new Error('No server is connected to this transport');
     const id = ++this.#nextId;
@@ -93,6 +98,24 @@ export class ExchangeTransport implements Transport {
       this.#pending.set(id, { id: request.id, answer });
     });
     deliver({ ...request, id }, { authInfo });
+    gone?.addEventListener(
+      'abort',
+      () => {
+        const pending = this.#pending.get(id);
+        if (!pending) return;
+        this.#pending.delete(id);
+        deliver(
+          { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } },
+          { authInfo },
+        );
+        pending.answer({
+          jsonrpc: '2.0',
+          id: request.id,
+          error: { code: -32800, message: 'Request cancelled' },
+        });
+      },
+      { once: true },
+    );
     return answered;
   }
 }

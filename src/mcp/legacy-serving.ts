@@ -143,7 +143,12 @@ export async function createLegacyServing(
   return {
     servePost,
     async serveSingleExchange(reply, context, sessionId, message) {
-      const answer = await exchanges.exchange(message, authInfoOf(context));
+      // A client that leaves before the answer cancels the request (a waiting tasks/result).
+      const gone = new AbortController();
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) gone.abort();
+      });
+      const answer = await exchanges.exchange(message, authInfoOf(context), gone.signal);
       return reply
         .code(200)
         .header('content-type', 'application/json')

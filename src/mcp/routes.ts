@@ -28,6 +28,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from './server.js';
 import { createSessionStore, type McpSessionStore } from './sessions.js';
+import type { CallTaskStore } from './task-types.js';
 import type { ActionRisk, AgentDirectory, ResolvedAgent, ToolCallGate, ToolDefinition } from './types.js';
 
 export interface McpRoutesOptions {
@@ -39,6 +40,8 @@ export interface McpRoutesOptions {
   resources?: McpResourceProvider | undefined;
   /** Agents' policies (approvals, limits) on every tool call; absent: every permitted call runs. */
   gate?: ToolCallGate | undefined;
+  /** Where the tasks of task-augmented calls sent for approval are kept; absent: no tasks. */
+  tasks?: CallTaskStore | undefined;
   /**
    * Where `idempotencyKey`s of tool calls are kept: the REST `Idempotency-Key` store; absent: the
    * key of an idempotent tool is accepted and ignored.
@@ -178,6 +181,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
     idempotency: options.idempotency ? idempotentCalls(options.idempotency) : undefined,
     // What a 2026-07-28 call that asked through URL elicitation carries to its retry, signed.
     approvalState: options.gate ? approvalStateCodec(config.encryptionKey) : undefined,
+    tasks: options.gate ? options.tasks : undefined,
   };
   const elicitations = createLegacyElicitations({
     timeoutMs: options.elicitationTimeoutMs ?? DEFAULT_ELICITATION_TIMEOUT_MS,

@@ -6,6 +6,8 @@ import { permittedTools, type ToolCatalogue, toolListing } from './catalogue.js'
 import type { ApprovalRequestState, LegacyElicit } from './elicitation.js';
 import type { RunKeyed } from './idempotent-call.js';
 import { type McpResourceProvider, serveResources } from './resources.js';
+import type { CallTaskStore } from './task-types.js';
+import { serveTasks, TASKS_CAPABILITY, withTaskSupport } from './tasks.js';
 import type { AgentDirectory, ResolvedAgent, ToolCallGate } from './types.js';
 
 // The agent server's parts, named here as they always were: agent access (access.ts), the
@@ -44,6 +46,8 @@ export interface AgentServerDeps {
   idempotency?: RunKeyed | undefined;
   /** Signs and verifies what a 2026-07-28 call that asked through URL elicitation carries to its retry. */
   approvalState?: RequestStateCodec<ApprovalRequestState> | undefined;
+  /** Tasks of task-augmented calls sent for approval (2025-11-25); absent: no tasks capability. */
+  tasks?: CallTaskStore | undefined;
 }
 
 /** What one HTTP request hands the server factory. */
@@ -71,21 +75,27 @@ export function createAgentServer(
 ): Server {
   const { approvalState } = deps;
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: {}, ...(deps.resources ? { resources: {} } : {}) },
+    capabilities: {
+      tools: {},
+      ...(deps.resources ? { resources: {} } : {}),
+      ...(deps.tasks ? { tasks: TASKS_CAPABILITY } : {}),
+    },
     instructions: INSTRUCTIONS,
     supportedProtocolVersions: SUPPORTED_PROTOCOL_VERSIONS,
     // A retry's state is checked (signature, expiry, agent) before the handler sees it.
     ...(approvalState ? { requestState: { verify: approvalState.verify } } : {}),
   });
 
-  server.setRequestHandler('tools/list', (_request, ctx) => ({
-    tools: permittedTools(
-      deps.catalogue,
-      agentAccess(contextOf(ctx).agent, deps.catalogue.alwaysAllowed),
-    ).map(toolListing),
-  }));
+  server.setRequestHandler('tools/list', (_request, ctx) => {
+    const context = contextOf(ctx);
+    const tools = permittedTools(deps.catalogue, agentAccess(context.agent, deps.catalogue.alwaysAllowed));
+    // Tasks are 2025-era vocabulary: a 2026-07-28 request (asked through input_required) has none.
+    const tasks = deps.tasks !== undefined && context.elicitation !== 'input-required';
+    return { tools: tools.map(tasks ? withTaskSupport : toolListing) };
+  });
   serveToolCalls(server, deps, contextOf);
   if (deps.resources) serveResources(server, deps.resources, deps.catalogue.alwaysAllowed, contextOf);
+  if (deps.tasks) serveTasks(server, deps.tasks, contextOf);
 
   return server;
 }

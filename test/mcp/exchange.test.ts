@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { AuthInfo, JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/server';
+import {
+  type AuthInfo,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  Server,
+} from '@modelcontextprotocol/server';
 import { ExchangeTransport, singleExchangeRequest } from '../../src/mcp/exchange.js';
 
 const authOf = (clientId: string): AuthInfo => ({ token: '', clientId, scopes: [] });
@@ -29,6 +34,33 @@ describe('ExchangeTransport', () => {
     assert.deepEqual(await first, { jsonrpc: '2.0', id: 1, result: { clientId: 'agent:1' } });
     assert.deepEqual(await second, { jsonrpc: '2.0', id: 1, result: { clientId: 'agent:2' } });
     assert.deepEqual(await third, { jsonrpc: '2.0', id: 'x', result: { clientId: 'agent:3' } });
+  });
+
+  test('a request whose client left is cancelled: its handler is told, and nothing waits for it', async () => {
+    const server = new Server({ name: 't', version: '1' }, { capabilities: { tools: {} } });
+    let handlerSignal: AbortSignal | undefined;
+    const stopped = new Promise<void>((resolve) => {
+      server.setRequestHandler('tools/list', async (_request, ctx) => {
+        handlerSignal = ctx.mcpReq.signal;
+        await new Promise<void>((wake) => ctx.mcpReq.signal.addEventListener('abort', () => wake()));
+        resolve();
+        return { tools: [] };
+      });
+    });
+    const transport = new ExchangeTransport();
+    await server.connect(transport);
+    const gone = new AbortController();
+    const answer = transport.exchange(request(7), authOf('agent:1'), gone.signal);
+    await new Promise((tick) => setImmediate(tick));
+    assert.equal(handlerSignal?.aborted, false);
+    gone.abort();
+    await stopped;
+    assert.deepEqual(await answer, {
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32800, message: 'Request cancelled' },
+    });
+    await server.close();
   });
 
   test('messages other than answers, and answers to nothing pending, are dropped', async () => {

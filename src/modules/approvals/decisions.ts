@@ -1,4 +1,4 @@
-import { inTransaction } from '../../db/database.js';
+import { type Executor, inTransaction } from '../../db/database.js';
 import { InvalidCursorError } from '../../db/keyset.js';
 import type { Actor } from '../../lib/actor.js';
 import { conflict, type DomainError, forbidden, invalidCursor, notFound } from '../../lib/errors.js';
@@ -22,6 +22,29 @@ export interface ApprovalDecisions {
   deny(actor: Actor, id: number): Promise<Approval>;
   /** `approvals_get`: the calling agent's own approval; another agent's is NOT_FOUND. */
   getForAgent(actor: Actor, id: number): Promise<Approval>;
+}
+
+/**
+ * Denies the owner's pending approval with its `agent.approval.decided` event; undefined
+ * when it was not pending (decided already, here or on another instance) or has expired.
+ * The owner's denial, and an agent's cancellation of the task following it.
+ */
+export function denyPending(
+  { db, deps }: ApprovalsContext,
+  userId: number,
+  id: number,
+  alongside?: (trx: Executor, denied: ApprovalRow) => Promise<void>,
+): Promise<ApprovalRow | undefined> {
+  return inTransaction(db.kysely, async (trx) => {
+    const row = await createApprovalRepo(trx).decide(userId, id, 'denied', nowIso());
+    if (row) {
+      await deps().outbox.append(trx, [
+        { type: 'agent.approval.decided', organisationId: null, userId: row.userId, data: view(row) },
+      ]);
+      await alongside?.(trx, row);
+    }
+    return row;
+  });
 }
 
 function requirePerson(actor: Actor) {
@@ -122,14 +145,7 @@ export function createApprovalDecisions(ctx: ApprovalsContext): ApprovalDecision
 
     async deny(actor: Actor, id: number): Promise<Approval> {
       await requireOwned(actor, id);
-      const denied = await inTransaction(db.kysely, async (trx) => {
-        const row = await createApprovalRepo(trx).decide(actor.userId, id, 'denied', nowIso());
-        if (row)
-          await deps().outbox.append(trx, [
-            { type: 'agent.approval.decided', organisationId: null, userId: row.userId, data: view(row) },
-          ]);
-        return row;
-      });
+      const denied = await denyPending(ctx, actor.userId, id);
       if (denied) return view(denied);
       const now = await requireOwned(actor, id);
       if (now.status === 'denied') return view(now);

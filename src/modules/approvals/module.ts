@@ -2,6 +2,7 @@ import { sweep } from '../../jobs/declarations.js';
 import { defineModule } from '../../module.js';
 import { agentApprovals } from './migrations/0032_agent_approvals.js';
 import { approvalFacts } from './migrations/0052_approval_facts.js';
+import { approvalTasks } from './migrations/0076_approval_tasks.js';
 import { approvalsPrivacy } from './privacy.js';
 import type { ApprovalTables } from './repo.js';
 import { approvalRoutes } from './routes.js';
@@ -25,7 +26,7 @@ declare module '../../db/types.js' {
 
 export const approvalsModule = defineModule({
   name: 'approvals',
-  tables: ['agentApprovals'],
+  tables: ['agentApprovals', 'agentApprovalTasks'],
   service: (deps, services) =>
     createApprovalsService({
       db: deps.db,
@@ -44,6 +45,10 @@ export const approvalsModule = defineModule({
   routes: [{ prefix: '/api/approvals', plugin: approvalRoutes }],
   tools: approvalTools,
   privacy: approvalsPrivacy,
-  migrations: { '0032_agent_approvals': agentApprovals, '0052_approval_facts': approvalFacts },
+  migrations: {
+    '0032_agent_approvals': agentApprovals,
+    '0052_approval_facts': approvalFacts,
+    '0076_approval_tasks': approvalTasks,
+  },
   jobs: ({ expireDue }) => [sweep(APPROVAL_EXPIRY_JOB, EXPIRY_EVERY_MINUTES, expireDue)],
 });

@@ -5,11 +5,12 @@ import {
   type DataSubject,
   exportSection,
   json,
+  noPersonalData,
   type PrivacyDeclaration,
   personal,
 } from '../../privacy/declaration.js';
 
-const own = (db: Executor, { userId }: DataSubject) =>
+const own = (db: Executor, { userId }: Pick<DataSubject, 'userId'>) =>
   db.selectFrom('agentApprovals').where('agentApprovals.userId', '=', userId);
 
 /**
@@ -21,6 +22,9 @@ export const approvalsPrivacy: PrivacyDeclaration = {
   module: 'approvals',
   tables: {
     agent_approvals: personal('agent_approvals', 'deleted'),
+    agent_approval_tasks: noPersonalData(
+      'An MCP task handle: a random id, the approval it follows and its times; erased with that approval',
+    ),
   },
   categories: [
     {
@@ -64,6 +68,11 @@ export const approvalsPrivacy: PrivacyDeclaration = {
     }),
   ],
   async erase(trx, { userId }) {
+    // A task is a handle on an approval (its random id, times): it goes with it.
+    await trx
+      .deleteFrom('agentApprovalTasks')
+      .where('approvalId', 'in', own(trx, { userId }).select('agentApprovals.id'))
+      .execute();
     const deleted = await trx.deleteFrom('agentApprovals').where('userId', '=', userId).executeTakeFirst();
     return { agent_approvals: changed(deleted) };
   },

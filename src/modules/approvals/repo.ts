@@ -28,9 +28,25 @@ export interface AgentApprovalsTable {
   expiresAt: Timestamp;
 }
 
+/** An MCP task following an approval (its status and result are the approval's). */
+export interface AgentApprovalTasksTable {
+  /** Random, base64url: the MCP `taskId`. */
+  id: string;
+  agentId: number;
+  approvalId: number;
+  createdAt: Timestamp;
+  /** Past it the task is gone (not found), and the sweep deletes it. */
+  expiresAt: Timestamp;
+  /** When the agent cancelled it (`tasks/cancel`, which denied the approval); null otherwise. */
+  cancelledAt: Timestamp | null;
+}
+
 export interface ApprovalTables {
   agentApprovals: AgentApprovalsTable;
+  agentApprovalTasks: AgentApprovalTasksTable;
 }
+
+export type ApprovalTaskRow = Selectable<AgentApprovalTasksTable>;
 
 export type ApprovalRow = Selectable<AgentApprovalsTable>;
 
@@ -123,3 +139,31 @@ export function createApprovalRepo(db: Executor) {
 }
 
 export type ApprovalRepo = ReturnType<typeof createApprovalRepo>;
+
+/** The tasks MCP clients follow approvals by. */
+export function createApprovalTaskRepo(db: Executor) {
+  return {
+    async insert(row: ApprovalTaskRow): Promise<void> {
+      await db.insertInto('agentApprovalTasks').values(row).execute();
+    },
+
+    /** The agent's unexpired task; another agent's (or an expired one) answers undefined. */
+    find(agentId: number, id: string, now: string): Promise<ApprovalTaskRow | undefined> {
+      return db
+        .selectFrom('agentApprovalTasks')
+        .selectAll()
+        .where('id', '=', id)
+        .where('agentId', '=', agentId)
+        .where('expiresAt', '>', now)
+        .executeTakeFirst();
+    },
+
+    async markCancelled(id: string, now: string): Promise<void> {
+      await db.updateTable('agentApprovalTasks').set({ cancelledAt: now }).where('id', '=', id).execute();
+    },
+
+    async deleteExpired(now: string): Promise<void> {
+      await db.deleteFrom('agentApprovalTasks').where('expiresAt', '<=', now).execute();
+    },
+  };
+}

@@ -4,7 +4,7 @@ import type { GatedCall, PendingApproval, ToolCallGate } from '../../mcp/types.j
 import type { ApprovalsContext } from './context.js';
 import type { CallFacts } from './facts.js';
 import { createAdmission } from './gate.js';
-import { createApprovalRepo } from './repo.js';
+import { createApprovalRepo, createApprovalTaskRepo } from './repo.js';
 import { APPROVAL_TTL_MS } from './schemas.js';
 import { createSummariser } from './summary.js';
 import { type KeptFacts, shownFacts, view } from './views.js';
@@ -17,13 +17,21 @@ export interface ApprovalRequests {
   expireDue(): Promise<number>;
 }
 
+/** Where the owner decides approval `id` (the web app's page). */
+export const approveUrlOf = (frontendUrl: string, id: number) =>
+  `${frontendUrl.replace(/\/+$/, '')}/approvals/${id}`;
+
 export function createApprovalRequests(ctx: ApprovalsContext): ApprovalRequests {
   const { db, frontendUrl, deps, repo, calls } = ctx;
-  const approveUrl = (id: number) => `${frontendUrl.replace(/\/+$/, '')}/approvals/${id}`;
+  const approveUrl = (id: number) => approveUrlOf(frontendUrl, id);
   const summarise = createSummariser(deps);
 
-  /** Expires what is due, each with its `agent.approval.decided` event; answers how many. */
+  /**
+   * Expires what is due, each with its `agent.approval.decided` event; answers how many.
+   * The tasks past their time go with it.
+   */
   async function expireDue(): Promise<number> {
+    await createApprovalTaskRepo(db.kysely).deleteExpired(nowIso());
     return inTransaction(db.kysely, async (trx) => {
       const expired = await createApprovalRepo(trx).expireDue(nowIso());
       if (expired.length > 0)
