@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/client';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { ERROR_CODES } from '../../src/lib/errors.js';
+
+/**
+ * Every tool result a test sees is checked here, as a strict client would: a success's
+ * `structuredContent` against the `outputSchema` the server published (tools/list, or the
+ * same compiled schema for the in-process harness), a refusal against the error shape,
+ * and an INTERNAL refusal fails the test unless it said it expects one.
+ */
+
+// ajv-formats is CommonJS: its default export is the plugin itself.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+/** Strict: a schema ajv finds ambiguous (unknown keyword, union type, unknown format) fails to compile. */
+export function strictAjv(): Ajv2020 {
+  const ajv = new Ajv2020({ strict: true, allErrors: true });
+  addFormats(ajv);
+  return ajv;
+}
+
+const ajv = strictAjv();
+/** Compiled once per distinct schema: every test connects clients that list the same tools. */
+const compiled = new Map<string, ValidateFunction>();
+function validatorOf(schema: object): ValidateFunction {
+  const key = JSON.stringify(schema);
+  let validate = compiled.get(key);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    compiled.set(key, validate);
+  }
+  return validate;
+}
+
+/** What every refused call answers (src/mcp/tool-results.ts `errorResult`). */
+export const ERROR_RESULT_SCHEMA = {
+  type: 'object',
+  properties: {
+    error: {
+      type: 'object',
+      properties: {
+        code: { enum: [...ERROR_CODES] },
+        message: { type: 'string', minLength: 1 },
+        alternatives: { type: 'array', items: { type: 'object' } },
+        conflicts: { type: 'array', items: { type: 'object' } },
+      },
+      required: ['code', 'message'],
+      additionalProperties: false,
+    },
+  },
+  required: ['error'],
+  additionalProperties: false,
+} as const;
+
+/** Throws (naming the tool and ajv's complaints) when `value` breaks `schema`. */
+export function assertMatchesSchema(tool: string, schema: object, value: unknown, what = 'result'): void {
+  const validate = validatorOf(schema);
+  if (!validate(value))
+    assert.fail(
+      `${tool}: the ${what} breaks its published schema: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(value)}`,
+    );
+}
+
+interface ToolResultLike {
+  isError?: boolean | undefined;
+  structuredContent?: unknown;
+  content?: unknown;
+}
+
+/**
+ * Checks one `tools/call` result: an error against the error shape (and INTERNAL only when
+ * `internalExpected`), a success against `outputSchema`; the text content carries the same JSON.
+ */
+export function checkToolResult(
+  tool: string,
+  result: ToolResultLike,
+  outputSchema: object | undefined,
+  internalExpected = false,
+): void {
+  const text = (result.content as Array<{ type: string; text?: string }> | undefined)?.[0];
+  assert.equal(text?.type, 'text', `${tool}: the result has no text content for older clients`);
+  // The approval answer follows its JSON with a line for the agent.
+  assert.deepEqual(
+    JSON.parse((text.text ?? '').split('\n')[0] ?? ''),
+    result.structuredContent,
+    `${tool}: the text content is not the structured content`,
+  );
+  if (result.isError) {
+    assertMatchesSchema(tool, ERROR_RESULT_SCHEMA, result.structuredContent, 'error');
+    const { code } = (result.structuredContent as { error: { code: string } }).error;
+    if (code === 'INTERNAL' && !internalExpected)
+      assert.fail(
+        `${tool} answered INTERNAL (a server error; see the log). Expect it with expectingInternal().`,
+      );
+    return;
+  }
+  assert.ok(outputSchema, `${tool} answered a result but tools/list does not list it with an outputSchema`);
+  assertMatchesSchema(tool, outputSchema, result.structuredContent);
+}
+
+type CallToolArgs = Parameters<Client['callTool']>;
+
+/**
+ * The SDK client every test uses: each `callTool` result is checked (`checkToolResult`)
+ * against the output schemas this client's own `tools/list` answers, listed once when the
+ * first success needs them (and again when a tool is missing: permissions change).
+ */
+export class CheckedClient extends Client {
+  private outputSchemas: Map<string, object> | undefined;
+  private internalAllowed = 0;
+
+  /** Runs `during` with INTERNAL results allowed: for tests about server failures. */
+  async expectingInternal<T>(during: () => Promise<T>): Promise<T> {
+    this.internalAllowed += 1;
+    try {
+      return await during();
+    } finally {
+      this.internalAllowed -= 1;
+    }
+  }
+
+  override async callTool(...args: CallToolArgs): Promise<Awaited<ReturnType<Client['callTool']>>> {
+    const result = await super.callTool(...args);
+    // A 2026-07-28 input_required answer (handled by hand) is no tool result yet.
+    if ('inputRequests' in result) return result;
+    const name = args[0].name;
+    const schema = result.isError ? undefined : await this.outputSchemaOf(name);
+    checkToolResult(name, result, schema, this.internalAllowed > 0);
+    return result;
+  }
+
+  private async outputSchemaOf(name: string): Promise<object | undefined> {
+    if (!this.outputSchemas?.has(name)) this.outputSchemas = await this.listedOutputSchemas();
+    return this.outputSchemas.get(name);
+  }
+
+  /** Every page of `tools/list`, asked directly: a resumed session's client never saw the capabilities. */
+  private async listedOutputSchemas(): Promise<Map<string, object>> {
+    const schemas = new Map<string, object>();
+    let cursor: string | undefined;
+    do {
+      const page = await this.request({ method: 'tools/list', params: cursor ? { cursor } : {} });
+      for (const tool of page.tools) if (tool.outputSchema) schemas.set(tool.name, tool.outputSchema);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return schemas;
+  }
+}
