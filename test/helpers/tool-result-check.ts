@@ -63,6 +63,32 @@ export function assertMatchesSchema(tool: string, schema: object, value: unknown
     );
 }
 
+/** A value that is a date with a time of day: an instant only with Z or an offset after it. */
+const DATE_AND_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?$/;
+const ZONED_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+/** A wall-clock time of day or a calendar date on its own: local, so a zone must be named beside it. */
+const LOCAL_TIME_OR_DATE = /^(\d{2}:\d{2}(:\d{2})?|\d{4}-\d{2}-\d{2})$/;
+const ZONE_KEYS = ['timeZone', 'timezone'];
+
+/**
+ * Times carry their zone (DECISIONS.md "MCP frontier"): every date-time in a result is an
+ * instant with Z or an offset, and a local time or date has an IANA zone named on its object
+ * or an enclosing one. Answers paths that break it.
+ */
+export function unzonedTimes(value: unknown, path = '', zoned = false): string[] {
+  if (typeof value === 'string') {
+    if (DATE_AND_TIME.test(value) && !ZONED_INSTANT.test(value)) return [`${path}: ${value} has no zone`];
+    if (LOCAL_TIME_OR_DATE.test(value) && !zoned) return [`${path}: ${value} is local with no zone named`];
+    return [];
+  }
+  if (Array.isArray(value))
+    return value.flatMap((item, index) => unzonedTimes(item, `${path}[${index}]`, zoned));
+  if (value === null || typeof value !== 'object') return [];
+  const entries = Object.entries(value);
+  const here = zoned || entries.some(([key, item]) => ZONE_KEYS.includes(key) && typeof item === 'string');
+  return entries.flatMap(([key, item]) => unzonedTimes(item, `${path}.${key}`, here));
+}
+
 interface ToolResultLike {
   isError?: boolean | undefined;
   structuredContent?: unknown;
@@ -98,6 +124,13 @@ export function checkToolResult(
   }
   assert.ok(outputSchema, `${tool} answered a result but tools/list does not list it with an outputSchema`);
   assertMatchesSchema(tool, outputSchema, result.structuredContent);
+  assertZonedTimes(tool, result.structuredContent);
+}
+
+/** Fails naming the tool and every time in `value` that does not carry its zone (`unzonedTimes`). */
+export function assertZonedTimes(tool: string, value: unknown): void {
+  const unzoned = unzonedTimes(value);
+  assert.deepEqual(unzoned, [], `${tool}: times without their zone`);
 }
 
 type CallToolArgs = Parameters<Client['callTool']>;

@@ -18,6 +18,7 @@ import {
   checkToolResult,
   ERROR_RESULT_SCHEMA,
   strictAjv,
+  unzonedTimes,
 } from '../helpers/tool-result-check.js';
 
 const SNAP_DIR = join(import.meta.dirname, '..', '__toolsnaps__');
@@ -67,6 +68,23 @@ describe('MCP typed results', () => {
       content: [{ type: 'text', text: '{}' }],
     };
     assert.throws(() => checkToolResult('t', drifted, schema), /text content/);
+  });
+
+  test('times carry their zone: an instant has Z or an offset, a local time or date a zone named beside it', () => {
+    assert.deepEqual(
+      unzonedTimes({ at: '2026-03-03T09:00:00.000Z', local: '2026-03-03T10:00:00+01:00' }),
+      [],
+    );
+    assert.deepEqual(unzonedTimes({ at: '2026-03-03T10:00:00' }), ['.at: 2026-03-03T10:00:00 has no zone']);
+    const hours = { operatingHours: [{ dayOfWeek: 1, openTime: '09:00', closeTime: '17:00' }] };
+    assert.equal(unzonedTimes(hours).length, 2);
+    assert.deepEqual(unzonedTimes({ timezone: 'Europe/Berlin', schedule: hours }), []);
+    assert.deepEqual(unzonedTimes({ occurrenceDate: '2025-06-09', timeZone: 'UTC' }), []);
+    assert.deepEqual(
+      unzonedTimes({ note: 'the later is 2026-10-25T02:30:00+01:00' }),
+      [],
+      'only whole values',
+    );
   });
 
   describe('a tool whose output breaks its schema', () => {
