@@ -97,7 +97,8 @@ interface ToolResultLike {
 
 /**
  * Checks one `tools/call` result: an error against the error shape (and INTERNAL only when
- * `internalExpected`), a success against `outputSchema`; the text content carries the same JSON.
+ * `internalExpected`), a success against `outputSchema`; the text content carries the same
+ * JSON, and every time its zone (refusals' alternatives too).
  */
 export function checkToolResult(
   tool: string,
@@ -113,6 +114,7 @@ export function checkToolResult(
     result.structuredContent,
     `${tool}: the text content is not the structured content`,
   );
+  assertZonedTimes(tool, result.structuredContent);
   if (result.isError) {
     assertMatchesSchema(tool, ERROR_RESULT_SCHEMA, result.structuredContent, 'error');
     const { code } = (result.structuredContent as { error: { code: string } }).error;
@@ -124,7 +126,6 @@ export function checkToolResult(
   }
   assert.ok(outputSchema, `${tool} answered a result but tools/list does not list it with an outputSchema`);
   assertMatchesSchema(tool, outputSchema, result.structuredContent);
-  assertZonedTimes(tool, result.structuredContent);
 }
 
 /** Fails naming the tool and every time in `value` that does not carry its zone (`unzonedTimes`). */

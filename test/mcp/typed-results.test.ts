@@ -53,9 +53,10 @@ describe('MCP typed results', () => {
     // A wall time without its zone is no date-time.
     assert.throws(
       () => checkToolResult('t', result({ startsAt: '2026-03-03T10:00:00' }), schema),
-      /t: the result/,
+      /t: times without their zone/,
     );
     assert.throws(() => checkToolResult('t', result({ startsAt: 'x', extra: 1 }), schema), /breaks/);
+    assert.throws(() => checkToolResult('t', result({ startsAt: 'soon' }), schema), /t: the result breaks/);
     assert.throws(() =>
       checkToolResult('t', result({ error: { code: 'NOPE', message: 'm' } }, true), schema),
     );
