@@ -231,3 +231,15 @@ export function normaliseSchedulePolicy(policy: SchedulePolicy): SchedulePolicy 
       : {}),
   };
 }
+
+/**
+ * What an MCP answer carrying schedules names beside them: the zone their local times and
+ * dates are in, so an agent never reads 09:00 without knowing where (DECISIONS.md "MCP frontier").
+ */
+export const scheduleTimezone = z
+  .string()
+  .describe("The organisation's IANA time zone: every schedule time and date in this answer is local to it");
+
+/** An answer with schedules, widened by `timezone` (`scheduleTimezone`). */
+export const withScheduleTimezone = <Shape extends z.ZodRawShape>(answer: z.ZodObject<Shape>) =>
+  answer.extend({ timezone: scheduleTimezone });

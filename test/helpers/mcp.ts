@@ -1,4 +1,4 @@
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { buildApp } from '../../src/app.js';
@@ -15,6 +15,7 @@ import type {
 } from '../../src/mcp/types.js';
 import { type SignedInUser, TEST_ENV } from './app.js';
 import { client, expectStatus, type RequestBody } from './http.js';
+import { CheckedClient } from './tool-result-check.js';
 
 /** A fake agents module: agents by key and by id, and the tool calls it was told about. */
 export interface FakeAgentDirectory extends AgentDirectory {
@@ -184,10 +185,12 @@ export async function startMcpServer(
   db: Db,
   directory: FakeAgentDirectory,
   overrides: Partial<McpRoutesOptions> = {},
+  /** Where its log lines go (tests that read them); without it nothing is logged. */
+  logStream?: { write(line: string): void },
 ): Promise<McpTestServer> {
-  const app = await buildApp(loadConfig(MCP_TEST_ENV), {
+  const app = await buildApp(loadConfig(logStream ? { ...MCP_TEST_ENV, LOG_LEVEL: 'info' } : MCP_TEST_ENV), {
     db,
-    logger: false,
+    ...(logStream ? { logStream } : { logger: false }),
     mcp: { ...fakeMcpOptions(directory), ...overrides },
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -213,14 +216,16 @@ export const newDirectory = () =>
 /** `legacy`: the plain 2025 handshake; `modern`: pinned to 2026-07-28; `auto`: probes with server/discover. */
 export type Era = 'legacy' | 'modern' | 'auto';
 
-/** An SDK client connected with the given headers: 2025-era (`initialize`) or 2026-07-28 (stateless). */
+/**
+ * An SDK client connected with the given headers (every tool result it gets is checked
+ * against its published schema: tool-result-check.ts): 2025-era (`initialize`) or 2026-07-28 (stateless). */
 export async function connectClient(
   url: URL,
   headers: Record<string, string>,
   era: Era = 'legacy',
   transportOptions: { sessionId?: string; protocolVersion?: string } = {},
-): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
-  const client = new Client(
+): Promise<{ client: CheckedClient; transport: StreamableHTTPClientTransport }> {
+  const client = new CheckedClient(
     { name: 'mcp-test-client', version: '1.0.0' },
     era === 'legacy' ? {} : { versionNegotiation: { mode: era === 'auto' ? 'auto' : { pin: '2026-07-28' } } },
   );
@@ -240,7 +245,7 @@ export async function agentClient(
   app: FastifyInstance,
   owner: SignedInUser,
   permissionGroupId: RequestBody<'POST', '/api/agents'>['permissionGroupId'],
-): Promise<Client> {
+): Promise<CheckedClient> {
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('the app is not listening');
   const api = client(app, owner);

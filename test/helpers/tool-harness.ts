@@ -1,10 +1,17 @@
 import { type AccessScope, type Actor, agentActor } from '../../src/lib/actor.js';
+import { compileTools } from '../../src/mcp/server.js';
 import type { ToolDefinition } from '../../src/mcp/types.js';
+import { assertMatchesSchema, assertZonedTimes } from './tool-result-check.js';
+
+/** The output schema `tools/list` publishes for a tool (compiled as the server compiles it). */
+const publishedOutputSchema = (tool: ToolDefinition) =>
+  compileTools([tool], () => 'read').byActionKey.get(tool.actionKey)!.outputSchema;
 
 /**
  * Calls one tool as the MCP runtime does, minus the transport: validate the
  * input with the tool's schema, run it as the actor, and check the answer
- * against the tool's output schema (so a tool can never answer off-contract).
+ * against the tool's output schema, and what it sends against the published
+ * JSON Schema (so a tool can never answer off-contract).
  */
 export async function callTool(
   tools: readonly ToolDefinition[],
@@ -15,7 +22,10 @@ export async function callTool(
   const tool = tools.find((candidate) => candidate.actionKey === actionKey);
   if (!tool) throw new Error(`no tool for ${actionKey}`);
   const result = await tool.run(actor, tool.input.parse(input));
-  return tool.output.parse(result) as Record<string, unknown>;
+  const sent = tool.output.parse(result) as Record<string, unknown>;
+  assertMatchesSchema(tool.actionKey, publishedOutputSchema(tool), sent);
+  assertZonedTimes(tool.actionKey, sent);
+  return sent;
 }
 
 /** An agent acting for `userId` under a permission with this scope (services take it as their actor). */

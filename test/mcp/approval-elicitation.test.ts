@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  Client,
+  type Client,
   type ClientCapabilities,
   type ElicitRequestURLParams,
   type ElicitResult,
@@ -16,6 +16,7 @@ import { at, customer, futureMonday } from '../helpers/booking.js';
 import { createResource, createType } from '../helpers/catalogue.js';
 import { KEYS, MCP_TEST_ENV, newDirectory, startMcpServer } from '../helpers/mcp.js';
 import { type OrgOwner, ownerWithOrganisation } from '../helpers/organisations.js';
+import { CheckedClient } from '../helpers/tool-result-check.js';
 
 type Era = 'legacy' | 'modern';
 type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown> };
@@ -41,7 +42,7 @@ async function elicitingClient(
   answer: () => Promise<ElicitResult> = async () => ({ action: 'accept' }),
 ): Promise<{ client: Client; asked: Asked }> {
   const asked: Asked = { requests: [], wire: [] };
-  const client = new Client(
+  const client = new CheckedClient(
     { name: 'elicitation-test-client', version: '1.0.0' },
     {
       capabilities,
@@ -240,7 +241,7 @@ describe('approvals asked through URL-mode elicitation', () => {
 
   test('2026-07-28: a retry whose requestState was tampered with is refused and creates nothing', async () => {
     const agent = await approvingAgent();
-    const client = new Client(
+    const client = new CheckedClient(
       { name: 'manual-client', version: '1.0.0' },
       {
         capabilities: URL_MODE,
@@ -285,7 +286,7 @@ describe('approvals asked through URL-mode elicitation', () => {
 
     // Another agent's retry with this agent's genuine state does not verify either (bound to the agent).
     const other = await approvingAgent();
-    const stranger = new Client(
+    const stranger = new CheckedClient(
       { name: 'manual-client', version: '1.0.0' },
       {
         capabilities: URL_MODE,

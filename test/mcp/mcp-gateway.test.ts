@@ -228,10 +228,9 @@ describe('deprecated MCP gateway (fake agents and tools)', () => {
     ];
     for (const { body, status, code } of cases) {
       server.directory.calls.length = 0;
-      const viaMcp = await client.callTool({
-        name: body.tool,
-        arguments: (body.input ?? {}) as Record<string, unknown>,
-      });
+      const viaMcp = await client.expectingInternal(() =>
+        client.callTool({ name: body.tool, arguments: (body.input ?? {}) as Record<string, unknown> }),
+      );
       assert.equal(viaMcp.isError, true);
       const mcpError = (viaMcp.structuredContent as { error: { code: string; message: string } }).error;
       assert.equal(mcpError.code, code);

@@ -15,6 +15,7 @@ import {
   oauthToken,
   startMcpServer,
 } from '../helpers/mcp.js';
+import type { CheckedClient } from '../helpers/tool-result-check.js';
 
 const CHALLENGE =
   'Bearer realm="Reservation Service MCP API", resource_metadata="http://service.test/.well-known/oauth-protected-resource"';
@@ -177,7 +178,7 @@ describe('MCP runtime', () => {
   });
 
   describe('tools', () => {
-    let a: Client;
+    let a: CheckedClient;
     before(async () => {
       a = (await connect(server.url, { 'x-agent-key': KEYS.a })).client;
     });
@@ -276,7 +277,7 @@ describe('MCP runtime', () => {
     });
 
     test('any other error is a generic INTERNAL result: nothing internal leaks', async () => {
-      const result = await a.callTool({ name: 'test_crash', arguments: {} });
+      const result = await a.expectingInternal(() => a.callTool({ name: 'test_crash', arguments: {} }));
       assert.equal(result.isError, true);
       assert.deepEqual(result.structuredContent, { error: { code: 'INTERNAL', message: 'Internal error' } });
       assert.doesNotMatch(JSON.stringify(result), /SQLITE|secret_internal_table/);

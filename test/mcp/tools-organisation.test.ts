@@ -176,10 +176,12 @@ describe('MCP tools: organisation side, people groups and profile', () => {
 
     const got = await read('resources.get', { resourceId: single.id });
     assert.equal(got.name, 'Desk 1');
+    assert.equal(got.timezone, 'UTC', "a schedule's local times come with their zone");
 
     const schedule = await read('resources.schedule.read', { resourceId: single.id });
     assert.ok(['continuous', 'shifts'].includes(schedule.availabilityMode));
     assert.ok(schedule.sources);
+    assert.equal(schedule.timezone, 'UTC');
 
     const updated = await read('resources.update', { resourceId: single.id, description: 'By the window' });
     assert.equal(updated.description, 'By the window');

@@ -15,6 +15,14 @@ const MAX_ANSWERS = 10;
 
 /** A booking question's answer: text, or true/false for a checkbox. */
 const answerValue = z.union([z.string().trim().max(ANSWER_LIMITS.textarea), z.boolean()]);
+/**
+ * An answer as a reservation shows it. Each branch says what it is, which also keeps the
+ * published JSON Schema an `anyOf` (a bare `type: [string, boolean]` trips strict validators).
+ */
+const answerRecorded = z.union([
+  z.string().describe('A text answer (select: the option chosen)'),
+  z.boolean().describe('A checkbox'),
+]);
 const answersDescription =
   "Answers to the resource type's questions, by question id: text (select: one of its options), or true/false for a checkbox";
 
@@ -115,10 +123,7 @@ export const customerRecord = z
     name: z.string(),
     email: z.string(),
     phone: z.string().optional(),
-    answers: z
-      .record(z.string(), z.union([z.string(), z.boolean()]))
-      .optional()
-      .describe(answersDescription),
+    answers: z.record(z.string(), answerRecorded).optional().describe(answersDescription),
     locale: z
       .enum(LOCALES)
       .nullable()

@@ -148,6 +148,11 @@ export function createResourceTypesService({
   }
 
   return {
+    /** The IANA zone of the actor's active organisation: its schedules' local times are in it. */
+    async organisationTimezone(actor: Actor): Promise<string> {
+      return (await organisations.requireTenant(actor, { can: 'readCatalogue' })).timezone;
+    },
+
     async list(actor: Actor): Promise<ResourceTypeAnswer[]> {
       const { organisationId } = await organisations.requireTenant(actor, { can: 'readCatalogue' });
       return answered(organisationId, await repo.list(organisationId));

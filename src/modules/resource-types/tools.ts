@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { entityId } from '../../http/schemas.js';
+import type { Actor } from '../../lib/actor.js';
 import { defineTool } from '../../mcp/types.js';
+import { scheduleTimezone, withScheduleTimezone } from '../../scheduling/schemas.js';
 import {
   createResourceTypeBody,
   resourceType,
@@ -21,6 +23,19 @@ const pricing = resourceType.pick({
   paymentRequired: true,
 });
 
+/** A resource type as the tools answer it: with the zone its schedule's local times are in. */
+const zonedType = withScheduleTimezone(resourceTypeAnswer);
+
+/** `answer` with the zone of the organisation beside it (read after it: a refusal stays the answer's own). */
+async function zoned<T extends object>(
+  resourceTypes: ResourceTypesService,
+  actor: Actor,
+  answer: Promise<T>,
+) {
+  const value = await answer;
+  return { ...value, timezone: await resourceTypes.organisationTimezone(actor) };
+}
+
 /** MCP tools of resource types (and their pricing), in the owner's active organisation with the owner's role. */
 export const resourceTypeTools = [
   defineTool({
@@ -33,10 +48,13 @@ export const resourceTypeTools = [
       scopeKinds: [],
     },
     input: z.strictObject({}),
-    output: z.object({ resourceTypes: z.array(resourceTypeAnswer) }),
-    run: async (resourceTypes: ResourceTypesService, actor) => ({
-      resourceTypes: await resourceTypes.list(actor),
-    }),
+    output: z.object({ timezone: scheduleTimezone, resourceTypes: z.array(resourceTypeAnswer) }),
+    run: (resourceTypes: ResourceTypesService, actor) =>
+      zoned(
+        resourceTypes,
+        actor,
+        resourceTypes.list(actor).then((list) => ({ resourceTypes: list })),
+      ),
   }),
   defineTool({
     actionKey: 'resourceTypes.get',
@@ -49,9 +67,9 @@ export const resourceTypeTools = [
       scopeKinds: [],
     },
     input: z.strictObject(resourceTypeRef),
-    output: resourceTypeAnswer,
+    output: zonedType,
     run: (resourceTypes: ResourceTypesService, actor, { resourceTypeId }) =>
-      resourceTypes.get(actor, resourceTypeId),
+      zoned(resourceTypes, actor, resourceTypes.get(actor, resourceTypeId)),
   }),
   defineTool({
     actionKey: 'resourceTypes.create',
@@ -64,8 +82,9 @@ export const resourceTypeTools = [
       scopeKinds: [],
     },
     input: createResourceTypeBody,
-    output: resourceTypeAnswer,
-    run: (resourceTypes: ResourceTypesService, actor, input) => resourceTypes.create(actor, input),
+    output: zonedType,
+    run: (resourceTypes: ResourceTypesService, actor, input) =>
+      zoned(resourceTypes, actor, resourceTypes.create(actor, input)),
   }),
   defineTool({
     actionKey: 'resourceTypes.update',
@@ -78,9 +97,9 @@ export const resourceTypeTools = [
       scopeKinds: [],
     },
     input: z.strictObject({ ...resourceTypeRef, ...updateResourceTypeBody.shape }),
-    output: resourceTypeAnswer,
+    output: zonedType,
     run: (resourceTypes: ResourceTypesService, actor, { resourceTypeId, ...changes }) =>
-      resourceTypes.update(actor, resourceTypeId, changes),
+      zoned(resourceTypes, actor, resourceTypes.update(actor, resourceTypeId, changes)),
   }),
   defineTool({
     actionKey: 'resourceTypes.delete',

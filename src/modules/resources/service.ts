@@ -53,6 +53,8 @@ export interface ResourcesService {
   regenerateToken(actor: Actor, id: number): Promise<PublicResourceLink>;
   /** The effective schedule of a resource and the scope each section came from. */
   schedule(actor: Actor, id: number): Promise<ResolvedSchedule>;
+  /** The IANA zone of the actor's active organisation: its schedules' local times are in it. */
+  organisationTimezone(actor: Actor): Promise<string>;
   /** One resource or lane of an organisation, without an actor (booking, public pages). */
   findInOrganisation(organisationId: number, id: number): Promise<Resource | undefined>;
   /** Every resource and lane of an organisation, without an actor (the public catalogue). */
@@ -89,6 +91,8 @@ export function createResourcesService(deps: ResourcesServiceDeps): ResourcesSer
     },
     ...createResourceReads(ctx),
     ...createResourceWrites(ctx),
+    organisationTimezone: async (actor) =>
+      (await deps.organisations.requireTenant(actor, { can: 'readCatalogue' })).timezone,
     byPublicToken: (token) => ctx.repo.findPublicByToken(token),
     hasResourcesOfType: (executor, resourceTypeId) => repoFor(executor).anyOfType(resourceTypeId),
   };

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { entityId } from '../../http/schemas.js';
+import type { Actor } from '../../lib/actor.js';
 import { defineTool } from '../../mcp/types.js';
+import { scheduleTimezone, withScheduleTimezone } from '../../scheduling/schemas.js';
 import {
   createResourceBody,
   effectiveSchedule,
@@ -12,6 +14,14 @@ import type { ResourcesService } from './service.js';
 
 const resourceRef = { resourceId: entityId };
 const deleted = z.object({ deleted: z.literal(true) });
+/** A resource as the tools answer it: with the zone its schedule's local times are in. */
+const zonedResource = withScheduleTimezone(resource);
+
+/** `answer` with the zone of the organisation beside it (read after it: a refusal stays the answer's own). */
+async function zoned<T extends object>(resources: ResourcesService, actor: Actor, answer: Promise<T>) {
+  const value = await answer;
+  return { ...value, timezone: await resources.organisationTimezone(actor) };
+}
 
 /** MCP tools of resources, in the owner's active organisation with the owner's role. */
 export const resourceTools = [
@@ -26,10 +36,13 @@ export const resourceTools = [
       scopeKinds: [],
     },
     input: listResourcesQuery,
-    output: z.object({ resources: z.array(resource) }),
-    run: async (resources: ResourcesService, actor, filter) => ({
-      resources: await resources.list(actor, filter),
-    }),
+    output: z.object({ timezone: scheduleTimezone, resources: z.array(resource) }),
+    run: (resources: ResourcesService, actor, filter) =>
+      zoned(
+        resources,
+        actor,
+        resources.list(actor, filter).then((list) => ({ resources: list })),
+      ),
   }),
   defineTool({
     actionKey: 'resources.get',
@@ -41,8 +54,9 @@ export const resourceTools = [
       scopeKinds: [],
     },
     input: z.strictObject(resourceRef),
-    output: resource,
-    run: (resources: ResourcesService, actor, { resourceId }) => resources.get(actor, resourceId),
+    output: zonedResource,
+    run: (resources: ResourcesService, actor, { resourceId }) =>
+      zoned(resources, actor, resources.get(actor, resourceId)),
   }),
   defineTool({
     actionKey: 'resources.schedule.read',
@@ -55,8 +69,9 @@ export const resourceTools = [
       scopeKinds: [],
     },
     input: z.strictObject(resourceRef),
-    output: effectiveSchedule,
-    run: (resources: ResourcesService, actor, { resourceId }) => resources.schedule(actor, resourceId),
+    output: withScheduleTimezone(effectiveSchedule),
+    run: (resources: ResourcesService, actor, { resourceId }) =>
+      zoned(resources, actor, resources.schedule(actor, resourceId)),
   }),
   defineTool({
     actionKey: 'resources.create',
@@ -69,8 +84,9 @@ export const resourceTools = [
       scopeKinds: [],
     },
     input: createResourceBody,
-    output: resource,
-    run: (resources: ResourcesService, actor, input) => resources.create(actor, input),
+    output: zonedResource,
+    run: (resources: ResourcesService, actor, input) =>
+      zoned(resources, actor, resources.create(actor, input)),
   }),
   defineTool({
     actionKey: 'resources.update',
@@ -83,9 +99,9 @@ export const resourceTools = [
       scopeKinds: [],
     },
     input: z.strictObject({ ...resourceRef, ...updateResourceBody.shape }),
-    output: resource,
+    output: zonedResource,
     run: (resources: ResourcesService, actor, { resourceId, ...changes }) =>
-      resources.update(actor, resourceId, changes),
+      zoned(resources, actor, resources.update(actor, resourceId, changes)),
   }),
   defineTool({
     actionKey: 'resources.delete',

@@ -111,6 +111,7 @@ export type RunRoutineInput = z.infer<typeof runRoutineBody>;
 export const routineRun = z.object({
   routineId: z.number().int(),
   occurrenceDate: z.string(),
+  timezone: z.string().describe("The routine's IANA time zone: occurrenceDate is a date in it"),
   created: z.boolean().describe('false: this occurrence had been run before; its tasks are answered'),
   tasks: z.array(task),
 });

@@ -270,7 +270,7 @@ export function createRoutineService({ db, tasks }: { db: Db; tasks: TaskService
         }));
         return { created: true, tasks: await tasks.insertDrafts(trx, actor.userId, drafts) };
       });
-      return { routineId, occurrenceDate, ...result };
+      return { routineId, occurrenceDate, timezone: routine.timezone, ...result };
     },
   };
 }

@@ -143,9 +143,16 @@ describe('routines', () => {
     });
 
     const first = expectStatus(await run(user, routine.id, { occurrenceDate: '2025-06-09' }), 201);
-    assert.deepEqual(Object.keys(first).sort(), ['created', 'occurrenceDate', 'routineId', 'tasks']);
+    assert.deepEqual(Object.keys(first).sort(), [
+      'created',
+      'occurrenceDate',
+      'routineId',
+      'tasks',
+      'timezone',
+    ]);
     assert.equal(first.created, true);
     assert.equal(first.occurrenceDate, '2025-06-09');
+    assert.equal(first.timezone, routine.timezone, 'the date is named with its zone');
     const tasks = first.tasks as RoutineTask[];
     assert.deepEqual(
       tasks.map((task) => task.title),
