@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { walPosition } from '../../src/db/read-replica.js';
@@ -141,6 +142,27 @@ if (process.env.TEST_DATABASE_URL)
       await pair.caughtUp();
       assert.deepEqual((await resourceNames(manager)).sort(), ['Room A', 'Room B']);
       assert.deepEqual(await reservationStarts(manager), [at(mon, 10), at(mon, 12)]);
+    });
+
+    test('a key revoked on the primary stops at once, however far behind the replica is', async () => {
+      const { key } = expectStatus(
+        await as(app, manager).post('/api/auth/api-keys', { label: 'script' }),
+        201,
+      );
+      const byKey = { auth: { 'x-api-key': key as string } };
+      await pair.caughtUp();
+      await pair.pauseReplay();
+      try {
+        assert.ok((await resourceNames(byKey)).includes('Room A'));
+        // Revoked behind the service's back: no caller of it wrote, so only the credential read can tell.
+        const primary = new pg.Client({ connectionString: pair.primaryUrl });
+        await primary.connect();
+        await primary.query('update api_keys set revoked_at = now() where user_id = $1', [manager.id]);
+        await primary.end();
+        expectError(await as(app, byKey).get('/api/resources'), 401, 'UNAUTHENTICATED');
+      } finally {
+        await pair.resumeReplay();
+      }
     });
 
     test('with the replica down, reads come from the primary, current and in bounded time', async () => {
