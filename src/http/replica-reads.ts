@@ -23,7 +23,7 @@ const wroteIn = new WeakSet<FastifyRequest>();
 
 /**
  * Read-your-writes over a streaming replica. Every handler runs under the database's routing
- * (src/db/read-replica.ts): a handler that wrote and answered below 400 records the primary's
+ * (src/db/read-replica.ts): a handler that wrote (any statement but a lone read) records the primary's
  * WAL position for its caller in the ephemeral store (Redis with several instances); a route
  * marked `config: { reads: 'replica' }` reads from the replica unless the caller's recorded
  * position is past what the replica has replayed. The guards' credential reads run before the
@@ -56,8 +56,9 @@ export const replicaReads = fp(async (app: FastifyInstance) => {
     };
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (!wroteIn.has(request) || reply.statusCode >= 400) return payload;
+  app.addHook('onSend', async (request, _reply, payload) => {
+    // Whatever the status: a refusal may follow writes that committed (one part of several).
+    if (!wroteIn.has(request)) return payload;
     try {
       await store.keepGreatest(
         lastWriteKey(request),
