@@ -62,6 +62,7 @@ if (process.env.TEST_DATABASE_URL)
     let manager: Awaited<ReturnType<typeof memberWithRole>>;
     let room: { id: number };
     let typeId: number;
+    let feedPath: string;
     const slug = `replica-${process.pid}`;
     const mon = futureMonday();
     const range = `from=${at(mon, 0)}&to=${at(mon, 24)}`;
@@ -89,6 +90,13 @@ if (process.env.TEST_DATABASE_URL)
         200,
       );
 
+    /** The resource's iCalendar feed, as a calendar app fetches it (no credential). */
+    const feed = async () => {
+      const response = await as(app, null).get(feedPath);
+      assert.equal(response.statusCode, 200, response.body);
+      return response.body;
+    };
+
     before(async () => {
       pair = await startReplicatedPair();
       const config = loadConfig({
@@ -103,6 +111,8 @@ if (process.env.TEST_DATABASE_URL)
       manager = await memberWithRole(app, owner, 'MANAGER');
       typeId = (await createType(app, owner)).id;
       room = await createResource(app, owner, { name: 'Room A', resourceTypeId: typeId });
+      feedPath = new URL(expectStatus(await as(app, owner).post(`/api/resources/${room.id}/feed`), 201).url)
+        .pathname;
     });
     after(async () => {
       await app?.close();
@@ -115,9 +125,10 @@ if (process.env.TEST_DATABASE_URL)
       const freeBefore = await availability(manager);
       const publicBefore = await publicAvailability();
       await pair.pauseReplay();
+      let booked: { id: number };
       try {
         await createResource(app, owner, { name: 'Room B', resourceTypeId: typeId });
-        expectStatus(await book(app, owner, slot(10)), 201);
+        booked = expectStatus(await book(app, owner, slot(10)), 201);
 
         // The writer, at once: the primary answers until the replica has replayed their writes.
         assert.deepEqual((await resourceNames(owner)).sort(), ['Room A', 'Room B']);
@@ -129,6 +140,7 @@ if (process.env.TEST_DATABASE_URL)
         assert.deepEqual(await reservationStarts(manager), []);
         assert.deepEqual(await availability(manager), freeBefore);
         assert.deepEqual(await publicAvailability(), publicBefore);
+        assert.doesNotMatch(await feed(), new RegExp(`reservation-${booked.id}@`), 'the feed as it was');
 
         // The booking path checks on the primary: the hour the replica still shows free is taken.
         expectError(await book(app, manager, slot(10)), 409, 'SLOT_UNAVAILABLE');
@@ -142,6 +154,7 @@ if (process.env.TEST_DATABASE_URL)
       await pair.caughtUp();
       assert.deepEqual((await resourceNames(manager)).sort(), ['Room A', 'Room B']);
       assert.deepEqual(await reservationStarts(manager), [at(mon, 10), at(mon, 12)]);
+      assert.match(await feed(), new RegExp(`reservation-${booked.id}@`));
     });
 
     test('a key revoked on the primary stops at once, however far behind the replica is', async () => {
