@@ -56,9 +56,10 @@ export const replicaReads = fp(async (app: FastifyInstance) => {
     };
   });
 
-  app.addHook('onSend', async (request, _reply, payload) => {
-    // Whatever the status: a refusal may follow writes that committed (one part of several).
-    if (!wroteIn.has(request)) return payload;
+  app.addHook('onSend', async (request, reply, payload) => {
+    // Whatever the status (a refusal may follow writes that committed), but 503: the primary was
+    // out of reach, and asking it its position would keep the answer waiting as long again.
+    if (!wroteIn.has(request) || reply.statusCode === 503) return payload;
     try {
       await store.keepGreatest(
         lastWriteKey(request),
