@@ -1,11 +1,18 @@
 import assert from 'node:assert/strict';
+import { createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { createDatabase, type Db } from '../../src/db/database.js';
 import { walPosition } from '../../src/db/read-replica.js';
-import { checkResponsesAgainstSchemas, TEST_ENV } from '../helpers/app.js';
+import {
+  checkResponsesAgainstSchemas,
+  createTestDatabase,
+  TEST_ENV,
+  testDatabaseUrl,
+} from '../helpers/app.js';
 import { at, book, bookPublicly, futureMonday } from '../helpers/booking.js';
 import { createResource, createType } from '../helpers/catalogue.js';
 import { as, expectError, expectStatus } from '../helpers/http.js';
@@ -187,5 +194,58 @@ if (process.env.TEST_DATABASE_URL)
       assert.deepEqual(await reservationStarts(manager), [at(mon, 10), at(mon, 12), at(mon, 14)]);
       assert.deepEqual(await publicAvailability(), await availability(manager));
       assert.ok(Date.now() - started < 5_000, `${Date.now() - started} ms`);
+    });
+  });
+
+if (process.env.TEST_DATABASE_URL)
+  describe('PostgreSQL: a replica that never answers', () => {
+    let silent: Server;
+    const sockets = new Set<Socket>();
+    let db: Db;
+    let drop: () => Promise<void>;
+    let app: FastifyInstance;
+
+    before(async () => {
+      // Takes the connection and never says a word: a replica behind a dropped network.
+      silent = createServer((socket) => sockets.add(socket));
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      const { port } = silent.address() as { port: number };
+      const created = await createTestDatabase();
+      drop = created.drop;
+      db = createDatabase(testDatabaseUrl(created.db), {
+        ...(created.db.schema ? { searchPath: created.db.schema } : {}),
+        readUrl: `postgres://postgres@127.0.0.1:${port}/nowhere`,
+      });
+      app = await buildApp(loadConfig(TEST_ENV), { db, logger: false });
+      await app.ready();
+    });
+    after(async () => {
+      await app?.close();
+      await db?.close();
+      await drop?.();
+      for (const socket of sockets) socket.destroy();
+      silent?.close();
+    });
+
+    test('costs the first read its 1 s wait for a connection, then rests: the primary answers at once', async () => {
+      const owner = await ownerWithOrganisation(app);
+      const typeId = (await createType(app, owner)).id;
+      await createResource(app, owner, { name: 'Room A', resourceTypeId: typeId });
+      const member = await memberWithRole(app, owner, 'MEMBER');
+      const timed = async () => {
+        const started = Date.now();
+        const names = (
+          expectStatus(await as(app, member).get('/api/resources'), 200) as Array<{ name: string }>
+        ).map((r) => r.name);
+        return { names, ms: Date.now() - started };
+      };
+      const first = await timed();
+      assert.deepEqual(first.names, ['Room A']);
+      assert.ok(first.ms >= 900 && first.ms < 3_000, `the first read took ${first.ms} ms`);
+      for (let i = 0; i < 3; i += 1) {
+        const next = await timed();
+        assert.deepEqual(next.names, ['Room A']);
+        assert.ok(next.ms < 500, `a read while the replica rests took ${next.ms} ms`);
+      }
     });
   });
