@@ -3,7 +3,6 @@ import {
   type DatabaseMetadata,
   Kysely,
   PostgresDialect,
-  PostgresDriver,
   sql,
   type TableMetadata,
 } from 'kysely';
@@ -70,9 +69,7 @@ export function createPostgres(url: string, options: DatabaseOptions): Db {
         ),
       })
     : undefined;
-  const routed = replicaPool
-    ? withReadReplica(primary, pool, new PostgresDriver({ pool: replicaPool }), replicaPool)
-    : undefined;
+  const routed = replicaPool ? withReadReplica(primary, pool, replicaPool) : undefined;
   const kysely = new Kysely<Database>({
     dialect: routed?.dialect ?? primary,
     plugins: [new CompiledCamelCasePlugin()],

@@ -1,15 +1,16 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type {
-  CompiledQuery,
-  DatabaseConnection,
-  DatabaseIntrospector,
-  Dialect,
-  DialectAdapter,
-  Driver,
-  Kysely,
-  QueryCompiler,
-  QueryResult,
-  TransactionSettings,
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type DatabaseIntrospector,
+  type Dialect,
+  type DialectAdapter,
+  type Driver,
+  type Kysely,
+  PostgresDriver,
+  type QueryCompiler,
+  type QueryResult,
+  type TransactionSettings,
 } from 'kysely';
 import type pg from 'pg';
 import { asDomainError } from '../lib/errors.js';
@@ -254,16 +255,16 @@ class ReadRoutingDriver implements Driver {
 }
 
 /**
- * `primary` (a PostgreSQL dialect) with its reads routable to the replica behind
- * `replicaDriver` and `replicaPool`; answers the dialect and the replica's controls.
+ * `primary` (a PostgreSQL dialect over `primaryPool`) with its reads routable to the replica
+ * behind `replicaPool`; answers the dialect and the replica's controls.
  */
 export function withReadReplica(
   primary: Dialect,
   primaryPool: pg.Pool,
-  replicaDriver: Driver,
   replicaPool: pg.Pool,
 ): { dialect: Dialect; replica: ReadReplica } {
   const state = new ReplicaState(replicaPool);
+  const replicaDriver = new PostgresDriver({ pool: replicaPool });
   const dialect: Dialect = {
     createAdapter: (): DialectAdapter => primary.createAdapter(),
     createDriver: (): Driver => new ReadRoutingDriver(primary.createDriver(), replicaDriver, state),
