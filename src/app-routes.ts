@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { riskOf } from './catalogue.js';
 import { authGuards } from './http/auth.js';
 import pages, { DEFAULT_FRONTEND_ROOT } from './http/pages.js';
+import { replicaReads } from './http/replica-reads.js';
 import { loadMcpApps } from './mcp/apps.js';
 import { type McpRoutesOptions, mcpRoutes } from './mcp/routes.js';
 import { MCP_PATH } from './mcp/types.js';
@@ -14,8 +15,10 @@ import rateLimit from './plugins/rate-limit.js';
 import swagger from './plugins/swagger.js';
 import { createResourceProvider, createTools } from './tools.js';
 
-/** The plugins every route runs behind: security headers, CORS, cookies, rate limits, docs, pages, auth. */
+/** The plugins every route runs behind: the read replica's routing, security headers, CORS, cookies, rate limits, docs, pages, auth. */
 export async function registerPlugins(app: FastifyInstance, frontendRoot?: string): Promise<void> {
+  // First: it wraps the handler of every route registered after it.
+  await app.register(replicaReads);
   await app.register(helmet);
   await app.register(cors);
   await app.register(cookie);

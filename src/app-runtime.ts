@@ -37,6 +37,7 @@ export async function attachRuntime(
     createDatabase(config.databaseUrl, {
       connectTimeoutMs: config.databaseConnectTimeoutMs,
       statementTimeoutMs: config.databaseStatementTimeoutMs,
+      ...(config.databaseReadUrl ? { readUrl: config.databaseReadUrl } : {}),
     });
   await migrateToLatest(db, moduleMigrations(MODULES));
   const store = createEphemeralStore(config.redisUrl);

@@ -24,7 +24,12 @@ import {
   paymentEnv,
 } from './config/payment.js';
 import { type ServerConfig, serverConfig, serverEnv } from './config/server.js';
-import { type StorageConfig, storageConfig, storageEnv } from './config/storage.js';
+import {
+  assertReadReplicaOfPostgres,
+  type StorageConfig,
+  storageConfig,
+  storageEnv,
+} from './config/storage.js';
 import { type TelemetryConfig, telemetryConfig, telemetryEnv } from './config/telemetry.js';
 
 export type { CalendarProviderSettings, CalendarSyncConfig } from './config/calendar-sync.js';
@@ -81,6 +86,7 @@ function assertConsistent(e: ParsedEnv): void {
   }
   assertPaymentPair(e);
   assertAuthSecretsDiffer(e);
+  assertReadReplicaOfPostgres(e);
 }
 
 /** Reads and validates the environment; the message names the first bad variable. */

@@ -2,12 +2,14 @@ import type SQLite from 'better-sqlite3';
 import type { Kysely, Transaction } from 'kysely';
 import type pg from 'pg';
 import { createPostgres } from './postgres.js';
+import type { ReadReplica } from './read-replica.js';
 import { createSqlite, groupCommitOf } from './sqlite.js';
 import type { Database } from './types.js';
 
 // The whole database surface imports from here; the compiled statements and the PostgreSQL timeout lift live beside it.
 export { compiledOnce, compiledPerCount, precompiled } from './compiled.js';
 export { withoutStatementTimeout } from './postgres.js';
+export type { ReadReplica } from './read-replica.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -18,6 +20,8 @@ export interface Db {
   schema?: string;
   /** PostgreSQL only: the pool itself, for libraries that speak SQL of their own (the job queue). */
   pool?: pg.Pool;
+  /** PostgreSQL with `readUrl`: the streaming replica that may serve reads (read-replica.ts). */
+  replica?: ReadReplica;
   /**
    * Queries waiting now for a connection of PostgreSQL's full pool: the database is what
    * requests wait for. SQLite's one connection runs on the request thread: always 0.
@@ -30,6 +34,11 @@ export interface Db {
 export type Executor = Kysely<Database> | Transaction<Database>;
 
 export interface DatabaseOptions {
+  /**
+   * PostgreSQL only: a streaming replica of `url` for the reads that work run in
+   * `replica.run` lets it serve; its connections are given up on after 1 s, its statements after 5 s.
+   */
+  readUrl?: string;
   /** PostgreSQL only: the schema to use (tests isolate runs in their own schema). */
   searchPath?: string;
   poolSize?: number;

@@ -12,6 +12,7 @@ import { CompiledCamelCasePlugin } from './camel-case.js';
 import { hotStatementName } from './compiled.js';
 import type { DatabaseOptions, Db } from './database.js';
 import { endQuerySpan, startQuerySpan } from './query-spans.js';
+import { withReadReplica } from './read-replica.js';
 import type { Database } from './types.js';
 
 let postgresDriver: typeof pg | undefined;
@@ -46,13 +47,58 @@ const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 /** Beyond the statement timeout: time for the server's cancellation to arrive before the connection counts as lost. */
 const LOST_CONNECTION_GRACE_MS = 1_000;
 
+/** A replica's connection is given up on sooner: the primary is there to answer instead. */
+const REPLICA_CONNECT_TIMEOUT_MS = 1_000;
+/** A read the replica has not answered by then is asked of the primary. */
+const REPLICA_STATEMENT_TIMEOUT_MS = 5_000;
+
 export function createPostgres(url: string, options: DatabaseOptions): Db {
-  const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+  const pool = createPool(url, options, {
+    connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    statementTimeoutMs: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+  });
+  const primary = options.searchPath
+    ? new OneSchemaPostgresDialect({ pool }, options.searchPath)
+    : new PostgresDialect({ pool });
+  const replicaPool = options.readUrl
+    ? createPool(options.readUrl, options, {
+        connectTimeoutMs: REPLICA_CONNECT_TIMEOUT_MS,
+        statementTimeoutMs: Math.min(
+          REPLICA_STATEMENT_TIMEOUT_MS,
+          options.statementTimeoutMs || REPLICA_STATEMENT_TIMEOUT_MS,
+        ),
+      })
+    : undefined;
+  const routed = replicaPool ? withReadReplica(primary, pool, replicaPool) : undefined;
+  const kysely = new Kysely<Database>({
+    dialect: routed?.dialect ?? primary,
+    plugins: [new CompiledCamelCasePlugin()],
+  });
+  return {
+    kysely,
+    dialect: 'postgres',
+    pool,
+    ...(options.searchPath ? { schema: options.searchPath } : {}),
+    ...(routed ? { replica: routed.replica } : {}),
+    waiting: () => pool.waitingCount,
+    close: async () => {
+      await kysely.destroy();
+    },
+  };
+}
+
+/** One pool (the primary's, or the replica's) with every client adapted as `adaptClient` says. */
+function createPool(
+  url: string,
+  options: DatabaseOptions,
+  timeouts: { connectTimeoutMs: number; statementTimeoutMs: number },
+): pg.Pool {
+  const { statementTimeoutMs } = timeouts;
   const pool = new (loadPostgres().Pool)({
     connectionString: url,
     max: options.poolSize ?? 10,
     // A database that is down or unreachable fails a query in bounded time (then 503), never hangs it.
-    connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    connectionTimeoutMillis: timeouts.connectTimeoutMs,
     // TCP keepalive probes an idle pooled connection, so one whose server vanished without a
     // reset is dropped by the pool, not handed to a request (the silence bound below catches the rest).
     keepAlive: true,
@@ -65,20 +111,7 @@ export function createPostgres(url: string, options: DatabaseOptions): Db {
   pool.on('connect', (client) =>
     adaptClient(client, statementTimeoutMs > 0 ? statementTimeoutMs + LOST_CONNECTION_GRACE_MS : 0),
   );
-  const dialect = options.searchPath
-    ? new OneSchemaPostgresDialect({ pool }, options.searchPath)
-    : new PostgresDialect({ pool });
-  const kysely = new Kysely<Database>({ dialect, plugins: [new CompiledCamelCasePlugin()] });
-  return {
-    kysely,
-    dialect: 'postgres',
-    pool,
-    ...(options.searchPath ? { schema: options.searchPath } : {}),
-    waiting: () => pool.waitingCount,
-    close: async () => {
-      await kysely.destroy();
-    },
-  };
+  return pool;
 }
 
 /**

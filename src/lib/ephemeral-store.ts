@@ -11,6 +11,10 @@ export interface EphemeralStore {
   /** Marks `key` for `ttlSeconds`. */
   mark(key: string, ttlSeconds: number): Promise<void>;
   isMarked(key: string): Promise<boolean>;
+  /** Keeps under `key` the greater, in text order, of what it holds and `value`, for `ttlSeconds` from now. */
+  keepGreatest(key: string, value: string, ttlSeconds: number): Promise<void>;
+  /** What `key` holds (from `keepGreatest`), unless it expired. */
+  read(key: string): Promise<string | undefined>;
   close(): Promise<void>;
   /** The Redis client, when there is one, for plugins that take it directly. */
   readonly redis?: Redis;
@@ -29,6 +33,7 @@ export function createEphemeralStore(redisUrl: string | undefined): EphemeralSto
 
 class MemoryStore implements EphemeralStore {
   private readonly entries = new Map<string, { count: number; expiresAt: number }>();
+  private readonly values = new Map<string, { value: string; expiresAt: number }>();
   private lastSweep = Date.now();
 
   async hit(key: string, windowSeconds: number) {
@@ -52,8 +57,22 @@ class MemoryStore implements EphemeralStore {
     return entry !== undefined && entry.expiresAt > Date.now();
   }
 
+  async keepGreatest(key: string, value: string, ttlSeconds: number) {
+    const now = Date.now();
+    this.sweep(now);
+    const held = await this.read(key);
+    const kept = held !== undefined && held > value ? held : value;
+    this.values.set(key, { value: kept, expiresAt: now + ttlSeconds * 1000 });
+  }
+
+  async read(key: string) {
+    const entry = this.values.get(key);
+    return entry !== undefined && entry.expiresAt > Date.now() ? entry.value : undefined;
+  }
+
   async close() {
     this.entries.clear();
+    this.values.clear();
   }
 
   // Expired entries are dropped at most once a minute so memory stays bounded.
@@ -61,8 +80,13 @@ class MemoryStore implements EphemeralStore {
     if (now - this.lastSweep < 60_000) return;
     this.lastSweep = now;
     for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
+    for (const [key, entry] of this.values) if (entry.expiresAt <= now) this.values.delete(key);
   }
 }
+
+const KEEP_GREATEST = `
+local held = redis.call('GET', KEYS[1])
+if held and held > ARGV[1] then redis.call('EXPIRE', KEYS[1], ARGV[2]) else redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2]) end`;
 
 class RedisStore implements EphemeralStore {
   constructor(readonly redis: Redis) {}
@@ -80,6 +104,15 @@ class RedisStore implements EphemeralStore {
 
   async isMarked(key: string) {
     return (await this.redis.exists(key)) === 1;
+  }
+
+  async keepGreatest(key: string, value: string, ttlSeconds: number) {
+    // One script, so two instances raising the same key at once keep the greater.
+    await this.redis.eval(KEEP_GREATEST, 1, key, value, ttlSeconds);
+  }
+
+  async read(key: string) {
+    return (await this.redis.get(key)) ?? undefined;
   }
 
   async close() {

@@ -27,6 +27,23 @@ describe('ephemeral store', () => {
         await store.close();
       }
     });
+
+    test(`${kind}: keepGreatest keeps the greater value in text order, until it expires`, async () => {
+      const store = createEphemeralStore(kind === 'redis' ? REDIS_URL : undefined);
+      try {
+        const key = `test:${kind}:greatest:${randomIp()}:${Date.now()}`;
+        assert.equal(await store.read(key), undefined);
+        await store.keepGreatest(key, '0000000000000B00', 1);
+        await store.keepGreatest(key, '0000000000000A00', 1);
+        assert.equal(await store.read(key), '0000000000000B00');
+        await store.keepGreatest(key, '0000000100000000', 1);
+        assert.equal(await store.read(key), '0000000100000000');
+        await new Promise((resolve) => setTimeout(resolve, 1100));
+        assert.equal(await store.read(key), undefined);
+      } finally {
+        await store.close();
+      }
+    });
   }
 });
 

@@ -25,6 +25,7 @@ export const availabilityRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/availability',
     {
+      config: { reads: 'replica' },
       schema: {
         tags,
         summary: 'Where several resources are all free: the windows a collective booking fits in',
@@ -41,6 +42,7 @@ export const availabilityRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/resources/:id/availability',
     {
+      config: { reads: 'replica' },
       schema: {
         tags,
         summary: "Free windows (continuous) or slots (shifts) of a resource, in the organisation's time zone",
@@ -58,6 +60,7 @@ export const availabilityRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/resource-types/:id/availability',
     {
+      config: { reads: 'replica' },
       schema: {
         tags,
         summary: 'Availability of a resource type by its booking mode: pooled, per resource, or both',
@@ -73,6 +76,7 @@ export const availabilityRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/resources/:id/availability/explain',
     {
+      config: { reads: 'replica' },
       schema: {
         tags,
         summary: 'Why a time can or cannot be booked on a resource (its lanes pooled), or on one lane',
@@ -89,6 +93,7 @@ export const availabilityRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/resource-types/:id/availability/explain',
     {
+      config: { reads: 'replica' },
       schema: {
         tags,
         summary: 'Why a time can or cannot be booked on each resource of a resource type',

@@ -99,6 +99,7 @@ export const feedRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       // A limit per URL of its own, keyed by the token's hash (the token is a credential).
       config: {
+        reads: 'replica',
         rateLimit: {
           max: FEED_READS_PER_MINUTE,
           timeWindow: '1 minute',

@@ -22,7 +22,7 @@ export const organisationPageRoutes: FastifyPluginAsyncZod<PublicRouteOptions> =
   app.get(
     '/organisations/:slug',
     {
-      config,
+      config: { ...config, reads: 'replica' },
       schema: {
         tags,
         summary: "An organisation's booking page: branding, bookable types and resources",
@@ -37,7 +37,7 @@ export const organisationPageRoutes: FastifyPluginAsyncZod<PublicRouteOptions> =
   app.get(
     '/organisations/:slug/availability',
     {
-      config,
+      config: { ...config, reads: 'replica' },
       schema: {
         tags,
         summary: 'Availability of one resource (resourceId) or one type (resourceTypeId)',

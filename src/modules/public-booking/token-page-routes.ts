@@ -30,7 +30,7 @@ export const tokenPageRoutes: FastifyPluginAsyncZod<PublicRouteOptions> = async 
   app.get(
     '/resources/:token/availability',
     {
-      config,
+      config: { ...config, reads: 'replica' },
       schema: {
         tags,
         summary: 'Availability of a resource by its public token (legacy)',

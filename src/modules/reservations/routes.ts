@@ -166,7 +166,7 @@ export const reservationRoutes: FastifyPluginAsyncZod = async (app) => {
         querystring: listReservationsQuery,
         response: { 200: page(reservation), ...errors },
       },
-      config: { serviceInput: 'query' },
+      config: { serviceInput: 'query', reads: 'replica' },
     },
     async (request) => reservations.list(actorOf(request), request.query),
   );

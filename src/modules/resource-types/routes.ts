@@ -30,6 +30,7 @@ export const resourceTypeRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/',
     {
+      config: { reads: 'replica' },
       schema: {
         tags,
         summary: 'Resource types of the active organisation',

@@ -36,6 +36,7 @@ export const resourceRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/',
     {
+      config: { reads: 'replica' },
       schema: {
         tags,
         summary: 'Resources of the active organisation, each parent followed by its lanes',
