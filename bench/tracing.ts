@@ -13,7 +13,8 @@
 //   of on over the median of off, and the spans the sink received per request (shutdown flushes
 //   them, so they are all counted; the seeding's few requests are among them).
 // Run: npm run bench -- tracing
-// (BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_ROUNDS; BENCH_SKIP_SQLITE=1, BENCH_SKIP_PG=1.)
+// (BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_ROUNDS; BENCH_SKIP_SQLITE=1, BENCH_SKIP_PG=1;
+// BENCH_PROFILE_DIR: each service's CPU profile, see `profiledEnv`.)
 import { type ChildProcess, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -26,6 +27,7 @@ import {
   type LoadRow,
   load,
   median,
+  profiledEnv,
   ROOT,
   type Server,
   startFloor,
@@ -96,7 +98,15 @@ async function measure(
   for (let round = 1; round <= BENCH_ROUNDS; round++) {
     for (const mode of ['off', 'on'] as const) {
       const traced: Record<string, string> = mode === 'on' ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.base } : {};
-      const service = await startService({ ...env, ...traced, DATABASE_URL: databaseUrl }, logFile);
+      const service = await startService(
+        {
+          ...env,
+          ...traced,
+          DATABASE_URL: databaseUrl,
+          ...profiledEnv(`${database.toLowerCase()}-${mode}-${round}`),
+        },
+        logFile,
+      );
       let row: LoadRow;
       const before = await sink.counts();
       try {

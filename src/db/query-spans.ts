@@ -16,7 +16,15 @@ interface QueryShape {
   attributes: Attributes;
 }
 
-const shapes = new Map<string, QueryShape>();
+/** A statement's shape, or null for one that gets no span (see `UNTRACED`). */
+const shapes = new Map<string, QueryShape | null>();
+
+/**
+ * Savepoint bookkeeping: the group commit (src/db/group-commit.ts) wraps each member in one, two
+ * statements a booking that would be a third of its spans and tell a reader nothing; a member
+ * that fails still shows (its `ROLLBACK TO` is traced, and its request span fails).
+ */
+const UNTRACED = new Set(['SAVEPOINT', 'RELEASE']);
 
 /** The statement after a `with` list: the first keyword following a closing parenthesis. */
 const MAIN_AFTER_WITH = /\)\s*(select|insert|update|delete|merge)\b/i;
@@ -29,11 +37,12 @@ const FIRST_TABLE = /\b(?:from|into|update|join)\s+(?:"?[a-z_][\w$]*"?\.)?"?([a-
  * a `with` query's main statement) and the first table. Never a parameter: they travel apart
  * from the text, and the text itself is not recorded (a raw statement could carry a literal).
  */
-function shapeOf(system: 'postgresql' | 'sqlite', sql: string): QueryShape {
+function shapeOf(system: 'postgresql' | 'sqlite', sql: string): QueryShape | null {
   const known = shapes.get(sql);
-  if (known) return known;
+  if (known !== undefined) return known;
   let operation = FIRST_WORD.exec(sql)?.[1]?.toUpperCase() ?? 'QUERY';
   if (operation === 'WITH') operation = MAIN_AFTER_WITH.exec(sql)?.[1]?.toUpperCase() ?? operation;
+  if (UNTRACED.has(operation)) return remember(sql, null);
   const table = /^(SELECT|INSERT|UPDATE|DELETE|MERGE)$/.test(operation)
     ? FIRST_TABLE.exec(sql)?.[1]
     : undefined;
@@ -46,15 +55,19 @@ function shapeOf(system: 'postgresql' | 'sqlite', sql: string): QueryShape {
       ...(table ? { [ATTR_DB_COLLECTION_NAME]: table } : {}),
     },
   };
+  return remember(sql, shape);
+}
+
+function remember(sql: string, shape: QueryShape | null): QueryShape | null {
   if (shapes.size >= SHAPES_MAX) shapes.clear();
   shapes.set(sql, shape);
   return shape;
 }
 
 /**
- * A client span for one statement about to run, or undefined: without tracing, and outside
- * any traced work (a request, a tool call, a job), where the job queue's polling and the
- * outbox's watch would each make a trace of one statement every few milliseconds.
+ * A client span for one statement about to run, or undefined: without tracing, outside any
+ * traced work (a request, a tool call, a job), where the job queue's polling and the outbox's
+ * watch would each make a trace of one statement every few milliseconds, and for savepoints.
  */
 export function startQuerySpan(system: 'postgresql' | 'sqlite', statement: unknown): Span | undefined {
   const tracer = activeTracer();
@@ -63,6 +76,7 @@ export function startQuerySpan(system: 'postgresql' | 'sqlite', statement: unkno
   if (!trace.getSpan(parent)) return undefined;
   const sql = typeof statement === 'string' ? statement : (statement as { text?: unknown } | null)?.text;
   const shape = shapeOf(system, typeof sql === 'string' ? sql : '');
+  if (!shape) return undefined;
   return tracer.startSpan(shape.name, { kind: SpanKind.CLIENT, attributes: shape.attributes }, parent);
 }
 

@@ -150,6 +150,8 @@ describe('traces over OTLP/HTTP', () => {
       assert.ok(server);
       const inserts = queriesUnder(server).filter((query) => query.name === 'INSERT reservations');
       assert.equal(inserts.length, 1, `one insert under ${caller.traceId}`);
+      const bookkeeping = queriesUnder(server).filter((query) => /^(SAVEPOINT|RELEASE)/.test(query.name));
+      assert.deepEqual(bookkeeping, [], "the group commit's savepoints make no span");
     }
   });
 
