@@ -2,8 +2,6 @@ import {
   type AuthInfo,
   classifyInboundRequest,
   type InboundClassificationOutcome,
-  isJSONRPCErrorResponse,
-  isJSONRPCResultResponse,
   isJsonContentType,
   type JSONRPCMessage,
   type JSONRPCRequest,
@@ -75,7 +73,9 @@ export class ExchangeTransport implements Transport {
   async start(): Promise<void> {}
 
   async send(message: JSONRPCMessage): Promise<void> {
-    if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message)) return;
+    // The server's own message, already well formed: only its shape says whether it answers
+    // (a request or notification has a method), no schema check needed.
+    if ('method' in message || !('id' in message)) return;
     const pending = this.#pending.get(message.id as number);
     if (!pending) return;
     this.#pending.delete(message.id as number);
