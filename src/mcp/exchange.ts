@@ -1,10 +1,7 @@
 import {
   type AuthInfo,
   classifyInboundRequest,
-  isInitializeRequest,
-  isJSONRPCErrorResponse,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
+  type InboundClassificationOutcome,
   isJsonContentType,
   type JSONRPCMessage,
   type JSONRPCRequest,
@@ -22,33 +19,37 @@ export interface LegacyPost {
   mcpName: string | undefined;
 }
 
-/**
- * The request of a 2025-era session POST that is served as one JSON exchange, or undefined
- * when the SDK's streamable HTTP transport must serve it: a single JSON-RPC request (not
- * `initialize`, no 2026-07-28 envelope) that passes every check that transport makes of such
- * a POST (Accept, Content-Type, a supported protocol version). Anything else, error answers
- * included, keeps the SDK's own handling and wording.
- */
-export function singleExchangeRequest(
-  post: LegacyPost,
-  supportedVersions: readonly string[],
-): JSONRPCRequest | undefined {
-  const { body, accept } = post;
-  // The method first: the guard's refusal of every other request costs a schema's issues.
-  if (!isJSONRPCRequest(body) || (body.method === 'initialize' && isInitializeRequest(body)))
-    return undefined;
-  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
-  if (post.contentType === undefined || !isJsonContentType(post.contentType)) return undefined;
-  if (post.protocolVersion !== undefined && !supportedVersions.includes(post.protocolVersion))
-    return undefined;
-  const route = classifyInboundRequest({
+/** The SDK's era classification of a POST (the same call `isLegacyRequest` makes of it). */
+export const classifyPost = (post: LegacyPost): InboundClassificationOutcome =>
+  classifyInboundRequest({
     httpMethod: 'POST',
-    body,
+    body: post.body,
     protocolVersionHeader: post.protocolVersion,
     mcpMethodHeader: post.mcpMethod,
     mcpNameHeader: post.mcpName,
   });
-  return route.kind === 'legacy' && route.reason === 'no-claim' ? body : undefined;
+
+/**
+ * The request of a 2025-era session POST that is served as one JSON exchange, or undefined
+ * when the SDK's streamable HTTP transport must serve it: a single JSON-RPC request (not
+ * `initialize`, no 2026-07-28 envelope: `route`, the POST's classification, says so) that
+ * passes every check that transport makes of such a POST (Accept, Content-Type, a supported
+ * protocol version). Anything else, error answers included, keeps the SDK's own handling and
+ * wording.
+ */
+export function singleExchangeRequest(
+  post: LegacyPost,
+  supportedVersions: readonly string[],
+  route: InboundClassificationOutcome = classifyPost(post),
+): JSONRPCRequest | undefined {
+  // `no-claim` is only ever a single JSON-RPC request other than `initialize`.
+  if (route.kind !== 'legacy' || route.reason !== 'no-claim') return undefined;
+  const { accept } = post;
+  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+  if (post.contentType === undefined || !isJsonContentType(post.contentType)) return undefined;
+  if (post.protocolVersion !== undefined && !supportedVersions.includes(post.protocolVersion))
+    return undefined;
+  return post.body as JSONRPCRequest;
 }
 
 /**
@@ -72,7 +73,9 @@ export class ExchangeTransport implements Transport {
   async start(): Promise<void> {}
 
   async send(message: JSONRPCMessage): Promise<void> {
-    if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message)) return;
+    // The server's own message, already well formed: only its shape says whether it answers
+    // (a request or notification has a method), no schema check needed.
+    if ('method' in message || !('id' in message)) return;
     const pending = this.#pending.get(message.id as number);
     if (!pending) return;
     this.#pending.delete(message.id as number);

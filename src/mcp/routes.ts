@@ -1,4 +1,4 @@
-import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
+import { createMcpHandler, isInitializeRequest } from '@modelcontextprotocol/server';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { sendError } from '../http/errors.js';
@@ -13,7 +13,7 @@ import {
   DEFAULT_ELICITATION_TIMEOUT_MS,
   type LegacyElicitations,
 } from './elicitation.js';
-import { singleExchangeRequest } from './exchange.js';
+import { classifyPost, singleExchangeRequest } from './exchange.js';
 import { mcpGatewayRoutes } from './gateway.js';
 import { authInfoOf, contextOf, headerOf, originOf } from './http-request.js';
 import { idempotentCalls } from './idempotent-call.js';
@@ -126,24 +126,25 @@ function postHandler({ config, deps, modern, legacy, sessions, elicitations, con
     const context = contextFor(request);
     const body = request.body;
     if (body === undefined) return jsonRpcError(reply, 400, -32700, 'Parse error: the request body is empty');
-    const single = singleExchangeRequest(
-      {
-        body,
-        contentType: headerOf(request, 'content-type'),
-        accept: headerOf(request, 'accept'),
-        protocolVersion: headerOf(request, 'mcp-protocol-version'),
-        mcpMethod: headerOf(request, 'mcp-method'),
-        mcpName: headerOf(request, 'mcp-name'),
-      },
-      SUPPORTED_PROTOCOL_VERSIONS,
-    );
+    const post = {
+      body,
+      contentType: headerOf(request, 'content-type'),
+      accept: headerOf(request, 'accept'),
+      protocolVersion: headerOf(request, 'mcp-protocol-version'),
+      mcpMethod: headerOf(request, 'mcp-method'),
+      mcpName: headerOf(request, 'mcp-name'),
+    };
+    // Classified once: the SDK's handler classifies a 2026-07-28 request again, nothing else does.
+    const route = classifyPost(post);
+    if (route.kind !== 'legacy') {
+      const web = toWebRequest(request, reply, config.publicUrl);
+      const response = await modern.fetch(web, { authInfo: authInfoOf(context), parsedBody: body });
+      return sendWebResponse(reply, response);
+    }
     let web: Request | undefined;
+    const single = singleExchangeRequest(post, SUPPORTED_PROTOCOL_VERSIONS, route);
     if (!single) {
       web = toWebRequest(request, reply, config.publicUrl);
-      if (!(await isLegacyRequest(web, body))) {
-        const response = await modern.fetch(web, { authInfo: authInfoOf(context), parsedBody: body });
-        return sendWebResponse(reply, response);
-      }
       const initializing = Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body);
       if (initializing) return legacy.servePost(request, reply, web, context, null);
     }

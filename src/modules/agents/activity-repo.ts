@@ -1,4 +1,10 @@
-import { committedWithOthers, compiledOnce, type Executor } from '../../db/database.js';
+import {
+  committedWithOthers,
+  compiledOnce,
+  compiledPerCount,
+  type Dialect,
+  type Executor,
+} from '../../db/database.js';
 import { idBefore, newestFirstPage } from '../../db/keyset.js';
 import type { ActivityItem, ActivityQuery } from './schemas.js';
 
@@ -17,22 +23,78 @@ const activityColumns = [
 /** Rows one statement of the retention purge deletes; it repeats until a batch comes back short. */
 const PURGE_BATCH = 5_000;
 
+/** Most rows one grouped activity insert carries: one prepared statement a count up to it. */
+const ACTIVITY_GROUP_MAX = 16;
+
+/** One activity row's parameters, in the order of the insert's columns. */
+type ActivityParameters = unknown[];
+
+/**
+ * PostgreSQL's activity inserts as a group commit: a row arriving while an insert is on its
+ * way waits for it, and the rows gathered meanwhile go in one multi-row statement. Each
+ * caller still answers only once its own row is committed; under concurrent calls a round
+ * trip (and its socket write, the largest CPU cost of a statement) is shared. A group that
+ * fails is inserted a row at a time, so one bad row fails only its own call.
+ */
+function groupedInserts(
+  insertOne: (parameters: ActivityParameters) => Promise<unknown>,
+  insertMany: (count: number, parameters: ActivityParameters) => Promise<unknown>,
+) {
+  let waiting: Array<{ parameters: ActivityParameters; done: (error?: unknown) => void }> = [];
+  let draining = false;
+  const drain = async () => {
+    draining = true;
+    while (waiting.length > 0) {
+      const group = waiting.slice(0, ACTIVITY_GROUP_MAX);
+      waiting = waiting.slice(group.length);
+      try {
+        if (group.length === 1) await insertOne(group[0]!.parameters);
+        else
+          await insertMany(
+            group.length,
+            group.flatMap((row) => row.parameters),
+          );
+        for (const row of group) row.done();
+      } catch (error) {
+        if (group.length === 1) group[0]!.done(error);
+        else
+          await Promise.all(group.map((row) => insertOne(row.parameters).then(() => row.done(), row.done)));
+      }
+    }
+    draining = false;
+  };
+  return (parameters: ActivityParameters) =>
+    new Promise<void>((resolve, reject) => {
+      waiting.push({ parameters, done: (error) => (error === undefined ? resolve() : reject(error)) });
+      if (!draining) void drain();
+    });
+}
+
 /** The record of agents' tool calls (`agent_activity`). */
-export function createAgentActivityRepo(db: Executor) {
+export function createAgentActivityRepo(db: Executor, dialect: Dialect) {
+  const row = () => ({
+    agentId: 0,
+    actionKey: '',
+    outcome: 'ok' as const,
+    errorCode: null,
+    durationMs: 0,
+    arguments: null,
+    targetIds: null,
+    approvalId: null,
+    createdAt: '',
+  });
   // The record of every tool call (parameters in the order of these columns).
-  const insertActivity = compiledOnce(() =>
-    db.insertInto('agentActivity').values({
-      agentId: 0,
-      actionKey: '',
-      outcome: 'ok',
-      errorCode: null,
-      durationMs: 0,
-      arguments: null,
-      targetIds: null,
-      approvalId: null,
-      createdAt: '',
-    }),
+  const insertActivity = compiledOnce(() => db.insertInto('agentActivity').values(row()));
+  const insertActivities = compiledPerCount((count) =>
+    db.insertInto('agentActivity').values(Array.from({ length: count }, row)),
   );
+  const grouped =
+    dialect === 'postgres' && !db.isTransaction
+      ? groupedInserts(
+          (parameters) => insertActivity(db, ...parameters),
+          (count, parameters) => insertActivities(db, count, parameters),
+        )
+      : undefined;
 
   return {
     async insertActivity(values: {
@@ -47,20 +109,19 @@ export function createAgentActivityRepo(db: Executor) {
       now: string;
     }): Promise<void> {
       const call = values;
-      await committedWithOthers(db, (executor) =>
-        insertActivity(
-          executor,
-          call.agentId,
-          call.actionKey,
-          call.outcome,
-          call.errorCode,
-          call.durationMs,
-          call.arguments,
-          call.targetIds,
-          call.approvalId,
-          call.now,
-        ),
-      );
+      const parameters = [
+        call.agentId,
+        call.actionKey,
+        call.outcome,
+        call.errorCode,
+        call.durationMs,
+        call.arguments,
+        call.targetIds,
+        call.approvalId,
+        call.now,
+      ];
+      if (grouped) return grouped(parameters);
+      await committedWithOthers(db, (executor) => insertActivity(executor, ...parameters));
     },
 
     /** Deletes activity older than `before`, a batch at a time; answers how many. */

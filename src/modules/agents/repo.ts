@@ -26,6 +26,6 @@ export function createAgentRepo(db: Executor, dialect: Dialect): AgentRepo {
     ...createAgentCredentialsRepo(db, dialect),
     ...createAgentPolicyRepo(db),
     ...createAgentUsageRepo(db),
-    ...createAgentActivityRepo(db),
+    ...createAgentActivityRepo(db, dialect),
   };
 }

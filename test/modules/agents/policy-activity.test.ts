@@ -132,4 +132,14 @@ describe('agent policy and activity', () => {
     assert.equal((await activity('&actionKey=tasks.list')).length, 0);
     assert.ok((await activity()).length >= 2, 'recent calls stay');
   });
+
+  test('concurrent calls: each answers once its own activity row is written, and every row is', async () => {
+    const before = (await activity('&actionKey=agent.profile')).length;
+    // On PostgreSQL the rows of calls arriving while an insert is on its way go in one statement.
+    const calls = await Promise.all(Array.from({ length: 12 }, () => execute('agent.profile', {})));
+    for (const call of calls) expectStatus(call, 200);
+    const rows = await activity('&actionKey=agent.profile');
+    assert.equal(rows.length, before + 12);
+    assert.ok(rows.every((row) => row.outcome === 'ok'));
+  });
 });
