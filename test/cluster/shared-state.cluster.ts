@@ -7,6 +7,7 @@ import { at, customer, futureMonday, hourSlot } from '../helpers/booking.js';
 import { createResource, createType } from '../helpers/catalogue.js';
 import { start, type TestCluster } from '../helpers/cluster.js';
 import { as, expectStatus } from '../helpers/http.js';
+import { newAgent } from '../helpers/mcp.js';
 import { type OrgOwner, ownerWithOrganisation } from '../helpers/organisations.js';
 import { remoteApp } from '../helpers/remote.js';
 import { type Receiver, startReceiver, verified, webhooksOf } from '../modules/webhooks/helpers.js';
@@ -191,16 +192,8 @@ describe('a cluster of three instances', () => {
   });
 
   /** An agent of the owner's with a reservations operator's permissions, `policy` and a key. */
-  async function agentWith(policy: Record<string, unknown>) {
-    const call = as(balancer, owner);
-    const agent = expectStatus(
-      await call.post('/api/agents', { name: 'Booker', permissionGroupId: 'reservations_operator' }),
-      201,
-    );
-    const { key } = expectStatus(await call.post(`/api/agents/${agent.id}/keys`, { label: 'k' }), 201);
-    expectStatus(await call.put(`/api/agents/${agent.id}/policy`, policy), 200);
-    return { id: agent.id as number, key: key as string };
-  }
+  const agentWith = (policy: Record<string, unknown>) =>
+    newAgent(balancer, owner, { permissionGroupId: 'reservations_operator', policy });
 
   test('an approved call runs once, approved on all three instances at once', async () => {
     const agent = await agentWith({ requireApproval: 'writes' });

@@ -23,6 +23,18 @@ export const hourSlot = (base: Date, hour: number) => ({
   endTime: at(base, hour + 1),
 });
 
+/**
+ * Bookings of the resource `resourceId()` names (read at each call: tests name it once set up),
+ * each of the hour after the one before, from `after + 1` o'clock of the coming `futureMonday`.
+ */
+export function hourAfterHour(resourceId: () => number, after: number) {
+  let hour = after;
+  return () => {
+    hour += 1;
+    return { resourceId: resourceId(), ...hourSlot(futureMonday(), hour), customer };
+  };
+}
+
 /** One question a resource type asks at booking. */
 export type Question = NonNullable<RequestBody<'POST', '/api/resource-types'>['questions']>[number];
 

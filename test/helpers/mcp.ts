@@ -238,6 +238,36 @@ export async function connectClient(
 }
 
 /**
+ * A new agent of `owner` (through the HTTP API of `app`, which may be a remote one) holding the
+ * permission preset `permissionGroupId`, under `policy` when given, with a key of its own.
+ */
+export async function newAgent(
+  app: FastifyInstance,
+  owner: SignedInUser,
+  {
+    permissionGroupId,
+    policy,
+    name = 'Booker',
+  }: {
+    permissionGroupId: RequestBody<'POST', '/api/agents'>['permissionGroupId'];
+    policy?: Record<string, unknown>;
+    name?: string;
+  },
+): Promise<{ id: number; key: string }> {
+  const api = client(app, owner);
+  const agent = expectStatus(
+    await api.send('POST', '/api/agents', { body: { name, permissionGroupId } }),
+    201,
+  );
+  if (policy) expectStatus(await api.put(`/api/agents/${agent.id}/policy`, policy), 200);
+  const { key } = expectStatus(
+    await api.send('POST', '/api/agents/{id}/keys', { params: { id: agent.id }, body: { label: 'k' } }),
+    201,
+  );
+  return { id: agent.id, key };
+}
+
+/**
  * The SDK's client connected to a listening `app` as a new agent of `owner` holding the
  * permission preset `permissionGroupId`, with a key of its own.
  */
@@ -248,15 +278,7 @@ export async function agentClient(
 ): Promise<CheckedClient> {
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('the app is not listening');
-  const api = client(app, owner);
-  const agent = expectStatus(
-    await api.send('POST', '/api/agents', { body: { name: 'Booker', permissionGroupId } }),
-    201,
-  );
-  const { key } = expectStatus(
-    await api.send('POST', '/api/agents/{id}/keys', { params: { id: agent.id }, body: { label: 'k' } }),
-    201,
-  );
+  const { key } = await newAgent(app, owner, { permissionGroupId });
   const url = new URL(`http://127.0.0.1:${address.port}/api/mcp`);
   return (await connectClient(url, { 'x-agent-key': key })).client;
 }

@@ -12,7 +12,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { ToolCallGate } from '../../src/mcp/types.js';
 import { createTestDatabase, type SignedInUser, twoInstances } from '../helpers/app.js';
-import { at, customer, futureMonday } from '../helpers/booking.js';
+import { at, customer, futureMonday, hourAfterHour } from '../helpers/booking.js';
 import { createResource, createType } from '../helpers/catalogue.js';
 import { KEYS, MCP_TEST_ENV, newDirectory, startMcpServer } from '../helpers/mcp.js';
 import { type OrgOwner, ownerWithOrganisation } from '../helpers/organisations.js';
@@ -90,7 +90,6 @@ describe('approvals asked through URL-mode elicitation', () => {
   let owner: OrgOwner;
   let room: { id: number };
   let url: URL;
-  let hour = 6;
 
   before(async () => {
     const { db, drop } = await createTestDatabase();
@@ -135,15 +134,7 @@ describe('approvals asked through URL-mode elicitation', () => {
     return { id: agent.id, key };
   }
 
-  const booking = () => {
-    hour += 1;
-    return {
-      resourceId: room.id,
-      startTime: at(futureMonday(), hour),
-      endTime: at(futureMonday(), hour + 1),
-      customer,
-    };
-  };
+  const booking = hourAfterHour(() => room.id, 6);
 
   /** Every approval the agent asked for (any status). */
   const approvalsOf = async (agentId: number) => {

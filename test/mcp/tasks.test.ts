@@ -13,10 +13,10 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { Db } from '../../src/db/database.js';
 import { sharedDatabase } from '../helpers/app.js';
-import { at, customer, futureMonday } from '../helpers/booking.js';
+import { hourAfterHour } from '../helpers/booking.js';
 import { createResource, createType } from '../helpers/catalogue.js';
 import { as, expectStatus } from '../helpers/http.js';
-import { MCP_TEST_ENV } from '../helpers/mcp.js';
+import { MCP_TEST_ENV, newAgent } from '../helpers/mcp.js';
 import { type OrgOwner, ownerWithOrganisation } from '../helpers/organisations.js';
 
 const APPROVAL_META = 'reservation-service/approval';
@@ -42,7 +42,6 @@ describe('MCP tasks of calls sent for approval, on two instances', () => {
   let drop: () => Promise<void>;
   let owner: OrgOwner;
   let room: { id: number };
-  let hour = 6;
   const clients: Client[] = [];
 
   const urlOf = (app: FastifyInstance) =>
@@ -71,33 +70,16 @@ describe('MCP tasks of calls sent for approval, on two instances', () => {
     return client;
   }
 
-  async function newAgent(name: string) {
-    const agent = expectStatus(
-      await as(first, owner).post('/api/agents', { name, permissionGroupId: 'reservations_operator' }),
-      201,
-    );
-    expectStatus(
-      await first.inject({
-        method: 'PUT',
-        url: `/api/agents/${agent.id}/policy`,
-        headers: owner.auth,
-        payload: { requireApproval: 'writes' },
-      }),
-      200,
-    );
-    return expectStatus(await as(first, owner).post(`/api/agents/${agent.id}/keys`, { label: 'k' }), 201)
-      .key as string;
-  }
+  const approvingAgent = async (name: string) =>
+    (
+      await newAgent(first, owner, {
+        name,
+        permissionGroupId: 'reservations_operator',
+        policy: { requireApproval: 'writes' },
+      })
+    ).key;
 
-  const booking = () => {
-    hour += 1;
-    return {
-      resourceId: room.id,
-      startTime: at(futureMonday(), hour),
-      endTime: at(futureMonday(), hour + 1),
-      customer,
-    };
-  };
+  const booking = hourAfterHour(() => room.id, 6);
   const callAsTask = (client: Client, args: Record<string, unknown>) =>
     client.request(
       {
@@ -149,7 +131,7 @@ describe('MCP tasks of calls sent for approval, on two instances', () => {
     owner = await ownerWithOrganisation(first, { timezone: 'UTC' });
     const type = await createType(first, owner);
     room = await createResource(first, owner, { name: 'Room', resourceTypeId: type.id });
-    agentKey = await newAgent('Booker');
+    agentKey = await approvingAgent('Booker');
     onFirst = await connect(first, agentKey, { tasks: {} });
     onSecond = await connect(second, agentKey, { tasks: {} });
   });
@@ -311,7 +293,7 @@ describe('MCP tasks of calls sent for approval, on two instances', () => {
 
   test("another agent's task, and an unknown one, are not found", async () => {
     const created = await callAsTask(onFirst, booking());
-    const other = await connect(second, await newAgent('Other'), { tasks: {} });
+    const other = await connect(second, await approvingAgent('Other'), { tasks: {} });
     for (const taskId of [created.task.taskId, 'no-such-task']) {
       for (const ask of [getTask, taskResult, cancelTask])
         await assert.rejects(ask(other, taskId), (error: unknown) => {

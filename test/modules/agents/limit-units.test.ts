@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { createTestDatabase } from '../../helpers/app.js';
-import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { hourAfterHour } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { connectClient, MCP_TEST_ENV } from '../../helpers/mcp.js';
 import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
@@ -26,7 +26,6 @@ describe('agent limits count units', () => {
   let owner: OrgOwner;
   let url: URL;
   let room: { id: number };
-  let hour = 5;
 
   before(async () => {
     const { db, drop } = await createTestDatabase();
@@ -82,15 +81,7 @@ describe('agent limits count units', () => {
 
   const call = (client: Client, name: string, args: Record<string, unknown>) =>
     client.callTool({ name, arguments: args }) as Promise<ToolResult>;
-  const slot = () => {
-    hour += 1;
-    return {
-      resourceId: room.id,
-      startTime: at(futureMonday(), hour),
-      endTime: at(futureMonday(), hour + 1),
-      customer,
-    };
-  };
+  const slot = hourAfterHour(() => room.id, 5);
   const weekly = (count: number) => ({ ...slot(), recurrence: [`RRULE:FREQ=WEEKLY;COUNT=${count}`] });
   const bookedAt = async (startTime: string) =>
     (

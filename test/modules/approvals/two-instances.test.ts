@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { twoInstances } from '../../helpers/app.js';
-import { at, customer, futureMonday } from '../../helpers/booking.js';
+import { hourAfterHour } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
+import { newAgent } from '../../helpers/mcp.js';
 import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 
 /**
@@ -17,7 +18,6 @@ describe('agents acting safely, on two instances', () => {
   let close: () => Promise<void>;
   let owner: OrgOwner;
   let room: { id: number };
-  let hour = 5;
 
   before(async () => {
     ({ first, second, close } = await twoInstances());
@@ -27,22 +27,9 @@ describe('agents acting safely, on two instances', () => {
   });
   after(() => close());
 
-  async function agentWith(policy: Record<string, unknown>) {
-    const post = (url: string, payload: unknown) =>
-      first.inject({ method: 'POST', url, headers: owner.auth, payload: payload as Record<string, unknown> });
-    const agent = (
-      await post('/api/agents', { name: 'Booker', permissionGroupId: 'reservations_operator' })
-    ).json();
-    const { key } = (await post(`/api/agents/${agent.id}/keys`, { label: 'k' })).json();
-    const put = await first.inject({
-      method: 'PUT',
-      url: `/api/agents/${agent.id}/policy`,
-      headers: owner.auth,
-      payload: policy,
-    });
-    assert.equal(put.statusCode, 200, put.body);
-    return { id: agent.id as number, key: key as string };
-  }
+  const agentWith = (policy: Record<string, unknown>) =>
+    newAgent(first, owner, { permissionGroupId: 'reservations_operator', policy });
+
   /** One tool call through the gateway (the same tool path as tools/call) on `app`. */
   const execute = (app: FastifyInstance, key: string, action: string, input: Record<string, unknown>) =>
     app.inject({
@@ -51,15 +38,7 @@ describe('agents acting safely, on two instances', () => {
       headers: { 'x-agent-key': key },
       payload: { action, input },
     });
-  const booking = () => {
-    hour += 1;
-    return {
-      resourceId: room.id,
-      startTime: at(futureMonday(), hour),
-      endTime: at(futureMonday(), hour + 1),
-      customer,
-    };
-  };
+  const booking = hourAfterHour(() => room.id, 5);
   const countAt = async (startTime: string) =>
     (
       (
