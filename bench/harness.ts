@@ -502,7 +502,8 @@ export async function withPostgresDatabase<T>(prefix: string, work: (url: string
     try {
       return await work(url.toString());
     } finally {
-      await admin.query(`drop database if exists ${name} with (force)`);
+      if (process.env.BENCH_KEEP_DATABASE) console.log(`kept PostgreSQL database ${name}`);
+      else await admin.query(`drop database if exists ${name} with (force)`);
     }
   } finally {
     await admin.end();
@@ -618,14 +619,15 @@ export function mailDrained(databaseUrl: string): Promise<boolean> {
 }
 
 /**
- * VACUUM on a PostgreSQL database, as autovacuum would: this machine's PostgreSQL runs without
- * it (its default is on), so the dead rows of one measure would make every later one dearer.
+ * VACUUM and ANALYZE on a PostgreSQL database, as autovacuum would: this machine's PostgreSQL
+ * runs without it (its default is on), so the dead rows of one measure would make every later
+ * one dearer, and the planner would plan every statement of a grown table from no statistics.
  */
 export function vacuum(databaseUrl: string): Promise<unknown> {
   return onDatabase(
     databaseUrl,
     () => undefined,
-    (client) => client.query('vacuum'),
+    (client) => client.query('vacuum analyze'),
   );
 }
 

@@ -14,6 +14,9 @@ const HOT_STATEMENTS = new Map<string, string>();
 /** The statement name PostgreSQL connections prepare `sql` under, if it is a hot statement. */
 export const hotStatementName = (sql: string): string | undefined => HOT_STATEMENTS.get(sql);
 
+/** The SQL of every hot statement compiled so far (their plans are checked in tests). */
+export const hotStatements = (): string[] => [...HOT_STATEMENTS.keys()];
+
 /**
  * Builds and compiles a query once, at its first run; each call runs it with new parameter values,
  * in the order they appear in the SQL, and answers the whole result (rows, and

@@ -117,7 +117,8 @@ function typeWithLanesStatement(
       .select(type.select())
       .selectAll('resources')
       .select(keptTimesNear(db, dialect).as('busy'))
-      // Whether a hold on the lane has lapsed unmarked (a probe of a nearly empty partial index).
+      // Whether a hold on the lane has lapsed unmarked: a probe of the partial index of held and
+      // unpaid rows (reservations migration 0077), the plan even before the table has statistics.
       .select((eb) =>
         eb
           .exists(
