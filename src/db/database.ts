@@ -9,7 +9,7 @@ import type { Database } from './types.js';
 // The whole database surface imports from here; the compiled statements and the PostgreSQL timeout lift live beside it.
 export { compiledOnce, compiledPerCount, precompiled } from './compiled.js';
 export { withoutStatementTimeout } from './postgres.js';
-export type { ReadReplica } from './read-replica.js';
+export { onPrimary, type ReadReplica } from './read-replica.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 

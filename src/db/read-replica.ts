@@ -19,9 +19,13 @@ import { asDomainError } from '../lib/errors.js';
  * A PostgreSQL streaming replica beside the primary (`DATABASE_READ_URL`). Work run in
  * `run` may have its lone reads (a SELECT outside a transaction) served by the replica;
  * everything else, and everything outside such work, runs on the primary: writes,
- * transactions (the booking path's checks among them), and the reads before and after.
- * Which work runs in it is the HTTP layer's choice (src/http/replica-reads.ts); repos
- * know one database.
+ * transactions (the booking path's checks among them), the reads before and after, and
+ * the reads inside `onPrimary`. Which work runs in it is the HTTP layer's choice
+ * (src/http/replica-reads.ts); repos know one database. What a request may open at all is
+ * the service's to pin with `onPrimary`: a handler that resolves a credential of its own
+ * (a feed's URL, a resource's public token, a booking page's slug and what it shows) reads
+ * it on the primary, so a revocation, rotation or deactivation holds at once however far
+ * the replica is behind, while what the page then shows may still come from the replica.
  */
 export interface ReadReplica {
   /**
@@ -67,8 +71,15 @@ export function walPosition(text: string): string {
   return `${high.padStart(8, '0')}${low.padStart(8, '0')}`.toUpperCase();
 }
 
+/** What a statement asks of the work it runs for. */
+interface Scope {
+  readonly mayUseReplica: boolean;
+  onReplica(): Promise<boolean>;
+  noteWrite(): void;
+}
+
 /** One handler's statements: whether the replica may serve its reads is asked once, at the first. */
-class ReadScope {
+class ReadScope implements Scope {
   #choice: Promise<boolean> | undefined;
   #wrote = false;
   /** The handler ended: work it left running reads the primary. */
@@ -92,7 +103,31 @@ class ReadScope {
   }
 }
 
-const scopes = new AsyncLocalStorage<ReadScope>();
+/** Work `onPrimary` pinned inside a handler: its reads are the primary's, its writes still the handler's. */
+class PrimaryScope implements Scope {
+  readonly mayUseReplica = false;
+  constructor(private readonly handler: Scope) {}
+
+  onReplica(): Promise<boolean> {
+    return Promise.resolve(false);
+  }
+
+  noteWrite(): void {
+    this.handler.noteWrite();
+  }
+}
+
+const scopes = new AsyncLocalStorage<Scope>();
+
+/**
+ * Runs `work` with every statement on the primary, in a replica-routed handler too (outside
+ * one, or without a replica, it runs as it is): for the reads that decide whether a request
+ * may see anything, which a replica behind the primary would answer from before a revocation.
+ */
+export function onPrimary<T>(work: () => T): T {
+  const scope = scopes.getStore();
+  return scope ? scopes.run(new PrimaryScope(scope), work) : work();
+}
 
 /** A statement the replica can answer alone: a SELECT, built or raw. */
 function isRead(query: CompiledQuery): boolean {

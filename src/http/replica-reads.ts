@@ -27,7 +27,9 @@ const wroteIn = new WeakSet<FastifyRequest>();
  * WAL position for its caller in the ephemeral store (Redis with several instances); a route
  * marked `config: { reads: 'replica' }` reads from the replica unless the caller's recorded
  * position is past what the replica has replayed. The guards' credential reads run before the
- * handler, on the primary: a revoked key stops at once. Without a replica this adds nothing.
+ * handler, on the primary: a revoked key stops at once; a handler that resolves a credential of
+ * its own (a feed URL, a public token) reads it in `onPrimary` (src/db/read-replica.ts). Without
+ * a replica this adds nothing.
  */
 export const replicaReads = fp(async (app: FastifyInstance) => {
   const replica = app.db.replica;

@@ -185,6 +185,79 @@ if (process.env.TEST_DATABASE_URL)
       }
     });
 
+    test('a feed URL, a public token or a resource ended on the primary is refused at once; what the rest shows still comes from the replica', async () => {
+      // An organisation of its own: the other tests' lists and bookings stay as they count them.
+      const pageSlug = `replica-tokens-${process.pid}`;
+      const other = await ownerWithOrganisation(app, { slug: pageSlug, timezone: 'UTC' });
+      const otherType = (await createType(app, other)).id;
+      const desk = await createResource(app, other, { name: 'Desk', resourceTypeId: otherType });
+      const hall = await createResource(app, other, { name: 'Hall', resourceTypeId: otherType });
+      const newFeed = async () =>
+        new URL(expectStatus(await as(app, other).post(`/api/resources/${desk.id}/feed`), 201).url).pathname;
+      const byToken = (token: string) =>
+        as(app, null).get(`/api/public/resources/${token}/availability?${range}`);
+      const onPage = (resourceId: number) =>
+        as(app, null).get(
+          `/api/public/organisations/${pageSlug}/availability?resourceId=${resourceId}&${range}`,
+        );
+      const firstFeed = await newFeed();
+      const { token: firstToken } = expectStatus(
+        await as(app, other).get(`/api/resources/${desk.id}/public-token`),
+        200,
+      );
+      await pair.caughtUp();
+      const deskBefore = expectStatus(await byToken(firstToken), 200);
+      assert.deepEqual(expectStatus(await onPage(desk.id), 200), deskBefore);
+      expectStatus(await onPage(hall.id), 200);
+      await pair.pauseReplay();
+      let booked: { id: number };
+      let token: string;
+      try {
+        // On the primary only, as the owner would, through the API: what the replica serves lacks it.
+        booked = expectStatus(
+          await book(app, other, { resourceId: desk.id, startTime: at(mon, 10), endTime: at(mon, 11) }),
+          201,
+        );
+
+        // The feed replaced: the old URL is refused; the new one, unknown to the replica, opens the replica's reservations.
+        const secondFeed = await newFeed();
+        expectError(await as(app, null).get(firstFeed), 404, 'NOT_FOUND');
+        const second = await as(app, null).get(secondFeed);
+        assert.equal(second.statusCode, 200, second.body);
+        assert.doesNotMatch(
+          second.body,
+          new RegExp(`reservation-${booked.id}@`),
+          'the feed as the replica has it',
+        );
+        // Revoked: refused at once.
+        expectStatus(await as(app, other).delete(`/api/resources/${desk.id}/feed`), 204);
+        expectError(await as(app, null).get(secondFeed), 404, 'NOT_FOUND');
+
+        // The public token replaced: the old one is refused; the new one answers the replica's availability.
+        ({ token } = expectStatus(
+          await as(app, other).post(`/api/resources/${desk.id}/regenerate-token`),
+          200,
+        ));
+        expectError(await byToken(firstToken), 404, 'NOT_FOUND');
+        assert.deepEqual(expectStatus(await byToken(token), 200), deskBefore, 'the booked hour still free');
+
+        // A resource taken off the booking page: refused there at once; the page's other resource reads the replica.
+        expectStatus(await as(app, other).patch(`/api/resources/${hall.id}`, { isActive: false }), 200);
+        expectError(await onPage(hall.id), 404, 'NOT_FOUND');
+        assert.deepEqual(expectStatus(await onPage(desk.id), 200), deskBefore, 'the booked hour still free');
+      } finally {
+        await pair.resumeReplay();
+      }
+      await pair.caughtUp();
+      assert.notDeepEqual(
+        expectStatus(await byToken(token), 200),
+        deskBefore,
+        'the replica has the booking now',
+      );
+      expectError(await byToken(firstToken), 404, 'NOT_FOUND');
+      expectError(await onPage(hall.id), 404, 'NOT_FOUND');
+    });
+
     test('with the replica down, reads come from the primary, current and in bounded time', async () => {
       pair.stopReplica();
       const started = Date.now();

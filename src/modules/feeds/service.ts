@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../../config.js';
-import { type Db, inTransaction } from '../../db/database.js';
+import { type Db, inTransaction, onPrimary } from '../../db/database.js';
 import type { Actor } from '../../lib/actor.js';
 import { randomToken, sha256 } from '../../lib/crypto.js';
 import { conflict, notFound } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
+import type { Calendar } from '../calendars/schemas.js';
 import type { CalendarService } from '../calendars/service.js';
 import type { EventService } from '../events/service.js';
 import type { OrganisationsService } from '../organisations/service.js';
+import type { Resource } from '../resources/schemas.js';
 import type { ResourcesService } from '../resources/service.js';
 import { calendarFeed, resourceFeed } from './ics.js';
 import { createFeedRepo, type FeedSubject } from './repo.js';
@@ -32,7 +34,8 @@ export type FeedsService = ReturnType<typeof createFeedsService>;
  * or of a resource's reservations (staff: `writeCatalogue`). The token is shown once and
  * stored as its SHA-256; making a feed again replaces the URL, deleting it revokes it.
  * Reading a feed needs nothing but the URL; a resource feed answers while its organisation
- * is active, and ends when the member who made it leaves the organisation.
+ * is active, and ends when the member who made it leaves the organisation. What a URL opens
+ * is read on the primary: a revoked or replaced URL stops at once, with a read replica too.
  */
 export function createFeedsService(deps: {
   db: Db;
@@ -72,6 +75,32 @@ export function createFeedsService(deps: {
     return { resourceId, organisationId };
   }
 
+  /**
+   * What the feed URL `file` opens: its calendar, or its resource in the time zone of its
+   * organisation while that is active; 404 for anything else.
+   */
+  async function opened(
+    file: string,
+  ): Promise<{ calendar: Calendar } | { resource: Resource; zone: string }> {
+    const token = file.endsWith('.ics') ? file.slice(0, -4) : '';
+    const feed = token ? await repo.findByHash(sha256(token)) : undefined;
+    if (!feed) throw notFound('Feed');
+    if (feed.calendarId !== null) {
+      const calendar = await calendars.findForFeed(feed.calendarId);
+      if (!calendar) throw notFound('Feed');
+      return { calendar };
+    }
+    const resource =
+      feed.resourceId !== null && feed.organisationId !== null
+        ? await resources.findInOrganisation(feed.organisationId, feed.resourceId)
+        : undefined;
+    // An organisation that is not active serves no feed (its data is out of service).
+    const organisation = resource && (await organisations.organisationById(resource.organisationId));
+    const zone = organisation?.isActive ? organisation.timezone : undefined;
+    if (!resource || zone === undefined) throw notFound('Feed');
+    return { resource, zone };
+  }
+
   const rendered = (body: string): RenderedFeed => ({
     body,
     etag: `"${createHash('sha256').update(body).digest('base64url')}"`,
@@ -98,24 +127,15 @@ export function createFeedsService(deps: {
 
     /** The feed of `<token>.ics`; 404 for anything else (a revoked or replaced token, a typo). */
     async render(file: string): Promise<RenderedFeed> {
-      const token = file.endsWith('.ics') ? file.slice(0, -4) : '';
-      const feed = token ? await repo.findByHash(sha256(token)) : undefined;
-      if (!feed) throw notFound('Feed');
+      // The URL is the credential: what it opens is read on the primary, what is in it may come from the replica.
+      const target = await onPrimary(() => opened(file));
       const nowMs = Date.now();
       const since = new Date(nowMs - FEED_PAST_DAYS * DAY_MS).toISOString();
-      if (feed.calendarId !== null) {
-        const calendar = await calendars.findForFeed(feed.calendarId);
-        if (!calendar) throw notFound('Feed');
+      if ('calendar' in target) {
+        const { calendar } = target;
         return rendered(calendarFeed(calendar, await events.listForFeed(calendar.id, since), host, nowMs));
       }
-      const resource =
-        feed.resourceId !== null && feed.organisationId !== null
-          ? await resources.findInOrganisation(feed.organisationId, feed.resourceId)
-          : undefined;
-      // An organisation that is not active serves no feed (its data is out of service).
-      const organisation = resource && (await organisations.organisationById(resource.organisationId));
-      const zone = organisation?.isActive ? organisation.timezone : undefined;
-      if (!resource || zone === undefined) throw notFound('Feed');
+      const { resource, zone } = target;
       const until = new Date(nowMs + FEED_FUTURE_DAYS * DAY_MS).toISOString();
       const reservations = await repo.reservationsOf(
         resource.id,

@@ -1,5 +1,5 @@
 import type { Config } from '../../config.js';
-import type { Db } from '../../db/database.js';
+import { type Db, onPrimary } from '../../db/database.js';
 import { notFound } from '../../lib/errors.js';
 import type { AvailabilityService } from '../availability/service.js';
 import type { OrganisationsService } from '../organisations/service.js';
@@ -54,26 +54,33 @@ export const withManageLink = (
   manageUrl: manageUrlOf(config.frontendUrl, link.token),
 });
 
+// What a page opens (an organisation by its slug, a resource or type on it) is read on the primary
+// (onPrimary): an archived organisation or a deactivated resource stops at once, with a read replica too.
+
 /** The active organisation a booking page's slug names; 404 otherwise. */
-export async function organisationOrThrow({ repo }: PublicBookingContext, slug: string) {
-  const org = await repo.organisationBySlug(slug);
-  if (!org) throw notFound('Organisation');
-  return org;
+export function organisationOrThrow({ repo }: PublicBookingContext, slug: string) {
+  return onPrimary(async () => {
+    const org = await repo.organisationBySlug(slug);
+    if (!org) throw notFound('Organisation');
+    return org;
+  });
 }
 
 /** The resource or type must be publicly bookable in this organisation. */
-export async function checkVisible(
+export function checkVisible(
   { db, resources, resourceTypes }: PublicBookingContext,
   org: PublicOrganisationRow,
   target: { resourceId?: number; resourceTypeId?: number },
-) {
-  if (target.resourceId !== undefined) {
-    const row = await resources.findInOrganisation(org.id, target.resourceId);
-    if (!row || row.isCapacityChild || !row.isActive) throw notFound('Resource');
-    const type = await resourceTypes.findStored(db.kysely, org.id, row.resourceTypeId);
-    if (!type?.isActive) throw notFound('Resource');
-  } else if (target.resourceTypeId !== undefined) {
-    const type = await resourceTypes.findStored(db.kysely, org.id, target.resourceTypeId);
-    if (!type?.isActive) throw notFound('Resource type');
-  }
+): Promise<void> {
+  return onPrimary(async () => {
+    if (target.resourceId !== undefined) {
+      const row = await resources.findInOrganisation(org.id, target.resourceId);
+      if (!row || row.isCapacityChild || !row.isActive) throw notFound('Resource');
+      const type = await resourceTypes.findStored(db.kysely, org.id, row.resourceTypeId);
+      if (!type?.isActive) throw notFound('Resource');
+    } else if (target.resourceTypeId !== undefined) {
+      const type = await resourceTypes.findStored(db.kysely, org.id, target.resourceTypeId);
+      if (!type?.isActive) throw notFound('Resource type');
+    }
+  });
 }

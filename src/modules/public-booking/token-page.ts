@@ -1,3 +1,4 @@
+import { onPrimary } from '../../db/database.js';
 import { notFound } from '../../lib/errors.js';
 import type { RangeQuery, ResourceAvailability } from '../availability/schemas.js';
 import type { ReservationInput } from '../reservations/schemas.js';
@@ -15,14 +16,19 @@ import type { BookedPublicReservation } from './schemas.js';
 
 /** A resource's own booking page, by its public token (the legacy way to book). */
 
-/** The active resource a token names, its type and organisation; 404 when any is not public. */
-async function tokenTarget({ db, repo, resources, resourceTypes }: PublicBookingContext, token: string) {
-  const found = await repo.resourceByToken(token);
-  if (!found) throw notFound('Resource');
-  const resource = (await resources.findInOrganisation(found.organisation.id, found.resourceId))!;
-  const type = await resourceTypes.findStored(db.kysely, found.organisation.id, resource.resourceTypeId);
-  if (!type?.isActive) throw notFound('Resource');
-  return { org: found.organisation, resource, type };
+/**
+ * The active resource a token names, its type and organisation; 404 when any is not public.
+ * Read on the primary: a replaced token or a deactivated resource stops at once, with a read replica too.
+ */
+function tokenTarget({ db, repo, resources, resourceTypes }: PublicBookingContext, token: string) {
+  return onPrimary(async () => {
+    const found = await repo.resourceByToken(token);
+    if (!found) throw notFound('Resource');
+    const resource = (await resources.findInOrganisation(found.organisation.id, found.resourceId))!;
+    const type = await resourceTypes.findStored(db.kysely, found.organisation.id, resource.resourceTypeId);
+    if (!type?.isActive) throw notFound('Resource');
+    return { org: found.organisation, resource, type };
+  });
 }
 
 export async function resourcePage(
