@@ -8,7 +8,7 @@ import { collectiveReservations } from './migrations/0067_collective_reservation
 import { laneBookingsMadeIndex } from './migrations/0069_lane_bookings_made_idx.js';
 import { laneBookingDays } from './migrations/0070_lane_booking_days.js';
 import { attendanceAndReminders } from './migrations/0075_attendance_and_reminders.js';
-import { laneLapsingIndex } from './migrations/0077_lane_lapsing_idx.js';
+import { bookingReadIndexes } from './migrations/0077_booking_read_indexes.js';
 import { reservationsPrivacy } from './privacy.js';
 import type { ReservationSeriesTable } from './repo.js';
 import { reservationRoutes } from './routes.js';
@@ -52,7 +52,7 @@ export const reservationsModule = defineModule({
     '0069_lane_bookings_made_idx': laneBookingsMadeIndex,
     '0070_lane_booking_days': laneBookingDays,
     '0075_attendance_and_reminders': attendanceAndReminders,
-    '0077_lane_lapsing_idx': laneLapsingIndex,
+    '0077_booking_read_indexes': bookingReadIndexes,
   },
   jobs: ({ expireDue, sendDueReminders }) => [
     sweep(RESERVATION_EXPIRY_JOB, EXPIRY_EVERY_MINUTES, expireDue),

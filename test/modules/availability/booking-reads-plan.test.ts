@@ -7,11 +7,11 @@ import { at, createReservation, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 
-// Every booking reads its type with the lanes and, per lane, whether a hold on it has lapsed
-// unmarked (booking-reads-repo.ts). PostgreSQL runs that prepared statement on a generic plan
-// from its sixth run, made before a new database has statistics; the probe must stay on the
-// partial index of held and unpaid rows (migration 0077) rather than scan every booking a lane
-// ever had, which cost about 1.7 ms of PostgreSQL CPU a booking at 5,000 reservations.
+// Every booking reads its type with the lanes and, per lane, what is taken near the requested
+// time and whether a hold has lapsed unmarked (booking-reads-repo.ts). PostgreSQL may run that
+// prepared statement on a generic plan from its sixth run, made from a tiny table's statistics;
+// both probes must stay on indexes that read only what they ask for (migration 0077) rather than
+// every booking a lane ever had, which cost about 1.7 ms of PostgreSQL CPU a booking at 5,000.
 let t: TestApp;
 let owner: OrgOwner;
 let typeId: number;
@@ -66,8 +66,11 @@ async function planOfBookingRead(): Promise<string> {
   });
 }
 
-test("the booking read probes a lane's lapsed holds on the index of held and unpaid rows, whatever the statistics", async () => {
+test("the booking read probes each lane's requested time and lapsed holds on their own indexes, whatever the statistics", async () => {
   const plan = await planOfBookingRead();
   // Only the lapsed probe can read this index: its predicate is the probe's statuses.
   assert.match(plan, /reservations_lane_lapsing_idx/, plan);
+  // The busy-time probe reads the requested time's range of the lane's start times.
+  assert.match(plan, /reservations_lane_time_idx/, plan);
+  assert.doesNotMatch(plan, /reservations_lane_made_idx/, plan);
 });
