@@ -110,10 +110,12 @@ function thrownResult(thrown: unknown, tool: CompiledTool, log: FastifyBaseLogge
  */
 async function admitAndRun(
   deps: ToolCallDeps,
-  { agent, log }: AgentRequestContext,
+  context: AgentRequestContext,
   { tool, actor, approvalId }: PermittedCall,
   input: Record<string, unknown>,
 ): Promise<{ result: CallToolResult; approval?: PendingApproval } | { output: unknown }> {
+  // The context is the tool's caller too: the agent as the credential read loaded it.
+  const { agent, log } = context;
   let settle: Settle | undefined;
   let output: unknown;
   try {
@@ -125,7 +127,9 @@ async function admitAndRun(
         risk: tool.risk,
         input,
         actor,
-        dryRun: tool.takesDryRun ? () => tool.definition.run(actor, { ...input, dryRun: true }) : undefined,
+        dryRun: tool.takesDryRun
+          ? () => tool.definition.run(actor, { ...input, dryRun: true }, context)
+          : undefined,
         approvalId,
       });
       if (decision.kind === 'refuse') return { result: errorResult(decision.code, decision.message) };
@@ -133,7 +137,7 @@ async function admitAndRun(
         return { result: approvalResult(decision.approval), approval: decision.approval };
       settle = decision.settle;
     }
-    output = await tool.definition.run(actor, input);
+    output = await tool.definition.run(actor, input, context);
   } catch (thrown) {
     await settleQuietly(settle, false, output, log, agent, tool);
     return { result: thrownResult(thrown, tool, log, agent) };

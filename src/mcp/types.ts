@@ -20,6 +20,20 @@ export interface ResolvedAgent {
   status: 'active' | 'paused' | 'disabled';
   permissionGroupId: string | null;
   permissions: ReadonlyArray<{ actionKey: string; scope: AccessScope }>;
+  /** The rest of its record, as the credential read loaded it: what its profile tool answers. */
+  description: string | null;
+  oauthClientId: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+/**
+ * Who a tool call is for, beside the Actor it runs as: the agent as this request's credential
+ * read loaded it (read on every request, never kept across them), so a tool about the calling
+ * agent itself needs no read of its own.
+ */
+export interface ToolCaller {
+  agent: ResolvedAgent;
 }
 
 /** The agents module, as the MCP layer uses it (wired in app.ts; src/mcp knows no module). */
@@ -165,7 +179,7 @@ export interface ToolDeclaration<
   /** The MCP App (a `ui://` resource, src/mcp/apps.ts) a host shows this tool's result in. */
   app?: string;
   /** Runs as the agent's Actor (owner's rights, this action's scope) on the module's service. */
-  run(service: S, actor: Actor, input: z.infer<I>): Promise<z.infer<O>>;
+  run(service: S, actor: Actor, input: z.infer<I>, caller: ToolCaller): Promise<z.infer<O>>;
 }
 
 /** Keeps a tool's input and output types tied to its schemas, and its action key a literal type. */
@@ -189,7 +203,7 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends T
   /** Its declaration's `app`: the `ui://` resource that shows its result. */
   app?: string;
   /** Runs as the agent's Actor (owner's rights, this action's scope) through the module's service. */
-  run(actor: Actor, input: z.infer<I>): Promise<z.infer<O>>;
+  run(actor: Actor, input: z.infer<I>, caller: ToolCaller): Promise<z.infer<O>>;
 }
 
 /** Binds a module's declared tools to its service (the wiring does, once per app). */
@@ -203,6 +217,6 @@ export function bindTools<S>(tools: ReadonlyArray<ToolDeclaration<S>>, service: 
     ...(app ? { app } : {}),
     input,
     output,
-    run: (actor, args) => run(service, actor, args),
+    run: (actor, args, caller) => run(service, actor, args, caller),
   }));
 }

@@ -4,6 +4,7 @@ import { parsePermissions, permissionsJson } from './permissions-repo.js';
 import type { AgentStatus, AgentsTable } from './tables.js';
 
 export type AgentRow = Selectable<AgentsTable>;
+type AgentRowWithPermissions = AgentRow & { permissionsJson: string };
 
 /** The agents themselves (`agents`), and whether their owner is a global admin. */
 export function createAgentsRepo(db: Executor, dialect: Dialect) {
@@ -16,6 +17,19 @@ export function createAgentsRepo(db: Executor, dialect: Dialect) {
       .where('agents.id', '=', 0)
       .where('agents.userId', '=', 0),
   );
+  // An agent with its permissions: the agent an OAuth access token names, on every request it makes.
+  const selectWithPermissions = precompiled(() =>
+    db
+      .selectFrom('agents')
+      .selectAll('agents')
+      .select(permissionsJson(dialect).as('permissionsJson'))
+      .where('agents.id', '=', 0),
+  );
+  const withPermissions = (row: AgentRowWithPermissions | undefined) => {
+    if (!row) return undefined;
+    const { permissionsJson, ...agent } = row;
+    return { agent: agent as AgentRow, permissions: parsePermissions(permissionsJson) };
+  };
 
   return {
     async insert(values: {
@@ -53,13 +67,13 @@ export function createAgentsRepo(db: Executor, dialect: Dialect) {
     /** The owner's agent with its permissions, in one statement; another user's answers undefined. */
     async findOwnedWithPermissions(userId: number, id: number) {
       const [row] = await selectOwnedWithPermissions(db, id, userId);
-      if (!row) return undefined;
-      const { permissionsJson, ...agent } = row;
-      return { agent: agent as AgentRow, permissions: parsePermissions(permissionsJson) };
+      return withPermissions(row);
     },
 
-    findById(id: number): Promise<AgentRow | undefined> {
-      return db.selectFrom('agents').selectAll().where('id', '=', id).executeTakeFirst();
+    /** The agent with its permissions, in one statement. */
+    async findWithPermissions(id: number) {
+      const [row] = await selectWithPermissions(db, id);
+      return withPermissions(row);
     },
 
     findByOAuthClient(userId: number, clientId: string): Promise<AgentRow | undefined> {

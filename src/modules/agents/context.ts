@@ -1,6 +1,7 @@
 import type { Db, Executor } from '../../db/database.js';
 import type { Actor } from '../../lib/actor.js';
 import { conflict, forbidden, notFound } from '../../lib/errors.js';
+import type { ResolvedAgent } from '../../mcp/types.js';
 import type { ActionCatalogue } from '../../module.js';
 import type { AuthService } from '../auth/service.js';
 import type { CalendarService } from '../calendars/service.js';
@@ -61,6 +62,27 @@ export function toAgent(row: AgentRow, permissions: readonly StoredPermission[])
     oauthClientId: row.oauthClientId,
     createdAt: row.createdAt,
     lastUsedAt: row.lastUsedAt,
+  };
+}
+
+/**
+ * The calling agent's own record from what its credential read loaded (the MCP runtime resolves
+ * it on every request), as `toAgent` shows it: a permission scoped by nothing is unscoped (null).
+ */
+export function toAgentOfResolved(agent: ResolvedAgent): Agent {
+  return {
+    id: agent.id,
+    name: agent.name,
+    description: agent.description,
+    status: agent.status,
+    permissionGroupId: agent.permissionGroupId,
+    permissions: agent.permissions.map(({ actionKey, scope }) => ({
+      actionKey,
+      scope: scope.calendarIds || scope.groupIds ? scopeView(scope) : null,
+    })),
+    oauthClientId: agent.oauthClientId,
+    createdAt: agent.createdAt,
+    lastUsedAt: agent.lastUsedAt,
   };
 }
 

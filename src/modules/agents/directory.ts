@@ -11,7 +11,11 @@ import { redactArguments } from './redact.js';
 /** Longest action key an activity row keeps (the MCP layer may record calls of unknown tools). */
 const ACTIVITY_KEY_MAX = 200;
 
-function toResolved(row: AgentRow, permissions: readonly StoredPermission[]): ResolvedAgent {
+function toResolved(
+  row: AgentRow,
+  permissions: readonly StoredPermission[],
+  usedAt: string | null,
+): ResolvedAgent {
   return {
     id: row.id,
     userId: row.userId,
@@ -19,17 +23,24 @@ function toResolved(row: AgentRow, permissions: readonly StoredPermission[]): Re
     status: row.status,
     permissionGroupId: row.permissionGroupId,
     permissions: permissions.map((p) => ({ actionKey: p.actionKey, scope: p.scope ?? {} })),
+    description: row.description,
+    oauthClientId: row.oauthClientId,
+    createdAt: row.createdAt,
+    lastUsedAt: usedAt ?? row.lastUsedAt,
   };
 }
 
-/** What the MCP runtime asks of agents on every request: who a credential is, and a record of each call. */
+/**
+ * What the MCP runtime asks of agents on every request: who a credential is (the agent with
+ * its permissions, each credential kind in one statement), and a record of each call.
+ */
 export function createAgentDirectory({ repo }: AgentContext): AgentDirectory {
-  async function resolved(row: AgentRow, permissions?: readonly StoredPermission[]): Promise<ResolvedAgent> {
-    const [read] = await Promise.all([
-      permissions ?? repo.permissionsOf(row.id),
-      lastUsedIsStale(row.lastUsedAt) ? repo.touch(row.id, nowIso()) : undefined,
-    ]);
-    return toResolved(row, read);
+  /** The agent as resolved, marked used now when its mark is stale (as the record then reads). */
+  async function resolved(row: AgentRow, permissions: readonly StoredPermission[]): Promise<ResolvedAgent> {
+    if (!lastUsedIsStale(row.lastUsedAt)) return toResolved(row, permissions, null);
+    const now = nowIso();
+    await repo.touch(row.id, now);
+    return toResolved(row, permissions, now);
   }
 
   return {
@@ -42,9 +53,9 @@ export function createAgentDirectory({ repo }: AgentContext): AgentDirectory {
     },
 
     async resolveAgent(agentId: number): Promise<ResolvedAgent | null> {
-      const row = await repo.findById(agentId);
-      if (!row || row.status === 'disabled') return null;
-      return resolved(row);
+      const found = await repo.findWithPermissions(agentId);
+      if (!found || found.agent.status === 'disabled') return null;
+      return resolved(found.agent, found.permissions);
     },
 
     async recordToolCall(call: ToolCallRecord): Promise<void> {

@@ -58,8 +58,8 @@ export interface AgentService {
   list(actor: Actor): Promise<Agent[]>;
   /** The actor's agent; another user's is 404, exactly like an absent one. */
   get(actor: Actor, agentId: number): Promise<Agent>;
-  /** The `agent.profile` tool: the calling agent's own record. */
-  profile(actor: Actor): Promise<Agent>;
+  /** The `agent.profile` tool: the calling agent's own record, as its credential read loaded it (`caller`). */
+  profile(actor: Actor, caller: ResolvedAgent): Promise<Agent>;
   /** Creates an agent, with the permissions of its permission group when it names one the actor may assign. */
   create(actor: Actor, input: CreateAgentInput): Promise<Agent>;
   /** Name, description, and pausing or resuming; a disabled agent stays as it is (409). */
