@@ -11,7 +11,14 @@ import { agentAccess } from './access.js';
 import type { CompiledTool } from './catalogue.js';
 import { overlongKeyResult, splitKey } from './idempotent-call.js';
 import type { AgentRequestContext, AgentServerDeps } from './server.js';
-import { ARGUMENTS, approvalResult, errorResult, issuesText, toolErrorOf } from './tool-results.js';
+import {
+  ARGUMENTS,
+  approvalResult,
+  errorResult,
+  issuesText,
+  successResult,
+  toolErrorOf,
+} from './tool-results.js';
 import type { ApprovedCallRunner, GateDecision, PendingApproval, ResolvedAgent } from './types.js';
 
 /** The MCP method of a tool call, and the (incubating) attributes of its span. */
@@ -169,14 +176,7 @@ async function runValid(
     );
     return { validInput, output: ran.output, result: errorResult('INTERNAL', 'Internal error') };
   }
-  return {
-    validInput,
-    output: ran.output,
-    result: {
-      structuredContent: checked.data,
-      content: [{ type: 'text', text: JSON.stringify(checked.data) }],
-    },
-  };
+  return { validInput, output: ran.output, result: successResult(checked.data) };
 }
 
 /**
