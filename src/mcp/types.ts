@@ -1,3 +1,4 @@
+import type { RawBuilder } from 'kysely';
 import type { z } from 'zod';
 import type { AccessScope, Actor } from '../lib/actor.js';
 import type { ErrorCode } from '../lib/errors.js';
@@ -25,6 +26,32 @@ export interface ResolvedAgent {
   oauthClientId: string | null;
   createdAt: string;
   lastUsedAt: string | null;
+  /**
+   * The 2025-era session the credential read was asked to check in its own statement: null when
+   * it is not open for this agent; undefined when not asked (src/mcp/sessions.ts reads it then).
+   */
+  session?: ProbedSession | null;
+}
+
+/** A 2025-era session for the credential read to check (src/mcp/sessions.ts `sessionColumns`). */
+export interface SessionProbe {
+  id: string;
+  /** The request's time, and the idle cutoff: a session last used before it is over. */
+  at: string;
+  cutoff: string;
+}
+
+/** The two columns a credential read selects to probe a session, and their parameters in SQL order. */
+export interface SessionColumns {
+  lastUsedAt: RawBuilder<string | null>;
+  urlElicitation: RawBuilder<unknown>;
+  parameters(probe: SessionProbe): unknown[];
+}
+
+/** The probed session, open for the agent. */
+export interface ProbedSession extends SessionProbe {
+  lastUsedAt: string;
+  urlElicitation: boolean;
 }
 
 /**
@@ -38,10 +65,13 @@ export interface ToolCaller {
 
 /** The agents module, as the MCP layer uses it (wired in app.ts; src/mcp knows no module). */
 export interface AgentDirectory {
-  /** A static agent key (`ag_sk_...`): null when unknown or revoked, or when the agent is disabled. */
-  resolveKey(key: string): Promise<ResolvedAgent | null>;
-  /** The agent an OAuth access token names (`sub`): null when absent or disabled. */
-  resolveAgent(agentId: number): Promise<ResolvedAgent | null>;
+  /**
+   * A static agent key (`ag_sk_...`): null when unknown or revoked, or when the agent is disabled.
+   * With `session`, the same statement checks that session (`ResolvedAgent.session`).
+   */
+  resolveKey(key: string, session?: SessionProbe): Promise<ResolvedAgent | null>;
+  /** The agent an OAuth access token names (`sub`): null when absent or disabled; `session` as above. */
+  resolveAgent(agentId: number, session?: SessionProbe): Promise<ResolvedAgent | null>;
   /** Records one tool call for `GET /api/agents/:id/activity`. */
   recordToolCall(call: ToolCallRecord): Promise<void>;
 }

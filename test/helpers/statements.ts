@@ -45,7 +45,8 @@ const BOOKKEEPING = /^(begin|commit|rollback|savepoint|release)\b/i;
 /** Runs `work`, answering its result and the statements it sent, in order. */
 export async function statementsOf<T>(work: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
   const statements: string[] = [];
-  const result = await counting.run(statements, work);
+  // Awaited inside the count: an injected request (a thenable) starts only when awaited.
+  const result = await counting.run(statements, async () => await work());
   return { result, statements };
 }
 

@@ -87,12 +87,12 @@ async function call(era: 'session' | 'stateless', credential: Record<string, str
 
 /**
  * Round trips of one call: the credential read (a key: the key, its agent and the agent's
- * permissions in one statement; an OAuth token: its grant, then the agent with its permissions),
- * a 2025-era session's read, the tool's own read (agent_profile: none, the credential read loaded
+ * permissions in one statement; an OAuth token: its grant, then the agent with its permissions;
+ * either checks a 2025-era session in the same statement), the tool's own read (agent_profile: none, the credential read loaded
  * the agent; calendar_list: own and shared calendars in one), and the activity insert.
  */
 const EXPECTED = {
-  session: { key: { agent_profile: 3, calendar_list: 4 }, oauth: { agent_profile: 4, calendar_list: 5 } },
+  session: { key: { agent_profile: 2, calendar_list: 3 }, oauth: { agent_profile: 3, calendar_list: 4 } },
   stateless: { key: { agent_profile: 2, calendar_list: 3 }, oauth: { agent_profile: 3, calendar_list: 4 } },
 } as const;
 
@@ -105,3 +105,43 @@ for (const era of ['session', 'stateless'] as const)
           assert.equal(statements.length, EXPECTED[era][kind][tool], statements.join('\n'));
         });
   });
+
+describe('a 2025-era session checked in the credential read', () => {
+  const agedBy = async (sessionId: string, ms: number) => {
+    const at = new Date(Date.now() - ms).toISOString();
+    await t.db.kysely
+      .updateTable('mcpSessions')
+      .set({ lastUsedAt: at })
+      .where('id', '=', sessionId)
+      .execute();
+  };
+  const lastUsedAt = async (sessionId: string) =>
+    Date.parse(
+      (
+        await t.db.kysely
+          .selectFrom('mcpSessions')
+          .select('lastUsedAt')
+          .where('id', '=', sessionId)
+          .executeTakeFirstOrThrow()
+      ).lastUsedAt,
+    );
+  const profileCall = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'agent_profile' } };
+
+  for (const kind of ['key', 'oauth'] as const)
+    test(`with ${kind === 'key' ? 'an agent key' : 'an OAuth token'}: marked when a minute old, over after a day idle`, async () => {
+      const headers = await openSession(credentials[kind]);
+      const sessionId = headers['mcp-session-id'];
+      await agedBy(sessionId, 2 * 60_000);
+      const before = Date.now();
+      const { result: marked, statements } = await roundTripsOf(() => post(headers, profileCall));
+      assert.equal(marked.statusCode, 200, marked.body);
+      // The mark is the one statement more.
+      assert.equal(statements.length, EXPECTED.session[kind].agent_profile + 1, statements.join('\n'));
+      assert.ok((await lastUsedAt(sessionId)) >= before - 1000);
+
+      await agedBy(sessionId, 24 * 60 * 60_000 + 60_000);
+      const over = await post(headers, profileCall);
+      assert.equal(over.statusCode, 404, over.body);
+      assert.equal(over.json().error.code, -32001);
+    });
+});

@@ -1,7 +1,7 @@
 import type { Db, Executor } from '../../db/database.js';
 import type { Actor } from '../../lib/actor.js';
 import { conflict, forbidden, notFound } from '../../lib/errors.js';
-import type { ResolvedAgent } from '../../mcp/types.js';
+import type { ResolvedAgent, SessionColumns } from '../../mcp/types.js';
 import type { ActionCatalogue } from '../../module.js';
 import type { AuthService } from '../auth/service.js';
 import type { CalendarService } from '../calendars/service.js';
@@ -15,6 +15,8 @@ import type { Agent } from './schemas.js';
 export interface AgentSessions {
   /** Ends every open session of the agent at `at`, in the caller's transaction. */
   endForAgent(executor: Executor, agentId: number, at: Date): Promise<void>;
+  /** What the credential read selects to check a request's session in its own statement. */
+  sessionColumns(): SessionColumns;
 }
 
 /** An agent's OAuth refresh tokens, which the oauth module keeps; the wiring provides them. */

@@ -1,7 +1,13 @@
 import { lastUsedIsStale } from '../../lib/credential-keys.js';
 import { sha256 } from '../../lib/crypto.js';
 import { nowIso } from '../../lib/time.js';
-import type { AgentDirectory, ResolvedAgent, ToolCallRecord } from '../../mcp/types.js';
+import type {
+  AgentDirectory,
+  ProbedSession,
+  ResolvedAgent,
+  SessionProbe,
+  ToolCallRecord,
+} from '../../mcp/types.js';
 import type { AgentRow } from './agents-repo.js';
 import type { AgentContext } from './context.js';
 import { AGENT_KEY_PREFIX } from './credentials.js';
@@ -36,26 +42,31 @@ function toResolved(
  */
 export function createAgentDirectory({ repo }: AgentContext): AgentDirectory {
   /** The agent as resolved, marked used now when its mark is stale (as the record then reads). */
-  async function resolved(row: AgentRow, permissions: readonly StoredPermission[]): Promise<ResolvedAgent> {
-    if (!lastUsedIsStale(row.lastUsedAt)) return toResolved(row, permissions, null);
-    const now = nowIso();
-    await repo.touch(row.id, now);
-    return toResolved(row, permissions, now);
+  async function resolved(found: {
+    agent: AgentRow;
+    permissions: readonly StoredPermission[];
+    session: ProbedSession | null | undefined;
+  }): Promise<ResolvedAgent> {
+    const { agent, permissions, session } = found;
+    const usedAt = lastUsedIsStale(agent.lastUsedAt) ? nowIso() : null;
+    if (usedAt) await repo.touch(agent.id, usedAt);
+    const resolvedAgent = toResolved(agent, permissions, usedAt);
+    return session === undefined ? resolvedAgent : { ...resolvedAgent, session };
   }
 
   return {
-    async resolveKey(key: string): Promise<ResolvedAgent | null> {
+    async resolveKey(key: string, session?: SessionProbe): Promise<ResolvedAgent | null> {
       if (!key.startsWith(AGENT_KEY_PREFIX)) return null;
-      const found = await repo.findLiveKey(sha256(key));
+      const found = await repo.findLiveKey(sha256(key), session);
       if (!found) return null;
       if (lastUsedIsStale(found.keyLastUsedAt)) await repo.touchKey(found.keyId, nowIso());
-      return resolved(found.agent, found.permissions);
+      return resolved(found);
     },
 
-    async resolveAgent(agentId: number): Promise<ResolvedAgent | null> {
-      const found = await repo.findWithPermissions(agentId);
+    async resolveAgent(agentId: number, session?: SessionProbe): Promise<ResolvedAgent | null> {
+      const found = await repo.findWithPermissions(agentId, session);
       if (!found || found.agent.status === 'disabled') return null;
-      return resolved(found.agent, found.permissions);
+      return resolved(found);
     },
 
     async recordToolCall(call: ToolCallRecord): Promise<void> {
