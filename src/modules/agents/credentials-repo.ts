@@ -23,7 +23,7 @@ export function createAgentCredentialsRepo(db: Executor, dialect: Dialect, sessi
       .select(permissionsJson(dialect).as('permissionsJson'))
       .where('agentKeys.keyHash', '=', '')
       .where('agentKeys.revokedAt', 'is', null)
-      // A literal, so the key hash stays the only parameter of the precompiled query.
+      // A literal, so the key hash stays the lookup's only parameter (the session's come before it).
       .where('agents.status', '!=', sql.lit('disabled'));
   const selectLiveKey = precompiled(liveKey);
   // The same with the request's 2025-era session checked: the session's parameters come first.
