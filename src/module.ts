@@ -9,7 +9,7 @@ import { type JobDeclaration, registerJobs } from './jobs/declarations.js';
 import type { JobQueue } from './jobs/queue.js';
 import type { Actor } from './lib/actor.js';
 import type { EphemeralStore } from './lib/ephemeral-store.js';
-import type { CatalogueAction, ToolDeclaration } from './mcp/types.js';
+import type { CatalogueAction, SessionColumns, ToolDeclaration } from './mcp/types.js';
 import type { Metrics } from './metrics.js';
 import type { PrivacyDeclaration } from './privacy/declaration.js';
 
@@ -73,8 +73,14 @@ export interface ServiceDeps extends InfrastructureDeps {
   catalogue: ActionCatalogue;
   /** Every privacy declaration, in export order (src/privacy-declarations.ts). */
   privacyDeclarations: readonly PrivacyDeclaration[];
-  /** The MCP runtime's sessions (src/mcp/sessions.ts): disabling an agent ends its own. */
-  mcpSessions: { endForAgent(executor: Executor, agentId: number, at: Date): Promise<void> };
+  /**
+   * The MCP runtime's sessions (src/mcp/sessions.ts): disabling an agent ends its own, and the
+   * credential read checks a request's session in its own statement.
+   */
+  mcpSessions: {
+    endForAgent(executor: Executor, agentId: number, at: Date): Promise<void>;
+    sessionColumns(): SessionColumns;
+  };
 }
 
 /** One group of HTTP routes of a module, registered under `prefix` (none: at the root). */

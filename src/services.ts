@@ -1,5 +1,5 @@
 import { ACTION_CATALOGUE } from './catalogue.js';
-import { endAgentSessions } from './mcp/sessions.js';
+import { endAgentSessions, sessionColumns } from './mcp/sessions.js';
 import {
   createServiceRegistry,
   type InfrastructureDeps,
@@ -23,7 +23,7 @@ export function createServices(deps: InfrastructureDeps): Services {
     ...deps,
     catalogue: ACTION_CATALOGUE,
     privacyDeclarations: PRIVACY_DECLARATIONS,
-    mcpSessions: { endForAgent: endAgentSessions },
+    mcpSessions: { endForAgent: endAgentSessions, sessionColumns },
   };
   const services = createServiceRegistry(MODULES, serviceDeps);
   registerModuleJobs(MODULES, services, serviceDeps);

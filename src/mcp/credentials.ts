@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { DomainError, unauthenticated } from '../lib/errors.js';
-import type { AgentDirectory, ResolvedAgent } from './types.js';
+import type { AgentDirectory, ResolvedAgent, SessionProbe } from './types.js';
 
 const AGENT_KEY_PREFIX = 'ag_sk_';
 /** Longer than any key or token we issue: refused without a lookup. */
@@ -48,17 +48,21 @@ export type AgentAuthResult =
   /** `challenge`: the 401 carries WWW-Authenticate; `invalid` adds `error="invalid_token"`. */
   | { ok: false; error: DomainError; challenge?: 'missing' | 'invalid' };
 
-/** Resolves the request's agent; only an `active` agent may use the MCP runtime. */
+/**
+ * Resolves the request's agent; only an `active` agent may use the MCP runtime. `session`: the
+ * request's 2025-era session, checked in the statement that reads the agent.
+ */
 export async function authenticateAgent(
   headers: IncomingHttpHeaders,
   agents: AgentDirectory,
   verifyAccessToken: AccessTokenVerifier | undefined,
+  session?: SessionProbe,
 ): Promise<AgentAuthResult> {
   const credential = readAgentCredential(headers);
   if (!credential) {
     return { ok: false, error: unauthenticated('An agent credential is required'), challenge: 'missing' };
   }
-  const agent = await resolve(credential, agents, verifyAccessToken);
+  const agent = await resolve(credential, agents, verifyAccessToken, session);
   if (!agent || agent.status === 'disabled') {
     return {
       ok: false,
@@ -76,12 +80,13 @@ async function resolve(
   credential: AgentCredential,
   agents: AgentDirectory,
   verifyAccessToken: AccessTokenVerifier | undefined,
+  session: SessionProbe | undefined,
 ): Promise<ResolvedAgent | null> {
   if (credential.value.length > MAX_CREDENTIAL_LENGTH) return null;
-  if (credential.kind === 'key') return agents.resolveKey(credential.value);
+  if (credential.kind === 'key') return agents.resolveKey(credential.value, session);
   if (!verifyAccessToken) return null;
   const agentId = await verifyAccessToken(credential.value);
-  return agentId === null ? null : agents.resolveAgent(agentId);
+  return agentId === null ? null : agents.resolveAgent(agentId, session);
 }
 
 /** RFC 6750 / RFC 9728 challenge of a 401 from /api/mcp. */

@@ -73,6 +73,7 @@ const description =
 function guardRequests(
   config: Config,
   options: McpRoutesOptions,
+  sessions: McpSessionStore,
   agentOf: WeakMap<FastifyRequest, ResolvedAgent>,
 ) {
   const allowedOrigins = new Set(
@@ -86,7 +87,9 @@ function guardRequests(
         return sendError(request, reply, forbidden('This Origin may not call the MCP API'));
       }
     }
-    const auth = await authenticateAgent(request.headers, options.agents, options.verifyAccessToken);
+    // A request of a 2025-era session has it checked in the statement that reads its agent.
+    const session = sessions.probe(headerOf(request, SESSION_HEADER));
+    const auth = await authenticateAgent(request.headers, options.agents, options.verifyAccessToken, session);
     if (!auth.ok) {
       if (auth.challenge) reply.header('www-authenticate', wwwAuthenticate(config.publicUrl, auth.challenge));
       return sendError(request, reply, auth.error);
@@ -152,7 +155,7 @@ function postHandler({ config, deps, modern, legacy, sessions, elicitations, con
     if (!sessionId) {
       return jsonRpcError(reply, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     }
-    const capabilities = await sessions.touch(sessionId, context.agent.id);
+    const capabilities = await sessions.touchProbed(sessionId, context.agent);
     if (!capabilities) return jsonRpcError(reply, 404, -32001, 'Session not found');
     // The client's answer to an elicitation: to the call of this session waiting for it.
     if (elicitations.deliver(sessionId, body)) return reply.code(202).send();
@@ -198,7 +201,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
     await modern.close();
   });
 
-  app.addHook('onRequest', guardRequests(config, options, agentOf));
+  app.addHook('onRequest', guardRequests(config, options, sessions, agentOf));
 
   const contextFor = (request: FastifyRequest): AgentRequestContext => {
     const agent = agentOf.get(request);
@@ -219,7 +222,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, optio
 
   app.get('/', { schema: schema('Server-to-client stream (not offered: 405)') }, async (request, reply) => {
     const sessionId = headerOf(request, SESSION_HEADER);
-    if (sessionId && !(await sessions.touch(sessionId, contextFor(request).agent.id))) {
+    if (sessionId && !(await sessions.touchProbed(sessionId, contextFor(request).agent))) {
       return jsonRpcError(reply, 404, -32001, 'Session not found');
     }
     // The server sends no unsolicited messages, so there is no stream to open.

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { type RawBuilder, sql } from 'kysely';
 import { compiledOnce, type Db, type Executor } from '../db/database.js';
 import type { McpTables } from './tables.js';
+import type { ResolvedAgent, SessionColumns, SessionProbe } from './types.js';
 
 declare module '../db/types.js' {
   interface Database extends McpTables {}
@@ -35,6 +37,29 @@ export interface McpSessionStore {
   touch(id: string, agentId: number): Promise<SessionCapabilities | undefined>;
   /** Ends an open session of `agentId` (DELETE); false when there was none to end. */
   end(id: string, agentId: number): Promise<boolean>;
+  /** What the credential read checks of session `id` (`sessionColumns`); undefined for an id that cannot be ours. */
+  probe(id: string | undefined): SessionProbe | undefined;
+  /**
+   * `touch` for a request whose credential read probed the session (`agent.session`): no read of
+   * its own, only the mark when stale. An agent resolved without the probe is touched as ever.
+   */
+  touchProbed(id: string, agent: ResolvedAgent): Promise<SessionCapabilities | undefined>;
+}
+
+/**
+ * The open session a credential read checks in its own statement (one round trip for both): the
+ * session the probe names, of the agent that statement reads (`agents.id`), unended and used since
+ * the probe's cutoff; null columns when there is none. Two scalar subqueries on the primary key.
+ */
+export function sessionColumns(): SessionColumns {
+  const open = (column: 'last_used_at' | 'url_elicitation') =>
+    sql`(select ${sql.ref(`s.${column}`)} from mcp_sessions s where s.id = ${''} and s.agent_id = agents.id
+      and s.ended_at is null and s.last_used_at >= ${''})`;
+  return {
+    lastUsedAt: open('last_used_at') as RawBuilder<string | null>,
+    urlElicitation: open('url_elicitation'),
+    parameters: (probe) => [probe.id, probe.cutoff, probe.id, probe.cutoff],
+  };
 }
 
 export function createSessionStore(db: Db, now: () => Date = () => new Date()): McpSessionStore {
@@ -60,6 +85,20 @@ export function createSessionStore(db: Db, now: () => Date = () => new Date()): 
   const markUsed = compiledOnce(() =>
     kysely.updateTable('mcpSessions').set({ lastUsedAt: '' }).where('id', '=', ''),
   );
+  /** An open session's capabilities, its last-used mark written first when over a minute old. */
+  const marked = async (id: string, at: string, session: { lastUsedAt: string; urlElicitation: boolean }) => {
+    if (Date.parse(at) - Date.parse(session.lastUsedAt) >= SESSION_MARK_MS) await markUsed(kysely, at, id);
+    return { urlElicitation: session.urlElicitation };
+  };
+  async function touch(id: string, agentId: number) {
+    if (!SESSION_ID.test(id)) return undefined;
+    const s = open(id, agentId);
+    // The parameters in the order they appear in the SQL.
+    const { rows } = await openSession(kysely, s.id, s.agentId, s.cutoff);
+    const row = rows[0];
+    if (!row) return undefined;
+    return marked(s.id, s.at, { lastUsedAt: row.lastUsedAt, urlElicitation: Boolean(row.urlElicitation) });
+  }
   return {
     newId: newSessionId,
 
@@ -79,16 +118,18 @@ export function createSessionStore(db: Db, now: () => Date = () => new Date()): 
         .execute();
     },
 
-    async touch(id, agentId) {
-      if (!SESSION_ID.test(id)) return undefined;
-      const s = open(id, agentId);
-      // The parameters in the order they appear in the SQL.
-      const { rows } = await openSession(kysely, s.id, s.agentId, s.cutoff);
-      const row = rows[0];
-      if (!row) return undefined;
-      if (Date.parse(s.at) - Date.parse(row.lastUsedAt) >= SESSION_MARK_MS)
-        await markUsed(kysely, s.at, s.id);
-      return { urlElicitation: Boolean(row.urlElicitation) };
+    touch,
+
+    probe(id) {
+      if (id === undefined || !SESSION_ID.test(id)) return undefined;
+      const { at, cutoff } = open(id, 0);
+      return { id, at, cutoff };
+    },
+
+    async touchProbed(id, agent) {
+      const probed = agent.session;
+      if (probed === undefined) return touch(id, agent.id);
+      return probed && probed.id === id ? marked(id, probed.at, probed) : undefined;
     },
 
     async end(id, agentId) {

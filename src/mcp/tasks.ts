@@ -13,7 +13,7 @@ import {
 import { type CompiledTool, toolListing } from './catalogue.js';
 import type { AgentRequestContext } from './server.js';
 import type { CallTask, CallTaskStore } from './task-types.js';
-import { errorResult } from './tool-results.js';
+import { errorResult, successResult } from './tool-results.js';
 
 /** Where a task's approval is, beside `statusMessage`: `_meta` of the task's answers. */
 export const APPROVAL_META_KEY = 'reservation-service/approval';
@@ -84,10 +84,7 @@ function callResultOf(task: CallTask): CallToolResult {
   const outcome = task.outcome;
   if (!outcome) return errorResult('INTERNAL', 'Internal error');
   if (!outcome.ok) return errorResult(outcome.code, outcome.message);
-  return {
-    structuredContent: outcome.output as Record<string, unknown>,
-    content: [{ type: 'text', text: JSON.stringify(outcome.output) }],
-  };
+  return successResult(outcome.output);
 }
 
 type TaskMethod = 'tasks/get' | 'tasks/result' | 'tasks/cancel';

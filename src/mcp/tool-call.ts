@@ -11,7 +11,14 @@ import { agentAccess } from './access.js';
 import type { CompiledTool } from './catalogue.js';
 import { overlongKeyResult, splitKey } from './idempotent-call.js';
 import type { AgentRequestContext, AgentServerDeps } from './server.js';
-import { ARGUMENTS, approvalResult, errorResult, issuesText, toolErrorOf } from './tool-results.js';
+import {
+  ARGUMENTS,
+  approvalResult,
+  errorResult,
+  issuesText,
+  successResult,
+  toolErrorOf,
+} from './tool-results.js';
 import type { ApprovedCallRunner, GateDecision, PendingApproval, ResolvedAgent } from './types.js';
 
 /** The MCP method of a tool call, and the (incubating) attributes of its span. */
@@ -110,10 +117,12 @@ function thrownResult(thrown: unknown, tool: CompiledTool, log: FastifyBaseLogge
  */
 async function admitAndRun(
   deps: ToolCallDeps,
-  { agent, log }: AgentRequestContext,
+  context: AgentRequestContext,
   { tool, actor, approvalId }: PermittedCall,
   input: Record<string, unknown>,
 ): Promise<{ result: CallToolResult; approval?: PendingApproval } | { output: unknown }> {
+  // The context is the tool's caller too: the agent as the credential read loaded it.
+  const { agent, log } = context;
   let settle: Settle | undefined;
   let output: unknown;
   try {
@@ -125,7 +134,9 @@ async function admitAndRun(
         risk: tool.risk,
         input,
         actor,
-        dryRun: tool.takesDryRun ? () => tool.definition.run(actor, { ...input, dryRun: true }) : undefined,
+        dryRun: tool.takesDryRun
+          ? () => tool.definition.run(actor, { ...input, dryRun: true }, context)
+          : undefined,
         approvalId,
       });
       if (decision.kind === 'refuse') return { result: errorResult(decision.code, decision.message) };
@@ -133,7 +144,7 @@ async function admitAndRun(
         return { result: approvalResult(decision.approval), approval: decision.approval };
       settle = decision.settle;
     }
-    output = await tool.definition.run(actor, input);
+    output = await tool.definition.run(actor, input, context);
   } catch (thrown) {
     await settleQuietly(settle, false, output, log, agent, tool);
     return { result: thrownResult(thrown, tool, log, agent) };
@@ -165,14 +176,7 @@ async function runValid(
     );
     return { validInput, output: ran.output, result: errorResult('INTERNAL', 'Internal error') };
   }
-  return {
-    validInput,
-    output: ran.output,
-    result: {
-      structuredContent: checked.data,
-      content: [{ type: 'text', text: JSON.stringify(checked.data) }],
-    },
-  };
+  return { validInput, output: ran.output, result: successResult(checked.data) };
 }
 
 /**

@@ -10,6 +10,12 @@ export const issuesText = (issues: ReadonlyArray<{ path: PropertyKey[]; message:
     .map((issue) => `${issue.path.length ? issue.path.join('.') : ARGUMENTS}: ${issue.message}`)
     .join('; ');
 
+/** A call's result when it ran: its output, structured and as text (a task's result is the same). */
+export const successResult = (output: unknown): CallToolResult => ({
+  structuredContent: output as Record<string, unknown>,
+  content: [{ type: 'text', text: JSON.stringify(output) }],
+});
+
 /** A refused call's result: `isError` with `{error: {code, message}}` (and what the refusal offers). */
 export const errorResult = (
   code: ErrorCode,

@@ -1,3 +1,4 @@
+import type { RawBuilder } from 'kysely';
 import type { z } from 'zod';
 import type { AccessScope, Actor } from '../lib/actor.js';
 import type { ErrorCode } from '../lib/errors.js';
@@ -20,14 +21,57 @@ export interface ResolvedAgent {
   status: 'active' | 'paused' | 'disabled';
   permissionGroupId: string | null;
   permissions: ReadonlyArray<{ actionKey: string; scope: AccessScope }>;
+  /** The rest of its record, as the credential read loaded it: what its profile tool answers. */
+  description: string | null;
+  oauthClientId: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  /**
+   * The 2025-era session the credential read was asked to check in its own statement: null when
+   * it is not open for this agent; undefined when not asked (src/mcp/sessions.ts reads it then).
+   */
+  session?: ProbedSession | null;
+}
+
+/** A 2025-era session for the credential read to check (src/mcp/sessions.ts `sessionColumns`). */
+export interface SessionProbe {
+  id: string;
+  /** The request's time, and the idle cutoff: a session last used before it is over. */
+  at: string;
+  cutoff: string;
+}
+
+/** The two columns a credential read selects to probe a session, and their parameters in SQL order. */
+export interface SessionColumns {
+  lastUsedAt: RawBuilder<string | null>;
+  urlElicitation: RawBuilder<unknown>;
+  parameters(probe: SessionProbe): unknown[];
+}
+
+/** The probed session, open for the agent. */
+export interface ProbedSession extends SessionProbe {
+  lastUsedAt: string;
+  urlElicitation: boolean;
+}
+
+/**
+ * Who a tool call is for, beside the Actor it runs as: the agent as this request's credential
+ * read loaded it (read on every request, never kept across them), so a tool about the calling
+ * agent itself needs no read of its own.
+ */
+export interface ToolCaller {
+  agent: ResolvedAgent;
 }
 
 /** The agents module, as the MCP layer uses it (wired in app.ts; src/mcp knows no module). */
 export interface AgentDirectory {
-  /** A static agent key (`ag_sk_...`): null when unknown or revoked, or when the agent is disabled. */
-  resolveKey(key: string): Promise<ResolvedAgent | null>;
-  /** The agent an OAuth access token names (`sub`): null when absent or disabled. */
-  resolveAgent(agentId: number): Promise<ResolvedAgent | null>;
+  /**
+   * A static agent key (`ag_sk_...`): null when unknown or revoked, or when the agent is disabled.
+   * With `session`, the same statement checks that session (`ResolvedAgent.session`).
+   */
+  resolveKey(key: string, session?: SessionProbe): Promise<ResolvedAgent | null>;
+  /** The agent an OAuth access token names (`sub`): null when absent or disabled; `session` as above. */
+  resolveAgent(agentId: number, session?: SessionProbe): Promise<ResolvedAgent | null>;
   /** Records one tool call for `GET /api/agents/:id/activity`. */
   recordToolCall(call: ToolCallRecord): Promise<void>;
 }
@@ -165,7 +209,7 @@ export interface ToolDeclaration<
   /** The MCP App (a `ui://` resource, src/mcp/apps.ts) a host shows this tool's result in. */
   app?: string;
   /** Runs as the agent's Actor (owner's rights, this action's scope) on the module's service. */
-  run(service: S, actor: Actor, input: z.infer<I>): Promise<z.infer<O>>;
+  run(service: S, actor: Actor, input: z.infer<I>, caller: ToolCaller): Promise<z.infer<O>>;
 }
 
 /** Keeps a tool's input and output types tied to its schemas, and its action key a literal type. */
@@ -189,7 +233,7 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends T
   /** Its declaration's `app`: the `ui://` resource that shows its result. */
   app?: string;
   /** Runs as the agent's Actor (owner's rights, this action's scope) through the module's service. */
-  run(actor: Actor, input: z.infer<I>): Promise<z.infer<O>>;
+  run(actor: Actor, input: z.infer<I>, caller: ToolCaller): Promise<z.infer<O>>;
 }
 
 /** Binds a module's declared tools to its service (the wiring does, once per app). */
@@ -203,6 +247,6 @@ export function bindTools<S>(tools: ReadonlyArray<ToolDeclaration<S>>, service: 
     ...(app ? { app } : {}),
     input,
     output,
-    run: (actor, args) => run(service, actor, args),
+    run: (actor, args, caller) => run(service, actor, args, caller),
   }));
 }

@@ -60,6 +60,10 @@ export const AGENT_A: ResolvedAgent = {
     { actionKey: 'test.fail', scope: {} },
     { actionKey: 'test.crash', scope: {} },
   ],
+  description: null,
+  oauthClientId: null,
+  createdAt: '2026-01-05T09:00:00.000Z',
+  lastUsedAt: null,
 };
 export const AGENT_B: ResolvedAgent = {
   id: 2,
@@ -68,6 +72,10 @@ export const AGENT_B: ResolvedAgent = {
   status: 'active',
   permissionGroupId: 'minimal',
   permissions: [{ actionKey: 'test.echo', scope: {} }],
+  description: 'Reads',
+  oauthClientId: null,
+  createdAt: '2026-01-05T09:00:00.000Z',
+  lastUsedAt: null,
 };
 export const AGENT_PAUSED: ResolvedAgent = { ...AGENT_B, id: 3, name: 'Paused', status: 'paused' };
 export const AGENT_DISABLED: ResolvedAgent = { ...AGENT_B, id: 4, name: 'Gone', status: 'disabled' };

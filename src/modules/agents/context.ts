@@ -1,6 +1,7 @@
 import type { Db, Executor } from '../../db/database.js';
 import type { Actor } from '../../lib/actor.js';
 import { conflict, forbidden, notFound } from '../../lib/errors.js';
+import type { ResolvedAgent, SessionColumns } from '../../mcp/types.js';
 import type { ActionCatalogue } from '../../module.js';
 import type { AuthService } from '../auth/service.js';
 import type { CalendarService } from '../calendars/service.js';
@@ -14,6 +15,8 @@ import type { Agent } from './schemas.js';
 export interface AgentSessions {
   /** Ends every open session of the agent at `at`, in the caller's transaction. */
   endForAgent(executor: Executor, agentId: number, at: Date): Promise<void>;
+  /** What the credential read selects to check a request's session in its own statement. */
+  sessionColumns(): SessionColumns;
 }
 
 /** An agent's OAuth refresh tokens, which the oauth module keeps; the wiring provides them. */
@@ -61,6 +64,27 @@ export function toAgent(row: AgentRow, permissions: readonly StoredPermission[])
     oauthClientId: row.oauthClientId,
     createdAt: row.createdAt,
     lastUsedAt: row.lastUsedAt,
+  };
+}
+
+/**
+ * The calling agent's own record from what its credential read loaded (the MCP runtime resolves
+ * it on every request), as `toAgent` shows it: a permission scoped by nothing is unscoped (null).
+ */
+export function toAgentOfResolved(agent: ResolvedAgent): Agent {
+  return {
+    id: agent.id,
+    name: agent.name,
+    description: agent.description,
+    status: agent.status,
+    permissionGroupId: agent.permissionGroupId,
+    permissions: agent.permissions.map(({ actionKey, scope }) => ({
+      actionKey,
+      scope: scope.calendarIds || scope.groupIds ? scopeView(scope) : null,
+    })),
+    oauthClientId: agent.oauthClientId,
+    createdAt: agent.createdAt,
+    lastUsedAt: agent.lastUsedAt,
   };
 }
 

@@ -1,16 +1,20 @@
 import { sql } from 'kysely';
 import { type Dialect, type Executor, precompiled } from '../../db/database.js';
-import type { AgentRow } from './agents-repo.js';
+import type { SessionColumns, SessionProbe } from '../../mcp/types.js';
+import { type AgentRow, probed, type SessionRow } from './agents-repo.js';
 import { parsePermissions, permissionsJson } from './permissions-repo.js';
 import type { AgentKey } from './schemas.js';
 
 const keyColumns = ['id', 'label', 'prefix', 'createdAt', 'lastUsedAt', 'revokedAt'] as const;
 
-/** How an agent signs in: its static keys (`agent_keys`) and its OAuth refresh tokens. */
-export function createAgentCredentialsRepo(db: Executor, dialect: Dialect) {
+/**
+ * How an agent signs in: its static keys (`agent_keys`) and its OAuth refresh tokens. `sessions`
+ * (the long-lived repo's): what the key lookup selects to check a request's MCP session too.
+ */
+export function createAgentCredentialsRepo(db: Executor, dialect: Dialect, sessions?: SessionColumns) {
   // The lookup of every MCP request authenticated by a static key: the key, its agent, and
   // the agent's permissions, in one statement.
-  const selectLiveKey = precompiled(() =>
+  const liveKey = () =>
     db
       .selectFrom('agentKeys')
       .innerJoin('agents', 'agents.id', 'agentKeys.agentId')
@@ -19,8 +23,15 @@ export function createAgentCredentialsRepo(db: Executor, dialect: Dialect) {
       .select(permissionsJson(dialect).as('permissionsJson'))
       .where('agentKeys.keyHash', '=', '')
       .where('agentKeys.revokedAt', 'is', null)
-      // A literal, so the key hash stays the only parameter of the precompiled query.
-      .where('agents.status', '!=', sql.lit('disabled')),
+      // A literal, so the key hash stays the lookup's only parameter (the session's come before it).
+      .where('agents.status', '!=', sql.lit('disabled'));
+  const selectLiveKey = precompiled(liveKey);
+  // The same with the request's 2025-era session checked: the session's parameters come first.
+  const selectLiveKeyInSession = precompiled(() =>
+    liveKey().select([
+      sessions!.lastUsedAt.as('sessionLastUsedAt'),
+      sessions!.urlElicitation.as('sessionUrlElicitation'),
+    ]),
   );
 
   return {
@@ -73,16 +84,20 @@ export function createAgentCredentialsRepo(db: Executor, dialect: Dialect) {
         .execute();
     },
 
-    /** The live key with this hash and its agent (not disabled), in one query. */
-    async findLiveKey(keyHash: string) {
-      const [row] = await selectLiveKey(db, keyHash);
+    /** The live key with this hash and its agent (not disabled), and `session`'s columns, in one query. */
+    async findLiveKey(keyHash: string, session?: SessionProbe) {
+      const [row] = session
+        ? await selectLiveKeyInSession(db, ...sessions!.parameters(session), keyHash)
+        : await selectLiveKey(db, keyHash);
       if (!row) return undefined;
-      const { keyId, keyLastUsedAt, permissionsJson, ...agent } = row;
+      const { keyId, keyLastUsedAt, permissionsJson, ...rest } = row;
+      const { sessionLastUsedAt, sessionUrlElicitation, ...agent } = rest as typeof rest & SessionRow;
       return {
         keyId,
         keyLastUsedAt,
         agent: agent as AgentRow,
         permissions: parsePermissions(permissionsJson),
+        session: probed(session, { sessionLastUsedAt, sessionUrlElicitation }),
       };
     },
 

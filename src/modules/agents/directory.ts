@@ -1,7 +1,13 @@
 import { lastUsedIsStale } from '../../lib/credential-keys.js';
 import { sha256 } from '../../lib/crypto.js';
 import { nowIso } from '../../lib/time.js';
-import type { AgentDirectory, ResolvedAgent, ToolCallRecord } from '../../mcp/types.js';
+import type {
+  AgentDirectory,
+  ProbedSession,
+  ResolvedAgent,
+  SessionProbe,
+  ToolCallRecord,
+} from '../../mcp/types.js';
 import type { AgentRow } from './agents-repo.js';
 import type { AgentContext } from './context.js';
 import { AGENT_KEY_PREFIX } from './credentials.js';
@@ -11,7 +17,11 @@ import { redactArguments } from './redact.js';
 /** Longest action key an activity row keeps (the MCP layer may record calls of unknown tools). */
 const ACTIVITY_KEY_MAX = 200;
 
-function toResolved(row: AgentRow, permissions: readonly StoredPermission[]): ResolvedAgent {
+function toResolved(
+  row: AgentRow,
+  permissions: readonly StoredPermission[],
+  usedAt: string | null,
+): ResolvedAgent {
   return {
     id: row.id,
     userId: row.userId,
@@ -19,32 +29,44 @@ function toResolved(row: AgentRow, permissions: readonly StoredPermission[]): Re
     status: row.status,
     permissionGroupId: row.permissionGroupId,
     permissions: permissions.map((p) => ({ actionKey: p.actionKey, scope: p.scope ?? {} })),
+    description: row.description,
+    oauthClientId: row.oauthClientId,
+    createdAt: row.createdAt,
+    lastUsedAt: usedAt ?? row.lastUsedAt,
   };
 }
 
-/** What the MCP runtime asks of agents on every request: who a credential is, and a record of each call. */
+/**
+ * What the MCP runtime asks of agents on every request: who a credential is (the agent with
+ * its permissions, each credential kind in one statement), and a record of each call.
+ */
 export function createAgentDirectory({ repo }: AgentContext): AgentDirectory {
-  async function resolved(row: AgentRow, permissions?: readonly StoredPermission[]): Promise<ResolvedAgent> {
-    const [read] = await Promise.all([
-      permissions ?? repo.permissionsOf(row.id),
-      lastUsedIsStale(row.lastUsedAt) ? repo.touch(row.id, nowIso()) : undefined,
-    ]);
-    return toResolved(row, read);
+  /** The agent as resolved, marked used now when its mark is stale (as the record then reads). */
+  async function resolved(found: {
+    agent: AgentRow;
+    permissions: readonly StoredPermission[];
+    session: ProbedSession | null | undefined;
+  }): Promise<ResolvedAgent> {
+    const { agent, permissions, session } = found;
+    const usedAt = lastUsedIsStale(agent.lastUsedAt) ? nowIso() : null;
+    if (usedAt) await repo.touch(agent.id, usedAt);
+    const resolvedAgent = toResolved(agent, permissions, usedAt);
+    return session === undefined ? resolvedAgent : { ...resolvedAgent, session };
   }
 
   return {
-    async resolveKey(key: string): Promise<ResolvedAgent | null> {
+    async resolveKey(key: string, session?: SessionProbe): Promise<ResolvedAgent | null> {
       if (!key.startsWith(AGENT_KEY_PREFIX)) return null;
-      const found = await repo.findLiveKey(sha256(key));
+      const found = await repo.findLiveKey(sha256(key), session);
       if (!found) return null;
       if (lastUsedIsStale(found.keyLastUsedAt)) await repo.touchKey(found.keyId, nowIso());
-      return resolved(found.agent, found.permissions);
+      return resolved(found);
     },
 
-    async resolveAgent(agentId: number): Promise<ResolvedAgent | null> {
-      const row = await repo.findById(agentId);
-      if (!row || row.status === 'disabled') return null;
-      return resolved(row);
+    async resolveAgent(agentId: number, session?: SessionProbe): Promise<ResolvedAgent | null> {
+      const found = await repo.findWithPermissions(agentId, session);
+      if (!found || found.agent.status === 'disabled') return null;
+      return resolved(found);
     },
 
     async recordToolCall(call: ToolCallRecord): Promise<void> {

@@ -3,6 +3,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { Actor } from '../../lib/actor.js';
 import { notFound } from '../../lib/errors.js';
 import { nowIso } from '../../lib/time.js';
+import type { ResolvedAgent } from '../../mcp/types.js';
 import { type AgentRow, createAgentsRepo } from './agents-repo.js';
 import {
   type AgentContext,
@@ -11,13 +12,14 @@ import {
   requireOwned,
   requirePerson,
   toAgent,
+  toAgentOfResolved,
 } from './context.js';
 import { createAgentCredentialsRepo } from './credentials-repo.js';
 import { assignableGroup, materialise } from './permissions.js';
 import { createAgentPermissionsRepo } from './permissions-repo.js';
 import { AGENT_NAME_MAX, type Agent, type CreateAgentInput, type UpdateAgentInput } from './schemas.js';
 
-/** The owner's agent as the API shows it (one statement: it is the agent's own profile tool). */
+/** The owner's agent as the API shows it, in one statement. */
 async function ownedView({ repo }: AgentContext, actor: Actor, agentId: number): Promise<Agent> {
   const found = await repo.findOwnedWithPermissions(actor.userId, agentId);
   if (!found) throw notFound('Agent');
@@ -123,9 +125,10 @@ export function createAgentRecords(context: AgentContext) {
       return ownedView(context, actor, agentId);
     },
 
-    async profile(actor: Actor): Promise<Agent> {
-      if (!actor.agent) throw notFound('Agent');
-      return ownedView(context, actor, actor.agent.id);
+    async profile(actor: Actor, caller: ResolvedAgent): Promise<Agent> {
+      // Only the agent itself, as its request's credential read loaded it: no read of its own.
+      if (actor.agent?.id !== caller.id || actor.userId !== caller.userId) throw notFound('Agent');
+      return toAgentOfResolved(caller);
     },
 
     create: (actor: Actor, input: CreateAgentInput) => createAgent(context, actor, input),

@@ -1,4 +1,5 @@
 import type { Dialect, Executor } from '../../db/database.js';
+import type { SessionColumns } from '../../mcp/types.js';
 import { type AgentActivityRepo, createAgentActivityRepo } from './activity-repo.js';
 import { type AgentsRepo, createAgentsRepo } from './agents-repo.js';
 import { type AgentCredentialsRepo, createAgentCredentialsRepo } from './credentials-repo.js';
@@ -17,13 +18,14 @@ export interface AgentRepo
 
 /**
  * The service's long-lived repo: built once, so each concern's precompiled statements compile
- * once. A transaction builds only the concern repos it writes through.
+ * once. A transaction builds only the concern repos it writes through. `sessions`: what the
+ * credential reads select to check a request's MCP session in their own statement.
  */
-export function createAgentRepo(db: Executor, dialect: Dialect): AgentRepo {
+export function createAgentRepo(db: Executor, dialect: Dialect, sessions: SessionColumns): AgentRepo {
   return {
-    ...createAgentsRepo(db, dialect),
+    ...createAgentsRepo(db, dialect, sessions),
     ...createAgentPermissionsRepo(db),
-    ...createAgentCredentialsRepo(db, dialect),
+    ...createAgentCredentialsRepo(db, dialect, sessions),
     ...createAgentPolicyRepo(db),
     ...createAgentUsageRepo(db),
     ...createAgentActivityRepo(db, dialect),

@@ -1,5 +1,5 @@
 import type { Actor } from '../../lib/actor.js';
-import type { ResolvedAgent, ToolCallRecord } from '../../mcp/types.js';
+import type { ResolvedAgent, SessionProbe, ToolCallRecord } from '../../mcp/types.js';
 import { createAgentActivity } from './activity.js';
 import type { AgentContext, AgentServiceDeps } from './context.js';
 import { createAgentCredentials } from './credentials.js';
@@ -36,10 +36,13 @@ export type { LimitUse, Reservation };
  * taking an actor is the owner's, refused (403) to an agent, but `profile`.
  */
 export interface AgentService {
-  /** A static agent key (`ag_sk_...`): null when unknown or revoked, or when the agent is disabled. */
-  resolveKey(key: string): Promise<ResolvedAgent | null>;
-  /** The agent an OAuth access token names (`sub`): null when absent or disabled. */
-  resolveAgent(agentId: number): Promise<ResolvedAgent | null>;
+  /**
+   * A static agent key (`ag_sk_...`): null when unknown or revoked, or when the agent is disabled.
+   * With `session`, the same statement checks that MCP session (`ResolvedAgent.session`).
+   */
+  resolveKey(key: string, session?: SessionProbe): Promise<ResolvedAgent | null>;
+  /** The agent an OAuth access token names (`sub`): null when absent or disabled; `session` as above. */
+  resolveAgent(agentId: number, session?: SessionProbe): Promise<ResolvedAgent | null>;
   /** Records one tool call for `GET /api/agents/:id/activity`, its arguments redacted. */
   recordToolCall(call: ToolCallRecord): Promise<void>;
 
@@ -58,8 +61,8 @@ export interface AgentService {
   list(actor: Actor): Promise<Agent[]>;
   /** The actor's agent; another user's is 404, exactly like an absent one. */
   get(actor: Actor, agentId: number): Promise<Agent>;
-  /** The `agent.profile` tool: the calling agent's own record. */
-  profile(actor: Actor): Promise<Agent>;
+  /** The `agent.profile` tool: the calling agent's own record, as its credential read loaded it (`caller`). */
+  profile(actor: Actor, caller: ResolvedAgent): Promise<Agent>;
   /** Creates an agent, with the permissions of its permission group when it names one the actor may assign. */
   create(actor: Actor, input: CreateAgentInput): Promise<Agent>;
   /** Name, description, and pausing or resuming; a disabled agent stays as it is (409). */
@@ -129,7 +132,7 @@ export function createAgentService({
     sessions,
     refreshTokens,
     catalogue,
-    repo: createAgentRepo(db.kysely, db.dialect),
+    repo: createAgentRepo(db.kysely, db.dialect, sessions.sessionColumns()),
   };
   return {
     ...createAgentDirectory(context),

@@ -20,6 +20,6 @@ export const agentTools = [
     },
     input: z.strictObject({}),
     output: agent,
-    run: (agents: AgentService, actor) => agents.profile(actor),
+    run: (agents: AgentService, actor, _input, { agent }) => agents.profile(actor, agent),
   }),
 ];

@@ -98,7 +98,7 @@ export function createCalendarRepo(db: Executor) {
   // in the order they appear in the SQL.
   const selectReadable = precompiled(() => readable(0, 0, undefined));
   const selectOwned = precompiled(() => owned(0));
-  const selectShared = precompiled(() => shared(0, {}));
+  const selectVisible = precompiled(() => owned(0).unionAll(shared(0, {})));
 
   return {
     async insert(ownerId: number, values: CalendarValues, now: string): Promise<Calendar> {
@@ -155,13 +155,28 @@ export function createCalendarRepo(db: Executor) {
       return rows.map((row) => toCalendar(row, ownerId));
     },
 
-    /** Other people's calendars shared with the user through groups they belong to. */
-    async listShared(userId: number, limits: ReadLimits): Promise<Calendar[]> {
+    /**
+     * The user's own calendars within `calendarIds`, and other people's shared with them through
+     * groups both are in, within both limits: one statement (a round trip on PostgreSQL, not two).
+     */
+    async listVisible(
+      userId: number,
+      limits: ReadLimits,
+    ): Promise<{ owned: Calendar[]; shared: Calendar[] }> {
       const rows =
         limits.calendarIds === undefined && limits.groupIds === undefined
-          ? await selectShared(db, userId, userId)
-          : await shared(userId, limits).execute();
-      return rows.map((row) => toCalendar(row, userId));
+          ? await selectVisible(db, userId, userId, userId)
+          : await owned(userId)
+              .$if(limits.calendarIds !== undefined, (qb) =>
+                qb.where('calendars.id', 'in', limits.calendarIds!),
+              )
+              .unionAll(shared(userId, limits))
+              .execute();
+      const calendars = rows.map((row) => toCalendar(row, userId));
+      return {
+        owned: calendars.filter((calendar) => calendar.accessRole === 'owner'),
+        shared: calendars.filter((calendar) => calendar.accessRole !== 'owner'),
+      };
     },
 
     async update(

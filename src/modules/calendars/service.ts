@@ -95,10 +95,10 @@ export function createCalendarService({ db }: { db: Db }) {
       const calendarIds = calendarScope(actor);
       const groupIds = groupScope(actor);
       if (calendarIds?.length === 0) return [];
-      const [owned, shared] = await Promise.all([
-        repo.listOwned(actor.userId, calendarIds),
-        groupIds?.length === 0 ? [] : repo.listShared(actor.userId, { calendarIds, groupIds }),
-      ]);
+      const { owned, shared } =
+        groupIds?.length === 0
+          ? { owned: await repo.listOwned(actor.userId, calendarIds), shared: [] }
+          : await repo.listVisible(actor.userId, { calendarIds, groupIds });
       const byName = (a: Calendar, b: Calendar) => a.name.localeCompare(b.name) || a.id - b.id;
       owned.sort((a, b) => Number(b.isDefault) - Number(a.isDefault) || byName(a, b));
       return [...owned, ...shared.sort(byName)];

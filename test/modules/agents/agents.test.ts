@@ -416,7 +416,7 @@ describe('agents', () => {
     assert.ok(profileActor?.agent?.actions.has('tasks.create'));
     // The agent.profile tool answers the calling agent's own record.
     assert.deepEqual(
-      await t.app.services.agents.profile(profileActor!),
+      await t.app.services.agents.profile(profileActor!, resolved),
       expectStatus(await as(user).get(`/api/agents/${agent.id}`), 200),
     );
 
