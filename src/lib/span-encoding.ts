@@ -5,14 +5,18 @@ import {
   createOtlpHttpExportDelegate,
 } from '@opentelemetry/otlp-exporter-base/node-http';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
+// The transformer's own span converter and JSON encoding, not exported by its index: what its
+// serializer runs for each span (test/lib/span-batches.test.ts compares the two byte for byte).
+import { JSON_ENCODER } from '@opentelemetry/otlp-transformer/build/src/common/utils.js';
+import { sdkSpanToOtlpSpan } from '@opentelemetry/otlp-transformer/build/src/trace/internal.js';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 
 /**
  * Finished spans in their OTLP/JSON form (docs/decisions.md, "Spans encoded as they end"): each
- * span is serialized by the SDK's own transformer as it ends, into a request of one span, and
- * only that span's bytes are kept; the request around it (the resource and the instrumentation
- * scope, the same for every span of a tracer) is kept once, as its envelope. A batch's request
- * is the envelopes with their spans put back in: what the SDK's exporter would have sent.
+ * span is converted by the SDK's own transformer as it ends and only its JSON is kept; the
+ * request around it (the resource and the instrumentation scope, the same for every span of a
+ * tracer) is kept once, as its envelope, learned from the SDK's serializer. A batch's request is
+ * the envelopes with their spans put back in: what the SDK's exporter would have sent.
  */
 
 /** A request of one span is `OPEN` `head` span `tail` `CLOSE`: its resource and scope around it. */
@@ -36,82 +40,74 @@ const SPANS_KEY = '"spans":[';
 /** Envelopes remembered: one a (resource, scope) pair, and the service has one of each. */
 const ENVELOPES_MAX = 16;
 
-/**
- * Encodes spans one by one. Whether a request of one span fits a known envelope is checked
- * byte for byte each time (its head and tail equal), so a span never goes into the wrong one.
- */
+interface Known {
+  resource: ReadableSpan['resource'];
+  scope: ReadableSpan['instrumentationScope'];
+  envelope: Envelope;
+}
+
+/** Encodes spans one by one, each into the envelope of its resource and scope. */
 export class SpanEncoder {
-  private readonly envelopes: Array<{ envelope: Envelope; head: Buffer; tail: Buffer }> = [];
+  private readonly known: Known[] = [];
 
   /** The span's own JSON and its envelope; undefined if the transformer made nothing of it. */
   encode(span: ReadableSpan): { envelope: Envelope; json: Buffer } | undefined {
-    const bytes = JsonTraceSerializer.serializeRequest([span]);
-    if (!bytes) return undefined;
-    const request = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const known = this.envelopes.find(({ head, tail }) => fits(request, head, tail)) ?? this.learn(request);
-    if (!known)
-      return framed(request)
-        ? { envelope: whole(), json: copy(request, OPEN.length, CLOSE.length) }
-        : undefined;
-    return { envelope: known.envelope, json: copy(request, known.head.length, known.tail.length) };
+    const { resource, instrumentationScope: scope } = span;
+    const envelope =
+      this.known.find((known) => known.resource === resource && known.scope === scope)?.envelope ??
+      this.learn(span);
+    if (envelope)
+      return { envelope, json: Buffer.from(JSON.stringify(sdkSpanToOtlpSpan(span, JSON_ENCODER))) };
+    // Kept whole: the span's request less its OPEN and CLOSE, in an envelope of its own.
+    const request = requestOfOne(span);
+    if (!request || !framed(request)) return undefined;
+    return {
+      envelope: whole(),
+      json: Buffer.from(request.subarray(OPEN.length, request.length - CLOSE.length)),
+    };
   }
 
   /**
-   * The envelope of a request of one span, once a pair: where the span's JSON starts (the first
-   * `"spans":[`, which no key of a resource or scope is, and which a JSON string cannot hold
-   * unescaped) and how long it is (its JSON written again: parse then stringify gives the same
-   * text back). Undefined if the request is not that shape: the span is then kept whole.
+   * The envelope of a (resource, scope) pair, from the SDK's request of one of its spans: the
+   * span's JSON starts after the first `"spans":[` (no key of a resource or scope, and a JSON
+   * string cannot hold it unescaped) and must be there byte for byte; undefined otherwise (the
+   * span is then kept whole), and not remembered while the resource's attributes may change.
    */
-  private learn(request: Buffer): { envelope: Envelope; head: Buffer; tail: Buffer } | undefined {
-    const start = request.indexOf(SPANS_KEY);
-    if (start < 0 || !framed(request)) return undefined;
+  private learn(span: ReadableSpan): Envelope | undefined {
+    const request = requestOfOne(span);
+    const start = request?.indexOf(SPANS_KEY) ?? -1;
+    if (!request || start < 0 || !framed(request)) return undefined;
     const headLength = start + SPANS_KEY.length;
-    const parsed = JSON.parse(request.toString('utf8')) as {
-      resourceSpans?: Array<{ scopeSpans?: Array<{ spans?: unknown[] }> }>;
+    const json = Buffer.from(JSON.stringify(sdkSpanToOtlpSpan(span, JSON_ENCODER)));
+    const tailStart = headLength + json.length;
+    if (request.compare(json, 0, json.length, headLength, tailStart) !== 0) return undefined;
+    const envelope = {
+      head: Buffer.from(request.subarray(OPEN.length, headLength)),
+      tail: Buffer.from(request.subarray(tailStart, request.length - CLOSE.length)),
     };
-    const spans = parsed.resourceSpans?.[0]?.scopeSpans?.[0]?.spans;
-    if (parsed.resourceSpans?.length !== 1 || spans?.length !== 1) return undefined;
-    const json = Buffer.from(JSON.stringify(spans[0]));
-    if (request.compare(json, 0, json.length, headLength, headLength + json.length) !== 0) return undefined;
-    const head = Buffer.from(request.subarray(0, headLength));
-    const tail = Buffer.from(request.subarray(headLength + json.length));
-    const known = {
-      envelope: { head: head.subarray(OPEN.length), tail: tail.subarray(0, tail.length - CLOSE.length) },
-      head,
-      tail,
-    };
-    if (this.envelopes.length >= ENVELOPES_MAX) this.envelopes.shift();
-    this.envelopes.push(known);
-    diag.debug(`tracing: a span envelope of ${head.length + tail.length} bytes`);
-    return known;
+    if (span.resource.asyncAttributesPending) return envelope;
+    if (this.known.length >= ENVELOPES_MAX) this.known.shift();
+    this.known.push({ resource: span.resource, scope: span.instrumentationScope, envelope });
+    diag.debug(`tracing: a span envelope of ${envelope.head.length + envelope.tail.length} bytes`);
+    return envelope;
   }
+}
+
+/** The SDK serializer's request of `span` alone. */
+function requestOfOne(span: ReadableSpan): Buffer | undefined {
+  const bytes = JsonTraceSerializer.serializeRequest([span]);
+  return bytes && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 const EMPTY = Buffer.alloc(0);
 /** The envelope of a span kept whole (its own `resourceSpans` entry): one of its own, never shared. */
 const whole = (): Envelope => ({ head: EMPTY, tail: EMPTY });
 
-/** Whether `request` is `OPEN` … `CLOSE`, as every request the transformer writes is. */
+/** Whether `request` is `OPEN` … `CLOSE`, as every request the serializer writes is. */
 const framed = (request: Buffer) =>
   request.length > OPEN.length + CLOSE.length &&
   request.compare(OPEN, 0, OPEN.length, 0, OPEN.length) === 0 &&
   request.compare(CLOSE, 0, CLOSE.length, request.length - CLOSE.length) === 0;
-
-function fits(request: Buffer, head: Buffer, tail: Buffer): boolean {
-  const end = request.length;
-  return (
-    end > head.length + tail.length &&
-    request.compare(head, 0, head.length, 0, head.length) === 0 &&
-    request.compare(tail, 0, tail.length, end - tail.length, end) === 0
-  );
-}
-
-/** `request` less `before` and `after` bytes, in a buffer of its own (small ones share a pool). */
-function copy(request: Buffer, before: number, after: number): Buffer {
-  const json = Buffer.allocUnsafe(request.length - before - after);
-  request.copy(json, 0, before, request.length - after);
-  return json;
-}
 
 /**
  * A batch's OTLP/JSON request: each run of spans sharing an envelope in one `resourceSpans`
