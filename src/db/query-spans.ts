@@ -13,7 +13,8 @@ const SHAPES_MAX = 2_000;
 
 interface QueryShape {
   name: string;
-  attributes: Attributes;
+  /** The span's options, one object a shape: the SDK copies the attributes into each span. */
+  options: { kind: SpanKind; attributes: Attributes };
 }
 
 /** A statement's shape, or null for one that gets no span (see `UNTRACED`). */
@@ -48,11 +49,14 @@ function shapeOf(system: 'postgresql' | 'sqlite', sql: string): QueryShape | nul
     : undefined;
   const shape: QueryShape = {
     name: table ? `${operation} ${table}` : operation,
-    attributes: {
-      [ATTR_DB_SYSTEM_NAME]: system,
-      [ATTR_DB_SYSTEM]: system,
-      [ATTR_DB_OPERATION_NAME]: operation,
-      ...(table ? { [ATTR_DB_COLLECTION_NAME]: table } : {}),
+    options: {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        [ATTR_DB_SYSTEM_NAME]: system,
+        [ATTR_DB_SYSTEM]: system,
+        [ATTR_DB_OPERATION_NAME]: operation,
+        ...(table ? { [ATTR_DB_COLLECTION_NAME]: table } : {}),
+      },
     },
   };
   return remember(sql, shape);
@@ -77,7 +81,7 @@ export function startQuerySpan(system: 'postgresql' | 'sqlite', statement: unkno
   const sql = typeof statement === 'string' ? statement : (statement as { text?: unknown } | null)?.text;
   const shape = shapeOf(system, typeof sql === 'string' ? sql : '');
   if (!shape) return undefined;
-  return tracer.startSpan(shape.name, { kind: SpanKind.CLIENT, attributes: shape.attributes }, parent);
+  return tracer.startSpan(shape.name, shape.options, parent);
 }
 
 /** Ends a statement's span; `error`: how it failed. */

@@ -1,4 +1,5 @@
 import {
+  type Attributes,
   type Context,
   context,
   propagation,
@@ -54,17 +55,18 @@ export function traceRequests(app: FastifyInstance, tracer: Tracer): void {
   app.addHook('onRequest', (request, _reply, done) => {
     const parent = propagation.extract(ROOT_CONTEXT, request.headers);
     const route = request.routeOptions.url;
+    const { method, url } = request;
+    const query = url.indexOf('?');
+    // One attributes object, written in place: the SDK copies it into the span's own.
+    const attributes: Attributes = {
+      [ATTR_HTTP_REQUEST_METHOD]: method,
+      [ATTR_URL_PATH]: redactTokenPaths(query < 0 ? url : url.slice(0, query)),
+      [ATTR_URL_SCHEME]: request.protocol,
+    };
+    if (route) attributes[ATTR_HTTP_ROUTE] = route;
     const span = tracer.startSpan(
-      route ? `${request.method} ${route}` : request.method,
-      {
-        kind: SpanKind.SERVER,
-        attributes: {
-          [ATTR_HTTP_REQUEST_METHOD]: request.method,
-          [ATTR_URL_PATH]: redactTokenPaths(request.url.split('?')[0]!),
-          [ATTR_URL_SCHEME]: request.protocol,
-          ...(route ? { [ATTR_HTTP_ROUTE]: route } : {}),
-        },
-      },
+      route ? `${method} ${route}` : method,
+      { kind: SpanKind.SERVER, attributes },
       parent,
     );
     const active = trace.setSpan(parent, span);

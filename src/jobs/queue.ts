@@ -73,19 +73,20 @@ function tracedRuns(queue: JobQueue): JobQueue {
     ...queue,
     kind: queue.kind,
     work<T extends object>(name: string, handler: JobHandler<T>, options?: WorkOptions) {
-      const attributes = {
-        [ATTR_MESSAGING_SYSTEM]: queue.kind,
-        [ATTR_MESSAGING_DESTINATION_NAME]: name,
-        [ATTR_MESSAGING_OPERATION_TYPE]: 'process',
+      // One name and options object a queue, not a run (the SDK copies the attributes).
+      const spanName = `process ${name}`;
+      const spanOptions = {
+        kind: SpanKind.CONSUMER,
+        root: true,
+        attributes: {
+          [ATTR_MESSAGING_SYSTEM]: queue.kind,
+          [ATTR_MESSAGING_DESTINATION_NAME]: name,
+          [ATTR_MESSAGING_OPERATION_TYPE]: 'process',
+        },
       };
       queue.work<T>(
         name,
-        (data) =>
-          activeTracer()
-            ? inSpan(`process ${name}`, { kind: SpanKind.CONSUMER, root: true, attributes }, () =>
-                handler(data),
-              )
-            : handler(data),
+        (data) => (activeTracer() ? inSpan(spanName, spanOptions, () => handler(data)) : handler(data)),
         options,
       );
     },

@@ -12,7 +12,6 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import {
   defaultResource,
   detectResources,
@@ -22,7 +21,6 @@ import {
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
-  BatchSpanProcessor,
   NodeTracerProvider,
   ParentBasedSampler,
   type Sampler,
@@ -38,6 +36,8 @@ import {
   ATTR_URL_SCHEME,
 } from '@opentelemetry/semantic-conventions';
 import type { SamplerName, TracingConfig } from '../config/telemetry.js';
+import { EncodedBatchSpanProcessor } from './span-batches.js';
+import { encodedSpanExporter } from './span-encoding.js';
 
 /**
  * Traces (OpenTelemetry), instrumented by hand at the service's own seams (docs/decisions.md):
@@ -88,8 +88,9 @@ export function startTracing(settings: TracingConfig): Tracing {
         .merge(detectResources({ detectors: [envDetector] }))
         .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName })),
       sampler: samplerOf(settings.sampler, settings.samplerRatio),
+      // Batched as the SDK's BatchSpanProcessor batches, each span kept only as its OTLP bytes.
       spanProcessors: [
-        new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.tracesUrl, headers: settings.headers })),
+        new EncodedBatchSpanProcessor(encodedSpanExporter(settings.tracesUrl, settings.headers)),
       ],
     });
     provider.register();
