@@ -65,6 +65,28 @@ export function createRoundRobinCounts(db: Executor, dialect: Dialect) {
         rows.map((row) => [Number(row.laneId), { count: Number(row.bookings), last: row.lastMade }]),
       );
     },
+    /**
+     * Deletes up to `limit` counter rows of days before `day` (YYYY-MM-DD, UTC); answers how
+     * many went. Batched so SQLite's one connection is never held for long.
+     */
+    async pruneLaneDays(day: string, limit: number): Promise<number> {
+      const result = await db
+        .deleteFrom('reservationLaneDays')
+        .where((eb) =>
+          eb(
+            eb.refTuple('resourceId', 'resourceTypeId', 'day', 'writer'),
+            'in',
+            eb
+              .selectFrom('reservationLaneDays')
+              .select(['resourceId', 'resourceTypeId', 'day', 'writer'])
+              .where('day', '<', day)
+              .limit(limit)
+              .$asTuple('resourceId', 'resourceTypeId', 'day', 'writer'),
+          ),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
   };
 }
 
