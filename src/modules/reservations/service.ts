@@ -217,7 +217,10 @@ export interface ReservationsService {
    * instances; answers those this call sent.
    */
   sendDueReminders(): Promise<SentReminder[]>;
-  /** Deletes round robin's counter rows of days it no longer reads (what the prune job runs: lane-days-prune.ts); answers how many. */
+  /**
+   * Deletes round robin's counter rows of days it no longer reads and, on PostgreSQL, folds a
+   * past day's rows per writer into one (what the prune job runs: lane-days-prune.ts); answers how many went.
+   */
   pruneLaneDays(): Promise<number>;
   /**
    * Marks whether the customer of a confirmed reservation that has started came (OWNER,
