@@ -247,17 +247,30 @@ export async function sharedDatabase(): Promise<{ first: Db; second: Db; drop():
   };
 }
 
-/**
- * Two instances of the service on one database (the full app of each, configured by `env`
- * over TEST_ENV), ready, every response checked against its schema. `close` closes both, drops the database and
- * then fails on any response that did not match.
- */
-export async function twoInstances(env: Record<string, string> = {}): Promise<{
+/** Two app instances on one database (`twoInstances`). */
+export interface TwoInstances {
   first: FastifyInstance;
   second: FastifyInstance;
   db: Db;
   close(): Promise<void>;
-}> {
+}
+
+/**
+ * Two instances of the service on one database (the full app of each, configured by `env`
+ * over TEST_ENV), ready, every response checked against its schema. With `listen`, each also
+ * listens on a free loopback port (for SDK clients and callbacks over real HTTP), `urls`
+ * answering their bases (`http://127.0.0.1:<port>`). `close` closes both, drops the database
+ * and then fails on any response that did not match.
+ */
+export async function twoInstances(
+  env: Record<string, string>,
+  options: { listen: true },
+): Promise<TwoInstances & { urls: [string, string] }>;
+export async function twoInstances(env?: Record<string, string>): Promise<TwoInstances>;
+export async function twoInstances(
+  env: Record<string, string> = {},
+  options: { listen?: boolean } = {},
+): Promise<TwoInstances & { urls?: [string, string] }> {
   const shared = await sharedDatabase();
   const config = loadConfig({ ...TEST_ENV, ...env });
   const apps = [
@@ -266,10 +279,14 @@ export async function twoInstances(env: Record<string, string> = {}): Promise<{
   ] as const;
   const checks = apps.map((app) => checkResponsesAgainstSchemas(app));
   for (const app of apps) await app.ready();
+  const listening = { port: 0, host: '127.0.0.1' };
   return {
     first: apps[0],
     second: apps[1],
     db: shared.first,
+    ...(options.listen
+      ? { urls: [await apps[0].listen(listening), await apps[1].listen(listening)] as [string, string] }
+      : {}),
     close: async () => {
       for (const app of apps) await app.close();
       await shared.drop();

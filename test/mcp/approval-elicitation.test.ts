@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { ToolCallGate } from '../../src/mcp/types.js';
-import { createTestDatabase, type SignedInUser, twoInstances } from '../helpers/app.js';
+import { createTestDatabase, type SignedInUser, type TwoInstances, twoInstances } from '../helpers/app.js';
 import { at, customer, futureMonday, hourAfterHour } from '../helpers/booking.js';
 import { createResource, createType } from '../helpers/catalogue.js';
 import { KEYS, MCP_TEST_ENV, newDirectory, startMcpServer } from '../helpers/mcp.js';
@@ -378,14 +378,12 @@ describe('a URL elicitation nobody answers', () => {
  * answers the question on the instance that asked it).
  */
 describe('URL elicitation across instances', () => {
-  let instances: Awaited<ReturnType<typeof twoInstances>>;
+  let instances: TwoInstances;
   let secondUrl: string;
   before(async () => {
-    instances = await twoInstances();
-    await instances.second.listen({ port: 0, host: '127.0.0.1' });
-    const address = instances.second.server.address();
-    if (!address || typeof address === 'string') throw new Error('no port');
-    secondUrl = `http://127.0.0.1:${address.port}/api/mcp`;
+    const listening = await twoInstances({}, { listen: true });
+    instances = listening;
+    secondUrl = `${listening.urls[1]}/api/mcp`;
   });
   after(() => instances.close());
 

@@ -9,10 +9,8 @@ import {
   specTypeSchemas,
 } from '@modelcontextprotocol/client';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
 import type { Db } from '../../src/db/database.js';
-import { sharedDatabase } from '../helpers/app.js';
+import { twoInstances } from '../helpers/app.js';
 import { hourAfterHour } from '../helpers/booking.js';
 import { createResource, createType } from '../helpers/catalogue.js';
 import { as, expectStatus } from '../helpers/http.js';
@@ -39,7 +37,7 @@ describe('MCP tasks of calls sent for approval, on two instances', () => {
   let first: FastifyInstance;
   let second: FastifyInstance;
   let db: Db;
-  let drop: () => Promise<void>;
+  let close: () => Promise<void>;
   let owner: OrgOwner;
   let room: { id: number };
   const clients: Client[] = [];
@@ -120,14 +118,7 @@ describe('MCP tasks of calls sent for approval, on two instances', () => {
   let onSecond: Client;
 
   before(async () => {
-    const shared = await sharedDatabase();
-    db = shared.first;
-    drop = shared.drop;
-    const config = loadConfig(MCP_TEST_ENV);
-    first = await buildApp(config, { db: shared.first, logger: false });
-    second = await buildApp(config, { db: shared.second, logger: false });
-    await first.listen({ port: 0, host: '127.0.0.1' });
-    await second.listen({ port: 0, host: '127.0.0.1' });
+    ({ first, second, db, close } = await twoInstances(MCP_TEST_ENV, { listen: true }));
     owner = await ownerWithOrganisation(first, { timezone: 'UTC' });
     const type = await createType(first, owner);
     room = await createResource(first, owner, { name: 'Room', resourceTypeId: type.id });
@@ -137,9 +128,7 @@ describe('MCP tasks of calls sent for approval, on two instances', () => {
   });
   after(async () => {
     for (const client of clients) await client.close().catch(() => {});
-    await first.close();
-    await second.close();
-    await drop();
+    await close();
   });
 
   const taskSupportOf = async (client: Client) =>

@@ -15,8 +15,10 @@ import { reservationRoutes } from './routes.js';
 import {
   createReservationsService,
   EXPIRY_EVERY_MINUTES,
+  LANE_DAYS_PRUNE_EVERY_MINUTES,
   REMINDERS_EVERY_MINUTES,
   RESERVATION_EXPIRY_JOB,
+  RESERVATION_LANE_DAYS_PRUNE_JOB,
   RESERVATION_REMINDERS_JOB,
   type ReservationsService,
 } from './service.js';
@@ -54,9 +56,10 @@ export const reservationsModule = defineModule({
     '0075_attendance_and_reminders': attendanceAndReminders,
     '0077_booking_read_indexes': bookingReadIndexes,
   },
-  jobs: ({ expireDue, sendDueReminders }) => [
+  jobs: ({ expireDue, sendDueReminders, pruneLaneDays }) => [
     sweep(RESERVATION_EXPIRY_JOB, EXPIRY_EVERY_MINUTES, expireDue),
     sweep(RESERVATION_REMINDERS_JOB, REMINDERS_EVERY_MINUTES, sendDueReminders),
+    sweep(RESERVATION_LANE_DAYS_PRUNE_JOB, LANE_DAYS_PRUNE_EVERY_MINUTES, pruneLaneDays),
   ],
   presentation: { order: 14 },
 });

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { compiledOnce, type Dialect, type Executor } from '../../db/database.js';
+import { compiledOnce, type Dialect, type Executor, inTransaction } from '../../db/database.js';
 import { KEEPING_STATUSES, keepsTimeAt } from './reservation-time.js';
 
 /** How far back round robin counts a lane's bookings. */
@@ -65,10 +65,95 @@ export function createRoundRobinCounts(db: Executor, dialect: Dialect) {
         rows.map((row) => [Number(row.laneId), { count: Number(row.bookings), last: row.lastMade }]),
       );
     },
+    /**
+     * Deletes up to `limit` counter rows of days before `day` (YYYY-MM-DD, UTC); answers how
+     * many went. Batched so SQLite's one connection is never held for long.
+     */
+    async pruneLaneDays(day: string, limit: number): Promise<number> {
+      const result = await db
+        .deleteFrom('reservationLaneDays')
+        .where((eb) =>
+          eb(
+            eb.refTuple('resourceId', 'resourceTypeId', 'day', 'writer'),
+            'in',
+            eb
+              .selectFrom('reservationLaneDays')
+              .select(['resourceId', 'resourceTypeId', 'day', 'writer'])
+              .where('day', '<', day)
+              .limit(limit)
+              .$asTuple('resourceId', 'resourceTypeId', 'day', 'writer'),
+          ),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+    /**
+     * PostgreSQL: folds up to `limit` per-writer counter rows of days before `day` into one row
+     * per lane, type and day (writer 0), keeping the sum; answers how many rows went (0 on
+     * SQLite, whose writer is always 0). Triggers still write such days (a cancel, a move), so
+     * the rows are locked first, skipping any a transaction holds: the merge never waits for a
+     * booking's transaction, so it cannot deadlock with one; a transaction that then writes a
+     * locked row waits for this commit and, the row gone, inserts its own anew. Only merges
+     * write writer 0, in key order.
+     */
+    async mergeLaneDayWriters(day: string, limit: number): Promise<number> {
+      if (dialect !== 'postgres') return 0;
+      return inTransaction(db, async (trx) => {
+        const locked = await trx
+          .selectFrom('reservationLaneDays')
+          .select(['resourceId', 'resourceTypeId', 'day', 'writer'])
+          .where('day', '<', day)
+          .where('writer', '<>', 0)
+          .limit(limit)
+          .forUpdate()
+          .skipLocked()
+          .execute();
+        if (locked.length === 0) return 0;
+        const gone = await trx
+          .deleteFrom('reservationLaneDays')
+          .where((eb) =>
+            eb(
+              eb.refTuple('resourceId', 'resourceTypeId', 'day', 'writer'),
+              'in',
+              locked.map((row) => eb.tuple(row.resourceId, row.resourceTypeId, row.day, row.writer)),
+            ),
+          )
+          .returning(['resourceId', 'resourceTypeId', 'day', 'bookings'])
+          .execute();
+        const merged = dayTotals(gone).filter((row) => row.bookings !== 0);
+        if (merged.length === 0) return gone.length;
+        await trx
+          .insertInto('reservationLaneDays')
+          .values(merged.map((row) => ({ ...row, writer: 0 })))
+          .onConflict((oc) =>
+            oc.columns(['resourceId', 'resourceTypeId', 'day', 'writer']).doUpdateSet((eb) => ({
+              bookings: eb('reservationLaneDays.bookings', '+', eb.ref('excluded.bookings')),
+            })),
+          )
+          .execute();
+        return gone.length;
+      });
+    },
   };
 }
 
 export type RoundRobinCounter = ReturnType<typeof createRoundRobinCounts>;
+
+type DayTotal = { resourceId: number; resourceTypeId: number; day: string; bookings: number };
+
+/** Counter rows summed per lane, type and day, in key order (the order merges lock writer 0 rows in). */
+function dayTotals(rows: DayTotal[]): DayTotal[] {
+  const sums = new Map<string, DayTotal>();
+  for (const row of rows) {
+    const key = `${row.resourceId}|${row.resourceTypeId}|${row.day}`;
+    const sum = sums.get(key);
+    sums.set(key, { ...row, bookings: (sum?.bookings ?? 0) + row.bookings });
+  }
+  return [...sums.values()].sort(
+    (a, b) =>
+      a.resourceId - b.resourceId || a.resourceTypeId - b.resourceTypeId || a.day.localeCompare(b.day),
+  );
+}
 
 type CountRow = { laneId: number; bookings: number; lastMade: string | null };
 

@@ -10,6 +10,7 @@ import { dryRunOf } from './dry-run.js';
 import type { DryRunAnswer, SeriesDryRun, WouldBeReservation } from './dry-run-schemas.js';
 import { createExpiry } from './expiry.js';
 import { createHolds } from './hold.js';
+import { createLaneDaysPrune } from './lane-days-prune.js';
 import { createReads } from './reads.js';
 import { createReminders, type SentReminder } from './reminders.js';
 import { reservationOfStoredRow } from './repo.js';
@@ -32,6 +33,7 @@ import type { ReservationSource } from './tables.js';
 export type { BookingChannel } from './bookable.js';
 export type { ReservationsServiceDeps } from './context.js';
 export { EXPIRY_EVERY_MINUTES, RESERVATION_EXPIRY_JOB } from './expiry.js';
+export { LANE_DAYS_PRUNE_EVERY_MINUTES, RESERVATION_LANE_DAYS_PRUNE_JOB } from './lane-days-prune.js';
 export { REMINDERS_EVERY_MINUTES, RESERVATION_REMINDERS_JOB, type SentReminder } from './reminders.js';
 
 /** Reservations: bookings, holds, series, their changes and the reads around them. */
@@ -216,6 +218,11 @@ export interface ReservationsService {
    */
   sendDueReminders(): Promise<SentReminder[]>;
   /**
+   * Deletes round robin's counter rows of days it no longer reads and, on PostgreSQL, folds a
+   * past day's rows per writer into one (what the prune job runs: lane-days-prune.ts); answers how many went.
+   */
+  pruneLaneDays(): Promise<number>;
+  /**
    * Marks whether the customer of a confirmed reservation that has started came (OWNER,
    * ADMIN, MANAGER); 409 INVALID_TRANSITION before its start or in another status.
    */
@@ -232,7 +239,8 @@ export interface ReservationsService {
 /**
  * Reservations, one use case a file: booking (book.ts), series (series.ts, book-series.ts),
  * holds (hold.ts), cancelling (cancel.ts), rescheduling (reschedule.ts), reads (reads.ts),
- * attendance (attendance.ts), the expiry job (expiry.ts) and the reminder job (reminders.ts), over what they share (context.ts). This file wires them
+ * attendance (attendance.ts), the expiry job (expiry.ts), the reminder job (reminders.ts) and the
+ * round-robin counter's prune (lane-days-prune.ts), over what they share (context.ts). This file wires them
  * and is the module's surface.
  */
 export function createReservationsService(deps: ReservationsServiceDeps): ReservationsService {
@@ -252,6 +260,7 @@ export function createReservationsService(deps: ReservationsServiceDeps): Reserv
     dryRunOf,
     expireDue,
     sendDueReminders: createReminders(ctx),
+    pruneLaneDays: createLaneDaysPrune(ctx),
     recordOfEvent: reservationOfStoredRow,
   };
 }

@@ -2,10 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../../src/app.js';
-import { loadConfig } from '../../../src/config.js';
 import type { Db } from '../../../src/db/database.js';
-import { sharedDatabase } from '../../helpers/app.js';
+import { twoInstances } from '../../helpers/app.js';
 import { at, customer, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectStatus } from '../../helpers/http.js';
@@ -20,7 +18,7 @@ if (process.env.TEST_DATABASE_URL)
     let first: FastifyInstance;
     let second: FastifyInstance;
     let db: Db;
-    let drop: () => Promise<void>;
+    let close: () => Promise<void>;
     let owner: OrgOwner;
     let agentKey: string;
     const clients: Client[] = [];
@@ -35,14 +33,7 @@ if (process.env.TEST_DATABASE_URL)
     }
 
     before(async () => {
-      const shared = await sharedDatabase();
-      db = shared.first;
-      drop = shared.drop;
-      const config = loadConfig(MCP_TEST_ENV);
-      first = await buildApp(config, { db: shared.first, logger: false });
-      second = await buildApp(config, { db: shared.second, logger: false });
-      await first.listen({ port: 0, host: '127.0.0.1' });
-      await second.listen({ port: 0, host: '127.0.0.1' });
+      ({ first, second, db, close } = await twoInstances(MCP_TEST_ENV, { listen: true }));
       owner = await ownerWithOrganisation(first, { timezone: 'UTC' });
       const agent = expectStatus(
         await as(first, owner).post('/api/agents', {
@@ -58,9 +49,7 @@ if (process.env.TEST_DATABASE_URL)
     });
     after(async () => {
       for (const client of clients) await client.close().catch(() => {});
-      await first.close();
-      await second.close();
-      await drop();
+      await close();
     });
 
     for (const eras of [

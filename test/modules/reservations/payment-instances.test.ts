@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, mock, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../../src/app.js';
-import { loadConfig } from '../../../src/config.js';
 import type { Db } from '../../../src/db/database.js';
 import { type PaymentEmulator, startPaymentEmulator } from '../../../tools/emulators/payment/server.js';
 import { paymentSignatureHeader } from '../../../tools/emulators/payment/webhooks.js';
-import { sharedDatabase, TEST_ENV } from '../../helpers/app.js';
+import { twoInstances } from '../../helpers/app.js';
 import { at, customer, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectError, expectStatus } from '../../helpers/http.js';
@@ -26,26 +24,19 @@ if (process.env.TEST_DATABASE_URL)
     let second: FastifyInstance;
     let urls: string[];
     let db: Db;
-    let drop: () => Promise<void>;
+    let close: () => Promise<void>;
     let owner: OrgOwner;
     before(async () => {
       emulator = await startPaymentEmulator({ secretKey: SECRET, webhookSecret: WEBHOOK_SECRET });
-      const shared = await sharedDatabase();
-      db = shared.first;
-      drop = shared.drop;
-      const config = loadConfig({
-        ...TEST_ENV,
-        JOB_QUEUE: 'auto',
-        PAYMENT_API_BASE: emulator.url,
-        PAYMENT_SECRET_KEY: SECRET,
-        PAYMENT_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      });
-      first = await buildApp(config, { db: shared.first, logger: false });
-      second = await buildApp(config, { db: shared.second, logger: false });
-      urls = [
-        await first.listen({ port: 0, host: '127.0.0.1' }),
-        await second.listen({ port: 0, host: '127.0.0.1' }),
-      ];
+      ({ first, second, db, urls, close } = await twoInstances(
+        {
+          JOB_QUEUE: 'auto',
+          PAYMENT_API_BASE: emulator.url,
+          PAYMENT_SECRET_KEY: SECRET,
+          PAYMENT_WEBHOOK_SECRET: WEBHOOK_SECRET,
+        },
+        { listen: true },
+      ));
       emulator.setWebhookUrl(`${urls[0]}${WEBHOOKS}`);
       owner = await ownerWithOrganisation(first, { timezone: 'UTC' });
       const { key } = expectStatus(
@@ -62,9 +53,7 @@ if (process.env.TEST_DATABASE_URL)
       );
     });
     after(async () => {
-      await first.close();
-      await second.close();
-      await drop();
+      await close();
       await emulator.close();
     });
     afterEach(async () => {
