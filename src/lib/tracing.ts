@@ -12,6 +12,7 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import {
   defaultResource,
   detectResources,
@@ -21,6 +22,7 @@ import {
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
+  BatchSpanProcessor,
   NodeTracerProvider,
   ParentBasedSampler,
   type Sampler,
@@ -36,8 +38,6 @@ import {
   ATTR_URL_SCHEME,
 } from '@opentelemetry/semantic-conventions';
 import type { SamplerName, TracingConfig } from '../config/telemetry.js';
-import { EncodedBatchSpanProcessor } from './span-batches.js';
-import { encodedSpanExporter } from './span-encoding.js';
 
 /**
  * Traces (OpenTelemetry), instrumented by hand at the service's own seams (docs/decisions.md):
@@ -88,9 +88,8 @@ export function startTracing(settings: TracingConfig): Tracing {
         .merge(detectResources({ detectors: [envDetector] }))
         .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName })),
       sampler: samplerOf(settings.sampler, settings.samplerRatio),
-      // Batched as the SDK's BatchSpanProcessor batches, each span kept only as its OTLP bytes.
       spanProcessors: [
-        new EncodedBatchSpanProcessor(encodedSpanExporter(settings.tracesUrl, settings.headers)),
+        new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.tracesUrl, headers: settings.headers })),
       ],
     });
     provider.register();
