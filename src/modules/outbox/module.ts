@@ -4,6 +4,7 @@ import { outboxRetentionById } from './migrations/0034_outbox_retention_by_id.js
 import { outboxFeedIndexesPartial } from './migrations/0039_outbox_feed_indexes_partial.js';
 import { outboxReservationNullsLeftOut } from './migrations/0040_outbox_reservation_nulls_left_out.js';
 import { outboxSequenceFunction } from './migrations/0062_outbox_sequence_function.js';
+import { outboxSequenceHashJoin } from './migrations/0078_outbox_sequence_hash_join.js';
 import { outboxPrivacy } from './privacy.js';
 import type { OutboxEventsTable } from './repo.js';
 import { organisationFeedRoutes, personalFeedRoutes } from './routes.js';
@@ -42,6 +43,7 @@ export const outboxModule = defineModule({
     '0039_outbox_feed_indexes_partial': outboxFeedIndexesPartial,
     '0040_outbox_reservation_nulls_left_out': outboxReservationNullsLeftOut,
     '0062_outbox_sequence_function': outboxSequenceFunction,
+    '0078_outbox_sequence_hash_join': outboxSequenceHashJoin,
   },
   jobs: ({ prune }) => [
     {
