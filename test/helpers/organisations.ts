@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { registerUser, type SignedInUser } from './app.js';
-import { type Answer, client, expectStatus, type RequestBody } from './http.js';
+import { type Answer, as, client, expectStatus, type RequestBody } from './http.js';
 
 export type Role = 'OWNER' | 'ADMIN' | 'MANAGER' | 'MEMBER';
 
@@ -136,4 +136,13 @@ export async function connectPayments(app: FastifyInstance, owner: OrgOwner) {
     200,
   );
   return { link, status };
+}
+
+/**
+ * `user` signing in with an API key of their own: a login token lives 15 minutes, a key carries
+ * them across a fake clock moved days on.
+ */
+export async function withApiKey<U extends SignedInUser>(app: FastifyInstance, user: U): Promise<U> {
+  const { key } = expectStatus(await as(app, user).post('/api/auth/api-keys', { label: 'clock' }), 201);
+  return { ...user, auth: { authorization: `ApiKey ${key}` } };
 }

@@ -12,7 +12,7 @@ import { createTestApp, type TestApp, uniqueEmail } from '../../helpers/app.js';
 import { at, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectStatus } from '../../helpers/http.js';
-import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
+import { type OrgOwner, ownerWithOrganisation, withApiKey } from '../../helpers/organisations.js';
 
 /** Google's and Outlook's add-event links for 10:00-11:00 UTC of `day` (`20270301`). */
 function calendarLinks(day: string) {
@@ -38,8 +38,7 @@ describe('reminder mails and add-to-calendar links', () => {
       timezone: 'UTC',
       address: '2 High Street',
     });
-    const { key } = expectStatus(await as(t.app, owner).post('/api/auth/api-keys', { label: 'clock' }), 201);
-    owner = { ...owner, auth: { authorization: `ApiKey ${key}` } };
+    owner = await withApiKey(t.app, owner);
     const type = await createType(t.app, owner, { name: 'Lesson', reminders: [{ minutesBefore: 60 }] });
     roomId = (await createResource(t.app, owner, { name: 'Room', resourceTypeId: type.id })).id;
   });

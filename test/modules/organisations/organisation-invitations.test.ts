@@ -8,7 +8,14 @@ import {
   verifyEmail,
 } from '../../helpers/app.js';
 import { call, expectStatus, ok } from '../../helpers/http.js';
-import { accept, createOrganisation, createTeam, invite, me } from '../../helpers/organisations.js';
+import {
+  accept,
+  createOrganisation,
+  createTeam,
+  invite,
+  me,
+  withApiKey,
+} from '../../helpers/organisations.js';
 import { PRIVACY, parseExport } from '../../helpers/privacy.js';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -47,14 +54,6 @@ describe('membership by invitation', () => {
     ) as Array<Record<string, unknown>>;
   const acceptCall = (user: SignedInUser, organisationId: number) =>
     call(t.app, user, 'POST', `/api/organisations/${organisationId}/invitation/accept`);
-  /** A login JWT lives 15 minutes; a user API key carries a user across a fake clock's days. */
-  const withApiKey = async (user: SignedInUser): Promise<SignedInUser> => {
-    const { key } = expectStatus(
-      await call(t.app, user, 'POST', '/api/auth/api-keys', { label: 'clock' }),
-      201,
-    );
-    return { ...user, auth: { authorization: `ApiKey ${key}` } };
-  };
 
   test('looping POST /users over ids and emails learns nothing about accounts', async () => {
     const attacker = await registerUser(t.app, 'Attacker');
@@ -201,10 +200,10 @@ describe('membership by invitation', () => {
     mock.timers.enable({ apis: ['Date'], now: start });
     try {
       const team = await createTeam(t.app);
-      const owner = await withApiKey(team.owner);
+      const owner = await withApiKey(t.app, team.owner);
       const [late, inTime] = await Promise.all([
-        registerUser(t.app).then(withApiKey),
-        registerUser(t.app).then(withApiKey),
+        registerUser(t.app).then((user) => withApiKey(t.app, user)),
+        registerUser(t.app).then((user) => withApiKey(t.app, user)),
       ]);
       const first = await invite(t.app, owner, team.organisationId, late, 'MEMBER');
       assert.equal(Date.parse(first.expiresAt), start + 14 * DAY);

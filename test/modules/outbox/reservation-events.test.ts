@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, mock, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
-import { createTestApp, type SignedInUser, type TestApp } from '../../helpers/app.js';
+import { createTestApp, type TestApp } from '../../helpers/app.js';
 import { at, createReservation, customer, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectStatus } from '../../helpers/http.js';
 import { agentClient } from '../../helpers/mcp.js';
-import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
+import { type OrgOwner, ownerWithOrganisation, withApiKey } from '../../helpers/organisations.js';
 import { type FeedEvent, feedReader } from './helpers.js';
 
 type ToolResult = { isError?: boolean; structuredContent?: unknown };
@@ -44,7 +44,7 @@ describe('reservation events', () => {
       PUBLIC_RATE_LIMIT_MAX: '1000',
       MCP_ALLOWED_ORIGINS: 'https://agent-console.test',
     });
-    owner = await withApiKey(await ownerWithOrganisation(t.app, { timezone: 'UTC', slug }));
+    owner = await withApiKey(t.app, await ownerWithOrganisation(t.app, { timezone: 'UTC', slug }));
     const type = await createType(t.app, owner, { name: 'Room' });
     room = await createResource(t.app, owner, { name: 'Room 1', resourceTypeId: type.id });
     feed = feedReader(t.app, owner, `/api/organisations/${owner.organisationId}/events`);
@@ -58,10 +58,6 @@ describe('reservation events', () => {
   afterEach(() => mock.timers.reset());
 
   /** A login JWT lives 15 minutes; a user API key carries a user across the fake clock. */
-  async function withApiKey<U extends SignedInUser>(user: U): Promise<U> {
-    const { key } = expectStatus(await as(t.app, user).post('/api/auth/api-keys', { label: 'clock' }), 201);
-    return { ...user, auth: { authorization: `ApiKey ${key}` } };
-  }
 
   const get = async (id: number) => expectStatus(await as(t.app, owner).get(`/api/reservations/${id}`), 200);
   const tool = async (name: string, args: Record<string, unknown>) => {

@@ -5,7 +5,12 @@ import { createTestApp, registerUser, type SignedInUser, type TestApp } from '..
 import { at, book, customer, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectError, expectStatus } from '../../helpers/http.js';
-import { memberWithRole, type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
+import {
+  memberWithRole,
+  type OrgOwner,
+  ownerWithOrganisation,
+  withApiKey,
+} from '../../helpers/organisations.js';
 
 /**
  * Holds (DECISIONS.md "Reservations: statuses, holds, payment, reschedule, rules"): a held
@@ -18,16 +23,12 @@ describe('holds', () => {
   const slug = `holds-${process.pid}`;
   before(async () => {
     t = await createTestApp({ PUBLIC_RATE_LIMIT_MAX: '1000' });
-    owner = await withApiKey(await ownerWithOrganisation(t.app, { timezone: 'UTC', slug }));
+    owner = await withApiKey(t.app, await ownerWithOrganisation(t.app, { timezone: 'UTC', slug }));
   });
   after(() => t.close());
   afterEach(() => mock.timers.reset());
 
   /** A login JWT lives 15 minutes; a user API key carries a user across the fake clock. */
-  async function withApiKey<U extends SignedInUser>(user: U): Promise<U> {
-    const { key } = expectStatus(await as(t.app, user).post('/api/auth/api-keys', { label: 'clock' }), 201);
-    return { ...user, auth: { authorization: `ApiKey ${key}` } };
-  }
 
   /** A resource of its own type (one lane), and a slot on it next week. */
   async function room(typeBody: Record<string, unknown> = {}) {

@@ -9,8 +9,8 @@ import {
 import { createTestApp, type TestApp } from '../../helpers/app.js';
 import { at, book, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
-import { as, expectStatus } from '../../helpers/http.js';
-import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
+import { expectStatus } from '../../helpers/http.js';
+import { type OrgOwner, ownerWithOrganisation, withApiKey } from '../../helpers/organisations.js';
 
 /**
  * The prune job (lane-days-prune.ts) deletes round robin's counter rows (migration 0070) of
@@ -33,8 +33,7 @@ describe('round robin counter prune', () => {
     t = await createTestApp();
     owner = await ownerWithOrganisation(t.app, { timezone: 'UTC' });
     // A login JWT lives 15 minutes; an API key carries the owner across the fake clock.
-    const { key } = expectStatus(await as(t.app, owner).post('/api/auth/api-keys', { label: 'clock' }), 201);
-    owner = { ...owner, auth: { authorization: `ApiKey ${key}` } };
+    owner = await withApiKey(t.app, owner);
   });
   after(() => t.close());
   afterEach(() => mock.timers.reset());

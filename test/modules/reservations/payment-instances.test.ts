@@ -8,7 +8,7 @@ import { twoInstances } from '../../helpers/app.js';
 import { at, customer, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectError, expectStatus } from '../../helpers/http.js';
-import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
+import { type OrgOwner, ownerWithOrganisation, withApiKey } from '../../helpers/organisations.js';
 
 const SECRET = 'sk_test_payment_instances_0123';
 const WEBHOOK_SECRET = 'whsec_payment_instances_0123456789';
@@ -39,11 +39,7 @@ if (process.env.TEST_DATABASE_URL)
       ));
       emulator.setWebhookUrl(`${urls[0]}${WEBHOOKS}`);
       owner = await ownerWithOrganisation(first, { timezone: 'UTC' });
-      const { key } = expectStatus(
-        await as(first, owner).post('/api/auth/api-keys', { label: 'clock' }),
-        201,
-      );
-      owner = { ...owner, auth: { authorization: `ApiKey ${key}` } };
+      owner = await withApiKey(first, owner);
       const base = `/api/organisations/${owner.organisationId}/payment`;
       const link = expectStatus(await as(first, owner).post(`${base}/onboarding-link`), 200);
       assert.equal((await fetch(link.url, { redirect: 'manual' })).status, 302);

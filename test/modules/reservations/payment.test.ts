@@ -6,7 +6,7 @@ import { createTestApp, type SignedInUser, type TestApp } from '../../helpers/ap
 import { at, book, customer, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectError, expectStatus } from '../../helpers/http.js';
-import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
+import { type OrgOwner, ownerWithOrganisation, withApiKey } from '../../helpers/organisations.js';
 import { feedReader } from '../outbox/helpers.js';
 
 const SECRET = 'sk_test_reservation_payments_0123';
@@ -46,7 +46,7 @@ describe('payment to confirmation', () => {
     });
     const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
     emulator.setWebhookUrl(`${address}${WEBHOOKS}`);
-    owner = await withApiKey(await ownerWithOrganisation(t.app, { timezone: 'UTC' }));
+    owner = await withApiKey(t.app, await ownerWithOrganisation(t.app, { timezone: 'UTC' }));
     accountId = await connectPayments(owner);
     feed = feedReader(t.app, owner, `/api/organisations/${owner.organisationId}/events`);
   });
@@ -62,10 +62,6 @@ describe('payment to confirmation', () => {
   });
 
   /** A login JWT lives 15 minutes; a user API key carries a user across the fake clock. */
-  async function withApiKey<U extends SignedInUser>(user: U): Promise<U> {
-    const { key } = expectStatus(await as(t.app, user).post('/api/auth/api-keys', { label: 'clock' }), 201);
-    return { ...user, auth: { authorization: `ApiKey ${key}` } };
-  }
 
   /** Onboards the organisation's account at the provider (a real visit of the link) and syncs it. */
   async function connectPayments(user: OrgOwner): Promise<string> {
@@ -637,7 +633,7 @@ describe('payment to confirmation', () => {
   });
 
   test('PAYMENT_NOT_READY: an organisation whose account cannot take charges books nothing', async () => {
-    const other = await withApiKey(await ownerWithOrganisation(t.app, { timezone: 'UTC' }));
+    const other = await withApiKey(t.app, await ownerWithOrganisation(t.app, { timezone: 'UTC' }));
     const { slot } = await paidRoom(other);
     const before = await countRows();
     const checkouts = emulator.requests().filter((r) => r.path === '/v1/checkout/sessions').length;

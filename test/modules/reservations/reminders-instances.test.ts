@@ -9,7 +9,7 @@ import { sharedDatabase, TEST_ENV } from '../../helpers/app.js';
 import { at, customer, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectStatus } from '../../helpers/http.js';
-import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
+import { type OrgOwner, ownerWithOrganisation, withApiKey } from '../../helpers/organisations.js';
 
 const MINUTE = 60_000;
 
@@ -35,11 +35,7 @@ if (process.env.TEST_DATABASE_URL)
       await second.ready();
       assert.equal(first.jobs.kind, 'pg-boss');
       owner = await ownerWithOrganisation(first, { timezone: 'UTC' });
-      const { key } = expectStatus(
-        await as(first, owner).post('/api/auth/api-keys', { label: 'clock' }),
-        201,
-      );
-      owner = { ...owner, auth: { authorization: `ApiKey ${key}` } };
+      owner = await withApiKey(first, owner);
       const type = await createType(first, owner, { reminders: [{ minutesBefore: 60 }] });
       roomIds = [];
       for (const name of ['A', 'B', 'C', 'D'])

@@ -8,7 +8,7 @@ import { createTestApp, type TestApp } from '../../helpers/app.js';
 import { at, customer, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectStatus, validationDetails } from '../../helpers/http.js';
-import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
+import { type OrgOwner, ownerWithOrganisation, withApiKey } from '../../helpers/organisations.js';
 
 const MINUTE = 60_000;
 
@@ -29,8 +29,7 @@ describe('reminders', () => {
     t = await createTestApp();
     owner = await ownerWithOrganisation(t.app, { name: 'Reminding', timezone: 'UTC' });
     // An API key: a login session would lapse under the clock moved days ahead.
-    const { key } = expectStatus(await as(t.app, owner).post('/api/auth/api-keys', { label: 'clock' }), 201);
-    owner = { ...owner, auth: { authorization: `ApiKey ${key}` } };
+    owner = await withApiKey(t.app, owner);
     const type = await createType(t.app, owner, {
       name: 'Lesson',
       reminders: [{ minutesBefore: 60 }, { minutesBefore: 1440 }],

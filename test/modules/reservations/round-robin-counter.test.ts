@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, mock, test } from 'node:test';
 import { keepsTimeAt } from '../../../src/modules/reservations/reservation-time.js';
 import { createRoundRobinCounts, windowAt } from '../../../src/modules/reservations/round-robin-counts.js';
-import { createTestApp, type SignedInUser, type TestApp } from '../../helpers/app.js';
+import { createTestApp, type TestApp } from '../../helpers/app.js';
 import { at, book, customer, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectStatus } from '../../helpers/http.js';
-import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
+import { type OrgOwner, ownerWithOrganisation, withApiKey } from '../../helpers/organisations.js';
 
 /**
  * Round robin's count (DECISIONS.md "Teams") is kept per lane, type and day by triggers
@@ -30,16 +30,12 @@ describe('round robin count kept by the lane counter', () => {
 
   before(async () => {
     t = await createTestApp();
-    owner = await withApiKey(await ownerWithOrganisation(t.app, { timezone: 'UTC' }));
+    owner = await withApiKey(t.app, await ownerWithOrganisation(t.app, { timezone: 'UTC' }));
   });
   after(() => t.close());
   afterEach(() => mock.timers.reset());
 
   /** A login JWT lives 15 minutes; a user API key carries a user across the fake clock. */
-  async function withApiKey<U extends SignedInUser>(user: U): Promise<U> {
-    const { key } = expectStatus(await as(t.app, user).post('/api/auth/api-keys', { label: 'clock' }), 201);
-    return { ...user, auth: { authorization: `ApiKey ${key}` } };
-  }
 
   /** A round-robin type (booked by its pool; BOTH: by name too) with two resources. */
   async function team(bookingMode = 'POOL') {

@@ -4,7 +4,12 @@ import { createTestApp, type SignedInUser, type TestApp } from '../../helpers/ap
 import { at, customer, futureMonday, NO_LOCALE } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectError, expectStatus } from '../../helpers/http.js';
-import { memberWithRole, type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
+import {
+  memberWithRole,
+  type OrgOwner,
+  ownerWithOrganisation,
+  withApiKey,
+} from '../../helpers/organisations.js';
 
 type Entry = {
   id: number;
@@ -28,9 +33,9 @@ describe('waitlist', () => {
   let plainRoom: { id: number };
   before(async () => {
     t = await createTestApp();
-    owner = await withApiKey(await ownerWithOrganisation(t.app, { timezone: 'UTC' }));
-    first = await withApiKey(await memberWithRole(t.app, owner, 'MEMBER'));
-    second = await withApiKey(await memberWithRole(t.app, owner, 'MEMBER'));
+    owner = await withApiKey(t.app, await ownerWithOrganisation(t.app, { timezone: 'UTC' }));
+    first = await withApiKey(t.app, await memberWithRole(t.app, owner, 'MEMBER'));
+    second = await withApiKey(t.app, await memberWithRole(t.app, owner, 'MEMBER'));
     const type = await createType(t.app, owner, { waitlistEnabled: true, waitlistOfferMinutes: 10 });
     room = await createResource(t.app, owner, { name: 'Popular room', resourceTypeId: type.id });
     const plain = await createType(t.app, owner, { name: 'Plain' });
@@ -40,10 +45,6 @@ describe('waitlist', () => {
   afterEach(() => mock.timers.reset());
 
   /** A login JWT lives 15 minutes; a user API key carries a user across the fake clock. */
-  async function withApiKey<U extends SignedInUser>(user: U): Promise<U> {
-    const { key } = expectStatus(await as(t.app, user).post('/api/auth/api-keys', { label: 'clock' }), 201);
-    return { ...user, auth: { authorization: `ApiKey ${key}` } };
-  }
 
   const slot = (hour: number, resourceId = room.id) => ({
     resourceId,

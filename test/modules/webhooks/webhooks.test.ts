@@ -3,8 +3,13 @@ import { after, afterEach, before, describe, mock, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
 import { at, createReservation, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
-import { as, expectError, expectStatus } from '../../helpers/http.js';
-import { memberWithRole, type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
+import { expectError, expectStatus } from '../../helpers/http.js';
+import {
+  memberWithRole,
+  type OrgOwner,
+  ownerWithOrganisation,
+  withApiKey,
+} from '../../helpers/organisations.js';
 import { type Receiver, startReceiver, verified, webhooksOf } from './helpers.js';
 
 const DAY = 86_400_000;
@@ -37,8 +42,7 @@ describe('webhooks', () => {
     t = await createTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
     owner = await ownerWithOrganisation(t.app, { timezone: 'UTC' });
     // An API key: the fake clock runs days past a login token's life.
-    const { key } = expectStatus(await as(t.app, owner).post('/api/auth/api-keys', { label: 'clock' }), 201);
-    owner = { ...owner, auth: { authorization: `ApiKey ${key}` } };
+    owner = await withApiKey(t.app, owner);
     const type = await createType(t.app, owner, { name: 'Room' });
     room = await createResource(t.app, owner, { name: 'Room 1', resourceTypeId: type.id });
     receiver = await startReceiver();
