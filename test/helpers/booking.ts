@@ -35,6 +35,19 @@ export function hourAfterHour(resourceId: () => number, after: number) {
   };
 }
 
+/**
+ * Half-hour slots, each after the one before, from 00:30 UTC of the day eight weeks after the
+ * coming `futureMonday`: far enough ahead to stay bookable when a test moves the clock a month on.
+ */
+export function halfHourAfterHalfHour() {
+  const base = new Date(futureMonday().getTime() + 56 * 86_400_000);
+  let slot = 0;
+  return () => {
+    slot += 1;
+    return { startTime: at(base, 0, slot * 30), endTime: at(base, 0, slot * 30 + 30) };
+  };
+}
+
 /** One question a resource type asks at booking. */
 export type Question = NonNullable<RequestBody<'POST', '/api/resource-types'>['questions']>[number];
 

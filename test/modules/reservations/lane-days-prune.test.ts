@@ -7,7 +7,7 @@ import {
   windowAt,
 } from '../../../src/modules/reservations/round-robin-counts.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import { at, book, futureMonday } from '../../helpers/booking.js';
+import { book, halfHourAfterHalfHour } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { expectStatus } from '../../helpers/http.js';
 import { type OrgOwner, ownerWithOrganisation, withApiKey } from '../../helpers/organisations.js';
@@ -21,13 +21,7 @@ describe('round robin counter prune', () => {
   let t: TestApp;
   let owner: OrgOwner;
   const DAY = 86_400_000;
-  /** Far enough ahead to stay bookable after the clock moves five weeks on. */
-  const base = new Date(futureMonday().getTime() + 56 * DAY);
-  let slotNumber = 0;
-  const nextSlot = () => {
-    slotNumber += 1;
-    return { startTime: at(base, 0, slotNumber * 30), endTime: at(base, 0, slotNumber * 30 + 30) };
-  };
+  const nextSlot = halfHourAfterHalfHour();
 
   before(async () => {
     t = await createTestApp();

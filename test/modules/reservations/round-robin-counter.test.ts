@@ -3,7 +3,7 @@ import { after, afterEach, before, describe, mock, test } from 'node:test';
 import { keepsTimeAt } from '../../../src/modules/reservations/reservation-time.js';
 import { createRoundRobinCounts, windowAt } from '../../../src/modules/reservations/round-robin-counts.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import { at, book, customer, futureMonday } from '../../helpers/booking.js';
+import { book, customer, halfHourAfterHalfHour } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectStatus } from '../../helpers/http.js';
 import { type OrgOwner, ownerWithOrganisation, withApiKey } from '../../helpers/organisations.js';
@@ -20,13 +20,7 @@ describe('round robin count kept by the lane counter', () => {
   let t: TestApp;
   let owner: OrgOwner;
   const DAY = 86_400_000;
-  /** Far enough ahead to stay bookable after the clock moves a month on. */
-  const base = new Date(futureMonday().getTime() + 56 * DAY);
-  let slotNumber = 0;
-  const nextSlot = () => {
-    slotNumber += 1;
-    return { startTime: at(base, 0, slotNumber * 30), endTime: at(base, 0, slotNumber * 30 + 30) };
-  };
+  const nextSlot = halfHourAfterHalfHour();
 
   before(async () => {
     t = await createTestApp();
