@@ -45,9 +45,14 @@ const BOOKKEEPING = /^(begin|commit|rollback|savepoint|release)\b/i;
 /** Runs `work`, answering its result and the statements it sent, in order. */
 export async function statementsOf<T>(work: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
   const statements: string[] = [];
-  // Awaited inside the count: an injected request (a thenable) starts only when awaited.
-  const result = await counting.run(statements, async () => await work());
+  const result = await statementsInto(statements, work);
   return { result, statements };
+}
+
+/** Runs `work`, appending each statement it sends to `statements` as it goes: work in flight can be watched. */
+export function statementsInto<T>(statements: string[], work: () => Promise<T>): Promise<T> {
+  // Awaited inside the count: an injected request (a thenable) starts only when awaited.
+  return counting.run(statements, async () => await work());
 }
 
 /**

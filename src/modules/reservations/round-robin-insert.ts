@@ -1,5 +1,5 @@
 import { type Selectable, sql } from 'kysely';
-import { compiledOnce, type Dialect, type Executor } from '../../db/database.js';
+import { compiledOnce, type Dialect, type Executor, inTransaction } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { laneAsReadAt } from '../resources/ports.js';
 import { bookedValues } from './bookings-repo.js';
@@ -44,9 +44,74 @@ export function picksInInsert(
  * while that lane's row is as read. The turn ends with the statement's commit: no round trip
  * to the server runs inside it. Undefined when the lane was taken or changed meanwhile: the
  * caller books in turn as any counting booking does.
+ *
+ * Each turn waits for the commit before it (a WAL flush), so the picks of a type that arrive
+ * while one of this instance's is on its way wait for it, then go together: one transaction,
+ * their statements in order of arrival (each sees the ones before it), one turn and one flush
+ * for all of them (`pickWaiting`).
  */
 export function createRoundRobinPick(db: Executor) {
   const pick = pickStatement(db);
+  /** Per type: the picks that arrived while one of this instance's was on its way. */
+  const waiting = new Map<number, WaitingPick[]>();
+
+  /** One pick in its statement; a reference already given in the organisation is drawn again. */
+  async function pickOnce(executor: Executor, parameters: PickParameters): Promise<Reservation | undefined> {
+    for (let draw = 1; ; draw++) {
+      try {
+        const { rows } = await pick(executor, ...parameters(newReference()));
+        return rows[0] && toReservation(rows[0]);
+      } catch (error) {
+        if (LANE_REFUSED.has((error as { code?: string }).code ?? '')) return undefined;
+        if (!(draw < REFERENCE_DRAWS && isUniqueViolation(error))) throw error;
+      }
+    }
+  }
+
+  /** A pick inside a group's transaction: a failing statement ends the group (`PickInGroupFailed`). */
+  async function pickInGroup(trx: Executor, parameters: PickParameters): Promise<Reservation | undefined> {
+    try {
+      const { rows } = await pick(trx, ...parameters(newReference()));
+      return rows[0] && toReservation(rows[0]);
+    } catch (error) {
+      throw new PickInGroupFailed(error);
+    }
+  }
+
+  /** The waiting picks of the type, group after group, until none arrived during the last. */
+  async function pickWaiting(typeId: number): Promise<void> {
+    for (let group = waiting.get(typeId) ?? []; group.length > 0; group = waiting.get(typeId) ?? []) {
+      waiting.set(typeId, []);
+      await pickGroup(group);
+    }
+    waiting.delete(typeId);
+  }
+
+  /**
+   * A group's picks in one transaction. When a pick's statement fails (a refusal, or a drawn
+   * reference already given) the group is rolled back and each picks alone, as it would have
+   * without the group; a failing `begin` or `commit` fails them all (a commit whose answer was
+   * lost may have committed: picking again could book twice).
+   */
+  async function pickGroup(group: WaitingPick[]): Promise<void> {
+    let picked: (Reservation | undefined)[];
+    try {
+      picked = await inTransaction(db, async (trx) => {
+        const rows: (Reservation | undefined)[] = [];
+        for (const member of group) rows.push(await pickInGroup(trx, member.parameters));
+        return rows;
+      });
+    } catch (error) {
+      for (const member of group) {
+        if (error instanceof PickInGroupFailed)
+          await pickOnce(db, member.parameters).then(member.resolve, member.reject);
+        else member.reject(error);
+      }
+      return;
+    }
+    for (const [i, member] of group.entries()) member.resolve(picked[i]);
+  }
+
   return {
     async insertPickedInTurn(
       executor: Executor,
@@ -55,41 +120,68 @@ export function createRoundRobinPick(db: Executor) {
       values: Omit<NewReservation, 'resourceId' | 'blockedUntil'>,
       now: string,
     ): Promise<Reservation | undefined> {
-      const weights = new Map(read.catalogue.map((row) => [row.id, row.assignmentWeight]));
-      const laneIds = offers.map((offer) => offer.laneId);
-      // In the order `pickStatement` names them.
-      const parameters = (reference: string) => [
-        values.organisationId,
-        values.resourceTypeId,
-        values.status,
-        values.startTime,
-        values.endTime,
-        ...bookedValues(values),
-        `fewest bookings in the last ${ROUND_ROBIN_DAYS} days (`,
-        reference,
-        now,
-        now,
-        laneIds,
-        offers.map((offer) => offer.laneUpdatedAt),
-        offers.map((offer) => new Date(offer.blockedUntil).toISOString()),
-        laneIds.map((id) => weights.get(id) ?? 1),
-        ASSIGNMENT_LOCKS,
-        values.resourceTypeId,
-        laneIds,
-        windowAt(now).since,
-        now,
-      ];
-      for (let draw = 1; ; draw++) {
-        try {
-          const { rows } = await pick(executor, ...parameters(newReference()));
-          return rows[0] && toReservation(rows[0]);
-        } catch (error) {
-          if (LANE_REFUSED.has((error as { code?: string }).code ?? '')) return undefined;
-          if (!(draw < REFERENCE_DRAWS && isUniqueViolation(error))) throw error;
-        }
+      const parameters = pickParameters(read, offers, values, now);
+      if (executor.isTransaction) return pickOnce(executor, parameters);
+      const typeId = values.resourceTypeId;
+      const queue = waiting.get(typeId);
+      if (queue) return new Promise((resolve, reject) => queue.push({ parameters, resolve, reject }));
+      waiting.set(typeId, []);
+      try {
+        return await pickOnce(executor, parameters);
+      } finally {
+        // Settles every member itself: nothing to await or catch here.
+        void pickWaiting(typeId);
       }
     },
   };
+}
+
+/** A statement of a group's transaction failed: the group is rolled back. */
+class PickInGroupFailed extends Error {
+  constructor(readonly failure: unknown) {
+    super('a pick of the group failed', { cause: failure });
+  }
+}
+
+/** A pick's statement parameters, given the reference it draws. */
+type PickParameters = (reference: string) => unknown[];
+
+interface WaitingPick {
+  parameters: PickParameters;
+  resolve(reservation: Reservation | undefined): void;
+  reject(error: unknown): void;
+}
+
+/** The parameters of `pickStatement`, in the order it names them. */
+function pickParameters(
+  read: LaneRead,
+  offers: LaneOffer[],
+  values: Omit<NewReservation, 'resourceId' | 'blockedUntil'>,
+  now: string,
+): PickParameters {
+  const weights = new Map(read.catalogue.map((row) => [row.id, row.assignmentWeight]));
+  const laneIds = offers.map((offer) => offer.laneId);
+  return (reference) => [
+    values.organisationId,
+    values.resourceTypeId,
+    values.status,
+    values.startTime,
+    values.endTime,
+    ...bookedValues(values),
+    `fewest bookings in the last ${ROUND_ROBIN_DAYS} days (`,
+    reference,
+    now,
+    now,
+    laneIds,
+    offers.map((offer) => offer.laneUpdatedAt),
+    offers.map((offer) => new Date(offer.blockedUntil).toISOString()),
+    laneIds.map((id) => weights.get(id) ?? 1),
+    ASSIGNMENT_LOCKS,
+    values.resourceTypeId,
+    laneIds,
+    windowAt(now).since,
+    now,
+  ];
 }
 
 export type RoundRobinPickRepo = ReturnType<typeof createRoundRobinPick>;

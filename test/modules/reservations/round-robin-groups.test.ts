@@ -1,0 +1,141 @@
+// PostgreSQL: each round-robin booking of a type takes the type's turn until its commit, so the
+// picks that arrive while one of an instance's is on its way wait for it and then go together,
+// one transaction for all (round-robin-insert.ts). Shown with the turn held by another session:
+// the first pick waits for the turn, the others for the first.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, mock, test } from 'node:test';
+import { type Kysely, sql } from 'kysely';
+import type { Database } from '../../../src/db/types.js';
+import { ASSIGNMENT_LOCKS } from '../../../src/modules/reservations/round-robin-counts.js';
+import { createTestApp, type TestApp } from '../../helpers/app.js';
+import { book, customer, halfHourAfterHalfHour } from '../../helpers/booking.js';
+import { eventually } from '../../helpers/calendar-sync.js';
+import { createResource, createType } from '../../helpers/catalogue.js';
+import { expectStatus } from '../../helpers/http.js';
+import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
+import { statementsInto } from '../../helpers/statements.js';
+
+const BOOKINGS = 6;
+const isPick = (statement: string) => statement.includes('reservations_round_robin_counts(true');
+const isBookkeeping = (statement: string) => /^(begin|commit|rollback)\b/i.test(statement);
+
+if (process.env.TEST_DATABASE_URL)
+  describe('round-robin picks waiting for their turn', () => {
+    let t: TestApp;
+    let owner: OrgOwner;
+    before(async () => {
+      t = await createTestApp();
+      owner = await ownerWithOrganisation(t.app, { timezone: 'UTC' });
+    });
+    after(() => t.close());
+
+    /** A round-robin pool of three, booked once already: every booking below reads and writes alike before its pick. */
+    async function team() {
+      const type = await createType(t.app, owner, {
+        bookingMode: 'POOL',
+        minBookingDuration: 30,
+        assignment: 'round_robin',
+      } as Record<string, unknown>);
+      for (const name of ['A', 'B', 'C'])
+        await createResource(t.app, owner, { name, resourceTypeId: type.id });
+      const slot = halfHourAfterHalfHour();
+      const bookOne = () => book(t.app, owner, { resourceTypeId: type.id, ...slot(), customer });
+      expectStatus(await bookOne(), 201);
+      return { typeId: type.id, bookOne };
+    }
+
+    /**
+     * `BOOKINGS` bookings sent while another session holds the type's turn, each one's
+     * statements in its own list; the turn is handed back once the first pick waits for it and
+     * the others wait for the first (they send nothing more, and the database runs nothing else).
+     */
+    async function bookedWhileTurnHeld(typeId: number, bookOne: () => ReturnType<typeof book>) {
+      const lists = Array.from({ length: BOOKINGS }, () => [] as string[]);
+      const answers = await t.db.kysely.connection().execute(async (holder) => {
+        await sql`select pg_advisory_lock(${ASSIGNMENT_LOCKS}, ${typeId})`.execute(holder);
+        const calls = lists.map((list) => statementsInto(list, bookOne));
+        await eventually(async () => {
+          const leader = lists.find((list) => list.some(isPick));
+          if (!leader) return false;
+          const beforePick = leader.findIndex(isPick);
+          const queued = lists.every(
+            (list) => list === leader || (!list.some(isPick) && list.length === beforePick),
+          );
+          return queued && (await runningElsewhere(holder)) === 1;
+        });
+        await sql`select pg_advisory_unlock(${ASSIGNMENT_LOCKS}, ${typeId})`.execute(holder);
+        return Promise.all(calls);
+      });
+      return { lists, lanes: answers.map((answer) => expectStatus(answer, 201).resourceId as number) };
+    }
+
+    test('the picks waiting for one on its way go together: one transaction, spread as round robin spreads them', async () => {
+      const { typeId, bookOne } = await team();
+      const { lists, lanes } = await bookedWhileTurnHeld(typeId, bookOne);
+
+      const leader = lists.find((list) => list.some(isPick))!;
+      const fromPick = leader.slice(leader.findIndex(isPick)).filter((s) => isPick(s) || isBookkeeping(s));
+      assert.deepEqual(
+        fromPick.map((s) => (isPick(s) ? 'pick' : s.toLowerCase())),
+        ['pick', 'begin', ...Array(BOOKINGS - 1).fill('pick'), 'commit'],
+        'the first pick alone, then the five that waited for it in one transaction',
+      );
+      assert.equal(lists.flat().filter(isPick).length, BOOKINGS, 'one pick a booking');
+      // With the booking before: 7 over 3 lanes, each having 2 or 3.
+      const perLane = [...lanes.reduce((n, lane) => n.set(lane, (n.get(lane) ?? 0) + 1), new Map()).values()];
+      assert.equal(perLane.length, 3);
+      assert.ok(Math.max(...perLane) - Math.min(...perLane) <= 1, `spread evenly: ${perLane}`);
+    });
+
+    test('a statement failing inside a group rolls the group back, and each of its bookings picks alone', async () => {
+      const { typeId, bookOne } = await team();
+      // The group's second pick is refused as a deadlock would refuse it.
+      const kysely = t.db.kysely as Kysely<Database>;
+      const original = kysely.transaction.bind(kysely);
+      let picksInGroups = 0;
+      mock.method(kysely, 'transaction', () => {
+        const builder = original();
+        return {
+          execute: <T>(work: (trx: Kysely<Database>) => Promise<T>) =>
+            builder.execute((trx) =>
+              work(
+                new Proxy(trx, {
+                  get: (target, name, receiver) =>
+                    name !== 'executeQuery'
+                      ? Reflect.get(target, name, receiver)
+                      : (query: { sql: string }) => {
+                          if (isPick(query.sql) && ++picksInGroups === 2)
+                            throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+                          return target.executeQuery(query as never);
+                        },
+                }),
+              ),
+            ),
+        };
+      });
+      try {
+        const { lists, lanes } = await bookedWhileTurnHeld(typeId, bookOne);
+        const leader = lists.find((list) => list.some(isPick))!;
+        const fromPick = leader.slice(leader.findIndex(isPick)).filter((s) => isPick(s) || isBookkeeping(s));
+        assert.deepEqual(
+          fromPick.map((s) => (isPick(s) ? 'pick' : s.toLowerCase())),
+          ['pick', 'begin', 'pick', 'rollback', ...Array(BOOKINGS - 1).fill('pick')],
+          'the group rolled back at its refused pick, then each of the five alone',
+        );
+        assert.equal(new Set(lanes).size, 3, 'all booked, over every lane');
+        const { rows } = await sql<{ n: number }>`select count(*)::int as n from reservations
+          where resource_type_id = ${typeId}`.execute(t.db.kysely);
+        assert.equal(rows[0]!.n, BOOKINGS + 1, 'no booking twice, none lost');
+      } finally {
+        mock.restoreAll();
+      }
+    });
+  });
+
+/** Statements of this database running now, other than the holder's own. */
+async function runningElsewhere(holder: Kysely<Database>): Promise<number> {
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+    where datname = current_database() and state = 'active' and pid <> pg_backend_pid()`.execute(holder);
+  return rows[0]!.n;
+}
