@@ -61,17 +61,20 @@ export function createAgentUsageRepo(db: Executor) {
       .returning('id'),
   );
 
-  // PostgreSQL: the functions of migration 0079, each one autocommitted statement.
+  // PostgreSQL: the functions of migration 0079, each one autocommitted statement. Spelled
+  // `with ... select` rather than a lone `select`, which the read-replica routing takes for a
+  // read (src/db/read-replica.ts): these write, so they go to the primary and count as a write.
   const reserveAtOnceStatement = compiledOnce(() => {
     const p = Array.from({ length: 6 }, () => null as unknown);
-    const query = sql<ReserveRow>`select reserved_ids, refused_kind, refused_limit, frees_at
-      from agent_usage_reserve(${p[0]}, ${p[1]}::text[], ${p[2]}::integer[], ${p[3]}::integer[],
-        ${p[4]}::timestamptz, ${p[5]}::timestamptz)`;
+    const query = sql<ReserveRow>`with counted as (select * from agent_usage_reserve(${p[0]},
+        ${p[1]}::text[], ${p[2]}::integer[], ${p[3]}::integer[], ${p[4]}::timestamptz, ${p[5]}::timestamptz))
+      select reserved_ids, refused_kind, refused_limit, frees_at from counted`;
     return { compile: () => query.compile(db) };
   });
   const releaseAtOnceStatement = compiledOnce(() => {
     const p = Array.from({ length: 2 }, () => null as unknown);
-    const query = sql`select agent_usage_release(${p[0]}, ${p[1]}::integer[])`;
+    const query = sql`with released as (select agent_usage_release(${p[0]}, ${p[1]}::integer[]))
+      select 1 from released`;
     return { compile: () => query.compile(db) };
   });
 
