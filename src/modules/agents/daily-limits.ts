@@ -1,19 +1,14 @@
 import { inTransaction } from '../../db/database.js';
 import type { AgentContext } from './context.js';
 import type { UsageKind } from './tables.js';
-import type { UsageCounting, UsageTotals } from './usage-repo.js';
+import type { LimitUse, UsageCounting, UsageTotals } from './usage-repo.js';
+
+export type { LimitUse };
 
 /** A day of a daily limit: the last 24 hours. */
 export const DAY_MS = 86_400_000;
 /** Later than any use: the upper bound of a sum of the whole window. */
 const END_OF_TIME = '9999-12-31T23:59:59.999Z';
-
-/** One unit a call would use of a daily limit. */
-export interface LimitUse {
-  kind: UsageKind;
-  amount: number;
-  limit: number;
-}
 
 /** What `reserveUsage` answers: the rows to give back if the call fails, or the limit that is used up. */
 export type Reservation =
@@ -61,11 +56,23 @@ async function freesAt(
   return null;
 }
 
-/** Counting of an agent's calls against the daily limits of its policy. */
+/**
+ * Counting of an agent's calls against the daily limits of its policy. SQLite counts in the
+ * transaction below; PostgreSQL runs the same steps in one statement, the functions of
+ * migration 0079 (a transaction of round trips held the agent's window locked through each).
+ */
 export function createDailyLimits({ db, repo }: AgentContext) {
   return {
     async reserveUsage(agentId: number, uses: readonly LimitUse[]): Promise<Reservation> {
       if (uses.length === 0) return { ok: true, ids: [] };
+      if (db.dialect === 'postgres') {
+        // The same count in one statement (migration 0079): the window is locked only for it.
+        const now = new Date();
+        const since = new Date(now.getTime() - DAY_MS).toISOString();
+        const row = await repo.reserveAtOnce(agentId, uses, since, now.toISOString());
+        if (row.reservedIds) return { ok: true, ids: row.reservedIds };
+        return { ok: false, kind: row.refusedKind!, limit: row.refusedLimit!, freesAt: row.freesAt };
+      }
       try {
         return await inTransaction(db.kysely, async (trx) => {
           const agents = repo.counting(trx);
@@ -93,6 +100,7 @@ export function createDailyLimits({ db, repo }: AgentContext) {
 
     async releaseUsage(agentId: number, ids: readonly number[]): Promise<void> {
       if (ids.length === 0) return;
+      if (db.dialect === 'postgres') return repo.releaseAtOnce(agentId, ids);
       await inTransaction(db.kysely, async (trx) => {
         const agents = repo.counting(trx);
         const window = await agents.lockWindow(agentId);

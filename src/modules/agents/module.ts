@@ -2,6 +2,7 @@ import { sweep } from '../../jobs/declarations.js';
 import { defineModule } from '../../module.js';
 import { agentUsageWindows } from './migrations/0041_agent_usage_windows.js';
 import { agentPermissionsInOrder } from './migrations/0042_agent_permissions_in_order.js';
+import { agentUsageFunctions } from './migrations/0079_agent_usage_functions.js';
 import { agentsPrivacy } from './privacy.js';
 import { agentRoutes } from './routes.js';
 import {
@@ -54,6 +55,7 @@ export const agentsModule = defineModule({
   migrations: {
     '0041_agent_usage_windows': agentUsageWindows,
     '0042_agent_permissions_in_order': agentPermissionsInOrder,
+    '0079_agent_usage_functions': agentUsageFunctions,
   },
   jobs: (agents, { config }) => [
     sweep(AGENT_ACTIVITY_RETENTION_JOB, RETENTION_EVERY_MINUTES, () =>

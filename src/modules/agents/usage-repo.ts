@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { compiledOnce, type Executor, precompiled } from '../../db/database.js';
 import type { UsageKind } from './tables.js';
 
@@ -9,6 +10,21 @@ export interface UsageWindow {
   since: string | null;
   used: UsageTotals;
 }
+
+/** One unit a call would use of a daily limit. */
+export interface LimitUse {
+  kind: UsageKind;
+  amount: number;
+  limit: number;
+}
+
+/** What `agent_usage_reserve` answers: the inserted ids, or the refusing kind, its limit and when it frees. */
+type ReserveRow = {
+  reservedIds: number[] | null;
+  refusedKind: UsageKind | null;
+  refusedLimit: number | null;
+  freesAt: string | null;
+};
 
 /** The uses counted against agents' daily limits (`agent_usage`) and each agent's window of them. */
 export function createAgentUsageRepo(db: Executor) {
@@ -45,7 +61,47 @@ export function createAgentUsageRepo(db: Executor) {
       .returning('id'),
   );
 
+  // PostgreSQL: the functions of migration 0079, each one autocommitted statement. Spelled
+  // `with ... select` rather than a lone `select`, which the read-replica routing takes for a
+  // read (src/db/read-replica.ts): these write, so they go to the primary and count as a write.
+  const reserveAtOnceStatement = compiledOnce(() => {
+    const p = Array.from({ length: 6 }, () => null as unknown);
+    const query = sql<ReserveRow>`with counted as (select * from agent_usage_reserve(${p[0]},
+        ${p[1]}::text[], ${p[2]}::integer[], ${p[3]}::integer[], ${p[4]}::timestamptz, ${p[5]}::timestamptz))
+      select reserved_ids, refused_kind, refused_limit, frees_at from counted`;
+    return { compile: () => query.compile(db) };
+  });
+  const releaseAtOnceStatement = compiledOnce(() => {
+    const p = Array.from({ length: 2 }, () => null as unknown);
+    const query = sql`with released as (select agent_usage_release(${p[0]}, ${p[1]}::integer[]))
+      select 1 from released`;
+    return { compile: () => query.compile(db) };
+  });
+
   return {
+    /**
+     * PostgreSQL: counts `uses` against the agent's window in one statement, its own
+     * transaction, so the window's row is locked for that statement and its commit only.
+     * `since` is `now` less a day.
+     */
+    async reserveAtOnce(agentId: number, uses: readonly LimitUse[], since: string, now: string) {
+      const { rows } = await reserveAtOnceStatement(
+        db,
+        agentId,
+        uses.map((use) => use.kind),
+        uses.map((use) => use.amount),
+        uses.map((use) => use.limit),
+        since,
+        now,
+      );
+      return rows[0]!;
+    },
+
+    /** PostgreSQL: gives the uses `ids` of the agent back in one statement, its own transaction. */
+    async releaseAtOnce(agentId: number, ids: readonly number[]): Promise<void> {
+      await releaseAtOnceStatement(db, agentId, ids);
+    },
+
     /**
      * Counting of daily limits in the transaction `trx`, with this repo's statements compiled
      * once (a repo built per transaction would compile them on every counted call).
