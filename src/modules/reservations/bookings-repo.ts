@@ -182,7 +182,7 @@ export function createBookingRepo(db: Executor, dialect: Dialect) {
           values.startTime,
           values.endTime,
           values.blockedUntil,
-          ...bookedValues(values),
+          ...Object.values(bookedColumns(values)),
           values.assignment?.strategy ?? null,
           values.assignment?.reason ?? null,
           values.resourceIds ? JSON.stringify(values.resourceIds) : null,
@@ -202,26 +202,26 @@ export function createBookingRepo(db: Executor, dialect: Dialect) {
 export type BookingRepo = ReturnType<typeof createBookingRepo>;
 
 /**
- * A booking's values from the customer's name to its series, in the column order of both
- * compiled inserts (`insertOnLane` here, round robin's pick in round-robin-insert.ts).
+ * A booking's values from the customer's name to its series, by column, in the column order of
+ * the compiled insert (`insertOnLane`); round robin's pick function takes them by name.
  */
-export function bookedValues(values: Omit<NewReservation, 'resourceId' | 'blockedUntil'>): unknown[] {
+export function bookedColumns(values: Omit<NewReservation, 'resourceId' | 'blockedUntil'>) {
   const { name, email, phone } = values.customer;
-  return [
-    name,
-    email,
-    phone ?? null,
-    storedCustomerInfo(values.customer),
-    values.notes,
-    values.priceAmount,
-    values.priceCurrency,
-    values.source,
-    values.createdByUserId,
-    values.rulesOverriddenByUserId,
-    values.expiresAt,
-    values.manageTokenHash ?? null,
-    values.manageTokenSealed ?? null,
-    values.publicClientHash ?? null,
-    values.seriesId ?? null,
-  ];
+  return {
+    customer_name: name,
+    customer_email: email,
+    customer_phone: phone ?? null,
+    customer_info: storedCustomerInfo(values.customer),
+    notes: values.notes,
+    price_amount: values.priceAmount,
+    price_currency: values.priceCurrency,
+    source: values.source,
+    created_by_user_id: values.createdByUserId,
+    rules_overridden_by_user_id: values.rulesOverriddenByUserId,
+    expires_at: values.expiresAt,
+    manage_token_hash: values.manageTokenHash ?? null,
+    manage_token_sealed: values.manageTokenSealed ?? null,
+    public_client_hash: values.publicClientHash ?? null,
+    series_id: values.seriesId ?? null,
+  };
 }

@@ -9,6 +9,7 @@ import { laneBookingsMadeIndex } from './migrations/0069_lane_bookings_made_idx.
 import { laneBookingDays } from './migrations/0070_lane_booking_days.js';
 import { attendanceAndReminders } from './migrations/0075_attendance_and_reminders.js';
 import { bookingReadIndexes } from './migrations/0077_booking_read_indexes.js';
+import { roundRobinPickFunction } from './migrations/0080_round_robin_pick_function.js';
 import { reservationsPrivacy } from './privacy.js';
 import type { ReservationSeriesTable } from './repo.js';
 import { reservationRoutes } from './routes.js';
@@ -55,6 +56,7 @@ export const reservationsModule = defineModule({
     '0070_lane_booking_days': laneBookingDays,
     '0075_attendance_and_reminders': attendanceAndReminders,
     '0077_booking_read_indexes': bookingReadIndexes,
+    '0080_round_robin_pick_function': roundRobinPickFunction,
   },
   jobs: ({ expireDue, sendDueReminders, pruneLaneDays }) => [
     sweep(RESERVATION_EXPIRY_JOB, EXPIRY_EVERY_MINUTES, expireDue),

@@ -1,8 +1,7 @@
 import { type Selectable, sql } from 'kysely';
-import { compiledOnce, type Dialect, type Executor, inTransaction } from '../../db/database.js';
+import { compiledOnce, type Dialect, type Executor } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { laneAsReadAt } from '../resources/ports.js';
-import { bookedValues } from './bookings-repo.js';
+import { bookedColumns } from './bookings-repo.js';
 import type { LaneOffer, LaneRead } from './context.js';
 import { LANE_REFUSED } from './lanes-repo.js';
 import { newReference } from './reference.js';
@@ -36,19 +35,19 @@ export function picksInInsert(
 }
 
 /**
- * A round-robin pool booking in one autocommitted statement (PostgreSQL): it takes the type's
- * turn (`reservations_round_robin_counts`, migration 0070, the transaction-scoped lock the
- * round-robin bookings before it held until their commits), counts every lane of `offers` with
- * a snapshot taken once the turn is its own, and inserts on the one round robin ranks first
- * (the fewest per weight, then booked longest ago, then as offered; `rankOffers` ranks alike)
- * while that lane's row is as read. The turn ends with the statement's commit: no round trip
- * to the server runs inside it. Undefined when the lane was taken or changed meanwhile: the
- * caller books in turn as any counting booking does.
+ * A round-robin pool booking in one autocommitted statement (PostgreSQL): the function of
+ * migration 0080 takes the type's turn (`reservations_round_robin_counts`, migration 0070, the
+ * transaction-scoped lock the round-robin bookings before it held until their commits), counts
+ * every lane of `offers` with a snapshot taken once the turn is its own, and inserts on the one
+ * round robin ranks first (the fewest per weight, then booked longest ago, then as offered;
+ * `rankOffers` ranks alike) while that lane's row is as read. The turn ends with the statement's
+ * commit: no round trip to the server runs inside it. Undefined when the lane was taken or
+ * changed meanwhile: the caller books in turn as any counting booking does.
  *
  * Each turn waits for the commit before it (a WAL flush), so the picks of a type that arrive
- * while one of this instance's is on its way wait for it, then go together: one transaction,
- * their statements in order of arrival (each sees the ones before it), one turn and one flush
- * for all of them (`pickWaiting`).
+ * while one of this instance's is on its way wait for it, then go together: one statement that
+ * books them in order of arrival (each sees the ones before it), one turn and one flush for all
+ * of them (`pickWaiting`).
  */
 export function createRoundRobinPick(db: Executor) {
   const pick = pickStatement(db);
@@ -56,11 +55,11 @@ export function createRoundRobinPick(db: Executor) {
   const waiting = new Map<number, WaitingPick[]>();
 
   /** One pick in its statement; a reference already given in the organisation is drawn again. */
-  async function pickOnce(executor: Executor, parameters: PickParameters): Promise<Reservation | undefined> {
+  async function pickOnce(executor: Executor, member: PickMember): Promise<Reservation | undefined> {
     for (let draw = 1; ; draw++) {
       try {
-        const { rows } = await pick(executor, ...parameters(newReference()));
-        return rows[0] && toReservation(rows[0]);
+        const [picked] = await picks(executor, [member]);
+        return picked;
       } catch (error) {
         if (LANE_REFUSED.has((error as { code?: string }).code ?? '')) return undefined;
         if (!(draw < REFERENCE_DRAWS && isUniqueViolation(error))) throw error;
@@ -68,14 +67,11 @@ export function createRoundRobinPick(db: Executor) {
     }
   }
 
-  /** A pick inside a group's transaction: a failing statement ends the group (`PickInGroupFailed`). */
-  async function pickInGroup(trx: Executor, parameters: PickParameters): Promise<Reservation | undefined> {
-    try {
-      const { rows } = await pick(trx, ...parameters(newReference()));
-      return rows[0] && toReservation(rows[0]);
-    } catch (error) {
-      throw new PickInGroupFailed(error);
-    }
+  /** The picks of `members` in one statement, each with a reference drawn; one answer a member, in order. */
+  async function picks(executor: Executor, members: PickMember[]): Promise<(Reservation | undefined)[]> {
+    const drawn = members.map((member) => ({ ...member, row: { ...member.row, reference: newReference() } }));
+    const { rows } = await pick(executor, ASSIGNMENT_LOCKS, JSON.stringify(drawn));
+    return rows.map((row) => (row.id === null ? undefined : toReservation(row)));
   }
 
   /** The waiting picks of the type, group after group, until none arrived during the last. */
@@ -88,28 +84,27 @@ export function createRoundRobinPick(db: Executor) {
   }
 
   /**
-   * A group's picks in one transaction. When a pick's statement fails (a refusal, or a drawn
-   * reference already given) the group is rolled back and each picks alone, as it would have
-   * without the group; a failing `begin` or `commit` fails them all (a commit whose answer was
-   * lost may have committed: picking again could book twice).
+   * A group's picks in one statement. When the database refuses it (a refusal a pick alone
+   * answers as "taken", a drawn reference already given), nothing of it was written and each
+   * picks alone, as it would have without the group; any other failure fails them all (a
+   * statement whose answer was lost may have committed: picking again could book twice).
    */
   async function pickGroup(group: WaitingPick[]): Promise<void> {
     let picked: (Reservation | undefined)[];
     try {
-      picked = await inTransaction(db, async (trx) => {
-        const rows: (Reservation | undefined)[] = [];
-        for (const member of group) rows.push(await pickInGroup(trx, member.parameters));
-        return rows;
-      });
+      picked = await picks(
+        db,
+        group.map((waiting) => waiting.member),
+      );
     } catch (error) {
-      for (const member of group) {
-        if (error instanceof PickInGroupFailed)
-          await pickOnce(db, member.parameters).then(member.resolve, member.reject);
-        else member.reject(error);
+      for (const waiting of group) {
+        if (refusedByDatabase(error))
+          await pickOnce(db, waiting.member).then(waiting.resolve, waiting.reject);
+        else waiting.reject(error);
       }
       return;
     }
-    for (const [i, member] of group.entries()) member.resolve(picked[i]);
+    for (const [i, waiting] of group.entries()) waiting.resolve(picked[i]);
   }
 
   return {
@@ -120,14 +115,14 @@ export function createRoundRobinPick(db: Executor) {
       values: Omit<NewReservation, 'resourceId' | 'blockedUntil'>,
       now: string,
     ): Promise<Reservation | undefined> {
-      const parameters = pickParameters(read, offers, values, now);
-      if (executor.isTransaction) return pickOnce(executor, parameters);
+      const member = pickMember(read, offers, values, now);
+      if (executor.isTransaction) return pickOnce(executor, member);
       const typeId = values.resourceTypeId;
       const queue = waiting.get(typeId);
-      if (queue) return new Promise((resolve, reject) => queue.push({ parameters, resolve, reject }));
+      if (queue) return new Promise((resolve, reject) => queue.push({ member, resolve, reject }));
       waiting.set(typeId, []);
       try {
-        return await pickOnce(executor, parameters);
+        return await pickOnce(executor, member);
       } finally {
         // Settles every member itself: nothing to await or catch here.
         void pickWaiting(typeId);
@@ -136,87 +131,65 @@ export function createRoundRobinPick(db: Executor) {
   };
 }
 
-/** A statement of a group's transaction failed: the group is rolled back. */
-class PickInGroupFailed extends Error {
-  constructor(readonly failure: unknown) {
-    super('a pick of the group failed', { cause: failure });
-  }
+export type RoundRobinPickRepo = ReturnType<typeof createRoundRobinPick>;
+
+/** A statement the database refused (an SQLSTATE): nothing of it was written. */
+const refusedByDatabase = (error: unknown) => /^[0-9A-Z]{5}$/.test((error as { code?: string }).code ?? '');
+
+/** One booking of a pick, as migration 0080's function takes it (its reference drawn at each try). */
+interface PickMember {
+  row: Record<string, unknown>;
+  lanes: { lane_id: number; lane_updated_at: string; blocked_until: string; weight: number }[];
+  since: string;
+  reason: string;
 }
 
-/** A pick's statement parameters, given the reference it draws. */
-type PickParameters = (reference: string) => unknown[];
-
 interface WaitingPick {
-  parameters: PickParameters;
+  member: PickMember;
   resolve(reservation: Reservation | undefined): void;
   reject(error: unknown): void;
 }
 
-/** The parameters of `pickStatement`, in the order it names them. */
-function pickParameters(
+/** A booking of `values` on one of `offers`, as the pick function takes it. */
+function pickMember(
   read: LaneRead,
   offers: LaneOffer[],
   values: Omit<NewReservation, 'resourceId' | 'blockedUntil'>,
   now: string,
-): PickParameters {
+): PickMember {
   const weights = new Map(read.catalogue.map((row) => [row.id, row.assignmentWeight]));
-  const laneIds = offers.map((offer) => offer.laneId);
-  return (reference) => [
-    values.organisationId,
-    values.resourceTypeId,
-    values.status,
-    values.startTime,
-    values.endTime,
-    ...bookedValues(values),
-    `fewest bookings in the last ${ROUND_ROBIN_DAYS} days (`,
-    reference,
-    now,
-    now,
-    laneIds,
-    offers.map((offer) => offer.laneUpdatedAt),
-    offers.map((offer) => new Date(offer.blockedUntil).toISOString()),
-    laneIds.map((id) => weights.get(id) ?? 1),
-    ASSIGNMENT_LOCKS,
-    values.resourceTypeId,
-    laneIds,
-    windowAt(now).since,
-    now,
-  ];
+  return {
+    row: {
+      organisation_id: values.organisationId,
+      resource_type_id: values.resourceTypeId,
+      status: values.status,
+      start_time: values.startTime,
+      end_time: values.endTime,
+      ...bookedColumns(values),
+      created_at: now,
+      updated_at: now,
+    },
+    lanes: offers.map((offer) => ({
+      lane_id: offer.laneId,
+      lane_updated_at: offer.laneUpdatedAt,
+      blocked_until: new Date(offer.blockedUntil).toISOString(),
+      weight: weights.get(offer.laneId) ?? 1,
+    })),
+    since: windowAt(now).since,
+    reason: `fewest bookings in the last ${ROUND_ROBIN_DAYS} days (`,
+  };
 }
 
-export type RoundRobinPickRepo = ReturnType<typeof createRoundRobinPick>;
-
-/** The pick's statement, compiled once: its parameters are `insertPickedInTurn`'s list, in order. */
+/**
+ * The pick function's call, compiled once. Spelled `with ... select` rather than a lone
+ * `select`, which the read-replica routing takes for a read (src/db/read-replica.ts): it writes.
+ */
 function pickStatement(db: Executor) {
   return compiledOnce(() => {
-    const p = Array.from({ length: 33 }, () => null as unknown);
-    const guard = laneAsReadAt(db, sql.ref('o.lane_id'), sql.ref('o.lane_updated_at'))
-      .select(sql.lit(1).as('one'))
-      .forShare();
-    const query = sql<Selectable<ReservationsTable>>`
-      insert into reservations (organisation_id, resource_type_id, resource_id, status, start_time, end_time,
-        blocked_until, customer_name, customer_email, customer_phone, customer_info, notes, price_amount,
-        price_currency, source, created_by_user_id, rules_overridden_by_user_id, expires_at, manage_token_hash,
-        manage_token_sealed, public_client_hash, series_id, assignment_strategy, assignment_reason, resource_ids,
-        part_of, reference, created_at, updated_at)
-      select ${p[0]}, ${p[1]}, o.lane_id, ${p[2]}, ${p[3]}, ${p[4]}, o.blocked_until, ${p[5]}, ${p[6]}, ${p[7]},
-        ${p[8]}, ${p[9]}, ${p[10]}, ${p[11]}, ${p[12]}, ${p[13]}, ${p[14]}, ${p[15]}, ${p[16]}, ${p[17]},
-        ${p[18]}, ${p[19]}, 'round_robin', ${p[20]}::text || o.bookings || ', weight ' || o.weight || ')',
-        null, null, ${p[21]}, ${p[22]}, ${p[23]}
-      -- Ranked in full (the sort runs the function, so the turn is taken) before the first
-      -- lane's row is share-locked: the turn, then the lane, in every writer's order.
-      from (
-        select o.*, c.bookings, c.last_made
-        from unnest(${p[24]}::integer[], ${p[25]}::timestamptz[], ${p[26]}::timestamptz[], ${p[27]}::integer[])
-          with ordinality as o(lane_id, lane_updated_at, blocked_until, weight, n)
-        join reservations_round_robin_counts(true, ${p[28]}, ${p[29]}, ${p[30]}::integer[], ${p[31]}, ${p[32]}) c
-          on c.lane_id = o.lane_id
-        order by c.bookings::float8 / o.weight, c.last_made nulls first, o.n
-      ) o
-      where exists (${guard})
-      limit 1
-      on conflict on constraint reservations_no_overlap do nothing
-      returning *`;
+    const p = [null, null] as unknown[];
+    const query = sql<Selectable<ReservationsTable>>`with picked as (
+        select * from reservations_round_robin_pick(${p[0]}, ${p[1]}::jsonb) with ordinality)
+      select * from picked order by ordinality`;
     return { compile: () => query.compile(db) };
   });
 }
