@@ -68,6 +68,19 @@ const placeAndTime = ({ resourceId, resourceTypeId, startTime, endTime }: Booked
 });
 
 /**
+ * What `call` counts against the daily limits when nothing else of it is needed (no approval
+ * to show it, no amount to compare or count): a booking without `recurrence` books one
+ * reservation, or fails and gives its unit back, so it is one unit without a dry run (which
+ * would run the booking's reads twice). Undefined when only its facts can tell.
+ */
+export function unitsAlone(call: GatedCall): CallFacts | undefined {
+  const traits = ACTION_TRAITS[call.actionKey];
+  if (traits?.reads !== 'dryRun' || traits.counts !== 'booking' || call.input.recurrence !== undefined)
+    return undefined;
+  return { ...NO_FACTS, counts: traits.counts, units: 1, customer: customerOf(call.input) };
+}
+
+/**
  * The facts of `call`, as the agent sees things now. Priced actions run their own dry run
  * (the booking's checks and pricing, nothing of them repeated here); a dry run that would
  * fail has no facts, and one unit: the call fails by itself, and gives its unit back.

@@ -4,7 +4,14 @@ import type { GateDecision, GatedCall, PendingApproval } from '../../mcp/types.j
 import type { AgentPolicy } from '../agents/schemas.js';
 import type { AgentService, LimitUse } from '../agents/service.js';
 import type { OrganisationsService } from '../organisations/service.js';
-import { type CallFacts, type FactReaders, factsOf, type ShownFacts, staleness } from './facts.js';
+import {
+  type CallFacts,
+  type FactReaders,
+  factsOf,
+  type ShownFacts,
+  staleness,
+  unitsAlone,
+} from './facts.js';
 import { ACTION_TRAITS, type ActionTraits } from './policy.js';
 
 const LIMIT_NAMES = {
@@ -146,7 +153,8 @@ export function createAdmission(options: AdmissionOptions) {
         : policy.requireApproval === 'destructive' && call.risk === 'destructive';
     // Nothing depends on what the call would do: it runs as it is.
     if (!byMode && !(traits && (policy.approvalOverAmount !== null || limited(policy, traits)))) return RUN;
-    const facts = await factsOf(call, deps());
+    const amountNeeded = policy.approvalOverAmount !== null || policy.limits.spendPerDay !== null;
+    const facts = (!byMode && !amountNeeded && unitsAlone(call)) || (await factsOf(call, deps()));
     const overAmount =
       policy.approvalOverAmount !== null && facts.amount !== null && facts.amount > policy.approvalOverAmount;
     if (byMode || overAmount) {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, mock, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../src/app.js';
@@ -107,6 +107,27 @@ describe('agent limits count units', () => {
     const dear = await call(client, 'reservations_create', weekly(3));
     assert.match(errorOf(dear)?.message ?? '', /spendPerDay \(10000 in any 24 hours\)/);
     await client.close();
+  });
+
+  test('a single booking counts one unit without a dry run when no amount matters; a spend limit or a series runs one', async () => {
+    const { client, setPolicy } = await agentWith({ limits: { bookingsPerDay: 1 } });
+    const dryRuns = mock.method(app.services.reservations, 'dryRunCreate');
+    try {
+      const first = await call(client, 'reservations_create', slot());
+      assert.equal(first.isError, undefined, JSON.stringify(first.structuredContent));
+      const second = await call(client, 'reservations_create', slot());
+      assert.equal(errorOf(second)?.code, 'AGENT_LIMIT_REACHED', 'the first counted its unit');
+      assert.equal(dryRuns.mock.callCount(), 0, 'one reservation, one unit: nothing to quote');
+      await setPolicy({ limits: { bookingsPerDay: 10, spendPerDay: 100000 } });
+      await call(client, 'reservations_create', slot());
+      assert.equal(dryRuns.mock.callCount(), 1, 'a spend limit needs the price');
+      await setPolicy({ limits: { bookingsPerDay: 10 } });
+      await call(client, 'reservations_create', weekly(2));
+      assert.equal(dryRuns.mock.callCount(), 2, 'a series counts its occurrences');
+    } finally {
+      dryRuns.mock.restore();
+      await client.close();
+    }
   });
 
   test('each occurrence reservations_series_cancel cancels counts toward cancellationsPerDay', async () => {
