@@ -1,4 +1,5 @@
 import { inTransaction } from '../../db/database.js';
+import { turnGroups } from '../../db/turn-groups.js';
 import type { AgentContext } from './context.js';
 import type { UsageKind } from './tables.js';
 import type { LimitUse, UsageCounting, UsageTotals } from './usage-repo.js';
@@ -58,21 +59,34 @@ async function freesAt(
 
 /**
  * Counting of an agent's calls against the daily limits of its policy. SQLite counts in the
- * transaction below; PostgreSQL runs the same steps in one statement, the functions of
- * migration 0079 (a transaction of round trips held the agent's window locked through each).
+ * transaction below; PostgreSQL runs the same steps in one statement (migration 0081's
+ * function): one agent's counts take turns on its window's row through each commit, so the
+ * counts arriving while one is on its way go together, one statement for all (`turnGroups`).
  */
 export function createDailyLimits({ db, repo }: AgentContext) {
+  const counts = async (agentId: number, calls: (readonly LimitUse[])[]): Promise<Reservation[]> => {
+    const now = new Date();
+    const since = new Date(now.getTime() - DAY_MS).toISOString();
+    const rows = await repo.reserveCalls(agentId, calls, since, now.toISOString());
+    return rows.map((row) =>
+      row.reservedIds
+        ? { ok: true, ids: row.reservedIds }
+        : { ok: false, kind: row.refusedKind!, limit: row.refusedLimit!, freesAt: row.freesAt },
+    );
+  };
+  const turns = turnGroups(
+    async ({ agentId, uses }: { agentId: number; uses: readonly LimitUse[] }) =>
+      (await counts(agentId, [uses]))[0]!,
+    (agentId: number, inputs: { uses: readonly LimitUse[] }[]) =>
+      counts(
+        agentId,
+        inputs.map((input) => input.uses),
+      ),
+  );
   return {
     async reserveUsage(agentId: number, uses: readonly LimitUse[]): Promise<Reservation> {
       if (uses.length === 0) return { ok: true, ids: [] };
-      if (db.dialect === 'postgres') {
-        // The same count in one statement (migration 0079): the window is locked only for it.
-        const now = new Date();
-        const since = new Date(now.getTime() - DAY_MS).toISOString();
-        const row = await repo.reserveAtOnce(agentId, uses, since, now.toISOString());
-        if (row.reservedIds) return { ok: true, ids: row.reservedIds };
-        return { ok: false, kind: row.refusedKind!, limit: row.refusedLimit!, freesAt: row.freesAt };
-      }
+      if (db.dialect === 'postgres') return turns.write(agentId, { agentId, uses });
       try {
         return await inTransaction(db.kysely, async (trx) => {
           const agents = repo.counting(trx);

@@ -61,14 +61,14 @@ export function createAgentUsageRepo(db: Executor) {
       .returning('id'),
   );
 
-  // PostgreSQL: the functions of migration 0079, each one autocommitted statement. Spelled
-  // `with ... select` rather than a lone `select`, which the read-replica routing takes for a
-  // read (src/db/read-replica.ts): these write, so they go to the primary and count as a write.
-  const reserveAtOnceStatement = compiledOnce(() => {
-    const p = Array.from({ length: 6 }, () => null as unknown);
-    const query = sql<ReserveRow>`with counted as (select * from agent_usage_reserve(${p[0]},
-        ${p[1]}::text[], ${p[2]}::integer[], ${p[3]}::integer[], ${p[4]}::timestamptz, ${p[5]}::timestamptz))
-      select reserved_ids, refused_kind, refused_limit, frees_at from counted`;
+  // PostgreSQL: the functions of migrations 0079 and 0081, each one autocommitted statement.
+  // Spelled `with ... select` rather than a lone `select`, which the read-replica routing takes
+  // for a read (src/db/read-replica.ts): these write, so they go to the primary and count as a write.
+  const reserveCallsStatement = compiledOnce(() => {
+    const p = Array.from({ length: 4 }, () => null as unknown);
+    const query = sql<ReserveRow>`with counted as (select * from agent_usage_reserve_calls(${p[0]},
+        ${p[1]}::jsonb, ${p[2]}::timestamptz, ${p[3]}::timestamptz) with ordinality)
+      select reserved_ids, refused_kind, refused_limit, frees_at from counted order by ordinality`;
     return { compile: () => query.compile(db) };
   });
   const releaseAtOnceStatement = compiledOnce(() => {
@@ -80,21 +80,18 @@ export function createAgentUsageRepo(db: Executor) {
 
   return {
     /**
-     * PostgreSQL: counts `uses` against the agent's window in one statement, its own
-     * transaction, so the window's row is locked for that statement and its commit only.
-     * `since` is `now` less a day.
+     * PostgreSQL: counts the uses of each of `calls` (one agent's) against the agent's window,
+     * in order, in one statement, its own transaction: the window's row is locked for that
+     * statement and its commit only. `since` is `now` less a day. One row a call, in order.
      */
-    async reserveAtOnce(agentId: number, uses: readonly LimitUse[], since: string, now: string) {
-      const { rows } = await reserveAtOnceStatement(
-        db,
-        agentId,
-        uses.map((use) => use.kind),
-        uses.map((use) => use.amount),
-        uses.map((use) => use.limit),
-        since,
-        now,
-      );
-      return rows[0]!;
+    async reserveCalls(
+      agentId: number,
+      calls: readonly (readonly LimitUse[])[],
+      since: string,
+      now: string,
+    ): Promise<ReserveRow[]> {
+      const { rows } = await reserveCallsStatement(db, agentId, JSON.stringify(calls), since, now);
+      return rows;
     },
 
     /** PostgreSQL: gives the uses `ids` of the agent back in one statement, its own transaction. */

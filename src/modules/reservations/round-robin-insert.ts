@@ -1,6 +1,7 @@
 import { type Selectable, sql } from 'kysely';
 import { compiledOnce, type Dialect, type Executor } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
+import { turnGroups } from '../../db/turn-groups.js';
 import { bookedColumns } from './bookings-repo.js';
 import type { LaneOffer, LaneRead } from './context.js';
 import { LANE_REFUSED } from './lanes-repo.js';
@@ -45,14 +46,18 @@ export function picksInInsert(
  * changed meanwhile: the caller books in turn as any counting booking does.
  *
  * Each turn waits for the commit before it (a WAL flush), so the picks of a type that arrive
- * while one of this instance's is on its way wait for it, then go together: one statement that
- * books them in order of arrival (each sees the ones before it), one turn and one flush for all
- * of them (`pickWaiting`).
+ * while one of this instance's is on its way wait for it, then go together (`turnGroups`): one
+ * statement books them in order of arrival, each seeing the ones before it.
  */
 export function createRoundRobinPick(db: Executor) {
   const pick = pickStatement(db);
-  /** Per type: the picks that arrived while one of this instance's was on its way. */
-  const waiting = new Map<number, WaitingPick[]>();
+
+  /** The picks of `members` in one statement, each with a reference drawn; one answer a member, in order. */
+  async function picks(executor: Executor, members: PickMember[]): Promise<(Reservation | undefined)[]> {
+    const drawn = members.map((member) => ({ ...member, row: { ...member.row, reference: newReference() } }));
+    const { rows } = await pick(executor, ASSIGNMENT_LOCKS, JSON.stringify(drawn));
+    return rows.map((row) => (row.id === null ? undefined : toReservation(row)));
+  }
 
   /** One pick in its statement; a reference already given in the organisation is drawn again. */
   async function pickOnce(executor: Executor, member: PickMember): Promise<Reservation | undefined> {
@@ -67,48 +72,14 @@ export function createRoundRobinPick(db: Executor) {
     }
   }
 
-  /** The picks of `members` in one statement, each with a reference drawn; one answer a member, in order. */
-  async function picks(executor: Executor, members: PickMember[]): Promise<(Reservation | undefined)[]> {
-    const drawn = members.map((member) => ({ ...member, row: { ...member.row, reference: newReference() } }));
-    const { rows } = await pick(executor, ASSIGNMENT_LOCKS, JSON.stringify(drawn));
-    return rows.map((row) => (row.id === null ? undefined : toReservation(row)));
-  }
-
-  /** The waiting picks of the type, group after group, until none arrived during the last. */
-  async function pickWaiting(typeId: number): Promise<void> {
-    for (let group = waiting.get(typeId) ?? []; group.length > 0; group = waiting.get(typeId) ?? []) {
-      waiting.set(typeId, []);
-      await pickGroup(group);
-    }
-    waiting.delete(typeId);
-  }
-
-  /**
-   * A group's picks in one statement. When the database refuses it (a refusal a pick alone
-   * answers as "taken", a drawn reference already given), nothing of it was written and each
-   * picks alone, as it would have without the group; any other failure fails them all (a
-   * statement whose answer was lost may have committed: picking again could book twice).
-   */
-  async function pickGroup(group: WaitingPick[]): Promise<void> {
-    let picked: (Reservation | undefined)[];
-    try {
-      picked = await picks(
-        db,
-        group.map((waiting) => waiting.member),
-      );
-    } catch (error) {
-      for (const waiting of group) {
-        if (refusedByDatabase(error))
-          await pickOnce(db, waiting.member).then(waiting.resolve, waiting.reject);
-        else waiting.reject(error);
-      }
-      return;
-    }
-    for (const [i, waiting] of group.entries()) waiting.resolve(picked[i]);
-  }
+  // Per type: the picks arriving while one of this instance's is on its way go together.
+  const turns = turnGroups(
+    (member: PickMember) => pickOnce(db, member),
+    (_typeId: number, members: PickMember[]) => picks(db, members),
+  );
 
   return {
-    async insertPickedInTurn(
+    insertPickedInTurn(
       executor: Executor,
       read: LaneRead,
       offers: LaneOffer[],
@@ -117,24 +88,12 @@ export function createRoundRobinPick(db: Executor) {
     ): Promise<Reservation | undefined> {
       const member = pickMember(read, offers, values, now);
       if (executor.isTransaction) return pickOnce(executor, member);
-      const typeId = values.resourceTypeId;
-      const queue = waiting.get(typeId);
-      if (queue) return new Promise((resolve, reject) => queue.push({ member, resolve, reject }));
-      waiting.set(typeId, []);
-      try {
-        return await pickOnce(executor, member);
-      } finally {
-        // Settles every member itself: nothing to await or catch here.
-        void pickWaiting(typeId);
-      }
+      return turns.write(values.resourceTypeId, member);
     },
   };
 }
 
 export type RoundRobinPickRepo = ReturnType<typeof createRoundRobinPick>;
-
-/** A statement the database refused (an SQLSTATE): nothing of it was written. */
-const refusedByDatabase = (error: unknown) => /^[0-9A-Z]{5}$/.test((error as { code?: string }).code ?? '');
 
 /** One booking of a pick, as migration 0080's function takes it (its reference drawn at each try). */
 interface PickMember {
@@ -142,12 +101,6 @@ interface PickMember {
   lanes: { lane_id: number; lane_updated_at: string; blocked_until: string; weight: number }[];
   since: string;
   reason: string;
-}
-
-interface WaitingPick {
-  member: PickMember;
-  resolve(reservation: Reservation | undefined): void;
-  reject(error: unknown): void;
 }
 
 /** A booking of `values` on one of `offers`, as the pick function takes it. */

@@ -4,10 +4,12 @@
 // trips. Both must count alike: the moving window, every use or none, the refusal and when it frees.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, mock, test } from 'node:test';
+import { sql } from 'kysely';
 import type { AgentService, LimitUse } from '../../../src/modules/agents/service.js';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../../helpers/app.js';
+import { eventually } from '../../helpers/calendar-sync.js';
 import { newAgent } from '../../helpers/mcp.js';
-import { roundTripsOf } from '../../helpers/statements.js';
+import { roundTripsOf, statementsInto } from '../../helpers/statements.js';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -73,7 +75,48 @@ describe('round trips', () => {
     assert.equal(released.statements.length, pg() ? 1 : 3, released.statements.join('\n'));
     if (pg()) assert.match(released.statements[0]!, /agent_usage_release/);
   });
+  if (pg())
+    test('counts of one agent arriving while one is on its way go together, one statement for all', async () => {
+      const agentId = await newAgentId();
+      assert.equal((await agents.reserveUsage(agentId, [bookings(1, 4)])).ok, true);
+      const lists = Array.from({ length: 5 }, () => [] as string[]);
+      // The window's row held by another session: the first count waits for it, the others for the first.
+      const calls = await t.db.kysely.transaction().execute(async (holder) => {
+        await holder
+          .selectFrom('agentUsageWindows')
+          .select('agentId')
+          .where('agentId', '=', agentId)
+          .forUpdate()
+          .execute();
+        const sent = lists.map((list) =>
+          statementsInto(list, () => agents.reserveUsage(agentId, [bookings(1, 4)])),
+        );
+        await eventually(async () => (await waitingForLocks()) === 1);
+        return sent;
+      });
+      const answers = await Promise.all(calls);
+      assert.deepEqual(
+        lists.map((list) => list.length),
+        [2, 0, 0, 0, 0],
+        'the first alone, then one statement for the four that waited for it',
+      );
+      assert.deepEqual(
+        answers.map((answer) => answer.ok),
+        [true, true, true, false, false],
+        'counted in order of arrival: 3 of 4 were left',
+      );
+      const { kept, summed } = await windowOf(agentId);
+      assert.deepEqual(kept, { booking: 4, cancellation: 0, spend: 0 });
+      assert.deepEqual(summed, kept);
+    });
 });
+
+/** Backends of this database waiting for a lock. */
+async function waitingForLocks(): Promise<number> {
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+    where datname = current_database() and wait_event_type = 'Lock'`.execute(t.db.kysely);
+  return rows[0]!.n;
+}
 
 describe('counting', () => {
   test('concurrent calls of one agent: exactly the limit passes, the rest are refused with when it frees', async () => {
