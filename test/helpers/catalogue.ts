@@ -23,3 +23,23 @@ export async function createResource(
 ): Promise<Answer<'POST', '/api/resources', 201>> {
   return expectStatus(await client(app, user).send('POST', '/api/resources', { body }), 201);
 }
+
+/**
+ * A round-robin type of half-hour bookings (booked by its pool unless `bookingMode` says
+ * otherwise) with a resource of each of `names`: its id and the resources' ids, in order.
+ */
+export async function roundRobinTeam(
+  app: FastifyInstance,
+  user: SignedInUser,
+  names: string[],
+  bookingMode: 'POOL' | 'BOTH' = 'POOL',
+): Promise<{ typeId: number; ids: number[] }> {
+  const type = await createType(app, user, {
+    bookingMode,
+    minBookingDuration: 30,
+    assignment: 'round_robin',
+  });
+  const ids: number[] = [];
+  for (const name of names) ids.push((await createResource(app, user, { name, resourceTypeId: type.id })).id);
+  return { typeId: type.id, ids };
+}

@@ -8,7 +8,7 @@ import {
 } from '../../../src/modules/reservations/round-robin-counts.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
 import { book, halfHourAfterHalfHour } from '../../helpers/booking.js';
-import { createResource, createType } from '../../helpers/catalogue.js';
+import { roundRobinTeam } from '../../helpers/catalogue.js';
 import { expectStatus } from '../../helpers/http.js';
 import { type OrgOwner, ownerWithOrganisation, withApiKey } from '../../helpers/organisations.js';
 
@@ -33,17 +33,10 @@ describe('round robin counter prune', () => {
   afterEach(() => mock.timers.reset());
 
   /** A round-robin pool type with two resources. */
-  async function team() {
-    const type = await createType(t.app, owner, {
-      bookingMode: 'POOL',
-      minBookingDuration: 30,
-      assignment: 'round_robin',
-    } as Record<string, unknown>);
-    const ids: number[] = [];
-    for (const name of ['A', 'B'])
-      ids.push((await createResource(t.app, owner, { name, resourceTypeId: type.id })).id);
-    return { type, ids: ids as [number, number] };
-  }
+  const team = async () => {
+    const { typeId, ids } = await roundRobinTeam(t.app, owner, ['A', 'B']);
+    return { typeId, ids: ids as [number, number] };
+  };
 
   /** Per lane and day of the type's counter rows: the sum over writers, sorted. */
   async function counterRows(typeId: number) {
@@ -92,7 +85,7 @@ describe('round robin counter prune', () => {
     const day0 = new Date();
     day0.setUTCHours(10, 0, 0, 0);
     mock.timers.enable({ apis: ['Date'], now: day0.getTime() });
-    const { type, ids } = await team();
+    const { typeId, ids } = await team();
     // Bookings made on days 0, 1, 3, 5 and twice on 20.
     for (const [day, hour] of [
       [0, 0],
@@ -103,7 +96,7 @@ describe('round robin counter prune', () => {
       [20, 1],
     ] as const) {
       mock.timers.setTime(day0.getTime() + day * DAY + hour * 3_600_000);
-      expectStatus(await book(t.app, owner, { resourceTypeId: type.id, ...nextSlot() }), 201);
+      expectStatus(await book(t.app, owner, { resourceTypeId: typeId, ...nextSlot() }), 201);
     }
 
     // 34 days on at 12:00: the window starts on day 4 at 12:00; rows from day 2 on are kept.
@@ -112,13 +105,13 @@ describe('round robin counter prune', () => {
     const dayOf = (day: number) => new Date(day0.getTime() + day * DAY).toISOString().slice(0, 10);
     assert.equal(windowAt(new Date(now).toISOString()).firstDay, dayOf(4));
     assert.equal(laneDaysKeptFrom(new Date(now).toISOString()), dayOf(2));
-    const rowsBefore = await counterRows(type.id);
+    const rowsBefore = await counterRows(typeId);
     assert.deepEqual(
       [...new Set(rowsBefore.map(([, day]) => day))],
       [0, 1, 3, 5, 20].map(dayOf),
       'a counter row per day booked',
     );
-    const answersBefore = await roundRobinNow(type.id, ids);
+    const answersBefore = await roundRobinNow(typeId, ids);
     assert.deepEqual(
       answersBefore.counts.map(([n]) => n).sort(),
       [1, 2],
@@ -126,14 +119,14 @@ describe('round robin counter prune', () => {
     );
 
     const pruned = await t.app.services.reservations.pruneLaneDays();
-    const rowsAfter = await counterRows(type.id);
+    const rowsAfter = await counterRows(typeId);
     assert.deepEqual(
       rowsAfter,
       rowsBefore.filter(([, day]) => day >= dayOf(2)),
       'days 0 and 1 are gone, days 3 on stay as they were',
     );
     assert.ok(pruned >= 2, `deleted the two old days' rows (${pruned})`);
-    assert.deepEqual(await roundRobinNow(type.id, ids), answersBefore, 'round robin answers the same');
+    assert.deepEqual(await roundRobinNow(typeId, ids), answersBefore, 'round robin answers the same');
     assert.equal(await t.app.services.reservations.pruneLaneDays(), 0, 'a second run finds nothing');
   });
 
@@ -141,13 +134,13 @@ describe('round robin counter prune', () => {
     test("PostgreSQL: a past day's rows per writer fold into one, skipping a row a transaction holds", {
       timeout: 30_000,
     }, async () => {
-      const { type, ids } = await team();
+      const { typeId, ids } = await team();
       const [a, b] = ids;
       const day = new Date(Date.now() - 3 * DAY).toISOString().slice(0, 10);
       const today = new Date().toISOString().slice(0, 10);
       const row = (resourceId: number, on: string, writer: number, bookings: number) => ({
         resourceId,
-        resourceTypeId: type.id,
+        resourceTypeId: typeId,
         day: on,
         writer,
         bookings,
@@ -169,11 +162,11 @@ describe('round robin counter prune', () => {
           await t.db.kysely
             .selectFrom('reservationLaneDays')
             .select(['resourceId', 'day', 'writer', 'bookings'])
-            .where('resourceTypeId', '=', type.id)
+            .where('resourceTypeId', '=', typeId)
             .orderBy(['resourceId', 'day', 'writer'])
             .execute()
         ).map((r) => [r.resourceId, r.day, r.writer, r.bookings]);
-      const before = await roundRobinNow(type.id, ids);
+      const before = await roundRobinNow(typeId, ids);
       assert.deepEqual(
         before.counts.map(([n]) => n),
         [5, 5],
@@ -195,7 +188,7 @@ describe('round robin counter prune', () => {
         [b, day, 0, 1],
         [b, day, 1_000_003, 4],
       ]);
-      assert.deepEqual(await roundRobinNow(type.id, ids), before, 'round robin answers the same');
+      assert.deepEqual(await roundRobinNow(typeId, ids), before, 'round robin answers the same');
 
       assert.equal(await t.app.services.reservations.pruneLaneDays(), 1, 'the held row, once free');
       assert.deepEqual(await rowsOf(), [
@@ -203,6 +196,6 @@ describe('round robin counter prune', () => {
         [a, today, 1_000_001, 1],
         [b, day, 0, 5],
       ]);
-      assert.deepEqual(await roundRobinNow(type.id, ids), before, 'still the same');
+      assert.deepEqual(await roundRobinNow(typeId, ids), before, 'still the same');
     });
 });

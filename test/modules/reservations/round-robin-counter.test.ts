@@ -4,7 +4,7 @@ import { keepsTimeAt } from '../../../src/modules/reservations/reservation-time.
 import { createRoundRobinCounts, windowAt } from '../../../src/modules/reservations/round-robin-counts.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
 import { book, customer, halfHourAfterHalfHour } from '../../helpers/booking.js';
-import { createResource, createType } from '../../helpers/catalogue.js';
+import { createResource, createType, roundRobinTeam } from '../../helpers/catalogue.js';
 import { as, expectStatus } from '../../helpers/http.js';
 import { type OrgOwner, ownerWithOrganisation, withApiKey } from '../../helpers/organisations.js';
 
@@ -32,17 +32,8 @@ describe('round robin count kept by the lane counter', () => {
   /** A login JWT lives 15 minutes; a user API key carries a user across the fake clock. */
 
   /** A round-robin type (booked by its pool; BOTH: by name too) with two resources. */
-  async function team(bookingMode = 'POOL') {
-    const type = await createType(t.app, owner, {
-      bookingMode,
-      minBookingDuration: 30,
-      assignment: 'round_robin',
-    } as Record<string, unknown>);
-    const ids: number[] = [];
-    for (const name of ['A', 'B'])
-      ids.push((await createResource(t.app, owner, { name, resourceTypeId: type.id })).id);
-    return { typeId: type.id, ids };
-  }
+  const team = (bookingMode: 'POOL' | 'BOTH' = 'POOL') =>
+    roundRobinTeam(t.app, owner, ['A', 'B'], bookingMode);
 
   /** Per lane: [count, latest made], as round robin reads it. */
   async function counted(typeId: number, ids: number[]) {

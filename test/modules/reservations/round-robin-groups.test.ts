@@ -11,7 +11,7 @@ import { ASSIGNMENT_LOCKS } from '../../../src/modules/reservations/round-robin-
 import { createTestApp, type TestApp } from '../../helpers/app.js';
 import { book, customer, halfHourAfterHalfHour } from '../../helpers/booking.js';
 import { eventually } from '../../helpers/calendar-sync.js';
-import { createResource, createType } from '../../helpers/catalogue.js';
+import { roundRobinTeam } from '../../helpers/catalogue.js';
 import { expectStatus } from '../../helpers/http.js';
 import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
 import { statementsInto } from '../../helpers/statements.js';
@@ -31,17 +31,11 @@ if (process.env.TEST_DATABASE_URL)
 
     /** A round-robin pool of three, booked once already: every booking below reads and writes alike before its pick. */
     async function team() {
-      const type = await createType(t.app, owner, {
-        bookingMode: 'POOL',
-        minBookingDuration: 30,
-        assignment: 'round_robin',
-      } as Record<string, unknown>);
-      for (const name of ['A', 'B', 'C'])
-        await createResource(t.app, owner, { name, resourceTypeId: type.id });
+      const { typeId } = await roundRobinTeam(t.app, owner, ['A', 'B', 'C']);
       const slot = halfHourAfterHalfHour();
-      const bookOne = () => book(t.app, owner, { resourceTypeId: type.id, ...slot(), customer });
+      const bookOne = () => book(t.app, owner, { resourceTypeId: typeId, ...slot(), customer });
       expectStatus(await bookOne(), 201);
-      return { typeId: type.id, bookOne };
+      return { typeId, bookOne };
     }
 
     /**
