@@ -18,7 +18,7 @@ export interface LimitUse {
   limit: number;
 }
 
-/** What `agent_usage_reserve` answers: the inserted ids, or the refusing kind, its limit and when it frees. */
+/** What `agent_usage_reserve_calls` answers of a call: the inserted ids, or the refusing kind, its limit and when it frees. */
 type ReserveRow = {
   reservedIds: number[] | null;
   refusedKind: UsageKind | null;

@@ -61,7 +61,7 @@ describe('round trips', () => {
     assert.equal(counted.result.ok, true);
     // SQLite: the window locked, its uses summed, a use inserted each, the window saved.
     assert.equal(counted.statements.length, pg() ? 1 : 3 + uses.length, counted.statements.join('\n'));
-    if (pg()) assert.match(counted.statements[0]!, /agent_usage_reserve/);
+    if (pg()) assert.match(counted.statements[0]!, /agent_usage_reserve_calls/);
 
     const refused = await roundTripsOf(() =>
       agents.reserveUsage(agentId, [bookings(1, 2), spend(600, 1000)]),
