@@ -59,7 +59,7 @@ async function freesAt(
 
 /**
  * Counting of an agent's calls against the daily limits of its policy. SQLite counts in the
- * transaction below; PostgreSQL runs the same steps in one statement (migration 0081's
+ * transaction below; PostgreSQL runs the same steps in one statement (migration 0079's
  * function): one agent's counts take turns on its window's row through each commit, so the
  * counts arriving while one is on its way go together, one statement for all (`turnGroups`).
  */

@@ -61,7 +61,7 @@ export function createAgentUsageRepo(db: Executor) {
       .returning('id'),
   );
 
-  // PostgreSQL: the functions of migrations 0079 and 0081, each one autocommitted statement.
+  // PostgreSQL: the functions of migration 0079, each one autocommitted statement.
   // Spelled `with ... select` rather than a lone `select`, which the read-replica routing takes
   // for a read (src/db/read-replica.ts): these write, so they go to the primary and count as a write.
   const reserveCallsStatement = compiledOnce(() => {
