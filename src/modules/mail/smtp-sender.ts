@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { MessageParts } from './mime.js';
 import type { MailCalendar } from './schemas.js';
@@ -46,6 +48,14 @@ export type SenderMessage = Omit<MessageParts, 'calendar'> & { body?: MailBody; 
 export interface SmtpSenderOptions {
   url: string;
   timeouts: { connectionTimeout: number; greetingTimeout: number; socketTimeout: number };
+  /** How long a send may wait on a thread under SCHED_IDLE before the thread takes its share. */
+  patienceMs?: number;
+}
+
+/** The thread's first word: its task id, and whether it runs under SCHED_IDLE (smtp-worker.ts). */
+export interface SenderThread {
+  threadId: string | null;
+  idle: boolean;
 }
 
 export interface SenderRequest {
@@ -72,38 +82,111 @@ function startWorker(options: SmtpSenderOptions): Worker {
   return new Worker(boot, { eval: true, workerData: options });
 }
 
-/** A started thread and the sends it owes an answer: a new thread never answers for an old one. */
+/** A started thread, the sends it owes an answer (and since when): a new thread never answers for an old one. */
 interface Thread {
   worker: Worker;
-  pending: Map<number, { resolve: (outcomes: SendOutcome[]) => void; reject: (error: Error) => void }>;
+  pending: Map<
+    number,
+    { since: number; resolve: (outcomes: SendOutcome[]) => void; reject: (error: Error) => void }
+  >;
+  /** Known once the thread says so; null before, or when it cannot be lifted. */
+  idleThreadId: string | null;
+  lifted: boolean;
+  watch: NodeJS.Timeout | null;
+  /** `chrt` runs one after another, so a lift and the fall after it land in order. */
+  policy: Promise<unknown>;
+}
+
+/**
+ * SCHED_IDLE starves the thread for as long as the box stays full (a test run of three files
+ * on two cores held 13 mails back for minutes). A send waiting longer than `patienceMs` lifts
+ * the thread to SCHED_OTHER at nice 10, a tenth of a request's weight, until it owes nothing;
+ * then it is idle again.
+ */
+function createStarvationGuard(patienceMs: number) {
+  const chrt = (thread: Thread, args: string[]) => {
+    thread.policy = thread.policy.then(
+      () =>
+        new Promise((resolve) => execFile('chrt', [...args, '--pid', '0', thread.idleThreadId!], resolve)),
+    );
+  };
+  const lift = (thread: Thread) => {
+    thread.lifted = true;
+    try {
+      setPriority(Number(thread.idleThreadId), 10);
+    } catch {
+      // The thread ended: nothing to lift.
+    }
+    chrt(thread, ['--other']);
+  };
+  const look = (thread: Thread) => {
+    thread.watch = null;
+    if (thread.lifted || thread.pending.size === 0) return;
+    const oldest = Math.min(...[...thread.pending.values()].map((send) => send.since));
+    const waited = performance.now() - oldest;
+    if (waited >= patienceMs) lift(thread);
+    else watch(thread, patienceMs - waited);
+  };
+  const watch = (thread: Thread, ms = patienceMs) => {
+    if (thread.idleThreadId === null || thread.lifted || thread.watch) return;
+    thread.watch = setTimeout(() => look(thread), ms).unref();
+  };
+  return {
+    watch,
+    /** Nothing owed: back to SCHED_IDLE. */
+    settled(thread: Thread) {
+      if (thread.watch) clearTimeout(thread.watch);
+      thread.watch = null;
+      if (!thread.lifted) return;
+      thread.lifted = false;
+      chrt(thread, ['--idle']);
+    },
+  };
 }
 
 export function createSmtpSender(options: SmtpSenderOptions): SmtpSender {
   let current: Thread | null = null;
   let nextId = 1;
+  const guard = createStarvationGuard(options.patienceMs ?? 2_000);
 
   /** A send in flight keeps the process running; an idle sender never does. */
   const settled = (thread: Thread) => {
-    if (thread.pending.size === 0) thread.worker.unref();
+    if (thread.pending.size > 0) return;
+    thread.worker.unref();
+    guard.settled(thread);
   };
   const stopped = (thread: Thread, reason: string) => {
     if (current === thread) current = null;
     for (const { reject } of thread.pending.values()) reject(new Error(reason));
     thread.pending.clear();
+    if (thread.watch) clearTimeout(thread.watch);
   };
 
   function running(): Thread {
     if (current) return current;
-    const thread: Thread = { worker: startWorker(options), pending: new Map() };
-    thread.worker.on('message', (reply: SenderReply) => {
+    const worker = startWorker(options);
+    const thread: Thread = {
+      worker,
+      pending: new Map(),
+      idleThreadId: null,
+      lifted: false,
+      watch: null,
+      policy: Promise.resolve(),
+    };
+    worker.on('message', (reply: SenderReply | SenderThread) => {
+      if ('threadId' in reply) {
+        thread.idleThreadId = reply.idle ? reply.threadId : null;
+        if (thread.pending.size > 0) guard.watch(thread);
+        return;
+      }
       const waiting = thread.pending.get(reply.id);
       if (!waiting) return;
       thread.pending.delete(reply.id);
       settled(thread);
       waiting.resolve(reply.outcomes);
     });
-    thread.worker.on('error', (error) => stopped(thread, `The SMTP sender stopped: ${error.message}`));
-    thread.worker.on('exit', () => stopped(thread, 'The SMTP sender stopped'));
+    worker.on('error', (error) => stopped(thread, `The SMTP sender stopped: ${error.message}`));
+    worker.on('exit', () => stopped(thread, 'The SMTP sender stopped'));
     current = thread;
     return thread;
   }
@@ -115,9 +198,10 @@ export function createSmtpSender(options: SmtpSenderOptions): SmtpSender {
       const thread = running();
       thread.worker.ref();
       return new Promise<SendOutcome[]>((resolve, reject) => {
-        thread.pending.set(id, { resolve, reject });
+        thread.pending.set(id, { since: performance.now(), resolve, reject });
         try {
           thread.worker.postMessage({ id, messages } satisfies SenderRequest);
+          guard.watch(thread);
         } catch (error) {
           // Not plain data (the clone refused it): nothing was sent, nothing waits for it.
           thread.pending.delete(id);
@@ -127,15 +211,16 @@ export function createSmtpSender(options: SmtpSenderOptions): SmtpSender {
       });
     },
     async close() {
-      const stopping = current?.worker;
+      const stopping = current;
       current = null;
       if (!stopping) return;
-      const exited = new Promise((resolve) => stopping.once('exit', resolve));
-      stopping.postMessage('close');
+      const exited = new Promise((resolve) => stopping.worker.once('exit', resolve));
+      stopping.worker.postMessage('close');
       // The pool closes its connection and the thread ends by itself; terminate if it lingers.
-      const timer = setTimeout(() => void stopping.terminate(), 1_000);
+      const timer = setTimeout(() => void stopping.worker.terminate(), 1_000);
       await exited;
       clearTimeout(timer);
+      if (stopping.watch) clearTimeout(stopping.watch);
     },
   };
 }

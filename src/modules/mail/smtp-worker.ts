@@ -14,6 +14,7 @@ import type {
   SenderMessage,
   SenderReply,
   SenderRequest,
+  SenderThread,
   SendOutcome,
   SmtpSenderOptions,
 } from './smtp-sender.js';
@@ -26,11 +27,15 @@ const { url, timeouts } = workerData as SmtpSenderOptions;
 // nice value is not enough on a full box (a thread at nice 19 beside the bookings still cost them
 // a tenth of their throughput here, one under SCHED_IDLE at most 5%: docs/performance.md). Set by
 // util-linux's `chrt`, once as the thread starts; without it, nice 10; elsewhere, or without the
-// right, the process's priority.
+// right, the process's priority. The sender is told the thread's id and whether it went idle:
+// a box kept full would starve it, so the sender lifts it while a send waits too long.
+let threadId: string | null = null;
+let idle = false;
 try {
-  const threadId = readlinkSync('/proc/thread-self').split('/').pop()!;
+  threadId = readlinkSync('/proc/thread-self').split('/').pop()!;
   try {
     execFileSync('chrt', ['--idle', '--pid', '0', threadId], { stdio: 'ignore', timeout: 2_000 });
+    idle = true;
   } catch {
     setPriority(Number(threadId), 10);
   }
@@ -41,6 +46,7 @@ try {
 // One connection kept open: a drain's mails go over it in turn, not a handshake each.
 const link = createSmtpLink({ url, timeouts });
 const port = parentPort!;
+port.postMessage({ threadId, idle } satisfies SenderThread);
 
 const messageOf = (error: unknown) =>
   typeof (error as { message?: unknown })?.message === 'string' ? (error as Error).message : String(error);

@@ -10,8 +10,25 @@ import { after, before, describe, test } from 'node:test';
 import { SMTPServer } from 'smtp-server';
 import { createSmtpSender } from '../../../src/modules/mail/smtp-sender.js';
 import { type MailCatcher, startMailCatcher } from '../../../tools/emulators/mail/server.js';
+import { eventually } from '../../helpers/calendar-sync.js';
 
 const timeouts = { connectionTimeout: 2_000, greetingTimeout: 2_000, socketTimeout: 5_000 };
+const SCHED_OTHER = 0;
+const SCHED_IDLE = 5;
+
+/**
+ * Each thread's scheduling policy and nice value, from /proc/self/task/<tid>/stat: after the
+ * name in parentheses, field 19 is the nice value and field 41 the policy.
+ */
+function threadStates() {
+  return new Map(
+    readdirSync('/proc/self/task').map((tid) => {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return [tid, { policy: Number(fields[38]), nice: Number(fields[16]) }];
+    }),
+  );
+}
 
 describe('SMTP sender', () => {
   let catcher: MailCatcher;
@@ -214,31 +231,63 @@ describe('SMTP sender', () => {
   });
 
   test('its thread runs under SCHED_IDLE, the rest of the process as it was (Linux)', async () => {
-    // Each thread's scheduling policy: field 41 of /proc/self/task/<tid>/stat (after the name in
-    // parentheses); SCHED_IDLE is 5, SCHED_OTHER 0.
-    const policies = () =>
-      new Map(
-        readdirSync('/proc/self/task').map((tid) => {
-          const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-          return [tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[38])];
-        }),
-      );
-    const before = policies();
+    const before = threadStates();
     const sender = createSmtpSender({ url: catcher.smtpUrl, timeouts });
     try {
       await sender.sendAll([{ from: 'a@example.test', to: 'low@example.test', text: 'x' }]);
-      const after = policies();
-      const started = [...after].filter(([tid]) => !before.has(tid)).map(([, policy]) => policy);
+      const after = threadStates();
+      const started = [...after].filter(([tid]) => !before.has(tid)).map(([, state]) => state.policy);
       assert.deepEqual(
-        started.filter((policy) => policy === 5),
-        [5],
+        started.filter((policy) => policy === SCHED_IDLE),
+        [SCHED_IDLE],
         `one new thread under SCHED_IDLE, not ${JSON.stringify(started)}`,
       );
-      for (const [tid, policy] of before) {
-        if (after.has(tid)) assert.equal(after.get(tid), policy, `thread ${tid} keeps its policy`);
+      for (const [tid, state] of before) {
+        if (after.has(tid)) assert.deepEqual(after.get(tid), state, `thread ${tid} keeps its policy`);
       }
     } finally {
       await sender.close();
+    }
+  });
+
+  test('a send waiting past its patience lifts the thread to nice 10 until nothing is owed, then it idles again (Linux)', async () => {
+    // A server slow to take the message keeps the send waiting, as a full box would.
+    let release = () => {};
+    const slow = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onData: (stream, _session, callback) => {
+        stream.resume();
+        stream.on('end', () => {
+          release = () => callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const { port } = slow.server.address() as AddressInfo;
+    const before = threadStates();
+    const sender = createSmtpSender({ url: `smtp://127.0.0.1:${port}`, timeouts, patienceMs: 200 });
+    const senderThread = () => {
+      const started = [...threadStates()].filter(([tid]) => !before.has(tid));
+      return started.find(([, state]) => state.policy !== SCHED_OTHER || state.nice === 10)?.[1];
+    };
+    try {
+      const sent = sender.sendAll([{ from: 'a@example.test', to: 'waits@example.test', text: 'x' }]);
+      const is = (policy: number, nice: number) => () =>
+        senderThread()?.policy === policy && senderThread()?.nice === nice;
+      await eventually(is(SCHED_IDLE, 0));
+      const idleSince = performance.now();
+      await eventually(is(SCHED_OTHER, 10));
+      assert.ok(performance.now() - idleSince > 100, 'lifted only once the send waited its patience');
+      release();
+      assert.deepEqual(await sent, [{}]);
+      // Idle again; the nice value it keeps does not count under SCHED_IDLE.
+      await eventually(() => senderThread()?.policy === SCHED_IDLE);
+    } finally {
+      release();
+      await sender.close();
+      await new Promise<void>((resolve) => slow.close(() => resolve()));
     }
   });
 
