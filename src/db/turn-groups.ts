@@ -6,12 +6,14 @@
  * database refuses a group's statement (an SQLSTATE: nothing of it was written) each of its
  * writes goes `alone`, as it would have without the group; any other failure fails them all
  * (a statement whose answer was lost may have committed: writing again could write twice).
- * Instances group their own writes only. Used by round robin's pick (reservations) and the
- * agents' daily-limit count.
+ * Instances group their own writes only. Used by round robin's pick (reservations), the
+ * agents' daily-limit count and their activity record.
  */
 export function turnGroups<Key, Input, Output>(
   alone: (input: Input) => Promise<Output>,
   together: (key: Key, inputs: Input[]) => Promise<Output[]>,
+  /** Most writes in one group (a statement prepared per count stays a small set); the rest form the next. */
+  most = Number.POSITIVE_INFINITY,
 ) {
   /** Per key: the writes that arrived while one of the key's was on its way. */
   const waiting = new Map<Key, Waiting<Input, Output>[]>();
@@ -34,10 +36,9 @@ export function turnGroups<Key, Input, Output>(
   }
 
   async function drain(key: Key): Promise<void> {
-    for (let group = waiting.get(key) ?? []; group.length > 0; group = waiting.get(key) ?? []) {
-      waiting.set(key, []);
-      await goTogether(key, group);
-    }
+    // Arrivals push onto this same queue while a group is on its way.
+    const queue = waiting.get(key)!;
+    while (queue.length > 0) await goTogether(key, queue.splice(0, most));
     waiting.delete(key);
   }
 

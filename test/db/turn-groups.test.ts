@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import { turnGroups } from '../../src/db/turn-groups.js';
 
 /** A write kept waiting until `release`d, with the calls made of `alone` and `together`. */
-function recorder(groupFailure?: Error) {
+function recorder(groupFailure?: Error, most?: number) {
   const calls: string[] = [];
   let release = () => {};
   const first = new Promise<void>((resolve) => {
@@ -23,6 +23,7 @@ function recorder(groupFailure?: Error) {
       if (groupFailure) throw groupFailure;
       return inputs.map((input) => input * 100);
     },
+    most,
   );
   return { calls, turns, release: () => release() };
 }
@@ -63,5 +64,13 @@ describe('turn groups', () => {
     release();
     assert.deepEqual(await settled(writes), [10, lost.message, lost.message]);
     assert.deepEqual(calls, ['alone 1', 'together a 2,3']);
+  });
+
+  test('a group holds at most `most` writes; the rest go as the next group, in order', async () => {
+    const { calls, turns, release } = recorder(undefined, 2);
+    const writes = [1, 2, 3, 4, 5].map((input) => turns.write('a', input));
+    release();
+    assert.deepEqual(await settled(writes), [10, 200, 300, 400, 500]);
+    assert.deepEqual(calls, ['alone 1', 'together a 2,3', 'together a 4,5']);
   });
 });

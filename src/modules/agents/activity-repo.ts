@@ -6,6 +6,7 @@ import {
   type Executor,
 } from '../../db/database.js';
 import { idBefore, newestFirstPage } from '../../db/keyset.js';
+import { turnGroups } from '../../db/turn-groups.js';
 import type { ActivityItem, ActivityQuery } from './schemas.js';
 
 const activityColumns = [
@@ -29,47 +30,6 @@ const ACTIVITY_GROUP_MAX = 16;
 /** One activity row's parameters, in the order of the insert's columns. */
 type ActivityParameters = unknown[];
 
-/**
- * PostgreSQL's activity inserts as a group commit: a row arriving while an insert is on its
- * way waits for it, and the rows gathered meanwhile go in one multi-row statement. Each
- * caller still answers only once its own row is committed; under concurrent calls a round
- * trip (and its socket write, the largest CPU cost of a statement) is shared. A group that
- * fails is inserted a row at a time, so one bad row fails only its own call.
- */
-function groupedInserts(
-  insertOne: (parameters: ActivityParameters) => Promise<unknown>,
-  insertMany: (count: number, parameters: ActivityParameters) => Promise<unknown>,
-) {
-  let waiting: Array<{ parameters: ActivityParameters; done: (error?: unknown) => void }> = [];
-  let draining = false;
-  const drain = async () => {
-    draining = true;
-    while (waiting.length > 0) {
-      const group = waiting.slice(0, ACTIVITY_GROUP_MAX);
-      waiting = waiting.slice(group.length);
-      try {
-        if (group.length === 1) await insertOne(group[0]!.parameters);
-        else
-          await insertMany(
-            group.length,
-            group.flatMap((row) => row.parameters),
-          );
-        for (const row of group) row.done();
-      } catch (error) {
-        if (group.length === 1) group[0]!.done(error);
-        else
-          await Promise.all(group.map((row) => insertOne(row.parameters).then(() => row.done(), row.done)));
-      }
-    }
-    draining = false;
-  };
-  return (parameters: ActivityParameters) =>
-    new Promise<void>((resolve, reject) => {
-      waiting.push({ parameters, done: (error) => (error === undefined ? resolve() : reject(error)) });
-      if (!draining) void drain();
-    });
-}
-
 /** The record of agents' tool calls (`agent_activity`). */
 export function createAgentActivityRepo(db: Executor, dialect: Dialect) {
   const row = () => ({
@@ -88,11 +48,20 @@ export function createAgentActivityRepo(db: Executor, dialect: Dialect) {
   const insertActivities = compiledPerCount((count) =>
     db.insertInto('agentActivity').values(Array.from({ length: count }, row)),
   );
+  // On PostgreSQL the rows of calls arriving while one is on its way go in one multi-row
+  // statement: one round trip and one commit's flush for the group, each caller still answered
+  // once its own row is committed.
   const grouped =
     dialect === 'postgres' && !db.isTransaction
-      ? groupedInserts(
-          (parameters) => insertActivity(db, ...parameters),
-          (count, parameters) => insertActivities(db, count, parameters),
+      ? turnGroups<null, ActivityParameters, void>(
+          async (parameters) => {
+            await insertActivity(db, ...parameters);
+          },
+          async (_all, rows) => {
+            await insertActivities(db, rows.length, rows.flat());
+            return rows.map(() => undefined);
+          },
+          ACTIVITY_GROUP_MAX,
         )
       : undefined;
 
@@ -120,7 +89,7 @@ export function createAgentActivityRepo(db: Executor, dialect: Dialect) {
         call.approvalId,
         call.now,
       ];
-      if (grouped) return grouped(parameters);
+      if (grouped) return grouped.write(null, parameters);
       await committedWithOthers(db, (executor) => insertActivity(executor, ...parameters));
     },
 
