@@ -184,13 +184,3 @@ export async function force(h: SyncHarness, user: SignedInUser) {
   await h.idle();
   return message as string;
 }
-
-/** Polls `check` until it holds (push notifications travel over real HTTP). */
-export async function eventually(check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > until) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

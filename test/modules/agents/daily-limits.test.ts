@@ -4,12 +4,12 @@
 // trips. Both must count alike: the moving window, every use or none, the refusal and when it frees.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, mock, test } from 'node:test';
-import { sql } from 'kysely';
 import type { AgentService, LimitUse } from '../../../src/modules/agents/service.js';
 import { createTestApp, registerUser, type SignedInUser, type TestApp } from '../../helpers/app.js';
-import { eventually } from '../../helpers/calendar-sync.js';
 import { newAgent } from '../../helpers/mcp.js';
+import { otherBackends } from '../../helpers/pg-backends.js';
 import { roundTripsOf, statementsInto } from '../../helpers/statements.js';
+import { eventually } from '../../helpers/wait.js';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -91,7 +91,10 @@ describe('round trips', () => {
         const sent = lists.map((list) =>
           statementsInto(list, () => agents.reserveUsage(agentId, [bookings(1, 4)])),
         );
-        await eventually(async () => (await waitingForLocks()) === 1);
+        await eventually(
+          async () =>
+            (await otherBackends(t.db.kysely)).filter((backend) => backend.waitingForLock).length === 1,
+        );
         return sent;
       });
       const answers = await Promise.all(calls);
@@ -110,13 +113,6 @@ describe('round trips', () => {
       assert.deepEqual(summed, kept);
     });
 });
-
-/** Backends of this database waiting for a lock. */
-async function waitingForLocks(): Promise<number> {
-  const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-    where datname = current_database() and wait_event_type = 'Lock'`.execute(t.db.kysely);
-  return rows[0]!.n;
-}
 
 describe('counting', () => {
   test('concurrent calls of one agent: exactly the limit passes, the rest are refused with when it frees', async () => {

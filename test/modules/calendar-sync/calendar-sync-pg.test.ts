@@ -5,7 +5,8 @@ import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { startCalendarProviderAEmulator } from '../../../tools/emulators/calendar-provider-a/server.js';
 import { createTestDatabase, registerUser, TEST_ENV } from '../../helpers/app.js';
-import { bindingCookie, eventually } from '../../helpers/calendar-sync.js';
+import { bindingCookie } from '../../helpers/calendar-sync.js';
+import { eventually } from '../../helpers/wait.js';
 
 // Several instances on one PostgreSQL database with the pg-boss queue: the PostgreSQL pass
 // of the suite (npm run test:pg) runs this.

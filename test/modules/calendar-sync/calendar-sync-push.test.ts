@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
   connected,
-  eventually,
   localEvents,
   mapCalendar,
   type SyncHarness,
   startSyncHarness,
 } from '../../helpers/calendar-sync.js';
+import { eventually } from '../../helpers/wait.js';
 
 const DAY = 86_400_000;
 const dayFromNow = (n: number) => new Date(Date.now() + n * DAY).toISOString().slice(0, 10);

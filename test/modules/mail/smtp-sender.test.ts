@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { SMTPServer } from 'smtp-server';
 import { createSmtpSender } from '../../../src/modules/mail/smtp-sender.js';
 import { type MailCatcher, startMailCatcher } from '../../../tools/emulators/mail/server.js';
-import { eventually } from '../../helpers/calendar-sync.js';
+import { eventually } from '../../helpers/wait.js';
 
 const timeouts = { connectionTimeout: 2_000, greetingTimeout: 2_000, socketTimeout: 5_000 };
 const SCHED_OTHER = 0;

@@ -13,16 +13,8 @@ import { at, book, customer, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { as, expectStatus } from '../../helpers/http.js';
 import { ownerWithOrganisation } from '../../helpers/organisations.js';
+import { eventually } from '../../helpers/wait.js';
 import { type Receiver, startReceiver, verified, webhooksOf } from '../webhooks/helpers.js';
-
-/** Resolves once `done()` holds, checking every 10 ms; fails after `ms`. */
-async function until(done: () => boolean | Promise<boolean>, ms: number, what: string) {
-  const deadline = Date.now() + ms;
-  while (!(await done())) {
-    if (Date.now() > deadline) assert.fail(`not within ${ms} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describe('outbox consumers run promptly on every instance (two on one PostgreSQL; one SQLite file shared on SQLite)', () => {
   let first: FastifyInstance;
@@ -128,10 +120,10 @@ describe('outbox consumers run promptly on every instance (two on one PostgreSQL
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
 
-    await until(() => receiver.received.length >= 8, 3_000, 'eight webhook requests');
+    await eventually(() => receiver.received.length >= 8, 3_000, 'eight webhook requests');
     // Mail gives way to requests while the cores are busy (decisions: "Mail gives way to bookings
     // under load"): well within the minute of its periodic sweep, not held to the webhook's second.
-    await until(
+    await eventually(
       async () => (await mailsBesidesSignUps(catcher)).length >= 8,
       10_000,
       'eight confirmation mails',

@@ -8,6 +8,7 @@ import { at, book, bookPublicly, customer, futureMonday } from '../../helpers/bo
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { call, expectStatus } from '../../helpers/http.js';
 import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
+import { otherBackends } from '../../helpers/pg-backends.js';
 
 /**
  * Every SLOT_UNAVAILABLE carries the reasons of the explain routes in `error.details`
@@ -181,11 +182,8 @@ if (process.env.TEST_DATABASE_URL)
      */
     async function waitedFor(pids: number[], answered: () => boolean): Promise<number | undefined> {
       for (const deadline = Date.now() + 10_000; Date.now() < deadline && !answered(); await delay(10)) {
-        const { rows } = await sql<{ blockers: number[] }>`select pg_blocking_pids(pid) as blockers
-          from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(
-          t.db.kysely,
-        );
-        const pid = rows.flatMap((row) => row.blockers).find((blocker) => pids.includes(blocker));
+        const waiting = (await otherBackends(t.db.kysely)).filter((backend) => backend.waitingForLock);
+        const pid = waiting.flatMap((backend) => backend.blockers).find((blocker) => pids.includes(blocker));
         if (pid !== undefined) return pid;
       }
       return undefined;

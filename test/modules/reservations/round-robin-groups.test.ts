@@ -10,11 +10,12 @@ import type { Database } from '../../../src/db/types.js';
 import { ASSIGNMENT_LOCKS } from '../../../src/modules/reservations/round-robin-counts.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
 import { book, customer, halfHourAfterHalfHour } from '../../helpers/booking.js';
-import { eventually } from '../../helpers/calendar-sync.js';
 import { roundRobinTeam } from '../../helpers/catalogue.js';
 import { expectStatus } from '../../helpers/http.js';
 import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
+import { otherBackends } from '../../helpers/pg-backends.js';
 import { statementsInto } from '../../helpers/statements.js';
+import { eventually } from '../../helpers/wait.js';
 
 const BOOKINGS = 6;
 const isPick = (statement: string) => statement.includes('reservations_round_robin_pick(');
@@ -55,7 +56,7 @@ if (process.env.TEST_DATABASE_URL)
           const queued = lists.every(
             (list) => list === leader || (!list.some(isPick) && list.length === beforePick),
           );
-          return queued && (await runningElsewhere(holder)) === 1;
+          return queued && (await otherBackends(holder)).filter((backend) => backend.active).length === 1;
         });
         await sql`select pg_advisory_unlock(${ASSIGNMENT_LOCKS}, ${typeId})`.execute(holder);
         return Promise.all(calls);
@@ -111,10 +112,3 @@ if (process.env.TEST_DATABASE_URL)
       }
     });
   });
-
-/** Statements of this database running now, other than the holder's own. */
-async function runningElsewhere(holder: Kysely<Database>): Promise<number> {
-  const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-    where datname = current_database() and state = 'active' and pid <> pg_backend_pid()`.execute(holder);
-  return rows[0]!.n;
-}

@@ -18,6 +18,7 @@ import { createReservation, futureMonday, hourSlot } from '../../helpers/booking
 import { createResource, createType } from '../../helpers/catalogue.js';
 import { expectError, expectStatus } from '../../helpers/http.js';
 import { type OrgOwner, ownerWithOrganisation } from '../../helpers/organisations.js';
+import { eventually } from '../../helpers/wait.js';
 import {
   type Receiver,
   type SilentServer,
@@ -26,15 +27,6 @@ import {
   verified,
   webhooksOf,
 } from './helpers.js';
-
-/** Resolves once `done()` holds, checking every 20 ms; fails after `ms`. */
-async function until(done: () => boolean | Promise<boolean>, ms: number, what: string) {
-  const deadline = Date.now() + ms;
-  while (!(await done())) {
-    if (Date.now() > deadline) assert.fail(`not within ${ms} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const mon = futureMonday();
 
@@ -111,9 +103,9 @@ describe('fair webhook delivery (two instances on one PostgreSQL; one on SQLite)
     });
 
     await bookMany([first, second], neighbour, 10);
-    await until(() => silent.arrived.length >= 20, 3_000, "the neighbour's endpoints being tried");
+    await eventually(() => silent.arrived.length >= 20, 3_000, "the neighbour's endpoints being tried");
     await bookMany([first, second], healthy, 3, 300);
-    await until(() => receiver.received.length >= 3, 6_000, "the healthy endpoint's three deliveries");
+    await eventually(() => receiver.received.length >= 3, 6_000, "the healthy endpoint's three deliveries");
     for (const [index, request] of receiver.received.entries()) {
       const event = verified(hook.secret, request);
       const latency = arrivedAt[index]! - Date.parse(event.occurredAt as string);
@@ -126,7 +118,7 @@ describe('fair webhook delivery (two instances on one PostgreSQL; one on SQLite)
       (await Promise.all(deadHooks.map((id) => dead.deliveries(id)))).flatMap(
         (response) => expectStatus(response, 200).items as Array<Record<string, unknown>>,
       );
-    await until(
+    await eventually(
       async () => (await logs()).filter((item) => item.attempts === 1).length === 200,
       15_000,
       "the neighbour's 200 deliveries tried",
