@@ -67,18 +67,32 @@ async function admin(statement: string): Promise<void> {
   }
 }
 
-export async function start(options: StartOptions): Promise<TestCluster> {
+/** A fresh database for one cluster (the instances migrate it as they start), and the instances' environment on it. */
+export async function clusterDatabase(
+  extra: Record<string, string> = {},
+): Promise<{ databaseUrl: string; env: Record<string, string | undefined>; drop(): Promise<void> }> {
   const name = `rs_cluster_${Date.now()}_${randomBytes(4).toString('hex')}`;
   await admin(`create database ${name}`);
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
   const databaseUrl = url.toString();
-  const drop = () => admin(`drop database if exists ${name} with (force)`);
+  return {
+    databaseUrl,
+    env: { PATH: process.env.PATH, ...CLUSTER_ENV, ...extra, DATABASE_URL: databaseUrl, REDIS_URL },
+    drop: () => admin(`drop database if exists ${name} with (force)`),
+  };
+}
+
+/** node's arguments that start an instance in the tests: the source under tsx, no build needed. */
+export const INSTANCE_ENTRY = ['--import', 'tsx', 'src/main.ts'] as const;
+
+export async function start(options: StartOptions): Promise<TestCluster> {
+  const { databaseUrl, env, drop } = await clusterDatabase(options.env);
   try {
     const cluster = await startCluster({
       instances: options.instances,
-      env: { PATH: process.env.PATH, ...CLUSTER_ENV, ...options.env, DATABASE_URL: databaseUrl, REDIS_URL },
-      entry: ['--import', 'tsx', 'src/main.ts'],
+      env,
+      entry: INSTANCE_ENTRY,
       logs: options.logs ?? false,
     });
     return {

@@ -1,7 +1,8 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { spawnTied } from './tied.js';
 
 /** How often HAProxy asks each instance's `/api/ready`, and how many answers change its mind. */
 export const CHECK_INTERVAL_MS = 250;
@@ -92,7 +93,7 @@ export async function startHaproxy(
   const socket = join(dir, 'haproxy.sock');
   const config = join(dir, 'haproxy.cfg');
   writeFileSync(config, haproxyConfig(port, backends, socket));
-  const child = spawn(binary, ['-db', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawnTied(binary, ['-db', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);

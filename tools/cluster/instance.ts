@@ -1,6 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { PROJECT_ROOT } from '../../src/lib/project-root.js';
+import { spawnTied } from './tied.js';
 
 /** How an instance is started: node and its arguments, from the project's root (the built entry, or src/main.ts under tsx in tests). */
 export interface InstanceCommand {
@@ -40,7 +41,7 @@ export class Instance {
   /** Starts the process and resolves once its `/api/ready` answers 200. */
   async start(): Promise<void> {
     this.stderr = '';
-    const child = spawn(process.execPath, [...this.command.args], {
+    const child = spawnTied(process.execPath, this.command.args, {
       cwd: PROJECT_ROOT,
       env: { ...this.command.env, PORT: String(this.port), HOST: '127.0.0.1' },
       stdio: ['ignore', this.command.logs ? 'inherit' : 'ignore', 'pipe'],
