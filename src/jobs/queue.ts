@@ -1,4 +1,4 @@
-import { SpanKind } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/database.js';
 import { activeTracer, inSpan } from '../lib/tracing.js';
@@ -64,14 +64,36 @@ export function createJobQueue(
 }
 
 /**
+ * Where a job was sent from, kept in its data under this key while tracing runs: the sending
+ * span's W3C `traceparent` (and `tracestate`). Taken off before the handler sees the data.
+ */
+const SENT_FROM = '_traceContext';
+
+type Carrier = Record<string, string>;
+
+/** The active span's context as W3C headers, or undefined outside any traced work. */
+function sendingContext(): Carrier | undefined {
+  if (!activeTracer() || !trace.getSpan(context.active())) return undefined;
+  const carrier: Carrier = {};
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent ? carrier : undefined;
+}
+
+/**
  * Every run of a job in a span of its own (while tracing runs): a trace of its own, as a
- * job runs apart from whatever sent it, on pg-boss on any instance; what the handler does
- * (queries, webhook deliveries) nests under it. A throw marks it failed (the queue retries).
+ * job runs apart from whatever sent it, on pg-boss on any instance, linked to the span that
+ * sent it (the request, the tool call, the job), so a request is followed across instances;
+ * what the handler does (queries, webhook deliveries) nests under it. A throw marks it failed
+ * (the queue retries).
  */
 function tracedRuns(queue: JobQueue): JobQueue {
   return {
     ...queue,
     kind: queue.kind,
+    send<T extends object>(name: string, data: T, options?: SendOptions) {
+      const sentFrom = sendingContext();
+      return queue.send(name, sentFrom ? { ...data, [SENT_FROM]: sentFrom } : data, options);
+    },
     work<T extends object>(name: string, handler: JobHandler<T>, options?: WorkOptions) {
       // One name and options object a queue, not a run (the SDK copies the attributes).
       const spanName = `process ${name}`;
@@ -84,9 +106,17 @@ function tracedRuns(queue: JobQueue): JobQueue {
           [ATTR_MESSAGING_OPERATION_TYPE]: 'process',
         },
       };
-      queue.work<T>(
+      queue.work<T & { [SENT_FROM]?: Carrier }>(
         name,
-        (data) => (activeTracer() ? inSpan(spanName, spanOptions, () => handler(data)) : handler(data)),
+        (sent) => {
+          // A scheduled run's data is the queue's own (possibly none): passed on as it came.
+          const { [SENT_FROM]: sentFrom, ...rest } = sent ?? {};
+          const data = (sentFrom ? rest : sent) as T;
+          if (!activeTracer()) return handler(data);
+          const sender = sentFrom && trace.getSpanContext(propagation.extract(ROOT_CONTEXT, sentFrom));
+          const links = sender ? [{ context: sender }] : [];
+          return inSpan(spanName, { ...spanOptions, links }, () => handler(data));
+        },
         options,
       );
     },

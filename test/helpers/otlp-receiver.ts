@@ -15,6 +15,8 @@ export interface ReceivedSpan {
   statusCode: number;
   /** The resource's attributes (service.name). */
   resource: Record<string, unknown>;
+  /** The spans it links to (another trace's, such as the request that sent a job). */
+  links: Array<{ traceId: string; spanId: string }>;
 }
 
 type OtlpValue = {
@@ -36,6 +38,7 @@ interface OtlpExport {
         kind: number;
         attributes?: OtlpAttribute[];
         status?: { code?: number };
+        links?: Array<{ traceId: string; spanId: string }>;
       }>;
     }>;
   }>;
@@ -63,6 +66,7 @@ function spansOf(body: OtlpExport): ReceivedSpan[] {
         attributes: flatten(span.attributes),
         statusCode: span.status?.code ?? 0,
         resource,
+        links: (span.links ?? []).map(({ traceId, spanId }) => ({ traceId, spanId })),
       })),
     );
   });

@@ -206,7 +206,7 @@ describe('traces over OTLP/HTTP', () => {
     assert.ok(!exported().includes('876543'), 'no argument is exported');
   });
 
-  test('a job run is a trace of its own; its webhook delivery a client span whose traceparent the receiver got', async () => {
+  test('a job run is a trace of its own, linked to the request that sent it; its webhook delivery a client span whose traceparent the receiver got', async () => {
     const endpoints = webhooksOf(t.app, owner, owner.organisationId);
     const secretPath = `path-secret-${randomBytes(6).toString('hex')}`;
     const hook = await endpoints.created({
@@ -236,6 +236,12 @@ describe('traces over OTLP/HTTP', () => {
     assert.equal(job.kind, CONSUMER);
     assert.equal(job.traceId, traceId);
     assert.equal(job.parentSpanId, undefined, 'a job run starts its own trace');
+    // ...linked to the request that sent it, whose trace it is not.
+    const sender = otlp.spans.find((span) => span.spanId === job.links[0]?.spanId);
+    assert.ok(sender, `the job run links to the span that sent it: ${JSON.stringify(job.links)}`);
+    assert.equal(sender.name, 'POST /api/organisations/:id/webhooks/:webhookId/test');
+    assert.equal(job.links[0]!.traceId, sender.traceId);
+    assert.notEqual(sender.traceId, job.traceId);
     assert.equal(job.attributes['messaging.destination.name'], 'webhooks.deliver');
     assert.ok(queriesUnder(job).length > 0, 'the job queries under its span');
     assert.ok(!exported().includes(secretPath), 'the webhook URL is not exported');
