@@ -38,12 +38,16 @@ async function hostPage(config: Record<string, unknown>): Promise<{ html: string
   return { html, script: bundled.outputFiles[0]!.text };
 }
 
-/** Serves the host page on loopback at `port`. */
-function serveHost(port: number, page: { html: string; script: string }): Promise<Server> {
+/** Serves the host page on loopback at `port`; `others`: more pages by path, with the same script. */
+function serveHost(
+  port: number,
+  page: { html: string; script: string },
+  others: Record<string, string> = {},
+): Promise<Server> {
   const server = createServer((request, response) => {
     const script = request.url === '/host.js';
     response.writeHead(200, { 'content-type': script ? 'text/javascript' : 'text/html; charset=utf-8' });
-    response.end(script ? page.script : page.html);
+    response.end(script ? page.script : (others[request.url ?? ''] ?? page.html));
   });
   return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
 }
@@ -85,7 +89,9 @@ describe('slot picker MCP App (browser)', () => {
       timeZone: PERSON_ZONE,
       locale: LOCALE,
     };
-    host = await serveHost(hostPort, await hostPage(hostConfig));
+    // At /de the same host in German, as a person whose chat speaks it.
+    const german = await hostPage({ ...hostConfig, locale: 'de-DE' });
+    host = await serveHost(hostPort, await hostPage(hostConfig), { '/de': german.html });
   });
   after(async () => {
     host?.close();
@@ -251,5 +257,24 @@ describe('slot picker MCP App (browser)', () => {
     assert.match(opened ?? '', new RegExp(`^open link ${app.origin}/approvals/\\d+$`));
     assert.deepEqual(problems, []);
     await page.context().close();
+  });
+
+  test("in the host's language: the picker's words, its dates and the booking's status", async () => {
+    const context = await app.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const problems = problemsOf(page);
+    await page.goto(`${hostOrigin}/de`);
+    const picker = page.frameLocator('iframe[title="Slot picker"]');
+    await picker.getByRole('heading', { name: 'Zeit wählen' }).waitFor();
+    await picker.getByText(`Zeiten in ${PERSON_ZONE}`).waitFor();
+    const dayHeading = await picker.locator('section.day h2').first().textContent();
+    assert.match(dayHeading ?? '', /^(Montag|Dienstag|Mittwoch|Donnerstag|Freitag|Samstag|Sonntag), \d+\. /);
+    await assertAccessible(page, 'the picker in German');
+    await picker.getByLabel('Name des Kunden').fill('Ada Lovelace');
+    await picker.getByLabel('E-Mail des Kunden').fill('ada@example.test');
+    await picker.locator('ul.slots button').first().click();
+    await picker.getByText(/^Gebucht: Referenz [A-Z0-9]{8} \(bestätigt\)\.$/).waitFor();
+    assert.deepEqual(problems, []);
+    await context.close();
   });
 });

@@ -1,9 +1,11 @@
 // What the slot picker MCP App offers and says (frontend/src/mcp-apps/slot-picker): the slots
-// of each availability answer, grouped by day in the person's zone, and the booking's outcome.
+// of each availability answer, grouped by day in the person's zone, the booking's outcome, and
+// the words in the host's language.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { bookingArguments, outcomeOf } from '../../frontend/src/mcp-apps/slot-picker/booking.js';
 import { byDay, offeredSlots, personZone, timeRange } from '../../frontend/src/mcp-apps/slot-picker/slots.js';
+import { wordsFor } from '../../frontend/src/mcp-apps/slot-picker/words.js';
 
 const window = (start: string, end: string) => ({ start, end, freeLanes: 1, totalLanes: 1 });
 
@@ -138,5 +140,18 @@ describe('slot picker: booking', () => {
       message: 'The time is taken',
     });
     assert.equal(outcomeOf({ isError: true }).kind, 'error');
+  });
+});
+
+describe("slot picker: the host's language", () => {
+  test('its words in the language the host names, by its base; English for one the pages do not speak', () => {
+    assert.equal(wordsFor('de-AT')('title'), 'Zeit wählen');
+    assert.equal(wordsFor('fr')('zone', { zone: 'Europe/Paris' }), 'Horaires en Europe/Paris');
+    assert.equal(wordsFor('es_419')('status.pending_payment'), 'pago pendiente');
+    assert.equal(wordsFor('ja-JP')('title'), 'Pick a time');
+    assert.equal(
+      wordsFor(undefined)('booked', { reference: 'AB12CD34', status: 'confirmed' }),
+      'Booked: reference AB12CD34 (confirmed).',
+    );
   });
 });

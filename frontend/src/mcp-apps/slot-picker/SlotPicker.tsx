@@ -1,8 +1,10 @@
 import type { App } from '@modelcontextprotocol/ext-apps';
+import type { TFunction } from 'i18next';
 import { useMemo, useRef, useState } from 'react';
 import { BOOKING_TOOL, bookingArguments, type Outcome, outcomeOf } from './booking.js';
 import type { HostState } from './host-bridge.js';
 import { byDay, type OfferedSlot, offeredSlots, personZone, timeRange } from './slots.js';
+import { wordsFor } from './words.js';
 
 /** What the booking shows while it runs and once it answered. */
 type Booking =
@@ -10,30 +12,33 @@ type Booking =
   | { state: 'booking'; slot: OfferedSlot }
   | { state: 'done'; outcome: Outcome };
 
-function OutcomeNote({ outcome, app }: { outcome: Outcome; app: App }) {
-  if (outcome.kind === 'booked')
+function OutcomeNote({ outcome, app, t }: { outcome: Outcome; app: App; t: TFunction }) {
+  if (outcome.kind === 'booked') {
+    const status = t(`status.${outcome.status}`, { defaultValue: outcome.status.replaceAll('_', ' ') });
     return (
       <p role="status" className="outcome booked">
-        Booked: reference {outcome.reference} ({outcome.status.replaceAll('_', ' ')}).
+        {t('booked', { reference: outcome.reference, status })}
       </p>
     );
+  }
   if (outcome.kind === 'approval')
     return (
       <p role="status" className="outcome approval">
-        Waiting for approval: nothing is booked until the owner agrees.{' '}
+        {t('approval')}{' '}
         <button type="button" className="link" onClick={() => void app.openLink({ url: outcome.approveUrl })}>
-          Open the approval page
+          {t('openApproval')}
         </button>
       </p>
     );
   return (
     <p role="alert" className="outcome error">
-      Not booked: {outcome.message}
+      {t('notBooked', { message: outcome.message })}
     </p>
   );
 }
 
 interface DaysProps {
+  t: TFunction;
   slots: OfferedSlot[];
   zone: string;
   locale?: string;
@@ -43,7 +48,7 @@ interface DaysProps {
   pick: (slot: OfferedSlot) => void;
 }
 
-function Days({ slots, zone, locale, busy, booked, pick }: DaysProps) {
+function Days({ t, slots, zone, locale, busy, booked, pick }: DaysProps) {
   const days = useMemo(() => byDay(slots, zone, locale), [slots, zone, locale]);
   return days.map((day) => (
     <section key={day.key} aria-labelledby={`day-${day.key}`} className="day">
@@ -53,7 +58,7 @@ function Days({ slots, zone, locale, busy, booked, pick }: DaysProps) {
           <li key={`${slot.start}-${slot.place}`}>
             <button type="button" disabled={busy || booked.has(slot)} onClick={() => pick(slot)}>
               {timeRange(slot, zone, locale)}{' '}
-              <span className="place">{booked.has(slot) ? 'Booked' : slot.place}</span>
+              <span className="place">{booked.has(slot) ? t('bookedSlot') : slot.place}</span>
             </button>
           </li>
         ))}
@@ -65,6 +70,7 @@ function Days({ slots, zone, locale, busy, booked, pick }: DaysProps) {
 /** The picker: the answer's slots by day in the person's zone, the customer, the booking's outcome. */
 export function SlotPicker({ app, host }: { app: App; host: HostState }) {
   const [booking, setBooking] = useState<Booking>({ state: 'idle' });
+  const t = wordsFor(host.locale);
   const zone = personZone(host.timeZone);
   const slots = useMemo(() => offeredSlots(host.answer, host.input), [host.answer, host.input]);
 
@@ -93,23 +99,28 @@ export function SlotPicker({ app, host }: { app: App; host: HostState }) {
 
   return (
     <main>
-      <h1>Pick a time</h1>
-      <p className="zone">Times in {zone}</p>
-      {host.failure && <p role="alert">{host.failure}</p>}
-      {host.answer === undefined && !host.failure && <p role="status">Waiting for the availability…</p>}
-      {host.answer !== undefined && slots.length === 0 && <p>No free time in this answer.</p>}
+      <h1>{t('title')}</h1>
+      <p className="zone">{t('zone', { zone })}</p>
+      {host.failure && (
+        <p role="alert">
+          {'message' in host.failure ? host.failure.message : t(`failure.${host.failure.words}`)}
+        </p>
+      )}
+      {host.answer === undefined && !host.failure && <p role="status">{t('waiting')}</p>}
+      {host.answer !== undefined && slots.length === 0 && <p>{t('noSlots')}</p>}
       {slots.length > 0 && (
         <form ref={customerForm} onSubmit={(event) => event.preventDefault()}>
           <fieldset>
-            <legend>Customer</legend>
+            <legend>{t('customer')}</legend>
             <label>
-              Customer name <input name="name" required autoComplete="name" maxLength={200} />
+              {t('name')} <input name="name" required autoComplete="name" maxLength={200} />
             </label>
             <label>
-              Customer email <input name="email" type="email" required autoComplete="email" />
+              {t('email')} <input name="email" type="email" required autoComplete="email" />
             </label>
           </fieldset>
           <Days
+            t={t}
             slots={slots}
             zone={zone}
             locale={host.locale}
@@ -120,9 +131,9 @@ export function SlotPicker({ app, host }: { app: App; host: HostState }) {
         </form>
       )}
       {booking.state === 'booking' && (
-        <p role="status">Booking {timeRange(booking.slot, zone, host.locale)}…</p>
+        <p role="status">{t('booking', { time: timeRange(booking.slot, zone, host.locale) })}</p>
       )}
-      {booking.state === 'done' && <OutcomeNote outcome={booking.outcome} app={app} />}
+      {booking.state === 'done' && <OutcomeNote outcome={booking.outcome} app={app} t={t} />}
     </main>
   );
 }

@@ -9,8 +9,8 @@ export interface HostState {
   input: Record<string, unknown>;
   /** Its structured answer; undefined until it arrives. */
   answer?: unknown;
-  /** Why the tool gave no answer (a refusal, a cancelled call). */
-  failure?: string;
+  /** Why the tool gave no answer: the service's refusal in its words, or what the picker says. */
+  failure?: { message: string } | { words: 'callFailed' | 'callCancelled' | 'noHost' };
   timeZone?: string;
   locale?: string;
 }
@@ -23,9 +23,9 @@ const contextOf = (context: McpUiHostContext | undefined): Partial<HostState> =>
   ...(context?.locale ? { locale: context.locale } : {}),
 });
 
-const failureOf = (content: unknown) => {
+const failureOf = (content: unknown): HostState['failure'] => {
   const message = (content as { error?: { message?: unknown } } | undefined)?.error?.message;
-  return typeof message === 'string' ? message : 'The availability call failed';
+  return typeof message === 'string' ? { message } : { words: 'callFailed' };
 };
 
 /**
@@ -41,7 +41,7 @@ export function connectToHost(update: (change: Partial<HostState>) => void): App
         ? { failure: failureOf(result.structuredContent) }
         : { answer: result.structuredContent, failure: undefined },
     );
-  app.ontoolcancelled = () => update({ failure: 'The availability call was cancelled' });
+  app.ontoolcancelled = () => update({ failure: { words: 'callCancelled' } });
   app.onhostcontextchanged = (context) => update(contextOf(context));
   app.fallbackNotificationHandler = async ({ method }) => {
     console.warn(`slot picker: ignored a message of an unknown method: ${method}`);
@@ -53,6 +53,9 @@ export function connectToHost(update: (change: Partial<HostState>) => void): App
   app
     .connect(new PostMessageTransport(window.parent, window.parent))
     .then(() => update(contextOf(app.getHostContext())))
-    .catch((error: unknown) => update({ failure: `No host to talk to: ${String(error)}` }));
+    .catch((error: unknown) => {
+      console.warn(`slot picker: no host to talk to: ${String(error)}`);
+      update({ failure: { words: 'noHost' } });
+    });
   return app;
 }
