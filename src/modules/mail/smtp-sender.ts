@@ -98,8 +98,8 @@ interface Thread {
 }
 
 /**
- * SCHED_IDLE starves the thread for as long as the box stays full (a test run of three files
- * on two cores held 13 mails back for minutes). A send waiting longer than `patienceMs` lifts
+ * SCHED_IDLE starves the thread for as long as the box stays full (three test files on two
+ * cores held a drain's mails back past the test's 10 s). A send waiting longer than `patienceMs` lifts
  * the thread to SCHED_OTHER at nice 10, a tenth of a request's weight, until it owes nothing;
  * then it is idle again.
  */
