@@ -1,10 +1,11 @@
 // The customer pages' catalogues (frontend/src/i18n/locales/<language>/pages.json) beyond what
 // test/i18n/catalogues.test.ts checks of every catalogue (each language has en's keys and values):
-// the plural forms each language needs and en's markup; every key the pages use is in `en`; the
-// language is chosen as DECISIONS.md "Booking everywhere" says; the console carries none of it.
+// the plural forms each language needs and en's markup; every key the pages and the MCP Apps use
+// is in their `en` catalogue; the language is chosen as DECISIONS.md "Booking everywhere" says;
+// the console carries none of it.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { describe, test } from 'node:test';
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
@@ -84,21 +85,40 @@ describe('customer page catalogues', () => {
     });
   }
 
-  test('every key the pages name is in en (a key built from a value: its prefix)', () => {
+  /**
+   * The en catalogue a source file's keys name: that of the nearest folder up with a
+   * `locales/en` of its own (an MCP App's, `i18n/`'s pages), its keys and top-level sections.
+   */
+  function enCatalogueOf(file: string): { bases: Map<string, Set<string>>; sections: Set<string> } {
+    for (let dir = dirname(file); dir.startsWith(FRONTEND); dir = dirname(dir)) {
+      const own = join(dir, 'locales', 'en');
+      if (dir === FRONTEND || !existsSync(own)) continue;
+      const catalogues = readdirSync(own).map(
+        (name) => JSON.parse(readFileSync(join(own, name), 'utf8')) as Catalogue,
+      );
+      return {
+        bases: baseKeys(new Map(catalogues.flatMap((catalogue) => [...flatten(catalogue)]))),
+        sections: new Set(catalogues.flatMap((catalogue) => Object.keys(catalogue))),
+      };
+    }
+    return { bases: enBases, sections: new Set(Object.keys(catalogueOf('en'))) };
+  }
+
+  test('every key the pages and apps name is in their en catalogue (a key built from a value: its prefix)', () => {
     const unknown: string[] = [];
-    const sections = new Set(Object.keys(catalogueOf('en')));
     for (const file of sourceFiles(FRONTEND)) {
       const source = readFileSync(file, 'utf8');
+      const { bases, sections } = enCatalogueOf(file);
       for (const m of source.matchAll(/\bt\(\s*'([\w.]+)'|i18nKey="([\w.]+)"|'([a-zA-Z]+\.[\w.]+)'/g)) {
         const key = m[1] ?? m[2] ?? m[3]!;
         const named = m[1] ?? m[2];
         // A bare string counts where it starts with a section of the catalogue (`'book.booking'`).
         if (!named && (!sections.has(key.split('.')[0]!) || relative(FRONTEND, file).startsWith('console')))
           continue;
-        if (!enBases.has(key)) unknown.push(`${relative(FRONTEND, file)}: ${key}`);
+        if (!bases.has(key)) unknown.push(`${relative(FRONTEND, file)}: ${key}`);
       }
       for (const m of source.matchAll(/\bt\(\s*`([a-zA-Z]+(?:\.[a-zA-Z]+)*)\.\$\{/g)) {
-        if (![...enBases.keys()].some((k) => k.startsWith(`${m[1]}.`)))
+        if (![...bases.keys()].some((k) => k.startsWith(`${m[1]}.`)))
           unknown.push(`${relative(FRONTEND, file)}: ${m[1]}.*`);
       }
     }
