@@ -220,7 +220,6 @@ export function createSmtpSender(options: SmtpSenderOptions): SmtpSender {
       const timer = setTimeout(() => void stopping.worker.terminate(), 1_000);
       await exited;
       clearTimeout(timer);
-      if (stopping.watch) clearTimeout(stopping.watch);
     },
   };
 }
