@@ -10,8 +10,11 @@ const { join } = require('node:path');
 
 const out = process.env.BENCH_PG_STATEMENTS_OUT;
 let Client;
+let Query;
 try {
-  Client = out && require(require.resolve('pg/lib/client', { paths: [process.cwd()] }));
+  const driverFile = (file) => require(require.resolve(`pg/lib/${file}`, { paths: [process.cwd()] }));
+  Client = out && driverFile('client');
+  Query = out && driverFile('query');
 } catch {
   // No pg driver: nothing to log.
 }
@@ -27,7 +30,8 @@ if (Client) {
   let next = 0;
   const query = Client.prototype.query;
   Client.prototype.query = function (config, ...rest) {
-    if (typeof config?.submit !== 'function') {
+    // A hot statement runs as a Query (src/db/prepared-query.ts); other submittables (cursors) are no statements.
+    if (typeof config?.submit !== 'function' || config instanceof Query) {
       if (!connections.has(this)) connections.set(this, ++next);
       const text = typeof config === 'string' ? config : config?.text;
       const name = typeof config === 'object' && config?.name ? `[${config.name}] ` : '';

@@ -11,16 +11,19 @@ import { loadDriver } from '../lib/load-driver.js';
 import { CompiledCamelCasePlugin } from './camel-case.js';
 import { hotStatementName } from './compiled.js';
 import type { DatabaseOptions, Db } from './database.js';
+import { preparedQueryClass } from './prepared-query.js';
 import { endQuerySpan, startQuerySpan } from './query-spans.js';
 import { withReadReplica } from './read-replica.js';
 import type { Database } from './types.js';
 
 let postgresDriver: typeof pg | undefined;
+let PreparedQuery: ReturnType<typeof preparedQueryClass>;
 
 /** The pg driver, loaded on first use (a SQLite deployment never needs it), its parsers set. */
 function loadPostgres(): typeof pg {
   if (postgresDriver) return postgresDriver;
   postgresDriver = loadDriver<typeof pg>('pg');
+  PreparedQuery = preparedQueryClass(postgresDriver);
   // int8 (counts, bigint columns) as numbers; timestamptz as ISO-8601 UTC strings,
   // the same text form SQLite stores, so both dialects hand services identical values.
   postgresDriver.types.setTypeParser(20, (value) => Number(value));
@@ -178,7 +181,8 @@ type QueryCallback = (error: Error | null, result?: unknown) => void;
  *   for good once a migration (another instance's, during a rolling deploy) adds a
  *   column to its table; such a statement runs unnamed from then on, on that connection
  *   (the failed attempt executed nothing). A new connection (after a reconnect) starts
- *   afresh and prepares each statement again on first use.
+ *   afresh and prepares each statement again on first use. A prepared statement's rows are
+ *   built from the row shape kept for it (prepared-query.ts).
  */
 function adaptClient(client: pg.PoolClient, lostAfterMs: number): void {
   client.on('error', () => {});
@@ -221,13 +225,7 @@ function adaptClient(client: pg.PoolClient, lostAfterMs: number): void {
       }
       const name = typeof text === 'string' && !reshaped.has(text) ? hotStatementName(text) : undefined;
       const running =
-        name === undefined
-          ? query(text, values)
-          : query({ name, text, values }).catch((error: { code?: string }) => {
-              if (error?.code !== PLAN_CHANGED_RESULT_TYPE) throw error;
-              reshaped.add(text as string);
-              return query(text, values);
-            });
+        name === undefined ? query(text, values) : runPrepared(query, name, text as string, values, reshaped);
       return running.then(
         (result) => {
           stop();
@@ -244,6 +242,28 @@ function adaptClient(client: pg.PoolClient, lostAfterMs: number): void {
       throw error;
     }
   }) as typeof client.query;
+}
+
+/**
+ * Runs a hot statement prepared under `name`; once PostgreSQL says its result changed shape
+ * (a column added to a table it reads with `*`), unnamed from then on, noted in `reshaped`.
+ */
+function runPrepared(
+  query: (...args: unknown[]) => Promise<unknown>,
+  name: string,
+  text: string,
+  values: unknown,
+  reshaped: Set<string>,
+): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    query(
+      new PreparedQuery(name, text, values, (error, result) => (error ? reject(error) : resolve(result))),
+    );
+  }).catch((error: { code?: string }) => {
+    if (error?.code !== PLAN_CHANGED_RESULT_TYPE) throw error;
+    reshaped.add(text);
+    return query(text, values);
+  });
 }
 
 /**

@@ -14,12 +14,14 @@ const counting = new AsyncLocalStorage<string[]>();
 const folded = (text: unknown) => String(text).replace(/\s+/g, ' ').trim();
 
 // The driver as the app loads it (a require: ESM's import of pg is another copy of its classes).
-const { Client } = loadDriver<typeof pg>('pg');
+const { Client, Query } = loadDriver<typeof pg>('pg');
 const pgQuery = Client.prototype.query;
 Client.prototype.query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
   const statements = counting.getStore();
-  // A submittable (a cursor) is no statement of ours; the job queue's are outside any count.
-  if (statements && typeof (config as { submit?: unknown } | null)?.submit !== 'function') {
+  // A submittable other than a query (a cursor) is no statement of ours; a hot statement runs as
+  // a Query (src/db/prepared-query.ts). The job queue's are outside any count.
+  const submittable = typeof (config as { submit?: unknown } | null)?.submit === 'function';
+  if (statements && (!submittable || config instanceof Query)) {
     statements.push(folded(typeof config === 'string' ? config : (config as { text?: unknown })?.text));
   }
   return (pgQuery as (...args: unknown[]) => unknown).call(this, config, ...rest);
