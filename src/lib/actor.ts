@@ -36,6 +36,12 @@ export interface Actor {
    * in the owner's active one (null: it was asked in none). Absent: the active one.
    */
   organisationId?: number | null;
+  /**
+   * The automation rule whose actions this actor performs: writes made so fire no rules again
+   * (automation is one level deep). Carried here, not in an async context: on Node 20 a store
+   * once entered hooks every promise of the process, one tenant's rule slowing all the others.
+   */
+  forRule?: number;
 }
 
 /** A person acting through a login JWT or one of their API keys. */

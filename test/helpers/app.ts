@@ -309,6 +309,31 @@ export async function freePort(): Promise<number> {
 }
 
 /**
+ * A database this process and a child instance (`startChild`) both open: the test database on
+ * PostgreSQL; on SQLite a file (an in-memory one is one process's alone), unmigrated until an
+ * app is built on it here. `drop` closes it and removes the file.
+ */
+export async function databaseForChild(name: string): Promise<{
+  db: Db;
+  url: string;
+  schema: string | undefined;
+  drop: () => Promise<void>;
+}> {
+  if (process.env.TEST_DATABASE_URL) {
+    const { db, drop } = await createTestDatabase();
+    return { db, url: testDatabaseUrl(db), schema: db.schema, drop };
+  }
+  const path = join(tmpdir(), `${name}-${process.pid}-${randomBytes(4).toString('hex')}.db`);
+  const url = `sqlite:${path}`;
+  const db = createDatabase(url);
+  const drop = async () => {
+    await db.close();
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+  };
+  return { db, url, schema: undefined, drop };
+}
+
+/**
  * Starts the service in a child process on `url` (and `schema`, PostgreSQL) with `env` over
  * the test settings, for crash tests; answers it and its URL once it serves.
  */

@@ -52,15 +52,18 @@ export async function runAsOf({ agents }: AutomationContext, actor: Actor, rule:
   return { kind: 'agent', agent };
 }
 
-/** The Actor for one rule action: the agent under that action's own permission and scope, or refused. */
-export function actorFor(actor: Actor, runAs: RunAs, action: RuleAction): Actor {
-  if (runAs.kind !== 'agent') return actor;
+/** The Actor for one rule action, naming its rule: the agent under that action's own permission and scope, or refused. */
+export function actorFor(actor: Actor, runAs: RunAs, rule: Rule, action: RuleAction): Actor {
+  if (runAs.kind !== 'agent') return { ...actor, forRule: rule.id };
   const key = RULE_ACTION_KEYS[action.type];
   const permission = runAs.agent.permissions.find((p) => p.actionKey === key);
   if (!permission)
     throw forbidden(`The agent this rule acts for may not ${key}, so the rule may not ${action.type} either`);
   const actions = new Set([...runAs.agent.permissions.map((p) => p.actionKey), PROFILE_ACTION]);
-  return agentActor(runAs.agent.userId, { id: runAs.agent.id, actions, scope: permission.scope });
+  return {
+    ...agentActor(runAs.agent.userId, { id: runAs.agent.id, actions, scope: permission.scope }),
+    forRule: rule.id,
+  };
 }
 
 /** Does one action of a rule, as `actor`; answers what it made (a task's id) for the audit entry. */

@@ -1,4 +1,3 @@
-import type { AsyncLocalStorage } from 'node:async_hooks';
 import type { Db } from '../../db/database.js';
 import { type Actor, calendarInScope } from '../../lib/actor.js';
 import { notFound, validationFailed } from '../../lib/errors.js';
@@ -26,8 +25,6 @@ export interface AutomationServiceDeps {
 /** What every automation use case is built from. */
 export interface AutomationContext extends AutomationServiceDeps {
   repo: ReturnType<typeof createAutomationRepo>;
-  /** The id of the rule whose actions are running, in their async context (no loops). */
-  runningRule: AsyncLocalStorage<number>;
 }
 
 export const invalid = (path: string, message: string) =>

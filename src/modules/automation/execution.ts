@@ -56,25 +56,23 @@ export async function execute(
   const results: ActionResult[] = [];
   let failure: string | null = null;
   const runAt = Date.now();
-  await ctx.runningRule.run(rule.id, async () => {
-    for (const [i, action] of rule.actions.entries()) {
-      if (failure !== null) {
-        results.push({ type: action.type, outcome: 'not_run' });
-        continue;
-      }
-      try {
-        results.push({
-          type: action.type,
-          outcome: 'succeeded',
-          ...(await perform(ctx, actorFor(actor, runAs, action), rule, action, subject, runAt)),
-        });
-      } catch (error) {
-        const message = describeFailure(error);
-        failure = `actions.${i} (${action.type}): ${message}`;
-        results.push({ type: action.type, outcome: 'failed', error: message });
-      }
+  for (const [i, action] of rule.actions.entries()) {
+    if (failure !== null) {
+      results.push({ type: action.type, outcome: 'not_run' });
+      continue;
     }
-  });
+    try {
+      results.push({
+        type: action.type,
+        outcome: 'succeeded',
+        ...(await perform(ctx, actorFor(actor, runAs, rule, action), rule, action, subject, runAt)),
+      });
+    } catch (error) {
+      const message = describeFailure(error);
+      failure = `actions.${i} (${action.type}): ${message}`;
+      results.push({ type: action.type, outcome: 'failed', error: message });
+    }
+  }
   return record(failure === null ? 'succeeded' : 'failed', failure, results);
 }
 
@@ -109,7 +107,7 @@ export async function dispatch(
   trigger: AutomationTrigger,
   subject: Subject,
 ): Promise<AuditEntry[]> {
-  if (ctx.runningRule.getStore() !== undefined) return [];
+  if (actor.forRule !== undefined) return [];
   try {
     return await runAll(ctx, actor, await ctx.repo.listEnabled(actor.userId, trigger), trigger, subject);
   } catch {

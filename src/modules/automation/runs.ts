@@ -16,7 +16,7 @@ type Runs = Pick<AutomationService, 'trigger' | 'runForSyncedEvent' | 'onEventCr
 
 /** Running rules: by hand, for calendar sync, and on the events and tasks services' writes. */
 export function createRuns(ctx: AutomationContext): Runs {
-  const { repo, events, tasks, runningRule } = ctx;
+  const { repo, events, tasks } = ctx;
   return {
     async trigger(actor: Actor, ruleId: number, input: TriggerRuleInput = {}): Promise<AuditEntry> {
       const rule = await requireRule(ctx, actor, ruleId);
@@ -38,7 +38,7 @@ export function createRuns(ctx: AutomationContext): Runs {
       options: SyncedEventOptions = {},
     ): Promise<AuditEntry[]> {
       const event = await events.get(actor, eventId);
-      if (runningRule.getStore() !== undefined) return [];
+      if (actor.forRule !== undefined) return [];
       let rules = await repo.listEnabled(actor.userId, 'event.synced');
       if (options.selectedRuleIds !== undefined) {
         const wanted = new Set(options.selectedRuleIds);

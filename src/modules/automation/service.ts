@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Actor } from '../../lib/actor.js';
 import type { Event } from '../events/schemas.js';
 import type { Task } from '../tasks/schemas.js';
@@ -28,9 +27,9 @@ export type { SyncedEventOptions } from './runs.js';
  * the triggering write has committed; each run is written to the audit log, and a
  * failing rule never fails the write that fired it.
  *
- * No loops: writes made while a rule's actions run never fire triggers again (the
- * running rule is carried in an AsyncLocalStorage context, so this holds for any
- * write path the actions take). Automation is one level deep.
+ * No loops: writes made by a rule's actions never fire triggers again: the actor they
+ * act as names the rule (`Actor.forRule`), and every trigger hook is given the actor of
+ * the write. Automation is one level deep.
  *
  * Agent scope (`calendarIds`; rules hold no group):
  * - a rule whose `conditions.calendarId` is outside it does not exist for the agent:
@@ -82,7 +81,6 @@ export function createAutomationService(deps: AutomationServiceDeps): Automation
   const ctx = {
     ...deps,
     repo: createAutomationRepo(deps.db.kysely),
-    runningRule: new AsyncLocalStorage<number>(),
   };
   return { ...createRules(ctx), ...createRuns(ctx), ...createAuditReads(ctx) };
 }

@@ -1,20 +1,16 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
-import { createDatabase, type Db } from '../../../src/db/database.js';
+import type { Db } from '../../../src/db/database.js';
 import {
   createTestDatabase,
+  databaseForChild,
   killed,
   sharedDatabase,
   startChild,
   TEST_ENV,
-  testDatabaseUrl,
 } from '../../helpers/app.js';
 import { at, customer, futureMonday } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
@@ -135,21 +131,7 @@ describe('an instance killed with SIGKILL between a cancel and its offer', () =>
   let schema: string | undefined;
   let drop: () => Promise<void>;
   before(async () => {
-    if (process.env.TEST_DATABASE_URL) {
-      const created = await createTestDatabase();
-      db = created.db;
-      drop = created.drop;
-      url = testDatabaseUrl(db);
-      schema = db.schema;
-    } else {
-      const path = join(tmpdir(), `waitlist-crash-${process.pid}-${randomBytes(4).toString('hex')}.db`);
-      url = `sqlite:${path}`;
-      db = createDatabase(url);
-      drop = async () => {
-        await db.close();
-        for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
-      };
-    }
+    ({ db, url, schema, drop } = await databaseForChild('waitlist-crash'));
     // The instance that stays (the service as it runs again): it migrates before the child starts.
     app = await buildApp(config, { db, logger: false });
   });

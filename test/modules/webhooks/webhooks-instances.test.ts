@@ -1,20 +1,16 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, mock, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
-import { createDatabase, type Db } from '../../../src/db/database.js';
+import type { Db } from '../../../src/db/database.js';
 import {
   createTestDatabase,
+  databaseForChild,
   killed,
   sharedDatabase,
   startChild,
   TEST_ENV,
-  testDatabaseUrl,
 } from '../../helpers/app.js';
 import { at, createReservation, customer, futureMonday, hourSlot } from '../../helpers/booking.js';
 import { createResource, createType } from '../../helpers/catalogue.js';
@@ -149,21 +145,7 @@ describe('an instance killed with SIGKILL', () => {
   let drop: () => Promise<void>;
   let receiver: Receiver;
   before(async () => {
-    if (process.env.TEST_DATABASE_URL) {
-      const created = await createTestDatabase();
-      db = created.db;
-      drop = created.drop;
-      url = testDatabaseUrl(db);
-      schema = db.schema;
-    } else {
-      const path = join(tmpdir(), `webhooks-crash-${process.pid}-${randomBytes(4).toString('hex')}.db`);
-      url = `sqlite:${path}`;
-      db = createDatabase(url);
-      drop = async () => {
-        await db.close();
-        for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
-      };
-    }
+    ({ db, url, schema, drop } = await databaseForChild('webhooks-crash'));
     // The instance that stays: it migrates the database before the child starts.
     app = await buildApp(config, { db, logger: false });
     receiver = await startReceiver();
