@@ -13,18 +13,32 @@ export interface Companion {
 /** How long closing may take once it begins before the process exits anyway. */
 const CLOSE_LIMIT_MS = 10_000;
 
+/** What the operator hears at start: emulators standing in for providers, settings that do less than they seem. */
+export function startupWarnings(
+  config: Pick<Config, 'databaseReadUrl' | 'redisUrl'>,
+  companions: readonly Companion[],
+): { details: object; message: string }[] {
+  const warnings: { details: object; message: string }[] = companions.map((companion) => ({
+    details: { provider: companion.provider, url: companion.url },
+    message: `No ${companion.provider} provider configured: running against the bundled emulator`,
+  }));
+  if (config.databaseReadUrl && !config.redisUrl)
+    warnings.push({
+      details: {},
+      message:
+        "DATABASE_READ_URL without REDIS_URL: each instance keeps its callers' write positions alone, so with " +
+        'several instances a caller may read from the replica, behind its own write, on another one',
+    });
+  return warnings;
+}
+
 /**
  * Builds the app, listens, and on SIGTERM/SIGINT drains (see `drainAndExit`).
  */
 export async function serve(config: Config, companions: readonly Companion[] = []) {
   const app = await buildApp(config);
-  for (const companion of companions) {
-    app.log.warn(
-      { provider: companion.provider, url: companion.url },
-      `No ${companion.provider} provider configured: running against the bundled emulator`,
-    );
-    app.addHook('onClose', () => companion.close());
-  }
+  for (const { details, message } of startupWarnings(config, companions)) app.log.warn(details, message);
+  for (const companion of companions) app.addHook('onClose', () => companion.close());
   await app.listen({ port: config.port, host: config.host });
   // The address to open: every link and redirect uses it, and a page asked for by another
   // loopback name (127.0.0.1, [::1]) moves there, so a session never splits across two names.

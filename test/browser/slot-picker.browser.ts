@@ -226,7 +226,8 @@ describe('slot picker MCP App (browser)', () => {
     await second.picker.locator('ul.slots button').first().click();
     const refusal = second.picker.getByRole('alert').filter({ hasText: /^Not booked: / });
     await refusal.waitFor();
-    assert.match((await refusal.textContent()) ?? '', /does not fit the availability/);
+    // SLOT_UNAVAILABLE, in the picker's words (the service's message is English whatever the host speaks).
+    assert.equal(await refusal.textContent(), 'Not booked: that time is no longer free.');
     const starts = (await bookings()).map((booked) => booked.startTime);
     assert.equal(new Set(starts).size, starts.length, 'no time booked twice');
     assert.deepEqual(problems, []);

@@ -137,6 +137,7 @@ describe('slot picker: booking', () => {
     const refused = { error: { code: 'SLOT_UNAVAILABLE', message: 'The time is taken' } };
     assert.deepEqual(outcomeOf({ isError: true, structuredContent: refused }), {
       kind: 'error',
+      code: 'SLOT_UNAVAILABLE',
       message: 'The time is taken',
     });
     assert.equal(outcomeOf({ isError: true }).kind, 'error');
@@ -149,6 +150,12 @@ describe("slot picker: the host's language", () => {
     assert.equal(wordsFor('fr')('zone', { zone: 'Europe/Paris' }), 'Horaires en Europe/Paris');
     assert.equal(wordsFor('es_419')('status.pending_payment'), 'pago pendiente');
     assert.equal(wordsFor('ja-JP')('title'), 'Pick a time');
+    assert.equal(wordsFor('de')('refusal.SLOT_UNAVAILABLE'), 'Dieser Termin ist nicht mehr frei.');
+    assert.equal(
+      wordsFor('de')('refusal.BOOKING_RULE_VIOLATED', { defaultValue: 'Book at least 2 hours ahead' }),
+      'Book at least 2 hours ahead',
+      "a refusal the catalogue does not word keeps the service's message",
+    );
     assert.equal(
       wordsFor(undefined)('booked', { reference: 'AB12CD34', status: 'confirmed' }),
       'Booked: reference AB12CD34 (confirmed).',

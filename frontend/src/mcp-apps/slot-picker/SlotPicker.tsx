@@ -30,9 +30,13 @@ function OutcomeNote({ outcome, app, t }: { outcome: Outcome; app: App; t: TFunc
         </button>
       </p>
     );
+  // A refusal the catalogue words is said in the host's language; another keeps the service's message.
+  const message = outcome.code
+    ? t(`refusal.${outcome.code}`, { defaultValue: outcome.message })
+    : outcome.message;
   return (
     <p role="alert" className="outcome error">
-      {t('notBooked', { message: outcome.message })}
+      {t('notBooked', { message })}
     </p>
   );
 }

@@ -21,7 +21,8 @@ export const bookingArguments = (slot: OfferedSlot, customer: Customer, timeZone
 export type Outcome =
   | { kind: 'booked'; reference: string; status: string }
   | { kind: 'approval'; approveUrl: string }
-  | { kind: 'error'; message: string };
+  /** A refusal: its code when the service gave one (the picker words some), its message as the service put it. */
+  | { kind: 'error'; code?: string; message: string };
 
 interface ToolAnswer {
   isError?: boolean;
@@ -32,8 +33,12 @@ interface ToolAnswer {
 export function outcomeOf(answer: ToolAnswer): Outcome {
   const content = (answer.structuredContent ?? {}) as Record<string, unknown>;
   if (answer.isError) {
-    const error = content.error as { message?: unknown } | undefined;
-    return { kind: 'error', message: typeof error?.message === 'string' ? error.message : 'Booking failed' };
+    const error = content.error as { code?: unknown; message?: unknown } | undefined;
+    return {
+      kind: 'error',
+      ...(typeof error?.code === 'string' ? { code: error.code } : {}),
+      message: typeof error?.message === 'string' ? error.message : 'Booking failed',
+    };
   }
   if (content.approvalRequired === true) {
     const approval = content.approval as { approveUrl: string };
