@@ -89,11 +89,16 @@ export class ExchangeTransport implements Transport {
 
   /**
    * Hands the request to the connected server; resolves with its answer, under the request's
-   * own id. When `gone` aborts first (the client left), the server is told the request is
-   * cancelled (its handler's signal aborts: a waiting `tasks/result` stops reading) and the
-   * exchange answers the cancellation as an error nobody reads.
+   * own id. `whenGone` is handed the cancel: called before the answer (the client left), the
+   * server is told the request is cancelled (its handler's signal aborts: a waiting
+   * `tasks/result` stops reading) and the exchange answers the cancellation as an error nobody
+   * reads. A callback, not an AbortSignal: one of those a call cost more than its rare use.
    */
-  exchange(request: JSONRPCRequest, authInfo: AuthInfo, gone?: AbortSignal): Promise<JSONRPCMessage> {
+  exchange(
+    request: JSONRPCRequest,
+    authInfo: AuthInfo,
+    whenGone?: (cancel: () => void) => void,
+  ): Promise<JSONRPCMessage> {
     const deliver = this.onmessage;
     if (!deliver) throw new Error('No server is connected to this transport');
     const id = ++this.#nextId;
@@ -101,24 +106,17 @@ export class ExchangeTransport implements Transport {
       this.#pending.set(id, { id: request.id, answer });
     });
     deliver({ ...request, id }, { authInfo });
-    gone?.addEventListener(
-      'abort',
-      () => {
-        const pending = this.#pending.get(id);
-        if (!pending) return;
-        this.#pending.delete(id);
-        deliver(
-          { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } },
-          { authInfo },
-        );
-        pending.answer({
-          jsonrpc: '2.0',
-          id: request.id,
-          error: { code: -32800, message: 'Request cancelled' },
-        });
-      },
-      { once: true },
-    );
+    whenGone?.(() => {
+      const pending = this.#pending.get(id);
+      if (!pending) return;
+      this.#pending.delete(id);
+      deliver({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } }, { authInfo });
+      pending.answer({
+        jsonrpc: '2.0',
+        id: request.id,
+        error: { code: -32800, message: 'Request cancelled' },
+      });
+    });
     return answered;
   }
 }

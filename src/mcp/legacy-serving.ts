@@ -144,11 +144,11 @@ export async function createLegacyServing(
     servePost,
     async serveSingleExchange(reply, context, sessionId, message) {
       // A client that leaves before the answer cancels the request (a waiting tasks/result).
-      const gone = new AbortController();
-      reply.raw.once('close', () => {
-        if (!reply.raw.writableFinished) gone.abort();
-      });
-      const answer = await exchanges.exchange(message, authInfoOf(context), gone.signal);
+      const answer = await exchanges.exchange(message, authInfoOf(context), (cancel) =>
+        reply.raw.once('close', () => {
+          if (!reply.raw.writableFinished) cancel();
+        }),
+      );
       return reply
         .code(200)
         .header('content-type', 'application/json')

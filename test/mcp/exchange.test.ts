@@ -49,11 +49,13 @@ describe('ExchangeTransport', () => {
     });
     const transport = new ExchangeTransport();
     await server.connect(transport);
-    const gone = new AbortController();
-    const answer = transport.exchange(request(7), authOf('agent:1'), gone.signal);
+    let cancel!: () => void;
+    const answer = transport.exchange(request(7), authOf('agent:1'), (given) => {
+      cancel = given;
+    });
     await new Promise((tick) => setImmediate(tick));
     assert.equal(handlerSignal?.aborted, false);
-    gone.abort();
+    cancel();
     await stopped;
     assert.deepEqual(await answer, {
       jsonrpc: '2.0',
