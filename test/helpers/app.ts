@@ -335,7 +335,7 @@ export async function databaseForChild(name: string): Promise<{
 
 /**
  * Starts the service in a child process on `url` (and `schema`, PostgreSQL) with `env` over
- * the test settings, for crash tests; answers it and its URL once it serves.
+ * the test settings, for crash tests and process-wide probes; answers it and its URL once it serves.
  */
 export async function startChild(url: string, schema: string | undefined, env: Record<string, string> = {}) {
   const child = spawn(process.execPath, nodeArgsFor('test/helpers/instance.fixture.ts'), {

@@ -1,5 +1,6 @@
-// One instance of the service in a child process, for crash tests (startChild in app.ts): it
-// serves on loopback, prints its URL as one JSON line, and runs until killed.
+// One instance of the service in a child process, for crash tests and what only a process of
+// its own can show (startChild in app.ts): it serves on loopback, prints its URL as one JSON
+// line, and runs until killed.
 import { executionAsyncId } from 'node:async_hooks';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
