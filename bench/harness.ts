@@ -168,6 +168,40 @@ function statCpuUs(stat: string, exitedChildren = false): number {
   return (ticks / CLOCK_TICKS) * 1e6;
 }
 
+/**
+ * CPU time (µs) of each thread of a server (and of its descendants'), by thread: `main`, then
+ * `thread <id>` (Node names none of its other threads: V8's helpers, mostly the garbage
+ * collector's, run alike; a worker such as the mail sender is one busy thread of its own).
+ */
+function threadsCpuUs(server: Server): Map<string, number> {
+  const threads = new Map<string, number>();
+  for (const pid of descendants(server.child.pid!)) {
+    try {
+      for (const task of readdirSync(`/proc/${pid}/task`)) {
+        const name = `${pid === server.child.pid ? '' : `process ${pid} `}${task === String(pid) ? 'main' : `thread ${task}`}`;
+        threads.set(name, statCpuUs(readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8')));
+      }
+    } catch {
+      // Gone, or not Linux.
+    }
+  }
+  return threads;
+}
+
+/** With BENCH_THREADS=1, each thread's CPU µs a request of the case, on stderr. */
+function printThreads(
+  title: string,
+  before: Map<string, number>,
+  after: Map<string, number>,
+  requests: number,
+) {
+  if (!process.env.BENCH_THREADS) return;
+  const each = [...after].map(
+    ([name, us]) => `${name} ${Math.round((us - (before.get(name) ?? 0)) / requests)}`,
+  );
+  console.error(`${title}, CPU µs a request by thread: ${each.join(', ')}`);
+}
+
 /** CPU time (µs) of a server and its descendants, from /proc (null off Linux). */
 export function cpuUs(server: Server): number | null {
   try {
@@ -323,6 +357,7 @@ export async function load(options: LoadOptions): Promise<LoadRow> {
   };
   const warmup = options.warmupSeconds ?? 2;
   if (warmup > 0) await autocannon({ ...common, duration: warmup });
+  const threadsBefore = threadsCpuUs(options.server);
   const before = cpuUs(options.server);
   const databaseBefore = options.postgres ? postgresCpuUs() : null;
   const schedBefore = requestThreadSchedNs(options.server);
@@ -338,6 +373,7 @@ export async function load(options: LoadOptions): Promise<LoadRow> {
     },
   } as autocannon.Options);
   const after = cpuUs(options.server);
+  printThreads(options.title, threadsBefore, threadsCpuUs(options.server), result.requests.total);
   const databaseAfter = options.postgres ? postgresCpuUs() : null;
   const schedAfter = requestThreadSchedNs(options.server);
   const elapsedNs = Number(process.hrtime.bigint() - startedNs);
@@ -378,10 +414,15 @@ const floorSlots = new Map<string, number>();
  * The PostgreSQL floor (bench/pg-floor.mjs, a process of its own): a bare `pg` Pool of
  * BENCH_CONNECTIONS clients inserting bookings into a table of reservations' shape under the
  * same exclusion constraint, one autocommitted INSERT each, in a scratch schema of the
- * database at `databaseUrl`. Answered as a row: inserts per second, their latency, the
- * client's CPU and PostgreSQL's CPU an insert.
+ * database at `databaseUrl`. With `reservations`, the same inserts into the service's own
+ * `reservations` table of that database, on that lane. Answered as a row: inserts per second,
+ * their latency, the client's CPU and PostgreSQL's CPU an insert.
  */
-export async function postgresFloor(databaseUrl: string, title: string): Promise<LoadRow> {
+export async function postgresFloor(
+  databaseUrl: string,
+  title: string,
+  reservations?: { organisationId: number; resourceTypeId: number; resourceId: number; userId: number },
+): Promise<LoadRow> {
   const firstSlot = floorSlots.get(databaseUrl) ?? 0;
   const databaseBefore = postgresCpuUs();
   const child = spawn(process.execPath, [join(ROOT, 'bench/pg-floor.mjs')], {
@@ -392,6 +433,7 @@ export async function postgresFloor(databaseUrl: string, title: string): Promise
       CONNECTIONS: String(BENCH_CONNECTIONS),
       SECONDS: String(BENCH_SECONDS),
       SLOT_OFFSET: String(firstSlot),
+      ...(reservations ? { RESERVATIONS: JSON.stringify(reservations) } : {}),
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -6,8 +6,12 @@
 // service's distinct-slots case books them. Plain JavaScript in a process of its own, so
 // nothing but pg runs. DATABASE_URL, SCHEMA (made if missing, with its table), CONNECTIONS,
 // SECONDS and WARMUP_SECONDS from the environment; SLOT_OFFSET is the first slot, so floors
-// measured on one table never ask the same time. Prints one line of JSON: inserts, seconds,
-// p50/p99 ms, this process's CPU µs an insert.
+// measured on one table never ask the same time. With RESERVATIONS (JSON: organisationId,
+// resourceTypeId, resourceId, userId of the service's database) the same loop inserts into the
+// service's own `reservations` table instead, the columns a booking writes, its lane locked as a
+// booking's insert locks it (bench/booking-insert.ts): that table's triggers, keys and indexes
+// are then the only difference. Prints one line of JSON: inserts, seconds, p50/p99 ms, this
+// process's CPU µs an insert.
 import pg from 'pg';
 
 const env = (name, fallback) => process.env[name] ?? fallback;
@@ -43,12 +47,32 @@ const INSERT = `insert into ${schema}.bookings
 const MINUTE = 60_000;
 const FIRST = Date.UTC(2030, 0, 1);
 
+const reservations = process.env.RESERVATIONS ? JSON.parse(process.env.RESERVATIONS) : null;
+/** A confirmed booking by a signed-in user as the service writes one (unique token hash and reference a row). */
+const INSERT_RESERVATION = `insert into reservations
+  (organisation_id, resource_type_id, resource_id, status, start_time, end_time, blocked_until,
+   customer_name, customer_email, customer_info, source, created_by_user_id, manage_token_hash,
+   manage_token_sealed, assignment_strategy, assignment_reason, reference, created_at, updated_at)
+  select $4, $5, resources.id, 'confirmed', $1, $2, $3, 'Bench Booker', 'booker@example.test', '{}',
+    'api', $6, $7, $8, 'first_free', 'The first free lane', $9, now(), now()
+  from resources where resources.id = $10 for share
+  on conflict on constraint reservations_no_overlap do nothing returning *`;
+
 /** Inserts the next slot; throws when the constraint refused it (no slot is asked twice). */
 async function insertOne() {
   const start = FIRST + slot++ * 45 * MINUTE;
   const times = [start, start + 30 * MINUTE, start + 45 * MINUTE].map((t) => new Date(t).toISOString());
-  const { rowCount } = await pool.query(INSERT, times);
+  const { rowCount } = reservations
+    ? await pool.query(INSERT_RESERVATION, [...times, ...reservationValues(slot)])
+    : await pool.query(INSERT, times);
   if (rowCount !== 1) throw new Error('the floor asked for a slot already taken');
+}
+
+/** The rest of a reservation's values: its unique token hash, sealed token and reference made from its slot. */
+function reservationValues(n) {
+  const { organisationId, resourceTypeId, resourceId, userId } = reservations;
+  const unique = `${process.pid}-${n}`.padStart(64, '0');
+  return [organisationId, resourceTypeId, userId, unique, `sealed-${unique}`, `F${n}`, resourceId];
 }
 
 /** CONNECTIONS clients inserting until `ms` have passed: each insert's latency (ms). */

@@ -9,9 +9,8 @@ import { FALLBACK_LOCALE, LOCALES, type Locale } from './locales.js';
  * The server's translations (DECISIONS.md "Booking everywhere"): one catalogue a language and
  * namespace under src/i18n/locales/<language>/<namespace>.json, `en` the reference every other
  * is checked against (test/i18n/catalogues.test.ts). One i18next instance, loaded once from
- * the catalogues bundled here (no files read, no back end); a render asks for a translator
- * fixed to its language (`getFixedT`), never switches the instance's language, so renders of
- * different languages never race.
+ * the catalogues bundled here (no files read, no back end); a render names its language on each
+ * call, never switches the instance's language, so renders of different languages never race.
  */
 
 /** The dotted keys of a catalogue: `payment.subject`. */
@@ -43,12 +42,15 @@ void i18n.init();
 
 const translators = new Map<Locale, MailTranslator>();
 
-/** The `mail` words of `locale`: a key it lacks falls back to `en` (the catalogue test keeps none missing). */
+/**
+ * The `mail` words of `locale`: a key it lacks falls back to `en` (the catalogue test keeps none
+ * missing). Each call names its language to the instance's `t`: the translator `getFixedT` makes
+ * would copy all of the instance's options into a new object on every call, a dozen times a mail.
+ */
 export function mailTranslator(locale: Locale): MailTranslator {
   let translate = translators.get(locale);
   if (!translate) {
-    const t = i18n.getFixedT(locale, 'mail');
-    translate = (key, values) => t(key, values ?? {});
+    translate = (key, values) => i18n.t(key, { ...values, lng: locale, ns: 'mail' });
     translators.set(locale, translate);
   }
   return translate;
