@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AgentAccess } from './access.js';
 import { appToolMeta } from './apps.js';
 import { withIdempotencyKey } from './idempotent-call.js';
+import { checkOutput, type OutputCheck } from './output-check.js';
 import type { ActionRisk, ToolDefinition } from './types.js';
 
 /** MCP tool name of an action key: `calendar.events.read` is `calendar_events_read`. */
@@ -21,6 +22,8 @@ export interface CompiledTool {
   takesDryRun: boolean;
   inputSchema: Tool['inputSchema'];
   outputSchema: NonNullable<Tool['outputSchema']>;
+  /** Checks what the tool answered against its output schema (src/mcp/output-check.ts). */
+  checkOutput(output: unknown): Promise<OutputCheck>;
   annotations: NonNullable<Tool['annotations']>;
 }
 
@@ -119,6 +122,7 @@ export function compileTools(
       takesDryRun: 'dryRun' in definition.input.shape,
       inputSchema: jsonSchemaOf(input, 'input') as Tool['inputSchema'],
       outputSchema: objectRooted(options.approvals && risk !== 'read' ? withApprovalAnswer(output) : output),
+      checkOutput: (value) => checkOutput(definition.output, output, value),
       annotations: annotationsFor(risk, definition.title),
     };
     byActionKey.set(definition.actionKey, compiled);

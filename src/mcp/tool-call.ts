@@ -168,15 +168,15 @@ async function runValid(
   const { tool } = call;
   const ran = await admitAndRun(deps, context, call, validInput);
   if (!('output' in ran)) return { validInput, ...ran };
-  const checked = await tool.definition.output.safeParseAsync(ran.output);
-  if (!checked.success) {
+  const checked = await tool.checkOutput(ran.output);
+  if (!checked.ok) {
     context.log.error(
-      { agentId: context.agent.id, tool: tool.name, issues: issuesText(checked.error.issues) },
+      { agentId: context.agent.id, tool: tool.name, issues: issuesText(checked.issues) },
       'MCP tool output does not match its schema',
     );
     return { validInput, output: ran.output, result: errorResult('INTERNAL', 'Internal error') };
   }
-  return { validInput, output: ran.output, result: successResult(checked.data) };
+  return { validInput, output: ran.output, result: successResult(checked.value) };
 }
 
 /**

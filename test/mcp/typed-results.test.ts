@@ -101,11 +101,26 @@ describe('MCP typed results', () => {
       output: z.object({ echo: z.string() }),
       run: async () => ({ echo: 42 }),
     };
+    // Checked against its published schema first (src/mcp/output-check.ts): the undeclared key
+    // fails that check, and the Zod schema then decides what is sent.
+    const undeclaredKey: ToolDefinition = {
+      actionKey: 'test.undeclared',
+      title: 'Undeclared',
+      description: 'Answers a key its schema does not declare.',
+      alwaysAllowed: true,
+      input: z.object({}),
+      output: z.object({ echo: z.string() }),
+      run: async () => ({ echo: 'shown', internalNote: 'never sent' }),
+    };
 
     before(async () => {
       const { db, drop } = await createTestDatabase();
       dropDb = drop;
-      const tools = [...fakeTools().filter((tool) => tool.actionKey !== 'test.echo'), offContract];
+      const tools = [
+        ...fakeTools().filter((tool) => tool.actionKey !== 'test.echo'),
+        offContract,
+        undeclaredKey,
+      ];
       server = await startMcpServer(db, newDirectory(), { tools }, { write: (line) => lines.push(line) });
       client = (await connectClient(server.url, { 'x-agent-key': KEYS.a })).client;
     });
@@ -126,6 +141,12 @@ describe('MCP typed results', () => {
       assert.ok(logged, lines.join('\n'));
       assert.equal(logged.msg, 'MCP tool output does not match its schema');
       assert.match(logged.issues, /echo/);
+    });
+
+    test('sends what the schema declares of an output, never a key it does not', async () => {
+      const result = await client.callTool({ name: 'test_undeclared', arguments: {} });
+      assert.deepEqual(result.structuredContent, { echo: 'shown' });
+      assert.doesNotMatch(JSON.stringify(result), /internalNote|never sent/);
     });
 
     test('the shared test client fails the test that did not expect it', async () => {
