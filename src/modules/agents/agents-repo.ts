@@ -1,11 +1,11 @@
 import type { Selectable } from 'kysely';
-import { type Dialect, type Executor, precompiled } from '../../db/database.js';
+import { type Executor, precompiled } from '../../db/database.js';
 import type { ProbedSession, SessionColumns, SessionProbe } from '../../mcp/types.js';
-import { parsePermissions, permissionsJson } from './permissions-repo.js';
+import { parsePermissions } from './permissions-repo.js';
 import type { AgentStatus, AgentsTable } from './tables.js';
 
 export type AgentRow = Selectable<AgentsTable>;
-type AgentRowWithPermissions = AgentRow & { permissionsJson: string } & Partial<SessionRow>;
+type AgentRowWithPermissions = AgentRow & Partial<SessionRow>;
 
 /** The columns `SessionColumns` select, as a credential read answers them. */
 export interface SessionRow {
@@ -29,24 +29,14 @@ export function probed(
  * The agents themselves (`agents`), and whether their owner is a global admin. `sessions` (the
  * long-lived repo's): what the OAuth agent read selects to check a request's MCP session too.
  */
-export function createAgentsRepo(db: Executor, dialect: Dialect, sessions?: SessionColumns) {
+export function createAgentsRepo(db: Executor, sessions?: SessionColumns) {
   // An owner's agent with its permissions: the agent's own profile tool, and the owner's read.
   const selectOwnedWithPermissions = precompiled(() =>
-    db
-      .selectFrom('agents')
-      .selectAll('agents')
-      .select(permissionsJson(dialect).as('permissionsJson'))
-      .where('agents.id', '=', 0)
-      .where('agents.userId', '=', 0),
+    db.selectFrom('agents').selectAll('agents').where('agents.id', '=', 0).where('agents.userId', '=', 0),
   );
   // An agent with its permissions: the agent an OAuth access token names, on every request it
   // makes; in a 2025-era session, with the session checked too (its parameters first).
-  const withPermissionsById = () =>
-    db
-      .selectFrom('agents')
-      .selectAll('agents')
-      .select(permissionsJson(dialect).as('permissionsJson'))
-      .where('agents.id', '=', 0);
+  const withPermissionsById = () => db.selectFrom('agents').selectAll('agents').where('agents.id', '=', 0);
   const selectWithPermissions = precompiled(withPermissionsById);
   const selectWithPermissionsInSession = precompiled(() =>
     withPermissionsById().select([

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import { type Dialect, type Executor, precompiled } from '../../db/database.js';
+import { type Executor, precompiled } from '../../db/database.js';
 import type { SessionColumns, SessionProbe } from '../../mcp/types.js';
 import { type AgentRow, probed, type SessionRow } from './agents-repo.js';
-import { parsePermissions, permissionsJson } from './permissions-repo.js';
+import { parsePermissions } from './permissions-repo.js';
 import type { AgentKey } from './schemas.js';
 
 const keyColumns = ['id', 'label', 'prefix', 'createdAt', 'lastUsedAt', 'revokedAt'] as const;
@@ -11,7 +11,7 @@ const keyColumns = ['id', 'label', 'prefix', 'createdAt', 'lastUsedAt', 'revoked
  * How an agent signs in: its static keys (`agent_keys`) and its OAuth refresh tokens. `sessions`
  * (the long-lived repo's): what the key lookup selects to check a request's MCP session too.
  */
-export function createAgentCredentialsRepo(db: Executor, dialect: Dialect, sessions?: SessionColumns) {
+export function createAgentCredentialsRepo(db: Executor, sessions?: SessionColumns) {
   // The lookup of every MCP request authenticated by a static key: the key, its agent, and
   // the agent's permissions, in one statement.
   const liveKey = () =>
@@ -20,7 +20,6 @@ export function createAgentCredentialsRepo(db: Executor, dialect: Dialect, sessi
       .innerJoin('agents', 'agents.id', 'agentKeys.agentId')
       .selectAll('agents')
       .select(['agentKeys.id as keyId', 'agentKeys.lastUsedAt as keyLastUsedAt'])
-      .select(permissionsJson(dialect).as('permissionsJson'))
       .where('agentKeys.keyHash', '=', '')
       .where('agentKeys.revokedAt', 'is', null)
       // A literal, so the key hash stays the lookup's only parameter (the session's come before it).

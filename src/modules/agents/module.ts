@@ -3,6 +3,7 @@ import { defineModule } from '../../module.js';
 import { agentUsageWindows } from './migrations/0041_agent_usage_windows.js';
 import { agentPermissionsInOrder } from './migrations/0042_agent_permissions_in_order.js';
 import { agentUsageFunctions } from './migrations/0079_agent_usage_functions.js';
+import { agentPermissionsJson } from './migrations/0081_agent_permissions_json.js';
 import { agentsPrivacy } from './privacy.js';
 import { agentRoutes } from './routes.js';
 import {
@@ -56,6 +57,7 @@ export const agentsModule = defineModule({
     '0041_agent_usage_windows': agentUsageWindows,
     '0042_agent_permissions_in_order': agentPermissionsInOrder,
     '0079_agent_usage_functions': agentUsageFunctions,
+    '0081_agent_permissions_json': agentPermissionsJson,
   },
   jobs: (agents, { config }) => [
     sweep(AGENT_ACTIVITY_RETENTION_JOB, RETENTION_EVERY_MINUTES, () =>

@@ -1,5 +1,4 @@
-import { sql } from 'kysely';
-import { type Dialect, type Executor, precompiled } from '../../db/database.js';
+import { type Executor, precompiled } from '../../db/database.js';
 import type { AccessScope } from '../../lib/actor.js';
 
 export interface StoredPermission {
@@ -12,22 +11,17 @@ function parseScope(text: string | null): AccessScope | null {
   return text === null ? null : (JSON.parse(text) as AccessScope);
 }
 
-/** The permissions `permissionsJson` read. */
+/**
+ * An agent's permissions as `agents.permissions_json` holds them: `[actionKey, scope]` pairs in
+ * id order (migration 0081), written with the rows by `replacePermissions`.
+ */
 export function parsePermissions(json: string): StoredPermission[] {
-  const pairs = JSON.parse(json) as Array<[string, string | null]>;
-  return pairs.map(([actionKey, scope]) => ({ actionKey, scope: parseScope(scope) }));
+  const pairs = JSON.parse(json) as Array<[string, AccessScope | null]>;
+  return pairs.map(([actionKey, scope]) => ({ actionKey, scope }));
 }
 
-/**
- * An agent's permissions as one JSON text of `[actionKey, scope]` pairs in id order, read in the
- * statement that reads the agent: the key lookup of every MCP request is then one round trip.
- */
-export const permissionsJson = (dialect: Dialect) =>
-  dialect === 'postgres'
-    ? sql<string>`(select coalesce(json_agg(json_build_array(p.action_key, p.scope) order by p.id), '[]')::text
-        from agent_permissions p where p.agent_id = agents.id)`
-    : sql<string>`(select json_group_array(json_array(p.action_key, p.scope))
-        from (select action_key, scope from agent_permissions where agent_id = agents.id order by id) p)`;
+const permissionsJsonOf = (permissions: readonly StoredPermission[]) =>
+  JSON.stringify(permissions.map((p) => [p.actionKey, p.scope]));
 
 /** An agent's permissions (`agent_permissions`): what it may call, each maybe scoped. */
 export function createAgentPermissionsRepo(db: Executor) {
@@ -56,8 +50,16 @@ export function createAgentPermissionsRepo(db: Executor) {
       return byAgent;
     },
 
-    /** Replaces the whole set; run it in a transaction with the agent's update. */
+    /**
+     * Replaces the whole set, and its copy on the agent's row (the one writer of either); run it
+     * in a transaction with the agent's update.
+     */
     async replacePermissions(agentId: number, permissions: readonly StoredPermission[]): Promise<void> {
+      await db
+        .updateTable('agents')
+        .set({ permissionsJson: permissionsJsonOf(permissions) })
+        .where('id', '=', agentId)
+        .execute();
       await db.deleteFrom('agentPermissions').where('agentId', '=', agentId).execute();
       if (permissions.length === 0) return;
       await db

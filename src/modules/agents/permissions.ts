@@ -148,7 +148,7 @@ function replacePermissions(
   permissions: readonly StoredPermission[],
 ): Promise<Agent> {
   return inTransaction(db.kysely, async (trx) => {
-    const row = await createAgentsRepo(trx, db.dialect).update(agentId, { permissionGroupId }, nowIso());
+    const row = await createAgentsRepo(trx).update(agentId, { permissionGroupId }, nowIso());
     if (!row) throw disabledConflict();
     await createAgentPermissionsRepo(trx).replacePermissions(agentId, permissions);
     return toAgent(row, permissions);

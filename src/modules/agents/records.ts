@@ -38,7 +38,7 @@ async function createAgent(context: AgentContext, actor: Actor, input: CreateAge
       ? undefined
       : await assignableGroup(context, actor, input.permissionGroupId, 'permissionGroupId');
   return inTransaction(db.kysely, async (trx) => {
-    const row = await createAgentsRepo(trx, db.dialect).insert({
+    const row = await createAgentsRepo(trx).insert({
       userId: actor.userId,
       name: input.name,
       description: input.description ?? null,
@@ -58,8 +58,8 @@ async function disableAgent(context: AgentContext, actor: Actor, agentId: number
   requirePerson(actor);
   await requireOwned(context, actor, agentId);
   const row = await inTransaction(db.kysely, async (trx) => {
-    const agents = createAgentsRepo(trx, db.dialect);
-    const credentials = createAgentCredentialsRepo(trx, db.dialect);
+    const agents = createAgentsRepo(trx);
+    const credentials = createAgentCredentialsRepo(trx);
     const now = nowIso();
     const disabled = await agents.update(agentId, { status: 'disabled' }, now, { evenIfDisabled: true });
     await credentials.revokeAllKeys(agentId, now);
@@ -82,7 +82,7 @@ async function createOrReactivateForOAuthClient(
   const permissions = materialise(group);
   const attempt = () =>
     inTransaction(db.kysely, async (trx) => {
-      const agents = createAgentsRepo(trx, db.dialect);
+      const agents = createAgentsRepo(trx);
       const now = nowIso();
       const existing = await agents.findByOAuthClient(actor.userId, input.clientId);
       const row = existing

@@ -23,9 +23,9 @@ export interface AgentRepo
  */
 export function createAgentRepo(db: Executor, dialect: Dialect, sessions: SessionColumns): AgentRepo {
   return {
-    ...createAgentsRepo(db, dialect, sessions),
+    ...createAgentsRepo(db, sessions),
     ...createAgentPermissionsRepo(db),
-    ...createAgentCredentialsRepo(db, dialect, sessions),
+    ...createAgentCredentialsRepo(db, sessions),
     ...createAgentPolicyRepo(db),
     ...createAgentUsageRepo(db),
     ...createAgentActivityRepo(db, dialect),

@@ -18,6 +18,11 @@ export interface AgentsTable {
   createdAt: Timestamp;
   updatedAt: Timestamp;
   lastUsedAt: Timestamp | null;
+  /**
+   * The agent's `agent_permissions` as one JSON text of `[actionKey, scope]` pairs in id order,
+   * written with them (permissions-repo.ts): what the credential read of every MCP request takes.
+   */
+  permissionsJson: Generated<string>;
 }
 
 /** One allowed action of an agent; presets are materialised here too. */

@@ -1,10 +1,10 @@
 import type { Kysely, Migration } from 'kysely';
 
 /**
- * An agent's permissions in the order they were given, with what the credential read takes of
- * them: every MCP call reads them aggregated (repo.ts `permissionsJson`), and through 0006's
- * (agent, action key) index SQLite sorted them by id in a temporary tree and looked each row up;
- * read from this index alone it does neither (a quarter less for an agent with 34 permissions).
+ * An agent's permissions in the order they were given, with what a read takes of them: through
+ * 0006's (agent, action key) index SQLite sorted them by id in a temporary tree and looked each
+ * row up; read from this index alone it does neither (a quarter less for an agent with 34
+ * permissions). (The credential read of every MCP call aggregated them here until 0081.)
  */
 export function agentPermissionsInOrder(): Migration {
   return {
